@@ -1,0 +1,384 @@
+/* hwtrecord.h: the whole public contract of libhwtrecord.
+ *
+ * A recording (DESIGN.md section 4) is a directory with a manifest, one raw
+ * trace stream per thread, a sideband of mappings and thread events, and
+ * optionally a core.  The library writes recordings (hwtr_writer), reads them
+ * (hwtr_recording), rebuilds the instruction and function-call history of each
+ * thread from the trace and the binaries (hwtr_history), and walks that
+ * history (hwtr_cursor).
+ *
+ * Conventions: every function that can fail returns a negative hwtr_error
+ * code and leaves a message naming the file, offset or field that was wrong in
+ * hwtr_last_error() (per thread).  Objects are opaque; each has one free
+ * function.  No function calls exit().
+ */
+#ifndef HWTRECORD_H
+#define HWTRECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ errors */
+
+enum hwtr_error {
+	hwtr_ok = 0,
+	hwtr_err_invalid,	/* a bad argument */
+	hwtr_err_nomem,		/* out of memory */
+	hwtr_err_io,		/* a file could not be read or written */
+	hwtr_err_format,	/* a file's contents are malformed */
+	hwtr_err_version,	/* a format version we do not read */
+	hwtr_err_notfound,	/* a file, thread, symbol or position is missing */
+	hwtr_err_buildid,	/* a binary's build-id differs from the recording's */
+	hwtr_err_decode,	/* the trace could not be decoded */
+	hwtr_err_range,		/* a position outside the history */
+	hwtr_err_eos,		/* the end (or beginning) of the history */
+};
+
+/* A short text for an error code. */
+const char *hwtr_errstr(int code);
+
+/* The message of the last failing call on this thread ("" if none). */
+const char *hwtr_last_error(void);
+
+/* --------------------------------------------------------- recording data */
+
+#define HWTR_FORMAT_NAME "hwtrecord"
+#define HWTR_FORMAT_VERSION 1
+
+/* What a decoder needs to know about the CPU and the trace configuration. */
+struct hwtr_pt_config {
+	char vendor[16];	/* "intel" or "unknown" */
+	uint16_t family;
+	uint8_t model;
+	uint8_t stepping;
+	uint8_t mtc_freq;	/* IA32_RTIT_CTL.MTCFreq */
+	uint8_t nom_freq;	/* nominal core:bus ratio */
+	uint32_t cpuid_0x15_eax;	/* TSC/CTC ratio denominator */
+	uint32_t cpuid_0x15_ebx;	/* TSC/CTC ratio numerator */
+	uint32_t cpuid_0x14_ebx;	/* PT capabilities, leaf 0x14 sub-leaf 0 */
+	uint32_t cpuid_0x14_ecx;
+	bool tsc;		/* TSC packets enabled */
+	bool return_compression;	/* DisRETC clear */
+	uint32_t psb_period;	/* bytes between PSBs (informational) */
+};
+
+enum hwtr_end_state {
+	hwtr_end_running = 0,	/* still running, or the recorder stopped first */
+	hwtr_end_exited,	/* exit code in code */
+	hwtr_end_signaled,	/* fatal signal number in code */
+};
+
+struct hwtr_end {
+	enum hwtr_end_state state;
+	int code;
+};
+
+/* A thread's trace stream as the manifest names it. */
+struct hwtr_thread_info {
+	uint32_t tid;
+	const char *stream;	/* path relative to the recording directory */
+	uint64_t trace_start;	/* stream offset where kept trace starts (ring) */
+};
+
+/* The manifest, as read.  Strings are owned by the recording. */
+struct hwtr_recording_info {
+	int version;
+	const char *arch;		/* "x86_64" */
+	const char *trace_format;	/* "intel-pt" */
+	const char *source;		/* "valgrind", "linux-perf", ... */
+	struct hwtr_pt_config pt;
+	int32_t pid;
+	const char *executable;
+	size_t argc;
+	const char *const *argv;
+	size_t nthreads;
+	const struct hwtr_thread_info *threads;
+	struct hwtr_end end;
+	const char *core;		/* relative path, or NULL */
+	bool complete;			/* the writer finished */
+	bool cut_off;			/* something was cut off (see cut_off_reason) */
+	const char *cut_off_reason;	/* names the file and offset, or NULL */
+};
+
+/* Sideband events (sideband.jsonl), in time order. */
+enum hwtr_event_kind {
+	hwtr_ev_mmap,
+	hwtr_ev_munmap,
+	hwtr_ev_exec,
+	hwtr_ev_thread_start,
+	hwtr_ev_thread_exit,
+	hwtr_ev_loss,
+};
+
+#define HWTR_PROT_READ 1
+#define HWTR_PROT_WRITE 2
+#define HWTR_PROT_EXEC 4
+
+struct hwtr_sideband_event {
+	enum hwtr_event_kind kind;
+	uint64_t tsc;		/* time in the trace's clock */
+	uint32_t tid;		/* thread events and loss; 0 otherwise */
+	uint64_t addr;		/* mmap, munmap */
+	uint64_t len;		/* mmap, munmap; loss: bytes lost */
+	uint64_t pgoff;		/* mmap: file offset of addr */
+	int prot;		/* mmap: HWTR_PROT_* */
+	const char *path;	/* mmap, exec: the file as the program saw it */
+	const char *build_id;	/* mmap: lower-case hex, or NULL */
+	const char *saved;	/* mmap: copy inside the recording, or NULL */
+	uint64_t offset;	/* loss: stream offset where trace is missing */
+	const char *reason;	/* loss: why */
+};
+
+/* --------------------------------------------------------------- writing */
+
+struct hwtr_writer;
+
+/* What the writer puts in the manifest at creation. */
+struct hwtr_writer_info {
+	const char *source;
+	const char *trace_format;	/* NULL means "intel-pt" */
+	struct hwtr_pt_config pt;
+	int32_t pid;
+	const char *executable;
+	size_t argc;
+	const char *const *argv;
+};
+
+/* Create DIR (it must not exist, or be empty) and write a manifest that says
+ * the recording is incomplete.  Everything after this streams to disk, so a
+ * recorder that dies leaves a recording that opens up to its last piece. */
+int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
+		       struct hwtr_writer **writer);
+
+/* A new thread: opens trace/TID.pt, logs thread-start, updates the manifest. */
+int hwtr_writer_add_thread(struct hwtr_writer *writer, uint32_t tid,
+			   uint64_t tsc);
+
+/* Append raw trace bytes to a thread's stream. */
+int hwtr_writer_trace(struct hwtr_writer *writer, uint32_t tid,
+		      const void *bytes, size_t size);
+
+/* Bytes written to a thread's stream so far. */
+int hwtr_writer_trace_size(const struct hwtr_writer *writer, uint32_t tid,
+			   uint64_t *size);
+
+/* Mark that a thread's stream keeps only what follows @offset (a ring). */
+int hwtr_writer_set_trace_start(struct hwtr_writer *writer, uint32_t tid,
+				uint64_t offset);
+
+/* Log a sideband event (kind, tsc, and the fields that kind uses). */
+int hwtr_writer_event(struct hwtr_writer *writer,
+		      const struct hwtr_sideband_event *event);
+
+/* Save bytes as objects/NAME inside the recording (e.g. the vDSO); the
+ * returned path (relative, owned by the writer) goes into an mmap event's
+ * saved field. */
+int hwtr_writer_save_object(struct hwtr_writer *writer, const char *name,
+			    const void *bytes, size_t size,
+			    const char **relative_path);
+
+/* Move or copy a core file into the recording as "core". */
+int hwtr_writer_add_core(struct hwtr_writer *writer, const char *core_path);
+
+/* Flush every stream and the sideband to disk. */
+int hwtr_writer_flush(struct hwtr_writer *writer);
+
+/* Write the final manifest (complete, with how the program ended). */
+int hwtr_writer_finish(struct hwtr_writer *writer, const struct hwtr_end *end);
+
+/* Close files and free.  Without hwtr_writer_finish the recording stays
+ * marked incomplete. */
+void hwtr_writer_free(struct hwtr_writer *writer);
+
+/* --------------------------------------------------------------- reading */
+
+struct hwtr_recording;
+
+/* Open a recording directory.  A recording that was cut off opens up to its
+ * last complete piece with info->cut_off set; a malformed one is rejected with
+ * a message naming the file and what was wrong. */
+int hwtr_recording_open(const char *dir, struct hwtr_recording **recording);
+void hwtr_recording_close(struct hwtr_recording *recording);
+
+const struct hwtr_recording_info *
+hwtr_recording_info(const struct hwtr_recording *recording);
+const char *hwtr_recording_path(const struct hwtr_recording *recording);
+
+size_t hwtr_recording_nevents(const struct hwtr_recording *recording);
+const struct hwtr_sideband_event *
+hwtr_recording_event(const struct hwtr_recording *recording, size_t index);
+
+/* A thread's raw trace, mapped read-only; valid until the recording closes. */
+int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
+			 const uint8_t **bytes, size_t *size);
+
+/* ---------------------------------------------------------------- history */
+
+struct hwtr_history;		/* all threads of a recording */
+struct hwtr_thread;		/* one thread's history, owned by the history */
+
+struct hwtr_history_options {
+	/* Directories searched for binaries by build-id (.build-id/xx/yyy.debug
+	 * layout) and by path; NULL-terminated, may be NULL. */
+	const char *const *debug_dirs;
+	/* Bytes of decoded instructions kept in the on-demand cache. */
+	size_t cache_bytes;
+	/* Print progress to this stream (a terminal), or NULL. */
+	FILE *progress;
+};
+
+/* Decode every thread once to build the index and the function segments.
+ * The history does not keep per-instruction data; instructions are decoded
+ * again on demand.  The recording must outlive the history. */
+int hwtr_history_build(struct hwtr_recording *recording,
+		       const struct hwtr_history_options *options,
+		       struct hwtr_history **history);
+void hwtr_history_free(struct hwtr_history *history);
+
+size_t hwtr_history_nthreads(const struct hwtr_history *history);
+struct hwtr_thread *hwtr_history_thread(struct hwtr_history *history,
+					size_t index);
+/* The thread with this tid, or NULL. */
+struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *history,
+					     uint32_t tid);
+
+struct hwtr_thread_stats {
+	uint32_t tid;
+	uint64_t instructions;	/* instruction numbers 1..instructions */
+	uint64_t segments;	/* function segments 1..segments */
+	uint64_t gaps;
+	uint64_t chunks;
+	uint64_t trace_bytes;
+	uint64_t index_bytes;	/* memory held by this thread's index */
+};
+int hwtr_thread_stats(const struct hwtr_thread *thread,
+		      struct hwtr_thread_stats *stats);
+
+/* A gap: trace that could not be turned into instructions.  A gap takes one
+ * instruction number and its own function segment, as in GDB's btrace. */
+struct hwtr_gap {
+	int pt_error;		/* libipt error code (positive), 0 if none */
+	uint64_t offset;	/* trace stream offset */
+	const char *message;	/* names what was lost, owned by the history */
+};
+
+/* Function segment flags (as GDB's btrace_function). */
+#define HWTR_SEG_UP_LINKS_TO_RET 1u	/* up is where a return went */
+#define HWTR_SEG_UP_LINKS_TO_TAILCALL 2u	/* entered by a tail jump */
+#define HWTR_SEG_GAP 4u			/* this segment is a gap */
+
+/* One function segment: numbers are 1-based; 0 means "none". */
+struct hwtr_segment {
+	uint64_t number;
+	uint64_t up, prev, next;
+	int level;		/* normalised: the minimum over the thread is 0 */
+	uint32_t flags;
+	uint64_t insn_begin;	/* first instruction number */
+	uint64_t insn_end;	/* one past the last */
+	uint64_t function_start;	/* address of the symbol, or 0 */
+	const char *function;	/* symbol name, or NULL; owned by the history */
+	const struct hwtr_gap *gap;	/* HWTR_SEG_GAP only */
+};
+int hwtr_thread_segment(const struct hwtr_thread *thread, uint64_t number,
+			struct hwtr_segment *segment);
+
+/* ----------------------------------------------------------------- cursor */
+
+enum hwtr_insn_class {
+	hwtr_ic_other = 0,
+	hwtr_ic_call,
+	hwtr_ic_return,
+	hwtr_ic_jump,
+	hwtr_ic_cond_jump,
+	hwtr_ic_far_call,
+	hwtr_ic_far_return,
+	hwtr_ic_far_jump,
+	hwtr_ic_unknown,
+};
+
+struct hwtr_insn {
+	uint64_t number;	/* instruction number */
+	uint64_t ip;
+	uint8_t size;		/* 0 for a gap */
+	uint8_t raw[15];
+	enum hwtr_insn_class iclass;
+	bool speculative;
+	const struct hwtr_gap *gap;	/* non-NULL if this number is a gap */
+};
+
+struct hwtr_cursor;
+
+/* A cursor starts at the end of the thread's history (the last instruction),
+ * where a debugger stands after a crash. */
+int hwtr_cursor_alloc(struct hwtr_thread *thread, struct hwtr_cursor **cursor);
+void hwtr_cursor_free(struct hwtr_cursor *cursor);
+
+uint64_t hwtr_cursor_position(const struct hwtr_cursor *cursor);
+/* Go to instruction NUMBER (1..instructions); hwtr_err_range if outside. */
+int hwtr_cursor_goto(struct hwtr_cursor *cursor, uint64_t number);
+/* Move by DELTA instructions; stops at either end and returns hwtr_err_eos
+ * (positive moved count is not reported: read the position). */
+int hwtr_cursor_step(struct hwtr_cursor *cursor, int64_t delta);
+/* The instruction (or gap) at the position. */
+int hwtr_cursor_insn(struct hwtr_cursor *cursor, struct hwtr_insn *insn);
+/* The function segment at the position. */
+int hwtr_cursor_segment(const struct hwtr_cursor *cursor,
+			struct hwtr_segment *segment);
+/* Search backward (direction < 0) or forward (> 0) from the position,
+ * excluding it, for the nearest instruction whose IP is in ADDRS.  Moves
+ * there and returns 1, or returns 0 and stays when there is none. */
+int hwtr_cursor_find(struct hwtr_cursor *cursor, int direction,
+		     const uint64_t *addrs, size_t naddrs);
+/* The call stack at the position: segments[0] is the current segment, then
+ * its callers (following up).  Returns the number of frames (at most max). */
+int hwtr_cursor_callstack(const struct hwtr_cursor *cursor,
+			  struct hwtr_segment *segments, size_t max);
+
+/* -------------------------------------------------------------- symbols */
+
+struct hwtr_symbolizer;
+struct hwtr_source_line {
+	const char *file;	/* owned by the symbolizer, or NULL */
+	int line;		/* 0 if unknown */
+};
+/* The history's symbolizer (libdw over the recording's binaries). */
+struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *history);
+/* Function containing IP: name and start, or NULL. */
+const char *hwtr_symbolize_function(struct hwtr_symbolizer *symbolizer,
+				    uint64_t ip, uint64_t *start);
+int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
+			struct hwtr_source_line *line);
+
+
+/* ------------------------------------------------------------- listings */
+
+/* Modifiers of GDB's `record instruction-history`. */
+#define HWTR_INSN_SOURCE 1u		/* /m, /s: interleave source lines */
+#define HWTR_INSN_RAW 2u		/* /r: raw instruction bytes */
+#define HWTR_INSN_NO_FUNCTION 4u	/* /f: omit <function+offset> */
+#define HWTR_INSN_NO_OFFSET 8u		/* /p: omit +offset */
+
+/* Modifiers of GDB's `record function-call-history`. */
+#define HWTR_CALL_LINES 1u		/* /l: source line range */
+#define HWTR_CALL_INSNS 2u		/* /i: instruction number range */
+#define HWTR_CALL_INDENT 4u		/* /c: indent by call level */
+
+/* Print instructions FIRST..LAST (inclusive) in GDB's format, or as JSON
+ * lines (doc/json-schema.md).  Streams: memory does not grow with the range. */
+int hwtr_list_insns(struct hwtr_thread *thread, uint64_t first, uint64_t last,
+		    unsigned flags, bool json, FILE *out);
+/* Print function segments FIRST..LAST (inclusive), likewise. */
+int hwtr_list_calls(struct hwtr_thread *thread, uint64_t first, uint64_t last,
+		    unsigned flags, bool json, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWTRECORD_H */

@@ -1,0 +1,35 @@
+/* json-util.h: reading typed fields out of jansson objects, with messages
+ * that name the file, the line and the field. */
+#ifndef HWTR_JSON_UTIL_H
+#define HWTR_JSON_UTIL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where a JSON object came from, for error messages. */
+struct json_where {
+	const char *file;
+	long line;		/* 0 when the file is one object */
+};
+
+/* Each returns 0 or a negative hwtr_error with a message.  "optional"
+ * variants leave *out unchanged when the field is absent. */
+int json_get_string(const json_t *obj, const char *key,
+		    const struct json_where *where, const char **out);
+int json_get_string_opt(const json_t *obj, const char *key,
+			const struct json_where *where, const char **out);
+int json_get_u64(const json_t *obj, const char *key,
+		 const struct json_where *where, uint64_t *out);
+int json_get_u64_opt(const json_t *obj, const char *key,
+		     const struct json_where *where, uint64_t *out);
+int json_get_i64_opt(const json_t *obj, const char *key,
+		     const struct json_where *where, int64_t *out);
+int json_get_bool_opt(const json_t *obj, const char *key,
+		      const struct json_where *where, bool *out);
+
+/* Addresses are written as "0x..." strings (JSON numbers lose precision
+ * above 2^53 in many readers); plain integers are accepted too. */
+json_t *json_address(uint64_t value);
+
+#endif

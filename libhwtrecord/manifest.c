@@ -1,0 +1,298 @@
+/* manifest.c: the manifest of a recording (DESIGN.md section 4).
+ *
+ * Writing and reading live together so the two cannot drift apart.  The
+ * reader is strict about types and required fields and names the field in
+ * its message; unknown fields are ignored so that later minor additions do
+ * not break older readers.
+ */
+#include "manifest.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *end_state_name(enum hwtr_end_state state)
+{
+	switch (state) {
+	case hwtr_end_exited: return "exited";
+	case hwtr_end_signaled: return "signaled";
+	case hwtr_end_running: break;
+	}
+	return "running";
+}
+
+static json_t *pt_encode(const struct hwtr_pt_config *pt)
+{
+	return json_pack("{s:{s:s,s:i,s:i,s:i},s:i,s:i,s:I,s:I,s:I,s:I,s:b,s:b,s:I}",
+			 "cpu", "vendor", pt->vendor[0] ? pt->vendor : "unknown",
+			 "family", pt->family, "model", pt->model,
+			 "stepping", pt->stepping,
+			 "mtc_freq", pt->mtc_freq, "nom_freq", pt->nom_freq,
+			 "cpuid_0x15_eax", (json_int_t)pt->cpuid_0x15_eax,
+			 "cpuid_0x15_ebx", (json_int_t)pt->cpuid_0x15_ebx,
+			 "cpuid_0x14_ebx", (json_int_t)pt->cpuid_0x14_ebx,
+			 "cpuid_0x14_ecx", (json_int_t)pt->cpuid_0x14_ecx,
+			 "tsc", pt->tsc, "return_compression",
+			 pt->return_compression, "psb_period",
+			 (json_int_t)pt->psb_period);
+}
+
+json_t *manifest_encode(const struct hwtr_recording_info *info)
+{
+	json_t *root, *argv, *threads, *end;
+	size_t i;
+
+	argv = json_array();
+	for (i = 0; i < info->argc; i++)
+		json_array_append_new(argv, json_string(info->argv[i]));
+	threads = json_array();
+	for (i = 0; i < info->nthreads; i++)
+		json_array_append_new(
+			threads,
+			json_pack("{s:I,s:s,s:I}", "tid",
+				  (json_int_t)info->threads[i].tid, "stream",
+				  info->threads[i].stream, "trace_start",
+				  (json_int_t)info->threads[i].trace_start));
+	end = json_pack("{s:s}", "state", end_state_name(info->end.state));
+	if (info->end.state == hwtr_end_exited)
+		json_object_set_new(end, "exit_code", json_integer(info->end.code));
+	if (info->end.state == hwtr_end_signaled)
+		json_object_set_new(end, "signal", json_integer(info->end.code));
+
+	root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:o,s:{s:i,s:s?,s:o},s:o,s:o,s:b}",
+			 "format", HWTR_FORMAT_NAME, "version", info->version,
+			 "arch", info->arch, "trace_format", info->trace_format,
+			 "source", info->source, "pt", pt_encode(&info->pt),
+			 "process", "pid", info->pid, "executable",
+			 info->executable, "argv", argv, "threads", threads,
+			 "end", end, "complete", info->complete);
+	if (root && info->core)
+		json_object_set_new(root, "core", json_string(info->core));
+	return root;
+}
+
+static int pt_decode(json_t *obj, const struct json_where *w,
+		     struct hwtr_pt_config *pt)
+{
+	json_t *cpu = json_object_get(obj, "cpu");
+	uint64_t v;
+	const char *vendor = "unknown";
+	bool b;
+	int err = 0;
+
+	memset(pt, 0, sizeof(*pt));
+	if (!json_is_object(cpu))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"pt.cpu\" is missing or not an object",
+				 w->file);
+	err = json_get_string_opt(cpu, "vendor", w, &vendor);
+	if (err)
+		return err;
+	snprintf(pt->vendor, sizeof(pt->vendor), "%s", vendor);
+#define FIELD(o, name, dst, max)                                              \
+	do {                                                                  \
+		v = 0;                                                        \
+		err = json_get_u64_opt(o, name, w, &v);                       \
+		if (err)                                                      \
+			return err;                                           \
+		if (v > (max))                                                \
+			return hwtr_fail(hwtr_err_format,                     \
+					 "%s: field \"pt.%s\" is out of range", \
+					 w->file, name);                      \
+		dst = v;                                                      \
+	} while (0)
+	FIELD(cpu, "family", pt->family, 0xffff);
+	FIELD(cpu, "model", pt->model, 0xff);
+	FIELD(cpu, "stepping", pt->stepping, 0xff);
+	FIELD(obj, "mtc_freq", pt->mtc_freq, 0xf);
+	FIELD(obj, "nom_freq", pt->nom_freq, 0xff);
+	FIELD(obj, "cpuid_0x15_eax", pt->cpuid_0x15_eax, 0xffffffffu);
+	FIELD(obj, "cpuid_0x15_ebx", pt->cpuid_0x15_ebx, 0xffffffffu);
+	FIELD(obj, "cpuid_0x14_ebx", pt->cpuid_0x14_ebx, 0xffffffffu);
+	FIELD(obj, "cpuid_0x14_ecx", pt->cpuid_0x14_ecx, 0xffffffffu);
+	FIELD(obj, "psb_period", pt->psb_period, 0xffffffffu);
+#undef FIELD
+	b = false;
+	if ((err = json_get_bool_opt(obj, "tsc", w, &b)))
+		return err;
+	pt->tsc = b;
+	b = false;
+	if ((err = json_get_bool_opt(obj, "return_compression", w, &b)))
+		return err;
+	pt->return_compression = b;
+	return 0;
+}
+
+static int end_decode(json_t *obj, const struct json_where *w,
+		      struct hwtr_end *end)
+{
+	const char *state = "running";
+	int64_t code = 0;
+	int err;
+
+	memset(end, 0, sizeof(*end));
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"end\" is not an object", w->file);
+	if ((err = json_get_string_opt(obj, "state", w, &state)))
+		return err;
+	if (!strcmp(state, "exited")) {
+		end->state = hwtr_end_exited;
+		err = json_get_i64_opt(obj, "exit_code", w, &code);
+	} else if (!strcmp(state, "signaled")) {
+		end->state = hwtr_end_signaled;
+		err = json_get_i64_opt(obj, "signal", w, &code);
+	} else if (!strcmp(state, "running")) {
+		end->state = hwtr_end_running;
+	} else {
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"end.state\" is \"%s\", expected "
+				 "\"exited\", \"signaled\" or \"running\"",
+				 w->file, state);
+	}
+	end->code = (int)code;
+	return err;
+}
+
+static int threads_decode(json_t *arr, const struct json_where *w,
+			  struct hwtr_recording_info *info)
+{
+	struct hwtr_thread_info *threads;
+	size_t i;
+	int err;
+
+	if (!json_is_array(arr))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"threads\" is missing or not an array",
+				 w->file);
+	threads = calloc(json_array_size(arr) + 1, sizeof(*threads));
+	if (!threads)
+		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", w->file);
+	info->threads = threads;
+	info->nthreads = json_array_size(arr);
+	for (i = 0; i < info->nthreads; i++) {
+		json_t *t = json_array_get(arr, i);
+		uint64_t tid = 0;
+
+		if (!json_is_object(t))
+			return hwtr_fail(hwtr_err_format,
+					 "%s: threads[%zu] is not an object",
+					 w->file, i);
+		if ((err = json_get_u64(t, "tid", w, &tid)) ||
+		    (err = json_get_string(t, "stream", w, &threads[i].stream)) ||
+		    (err = json_get_u64_opt(t, "trace_start", w,
+					    &threads[i].trace_start)))
+			return hwtr_fail_context(err, "threads[%zu]: ", i);
+		if (tid > UINT32_MAX)
+			return hwtr_fail(hwtr_err_format,
+					 "%s: threads[%zu].tid is out of range",
+					 w->file, i);
+		if (strstr(threads[i].stream, "..") || threads[i].stream[0] == '/')
+			return hwtr_fail(hwtr_err_format,
+					 "%s: threads[%zu].stream \"%s\" leaves the "
+					 "recording directory",
+					 w->file, i, threads[i].stream);
+		threads[i].tid = (uint32_t)tid;
+	}
+	return 0;
+}
+
+int manifest_decode(json_t *root, const char *file,
+		    struct hwtr_recording_info *info)
+{
+	struct json_where w = { file, 0 };
+	const char *format = NULL;
+	json_t *process, *argv, *pt;
+	int64_t version = 0;
+	int64_t pid = 0;
+	bool complete = false;
+	int err;
+	size_t i;
+
+	memset(info, 0, sizeof(*info));
+	if (!json_is_object(root))
+		return hwtr_fail(hwtr_err_format, "%s: not a JSON object", file);
+	if ((err = json_get_string(root, "format", &w, &format)))
+		return err;
+	if (strcmp(format, HWTR_FORMAT_NAME))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"format\" is \"%s\", not \"%s\"",
+				 file, format, HWTR_FORMAT_NAME);
+	if ((err = json_get_i64_opt(root, "version", &w, &version)))
+		return err;
+	if (!json_object_get(root, "version"))
+		return hwtr_fail(hwtr_err_format, "%s: field \"version\" is missing",
+				 file);
+	if (version < 1 || version > HWTR_FORMAT_VERSION)
+		return hwtr_fail(hwtr_err_version,
+				 "%s: format version %lld is not supported (this "
+				 "reader reads version 1 to %d)",
+				 file, (long long)version, HWTR_FORMAT_VERSION);
+	info->version = (int)version;
+	if ((err = json_get_string(root, "arch", &w, &info->arch)) ||
+	    (err = json_get_string(root, "trace_format", &w, &info->trace_format)) ||
+	    (err = json_get_string(root, "source", &w, &info->source)))
+		return err;
+	if (strcmp(info->trace_format, "intel-pt"))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: trace format \"%s\" is not supported by "
+				 "this reader (it reads \"intel-pt\")",
+				 file, info->trace_format);
+	pt = json_object_get(root, "pt");
+	if (!pt)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"pt\" is missing (an intel-pt "
+				 "recording needs its trace configuration)",
+				 file);
+	if ((err = pt_decode(pt, &w, &info->pt)))
+		return err;
+
+	process = json_object_get(root, "process");
+	if (!json_is_object(process))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"process\" is missing or not an object",
+				 file);
+	if ((err = json_get_i64_opt(process, "pid", &w, &pid)) ||
+	    (err = json_get_string_opt(process, "executable", &w,
+				       &info->executable)))
+		return err;
+	info->pid = (int32_t)pid;
+	argv = json_object_get(process, "argv");
+	if (argv && !json_is_array(argv))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"process.argv\" is not an array", file);
+	info->argc = argv ? json_array_size(argv) : 0;
+	info->argv = calloc(info->argc + 1, sizeof(char *));
+	if (!info->argv)
+		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", file);
+	for (i = 0; i < info->argc; i++) {
+		json_t *a = json_array_get(argv, i);
+
+		if (!json_is_string(a))
+			return hwtr_fail(hwtr_err_format,
+					 "%s: process.argv[%zu] is not a string",
+					 file, i);
+		((const char **)info->argv)[i] = json_string_value(a);
+	}
+	if ((err = threads_decode(json_object_get(root, "threads"), &w, info)))
+		return err;
+	if ((err = end_decode(json_object_get(root, "end"), &w, &info->end)))
+		return err;
+	if ((err = json_get_string_opt(root, "core", &w, &info->core)))
+		return err;
+	if ((err = json_get_bool_opt(root, "complete", &w, &complete)))
+		return err;
+	info->complete = complete;
+	return 0;
+}
+
+void manifest_release(struct hwtr_recording_info *info)
+{
+	free((void *)info->threads);
+	free((void *)info->argv);
+	info->threads = NULL;
+	info->argv = NULL;
+}

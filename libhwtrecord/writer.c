@@ -1,0 +1,515 @@
+/* writer.c: streaming writer of recordings (DESIGN.md section 4).
+ *
+ * Everything streams: trace bytes go straight to trace/TID.pt, each sideband
+ * event is one line of sideband.jsonl, and the manifest is rewritten
+ * atomically (write + rename) whenever a thread is added and at the end.
+ * Until hwtr_writer_finish() the manifest says "complete": false, so a
+ * recorder that is killed leaves a recording that the reader opens up to its
+ * last complete piece and reports as cut off.
+ */
+#include "hwtrecord.h"
+
+#include "error.h"
+#include "manifest.h"
+#include "sideband.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct writer_thread {
+	struct hwtr_thread_info info;
+	char *stream_path;	/* relative, owned */
+	FILE *file;
+	uint64_t size;
+};
+
+struct hwtr_writer {
+	char *dir;
+	struct hwtr_recording_info info;	/* strings owned below */
+	char *source, *trace_format, *executable;
+	char **argv;
+	struct writer_thread *threads;
+	size_t nthreads, cap_threads;
+	struct hwtr_thread_info *thread_infos;	/* manifest view of threads */
+	FILE *sideband;
+	char *core;
+	char **objects;		/* saved object paths, relative */
+	size_t nobjects;
+	bool failed;		/* a write failed: say so in every later call */
+};
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+/* Write the manifest to a temporary file and rename it into place, so that
+ * readers see the old or the new manifest, never half of one. */
+static int write_manifest(struct hwtr_writer *w)
+{
+	char *final = path_join(w->dir, "manifest.json");
+	char *tmp = path_join(w->dir, "manifest.json.tmp");
+	json_t *root;
+	size_t i;
+	int err = 0;
+	FILE *f;
+
+	if (!final || !tmp) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < w->nthreads; i++)
+		w->thread_infos[i] = w->threads[i].info;
+	w->info.threads = w->thread_infos;
+	w->info.nthreads = w->nthreads;
+	root = manifest_encode(&w->info);
+	if (!root) {
+		err = hwtr_fail(hwtr_err_nomem, "%s: cannot encode manifest", final);
+		goto out;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", tmp, strerror(errno));
+		json_decref(root);
+		goto out;
+	}
+	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    fputc('\n', f) == EOF || fflush(f) == EOF || fsync(fileno(f)) < 0) {
+		err = hwtr_fail(hwtr_err_io, "%s: write failed: %s", tmp,
+				strerror(errno));
+		fclose(f);
+		json_decref(root);
+		goto out;
+	}
+	json_decref(root);
+	if (fclose(f) == EOF || rename(tmp, final) < 0)
+		err = hwtr_fail(hwtr_err_io, "%s: %s", final, strerror(errno));
+out:
+	free(final);
+	free(tmp);
+	return err;
+}
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
+		       struct hwtr_writer **out)
+{
+	struct hwtr_writer *w;
+	char *path;
+	size_t i;
+	int err;
+
+	if (!dir || !info || !out || !info->source)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_writer_create: bad argument");
+	if (mkdir(dir, 0777) < 0) {
+		if (errno != EEXIST)
+			return hwtr_fail(hwtr_err_io, "%s: cannot create: %s", dir,
+					 strerror(errno));
+		if (dir_is_empty(dir) != 1)
+			return hwtr_fail(hwtr_err_io,
+					 "%s: exists and is not an empty directory",
+					 dir);
+	}
+	path = path_join(dir, "trace");
+	if (!path)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+		err = hwtr_fail(hwtr_err_io, "%s: cannot create: %s", path,
+				strerror(errno));
+		free(path);
+		return err;
+	}
+	free(path);
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->dir = strdup(dir);
+	w->source = strdup(info->source);
+	w->trace_format = strdup(info->trace_format ? info->trace_format
+						     : "intel-pt");
+	w->executable = strdup_or_null(info->executable);
+	w->argv = calloc(info->argc + 1, sizeof(char *));
+	if (!w->dir || !w->source || !w->trace_format || !w->argv ||
+	    (info->executable && !w->executable))
+		goto nomem;
+	for (i = 0; i < info->argc; i++)
+		if (!(w->argv[i] = strdup(info->argv[i])))
+			goto nomem;
+	w->info.version = HWTR_FORMAT_VERSION;
+	w->info.arch = "x86_64";
+	w->info.trace_format = w->trace_format;
+	w->info.source = w->source;
+	w->info.pt = info->pt;
+	w->info.pid = info->pid;
+	w->info.executable = w->executable;
+	w->info.argc = info->argc;
+	w->info.argv = (const char *const *)w->argv;
+
+	path = path_join(dir, "sideband.jsonl");
+	if (!path)
+		goto nomem;
+	w->sideband = fopen(path, "w");
+	if (!w->sideband) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+		free(path);
+		hwtr_writer_free(w);
+		return err;
+	}
+	free(path);
+	err = write_manifest(w);
+	if (err) {
+		hwtr_writer_free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+nomem:
+	hwtr_writer_free(w);
+	return hwtr_fail(hwtr_err_nomem, "out of memory");
+}
+
+static struct writer_thread *find_thread(const struct hwtr_writer *w,
+					 uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < w->nthreads; i++)
+		if (w->threads[i].info.tid == tid)
+			return &w->threads[i];
+	return NULL;
+}
+
+static int check_usable(struct hwtr_writer *w)
+{
+	if (!w)
+		return hwtr_fail(hwtr_err_invalid, "no writer");
+	if (w->failed)
+		return hwtr_fail(hwtr_err_io,
+				 "%s: an earlier write failed; the recording "
+				 "is kept up to that point", w->dir);
+	return 0;
+}
+
+int hwtr_writer_event(struct hwtr_writer *w,
+		      const struct hwtr_sideband_event *event)
+{
+	json_t *obj;
+	char *line;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	obj = sideband_encode(event);
+	if (!obj)
+		return hwtr_fail(hwtr_err_invalid, "%s: cannot encode sideband event",
+				 w->dir);
+	line = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (!line)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (fputs(line, w->sideband) == EOF || fputc('\n', w->sideband) == EOF) {
+		w->failed = true;
+		err = hwtr_fail(hwtr_err_io, "%s/sideband.jsonl: write failed: %s",
+				w->dir, strerror(errno));
+	}
+	free(line);
+	return err;
+}
+
+int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
+{
+	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start };
+	struct writer_thread *t;
+	char name[64], *full;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	if (find_thread(w, tid))
+		return hwtr_fail(hwtr_err_invalid, "thread %u already added", tid);
+	if (w->nthreads == w->cap_threads) {
+		size_t cap = w->cap_threads ? 2 * w->cap_threads : 8;
+		void *p = realloc(w->threads, cap * sizeof(*w->threads));
+		void *q;
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		w->threads = p;
+		q = realloc(w->thread_infos, cap * sizeof(*w->thread_infos));
+		if (!q)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		w->thread_infos = q;
+		w->cap_threads = cap;
+	}
+	t = &w->threads[w->nthreads];
+	memset(t, 0, sizeof(*t));
+	snprintf(name, sizeof(name), "trace/%u.pt", tid);
+	t->stream_path = strdup(name);
+	full = path_join(w->dir, name);
+	if (!t->stream_path || !full) {
+		free(t->stream_path);
+		free(full);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	t->file = fopen(full, "w");
+	if (!t->file) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", full, strerror(errno));
+		free(t->stream_path);
+		free(full);
+		return err;
+	}
+	free(full);
+	setvbuf(t->file, NULL, _IOFBF, 1 << 16);
+	t->info.tid = tid;
+	t->info.stream = t->stream_path;
+	w->nthreads++;
+	ev.tsc = tsc;
+	ev.tid = tid;
+	if ((err = hwtr_writer_event(w, &ev)))
+		return err;
+	return write_manifest(w);
+}
+
+int hwtr_writer_trace(struct hwtr_writer *w, uint32_t tid, const void *bytes,
+		      size_t size)
+{
+	struct writer_thread *t;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	t = find_thread(w, tid);
+	if (!t)
+		return hwtr_fail(hwtr_err_notfound, "thread %u has no stream", tid);
+	if (size && fwrite(bytes, 1, size, t->file) != size) {
+		w->failed = true;
+		return hwtr_fail(hwtr_err_io, "%s/%s: write failed at offset %llu: %s",
+				 w->dir, t->stream_path,
+				 (unsigned long long)t->size, strerror(errno));
+	}
+	t->size += size;
+	return 0;
+}
+
+int hwtr_writer_trace_size(const struct hwtr_writer *w, uint32_t tid,
+			   uint64_t *size)
+{
+	struct writer_thread *t = w ? find_thread(w, tid) : NULL;
+
+	if (!t || !size)
+		return hwtr_fail(hwtr_err_notfound, "thread %u has no stream", tid);
+	*size = t->size;
+	return 0;
+}
+
+int hwtr_writer_set_trace_start(struct hwtr_writer *w, uint32_t tid,
+				uint64_t offset)
+{
+	struct writer_thread *t = w ? find_thread(w, tid) : NULL;
+
+	if (!t)
+		return hwtr_fail(hwtr_err_notfound, "thread %u has no stream", tid);
+	t->info.trace_start = offset;
+	return 0;
+}
+
+int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
+			    const void *bytes, size_t size,
+			    const char **relative_path)
+{
+	char rel[512], *full, *objdir;
+	void *p;
+	FILE *f;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	if (!name || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
+		return hwtr_fail(hwtr_err_invalid, "bad object name \"%s\"",
+				 name ? name : "(null)");
+	objdir = path_join(w->dir, "objects");
+	if (!objdir)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (mkdir(objdir, 0777) < 0 && errno != EEXIST) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", objdir, strerror(errno));
+		free(objdir);
+		return err;
+	}
+	free(objdir);
+	snprintf(rel, sizeof(rel), "objects/%s", name);
+	full = path_join(w->dir, rel);
+	if (!full)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	f = fopen(full, "w");
+	if (!f || fwrite(bytes, 1, size, f) != size || fclose(f) == EOF) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", full, strerror(errno));
+		if (f)
+			fclose(f);
+		free(full);
+		return err;
+	}
+	free(full);
+	p = realloc(w->objects, (w->nobjects + 1) * sizeof(char *));
+	if (!p)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->objects = p;
+	if (!(w->objects[w->nobjects] = strdup(rel)))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (relative_path)
+		*relative_path = w->objects[w->nobjects];
+	w->nobjects++;
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in, outfd, err = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY);
+	if (in < 0)
+		return hwtr_fail(hwtr_err_io, "%s: %s", from, strerror(errno));
+	outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (outfd < 0) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", to, strerror(errno));
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(outfd, buf, (size_t)n) != n) {
+			err = hwtr_fail(hwtr_err_io, "%s: write failed: %s", to,
+					strerror(errno));
+			break;
+		}
+	if (n < 0 && !err)
+		err = hwtr_fail(hwtr_err_io, "%s: %s", from, strerror(errno));
+	close(in);
+	if (close(outfd) < 0 && !err)
+		err = hwtr_fail(hwtr_err_io, "%s: %s", to, strerror(errno));
+	return err;
+}
+
+int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
+{
+	char *dest;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	dest = path_join(w->dir, "core");
+	if (!dest)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (rename(core_path, dest) < 0) {
+		if (errno != EXDEV) {
+			err = hwtr_fail(hwtr_err_io, "%s: %s", core_path,
+					strerror(errno));
+			free(dest);
+			return err;
+		}
+		err = copy_file(core_path, dest);
+		if (err) {
+			free(dest);
+			return err;
+		}
+		unlink(core_path);
+	}
+	free(dest);
+	free(w->core);
+	w->core = strdup("core");
+	w->info.core = w->core;
+	return write_manifest(w);
+}
+
+int hwtr_writer_flush(struct hwtr_writer *w)
+{
+	size_t i;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	for (i = 0; i < w->nthreads; i++)
+		if (fflush(w->threads[i].file) == EOF) {
+			w->failed = true;
+			return hwtr_fail(hwtr_err_io, "%s/%s: write failed: %s",
+					 w->dir, w->threads[i].stream_path,
+					 strerror(errno));
+		}
+	if (fflush(w->sideband) == EOF) {
+		w->failed = true;
+		return hwtr_fail(hwtr_err_io, "%s/sideband.jsonl: write failed: %s",
+				 w->dir, strerror(errno));
+	}
+	return 0;
+}
+
+int hwtr_writer_finish(struct hwtr_writer *w, const struct hwtr_end *end)
+{
+	int err = hwtr_writer_flush(w);
+
+	if (err)
+		return err;
+	if (end)
+		w->info.end = *end;
+	w->info.complete = true;
+	return write_manifest(w);
+}
+
+void hwtr_writer_free(struct hwtr_writer *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nthreads; i++) {
+		if (w->threads[i].file)
+			fclose(w->threads[i].file);
+		free(w->threads[i].stream_path);
+	}
+	if (w->sideband)
+		fclose(w->sideband);
+	for (i = 0; w->argv && i < w->info.argc; i++)
+		free(w->argv[i]);
+	for (i = 0; i < w->nobjects; i++)
+		free(w->objects[i]);
+	free(w->objects);
+	free(w->argv);
+	free(w->threads);
+	free(w->thread_infos);
+	free(w->dir);
+	free(w->source);
+	free(w->trace_format);
+	free(w->executable);
+	free(w->core);
+	free(w);
+}

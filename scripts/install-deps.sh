@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install every Debian 12 package hwtrecord needs to build, test and demo.
+# Runs as root (or through sudo); safe to run again.
+set -eu
+PACKAGES="
+  build-essential autoconf automake libtool pkg-config
+  libipt-dev libelf-dev libdw-dev libjansson-dev libcapstone-dev check
+  valgrind gdb gdbserver python3
+  clang libclang-rt-14-dev
+  libopencsd-dev libopencsd-bin
+  linux-perf
+"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+missing=
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "install-deps: installing:$missing"
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

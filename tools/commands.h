@@ -1,0 +1,10 @@
+/* commands.h: the subcommands of hwtrec, one file each. */
+#ifndef HWTREC_COMMANDS_H
+#define HWTREC_COMMANDS_H
+
+/* Each takes argv with argv[0] = the subcommand name, returns the exit code. */
+int hwtrec_info_main(int argc, char **argv);
+int hwtrec_dump_main(int argc, char **argv);
+int hwtrec_record_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,51 @@
+/* hwtrec: the command line of hwtrecord; dispatches to one file per command. */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "record", hwtrec_record_main,
+	  "run a program and record its execution (software Intel PT)" },
+	{ "info", hwtrec_info_main,
+	  "summary of a recording: threads, instructions, segments, gaps" },
+	{ "dump", hwtrec_dump_main,
+	  "instruction or function-call history, GDB formats or JSON" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: hwtrec COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'hwtrec COMMAND --help' describes each.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "hwtrec: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
