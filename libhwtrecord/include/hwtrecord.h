@@ -362,7 +362,7 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 #define HWTR_INSN_SOURCE 1u		/* /m, /s: interleave source lines */
 #define HWTR_INSN_RAW 2u		/* /r: raw instruction bytes */
 #define HWTR_INSN_NO_FUNCTION 4u	/* /f: omit <function+offset> */
-#define HWTR_INSN_NO_OFFSET 8u		/* /p: omit +offset */
+#define HWTR_INSN_OMIT_PC 8u		/* /p: no "=> " mark at MARK_PC */
 
 /* Modifiers of GDB's `record function-call-history`. */
 #define HWTR_CALL_LINES 1u		/* /l: source line range */
@@ -370,9 +370,11 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 #define HWTR_CALL_INDENT 4u		/* /c: indent by call level */
 
 /* Print instructions FIRST..LAST (inclusive) in GDB's format, or as JSON
- * lines (doc/json-schema.md).  Streams: memory does not grow with the range. */
+ * lines (doc/json-schema.md).  Instructions at MARK_PC (the selected frame's
+ * PC in GDB; 0 for none) get GDB's "=> " mark.  Streams: memory does not
+ * grow with the range. */
 int hwtr_list_insns(struct hwtr_thread *thread, uint64_t first, uint64_t last,
-		    unsigned flags, bool json, FILE *out);
+		    unsigned flags, bool json, uint64_t mark_pc, FILE *out);
 /* Print function segments FIRST..LAST (inclusive), likewise. */
 int hwtr_list_calls(struct hwtr_thread *thread, uint64_t first, uint64_t last,
 		    unsigned flags, bool json, FILE *out);
