@@ -1,0 +1,180 @@
+/* libraries.c: walking the dynamic linker's list of loaded objects.
+ *
+ * AT_PHDR in the auxv gives the executable's program headers in memory; the
+ * load bias is AT_PHDR minus PT_PHDR's p_vaddr; PT_DYNAMIC's DT_DEBUG entry
+ * points at struct r_debug, whose r_map heads the link_map chain (l_addr,
+ * l_name, l_ld, l_next, l_prev).  The first entry is the executable itself
+ * (GDB's main-lm); the others are the libraries, in load order. */
+#include "libraries.h"
+
+#include "replay.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool read_u64(struct replay *r, uint64_t addr, uint64_t *v)
+{
+	return replay_read_memory(r, addr, v, 8) == 8;
+}
+
+static void say(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+}
+
+/* The address of struct r_debug, or 0. */
+static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
+{
+	const Elf64_auxv_t *auxv;
+	size_t size, i, n;
+	uint64_t phdr = 0, phnum = 0, bias = 0, dynamic = 0;
+	bool have_bias = false;
+
+	auxv = replay_auxv(r, &size);
+	if (!auxv) {
+		say(err, errlen, "no auxiliary vector in the core");
+		return 0;
+	}
+	n = size / sizeof(*auxv);
+	for (i = 0; i < n; i++) {
+		if (auxv[i].a_type == AT_PHDR)
+			phdr = auxv[i].a_un.a_val;
+		else if (auxv[i].a_type == AT_PHNUM)
+			phnum = auxv[i].a_un.a_val;
+	}
+	if (!phdr || !phnum || phnum > 4096) {
+		say(err, errlen, "no AT_PHDR/AT_PHNUM in the auxiliary vector");
+		return 0;
+	}
+	for (i = 0; i < phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (replay_read_memory(r, phdr + i * sizeof(ph), &ph, sizeof(ph)) != sizeof(ph)) {
+			say(err, errlen, "the executable's program headers are not in memory");
+			return 0;
+		}
+		if (ph.p_type == PT_PHDR) {
+			bias = phdr - ph.p_vaddr;
+			have_bias = true;
+		} else if (ph.p_type == PT_DYNAMIC) {
+			dynamic = ph.p_vaddr;
+		}
+	}
+	if (!dynamic) {
+		say(err, errlen, "the executable is static (no PT_DYNAMIC)");
+		return 0;
+	}
+	if (!have_bias)
+		bias = 0;	/* no PT_PHDR: a non-PIE executable */
+	for (i = 0; i < 4096; i++) {
+		uint64_t tag, val;
+
+		if (!read_u64(r, bias + dynamic + 16 * i, &tag) ||
+		    !read_u64(r, bias + dynamic + 16 * i + 8, &val) || tag == DT_NULL)
+			break;
+		if (tag == DT_DEBUG) {
+			if (!val)
+				say(err, errlen, "DT_DEBUG is 0: the dynamic linker had not started");
+			return val;
+		}
+	}
+	say(err, errlen, "no DT_DEBUG in the executable's dynamic section");
+	return 0;
+}
+
+struct text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->oom = true;
+			return;
+		}
+		if (t->s && t->len + (size_t)n < t->cap) {
+			t->len += (size_t)n;
+			return;
+		}
+		t->cap = 2 * (t->cap + (size_t)n + 64);
+		char *p = realloc(t->s, t->cap);
+		if (!p) {
+			t->oom = true;
+			return;
+		}
+		t->s = p;
+	}
+}
+
+/* The name, escaped for an XML attribute. */
+static void add_name(struct text *t, const char *name)
+{
+	for (; *name; name++) {
+		switch (*name) {
+		case '&': add(t, "&amp;"); break;
+		case '<': add(t, "&lt;"); break;
+		case '>': add(t, "&gt;"); break;
+		case '"': add(t, "&quot;"); break;
+		default: add(t, "%c", *name);
+		}
+	}
+}
+
+char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
+{
+	uint64_t r_debug = find_r_debug(r, err, errlen), lm, main_lm;
+	struct text t = { 0 };
+	unsigned count = 0;
+
+	if (!r_debug)
+		return NULL;
+	if (!read_u64(r, r_debug + offsetof(struct r_debug, r_map), &main_lm) || !main_lm) {
+		say(err, errlen, "r_debug.r_map is not in memory");
+		return NULL;
+	}
+	add(&t, "<library-list-svr4 version=\"1.0\" main-lm=\"0x%llx\">",
+	    (unsigned long long)main_lm);
+	if (!read_u64(r, main_lm + offsetof(struct link_map, l_next), &lm))
+		lm = 0;
+	while (lm && count++ < 100000) {
+		uint64_t l_addr, l_name, l_ld, next;
+		char name[4097];
+		size_t n;
+
+		if (!read_u64(r, lm + offsetof(struct link_map, l_addr), &l_addr) ||
+		    !read_u64(r, lm + offsetof(struct link_map, l_name), &l_name) ||
+		    !read_u64(r, lm + offsetof(struct link_map, l_ld), &l_ld) ||
+		    !read_u64(r, lm + offsetof(struct link_map, l_next), &next))
+			break;
+		n = l_name ? replay_read_memory(r, l_name, name, sizeof(name) - 1) : 0;
+		name[n] = '\0';
+		if (name[0]) {
+			add(&t, "<library name=\"");
+			add_name(&t, name);
+			add(&t, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
+			    (unsigned long long)lm, (unsigned long long)l_addr,
+			    (unsigned long long)l_ld);
+		}
+		lm = next;
+	}
+	add(&t, "</library-list-svr4>");
+	if (t.oom) {
+		free(t.s);
+		say(err, errlen, "out of memory");
+		return NULL;
+	}
+	return t.s;
+}

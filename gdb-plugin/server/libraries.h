@@ -1,0 +1,17 @@
+/* libraries.h: the shared-library list GDB asks for with
+ * qXfer:libraries-svr4:read, read from the dynamic linker's link_map in the
+ * recorded process's memory (as gdbserver does), so that GDB finds every
+ * library's symbols at the crash without help. */
+#ifndef HWTREC_LIBRARIES_H
+#define HWTREC_LIBRARIES_H
+
+#include <stddef.h>
+
+struct replay;
+
+/* <library-list-svr4 version="1.0" main-lm="..."><library name= lm= l_addr=
+ * l_ld=/>...</library-list-svr4>, malloc'd; NULL with a message in ERR when
+ * the memory does not hold the list (no auxv, no r_debug). */
+char *libraries_svr4_xml(struct replay *replay, char *err, size_t errlen);
+
+#endif /* HWTREC_LIBRARIES_H */

@@ -1,0 +1,140 @@
+/* hwtrec-server: a GDB remote-protocol server that replays a recording.
+ *
+ *   target remote | hwtrec-server REC.hwtrec       (GDB talks over a pipe)
+ *   hwtrec-server --listen 1234 REC.hwtrec         (loopback TCP, one client)
+ *
+ * Opens the recording, builds its history, then serves one GDB connection
+ * (server.c) and exits when GDB detaches, kills or goes away. */
+#include "replay.h"
+#include "rsp.h"
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwtrec-server [OPTIONS] RECORDING\n"
+		"Serve RECORDING (a NAME.hwtrec directory) to GDB for reverse debugging.\n"
+		"\n"
+		"  (no option)         speak the protocol on stdin/stdout:\n"
+		"                        (gdb) target remote | hwtrec-server RECORDING\n"
+		"  --listen PORT       accept one GDB on 127.0.0.1:PORT (0: any free port,\n"
+		"                      printed on stderr)\n"
+		"  --no-history        serve the core only, without decoding the trace\n"
+		"  --debug             log every packet on stderr\n"
+		"  --help              this text\n");
+}
+
+/* Accept one connection on the loopback PORT; returns its socket or -1. */
+static int accept_one(long port)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t len = sizeof(addr);
+	int one = 1, listener, fd;
+
+	listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (listener < 0) {
+		perror("hwtrec-server: socket");
+		return -1;
+	}
+	setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.sin_port = htons((uint16_t)port);
+	if (bind(listener, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    listen(listener, 1) < 0 ||
+	    getsockname(listener, (struct sockaddr *)&addr, &len) < 0) {
+		fprintf(stderr, "hwtrec-server: 127.0.0.1:%ld: %s\n", port, strerror(errno));
+		close(listener);
+		return -1;
+	}
+	fprintf(stderr, "hwtrec-server: listening on 127.0.0.1:%u\n", ntohs(addr.sin_port));
+	do
+		fd = accept(listener, NULL, NULL);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		perror("hwtrec-server: accept");
+	close(listener);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "no-history", no_argument, NULL, 'n' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct replay_options ropt = { 0 };
+	struct replay *replay;
+	struct rsp_conn conn;
+	long port = -1;
+	bool debug = false;
+	char err[1024] = "";
+	int c, in_fd = 0, out_fd = 1, rc;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'l':
+			errno = 0;
+			port = strtol(optarg, &end, 10);
+			if (errno || *end || port < 0 || port > 65535) {
+				fprintf(stderr, "hwtrec-server: bad port '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			ropt.no_history = true;
+			break;
+		case 'd':
+			debug = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	/* A peer that goes away must end us with EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	ropt.progress = isatty(2) ? stderr : NULL;
+	if (replay_open(argv[optind], &ropt, &replay, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", err[0] ? err : argv[optind]);
+		return 1;
+	}
+	if (port >= 0) {
+		in_fd = out_fd = accept_one(port);
+		if (in_fd < 0) {
+			replay_close(replay);
+			return 1;
+		}
+	}
+	rsp_conn_init(&conn, in_fd, out_fd);
+	if (debug)
+		conn.log = stderr;
+	rc = server_run(replay, &conn);
+	rsp_conn_fini(&conn);
+	if (port >= 0)
+		close(in_fd);
+	replay_close(replay);
+	return rc < 0 ? 1 : 0;
+}

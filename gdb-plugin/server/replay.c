@@ -1,0 +1,661 @@
+/* replay.c: moving through a recording's history (see replay.h).
+ *
+ * Each thread has a cursor (its position) and a scratch cursor for looking
+ * at other instructions (call stacks) without moving.  A step backward or
+ * forward moves the cursor one instruction, stepping over gaps (whose PC is
+ * unknown); a continue searches with hwtr_cursor_find for the nearest
+ * instruction at a breakpoint address, which skips every chunk of the trace
+ * that cannot contain one.
+ *
+ * Without a history (--no-history, or a recording with no trace) the server
+ * still serves the core: every thread stands at the end, and any resume says
+ * that there is no more history.
+ *
+ * Not done yet: threads do not share a time axis (a resume moves only the
+ * thread it names), and registers other than the PC are not recovered at
+ * past positions.
+ */
+#include "replay.h"
+
+#include "corefile.h"
+#include "memory.h"
+
+#include <errno.h>
+#include <hwtrecord.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct replay_thread {
+	uint32_t tid;
+	struct hwtr_thread *history;	/* NULL without a history */
+	struct hwtr_cursor *cursor;
+	struct hwtr_cursor *scratch;
+	uint64_t instructions;
+	const struct core_thread *core;	/* NULL if the core lacks it */
+	bool warned_pc;
+};
+
+struct breakpoint {
+	int type;
+	uint64_t addr;
+};
+
+struct replay {
+	char *dir;
+	struct hwtr_recording *recording;
+	const struct hwtr_recording_info *info;
+	struct hwtr_history *history;
+	struct core *core;
+	struct memory *memory;
+	size_t nthreads;
+	struct replay_thread *threads;
+	size_t nbreak, capbreak;
+	struct breakpoint *breaks;
+	uint64_t *addrs;		/* distinct breakpoint addresses */
+	size_t naddrs;
+};
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static struct replay_thread *find(const struct replay *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nthreads; i++)
+		if (r->threads[i].tid == tid)
+			return &r->threads[i];
+	return NULL;
+}
+
+static int add_thread(struct replay *r, uint32_t tid)
+{
+	struct replay_thread *t;
+
+	if (find(r, tid))
+		return 0;
+	t = realloc(r->threads, (r->nthreads + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	r->threads = t;
+	t += r->nthreads++;
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	if (r->core)
+		t->core = core_find_thread(r->core, tid);
+	return 0;
+}
+
+/* The files the program mapped: sideband first, then the core's own list
+ * (the end state wins); a copy saved in the recording beats the path. */
+static int add_mappings(struct replay *r)
+{
+	size_t i, n = hwtr_recording_nevents(r->recording);
+
+	for (i = 0; i < n; i++) {
+		const struct hwtr_sideband_event *ev =
+			hwtr_recording_event(r->recording, i);
+		struct memory_mapping m;
+		char *saved = NULL;
+		int rc;
+
+		if (ev->kind != hwtr_ev_mmap || !ev->path)
+			continue;
+		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len,
+					     ev->pgoff, ev->path };
+		if (ev->saved && asprintf(&saved, "%s/%s", r->dir, ev->saved) >= 0)
+			m.path = saved;
+		rc = memory_add_mapping(r->memory, &m);
+		free(saved);
+		if (rc < 0)
+			return -ENOMEM;
+	}
+	for (i = 0; r->core && i < r->core->nfiles; i++) {
+		const struct core_file_map *f = &r->core->files[i];
+		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path };
+
+		if (memory_add_mapping(r->memory, &m) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int replay_open(const char *dir, const struct replay_options *options,
+		struct replay **out, char *err, size_t errlen)
+{
+	struct hwtr_history_options hopt = { 0 };
+	struct replay *r;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->dir = strdup(dir);
+	if (!r->dir) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = hwtr_recording_open(dir, &r->recording);
+	if (rc < 0) {
+		say(err, errlen, "%s", hwtr_last_error());
+		goto fail;
+	}
+	r->info = hwtr_recording_info(r->recording);
+	if (r->info->core) {
+		char *path;
+
+		if (asprintf(&path, "%s/%s", dir, r->info->core) < 0) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		rc = core_open(path, &r->core, err, errlen);
+		free(path);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = memory_create(r->core, &r->memory);
+	if (rc < 0 || add_mappings(r) < 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* The core's threads first: the one with the fatal signal leads. */
+	for (i = 0; r->core && i < r->core->nthreads; i++)
+		if ((rc = add_thread(r, r->core->threads[i].tid)) < 0)
+			goto fail;
+	for (i = 0; i < r->info->nthreads; i++)
+		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
+			goto fail;
+	if (!r->nthreads) {
+		say(err, errlen, "%s: the recording has no threads and no core", dir);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (options && options->no_history) {
+		*out = r;
+		return 0;
+	}
+	hopt.progress = options ? options->progress : NULL;
+	rc = hwtr_history_build(r->recording, &hopt, &r->history);
+	if (rc < 0) {
+		say(err, errlen, "%s", hwtr_last_error());
+		goto fail;
+	}
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+		struct hwtr_thread_stats st;
+
+		t->history = hwtr_history_find_thread(r->history, t->tid);
+		if (!t->history)
+			continue;
+		if (hwtr_thread_stats(t->history, &st) < 0 || st.instructions == 0) {
+			t->history = NULL;
+			continue;
+		}
+		t->instructions = st.instructions;
+		if (hwtr_cursor_alloc(t->history, &t->cursor) < 0 ||
+		    hwtr_cursor_alloc(t->history, &t->scratch) < 0) {
+			say(err, errlen, "thread %u: %s", t->tid, hwtr_last_error());
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
+	*out = r;
+	return 0;
+
+fail:
+	replay_close(r);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+void replay_close(struct replay *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nthreads; i++) {
+		hwtr_cursor_free(r->threads[i].cursor);
+		hwtr_cursor_free(r->threads[i].scratch);
+	}
+	free(r->threads);
+	if (r->history)
+		hwtr_history_free(r->history);
+	memory_free(r->memory);
+	core_close(r->core);
+	if (r->recording)
+		hwtr_recording_close(r->recording);
+	free(r->breaks);
+	free(r->addrs);
+	free(r->dir);
+	free(r);
+}
+
+size_t replay_nthreads(const struct replay *r)
+{
+	return r->nthreads;
+}
+
+uint32_t replay_thread_tid(const struct replay *r, size_t index)
+{
+	return index < r->nthreads ? r->threads[index].tid : 0;
+}
+
+bool replay_has_thread(const struct replay *r, uint32_t tid)
+{
+	return find(r, tid) != NULL;
+}
+
+uint32_t replay_initial_thread(const struct replay *r)
+{
+	return r->threads[0].tid;
+}
+
+int replay_end_signal(const struct replay *r)
+{
+	if (r->core && r->core->signal)
+		return r->core->signal;
+	if (r->info->end.state == hwtr_end_signaled)
+		return r->info->end.code;
+	return 0;
+}
+
+int32_t replay_pid(const struct replay *r)
+{
+	return r->info->pid;
+}
+
+const void *replay_auxv(const struct replay *r, size_t *size)
+{
+	if (!r->core || !r->core->auxv)
+		return NULL;
+	*size = r->core->auxv_size;
+	return r->core->auxv;
+}
+
+const char *replay_executable(const struct replay *r)
+{
+	return r->info->executable;
+}
+
+const char *replay_path(const struct replay *r)
+{
+	return r->dir;
+}
+
+/* ----------------------------------------------------------------- moving */
+
+static bool at_gap(struct replay_thread *t)
+{
+	struct hwtr_insn insn;
+
+	return hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap;
+}
+
+static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
+{
+	uint64_t pos = hwtr_cursor_position(t->cursor);
+
+	if (reverse ? pos <= 1 : pos >= t->instructions) {
+		*event = reverse ? replay_history_begin : replay_history_end;
+		return 0;
+	}
+	/* A gap has no PC to stop at: step over it (GDB's btrace stops there
+	 * with a message; we have no way to show a PC-less position). */
+	do {
+		int rc = hwtr_cursor_step(t->cursor, reverse ? -1 : 1);
+
+		if (rc == -hwtr_err_eos || rc == hwtr_err_eos)
+			break;
+		if (rc < 0)
+			return rc;
+		pos = hwtr_cursor_position(t->cursor);
+	} while (at_gap(t) && (reverse ? pos > 1 : pos < t->instructions));
+	*event = replay_stepped;
+	return 0;
+}
+
+static int cont(struct replay *r, struct replay_thread *t, bool reverse,
+		enum replay_event *event)
+{
+	int rc = 0;
+
+	if (r->naddrs)
+		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, r->addrs,
+				      r->naddrs);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		*event = replay_breakpoint;
+		return 0;
+	}
+	rc = hwtr_cursor_goto(t->cursor, reverse ? 1 : t->instructions);
+	if (rc < 0)
+		return rc;
+	*event = reverse ? replay_history_begin : replay_history_end;
+	return 0;
+}
+
+int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
+		  enum replay_event *event)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t)
+		return -ESRCH;
+	if (!t->cursor) {
+		*event = reverse ? replay_history_begin : replay_history_end;
+		return 0;
+	}
+	return step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
+}
+
+static int rebuild_addrs(struct replay *r)
+{
+	size_t i, j, n = 0;
+	uint64_t *a = realloc(r->addrs, (r->nbreak ? r->nbreak : 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	r->addrs = a;
+	for (i = 0; i < r->nbreak; i++) {
+		for (j = 0; j < n && a[j] != r->breaks[i].addr; j++)
+			;
+		if (j == n)
+			a[n++] = r->breaks[i].addr;
+	}
+	r->naddrs = n;
+	return 0;
+}
+
+int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < r->nbreak; i++)
+		if (r->breaks[i].type == type && r->breaks[i].addr == addr)
+			return 0;
+	if (r->nbreak == r->capbreak) {
+		size_t cap = r->capbreak ? 2 * r->capbreak : 16;
+		struct breakpoint *b = realloc(r->breaks, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		r->breaks = b;
+		r->capbreak = cap;
+	}
+	r->breaks[r->nbreak++] = (struct breakpoint){ type, addr };
+	return rebuild_addrs(r);
+}
+
+int replay_remove_breakpoint(struct replay *r, int type, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < r->nbreak; i++) {
+		if (r->breaks[i].type == type && r->breaks[i].addr == addr) {
+			r->breaks[i] = r->breaks[--r->nbreak];
+			return rebuild_addrs(r);
+		}
+	}
+	return 0;	/* GDB may remove what it never inserted: fine */
+}
+
+/* -------------------------------------------------------------- registers */
+
+int replay_registers(struct replay *r, uint32_t tid,
+		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
+{
+	struct replay_thread *t = find(r, tid);
+	struct hwtr_insn insn;
+	int off = tdesc_register_offset(tdesc_rip);
+
+	if (!t)
+		return -ESRCH;
+	memset(regs, 0, TDESC_G_SIZE);
+	memset(valid, 0, TDESC_G_SIZE);
+	if (!t->cursor || hwtr_cursor_position(t->cursor) == t->instructions) {
+		if (t->core) {
+			memcpy(regs, t->core->regs, TDESC_G_SIZE);
+			memcpy(valid, t->core->valid, TDESC_G_SIZE);
+			if (t->cursor && !t->warned_pc &&
+			    hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+			    memcmp(&insn.ip, regs + off, 8)) {
+				uint64_t pc;
+
+				memcpy(&pc, regs + off, 8);
+				fprintf(stderr, "hwtrec-server: thread %u: the history ends "
+					"at %#llx but the core's pc is %#llx\n", tid,
+					(unsigned long long)insn.ip,
+					(unsigned long long)pc);
+				t->warned_pc = true;
+			}
+			return 0;
+		}
+		if (!t->cursor)
+			return 0;	/* nothing known at all */
+	}
+	if (hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap)
+		return 0;
+	memcpy(regs + off, &insn.ip, 8);
+	memset(valid + off, 1, 8);
+	return 0;
+}
+
+size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
+{
+	return memory_read(r->memory, addr, buf, len);
+}
+
+/* ------------------------------------------------------- plugin requests */
+
+static struct replay_thread *history_thread(struct replay *r, uint32_t tid,
+					    char *err, size_t errlen)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t)
+		say(err, errlen, "no thread %x in the recording", tid);
+	else if (!t->cursor)
+		say(err, errlen, "thread %x has no history", tid);
+	return t && t->cursor ? t : NULL;
+}
+
+static char *dump_json(json_t *v, char *err, size_t errlen)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+
+	json_decref(v);
+	if (!s)
+		say(err, errlen, "out of memory");
+	return s;
+}
+
+char *replay_info_json(struct replay *r, char *err, size_t errlen)
+{
+	json_t *o = json_object(), *threads = json_array();
+	size_t i;
+
+	if (!o || !threads) {
+		json_decref(o);
+		json_decref(threads);
+		say(err, errlen, "out of memory");
+		return NULL;
+	}
+	json_object_set_new(o, "recording", json_string(r->dir));
+	json_object_set_new(o, "source", json_string(r->info->source ? r->info->source : ""));
+	json_object_set_new(o, "format",
+			    json_string(r->info->trace_format ? r->info->trace_format : ""));
+	json_object_set_new(o, "replaying", json_true());
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+		struct hwtr_thread_stats st = { 0 };
+		json_t *j = json_object();
+
+		if (t->history)
+			hwtr_thread_stats(t->history, &st);
+		json_object_set_new(j, "tid", json_integer(t->tid));
+		json_object_set_new(j, "instructions", json_integer((json_int_t)st.instructions));
+		json_object_set_new(j, "segments", json_integer((json_int_t)st.segments));
+		json_object_set_new(j, "gaps", json_integer((json_int_t)st.gaps));
+		json_object_set_new(j, "position",
+				    json_integer(t->cursor ? (json_int_t)hwtr_cursor_position(t->cursor) : 0));
+		json_array_append_new(threads, j);
+	}
+	json_object_set_new(o, "threads", threads);
+	return dump_json(o, err, errlen);
+}
+
+static char *hex64(uint64_t v, char buf[24])
+{
+	snprintf(buf, 24, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+/* The PC at which frame SEGS[I] (I >= 1) resumes, as GDB's btrace unwinder
+ * computes it: the return site if the callee's up link came from a return,
+ * else the caller's last instruction (the call) plus its length. */
+static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
+		     const struct hwtr_segment *caller, uint64_t *pc)
+{
+	struct hwtr_insn insn;
+	bool ret = callee->flags & HWTR_SEG_UP_LINKS_TO_RET;
+	uint64_t n = ret ? caller->insn_begin : caller->insn_end - 1;
+
+	if (hwtr_cursor_goto(t->scratch, n) < 0 ||
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap)
+		return -1;
+	*pc = ret ? insn.ip : insn.ip + insn.size;
+	return 0;
+}
+
+char *replay_frames_json(struct replay *r, uint32_t tid, char *err, size_t errlen)
+{
+	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct hwtr_segment segs[256];
+	struct hwtr_insn insn;
+	json_t *a;
+	int n, i;
+
+	if (!t)
+		return NULL;
+	n = hwtr_cursor_callstack(t->cursor, segs, sizeof(segs) / sizeof(segs[0]));
+	if (n < 0) {
+		say(err, errlen, "call stack: %s", hwtr_last_error());
+		return NULL;
+	}
+	a = json_array();
+	for (i = 0; a && i < n; i++) {
+		json_t *f = json_object();
+		uint64_t pc = 0;
+		bool have_pc;
+		char buf[24];
+
+		if (i == 0)
+			have_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+				  ((pc = insn.ip), true);
+		else
+			have_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
+		json_object_set_new(f, "segment", json_integer((json_int_t)segs[i].number));
+		json_object_set_new(f, "function",
+				    segs[i].function ? json_string(segs[i].function) : json_null());
+		json_object_set_new(f, "function_start",
+				    json_string(hex64(segs[i].function_start, buf)));
+		json_object_set_new(f, "pc", have_pc ? json_string(hex64(pc, buf)) : json_null());
+		json_object_set_new(f, "level", json_integer(segs[i].level));
+		json_array_append_new(a, f);
+	}
+	return dump_json(a, err, errlen);
+}
+
+char *replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
+		     uint64_t last, unsigned flags, char *err, size_t errlen)
+{
+	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct hwtr_insn insn;
+	uint64_t mark_pc = 0;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+	int rc;
+
+	if (!t)
+		return NULL;
+	f = open_memstream(&text, &size);
+	if (!f) {
+		say(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* GDB marks the instructions at the current PC with "=> ". */
+	if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
+		mark_pc = insn.ip;
+	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, f)
+		   : hwtr_list_insns(t->history, first, last, flags, false,
+				     mark_pc, f);
+	fclose(f);
+	if (rc < 0) {
+		say(err, errlen, "%s", hwtr_last_error());
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
+		size_t errlen)
+{
+	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	int rc;
+
+	if (!t)
+		return -ESRCH;
+	rc = hwtr_cursor_goto(t->cursor, number);
+	if (rc < 0)
+		say(err, errlen, "%s", hwtr_last_error());
+	return rc;
+}
+
+/* ------------------------------------------------------------- btrace mode */
+
+int replay_raw_trace(struct replay *r, uint32_t tid, const uint8_t **bytes,
+		     size_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < r->info->nthreads; i++) {
+		uint64_t start = r->info->threads[i].trace_start;
+		int rc;
+
+		if (r->info->threads[i].tid != tid)
+			continue;
+		rc = hwtr_recording_trace(r->recording, i, bytes, size);
+		if (rc < 0)
+			return rc;
+		if (start > *size)
+			start = *size;
+		*bytes += start;
+		*size -= (size_t)start;
+		return 0;
+	}
+	return -ESRCH;
+}
+
+void replay_trace_cpu(const struct replay *r, const char **vendor,
+		      unsigned *family, unsigned *model, unsigned *stepping)
+{
+	*vendor = r->info->pt.vendor;
+	*family = r->info->pt.family;
+	*model = r->info->pt.model;
+	*stepping = r->info->pt.stepping;
+}

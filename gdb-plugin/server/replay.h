@@ -1,0 +1,98 @@
+/* replay.h: the replay engine behind hwtrec-server.
+ *
+ * Knows the recording (libhwtrecord history, one cursor per thread, the core
+ * and the mapped binaries) and nothing of packet syntax.  Every thread starts
+ * at the end of its history, where the program stopped (crashed).  At that
+ * position the registers are the core's; at earlier positions only the PC is
+ * known (from the history) and the other registers are unavailable.  Memory
+ * is the core's (and the binaries') at every position.
+ *
+ * Threads move independently: a resume moves only the thread it names.
+ */
+#ifndef HWTREC_REPLAY_H
+#define HWTREC_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tdesc.h"
+
+struct replay;
+
+struct replay_options {
+	FILE *progress;		/* decode progress (a terminal), or NULL */
+	bool no_history;	/* serve the core only (testing, or no decoder) */
+};
+
+/* Open the recording directory DIR and build its history.  On failure the
+ * message (naming the file and what was wrong) is in ERR. */
+int replay_open(const char *dir, const struct replay_options *options,
+		struct replay **replay, char *err, size_t errlen);
+void replay_close(struct replay *replay);
+
+size_t replay_nthreads(const struct replay *replay);
+uint32_t replay_thread_tid(const struct replay *replay, size_t index);
+bool replay_has_thread(const struct replay *replay, uint32_t tid);
+/* The thread GDB is shown first: the one that received the fatal signal. */
+uint32_t replay_initial_thread(const struct replay *replay);
+/* The fatal signal (from the core), or 0. */
+int replay_end_signal(const struct replay *replay);
+/* The process id of the recording. */
+int32_t replay_pid(const struct replay *replay);
+
+enum replay_event {
+	replay_stepped,		/* one instruction done */
+	replay_breakpoint,	/* stopped at a breakpoint address */
+	replay_history_begin,	/* at the first instruction; nothing earlier */
+	replay_history_end,	/* at the end of history; nothing later */
+};
+
+/* Step one instruction or continue to the nearest breakpoint, backward or
+ * forward, in thread TID. */
+int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
+		  enum replay_event *event);
+
+/* Breakpoints (software and hardware alike: the trace sees both). */
+int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);
+int replay_remove_breakpoint(struct replay *replay, int type, uint64_t addr);
+
+/* Registers of TID at its position, in the 'g' layout; valid[i] is 0 for
+ * every unavailable byte. */
+int replay_registers(struct replay *replay, uint32_t tid,
+		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE]);
+
+size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
+			  size_t len);
+
+/* The auxiliary vector (from the core), or NULL. */
+const void *replay_auxv(const struct replay *replay, size_t *size);
+/* The executable's path as the recording names it. */
+const char *replay_executable(const struct replay *replay);
+/* The recording's directory. */
+const char *replay_path(const struct replay *replay);
+
+/* ---------------------------------------------------- history for the plugin */
+
+/* Each returns a malloc'd NUL-terminated text, or NULL with a message in
+ * ERR.  Formats are those of doc/gdb-packets.md. */
+char *replay_info_json(struct replay *replay, char *err, size_t errlen);
+char *replay_frames_json(struct replay *replay, uint32_t tid, char *err,
+			 size_t errlen);
+char *replay_listing(struct replay *replay, uint32_t tid, bool calls,
+		     uint64_t first, uint64_t last, unsigned flags, char *err,
+		     size_t errlen);
+int replay_goto(struct replay *replay, uint32_t tid, uint64_t number,
+		char *err, size_t errlen);
+
+/* ------------------------------------------------------------- btrace mode */
+
+/* Thread TID's raw Intel PT (from its trace start), and the CPU it ran on. */
+int replay_raw_trace(struct replay *replay, uint32_t tid, const uint8_t **bytes,
+		     size_t *size);
+/* CPU of the trace: vendor "intel" or other, family, model, stepping. */
+void replay_trace_cpu(const struct replay *replay, const char **vendor,
+		      unsigned *family, unsigned *model, unsigned *stepping);
+
+#endif /* HWTREC_REPLAY_H */

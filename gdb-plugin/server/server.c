@@ -1,0 +1,475 @@
+/* server.c: the request loop of hwtrec-server's replay mode (see server.h).
+ *
+ * Thread selection follows gdbserver: Hg picks the thread whose registers
+ * and btrace GDB reads, Hc (or a vCont action's thread) the one a resume
+ * moves; 0 and -1 mean the thread of the last stop.
+ */
+#include "server.h"
+
+#include "btrace.h"
+#include "libraries.h"
+#include "tdesc.h"
+
+#include <hwtrecord.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIGTRAP_GDB 5
+
+/* Error codes in replies ("E NN"). */
+enum {
+	err_malformed = 1,
+	err_thread = 2,
+	err_memory = 14,	/* EFAULT, as gdbserver */
+	err_readonly = 30,	/* EROFS: the recording cannot change */
+};
+
+struct session {
+	struct replay *replay;
+	struct rsp_conn *conn;
+	uint32_t current;	/* thread of the last stop */
+	uint32_t g_thread;	/* 0: current */
+	uint32_t c_thread;	/* 0: current */
+	int last_signal;
+	enum rsp_stop_reason last_reason;
+	size_t nthreads;
+	bool *btrace_on;	/* per thread index */
+	bool *btrace_sent;
+	uint32_t *tids;
+	bool done;
+};
+
+static uint32_t pick(struct session *s, uint32_t selected)
+{
+	return selected ? selected : s->current;
+}
+
+static size_t thread_index(struct session *s, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (s->tids[i] == tid)
+			return i;
+	return (size_t)-1;
+}
+
+static int reply_stop(struct session *s, uint32_t tid, int signal,
+		      enum rsp_stop_reason reason)
+{
+	static const unsigned expedite[] = { tdesc_rbp, tdesc_rsp, tdesc_rip };
+	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
+	struct rsp_stop stop = { .signal = signal, .tid = tid, .reason = reason };
+	size_t i;
+
+	if (replay_registers(s->replay, tid, regs, valid) == 0) {
+		for (i = 0; i < sizeof(expedite) / sizeof(expedite[0]); i++) {
+			int off = tdesc_register_offset(expedite[i]);
+
+			if (!valid[off])
+				continue;
+			stop.regs[stop.nregs].regnum = expedite[i];
+			stop.regs[stop.nregs].size = 8;
+			memcpy(stop.regs[stop.nregs].bytes, regs + off, 8);
+			stop.nregs++;
+		}
+	}
+	s->current = tid;
+	s->last_signal = signal;
+	s->last_reason = reason;
+	return rsp_reply_stop(s->conn, &stop);
+}
+
+static char *supported_features(struct session *s)
+{
+	size_t auxv_size;
+	char *text;
+
+	if (asprintf(&text,
+		     "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;"
+		     "%sqXfer:exec-file:read+;qXfer:threads:read+;"
+		     "qXfer:libraries-svr4:read+;swbreak+;hwbreak+;"
+		     "vContSupported+;ReverseContinue+;ReverseStep+;"
+		     "Qbtrace:off+;Qbtrace:pt+;qXfer:btrace:read+;"
+		     "qXfer:btrace-conf:read+",
+		     RSP_MAX_PAYLOAD,
+		     replay_auxv(s->replay, &auxv_size) ? "qXfer:auxv:read+;" : "") < 0)
+		return NULL;
+	return text;
+}
+
+static char *threads_xml(struct session *s)
+{
+	size_t i, cap = 64 + 48 * s->nthreads, n;
+	char *xml = malloc(cap);
+
+	if (!xml)
+		return NULL;
+	n = (size_t)sprintf(xml, "<?xml version=\"1.0\"?>\n<threads>\n");
+	for (i = 0; i < s->nthreads; i++)
+		n += (size_t)sprintf(xml + n, "<thread id=\"%x\"/>\n", s->tids[i]);
+	strcpy(xml + n, "</threads>\n");
+	return xml;
+}
+
+/* qXfer:btrace:read:{all,new,delta} for the Hg thread.  A replay's trace
+ * never grows: "new" is the whole trace the first time, then empty; "delta"
+ * is refused, as Linux's PT backend does, and GDB falls back to "new". */
+static char *btrace_read(struct session *s, const char *annex, char *err,
+			 size_t errlen)
+{
+	uint32_t tid = pick(s, s->g_thread);
+	size_t i = thread_index(s, tid);
+	const uint8_t *trace;
+	const char *vendor;
+	unsigned family, model, stepping;
+	size_t size;
+
+	if (i == (size_t)-1 || !s->btrace_on[i]) {
+		snprintf(err, errlen, "btrace is not enabled for thread %x", tid);
+		return NULL;
+	}
+	if (!strcmp(annex, "delta")) {
+		snprintf(err, errlen, "delta reads are not supported");
+		return NULL;
+	}
+	if (strcmp(annex, "all") && strcmp(annex, "new")) {
+		snprintf(err, errlen, "unknown btrace read type '%.64s'", annex);
+		return NULL;
+	}
+	if (!strcmp(annex, "new") && s->btrace_sent[i])
+		return btrace_xml_empty();
+	if (replay_raw_trace(s->replay, tid, &trace, &size) < 0) {
+		snprintf(err, errlen, "thread %x has no trace", tid);
+		return NULL;
+	}
+	replay_trace_cpu(s->replay, &vendor, &family, &model, &stepping);
+	s->btrace_sent[i] = true;
+	return btrace_xml(trace, size, vendor, family, model, stepping);
+}
+
+/* Every qXfer read: the document is built (or found) whole, then sliced. */
+static int handle_xfer(struct session *s, const struct rsp_request *r)
+{
+	const void *data = NULL;
+	char *owned = NULL;
+	char err[256] = "";
+	size_t size = 0;
+	int rc;
+
+	if (!strcmp(r->object, "features")) {
+		if (strcmp(r->annex, "target.xml"))
+			return rsp_reply_error(s->conn, err_malformed);
+		data = tdesc_target_xml;
+		size = strlen(tdesc_target_xml);
+	} else if (!strcmp(r->object, "auxv")) {
+		data = replay_auxv(s->replay, &size);
+		if (!data)
+			return rsp_reply_error(s->conn, err_memory);
+	} else if (!strcmp(r->object, "exec-file")) {
+		data = replay_executable(s->replay);
+		if (!data)
+			return rsp_reply_error(s->conn, err_memory);
+		size = strlen(data);
+	} else if (!strcmp(r->object, "threads")) {
+		data = owned = threads_xml(s);
+	} else if (!strcmp(r->object, "libraries-svr4")) {
+		data = owned = libraries_svr4_xml(s->replay, err, sizeof(err));
+		if (!owned) {
+			fprintf(stderr, "hwtrec-server: library list: %s\n", err);
+			return rsp_reply_error(s->conn, err_memory);
+		}
+	} else if (!strcmp(r->object, "btrace")) {
+		data = owned = btrace_read(s, r->annex, err, sizeof(err));
+		if (!owned)
+			return rsp_reply_error_text(s->conn, err);
+	} else if (!strcmp(r->object, "btrace-conf")) {
+		size_t i = thread_index(s, pick(s, s->g_thread));
+
+		if (i == (size_t)-1 || !s->btrace_on[i])
+			return rsp_reply_error_text(s->conn, "btrace is not enabled");
+		data = owned = btrace_conf_xml(0x4000);
+	} else {
+		return rsp_reply_empty(s->conn);
+	}
+	if (!data)
+		return rsp_reply_error(s->conn, 12);
+	if (owned)
+		size = strlen(owned);
+	rc = rsp_reply_xfer(s->conn, data, size, r->offset, r->length);
+	free(owned);
+	return rc;
+}
+
+static int handle_resume(struct session *s, const struct rsp_request *r)
+{
+	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
+					 : pick(s, s->c_thread);
+	enum replay_event event;
+	enum rsp_stop_reason reason = rsp_stop_none;
+
+	if (!replay_has_thread(s->replay, tid))
+		return rsp_reply_error(s->conn, err_thread);
+	if (replay_resume(s->replay, tid, r->reverse,
+			  r->action == rsp_action_step, &event) < 0) {
+		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
+		return rsp_reply_error(s->conn, err_memory);
+	}
+	switch (event) {
+	case replay_stepped:
+		break;
+	case replay_breakpoint:
+		reason = rsp_stop_swbreak;
+		break;
+	case replay_history_begin:
+		reason = rsp_stop_history_begin;
+		break;
+	case replay_history_end:
+		reason = rsp_stop_history_end;
+		break;
+	}
+	/* As rr: after a stop, resume and query follow the stopped thread. */
+	s->c_thread = 0;
+	s->g_thread = 0;
+	return reply_stop(s, tid, SIGTRAP_GDB, reason);
+}
+
+static int handle_register(struct session *s, const struct rsp_request *r)
+{
+	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
+	int off, size;
+
+	if (replay_registers(s->replay, pick(s, s->g_thread), regs, valid) < 0)
+		return rsp_reply_error(s->conn, err_thread);
+	if (r->kind == rsp_read_registers)
+		return rsp_reply_hex(s->conn, regs, valid, TDESC_G_SIZE);
+	off = tdesc_register_offset(r->regnum);
+	size = tdesc_register_size(r->regnum);
+	if (off < 0)
+		return rsp_reply_error(s->conn, err_malformed);
+	return rsp_reply_hex(s->conn, regs + off, valid + off, (size_t)size);
+}
+
+static int handle_memory(struct session *s, const struct rsp_request *r)
+{
+	/* 'm' doubles every byte; 'x' may escape every byte. */
+	uint64_t max = RSP_MAX_PAYLOAD / 2 - 2;
+	size_t len = (size_t)(r->length < max ? r->length : max), n;
+	uint8_t *buf;
+	int rc;
+
+	if (len == 0)
+		return r->kind == rsp_read_memory_binary
+			       ? rsp_reply_binary(s->conn, NULL, 0)
+			       : rsp_reply_text(s->conn, "");
+	buf = malloc(len);
+	if (!buf)
+		return rsp_reply_error(s->conn, 12);
+	n = replay_read_memory(s->replay, r->addr, buf, len);
+	if (n == 0)
+		rc = rsp_reply_error(s->conn, err_memory);
+	else if (r->kind == rsp_read_memory_binary)
+		rc = rsp_reply_binary(s->conn, buf, n);
+	else
+		rc = rsp_reply_hex(s->conn, buf, NULL, n);
+	free(buf);
+	return rc;
+}
+
+/* qHwtr: the plugin's history requests (doc/gdb-packets.md). */
+static int handle_hwtr(struct session *s, const struct rsp_request *r)
+{
+	const char *cmd = r->hwtr_command;
+	const uint64_t *a = r->hwtr_args;
+	char err[512] = "";
+	char *text = NULL;
+	int rc;
+
+	if (!strcmp(cmd, "info") && r->hwtr_nargs == 0) {
+		text = replay_info_json(s->replay, err, sizeof(err));
+	} else if ((!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history")) &&
+		   r->hwtr_nargs == 4) {
+		if (a[0] > UINT32_MAX || a[3] > UINT32_MAX)
+			return rsp_reply_error_text(s->conn, "thread or flags out of range");
+		text = replay_listing(s->replay, (uint32_t)a[0], cmd[0] == 'c', a[1],
+				      a[2], (unsigned)a[3], err, sizeof(err));
+	} else if (!strcmp(cmd, "goto") && r->hwtr_nargs == 2) {
+		if (a[0] > UINT32_MAX ||
+		    replay_goto(s->replay, (uint32_t)a[0], a[1], err, sizeof(err)) < 0)
+			return rsp_reply_error_text(s->conn, err[0] ? err : "bad thread");
+		s->current = (uint32_t)a[0];
+		return rsp_reply_ok(s->conn);
+	} else if (!strcmp(cmd, "frames") && r->hwtr_nargs == 1) {
+		if (a[0] > UINT32_MAX)
+			return rsp_reply_error_text(s->conn, "thread out of range");
+		text = replay_frames_json(s->replay, (uint32_t)a[0], err, sizeof(err));
+	} else if (!strcmp(cmd, "info") || !strcmp(cmd, "insn-history") ||
+		   !strcmp(cmd, "call-history") || !strcmp(cmd, "goto") ||
+		   !strcmp(cmd, "frames")) {
+		return rsp_reply_error_text(s->conn, "wrong number of arguments");
+	} else {
+		return rsp_reply_empty(s->conn);
+	}
+	if (!text)
+		return rsp_reply_error_text(s->conn, err[0] ? err : "failed");
+	rc = rsp_reply_hex(s->conn, (const uint8_t *)text, NULL, strlen(text));
+	free(text);
+	return rc;
+}
+
+static int handle(struct session *s, const struct rsp_request *r)
+{
+	switch (r->kind) {
+	case rsp_unknown:
+		return rsp_reply_empty(s->conn);
+	case rsp_malformed:
+		fprintf(stderr, "hwtrec-server: malformed packet: %s\n", r->error);
+		return rsp_reply_error(s->conn, err_malformed);
+	case rsp_supported: {
+		char *features = supported_features(s);
+		int rc;
+
+		if (!features)
+			return rsp_reply_error(s->conn, 12);
+		rc = rsp_reply_text(s->conn, features);
+		free(features);
+		return rc;
+	}
+	case rsp_no_ack: {
+		int rc = rsp_reply_ok(s->conn);
+
+		s->conn->ack_mode = false;
+		return rc;
+	}
+	case rsp_halt_reason:
+		return reply_stop(s, s->current, s->last_signal, s->last_reason);
+	case rsp_read_registers:
+	case rsp_read_register:
+		return handle_register(s, r);
+	case rsp_write_registers:
+	case rsp_write_register:
+	case rsp_write_memory:
+		return rsp_reply_error(s->conn, err_readonly);
+	case rsp_read_memory:
+	case rsp_read_memory_binary:
+		return handle_memory(s, r);
+	case rsp_insert_point:
+	case rsp_remove_point:
+		if (r->point_type > 1)
+			return rsp_reply_empty(s->conn);	/* no data trace: no watchpoints */
+		if ((r->kind == rsp_insert_point
+			     ? replay_insert_breakpoint(s->replay, r->point_type, r->addr)
+			     : replay_remove_breakpoint(s->replay, r->point_type, r->addr)) < 0)
+			return rsp_reply_error(s->conn, 12);
+		return rsp_reply_ok(s->conn);
+	case rsp_set_thread:
+		if (r->thread.tid > 0 &&
+		    !replay_has_thread(s->replay, (uint32_t)r->thread.tid))
+			return rsp_reply_error(s->conn, err_thread);
+		if (r->thread_op == 'g')
+			s->g_thread = r->thread.tid > 0 ? (uint32_t)r->thread.tid : 0;
+		else
+			s->c_thread = r->thread.tid > 0 ? (uint32_t)r->thread.tid : 0;
+		return rsp_reply_ok(s->conn);
+	case rsp_thread_alive:
+		if (r->thread.tid > 0 &&
+		    replay_has_thread(s->replay, (uint32_t)r->thread.tid))
+			return rsp_reply_ok(s->conn);
+		return rsp_reply_error(s->conn, err_thread);
+	case rsp_thread_list_first:
+		return rsp_reply_thread_list(s->conn, s->tids, s->nthreads);
+	case rsp_thread_list_next:
+		return rsp_reply_thread_list(s->conn, NULL, 0);
+	case rsp_current_thread:
+		return rsp_reply_current_thread(s->conn, s->current);
+	case rsp_attached:
+		return rsp_reply_text(s->conn, "1");	/* quit detaches */
+	case rsp_symbol:
+		return rsp_reply_ok(s->conn);
+	case rsp_xfer_read:
+		return handle_xfer(s, r);
+	case rsp_resume:
+		return handle_resume(s, r);
+	case rsp_vcont_query:
+		return rsp_reply_text(s->conn, "vCont;c;C;s;S");
+	case rsp_kill:
+		s->done = true;
+		return rsp_reply_ok(s->conn);
+	case rsp_detach:
+		s->done = true;
+		return rsp_reply_ok(s->conn);
+	case rsp_btrace_enable: {
+		uint32_t tid = pick(s, s->g_thread);
+		size_t i = thread_index(s, tid);
+		const uint8_t *trace;
+		size_t size;
+
+		if (strcmp(r->object, "pt"))
+			return rsp_reply_error_text(s->conn, "only Intel PT traces are recorded");
+		if (i == (size_t)-1 || replay_raw_trace(s->replay, tid, &trace, &size) < 0)
+			return rsp_reply_error_text(s->conn, "this thread has no trace");
+		s->btrace_on[i] = true;
+		s->btrace_sent[i] = false;
+		return rsp_reply_ok(s->conn);
+	}
+	case rsp_btrace_disable: {
+		size_t i = thread_index(s, pick(s, s->g_thread));
+
+		if (i != (size_t)-1)
+			s->btrace_on[i] = false;
+		return rsp_reply_ok(s->conn);
+	}
+	case rsp_hwtr:
+		return handle_hwtr(s, r);
+	}
+	return rsp_reply_empty(s->conn);
+}
+
+int server_run(struct replay *replay, struct rsp_conn *conn)
+{
+	struct session s = { .replay = replay, .conn = conn };
+	struct rsp_request request;
+	size_t i;
+	int rc = 0;
+
+	s.nthreads = replay_nthreads(replay);
+	s.tids = calloc(s.nthreads, sizeof(*s.tids));
+	s.btrace_on = calloc(s.nthreads, sizeof(bool));
+	s.btrace_sent = calloc(s.nthreads, sizeof(bool));
+	if (!s.tids || !s.btrace_on || !s.btrace_sent) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < s.nthreads; i++)
+		s.tids[i] = replay_thread_tid(replay, i);
+	s.current = replay_initial_thread(replay);
+	s.last_signal = replay_end_signal(replay);
+	if (!s.last_signal)
+		s.last_signal = SIGTRAP_GDB;
+	while (!s.done) {
+		switch (rsp_receive(conn)) {
+		case rsp_recv_eof:
+			goto out;
+		case rsp_recv_interrupt:
+			/* Nothing runs between requests: nothing to stop. */
+			continue;
+		case rsp_recv_oversized:
+			fprintf(stderr, "hwtrec-server: packet longer than %#x bytes dropped\n",
+				RSP_MAX_PAYLOAD);
+			if (rsp_reply_error(conn, err_malformed) < 0)
+				goto out;
+			continue;
+		case rsp_recv_packet:
+			break;
+		}
+		rsp_parse(conn->payload, conn->payload_len, &request);
+		if (handle(&s, &request) < 0)
+			break;
+	}
+out:
+	free(s.tids);
+	free(s.btrace_on);
+	free(s.btrace_sent);
+	return rc;
+}

@@ -1,0 +1,16 @@
+/* server.h: what each GDB request does in replay mode.
+ *
+ * The loop reads requests from rsp.c and answers them from replay.c; it is
+ * the only place that knows both, and it holds the session's state (which
+ * thread GDB selected, which threads have btrace on). */
+#ifndef HWTREC_SERVER_H
+#define HWTREC_SERVER_H
+
+#include "replay.h"
+#include "rsp.h"
+
+/* Serve one GDB connection until it detaches, kills or goes away.
+ * Returns 0 then, or -1 if the connection failed. */
+int server_run(struct replay *replay, struct rsp_conn *conn);
+
+#endif /* HWTREC_SERVER_H */
