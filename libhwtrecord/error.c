@@ -51,6 +51,7 @@ int hwtr_fail_context(int code, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	memcpy(previous, last_error, sizeof(previous));
-	snprintf(last_error, sizeof(last_error), "%s%s", prefix, previous);
+	/* Long messages are cut at the buffer, keeping the prefix. */
+	snprintf(last_error, sizeof(last_error), "%.511s%.511s", prefix, previous);
 	return code > 0 ? -code : code;
 }

@@ -1,0 +1,234 @@
+/* cursor.c: a position in one thread's history, and moving it.
+ *
+ * Positions are instruction numbers (1-based, as GDB's btrace).  Seeking is a
+ * binary search over chunks plus decoding at most one chunk; searching for
+ * addresses skips every chunk whose page filter rules them out.
+ */
+#include "history.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hwtr_cursor {
+	struct hwtr_thread *thread;
+	uint64_t position;
+};
+
+int hwtr_cursor_alloc(struct hwtr_thread *thread, struct hwtr_cursor **out)
+{
+	struct hwtr_cursor *c;
+
+	if (!thread || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_alloc: bad argument");
+	if (thread->ninsns == 0)
+		return hwtr_fail(hwtr_err_eos, "thread %u has an empty history",
+				 thread->tid);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	c->thread = thread;
+	c->position = thread->ninsns;
+	*out = c;
+	return 0;
+}
+
+void hwtr_cursor_free(struct hwtr_cursor *c)
+{
+	free(c);
+}
+
+uint64_t hwtr_cursor_position(const struct hwtr_cursor *c)
+{
+	return c ? c->position : 0;
+}
+
+int hwtr_cursor_goto(struct hwtr_cursor *c, uint64_t number)
+{
+	if (!c)
+		return hwtr_fail(hwtr_err_invalid, "no cursor");
+	if (number < 1 || number > c->thread->ninsns)
+		return hwtr_fail(hwtr_err_range,
+				 "instruction %llu is outside the history of thread "
+				 "%u (1 to %llu)", (unsigned long long)number,
+				 c->thread->tid,
+				 (unsigned long long)c->thread->ninsns);
+	c->position = number;
+	return 0;
+}
+
+int hwtr_cursor_step(struct hwtr_cursor *c, int64_t delta)
+{
+	uint64_t n;
+
+	if (!c)
+		return hwtr_fail(hwtr_err_invalid, "no cursor");
+	n = c->thread->ninsns;
+	/* -(delta + 1) + 1 is |delta| without overflow at INT64_MIN. */
+	if (delta < 0 && (uint64_t)(-(delta + 1)) + 1 >= c->position) {
+		c->position = 1;
+		return hwtr_fail(hwtr_err_eos, "reached the beginning of the history");
+	}
+	if (delta > 0 && (uint64_t)delta > n - c->position) {
+		c->position = n;
+		return hwtr_fail(hwtr_err_eos, "reached the end of the history");
+	}
+	c->position += (uint64_t)delta;
+	return 0;
+}
+
+static int decoded_at(struct hwtr_thread *t, uint64_t number,
+		      const struct decoded_insn **insn)
+{
+	const struct decoded_chunk *d;
+	size_t k = history_chunk_of(t, number);
+	int err = history_decode_chunk(t, k, &d);
+
+	if (err)
+		return err;
+	if (number < d->first_insn || number - d->first_insn >= d->count)
+		return hwtr_fail(hwtr_err_range, "instruction %llu not in its chunk",
+				 (unsigned long long)number);
+	*insn = &d->insns[number - d->first_insn];
+	return 0;
+}
+
+int hwtr_cursor_insn(struct hwtr_cursor *c, struct hwtr_insn *out)
+{
+	const struct decoded_insn *d = NULL;
+	struct hwtr_thread *t;
+	int err;
+
+	if (!c || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_insn: bad argument");
+	t = c->thread;
+	if ((err = decoded_at(t, c->position, &d)))
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->number = c->position;
+	if (d->is_gap) {
+		const struct gap_entry *g = history_gap_at(t, c->position);
+
+		out->gap = g ? &g->gap : NULL;
+		return 0;
+	}
+	out->ip = d->ip;
+	out->size = d->size;
+	out->iclass = (enum hwtr_insn_class)d->iclass;
+	out->speculative = d->speculative;
+	if (d->isid > 0 && d->size)
+		pt_iscache_read(image_set_iscache(t->history->images), out->raw,
+				d->size, d->isid, d->ip);
+	return 0;
+}
+
+int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
+{
+	if (!c || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_segment: bad argument");
+	history_segment_view(c->thread, history_segment_of(c->thread, c->position),
+			     out);
+	return 0;
+}
+
+static bool in_set(uint64_t ip, const uint64_t *addrs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (addrs[i] == ip)
+			return true;
+	return false;
+}
+
+static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (page_filter_may_contain(c->pages, addrs[i]))
+			return true;
+	return false;
+}
+
+int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
+		     const uint64_t *addrs, size_t naddrs)
+{
+	struct hwtr_thread *t;
+	uint64_t pos;
+	size_t k;
+
+	if (!c || (!addrs && naddrs) || direction == 0)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_find: bad argument");
+	t = c->thread;
+	if (naddrs == 0)
+		return 0;
+	pos = c->position;
+	k = history_chunk_of(t, pos);
+	for (;;) {
+		const struct chunk *ch = &t->chunks[k];
+		const struct decoded_chunk *d;
+		uint64_t end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn
+						  : t->ninsns + 1;
+
+		if (chunk_may_hold(ch, addrs, naddrs) && ch->psb_offset != UINT64_MAX) {
+			int err = history_decode_chunk(t, k, &d);
+			uint64_t n;
+
+			if (err)
+				return err;
+			if (direction < 0) {
+				n = pos <= end ? pos : end;	/* exclusive bound */
+				while (n-- > ch->first_insn) {
+					const struct decoded_insn *di =
+						&d->insns[n - ch->first_insn];
+
+					if (!di->is_gap && in_set(di->ip, addrs, naddrs)) {
+						c->position = n;
+						return 1;
+					}
+				}
+			} else {
+				for (n = pos + 1 > ch->first_insn ? pos + 1 : ch->first_insn;
+				     n < end; n++) {
+					const struct decoded_insn *di =
+						&d->insns[n - ch->first_insn];
+
+					if (!di->is_gap && in_set(di->ip, addrs, naddrs)) {
+						c->position = n;
+						return 1;
+					}
+				}
+			}
+		}
+		if (direction < 0) {
+			if (k == 0)
+				return 0;
+			k--;
+		} else {
+			if (k + 1 >= t->nchunks)
+				return 0;
+			k++;
+		}
+	}
+}
+
+int hwtr_cursor_callstack(const struct hwtr_cursor *c,
+			  struct hwtr_segment *segments, size_t max)
+{
+	uint64_t number;
+	size_t n = 0;
+
+	if (!c || (!segments && max))
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_cursor_callstack: bad argument");
+	number = history_segment_of(c->thread, c->position);
+	while (number && n < max) {
+		history_segment_view(c->thread, number, &segments[n]);
+		number = segments[n].up;
+		n++;
+	}
+	return (int)n;
+}

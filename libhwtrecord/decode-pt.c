@@ -1,0 +1,432 @@
+/* decode-pt.c: walking Intel PT with libipt (see decode-pt.h).
+ *
+ * Chunk starts: libipt reports each PSB+ that finds tracing enabled as a
+ * status-update exec-mode event at the PSB's FUP IP, but does not say which
+ * PSB it came from.  A packet scan lists the PSBs first; the walk pairs each
+ * status event with the next scanned PSB that has a FUP and a MODE.Exec, and
+ * checks that the IPs agree.  After an error the decoder resynchronises at
+ * the next PSB (pt_blk_sync_forward), whose offset libipt does report.
+ *
+ * Blocks end at every call and jump (end_on_call, end_on_jump), so only a
+ * block's last instruction can change the function: the history needs no
+ * per-instruction decoding to build function segments.
+ */
+#include "decode-pt.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pt_walk {
+	struct pt_block_decoder *decoder;
+	const struct psb_scan *scan;
+	size_t next_psb;	/* scan index of the next chunk-start candidate */
+	int status;		/* libipt status of the last call */
+	bool started;		/* synchronised at least once */
+	bool ended;
+	bool sync_chunk;	/* just synchronised: report a chunk start */
+	uint64_t sync_offset;
+	bool swallow_status;	/* the sync PSB's own status event is due */
+	bool enabled_seen;	/* an instruction was decoded since sync */
+	bool truncation_reported;
+	uint64_t start;
+};
+
+void pt_config_from_recording(struct pt_config *config,
+			      const struct hwtr_pt_config *pt,
+			      const uint8_t *bytes, size_t size)
+{
+	pt_config_init(config);
+	config->begin = (uint8_t *)bytes;
+	config->end = (uint8_t *)bytes + size;
+	if (!strcmp(pt->vendor, "intel")) {
+		config->cpu.vendor = pcv_intel;
+		config->cpu.family = pt->family;
+		config->cpu.model = pt->model;
+		config->cpu.stepping = pt->stepping;
+		pt_cpu_errata(&config->errata, &config->cpu);
+	}
+	config->cpuid_0x15_eax = pt->cpuid_0x15_eax;
+	config->cpuid_0x15_ebx = pt->cpuid_0x15_ebx;
+	config->mtc_freq = pt->mtc_freq;
+	config->nom_freq = pt->nom_freq;
+	config->flags.variant.block.end_on_call = 1;
+	config->flags.variant.block.end_on_jump = 1;
+}
+
+static uint64_t psb_fup_ip(const struct pt_packet_ip *ip)
+{
+	/* Inside PSB+ the last IP is reset, so compression is relative to 0. */
+	switch (ip->ipc) {
+	case pt_ipc_sext_48:
+		return (uint64_t)((int64_t)(ip->ip << 16) >> 16);
+	default:
+		return ip->ip;
+	}
+}
+
+int psb_scan_stream(const struct pt_config *config, uint64_t start,
+		    struct psb_scan *scan)
+{
+	struct pt_config cfg = *config;
+	struct pt_packet_decoder *dec;
+	struct psb_info *cur = NULL;
+	size_t size = (size_t)(config->end - config->begin), cap = 0;
+	int status;
+
+	memset(scan, 0, sizeof(*scan));
+	scan->first_sync = size;
+	if (start >= size)
+		return 0;
+	cfg.begin = config->begin;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	if (!dec)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	/* Read packets from START (a ring's kept part); bytes that are not
+	 * packets are skipped to the next PSB below. */
+	status = pt_pkt_sync_set(dec, start);
+	while (status >= 0) {
+		struct pt_packet pkt;
+		uint64_t off = 0;
+
+		pt_pkt_get_offset(dec, &off);
+		status = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (status < 0) {
+			if (status == -pte_eos) {
+				/* The stream ends inside a packet? */
+				if (off < size) {
+					scan->truncated = true;
+					scan->truncated_at = off;
+				}
+				break;
+			}
+			/* Garbage: find the next PSB. */
+			cur = NULL;
+			status = pt_pkt_sync_forward(dec);
+			continue;
+		}
+		switch (pkt.type) {
+		case ppt_psb:
+			if (scan->count == cap) {
+				size_t ncap = cap ? 2 * cap : 256;
+				void *p = realloc(scan->psbs, ncap * sizeof(*scan->psbs));
+
+				if (!p) {
+					pt_pkt_free_decoder(dec);
+					psb_scan_release(scan);
+					return hwtr_fail(hwtr_err_nomem, "out of memory");
+				}
+				scan->psbs = p;
+				cap = ncap;
+			}
+			cur = &scan->psbs[scan->count++];
+			memset(cur, 0, sizeof(*cur));
+			cur->offset = off;
+			if (scan->count == 1)
+				scan->first_sync = off;
+			break;
+		case ppt_psbend:
+			cur = NULL;
+			break;
+		case ppt_tsc:
+			if (cur) {
+				cur->tsc = pkt.payload.tsc.tsc;
+				cur->has_tsc = true;
+			}
+			break;
+		case ppt_fup:
+			if (cur && pkt.payload.ip.ipc != pt_ipc_suppressed) {
+				cur->fup_ip = psb_fup_ip(&pkt.payload.ip);
+				cur->has_fup = true;
+			}
+			break;
+		case ppt_mode:
+			if (cur && pkt.payload.mode.leaf == pt_mol_exec)
+				cur->has_mode_exec = true;
+			break;
+		default:
+			break;
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return 0;
+}
+
+void psb_scan_release(struct psb_scan *scan)
+{
+	free(scan->psbs);
+	memset(scan, 0, sizeof(*scan));
+}
+
+static size_t scan_index_after(const struct psb_scan *scan, uint64_t offset)
+{
+	size_t lo = 0, hi = scan->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (scan->psbs[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct psb_info *scan_find(const struct psb_scan *scan,
+				       uint64_t offset)
+{
+	size_t i = scan_index_after(scan, offset);
+
+	return i > 0 && scan->psbs[i - 1].offset == offset ? &scan->psbs[i - 1]
+							    : NULL;
+}
+
+/* The decoder is synchronised at the PSB at OFFSET: that is a chunk start,
+ * whether or not tracing was enabled there. */
+static void synced_at(struct pt_walk *w, uint64_t offset)
+{
+	const struct psb_info *psb = scan_find(w->scan, offset);
+
+	w->sync_chunk = true;
+	w->sync_offset = offset;
+	w->swallow_status = psb && psb->has_fup && psb->has_mode_exec;
+	w->next_psb = scan_index_after(w->scan, offset);
+	w->enabled_seen = false;
+}
+
+static int walk_alloc(const struct pt_config *config,
+		      const struct psb_scan *scan, struct pt_image *image,
+		      struct pt_walk **out)
+{
+	struct pt_walk *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->decoder = pt_blk_alloc_decoder(config);
+	if (!w->decoder) {
+		free(w);
+		return hwtr_fail(hwtr_err_nomem, "cannot allocate a libipt decoder");
+	}
+	w->scan = scan;
+	if (image)
+		pt_blk_set_image(w->decoder, image);
+	*out = w;
+	return 0;
+}
+
+int pt_walk_begin(const struct pt_config *config, const struct psb_scan *scan,
+		  uint64_t start, struct pt_image *image, struct pt_walk **out)
+{
+	int err = walk_alloc(config, scan, image, out);
+
+	if (!err)
+		(*out)->start = start;
+	return err;
+}
+
+int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
+	       uint64_t offset, struct pt_image *image, struct pt_walk **out)
+{
+	struct pt_walk *w;
+	int err = walk_alloc(config, scan, image, &w);
+
+	if (err)
+		return err;
+	w->status = pt_blk_sync_set(w->decoder, offset);
+	if (w->status < 0) {
+		pt_walk_free(w);
+		return hwtr_fail(hwtr_err_decode,
+				 "cannot synchronise at PSB offset %llu: %s",
+				 (unsigned long long)offset,
+				 pt_errstr(pt_errcode(w->status)));
+	}
+	w->started = true;
+	synced_at(w, offset);
+	*out = w;
+	return 0;
+}
+
+void pt_walk_free(struct pt_walk *w)
+{
+	if (!w)
+		return;
+	pt_blk_free_decoder(w->decoder);
+	free(w);
+}
+
+int pt_walk_set_image(struct pt_walk *w, struct pt_image *image)
+{
+	int err = pt_blk_set_image(w->decoder, image);
+
+	return err < 0 ? hwtr_fail(hwtr_err_decode, "cannot set image: %s",
+				   pt_errstr(pt_errcode(err)))
+		       : 0;
+}
+
+/* Synchronise forward; a gap item is produced by the caller first. */
+static void resync(struct pt_walk *w)
+{
+	uint64_t off = 0;
+
+	w->status = pt_blk_sync_forward(w->decoder);
+	if (w->status < 0) {
+		w->ended = true;
+		return;
+	}
+	pt_blk_get_sync_offset(w->decoder, &off);
+	synced_at(w, off);
+}
+
+static int gap_item(struct pt_walk *w, struct walk_item *item,
+		    enum gap_kind kind, int error, uint64_t ip)
+{
+	uint64_t off = 0;
+
+	pt_blk_get_offset(w->decoder, &off);
+	memset(item, 0, sizeof(*item));
+	item->kind = walk_gap;
+	item->gap = kind;
+	item->pt_error = error < 0 ? -error : error;
+	item->offset = off;
+	item->ip = ip;
+	return 1;
+}
+
+/* At the end of the stream: report an incomplete last packet once. */
+static int end_item(struct pt_walk *w, struct walk_item *item)
+{
+	w->ended = true;
+	if (w->scan->truncated && !w->truncation_reported) {
+		w->truncation_reported = true;
+		memset(item, 0, sizeof(*item));
+		item->kind = walk_gap;
+		item->gap = gap_truncated;
+		item->pt_error = pte_eos;
+		item->offset = w->scan->truncated_at;
+		return 1;
+	}
+	return 0;
+}
+
+static void chunk_item(struct walk_item *item, const struct psb_info *psb,
+		       uint64_t offset)
+{
+	memset(item, 0, sizeof(*item));
+	item->kind = walk_chunk_start;
+	item->offset = offset;
+	if (psb) {
+		item->ip = psb->has_fup ? psb->fup_ip : 0;
+		item->tsc = psb->tsc;
+	}
+}
+
+/* A status-update exec-mode event marks a PSB+ passed while decoding. */
+static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
+				 struct walk_item *item)
+{
+	const struct psb_scan *scan = w->scan;
+	const struct psb_info *psb;
+
+	if (ev->type != ptev_exec_mode || !ev->status_update || ev->ip_suppressed)
+		return false;
+	/* The next scanned PSB+ that libipt reports this way. */
+	while (w->next_psb < scan->count &&
+	       !(scan->psbs[w->next_psb].has_fup &&
+		 scan->psbs[w->next_psb].has_mode_exec))
+		w->next_psb++;
+	if (w->next_psb >= scan->count ||
+	    scan->psbs[w->next_psb].fup_ip != ev->variant.exec_mode.ip)
+		return false;	/* cannot place it: not a chunk start */
+	psb = &scan->psbs[w->next_psb++];
+	chunk_item(item, psb, psb->offset);
+	return true;
+}
+
+int pt_walk_next(struct pt_walk *w, struct walk_item *item)
+{
+	if (w->ended)
+		return end_item(w, item);
+	if (!w->started) {
+		w->started = true;
+		if (w->scan->count == 0)
+			return end_item(w, item);
+		w->status = pt_blk_sync_set(w->decoder, w->scan->psbs[0].offset);
+		if (w->status >= 0)
+			synced_at(w, w->scan->psbs[0].offset);
+		if (w->scan->first_sync > w->start) {
+			/* Bytes before the first PSB cannot be decoded. */
+			memset(item, 0, sizeof(*item));
+			item->kind = walk_gap;
+			item->gap = gap_unsynced;
+			item->offset = w->start;
+			item->ip = w->scan->first_sync - w->start;
+			return 1;
+		}
+	}
+	if (w->sync_chunk && w->status >= 0) {
+		w->sync_chunk = false;
+		chunk_item(item, scan_find(w->scan, w->sync_offset), w->sync_offset);
+		return 1;
+	}
+	for (;;) {
+		int status = w->status;
+
+		if (status < 0) {
+			if (status == -pte_eos)
+				return end_item(w, item);
+			/* An error from sync or from the last block: gap, resync. */
+			gap_item(w, item, gap_decode_error, status, 0);
+			resync(w);
+			return 1;
+		}
+		if (status & pts_event_pending) {
+			struct pt_event ev;
+
+			w->status = pt_blk_event(w->decoder, &ev, sizeof(ev));
+			if (w->status < 0)
+				continue;
+			if (w->swallow_status && ev.type == ptev_exec_mode &&
+			    ev.status_update) {
+				w->swallow_status = false;	/* reported at sync */
+				continue;
+			}
+			if (event_is_chunk_start(w, &ev, item))
+				return 1;
+			if (ev.type == ptev_overflow) {
+				w->enabled_seen = false;
+				return gap_item(w, item, gap_overflow, 0,
+						ev.variant.overflow.ip);
+			}
+			if (ev.type == ptev_enabled && !ev.status_update &&
+			    !ev.variant.enabled.resumed && w->enabled_seen) {
+				/* Tracing went off and came back somewhere else:
+				 * the instructions in between are not in the trace
+				 * (GDB's btrace reports the same gap). */
+				return gap_item(w, item, gap_disabled, 0,
+						ev.variant.enabled.ip);
+			}
+			continue;
+		}
+		memset(item, 0, sizeof(*item));
+		w->status = pt_blk_next(w->decoder, &item->block,
+					sizeof(item->block));
+		if (item->block.ninsn > 0) {
+			/* A partial block before an error still executed. */
+			item->kind = walk_block;
+			w->enabled_seen = true;
+			if (w->status < 0 && w->status != -pte_eos) {
+				/* The error itself is reported by the next call. */
+			}
+			return 1;
+		}
+		if (w->status < 0 && w->status != -pte_eos) {
+			int err = w->status;
+
+			gap_item(w, item, gap_decode_error, err, item->block.ip);
+			resync(w);
+			return 1;
+		}
+	}
+}

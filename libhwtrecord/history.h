@@ -1,0 +1,101 @@
+/* history.h: the history of each thread (DESIGN.md section 6), internal.
+ *
+ * Per thread: the chunk index (one entry per PSB at which decoding can
+ * start), the function segments of the whole trace, and the gaps.  No
+ * per-instruction data is kept; a chunk's instructions are decoded again on
+ * demand into a bounded cache.
+ */
+#ifndef HWTR_HISTORY_H
+#define HWTR_HISTORY_H
+
+#include "decode-pt.h"
+#include "hwtrecord.h"
+#include "image.h"
+#include "symbols.h"
+
+#define PAGE_FILTER_BYTES 32
+
+struct chunk {
+	uint64_t psb_offset;
+	uint64_t first_insn;	/* instruction number of its first entry */
+	uint64_t tsc_begin, tsc_end;	/* the window its image is chosen for */
+	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
+	uint8_t pages[PAGE_FILTER_BYTES];	/* Bloom filter of code pages */
+};
+
+struct segment {
+	uint64_t insn_begin;
+	uint32_t up, prev, next;
+	int32_t level;
+	uint32_t function;	/* symbolizer id */
+	uint32_t flags;		/* HWTR_SEG_* */
+};
+
+struct gap_entry {
+	uint64_t insn;		/* the instruction number it takes */
+	uint64_t segment;
+	struct hwtr_gap gap;
+};
+
+/* One decoded instruction (or gap) in the on-demand cache. */
+struct decoded_insn {
+	uint64_t ip;
+	int32_t isid;		/* libipt section, for reading the bytes */
+	uint8_t size;
+	uint8_t iclass;		/* enum hwtr_insn_class */
+	uint8_t speculative;
+	uint8_t is_gap;
+};
+
+struct decoded_chunk {
+	uint64_t key;		/* thread index << 40 | chunk index */
+	uint64_t first_insn;
+	size_t count;
+	struct decoded_insn *insns;
+	uint64_t last_use;
+};
+
+struct hwtr_thread {
+	struct hwtr_history *history;
+	size_t index;		/* in the recording's thread list */
+	uint32_t tid;
+	struct pt_config config;
+	struct psb_scan scan;
+	struct chunk *chunks;
+	size_t nchunks;
+	struct segment *segments;	/* segment number N is segments[N - 1] */
+	size_t nsegments;
+	struct gap_entry *gaps;
+	size_t ngaps;
+	uint64_t ninsns;
+	int32_t level_base;	/* added to levels so the minimum is 0 */
+	uint64_t trace_bytes;
+};
+
+struct hwtr_history {
+	struct hwtr_recording *recording;
+	struct image_set *images;
+	struct hwtr_symbolizer *symbols;
+	struct hwtr_thread *threads;
+	size_t nthreads;
+	struct decoded_chunk *cache;
+	size_t cache_slots;
+	uint64_t cache_clock;
+	void *capstone;		/* csh, for instruction lengths */
+};
+
+/* The decoded instructions of chunk K (cached). */
+int history_decode_chunk(struct hwtr_thread *thread, size_t chunk,
+			 const struct decoded_chunk **decoded);
+/* The chunk holding instruction NUMBER. */
+size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
+/* The segment number holding instruction NUMBER. */
+uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
+const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
+				       uint64_t number);
+bool page_filter_may_contain(const uint8_t *filter, uint64_t ip);
+/* Fill a public segment view. */
+void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
+			  struct hwtr_segment *out);
+
+#endif

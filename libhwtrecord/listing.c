@@ -1,0 +1,389 @@
+/* listing.c: instruction and function-call history in GDB's btrace formats
+ * (record-btrace.c: btrace_insn_history, btrace_call_history) and as JSON
+ * lines (doc/json-schema.md).  Everything streams one entry at a time.
+ */
+#include "history.h"
+
+#include "error.h"
+#include "json-util.h"
+
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *class_name(enum hwtr_insn_class c)
+{
+	static const char *const names[] = {
+		"other", "call", "return", "jump", "cond_jump",
+		"far_call", "far_return", "far_jump", "unknown",
+	};
+
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c]
+							      : "unknown";
+}
+
+/* GDB's btrace_ui_out_decode_error wording. */
+static void gap_text(const struct hwtr_gap *gap, char *buf, size_t size)
+{
+	if (!gap)
+		snprintf(buf, size, "[decode error]");
+	else if (strncmp(gap->message, "overflow", 8) == 0)
+		snprintf(buf, size, "[overflow]");
+	else if (strncmp(gap->message, "tracing was disabled", 20) == 0)
+		snprintf(buf, size, "[disabled]");
+	else
+		snprintf(buf, size, "[decode error (%d): %s]",
+			 gap->pt_error ? -gap->pt_error : -1, gap->message);
+}
+
+static const char *gap_kind(const struct hwtr_gap *gap)
+{
+	if (!gap)
+		return "decode-error";
+	if (!strncmp(gap->message, "overflow", 8))
+		return "overflow";
+	if (!strncmp(gap->message, "tracing was disabled", 20))
+		return "disabled";
+	if (strstr(gap->message, "missing binary") ||
+	    strstr(gap->message, "build-id mismatch"))
+		return "missing-binary";
+	if (!strncmp(gap->message, "trace truncated", 15))
+		return "truncated";
+	return pt_errstr((enum pt_error_code)gap->pt_error);
+}
+
+static json_t *gap_json(const struct hwtr_gap *gap)
+{
+	return json_pack("{s:s,s:i,s:I,s:s}", "error", gap_kind(gap), "pt_error",
+			 gap ? gap->pt_error : 0, "offset",
+			 (json_int_t)(gap ? gap->offset : 0), "message",
+			 gap ? gap->message : "unknown");
+}
+
+static void emit_json(json_t *obj, FILE *out)
+{
+	json_dumpf(obj, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(obj);
+}
+
+/* Mnemonics whose operand size suffix GDB (objdump) leaves out. */
+static bool drop_suffix(const char *mnemonic, bool has_register)
+{
+	static const char *const always[] = { "call", "ret", "jmp", "push", "pop",
+					      "leave", NULL };
+	static const char *const with_register[] = {
+		"mov", "add", "sub", "and", "or", "xor", "cmp", "test", "lea",
+		"inc", "dec", "neg", "not", "imul", "shl", "shr", "sar", "adc",
+		"sbb", "xchg", NULL,
+	};
+	size_t n = strlen(mnemonic), i;
+
+	if (n < 2 || mnemonic[n - 1] != 'q')
+		return false;
+	for (i = 0; always[i]; i++)
+		if (strlen(always[i]) == n - 1 && !strncmp(mnemonic, always[i], n - 1))
+			return true;
+	for (i = 0; has_register && with_register[i]; i++)
+		if (strlen(with_register[i]) == n - 1 &&
+		    !strncmp(mnemonic, with_register[i], n - 1))
+			return true;
+	return false;
+}
+
+/* Capstone's AT&T syntax, spelled as GDB spells it: no size suffix where a
+ * register gives the size, no space after commas, and direct branch targets
+ * followed by <function+offset>. */
+static void disassemble(csh cs, struct hwtr_symbolizer *sym,
+			const struct hwtr_insn *insn, char *buf, size_t size)
+{
+	char mnemonic[32], operands[160];
+	const char *p;
+	cs_insn *ci = NULL;
+	size_t o = 0;
+	bool has_register;
+
+	if (!insn->size ||
+	    cs_disasm(cs, insn->raw, insn->size, insn->ip, 1, &ci) != 1) {
+		snprintf(buf, size, "(bad)");
+		return;
+	}
+	for (p = ci->op_str; *p && o + 1 < sizeof(operands); p++)
+		if (!(p[0] == ' ' && p > ci->op_str && p[-1] == ','))
+			operands[o++] = *p;
+	operands[o] = 0;
+	has_register = operands[0] == '%' || strstr(operands, ",%") ||
+		       !strncmp(operands, "*%", 2);
+	snprintf(mnemonic, sizeof(mnemonic), "%s", ci->mnemonic);
+	if (drop_suffix(mnemonic, has_register))
+		mnemonic[strlen(mnemonic) - 1] = 0;
+	if (!operands[0])
+		snprintf(buf, size, "%s", mnemonic);
+	else
+		snprintf(buf, size, "%-6s %s", mnemonic, operands);
+	if (!strncmp(operands, "0x", 2) && !strchr(operands, ',') &&
+	    (ci->id == X86_INS_CALL || ci->id == X86_INS_JMP ||
+	     mnemonic[0] == 'j' || !strncmp(mnemonic, "loop", 4))) {
+		uint64_t target = strtoull(operands, NULL, 16), start = 0;
+		const char *fn = hwtr_symbolize_function(sym, target, &start);
+
+		if (fn) {
+			size_t n = strlen(buf);
+
+			if (target == start)
+				snprintf(buf + n, size - n, " <%s>", fn);
+			else
+				snprintf(buf + n, size - n, " <%s+%llu>", fn,
+					 (unsigned long long)(target - start));
+		}
+	}
+	cs_free(ci, 1);
+}
+
+static void print_source_line(FILE *out, const char *file, int line)
+{
+	char text[512];
+	FILE *src = fopen(file, "r");
+	int n = 0;
+
+	fprintf(out, "%s:%d", file, line);
+	if (src) {
+		while (fgets(text, sizeof(text), src))
+			if (++n == line) {
+				fprintf(out, "\t%s", text);
+				if (!strchr(text, '\n'))
+					fputc('\n', out);
+				fclose(src);
+				return;
+			}
+		fclose(src);
+	}
+	fputc('\n', out);
+}
+
+int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
+		    unsigned flags, bool json, uint64_t mark_pc, FILE *out)
+{
+	struct hwtr_symbolizer *sym;
+	const char *last_file = NULL;
+	int last_line = 0;
+	struct hwtr_cursor *cur;
+	uint64_t n;
+	csh cs;
+	int err;
+
+	if (!t || !out || first < 1 || last < first || last > t->ninsns)
+		return hwtr_fail(hwtr_err_range,
+				 "instruction range %llu,%llu is outside the history "
+				 "of thread %u (1 to %llu)", (unsigned long long)first,
+				 (unsigned long long)last, t ? t->tid : 0,
+				 (unsigned long long)(t ? t->ninsns : 0));
+	sym = t->history->symbols;
+	if ((err = hwtr_cursor_alloc(t, &cur)))
+		return err;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		hwtr_cursor_free(cur);
+		return hwtr_fail(hwtr_err_nomem, "capstone: cannot open x86-64");
+	}
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	for (n = first; n <= last; n++) {
+		struct hwtr_source_line line = { 0 };
+		struct hwtr_insn insn;
+		uint64_t start = 0;
+		const char *fn;
+		char text[256];
+
+		if ((err = hwtr_cursor_goto(cur, n)) ||
+		    (err = hwtr_cursor_insn(cur, &insn)))
+			break;
+		if (insn.gap) {
+			if (json) {
+				emit_json(json_pack("{s:I,s:I,s:o}", "thread",
+						    (json_int_t)t->tid, "number",
+						    (json_int_t)n, "gap",
+						    gap_json(insn.gap)), out);
+			} else {
+				gap_text(insn.gap, text, sizeof(text));
+				fprintf(out, "%" PRIu64 "\t%s\n", n, text);
+			}
+			continue;
+		}
+		fn = hwtr_symbolize_function(sym, insn.ip, &start);
+		if (json || (flags & HWTR_INSN_SOURCE))
+			hwtr_symbolize_line(sym, insn.ip, &line);
+		disassemble(cs, sym, &insn, text, sizeof(text));
+		if (json) {
+			const struct image_mapping *m =
+				image_set_lookup(t->history->images, insn.ip,
+						 t->chunks[history_chunk_of(t, n)].tsc_begin);
+			char raw[3 * 16] = "";
+			json_t *o;
+			int i;
+
+			for (i = 0; i < insn.size; i++)
+				snprintf(raw + 2 * i, 3, "%02x", insn.raw[i]);
+			o = json_pack("{s:I,s:I,s:o,s:i,s:s,s:s,s:s}", "thread",
+				      (json_int_t)t->tid, "number", (json_int_t)n,
+				      "ip", json_address(insn.ip), "size", insn.size,
+				      "raw", raw, "insn", text, "class",
+				      class_name(insn.iclass));
+			if (m && m->path) {
+				json_object_set_new(o, "object", json_string(m->path));
+				json_object_set_new(o, "object_offset",
+						    json_integer((json_int_t)(insn.ip - m->addr + m->pgoff)));
+			}
+			if (fn) {
+				json_object_set_new(o, "function", json_string(fn));
+				json_object_set_new(o, "offset",
+						    json_integer((json_int_t)(insn.ip - start)));
+			}
+			if (line.file) {
+				json_object_set_new(o, "file", json_string(line.file));
+				json_object_set_new(o, "line", json_integer(line.line));
+			}
+			if (insn.speculative)
+				json_object_set_new(o, "speculative", json_true());
+			emit_json(o, out);
+			continue;
+		}
+		if ((flags & HWTR_INSN_SOURCE) && line.file &&
+		    (line.line != last_line || !last_file ||
+		     strcmp(line.file, last_file))) {
+			print_source_line(out, line.file, line.line);
+			last_file = line.file;
+			last_line = line.line;
+		}
+		fprintf(out, "%" PRIu64 "\t", n);
+		if (insn.speculative)
+			fputs(mark_pc && insn.ip == mark_pc && !(flags & HWTR_INSN_OMIT_PC)
+				      ? "?> " : "?  ", out);
+		else
+			fputs(mark_pc && insn.ip == mark_pc && !(flags & HWTR_INSN_OMIT_PC)
+				      ? "=> " : "   ", out);
+		fprintf(out, "0x%016" PRIx64, insn.ip);
+		if (fn && !(flags & HWTR_INSN_NO_FUNCTION))
+			fprintf(out, " <%s+%" PRIu64 ">:\t", fn, insn.ip - start);
+		else if (fn)
+			fprintf(out, " <+%" PRIu64 ">:\t", insn.ip - start);
+		else
+			fputs(":\t", out);
+		if (flags & HWTR_INSN_RAW) {
+			int i;
+
+			for (i = 0; i < insn.size; i++)
+				fprintf(out, "%s%02x", i ? " " : "", insn.raw[i]);
+			fputc('\t', out);
+		}
+		fprintf(out, "%s\n", text);
+	}
+	cs_close(&cs);
+	hwtr_cursor_free(cur);
+	return err;
+}
+
+/* The source line range of a segment's instructions (GDB's
+ * btrace_compute_src_line_range), for /l. */
+static void segment_lines(struct hwtr_thread *t, const struct hwtr_segment *s,
+			  const char **file, int *begin, int *end)
+{
+	struct hwtr_cursor *cur;
+	uint64_t n;
+
+	*file = NULL;
+	*begin = INT32_MAX;
+	*end = 0;
+	if (hwtr_cursor_alloc(t, &cur))
+		return;
+	for (n = s->insn_begin; n < s->insn_end; n++) {
+		struct hwtr_source_line line;
+		struct hwtr_insn insn;
+
+		if (hwtr_cursor_goto(cur, n) || hwtr_cursor_insn(cur, &insn) ||
+		    insn.gap)
+			continue;
+		if (hwtr_symbolize_line(t->history->symbols, insn.ip, &line) <= 0)
+			continue;
+		if (!*file)
+			*file = line.file;
+		if (line.line < *begin)
+			*begin = line.line;
+		if (line.line > *end)
+			*end = line.line;
+	}
+	hwtr_cursor_free(cur);
+}
+
+int hwtr_list_calls(struct hwtr_thread *t, uint64_t first, uint64_t last,
+		    unsigned flags, bool json, FILE *out)
+{
+	uint64_t n;
+
+	if (!t || !out || first < 1 || last < first || last > t->nsegments)
+		return hwtr_fail(hwtr_err_range,
+				 "function segment range %llu,%llu is outside the "
+				 "history of thread %u (1 to %zu)",
+				 (unsigned long long)first, (unsigned long long)last,
+				 t ? t->tid : 0, t ? t->nsegments : 0);
+	for (n = first; n <= last; n++) {
+		struct hwtr_segment s;
+		const char *file = NULL;
+		int begin = 0, end = 0, i;
+
+		history_segment_view(t, n, &s);
+		if ((flags & HWTR_CALL_LINES) || json)
+			if (!s.gap)
+				segment_lines(t, &s, &file, &begin, &end);
+		if (json) {
+			json_t *o = json_pack("{s:I,s:I,s:i,s:I,s:I}", "thread",
+					      (json_int_t)t->tid, "number",
+					      (json_int_t)n, "level", s.level,
+					      "insn_begin", (json_int_t)s.insn_begin,
+					      "insn_end", (json_int_t)(s.insn_end - 1));
+
+			if (s.function)
+				json_object_set_new(o, "function", json_string(s.function));
+			if (file && end >= begin) {
+				json_object_set_new(o, "file", json_string(file));
+				json_object_set_new(o, "line_begin", json_integer(begin));
+				json_object_set_new(o, "line_end", json_integer(end));
+			}
+			if (s.up)
+				json_object_set_new(o, "up", json_integer((json_int_t)s.up));
+			if (s.prev)
+				json_object_set_new(o, "prev", json_integer((json_int_t)s.prev));
+			if (s.next)
+				json_object_set_new(o, "next", json_integer((json_int_t)s.next));
+			if (s.gap)
+				json_object_set_new(o, "gap", gap_json(s.gap));
+			emit_json(o, out);
+			continue;
+		}
+		fprintf(out, "%" PRIu64 "\t", n);
+		if (s.flags & HWTR_SEG_GAP) {
+			char text[1200];
+
+			gap_text(s.gap, text, sizeof(text));
+			fprintf(out, "%s\n", text);
+			continue;
+		}
+		if (flags & HWTR_CALL_INDENT)
+			for (i = 0; i < s.level; i++)
+				fputs("  ", out);
+		fputs(s.function ? s.function : "??", out);
+		if (flags & HWTR_CALL_INSNS)
+			fprintf(out, "\tinst %" PRIu64 ",%" PRIu64, s.insn_begin,
+				s.insn_end - 1);
+		if ((flags & HWTR_CALL_LINES) && file) {
+			fprintf(out, "\tat %s", file);
+			if (end >= begin) {
+				fprintf(out, ":%d", begin);
+				if (end != begin)
+					fprintf(out, ",%d", end);
+			}
+		}
+		fputc('\n', out);
+	}
+	return 0;
+}

@@ -1,0 +1,301 @@
+/* symbols.c: function and line lookup over the recording's binaries. */
+#include "symbols.h"
+
+#include "error.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_SIZE 4096
+
+struct function {
+	uint64_t start, end;
+	const char *name;	/* in libdw's string tables */
+	int rank;		/* global beats weak beats local at one address */
+};
+
+struct cache_slot {
+	uint64_t ip;
+	uint32_t id;
+	bool valid;
+};
+
+struct hwtr_symbolizer {
+	Dwfl *dwfl;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	struct function *functions;	/* [0] is "no symbol" */
+	size_t nfunctions;
+	struct cache_slot cache[CACHE_SIZE];
+};
+
+static int compare_functions(const void *a, const void *b)
+{
+	const struct function *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return y->rank - x->rank;	/* best rank first */
+}
+
+static int symbol_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	default: return 1;
+	}
+}
+
+static int add_function(struct hwtr_symbolizer *s, size_t *cap, uint64_t start,
+			uint64_t end, const char *name, int rank)
+{
+	if (s->nfunctions == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 1024;
+		void *p = realloc(s->functions, ncap * sizeof(*s->functions));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		s->functions = p;
+		*cap = ncap;
+	}
+	s->functions[s->nfunctions++] =
+		(struct function){ start, end, name, rank };
+	return 0;
+}
+
+static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
+			  Dwarf_Addr base, void *arg)
+{
+	void **args = arg;
+	struct hwtr_symbolizer *s = args[0];
+	size_t *cap = args[1];
+	int n = dwfl_module_getsymtab(mod), i;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr,
+							    NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!sname || !*sname || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (add_function(s, cap, addr, addr + (sym.st_size ? sym.st_size : 1),
+				 sname, symbol_rank(sym.st_info)) < 0)
+			return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Report each loaded file once, at the bias its mappings imply. */
+static void report_modules(struct hwtr_symbolizer *s, struct image_set *images)
+{
+	size_t i, j;
+
+	dwfl_report_begin(s->dwfl);
+	for (i = 0; i < image_set_count(images); i++) {
+		const struct image_mapping *m = image_set_mapping(images, i);
+		bool seen = false;
+
+		if (!m->file)
+			continue;
+		for (j = 0; j < i && !seen; j++) {
+			const struct image_mapping *o = image_set_mapping(images, j);
+
+			seen = o->file && !strcmp(o->file, m->file) &&
+			       o->addr - o->pgoff == m->addr - m->pgoff;
+		}
+		if (seen)
+			continue;
+		/* For the segment that holds file offset pgoff at addr, the load
+		 * bias is addr - (p_vaddr + pgoff - p_offset). */
+		{
+			Dwfl_Module *mod;
+			GElf_Addr bias = 0;
+			Elf *elf;
+			int fd = open(m->file, O_RDONLY);
+			size_t phnum = 0, k;
+
+			if (fd < 0)
+				continue;
+			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			if (elf && elf_getphdrnum(elf, &phnum) == 0) {
+				for (k = 0; k < phnum; k++) {
+					GElf_Phdr ph;
+
+					if (!gelf_getphdr(elf, (int)k, &ph) ||
+					    ph.p_type != PT_LOAD)
+						continue;
+					if (m->pgoff >= (ph.p_offset & ~0xfffULL) &&
+					    m->pgoff < ph.p_offset + ph.p_filesz) {
+						bias = m->addr -
+						       (ph.p_vaddr + m->pgoff -
+							ph.p_offset);
+						break;
+					}
+				}
+			}
+			if (elf)
+				elf_end(elf);
+			close(fd);
+			mod = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
+					      m->file, -1, bias, false);
+			(void)mod;	/* overlapping modules are skipped */
+		}
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
+int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
+		     struct hwtr_symbolizer **out)
+{
+	struct hwtr_symbolizer *s = calloc(1, sizeof(*s));
+	size_t cap = 0, i, w, len = 1;
+	void *args[2];
+
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (i = 0; debug_dirs && debug_dirs[i]; i++)
+		len += strlen(debug_dirs[i]) + 1;
+	s->debuginfo_path = calloc(1, len + 64);
+	if (!s->debuginfo_path) {
+		free(s);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	strcpy(s->debuginfo_path, "-:.debug:/usr/lib/debug");
+	for (i = 0; debug_dirs && debug_dirs[i]; i++) {
+		strcat(s->debuginfo_path, ":");
+		strcat(s->debuginfo_path, debug_dirs[i]);
+	}
+	s->callbacks.find_elf = dwfl_build_id_find_elf;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl) {
+		symbolizer_free(s);
+		return hwtr_fail(hwtr_err_nomem, "libdw: %s", dwfl_errmsg(-1));
+	}
+	if (add_function(s, &cap, 0, 0, NULL, 0) < 0) {
+		symbolizer_free(s);
+		return -hwtr_err_nomem;
+	}
+	report_modules(s, images);
+	args[0] = s;
+	args[1] = &cap;
+	dwfl_getmodules(s->dwfl, collect_module, args, 0);
+
+	/* Sort, keep the best-ranked symbol per address, and end each function
+	 * at the next one where the symbol had no size. */
+	qsort(s->functions + 1, s->nfunctions - 1, sizeof(*s->functions),
+	      compare_functions);
+	for (i = 1, w = 1; i < s->nfunctions; i++) {
+		if (w > 1 && s->functions[w - 1].start == s->functions[i].start)
+			continue;
+		s->functions[w++] = s->functions[i];
+	}
+	s->nfunctions = w;
+	for (i = 1; i + 1 < s->nfunctions; i++)
+		if (s->functions[i].end == s->functions[i].start + 1 ||
+		    s->functions[i].end > s->functions[i + 1].start)
+			s->functions[i].end = s->functions[i + 1].start;
+	*out = s;
+	return 0;
+}
+
+void symbolizer_free(struct hwtr_symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->functions);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+static uint32_t find_function(const struct hwtr_symbolizer *s, uint64_t ip)
+{
+	size_t lo = 1, hi = s->nfunctions;
+
+	/* The last function starting at or before IP. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->functions[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 1 && ip < s->functions[lo - 1].end)
+		return (uint32_t)(lo - 1);
+	return 0;
+}
+
+uint32_t symbolizer_function(struct hwtr_symbolizer *s, uint64_t ip)
+{
+	struct cache_slot *slot = &s->cache[(ip ^ (ip >> 12)) % CACHE_SIZE];
+
+	if (!slot->valid || slot->ip != ip) {
+		slot->ip = ip;
+		slot->id = find_function(s, ip);
+		slot->valid = true;
+	}
+	return slot->id;
+}
+
+const char *symbolizer_function_name(const struct hwtr_symbolizer *s,
+				     uint32_t id)
+{
+	return id < s->nfunctions ? s->functions[id].name : NULL;
+}
+
+uint64_t symbolizer_function_start(const struct hwtr_symbolizer *s, uint32_t id)
+{
+	return id < s->nfunctions ? s->functions[id].start : 0;
+}
+
+void symbolizer_function_range(const struct hwtr_symbolizer *s, uint32_t id,
+			       uint64_t *start, uint64_t *end)
+{
+	*start = id && id < s->nfunctions ? s->functions[id].start : 0;
+	*end = id && id < s->nfunctions ? s->functions[id].end : 0;
+}
+
+const char *hwtr_symbolize_function(struct hwtr_symbolizer *s, uint64_t ip,
+				    uint64_t *start)
+{
+	uint32_t id;
+
+	if (!s)
+		return NULL;
+	id = symbolizer_function(s, ip);
+	if (start)
+		*start = symbolizer_function_start(s, id);
+	return symbolizer_function_name(s, id);
+}
+
+int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
+			struct hwtr_source_line *line)
+{
+	Dwfl_Module *mod;
+	Dwfl_Line *dl;
+	int lineno = 0;
+
+	if (!s || !line)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_line: bad argument");
+	line->file = NULL;
+	line->line = 0;
+	mod = dwfl_addrmodule(s->dwfl, ip);
+	if (!mod || !(dl = dwfl_module_getsrc(mod, ip)))
+		return 0;
+	line->file = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
+	line->line = lineno;
+	return line->file ? 1 : 0;
+}

@@ -1,0 +1,274 @@
+/* fixture.c: see fixture.h. */
+#include "fixture.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FIXTURE_CODE
+#error "FIXTURE_CODE must name the assembled fixture"
+#endif
+
+const char *fixture_path(void)
+{
+	return FIXTURE_CODE;
+}
+
+static Elf *open_fixture(int *fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	*fd = open(fixture_path(), O_RDONLY);
+	ck_assert_msg(*fd >= 0, "cannot open %s", fixture_path());
+	elf = elf_begin(*fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	return elf;
+}
+
+uint64_t fixture_symbol(const char *name)
+{
+	Elf_Scn *scn = NULL;
+	int fd;
+	Elf *elf = open_fixture(&fd);
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i;
+
+		gelf_getshdr(scn, &shdr);
+		if (shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+
+			gelf_getsym(data, (int)i, &sym);
+			if (!strcmp(elf_strptr(elf, shdr.sh_link, sym.st_name), name)) {
+				elf_end(elf);
+				close(fd);
+				return sym.st_value;
+			}
+		}
+	}
+	ck_abort_msg("symbol %s not in fixture", name);
+	return 0;
+}
+
+const char *fixture_build_id(void)
+{
+	static char id[128];
+	FILE *p;
+	char cmd[512];
+
+	/* readelf is the independent reader here. */
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", fixture_path());
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(fgets(id, sizeof(id), p));
+	pclose(p);
+	id[strcspn(id, "\n")] = 0;
+	ck_assert_int_gt(strlen(id), 8);
+	return id;
+}
+
+static void text_mapping(uint64_t *addr, uint64_t *len, uint64_t *pgoff)
+{
+	size_t n, i;
+	int fd;
+	Elf *elf = open_fixture(&fd);
+
+	ck_assert_int_eq(elf_getphdrnum(elf, &n), 0);
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		gelf_getphdr(elf, (int)i, &ph);
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			/* As the kernel maps it: page-aligned. */
+			*addr = ph.p_vaddr & ~0xfffULL;
+			*pgoff = ph.p_offset & ~0xfffULL;
+			*len = (ph.p_vaddr + ph.p_memsz - *addr + 0xfff) & ~0xfffULL;
+			elf_end(elf);
+			close(fd);
+			return;
+		}
+	}
+	ck_abort_msg("no executable segment in fixture");
+}
+
+void trace_begin(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	pt_config_init(&t->config);
+	t->config.begin = t->buf;
+	t->config.end = t->buf + sizeof(t->buf);
+	t->encoder = pt_alloc_encoder(&t->config);
+	ck_assert_ptr_nonnull(t->encoder);
+}
+
+size_t trace_size(struct trace *t)
+{
+	uint64_t off = 0;
+
+	pt_enc_get_offset(t->encoder, &off);
+	return (size_t)off;
+}
+
+void trace_end(struct trace *t)
+{
+	pt_free_encoder(t->encoder);
+	t->encoder = NULL;
+}
+
+static void put(struct trace *t, struct pt_packet *p)
+{
+	int r = pt_enc_next(t->encoder, p);
+
+	ck_assert_msg(r >= 0, "pt_enc_next: %s", pt_errstr(pt_errcode(r)));
+}
+
+static void put_ip(struct trace *t, enum pt_packet_type type,
+		   enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet p = { .type = type };
+
+	p.payload.ip.ipc = ipc;
+	p.payload.ip.ip = ip;
+	put(t, &p);
+}
+
+void enc_psb(struct trace *t, uint64_t fup_ip, uint64_t tsc)
+{
+	struct pt_packet p = { .type = ppt_psb };
+
+	put(t, &p);
+	p = (struct pt_packet){ .type = ppt_tsc };
+	p.payload.tsc.tsc = tsc;
+	put(t, &p);
+	p = (struct pt_packet){ .type = ppt_mode };
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec.csl = 1;
+	put(t, &p);
+	put_ip(t, ppt_fup, pt_ipc_sext_48, fup_ip);
+	p = (struct pt_packet){ .type = ppt_psbend };
+	put(t, &p);
+}
+
+void enc_tnt(struct trace *t, const char *bits)
+{
+	struct pt_packet p = { .type = ppt_tnt_8 };
+	size_t i, n = strlen(bits);
+
+	ck_assert(n > 0 && n <= 6);
+	for (i = 0; i < n; i++)
+		p.payload.tnt.payload = p.payload.tnt.payload << 1 |
+					(uint64_t)(bits[i] == '1');
+	p.payload.tnt.bit_size = (uint8_t)n;
+	put(t, &p);
+}
+
+void enc_tip(struct trace *t, uint64_t ip)
+{
+	put_ip(t, ppt_tip, pt_ipc_sext_48, ip);
+}
+
+void enc_tip_pgd(struct trace *t)
+{
+	put_ip(t, ppt_tip_pgd, pt_ipc_suppressed, 0);
+}
+
+void enc_tip_pge(struct trace *t, uint64_t ip)
+{
+	struct pt_packet p = { .type = ppt_mode };
+
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec.csl = 1;
+	put(t, &p);
+	put_ip(t, ppt_tip_pge, pt_ipc_sext_48, ip);
+}
+
+void enc_ovf(struct trace *t)
+{
+	struct pt_packet p = { .type = ppt_ovf };
+
+	put(t, &p);
+}
+
+void enc_fup(struct trace *t, uint64_t ip)
+{
+	put_ip(t, ppt_fup, pt_ipc_sext_48, ip);
+}
+
+/* The main path: loop three times through leaf (returns compressed), then
+ * outer -> leaf, a tail jump to tail, return to _start, an indirect jump to
+ * done and the exit system call, where user-mode tracing stops.  A second
+ * PSB+ comes after the second loop iteration. */
+void trace_main_path(struct trace *t)
+{
+	enc_psb(t, fixture_symbol("i1"), 100);
+	enc_tnt(t, "1111");		/* ret, jne, ret, jne */
+	enc_psb(t, fixture_symbol("loop"), 200);
+	enc_tnt(t, "1011");		/* ret, jne (exit), ret (leaf), ret (tail) */
+	enc_tip(t, fixture_symbol("done"));	/* jmp *%rax */
+	enc_tip_pgd(t);			/* syscall */
+}
+
+const char *const main_path_labels[29] = {
+	"i1",  "i2",  "i3", "i4",  "i5",  "i6",  "i7",  "i2",  "i3",  "i4",
+	"i5",  "i6",  "i7", "i2",  "i3",  "i4",  "i5",  "i6",  "i7",  "i20",
+	"i21", "i3",  "i4", "i24", "i25", "i26", "i27", "i28", "i29",
+};
+
+void fixture_recording(const char *dir, const uint8_t *trace, size_t size,
+		       const char *path, const char *build_id)
+{
+	struct hwtr_writer_info info = { .source = "unit-test", .pid = 1 };
+	struct hwtr_sideband_event mm = { .kind = hwtr_ev_mmap, .tsc = 0 };
+	struct hwtr_end end = { hwtr_end_exited, 0 };
+	struct hwtr_writer *w;
+
+	strcpy(info.pt.vendor, "intel");
+	info.pt.family = 6;
+	info.pt.model = 0x55;	/* Skylake-SP: errata must not matter here */
+	info.pt.stepping = 4;
+	info.pt.tsc = true;
+	info.pt.return_compression = true;
+	info.executable = fixture_path();
+	ck_assert_int_eq(hwtr_writer_create(dir, &info, &w), 0);
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
+	text_mapping(&mm.addr, &mm.len, &mm.pgoff);
+	mm.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
+	mm.path = path ? path : fixture_path();
+	mm.build_id = build_id ? build_id : fixture_build_id();
+	ck_assert_int_eq(hwtr_writer_event(w, &mm), 0);
+	ck_assert_int_eq(hwtr_writer_trace(w, 1, trace, size), 0);
+	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
+	hwtr_writer_free(w);
+}
+
+static char tmpdir[256];
+
+const char *fixture_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hwtr-unit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	return tmpdir;
+}
+
+void fixture_cleanup(void)
+{
+	char cmd[300];
+
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+	tmpdir[0] = 0;
+}

@@ -1,0 +1,50 @@
+/* fixture.h: recordings over real code (fixture-code.S) for the unit tests.
+ *
+ * The trace is written with libipt's encoder (pt_enc_next) along a path whose
+ * branch outcomes the test chooses; instruction addresses come from the
+ * assembler's labels (i1, i2, ...) in the fixture's symbol table. */
+#ifndef FIXTURE_H
+#define FIXTURE_H
+
+#include "hwtrecord.h"
+
+#include <intel-pt.h>
+
+/* Path of the assembled fixture (set by the Makefile). */
+const char *fixture_path(void);
+/* Address of a label or function in the fixture (aborts if missing). */
+uint64_t fixture_symbol(const char *name);
+/* The fixture's real build-id, lower-case hex. */
+const char *fixture_build_id(void);
+
+/* A trace being written. */
+struct trace {
+	uint8_t buf[1 << 16];
+	struct pt_encoder *encoder;
+	struct pt_config config;
+};
+void trace_begin(struct trace *t);
+size_t trace_size(struct trace *t);
+void trace_end(struct trace *t);
+void enc_psb(struct trace *t, uint64_t fup_ip, uint64_t tsc);
+void enc_tnt(struct trace *t, const char *bits);	/* "1011": taken first */
+void enc_tip(struct trace *t, uint64_t ip);
+void enc_tip_pgd(struct trace *t);
+void enc_tip_pge(struct trace *t, uint64_t ip);
+void enc_ovf(struct trace *t);
+void enc_fup(struct trace *t, uint64_t ip);
+
+/* The main path through the fixture (see fixture.c) and what it executes. */
+void trace_main_path(struct trace *t);
+extern const char *const main_path_labels[29];
+
+/* Write a recording of one thread (tid 1) with TRACE, mapping the fixture's
+ * text as PATH with BUILD_ID (NULL: the real ones). */
+void fixture_recording(const char *dir, const uint8_t *trace, size_t size,
+		       const char *path, const char *build_id);
+
+/* A fresh temporary directory, and removing it. */
+const char *fixture_tmpdir(void);
+void fixture_cleanup(void);
+
+#endif

@@ -1,0 +1,549 @@
+/* test-history: instruction history, function segments, chunks and gaps
+ * rebuilt from traces of fixture-code.S, checked against the assembler's
+ * labels and the path the trace encodes. */
+#include "fixture.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opened {
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_thread *thread;
+	struct hwtr_thread_stats stats;
+};
+
+static void open_history(struct opened *o, const uint8_t *trace, size_t size,
+			 const char *path, const char *build_id)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, trace, size, path, build_id);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_uint_eq(hwtr_history_nthreads(o->history), 1);
+	o->thread = hwtr_history_thread(o->history, 0);
+	ck_assert_int_eq(hwtr_thread_stats(o->thread, &o->stats), 0);
+}
+
+static void close_history(struct opened *o)
+{
+	hwtr_history_free(o->history);
+	hwtr_recording_close(o->rec);
+	fixture_cleanup();
+}
+
+static void open_main_path(struct opened *o)
+{
+	struct trace t;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	open_history(o, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+}
+
+/* The IP of every instruction number, read through a cursor. */
+static void read_ips(struct hwtr_thread *th, uint64_t *ips, bool *gaps,
+		     uint64_t n)
+{
+	struct hwtr_cursor *c;
+	uint64_t i;
+
+	ck_assert_int_eq(hwtr_cursor_alloc(th, &c), 0);
+	for (i = 1; i <= n; i++) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.number, i);
+		ips[i - 1] = insn.ip;
+		gaps[i - 1] = insn.gap != NULL;
+	}
+	hwtr_cursor_free(c);
+}
+
+START_TEST(instruction_history_follows_the_assembled_path)
+{
+	uint64_t ips[29];
+	bool gaps[29];
+	struct opened o;
+	size_t i;
+
+	open_main_path(&o);
+	ck_assert_uint_eq(o.stats.instructions, 29);
+	ck_assert_uint_eq(o.stats.gaps, 0);
+	ck_assert_uint_eq(o.stats.chunks, 2);
+	read_ips(o.thread, ips, gaps, 29);
+	for (i = 0; i < 29; i++) {
+		ck_assert_msg(!gaps[i], "instruction %zu is a gap", i + 1);
+		ck_assert_msg(ips[i] == fixture_symbol(main_path_labels[i]),
+			      "instruction %zu: 0x%llx, expected %s = 0x%llx", i + 1,
+			      (unsigned long long)ips[i], main_path_labels[i],
+			      (unsigned long long)fixture_symbol(main_path_labels[i]));
+	}
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(instruction_classes_sizes_and_bytes)
+{
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+	struct opened o;
+
+	open_main_path(&o);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 2), 0);	/* call leaf */
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_int_eq(insn.iclass, hwtr_ic_call);
+	ck_assert_uint_eq(insn.size, fixture_symbol("i5") - fixture_symbol("i2"));
+	ck_assert_uint_eq(insn.raw[0], 0xe8);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 4), 0);	/* ret */
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_int_eq(insn.iclass, hwtr_ic_return);
+	ck_assert_uint_eq(insn.raw[0], 0xc3);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 7), 0);	/* jne */
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_int_eq(insn.iclass, hwtr_ic_cond_jump);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 27), 0);	/* jmp *%rax */
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_int_eq(insn.iclass, hwtr_ic_jump);
+	ck_assert_uint_eq(insn.size, 2);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 6), 0);	/* cmp: inside a block */
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_int_eq(insn.iclass, hwtr_ic_other);
+	ck_assert_uint_eq(insn.size, 3);
+	hwtr_cursor_free(c);
+	close_history(&o);
+}
+END_TEST
+
+/* Expected segments of the main path under GDB's btrace model. */
+struct expected_segment {
+	const char *function;
+	uint64_t begin, end;	/* instruction numbers, inclusive */
+	int level;
+	uint64_t up, prev, next;
+	uint32_t flags;
+};
+
+static const struct expected_segment main_segments[] = {
+	{ "_start", 1, 2, 1, 0, 0, 3, 0 },
+	{ "leaf", 3, 4, 2, 1, 0, 0, 0 },
+	{ "_start", 5, 8, 1, 0, 1, 5, 0 },
+	{ "leaf", 9, 10, 2, 3, 0, 0, 0 },
+	{ "_start", 11, 14, 1, 0, 3, 7, 0 },
+	{ "leaf", 15, 16, 2, 5, 0, 0, 0 },
+	{ "_start", 17, 20, 1, 0, 5, 12, 0 },
+	{ "outer", 21, 21, 2, 7, 0, 10, 0 },
+	{ "leaf", 22, 23, 3, 8, 0, 0, 0 },
+	{ "outer", 24, 24, 2, 7, 8, 0, 0 },
+	{ "tail", 25, 25, 3, 10, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
+	{ "_start", 26, 29, 1, 0, 7, 0, 0 },
+};
+
+START_TEST(function_segments_follow_gdb_btrace)
+{
+	struct opened o;
+	size_t i, n = sizeof(main_segments) / sizeof(main_segments[0]);
+
+	open_main_path(&o);
+	ck_assert_uint_eq(o.stats.segments, n);
+	for (i = 0; i < n; i++) {
+		const struct expected_segment *e = &main_segments[i];
+		struct hwtr_segment s;
+
+		ck_assert_int_eq(hwtr_thread_segment(o.thread, i + 1, &s), 0);
+		ck_assert_msg(s.function && !strcmp(s.function, e->function),
+			      "segment %zu: %s, expected %s", i + 1,
+			      s.function ? s.function : "(none)", e->function);
+		ck_assert_uint_eq(s.insn_begin, e->begin);
+		ck_assert_uint_eq(s.insn_end, e->end + 1);
+		/* Levels are normalised to start at 0; the table counts from 1
+		 * only to read as "depth". */
+		ck_assert_msg(s.level == e->level - 1, "segment %zu: level %d, "
+			      "expected %d", i + 1, s.level, e->level - 1);
+		ck_assert_uint_eq(s.up, e->up);
+		ck_assert_uint_eq(s.prev, e->prev);
+		ck_assert_uint_eq(s.next, e->next);
+		ck_assert_uint_eq(s.flags, e->flags);
+		ck_assert_uint_eq(s.function_start, fixture_symbol(e->function));
+	}
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, n + 1, &(struct hwtr_segment){ 0 }),
+			 -hwtr_err_range);
+	close_history(&o);
+}
+END_TEST
+
+static char *capture_calls(struct hwtr_thread *th, uint64_t first,
+			   uint64_t last, unsigned flags, bool json)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	ck_assert_int_eq(hwtr_list_calls(th, first, last, flags, json, f), 0);
+	fclose(f);
+	return text;
+}
+
+START_TEST(function_call_history_in_gdb_format)
+{
+	struct opened o;
+	char *text;
+
+	open_main_path(&o);
+	text = capture_calls(o.thread, 1, 12, HWTR_CALL_INDENT | HWTR_CALL_INSNS,
+			     false);
+	ck_assert_str_eq(text,
+			 "1\t_start\tinst 1,2\n"
+			 "2\t  leaf\tinst 3,4\n"
+			 "3\t_start\tinst 5,8\n"
+			 "4\t  leaf\tinst 9,10\n"
+			 "5\t_start\tinst 11,14\n"
+			 "6\t  leaf\tinst 15,16\n"
+			 "7\t_start\tinst 17,20\n"
+			 "8\t  outer\tinst 21,21\n"
+			 "9\t    leaf\tinst 22,23\n"
+			 "10\t  outer\tinst 24,24\n"
+			 "11\t    tail\tinst 25,25\n"
+			 "12\t_start\tinst 26,29\n");
+	free(text);
+	text = capture_calls(o.thread, 8, 9, 0, true);
+	ck_assert_str_eq(text,
+			 "{\"thread\":1,\"number\":8,\"level\":1,\"insn_begin\":21,"
+			 "\"insn_end\":21,\"function\":\"outer\",\"up\":7,\"next\":10}\n"
+			 "{\"thread\":1,\"number\":9,\"level\":2,\"insn_begin\":22,"
+			 "\"insn_end\":23,\"function\":\"leaf\",\"up\":8}\n");
+	free(text);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(instruction_history_in_gdb_format)
+{
+	char *text = NULL, expected[512];
+	struct opened o;
+	size_t size = 0;
+	FILE *f;
+
+	open_main_path(&o);
+	f = open_memstream(&text, &size);
+	ck_assert_int_eq(hwtr_list_insns(o.thread, 20, 22, HWTR_INSN_RAW, false,
+					 fixture_symbol("i21"), f), 0);
+	fclose(f);
+	snprintf(expected, sizeof(expected),
+		 "20\t   0x%016llx <_start+%llu>:\te8 12 00 00 00\tcall   0x%llx <outer>\n"
+		 "21\t=> 0x%016llx <outer+0>:\te8 f9 ff ff ff\tcall   0x%llx <leaf>\n"
+		 "22\t   0x%016llx <leaf+0>:\t90\tnop\n",
+		 (unsigned long long)fixture_symbol("i20"),
+		 (unsigned long long)(fixture_symbol("i20") - fixture_symbol("_start")),
+		 (unsigned long long)fixture_symbol("outer"),
+		 (unsigned long long)fixture_symbol("i21"),
+		 (unsigned long long)fixture_symbol("leaf"),
+		 (unsigned long long)fixture_symbol("i3"));
+	ck_assert_str_eq(text, expected);
+	free(text);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(cursor_steps_seeks_and_finds)
+{
+	struct hwtr_segment stack[8];
+	struct hwtr_cursor *c;
+	struct opened o;
+	uint64_t leaf_nop = fixture_symbol("i3"), addrs[2];
+
+	open_main_path(&o);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 29);	/* starts at the end */
+	ck_assert_int_eq(hwtr_cursor_step(c, -5), 0);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 24);
+	ck_assert_int_eq(hwtr_cursor_step(c, 100), -hwtr_err_eos);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 29);
+	ck_assert_int_eq(hwtr_cursor_step(c, -28), 0);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 1);
+	ck_assert_int_eq(hwtr_cursor_step(c, -1), -hwtr_err_eos);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 30), -hwtr_err_range);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 0), -hwtr_err_range);
+
+	/* reverse-continue from the end to a breakpoint in leaf: the latest hit */
+	ck_assert_int_eq(hwtr_cursor_goto(c, 29), 0);
+	ck_assert_int_eq(hwtr_cursor_find(c, -1, &leaf_nop, 1), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 22);
+	ck_assert_int_eq(hwtr_cursor_find(c, -1, &leaf_nop, 1), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 15);	/* across the chunk */
+	ck_assert_int_eq(hwtr_cursor_find(c, -1, &leaf_nop, 1), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 9);
+	ck_assert_int_eq(hwtr_cursor_find(c, -1, &leaf_nop, 1), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 3);
+	ck_assert_int_eq(hwtr_cursor_find(c, -1, &leaf_nop, 1), 0);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 3);	/* stays */
+	/* forward, with a set of two addresses */
+	addrs[0] = fixture_symbol("i25");
+	addrs[1] = fixture_symbol("i24");
+	ck_assert_int_eq(hwtr_cursor_find(c, 1, addrs, 2), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 24);
+	ck_assert_int_eq(hwtr_cursor_find(c, 1, addrs, 2), 1);
+	ck_assert_uint_eq(hwtr_cursor_position(c), 25);
+	ck_assert_int_eq(hwtr_cursor_find(c, 1, addrs, 2), 0);
+
+	/* the call stack inside leaf called from outer */
+	ck_assert_int_eq(hwtr_cursor_goto(c, 23), 0);
+	ck_assert_int_eq(hwtr_cursor_callstack(c, stack, 8), 3);
+	ck_assert_str_eq(stack[0].function, "leaf");
+	ck_assert_uint_eq(stack[0].number, 9);
+	ck_assert_str_eq(stack[1].function, "outer");
+	ck_assert_uint_eq(stack[1].number, 8);
+	ck_assert_str_eq(stack[2].function, "_start");
+	ck_assert_uint_eq(stack[2].number, 7);
+	ck_assert_int_eq(hwtr_cursor_segment(c, &stack[0]), 0);
+	ck_assert_uint_eq(stack[0].number, 9);
+	hwtr_cursor_free(c);
+	close_history(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------ error cases */
+
+static const struct hwtr_gap *gap_at(struct hwtr_thread *th, uint64_t n)
+{
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+
+	ck_assert_int_eq(hwtr_cursor_alloc(th, &c), 0);
+	ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	hwtr_cursor_free(c);
+	return insn.gap;
+}
+
+START_TEST(overflow_becomes_a_gap_and_decoding_resumes)
+{
+	uint64_t ips[30];
+	bool gaps[30];
+	struct opened o;
+	struct trace t;
+	char *text;
+	size_t i;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	enc_ovf(&t);
+	enc_fup(&t, fixture_symbol("loop"));	/* trace resumes here */
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_history(&o, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_uint_eq(o.stats.instructions, 30);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	read_ips(o.thread, ips, gaps, 30);
+	for (i = 0; i < 30; i++) {
+		size_t label = i < 13 ? i : i - 1;
+
+		if (i == 13) {
+			ck_assert(gaps[i]);
+			continue;
+		}
+		ck_assert(!gaps[i]);
+		ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[label]));
+	}
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 14)->message, "overflow"));
+	text = capture_calls(o.thread, 5, 7, 0, false);
+	ck_assert_str_eq(text, "5\t_start\n6\t[overflow]\n7\t_start\n");
+	free(text);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb)
+{
+	uint64_t ips[64];
+	bool gaps[64];
+	size_t psb2, i, n;
+	struct opened o;
+	struct trace t;
+	const struct hwtr_gap *gap = NULL;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "11");
+	/* bytes that make no sense: an unknown extended opcode */
+	t.buf[trace_size(&t)] = 0x02;
+	t.buf[trace_size(&t) + 1] = 0xd7;
+	pt_enc_sync_set(t.encoder, trace_size(&t) + 2);
+	psb2 = trace_size(&t);
+	enc_psb(&t, fixture_symbol("loop"), 200);
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_history(&o, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	n = o.stats.instructions;
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	ck_assert_uint_ge(n, 17);
+	read_ips(o.thread, ips, gaps, n);
+	/* the history continues exactly with the second PSB's 16 instructions */
+	for (i = 0; i < 16; i++) {
+		ck_assert(!gaps[n - 16 + i]);
+		ck_assert_uint_eq(ips[n - 16 + i],
+				  fixture_symbol(main_path_labels[13 + i]));
+	}
+	/* before it: the first instructions, then the gap */
+	for (i = 0; i < n - 16; i++)
+		if (gaps[i])
+			gap = gap_at(o.thread, i + 1);
+		else
+			ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[i]));
+	ck_assert_ptr_nonnull(gap);
+	ck_assert_int_eq(gap->pt_error, pte_bad_opc);
+	ck_assert_uint_lt(gap->offset, psb2 + 1);
+	ck_assert_ptr_nonnull(strstr(gap->message, "offset"));
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(trace_cut_inside_a_packet_ends_with_a_gap)
+{
+	uint64_t ips[64];
+	bool gaps[64];
+	struct opened o;
+	struct trace t;
+	size_t n, i;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	/* cut the last packets: TIP (7 bytes) is cut after 3, TIP.PGD dropped */
+	n = trace_size(&t) - 1 - 4;
+	open_history(&o, t.buf, n, NULL, NULL);
+	trace_end(&t);
+	ck_assert_uint_ge(o.stats.gaps, 1);
+	n = o.stats.instructions;
+	read_ips(o.thread, ips, gaps, n);
+	ck_assert(gaps[n - 1]);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, n)->message,
+				     "trace truncated"));
+	for (i = 0; i + 1 < n; i++)
+		if (!gaps[i])
+			ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[i]));
+	/* everything up to the indirect jump was decoded */
+	ck_assert_uint_ge(n - 1, 27);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(missing_binary_gap_names_path_and_build_id)
+{
+	struct opened o;
+	struct trace t;
+	const struct hwtr_gap *gap;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	open_history(&o, t.buf, trace_size(&t), "/nonexistent/app", "0123abcd");
+	trace_end(&t);
+	ck_assert_uint_ge(o.stats.gaps, 1);
+	gap = gap_at(o.thread, 1);
+	ck_assert_ptr_nonnull(gap);
+	ck_assert_int_eq(gap->pt_error, pte_nomap);
+	ck_assert_msg(strstr(gap->message, "/nonexistent/app") &&
+		      strstr(gap->message, "0123abcd"), "%s", gap->message);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(build_id_mismatch_names_both_ids_and_the_path)
+{
+	struct opened o;
+	struct trace t;
+	const struct hwtr_gap *gap;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	open_history(&o, t.buf, trace_size(&t), NULL, "deadbeef");
+	trace_end(&t);
+	gap = gap_at(o.thread, 1);
+	ck_assert_ptr_nonnull(gap);
+	ck_assert_msg(strstr(gap->message, "build-id mismatch") &&
+		      strstr(gap->message, "deadbeef") &&
+		      strstr(gap->message, fixture_build_id()) &&
+		      strstr(gap->message, fixture_path()), "%s", gap->message);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(empty_trace_is_an_empty_history)
+{
+	struct hwtr_cursor *c = NULL;
+	struct opened o;
+
+	open_history(&o, (const uint8_t *)"", 0, NULL, NULL);
+	ck_assert_uint_eq(o.stats.instructions, 0);
+	ck_assert_uint_eq(o.stats.segments, 0);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), -hwtr_err_eos);
+	ck_assert_ptr_null(c);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(a_small_cache_gives_the_same_history)
+{
+	struct hwtr_history_options opts = { .cache_bytes = 1 };
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	struct opened o;
+	int round;
+
+	open_main_path(&o);
+	ck_assert_int_eq(hwtr_history_build(o.rec, &opts, &h), 0);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	/* alternate between the chunks many times: eviction must be invisible */
+	for (round = 0; round < 50; round++) {
+		struct hwtr_insn insn;
+		uint64_t n = round % 2 ? 3 : 28;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		ck_assert_uint_eq(insn.ip, fixture_symbol(main_path_labels[n - 1]));
+	}
+	hwtr_cursor_free(c);
+	hwtr_history_free(h);
+	close_history(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("history");
+	TCase *tc = tcase_create("fixture");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, instruction_history_follows_the_assembled_path);
+	tcase_add_test(tc, instruction_classes_sizes_and_bytes);
+	tcase_add_test(tc, function_segments_follow_gdb_btrace);
+	tcase_add_test(tc, function_call_history_in_gdb_format);
+	tcase_add_test(tc, instruction_history_in_gdb_format);
+	tcase_add_test(tc, cursor_steps_seeks_and_finds);
+	tcase_add_test(tc, overflow_becomes_a_gap_and_decoding_resumes);
+	tcase_add_test(tc, garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb);
+	tcase_add_test(tc, trace_cut_inside_a_packet_ends_with_a_gap);
+	tcase_add_test(tc, missing_binary_gap_names_path_and_build_id);
+	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);
+	tcase_add_test(tc, empty_trace_is_an_empty_history);
+	tcase_add_test(tc, a_small_cache_gives_the_same_history);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
