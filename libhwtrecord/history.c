@@ -700,6 +700,29 @@ struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *h,
 	return NULL;
 }
 
+size_t hwtr_history_nproblems(const struct hwtr_history *h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; h && i < image_set_count(h->images); i++)
+		if (image_set_mapping(h->images, i)->problem)
+			n++;
+	return n;
+}
+
+const char *hwtr_history_problem(const struct hwtr_history *h, size_t index)
+{
+	size_t i;
+
+	for (i = 0; h && i < image_set_count(h->images); i++) {
+		const struct image_mapping *m = image_set_mapping(h->images, i);
+
+		if (m->problem && index-- == 0)
+			return m->problem;
+	}
+	return NULL;
+}
+
 struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *h)
 {
 	return h ? h->symbols : NULL;

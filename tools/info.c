@@ -1,8 +1,135 @@
-/* info.c: placeholder until this command lands. */
+/* info.c: `hwtrec info REC [--json]`: what a recording holds. */
 #include "commands.h"
+#include "open-history.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: hwtrec info [--json] REC.hwtrec\n"
+		"Format, source, process, threads, instructions, function "
+		"segments, gaps,\ntrace bytes and bits per instruction of a "
+		"recording.\n");
+}
+
+static const char *end_text(const struct hwtr_end *end, char *buf, size_t n)
+{
+	switch (end->state) {
+	case hwtr_end_exited:
+		snprintf(buf, n, "exited with code %d", end->code);
+		break;
+	case hwtr_end_signaled:
+		snprintf(buf, n, "killed by signal %d (%s)", end->code,
+			 strsignal(end->code));
+		break;
+	default:
+		snprintf(buf, n, "still running when the recording ended");
+	}
+	return buf;
+}
+
+static double bits_per_insn(uint64_t bytes, uint64_t insns)
+{
+	return insns ? 8.0 * (double)bytes / (double)insns : 0.0;
+}
+
 int hwtrec_info_main(int argc, char **argv)
 {
-	fprintf(stderr, "hwtrec info: not built yet\n");
-	return 2;
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct hwtr_recording_info *info;
+	struct opened_history o;
+	bool json = false;
+	char endbuf[128];
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (open_history("info", argv[optind], &o))
+		return 1;
+	info = hwtr_recording_info(o.recording);
+	end_text(&info->end, endbuf, sizeof(endbuf));
+	if (json) {
+		json_t *threads = json_array(), *problems = json_array(), *root;
+
+		for (i = 0; i < hwtr_history_nthreads(o.history); i++) {
+			struct hwtr_thread_stats s;
+
+			hwtr_thread_stats(hwtr_history_thread(o.history, i), &s);
+			json_array_append_new(threads, json_pack(
+				"{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I}", "tid",
+				(json_int_t)s.tid, "instructions",
+				(json_int_t)s.instructions, "segments",
+				(json_int_t)s.segments, "gaps", (json_int_t)s.gaps,
+				"chunks", (json_int_t)s.chunks, "trace_bytes",
+				(json_int_t)s.trace_bytes, "bits_per_instruction",
+				bits_per_insn(s.trace_bytes, s.instructions),
+				"index_bytes", (json_int_t)s.index_bytes));
+		}
+		for (i = 0; i < hwtr_history_nproblems(o.history); i++)
+			json_array_append_new(problems, json_string(
+				hwtr_history_problem(o.history, i)));
+		root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:s?,s:s,s:b,s:s?,s:o,s:o}",
+				 "recording", argv[optind], "version", info->version,
+				 "trace_format", info->trace_format, "source",
+				 info->source, "arch", info->arch, "pid", info->pid,
+				 "executable", info->executable, "end", endbuf,
+				 "complete", info->complete, "cut_off",
+				 info->cut_off_reason, "threads", threads,
+				 "problems", problems);
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(root);
+		close_history(&o);
+		return 0;
+	}
+	printf("Recording:     %s\n", argv[optind]);
+	printf("Format:        hwtrecord version %d, %s (%s)\n", info->version,
+	       info->trace_format, info->arch);
+	printf("Source:        %s\n", info->source);
+	printf("Process:       %d %s", info->pid,
+	       info->executable ? info->executable : "(unknown)");
+	for (i = 1; i < info->argc; i++)
+		printf(" %s", info->argv[i]);
+	printf("\nEnded:         %s\n", endbuf);
+	if (info->core)
+		printf("Core:          %s\n", info->core);
+	if (info->cut_off)
+		printf("Cut off:       %s\n", info->cut_off_reason);
+	for (i = 0; i < hwtr_history_nproblems(o.history); i++)
+		printf("Problem:       %s\n", hwtr_history_problem(o.history, i));
+	printf("Threads:       %zu\n", hwtr_history_nthreads(o.history));
+	for (i = 0; i < hwtr_history_nthreads(o.history); i++) {
+		struct hwtr_thread_stats s;
+
+		hwtr_thread_stats(hwtr_history_thread(o.history, i), &s);
+		printf("  thread %" PRIu32 ": %" PRIu64 " instructions, %" PRIu64
+		       " function segments, %" PRIu64 " gaps, %" PRIu64
+		       " trace bytes (%.2f bits per instruction)\n",
+		       s.tid, s.instructions, s.segments, s.gaps, s.trace_bytes,
+		       bits_per_insn(s.trace_bytes, s.instructions));
+	}
+	close_history(&o);
+	return 0;
 }

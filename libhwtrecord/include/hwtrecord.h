@@ -248,6 +248,12 @@ struct hwtr_thread *hwtr_history_thread(struct hwtr_history *history,
 struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *history,
 					     uint32_t tid);
 
+/* Problems with the recording's binaries (missing, build-id mismatch), each a
+ * message naming the path and the ids; they also appear in the gaps. */
+size_t hwtr_history_nproblems(const struct hwtr_history *history);
+const char *hwtr_history_problem(const struct hwtr_history *history,
+				 size_t index);
+
 struct hwtr_thread_stats {
 	uint32_t tid;
 	uint64_t instructions;	/* instruction numbers 1..instructions */
