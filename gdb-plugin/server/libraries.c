@@ -26,6 +26,33 @@ static void say(char *err, size_t errlen, const char *msg)
 	snprintf(err, errlen, "%s", msg);
 }
 
+/* The vDSO's address range from AT_SYSINFO_EHDR and its program headers in
+ * memory: GDB leaves the vDSO out of the list (no file on disk holds it). */
+static void vdso_range(struct replay *r, uint64_t *start, uint64_t *end)
+{
+	const Elf64_auxv_t *auxv;
+	Elf64_Ehdr eh;
+	size_t size, i;
+
+	*start = *end = 0;
+	auxv = replay_auxv(r, &size);
+	for (i = 0; auxv && i < size / sizeof(*auxv); i++)
+		if (auxv[i].a_type == AT_SYSINFO_EHDR)
+			*start = auxv[i].a_un.a_val;
+	if (!*start || replay_read_memory(r, *start, &eh, sizeof(eh)) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_phnum > 64)
+		return;
+	for (i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (replay_read_memory(r, *start + eh.e_phoff + i * sizeof(ph), &ph,
+				       sizeof(ph)) != sizeof(ph))
+			return;
+		if (ph.p_type == PT_LOAD && *start + ph.p_vaddr + ph.p_memsz > *end)
+			*end = *start + ph.p_vaddr + ph.p_memsz;
+	}
+}
+
 /* The address of struct r_debug, or 0. */
 static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
 {
@@ -136,6 +163,7 @@ static void add_name(struct text *t, const char *name)
 char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
 {
 	uint64_t r_debug = find_r_debug(r, err, errlen), lm, main_lm;
+	uint64_t vdso_start, vdso_end;
 	struct text t = { 0 };
 	unsigned count = 0;
 
@@ -145,6 +173,7 @@ char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
 		say(err, errlen, "r_debug.r_map is not in memory");
 		return NULL;
 	}
+	vdso_range(r, &vdso_start, &vdso_end);
 	add(&t, "<library-list-svr4 version=\"1.0\" main-lm=\"0x%llx\">",
 	    (unsigned long long)main_lm);
 	if (!read_u64(r, main_lm + offsetof(struct link_map, l_next), &lm))
@@ -161,7 +190,7 @@ char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
 			break;
 		n = l_name ? replay_read_memory(r, l_name, name, sizeof(name) - 1) : 0;
 		name[n] = '\0';
-		if (name[0]) {
+		if (name[0] && !(l_ld >= vdso_start && l_ld < vdso_end)) {
 			add(&t, "<library name=\"");
 			add_name(&t, name);
 			add(&t, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
