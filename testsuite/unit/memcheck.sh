@@ -1,0 +1,9 @@
+#!/bin/sh
+# Run a unit test under Valgrind memcheck: any invalid access or leak fails
+# the test (DESIGN.md section 9).  Check's fork mode is off so that leaks in
+# the tested code are seen by the process valgrind watches.
+test="$1"
+shift
+CK_FORK=no exec ${LIBTOOL:-libtool} --mode=execute \
+	valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--error-exitcode=99 "$test" "$@"
