@@ -30,6 +30,8 @@ struct pt_walk {
 	bool swallow_status;	/* the sync PSB's own status event is due */
 	bool enabled_seen;	/* an instruction was decoded since sync */
 	bool truncation_reported;
+	const struct psb_info *deferred_chunk;	/* reported after a gap */
+	uint64_t deferred_ip;
 	uint64_t start;
 };
 
@@ -344,8 +346,32 @@ static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
 	return true;
 }
 
+/* Tracing comes back on: was a PSB passed while it was off?  Such a PSB has
+ * no FUP and no status event, yet decoding can begin there (and the image
+ * may have changed meanwhile, e.g. at an exec): it starts a chunk. */
+static const struct psb_info *psb_while_disabled(struct pt_walk *w)
+{
+	const struct psb_scan *scan = w->scan;
+	const struct psb_info *found = NULL;
+	uint64_t off = 0;
+
+	pt_blk_get_offset(w->decoder, &off);
+	while (w->next_psb < scan->count && scan->psbs[w->next_psb].offset < off) {
+		if (!scan->psbs[w->next_psb].has_fup)
+			found = &scan->psbs[w->next_psb];
+		w->next_psb++;
+	}
+	return found;
+}
+
 int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 {
+	if (w->deferred_chunk) {
+		chunk_item(item, w->deferred_chunk, w->deferred_chunk->offset);
+		item->ip = w->deferred_ip;
+		w->deferred_chunk = NULL;
+		return 1;
+	}
 	if (w->ended)
 		return end_item(w, item);
 	if (!w->started) {
@@ -399,13 +425,26 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 				return gap_item(w, item, gap_overflow, 0,
 						ev.variant.overflow.ip);
 			}
-			if (ev.type == ptev_enabled && !ev.status_update &&
-			    !ev.variant.enabled.resumed && w->enabled_seen) {
+			if (ev.type == ptev_enabled && !ev.status_update) {
+				const struct psb_info *psb = psb_while_disabled(w);
 				/* Tracing went off and came back somewhere else:
 				 * the instructions in between are not in the trace
-				 * (GDB's btrace reports the same gap). */
-				return gap_item(w, item, gap_disabled, 0,
-						ev.variant.enabled.ip);
+				 * (GDB's btrace reports the same gap).  The gap
+				 * belongs to the chunk before the PSB, if any. */
+				bool gap = !ev.variant.enabled.resumed &&
+					   w->enabled_seen;
+
+				if (gap) {
+					w->deferred_chunk = psb;
+					w->deferred_ip = ev.variant.enabled.ip;
+					return gap_item(w, item, gap_disabled, 0,
+							ev.variant.enabled.ip);
+				}
+				if (psb) {
+					chunk_item(item, psb, psb->offset);
+					item->ip = ev.variant.enabled.ip;
+					return 1;
+				}
 			}
 			continue;
 		}

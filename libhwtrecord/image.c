@@ -280,10 +280,23 @@ struct pt_image_section_cache *image_set_iscache(struct image_set *set)
 
 static int alive_in(const struct image_mapping *m, uint64_t begin, uint64_t end)
 {
-	/* A mapping made before the window ends may already run in it (the
-	 * sideband's time is coarser than the trace's); one that died before
-	 * the window began may not. */
 	return m->tsc_begin <= end && m->tsc_end > begin;
+}
+
+/* How a mapping takes part in the image of a chunk's window: those alive at
+ * the window's start win; those made during the window (the sideband's time
+ * is coarser than the trace's: a dlopen'ed library may run before the next
+ * PSB) fill the addresses nothing else holds. */
+enum { not_in_image = 0, born_in_window = 1, alive_at_start = 2 };
+
+static uint8_t window_role(const struct image_mapping *m, uint64_t begin,
+			   uint64_t end)
+{
+	if (m->tsc_begin <= begin && m->tsc_end > begin)
+		return alive_at_start;
+	if (m->tsc_begin > begin && m->tsc_begin <= end)
+		return born_in_window;
+	return not_in_image;
 }
 
 int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
@@ -297,7 +310,7 @@ int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 	if (!alive)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < set->nmaps; i++)
-		alive[i] = alive_in(&set->maps[i], begin, end);
+		alive[i] = window_role(&set->maps[i], begin, end);
 	for (k = 0; k < set->nepochs; k++)
 		if (!memcmp(set->epochs[k].alive, alive, set->nmaps)) {
 			free(alive);
@@ -323,19 +336,23 @@ int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 		free(alive);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
-	/* Later mappings are added last, so they win where they overlap. */
-	for (i = 0; i < set->nmaps; i++) {
+	/* libipt lets a section added later win where sections overlap: add the
+	 * mappings born in the window first, then those alive at its start, each
+	 * in sideband order. */
+	for (i = 0; i < 2 * set->nmaps; i++) {
+		size_t k = i % set->nmaps;
+		uint8_t role = i < set->nmaps ? born_in_window : alive_at_start;
 		int err;
 
-		if (!alive[i] || set->maps[i].isid <= 0)
+		if (alive[k] != role || set->maps[k].isid <= 0)
 			continue;
 		err = pt_image_add_cached(e->image, set->iscache,
-					  set->maps[i].isid, NULL);
+					  set->maps[k].isid, NULL);
 		if (err < 0) {
 			pt_image_free(e->image);
 			free(alive);
 			return hwtr_fail(hwtr_err_decode, "%s: cannot add to image: %s",
-					 set->maps[i].file,
+					 set->maps[k].file,
 					 pt_errstr(pt_errcode(err)));
 		}
 	}

@@ -69,6 +69,13 @@ static int parse_modifiers(const char *arg, bool insn, unsigned *flags)
 	return 0;
 }
 
+/* "/rf" is a modifier; "/tmp/x.hwtrec" is a path. */
+static bool is_modifier(const char *arg)
+{
+	return arg[0] == '/' && arg[1] &&
+	       strspn(arg + 1, "msrfplic") == strlen(arg + 1);
+}
+
 int hwtrec_dump_main(int argc, char **argv)
 {
 	const char *rec = NULL, *modifiers = NULL;
@@ -98,7 +105,7 @@ int hwtrec_dump_main(int argc, char **argv)
 				return 2;
 			}
 			have_tid = true;
-		} else if (a[0] == '/') {
+		} else if (is_modifier(a)) {
 			modifiers = a;
 			if (parse_modifiers(a, true, &(unsigned){ 0 }) < 0 &&
 			    parse_modifiers(a, false, &(unsigned){ 0 }) < 0) {

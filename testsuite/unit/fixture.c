@@ -19,16 +19,26 @@ const char *fixture_path(void)
 	return FIXTURE_CODE;
 }
 
-static Elf *open_fixture(int *fd)
+const char *fixture_exec_path(void)
+{
+	return FIXTURE_EXEC;
+}
+
+static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	*fd = open(fixture_path(), O_RDONLY);
-	ck_assert_msg(*fd >= 0, "cannot open %s", fixture_path());
+	*fd = open(path, O_RDONLY);
+	ck_assert_msg(*fd >= 0, "cannot open %s", path);
 	elf = elf_begin(*fd, ELF_C_READ, NULL);
 	ck_assert_ptr_nonnull(elf);
 	return elf;
+}
+
+static Elf *open_fixture(int *fd)
+{
+	return open_elf(fixture_path(), fd);
 }
 
 uint64_t fixture_symbol(const char *name)
@@ -79,11 +89,12 @@ const char *fixture_build_id(void)
 	return id;
 }
 
-static void text_mapping(uint64_t *addr, uint64_t *len, uint64_t *pgoff)
+static void text_mapping_of(const char *path, uint64_t *addr, uint64_t *len,
+			    uint64_t *pgoff)
 {
 	size_t n, i;
 	int fd;
-	Elf *elf = open_fixture(&fd);
+	Elf *elf = open_elf(path, &fd);
 
 	ck_assert_int_eq(elf_getphdrnum(elf, &n), 0);
 	for (i = 0; i < n; i++) {
@@ -226,13 +237,47 @@ const char *const main_path_labels[29] = {
 	"i21", "i3",  "i4", "i24", "i25", "i26", "i27", "i28", "i29",
 };
 
+void fixture_mapping(const char *path, uint64_t tsc,
+		     struct hwtr_sideband_event *event)
+{
+	memset(event, 0, sizeof(*event));
+	event->kind = hwtr_ev_mmap;
+	event->tsc = tsc;
+	text_mapping_of(path, &event->addr, &event->len, &event->pgoff);
+	event->prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
+	event->path = path;
+}
+
+void enc_psb_disabled(struct trace *t, uint64_t tsc)
+{
+	struct pt_packet p = { .type = ppt_psb };
+
+	put(t, &p);
+	p = (struct pt_packet){ .type = ppt_tsc };
+	p.payload.tsc.tsc = tsc;
+	put(t, &p);
+	p = (struct pt_packet){ .type = ppt_psbend };
+	put(t, &p);
+}
+
 void fixture_recording(const char *dir, const uint8_t *trace, size_t size,
 		       const char *path, const char *build_id)
 {
+	struct hwtr_sideband_event mm;
+
+	fixture_mapping(fixture_path(), 0, &mm);
+	mm.path = path ? path : fixture_path();
+	mm.build_id = build_id ? build_id : fixture_build_id();
+	fixture_recording_with(dir, trace, size, &mm, 1);
+}
+
+void fixture_recording_with(const char *dir, const uint8_t *trace, size_t size,
+			    const struct hwtr_sideband_event *events, size_t n)
+{
 	struct hwtr_writer_info info = { .source = "unit-test", .pid = 1 };
-	struct hwtr_sideband_event mm = { .kind = hwtr_ev_mmap, .tsc = 0 };
 	struct hwtr_end end = { hwtr_end_exited, 0 };
 	struct hwtr_writer *w;
+	size_t i;
 
 	strcpy(info.pt.vendor, "intel");
 	info.pt.family = 6;
@@ -243,11 +288,8 @@ void fixture_recording(const char *dir, const uint8_t *trace, size_t size,
 	info.executable = fixture_path();
 	ck_assert_int_eq(hwtr_writer_create(dir, &info, &w), 0);
 	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
-	text_mapping(&mm.addr, &mm.len, &mm.pgoff);
-	mm.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
-	mm.path = path ? path : fixture_path();
-	mm.build_id = build_id ? build_id : fixture_build_id();
-	ck_assert_int_eq(hwtr_writer_event(w, &mm), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(hwtr_writer_event(w, &events[i]), 0);
 	ck_assert_int_eq(hwtr_writer_trace(w, 1, trace, size), 0);
 	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
 	hwtr_writer_free(w);
@@ -268,6 +310,11 @@ void fixture_cleanup(void)
 
 	if (!tmpdir[0])
 		return;
+	if (getenv("HWTR_KEEP_TMP")) {	/* for debugging a failing test */
+		fprintf(stderr, "kept %s\n", tmpdir);
+		tmpdir[0] = 0;
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	ck_assert_int_eq(system(cmd), 0);
 	tmpdir[0] = 0;

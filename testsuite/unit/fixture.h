@@ -43,6 +43,17 @@ extern const char *const main_path_labels[29];
 void fixture_recording(const char *dir, const uint8_t *trace, size_t size,
 		       const char *path, const char *build_id);
 
+/* Like fixture_recording, with these sideband events instead. */
+void fixture_recording_with(const char *dir, const uint8_t *trace, size_t size,
+			    const struct hwtr_sideband_event *events, size_t n);
+/* An mmap event for the executable segment of ELF file PATH at TSC. */
+void fixture_mapping(const char *path, uint64_t tsc,
+		     struct hwtr_sideband_event *event);
+/* Path of fixture-exec.S assembled: other code at the same address. */
+const char *fixture_exec_path(void);
+/* A PSB+ while tracing is off (no FUP), and TIP.PGE. */
+void enc_psb_disabled(struct trace *t, uint64_t tsc);
+
 /* A fresh temporary directory, and removing it. */
 const char *fixture_tmpdir(void);
 void fixture_cleanup(void);

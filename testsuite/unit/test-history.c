@@ -520,6 +520,66 @@ START_TEST(a_small_cache_gives_the_same_history)
 }
 END_TEST
 
+START_TEST(code_after_an_exec_comes_from_the_new_program)
+{
+	struct hwtr_sideband_event events[3];
+	uint64_t ips[34];
+	bool gaps[34];
+	struct opened o;
+	struct trace t;
+	char dir[512];
+	size_t i;
+
+	/* fixture-code runs, execs fixture-exec (same address), which runs;
+	 * the PSB in between finds tracing off. */
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	enc_psb_disabled(&t, 200);
+	enc_tip_pge(&t, 0x401000);
+	enc_tip_pgd(&t);
+	fixture_mapping(fixture_path(), 0, &events[0]);
+	events[1] = (struct hwtr_sideband_event){ .kind = hwtr_ev_exec, .tsc = 150,
+						  .path = fixture_exec_path() };
+	fixture_mapping(fixture_exec_path(), 150, &events[2]);
+	ck_assert_uint_eq(events[2].addr, events[0].addr);
+	snprintf(dir, sizeof(dir), "%s/x.hwtrec", fixture_tmpdir());
+	fixture_recording_with(dir, t.buf, trace_size(&t), events, 3);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o.rec), 0);
+	ck_assert_int_eq(hwtr_history_build(o.rec, NULL, &o.history), 0);
+	o.thread = hwtr_history_thread(o.history, 0);
+	hwtr_thread_stats(o.thread, &o.stats);
+	ck_assert_uint_eq(o.stats.instructions, 34);
+	ck_assert_uint_eq(o.stats.chunks, 2);
+	read_ips(o.thread, ips, gaps, 34);
+	for (i = 0; i < 29; i++)
+		ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[i]));
+	/* tracing was off across the exec: GDB's btrace shows this gap too */
+	ck_assert(gaps[29]);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 30)->message, "disabled"));
+	/* e1..e4 at the old program's addresses, decoded from the new file:
+	 * the bytes tell them apart (nop, nop, mov, syscall) */
+	for (i = 0; i < 4; i++) {
+		struct hwtr_cursor *c;
+		struct hwtr_insn insn;
+		static const uint8_t first_byte[4] = { 0x90, 0x90, 0xb8, 0x0f };
+
+		ck_assert(!gaps[30 + i]);
+		ck_assert_uint_eq(ips[30 + i], 0x401000 + (i < 2 ? i : i == 2 ? 2 : 7));
+		ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+		ck_assert_int_eq(hwtr_cursor_goto(c, 31 + i), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		ck_assert_uint_eq(insn.raw[0], first_byte[i]);
+		hwtr_cursor_free(c);
+	}
+	close_history(&o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("history");
@@ -540,6 +600,7 @@ int main(void)
 	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);
 	tcase_add_test(tc, empty_trace_is_an_empty_history);
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
+	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
