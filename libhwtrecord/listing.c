@@ -8,6 +8,7 @@
 #include "json-util.h"
 
 #include <capstone/capstone.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -81,9 +82,9 @@ static bool drop_suffix(const char *mnemonic, bool has_register)
 	};
 	size_t n = strlen(mnemonic), i;
 
-	if (n < 2 || mnemonic[n - 1] != 'q')
+	if (n < 2 || !strchr("bwlq", mnemonic[n - 1]))
 		return false;
-	for (i = 0; always[i]; i++)
+	for (i = 0; always[i] && mnemonic[n - 1] == 'q'; i++)
 		if (strlen(always[i]) == n - 1 && !strncmp(mnemonic, always[i], n - 1))
 			return true;
 	for (i = 0; has_register && with_register[i]; i++)
@@ -110,9 +111,24 @@ static void disassemble(csh cs, struct hwtr_symbolizer *sym,
 		snprintf(buf, size, "(bad)");
 		return;
 	}
-	for (p = ci->op_str; *p && o + 1 < sizeof(operands); p++)
-		if (!(p[0] == ' ' && p > ci->op_str && p[-1] == ','))
-			operands[o++] = *p;
+	for (p = ci->op_str; *p && o + 16 < sizeof(operands); p++) {
+		if (p[0] == ' ' && p > ci->op_str && p[-1] == ',')
+			continue;
+		/* capstone writes small numbers in decimal; GDB always in hex */
+		if (isdigit((unsigned char)*p) && (p == ci->op_str ||
+		    strchr(",$-*(", p[-1])) && strncmp(p, "0x", 2)) {
+			char *end;
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (*end == '(' || *end == ',' || !*end || *end == ')') {
+				o += (size_t)snprintf(operands + o, sizeof(operands) - o,
+						      "0x%llx", v);
+				p = end - 1;
+				continue;
+			}
+		}
+		operands[o++] = *p;
+	}
 	operands[o] = 0;
 	has_register = operands[0] == '%' || strstr(operands, ",%") ||
 		       !strncmp(operands, "*%", 2);
@@ -123,6 +139,31 @@ static void disassemble(csh cs, struct hwtr_symbolizer *sym,
 		snprintf(buf, size, "%s", mnemonic);
 	else
 		snprintf(buf, size, "%-6s %s", mnemonic, operands);
+	if (strstr(operands, "(%rip)")) {
+		/* GDB shows where a rip-relative operand points. */
+		const char *disp = strstr(operands, "(%rip)");
+		uint64_t target, start = 0;
+		const char *fn;
+		size_t n;
+
+		while (disp > operands && (isxdigit((unsigned char)disp[-1]) ||
+					   disp[-1] == 'x' || disp[-1] == '-'))
+			disp--;
+		target = insn->ip + insn->size +
+			 (uint64_t)strtoll(disp, NULL, 0);
+		fn = hwtr_symbolize_function(sym, target, &start);
+		n = strlen(buf);
+		if (fn && target == start)
+			snprintf(buf + n, size - n, "        # 0x%llx <%s>",
+				 (unsigned long long)target, fn);
+		else if (fn)
+			snprintf(buf + n, size - n, "        # 0x%llx <%s+%llu>",
+				 (unsigned long long)target, fn,
+				 (unsigned long long)(target - start));
+		else
+			snprintf(buf + n, size - n, "        # 0x%llx",
+				 (unsigned long long)target);
+	}
 	if (!strncmp(operands, "0x", 2) && !strchr(operands, ',') &&
 	    (ci->id == X86_INS_CALL || ci->id == X86_INS_JMP ||
 	     mnemonic[0] == 'j' || !strncmp(mnemonic, "loop", 4))) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -69,11 +70,17 @@ static int parse_modifiers(const char *arg, bool insn, unsigned *flags)
 	return 0;
 }
 
-/* "/rf" is a modifier; "/tmp/x.hwtrec" is a path. */
+/* "/rf" is a modifier; "/tmp/x.hwtrec" (or an existing "/rec") is a path. */
 static bool is_modifier(const char *arg)
 {
-	return arg[0] == '/' && arg[1] &&
-	       strspn(arg + 1, "msrfplic") == strlen(arg + 1);
+	size_t i;
+
+	if (arg[0] != '/' || !arg[1] || access(arg, F_OK) == 0)
+		return false;
+	for (i = 1; arg[i]; i++)
+		if (arg[i] < 'a' || arg[i] > 'z')
+			return false;
+	return true;
 }
 
 int hwtrec_dump_main(int argc, char **argv)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# test-cli: hwtrec info and hwtrec dump on the fixture recording.  The
+# expected listings follow from the assembled fixture's labels and the path
+# the trace encodes (fixture.c), not from an earlier run.
+set -u
+hwtrec=../../tools/hwtrec
+tmp=$(mktemp -d /tmp/hwtr-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {	# check NAME EXPECTED ACTUAL
+	if [ "$2" != "$3" ]; then
+		echo "FAIL: $1"; echo "--- expected"; echo "$2"; echo "--- actual"; echo "$3"
+		fail=1
+	else
+		echo "ok: $1"
+	fi
+}
+sym() { nm fixture-code | awk -v s="$1" '$3 == s { print $1 }'; }
+
+./make-fixture-recording "$tmp/r.hwtrec" || exit 1
+
+out=$($hwtrec info "$tmp/r.hwtrec" | grep 'thread 1:')
+check "info counts" \
+	"  thread 1: 29 instructions, 12 function segments, 0 gaps, $(stat -c %s "$tmp/r.hwtrec/trace/1.pt") trace bytes ($(awk -v b="$(stat -c %s "$tmp/r.hwtrec/trace/1.pt")" 'BEGIN { printf "%.2f", 8 * b / 29 }') bits per instruction)" \
+	"$out"
+
+out=$($hwtrec dump "$tmp/r.hwtrec" --calls /c 7,12)
+check "calls /c" "$(printf '7\t_start\n8\t  outer\n9\t    leaf\n10\t  outer\n11\t    tail\n12\t_start')" "$out"
+
+out=$($hwtrec dump "$tmp/r.hwtrec" --insn 26,27 /f)
+check "insn /f" "$(printf '26\t   0x%016x <+19>:\tlea    0x2(%%rip),%%rax        # 0x%x <_start+28>\n27\t   0x%016x <+26>:\tjmp    *%%rax' 0x"$(sym i26)" 0x"$(sym done)" 0x"$(sym i27)")" "$out"
+
+out=$($hwtrec dump "$tmp/r.hwtrec" --insn --json | python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+print(len(rows), rows[0]["ip"], rows[0]["function"], rows[0]["object_offset"], rows[-1]["class"])')
+check "insn json" "29 0x$(sym i1 | sed 's/^0*//') _start 4096 far_call" "$out"
+
+# bad input: named file, clear message, exit 1
+out=$($hwtrec info "$tmp/nothing.hwtrec" 2>&1); rc=$?
+check "missing recording" "1 hwtrec info: $tmp/nothing.hwtrec: no manifest.json: not a recording, or its recorder died before writing anything" "$rc $out"
+printf '{"format":"hwtrecord","version":7}' > "$tmp/r.hwtrec/manifest.json"
+out=$($hwtrec dump "$tmp/r.hwtrec" --calls 2>&1); rc=$?
+check "future version" "1 hwtrec dump: $tmp/r.hwtrec/manifest.json: format version 7 is not supported (this reader reads version 1 to 1)" "$rc $out"
+out=$($hwtrec dump "$tmp/r.hwtrec" --calls /x 2>&1); rc=$?
+check "bad modifier" "2 hwtrec dump: unknown modifier '/x'" "$rc $out"
+exit $fail
