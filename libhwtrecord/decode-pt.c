@@ -161,7 +161,7 @@ void psb_scan_release(struct psb_scan *scan)
 	memset(scan, 0, sizeof(*scan));
 }
 
-static size_t scan_index_after(const struct psb_scan *scan, uint64_t offset)
+size_t psb_scan_index_after(const struct psb_scan *scan, uint64_t offset)
 {
 	size_t lo = 0, hi = scan->count;
 
@@ -176,10 +176,10 @@ static size_t scan_index_after(const struct psb_scan *scan, uint64_t offset)
 	return lo;
 }
 
-static const struct psb_info *scan_find(const struct psb_scan *scan,
-				       uint64_t offset)
+const struct psb_info *psb_scan_find(const struct psb_scan *scan,
+				     uint64_t offset)
 {
-	size_t i = scan_index_after(scan, offset);
+	size_t i = psb_scan_index_after(scan, offset);
 
 	return i > 0 && scan->psbs[i - 1].offset == offset ? &scan->psbs[i - 1]
 							    : NULL;
@@ -189,12 +189,12 @@ static const struct psb_info *scan_find(const struct psb_scan *scan,
  * whether or not tracing was enabled there. */
 static void synced_at(struct pt_walk *w, uint64_t offset)
 {
-	const struct psb_info *psb = scan_find(w->scan, offset);
+	const struct psb_info *psb = psb_scan_find(w->scan, offset);
 
 	w->sync_chunk = true;
 	w->sync_offset = offset;
 	w->swallow_status = psb && psb->has_fup && psb->has_mode_exec;
-	w->next_psb = scan_index_after(w->scan, offset);
+	w->next_psb = psb_scan_index_after(w->scan, offset);
 	w->enabled_seen = false;
 }
 
@@ -393,7 +393,7 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 	}
 	if (w->sync_chunk && w->status >= 0) {
 		w->sync_chunk = false;
-		chunk_item(item, scan_find(w->scan, w->sync_offset), w->sync_offset);
+		chunk_item(item, psb_scan_find(w->scan, w->sync_offset), w->sync_offset);
 		return 1;
 	}
 	for (;;) {

@@ -40,6 +40,10 @@ void pt_config_from_recording(struct pt_config *config,
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		    struct psb_scan *scan);
 void psb_scan_release(struct psb_scan *scan);
+/* Index of the first PSB after OFFSET; the PSB at exactly OFFSET, or NULL. */
+size_t psb_scan_index_after(const struct psb_scan *scan, uint64_t offset);
+const struct psb_info *psb_scan_find(const struct psb_scan *scan,
+				     uint64_t offset);
 
 enum walk_kind {
 	walk_block,

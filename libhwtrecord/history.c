@@ -445,8 +445,8 @@ static uint64_t next_tsc_after(const struct psb_scan *scan, uint64_t offset)
 {
 	size_t i;
 
-	for (i = 0; i < scan->count; i++)
-		if (scan->psbs[i].offset > offset && scan->psbs[i].has_tsc)
+	for (i = psb_scan_index_after(scan, offset); i < scan->count; i++)
+		if (scan->psbs[i].has_tsc)
 			return scan->psbs[i].tsc;
 	return UINT64_MAX;
 }
@@ -483,12 +483,9 @@ static int add_chunk(struct builder *b, uint64_t psb_offset, uint64_t tsc,
 
 static bool psb_has_tsc(const struct psb_scan *scan, uint64_t offset)
 {
-	size_t i;
+	const struct psb_info *psb = psb_scan_find(scan, offset);
 
-	for (i = 0; i < scan->count; i++)
-		if (scan->psbs[i].offset == offset)
-			return scan->psbs[i].has_tsc;
-	return false;
+	return psb && psb->has_tsc;
 }
 
 static int index_thread(struct hwtr_thread *t, uint64_t trace_start)
