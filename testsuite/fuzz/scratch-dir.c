@@ -1,0 +1,80 @@
+/* scratch-dir.c: see scratch-dir.h. */
+#define _GNU_SOURCE
+#include "scratch-dir.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void remove_dir(void)
+{
+	if (dir[0])
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *scratch_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char sub[300];
+
+	if (dir[0])
+		return dir;
+	snprintf(dir, sizeof(dir), "%s/hwtr-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		abort();
+	}
+	snprintf(sub, sizeof(sub), "%s/trace", dir);
+	if (mkdir(sub, 0700) < 0) {
+		perror(sub);
+		abort();
+	}
+	snprintf(sub, sizeof(sub), "%s/objects", dir);
+	if (mkdir(sub, 0700) < 0) {
+		perror(sub);
+		abort();
+	}
+	atexit(remove_dir);
+	return dir;
+}
+
+const char *scratch_path(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", scratch_dir(), name);
+	return path;
+}
+
+void scratch_write(const char *name, const void *bytes, size_t size)
+{
+	const char *path = scratch_path(name);
+	FILE *f = fopen(path, "wb");
+
+	if (!f || (size && fwrite(bytes, 1, size, f) != size) || fclose(f)) {
+		perror(path);
+		abort();
+	}
+}
+
+void scratch_remove(const char *name)
+{
+	const char *path = scratch_path(name);
+
+	if (unlink(path) < 0 && errno != ENOENT) {
+		perror(path);
+		abort();
+	}
+}

@@ -1,0 +1,18 @@
+/* scratch-dir.h: one temporary recording directory per fuzzer process,
+ * rewritten for every input and removed at exit. */
+#ifndef SCRATCH_DIR_H
+#define SCRATCH_DIR_H
+
+#include <stddef.h>
+
+/* Create the directory (with trace/ and objects/) once; its path. */
+const char *scratch_dir(void);
+/* Write NAME (relative, e.g. "trace/1.pt") with SIZE bytes; aborts on I/O
+ * errors, which are the harness's problem, not the input's. */
+void scratch_write(const char *name, const void *bytes, size_t size);
+/* Remove NAME if it exists. */
+void scratch_remove(const char *name);
+/* The path of NAME inside the directory (static buffer). */
+const char *scratch_path(const char *name);
+
+#endif
