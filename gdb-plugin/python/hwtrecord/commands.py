@@ -1,0 +1,414 @@
+"""`record hwt`, the history commands and `info record` on hwtrec-server.
+
+On the hwtrec target these give GDB's record-btrace commands and output
+formats: the server prints the lines (doc/gdb-packets.md), history.py picks
+the window exactly as record-btrace does.
+
+GDB cannot call a built-in command once a Python command of the same name
+replaces it, so the replacements are installed only when the session first
+meets an hwtrec-server (install_overrides, called from target.on_detect).
+A session that never connects to hwtrec-server keeps GDB's own commands
+untouched.  After that, on another target, the replacements give GDB's own
+answers where there is no recording, and otherwise say that GDB's command is
+no longer reachable in this session.
+"""
+
+import re
+
+import gdb
+
+from . import history, target
+
+RECORD_NO_TARGET = ("No recording is currently active.\n"
+                    "Use the \"record full\" or \"record btrace\" command first.")
+
+# HWTR_INSN_* and HWTR_CALL_* (libhwtrecord/include/hwtrecord.h).
+INSN_FLAGS = {"m": 1, "s": 1, "r": 2, "f": 4, "p": 8}
+CALL_FLAGS = {"l": 1, "i": 2, "c": 4}
+CALL_INSNS = 2
+
+# Entries asked for per packet: a reply must fit the server's PacketSize.
+CHUNK = 256
+
+# (connection, tid, kind) -> (begin, end) of the last listing, as btrace's
+# insn_history / call_history; forgotten whenever the thread moves.
+_remembered = {}
+# (connection, tid) -> whether the last segment holds only the current insn.
+_single_insn_end = {}
+
+
+def forget_windows(*_):
+    _remembered.clear()
+
+
+gdb.events.stop.connect(forget_windows)
+gdb.events.cont.connect(forget_windows)
+
+
+class Position:
+    """Where the selected thread stands in its history."""
+
+    def __init__(self):
+        conn = target.remote_connection()
+        self.conn = conn.num
+        self.tid = target.thread_tid()
+        data = target.info()
+        self.data = data
+        entry = target.thread_info(self.tid, data)
+        self.instructions = int(entry["instructions"])
+        self.segments = int(entry["segments"])
+        self.gaps = int(entry.get("gaps", 0))
+        self.position = int(entry.get("position", self.instructions))
+        self.replaying = self.position < self.instructions
+
+    def key(self, kind):
+        return (self.conn, self.tid, kind)
+
+    def current_segment(self):
+        stack = target.frames(self.tid)
+        if not stack:
+            raise gdb.GdbError("hwtrec-server: no call stack at instruction %d."
+                               % self.position)
+        return int(stack[0]["segment"])
+
+    def ends_with_single_insn(self):
+        key = (self.conn, self.tid)
+        if key not in _single_insn_end:
+            last = self.segments
+            text = target.request("qHwtr:call-history:%x:%x,%x:%x"
+                                  % (self.tid, last, last, CALL_INSNS))
+            match = re.search(r"inst (\d+),(\d+)", text)
+            _single_insn_end[key] = bool(match
+                                         and match.group(1) == match.group(2))
+        return _single_insn_end[key]
+
+
+def _fall_through(command):
+    """What GDB's own COMMAND does on a target that is not hwtrec-server, as
+    far as a replaced command can still know it."""
+    recording = gdb.current_recording()
+    if recording is None:
+        if command == "info record":
+            gdb.write("No recording is currently active.\n")
+            return
+        raise gdb.GdbError(RECORD_NO_TARGET)
+    if recording.method == "full" and command.endswith("-history"):
+        raise gdb.GdbError("You can't do that when your target is `record-full'")
+    raise gdb.GdbError(
+        "hwtrec: GDB's own `%s' was replaced when this session used "
+        "hwtrec-server, and cannot be reached any more; use a new GDB "
+        "session for record %s." % (command, recording.method))
+
+
+def _print_chunks(kind, tid, first, last, flags):
+    number = first
+    while number <= last:
+        upto = min(last, number + CHUNK - 1)
+        text = target.request("qHwtr:%s:%x:%x,%x:%x"
+                              % (kind, tid, number, upto, flags))
+        if text:
+            gdb.write(text if text.endswith("\n") else text + "\n")
+        number = upto + 1
+
+
+def _listing(kind, args, letters, flag_bits, size_parameter, command):
+    mods, rest = history.parse_modifiers(args, letters)
+    flags = 0
+    for letter in mods:
+        flags |= flag_bits[letter]
+    request = history.parse_history_args(rest)
+    size = history.default_size(size_parameter)
+    what = ("record instruction-history" if kind == "insn-history"
+            else "record function-call-history")
+
+    pos = Position()
+    if kind == "insn-history":
+        space = history.InsnSpace(pos.instructions)
+        start = pos.position
+    else:
+        space = history.CallSpace(pos.segments, pos.ends_with_single_insn())
+        start = pos.current_segment() - 1 if pos.replaying else pos.segments
+
+    if request[0] == "size":
+        signed = size * request[1]
+        if size == 0:
+            raise gdb.GdbError("Bad %s-size." % what)
+        begin, end, covered = history.window(
+            space, start, signed, _remembered.get(pos.key(kind)))
+        if covered == 0:
+            gdb.write("At the start of the branch trace record.\n"
+                      if signed < 0 else
+                      "At the end of the branch trace record.\n")
+    else:
+        command.dont_repeat()
+        if request[0] == "range":
+            low, high = request[1], request[2]
+        else:
+            origin, count = request[1], request[2]
+            if count is None:
+                count = size
+            if count == 0:
+                raise gdb.GdbError("Bad %s-size." % what)
+            low, high = history.range_from(origin, count)
+        begin, end = history.window_range(space, low, high)
+        covered = 1
+    _remembered[pos.key(kind)] = (begin, end)
+
+    if covered:
+        if kind == "insn-history":
+            first, last = begin, end - 1
+        else:
+            first, last = history.call_numbers(space, begin, end)
+        _print_chunks(kind, pos.tid, first, last, flags)
+
+
+class InstructionHistory(gdb.Command):
+    """Print disassembled instructions stored in the execution log.
+With a /m or /s modifier, source lines are included (if available).
+With a /r modifier, raw instructions in hex are included.
+With a /f modifier, function names are omitted.
+With a /p modifier, current position markers are omitted.
+With no argument, disassembles ten more instructions after the previous
+disassembly.
+"record instruction-history -" disassembles ten instructions before a
+previous disassembly.
+One argument specifies an instruction number as shown by 'info record', and
+ten instructions are disassembled after that instruction.
+Two arguments with comma between them specify starting and ending instruction
+numbers to disassemble.
+If the second argument is preceded by '+' or '-', it specifies the distance
+from the first argument.
+The number of instructions to disassemble can be defined with
+"set record instruction-history-size".
+(hwtrecord: on hwtrec-server the history is the recording's.)"""
+
+    def __init__(self):
+        super().__init__("record instruction-history", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, args, from_tty):
+        if not target.is_hwtrec():
+            _fall_through("record instruction-history")
+            return
+        _listing("insn-history", args, "msrfp", INSN_FLAGS,
+                 "record instruction-history-size", self)
+
+
+class FunctionCallHistory(gdb.Command):
+    """Prints the execution history at function granularity.
+It prints one line for each sequence of instructions that belong to the same
+function.
+Without modifiers, it prints the function name.
+With a /l modifier, the source file and line number range is included.
+With a /i modifier, the instruction number range is included.
+With a /c modifier, the output is indented based on the call stack depth.
+With no argument, prints ten more lines after the previous ten-line print.
+"record function-call-history -" prints ten lines before a previous ten-line
+print.
+One argument specifies a function number as shown by 'info record', and
+ten lines are printed after that function.
+Two arguments with comma between them specify a range of functions to print.
+If the second argument is preceded by '+' or '-', it specifies the distance
+from the first argument.
+The number of functions to print can be defined with "set record
+function-call-history-size".
+(hwtrecord: on hwtrec-server the history is the recording's.)"""
+
+    def __init__(self):
+        super().__init__("record function-call-history", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, args, from_tty):
+        if not target.is_hwtrec():
+            _fall_through("record function-call-history")
+            return
+        _listing("call-history", args, "lic", CALL_FLAGS,
+                 "record function-call-history-size", self)
+
+
+def _goto(number):
+    tid = target.thread_tid()
+    pos = Position()
+    if pos.replaying and number == pos.position:
+        return  # record_btrace_set_replay: nothing to do
+    reply = target.request("qHwtr:goto:%x:%x" % (tid, number))
+    if reply.strip() != "OK":
+        raise gdb.GdbError("hwtrec-server: unexpected reply to goto: %.60s"
+                           % reply)
+    _moved()
+
+
+def _moved():
+    """The server moved the thread: make GDB read registers and frames anew,
+    then show where we are (as record_btrace_set_replay does)."""
+    forget_windows()
+    gdb.execute("maintenance flush register-cache", to_string=True)
+    gdb.execute("frame")
+
+
+class RecordGoto(gdb.Command):
+    """Restore the program to its state at instruction number N.
+Argument is instruction number, as shown by 'info record'."""
+
+    def __init__(self):
+        super().__init__("record goto", gdb.COMMAND_OBSCURE, prefix=True)
+
+    def invoke(self, arg, from_tty):
+        if not arg or not arg.strip():
+            raise gdb.GdbError(
+                "Command requires an argument (insn number to go to).")
+        self.dont_repeat()
+        number = int(gdb.parse_and_eval(arg))
+        if not target.is_hwtrec():
+            _fall_through("record goto")
+            return
+        if number < 1:
+            raise gdb.GdbError("No such instruction.")
+        _goto(number)
+
+
+class RecordGotoBegin(gdb.Command):
+    """Go to the beginning of the execution log."""
+
+    def __init__(self, name="record goto begin"):
+        super().__init__(name, gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        if arg and arg.strip():
+            raise gdb.GdbError("Junk after argument: %s." % arg)
+        self.dont_repeat()
+        if not target.is_hwtrec():
+            _fall_through("record goto begin")
+            return
+        # The server skips gaps at the beginning, as btrace does.
+        _goto(1)
+
+
+class RecordGotoEnd(gdb.Command):
+    """Go to the end of the execution log."""
+
+    def __init__(self):
+        super().__init__("record goto end", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        if arg and arg.strip():
+            raise gdb.GdbError("Junk after argument: %s." % arg)
+        self.dont_repeat()
+        if not target.is_hwtrec():
+            _fall_through("record goto end")
+            return
+        pos = Position()
+        reply = target.request("qHwtr:goto:%x:%x" % (pos.tid, pos.instructions))
+        if reply.strip() != "OK":
+            raise gdb.GdbError("hwtrec-server: unexpected reply to goto: %.60s"
+                               % reply)
+        _moved()
+
+
+def _thread_label():
+    """print_thread_id and target_pid_to_str, as `thread` prints them."""
+    text = gdb.execute("thread", to_string=True)
+    match = re.search(r"Current thread is (\S+) \((.*)\)\]", text)
+    if match:
+        return match.group(1), match.group(2)
+    thread = gdb.selected_thread()
+    return str(thread.num), "Thread %d" % target.thread_tid(thread)
+
+
+class InfoRecord(gdb.Command):
+    """Info record options."""
+
+    def __init__(self):
+        super().__init__("info record", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        if not target.is_hwtrec():
+            _fall_through("info record")
+            return
+        pos = Position()
+        gdb.write("Active record target: record-hwt\n")
+        gdb.write("Recording format: %s.\n" % _format_name(pos.data))
+        if pos.data.get("recording"):
+            gdb.write("Recording: %s (source: %s).\n"
+                      % (pos.data["recording"], pos.data.get("source", "?")))
+        calls = pos.segments
+        if calls > 1 and pos.ends_with_single_insn():
+            calls -= 1
+        # The last instruction is the current one, not part of the record.
+        insns = max(pos.instructions - 1, 0)
+        number, name = _thread_label()
+        gdb.write("Recorded %d instructions in %d functions (%d gaps) "
+                  "for thread %s (%s).\n"
+                  % (insns, calls, pos.gaps, number, name))
+        if pos.replaying:
+            gdb.write("Replay in progress.  At instruction %d.\n"
+                      % pos.position)
+
+
+def _format_name(data):
+    fmt = data.get("format", "intel-pt")
+    return {"intel-pt": "Intel Processor Trace",
+            "etm4": "ARM CoreSight ETMv4",
+            "ete": "ARM CoreSight ETE"}.get(fmt, fmt)
+
+
+class RecordHwt(gdb.Command):
+    """Replay with hwtrecord.
+On hwtrec-server (`hwtrec replay REC`, or `target remote | hwtrec-server REC`)
+the target already replays a recording: this says which, and where in it the
+selected thread is.  The history commands (record function-call-history,
+record instruction-history, record goto, info record) and reverse execution
+then work on the recording."""
+
+    def __init__(self):
+        super().__init__("record hwt", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        if arg and arg.strip():
+            raise gdb.GdbError("Junk after argument: %s." % arg)
+        if not target.is_hwtrec():
+            raise gdb.GdbError(
+                "record hwt: the target is not hwtrec-server.  Open a "
+                "recording with `hwtrec replay REC` (or `target remote | "
+                "hwtrec-server REC`); recording a live program from inside "
+                "GDB is not available yet.")
+        pos = Position()
+        data = pos.data
+        gdb.write("hwtrec: replaying recording %s (%s, recorded by the %s "
+                  "source).\n" % (data.get("recording", "?"),
+                                  _format_name(data),
+                                  data.get("source", "?")))
+        for entry in data.get("threads", []):
+            at = int(entry.get("position", entry["instructions"]))
+            total = int(entry["instructions"])
+            where = ("at the end of its history" if at >= total
+                     else "at instruction %d" % at)
+            gdb.write("Thread %d: %d instructions in %d function segments "
+                      "(%d gaps), %s.\n"
+                      % (entry["tid"], total, int(entry["segments"]),
+                         int(entry.get("gaps", 0)), where))
+        gdb.write("Reverse execution and the record history commands work "
+                  "on this recording; registers other than the PC are "
+                  "unavailable before its end.\n")
+
+
+_installed = False
+
+
+def install_overrides():
+    """Replace GDB's record history commands with ours (once)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    InstructionHistory()
+    FunctionCallHistory()
+    RecordGoto()
+    RecordGotoBegin()
+    RecordGotoBegin("record goto start")
+    RecordGotoEnd()
+    InfoRecord()
+
+
+def register():
+    RecordHwt()
+    target.on_detect(install_overrides)

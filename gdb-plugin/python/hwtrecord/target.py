@@ -1,0 +1,161 @@
+"""The hwtrec-server target: detection and the qHwtr packets.
+
+The plugin talks to hwtrec-server through custom packets (doc/gdb-packets.md)
+sent with RemoteTargetConnection.send_packet (GDB 12+).  Replies are hex text;
+an error is "E." followed by a message.  A remote that answers qHwtr:info
+with an empty reply is some other stub (gdbserver, rr, ...), and the plugin
+then leaves GDB alone.
+"""
+
+import json
+import re
+
+import gdb
+
+# Connection number -> True/False, once probed.  A connection number is never
+# reused within a GDB session, so the cache needs no invalidation for
+# correctness; connection_removed only keeps it small.
+_probed = {}
+
+# Callbacks run once a connection is found to be hwtrec-server.
+_on_detect = []
+
+
+class PacketError(gdb.GdbError):
+    """The server answered a qHwtr packet with an error."""
+
+
+def remote_connection():
+    """The selected inferior's remote connection, or None."""
+    try:
+        inferior = gdb.selected_inferior()
+    except gdb.error:
+        return None
+    conn = getattr(inferior, "connection", None)
+    if conn is None or not isinstance(conn, gdb.RemoteTargetConnection):
+        return None
+    if not conn.is_valid():
+        return None
+    return conn
+
+
+_RECEIVED = re.compile(r'received: "(.*)"\s*\Z', re.S)
+
+
+def _unescape(text):
+    # `maint packet` prints the reply with \xHH, \" and \\ escapes.
+    return re.sub(r'\\(x[0-9a-fA-F]{2}|.)',
+                  lambda m: (chr(int(m.group(1)[1:], 16))
+                             if m.group(1).startswith("x")
+                             and len(m.group(1)) == 3 else m.group(1)),
+                  text)
+
+
+def _raw(conn, packet):
+    # Not RemoteTargetConnection.send_packet: in GDB 13 it switches threads,
+    # which throws away the frame cache, and GDB crashes when that happens
+    # inside a frame unwinder.  `maint packet` sends on the current target
+    # without switching.
+    del conn
+    out = gdb.execute("maintenance packet " + packet, to_string=True)
+    match = _RECEIVED.search(out)
+    if match is None:
+        raise gdb.GdbError("hwtrec: no reply to %s" % packet)
+    return _unescape(match.group(1))
+
+
+def request(packet, conn=None):
+    """Send PACKET; return the decoded text reply ('' if unsupported)."""
+    conn = conn or remote_connection()
+    if conn is None:
+        raise gdb.GdbError("hwtrec: the target is not a remote connection.")
+    reply = _raw(conn, packet)
+    if reply.startswith("E."):
+        raise PacketError("hwtrec-server: %s" % reply[2:])
+    if len(reply) == 3 and reply[0] == "E":
+        raise PacketError("hwtrec-server: %s failed (error %s)"
+                          % (packet.split(":")[1], reply[1:]))
+    if reply == "OK":
+        return reply    # plain acknowledgement (qHwtr:goto)
+    try:
+        return bytes.fromhex(reply).decode("utf-8", "replace")
+    except ValueError:
+        raise PacketError("hwtrec-server: reply to %s is not hex: %.40s"
+                          % (packet, reply))
+
+
+def request_json(packet, conn=None):
+    text = request(packet, conn)
+    if not text:
+        raise PacketError("hwtrec-server: empty reply to %s" % packet)
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise PacketError("hwtrec-server: reply to %s is not JSON (%s)"
+                          % (packet, err))
+
+
+def is_hwtrec(conn=None):
+    """True if the selected inferior runs on hwtrec-server (probed once)."""
+    conn = conn or remote_connection()
+    if conn is None:
+        return False
+    known = _probed.get(conn.num)
+    if known is not None:
+        return known
+    try:
+        found = bool(_raw(conn, "qHwtr:info"))
+    except gdb.error:
+        # Not connected yet, or the stub is running: ask again later.
+        return False
+    _probed[conn.num] = found
+    if found:
+        for callback in list(_on_detect):
+            callback()
+    return found
+
+
+def on_detect(callback):
+    """Run CALLBACK (no arguments) when an hwtrec-server is first seen."""
+    _on_detect.append(callback)
+
+
+def _forget(event):
+    conn = getattr(event, "connection", None)
+    if conn is not None:
+        _probed.pop(conn.num, None)
+
+
+gdb.events.connection_removed.connect(_forget)
+
+
+def thread_tid(thread=None):
+    """The thread id the server uses (the lwp of GDB's ptid)."""
+    thread = thread or gdb.selected_thread()
+    if thread is None:
+        raise gdb.GdbError("No thread.")
+    pid, lwp, tid = thread.ptid
+    return lwp or tid or pid
+
+
+def info():
+    """qHwtr:info, decoded."""
+    return request_json("qHwtr:info")
+
+
+def thread_info(tid=None, data=None):
+    """The qHwtr:info entry of thread TID (default: the selected thread)."""
+    tid = thread_tid() if tid is None else tid
+    data = data or info()
+    for entry in data.get("threads", []):
+        if entry.get("tid") == tid:
+            return entry
+    raise gdb.GdbError("hwtrec: thread %d is not in the recording." % tid)
+
+
+def frames(tid):
+    """qHwtr:frames for TID: the call stack at the position, innermost first."""
+    result = request_json("qHwtr:frames:%x" % tid)
+    if not isinstance(result, list):
+        raise PacketError("hwtrec-server: qHwtr:frames did not give a list")
+    return result

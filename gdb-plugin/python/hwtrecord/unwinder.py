@@ -1,0 +1,186 @@
+"""Frames at past positions of an hwtrec replay, after GDB's btrace unwinder.
+
+Before the end of the history the server knows only the PC; the registers a
+DWARF unwinder needs are unavailable.  Like record-btrace's replay unwinder
+(record-btrace.c), this unwinder builds every frame from the function
+segments: frame 0 is the segment at the position, callers follow `up`, only
+the PC unwinds (the server computes each caller's resume address from the
+call site, qHwtr:frames), and other registers come out unavailable.
+
+Frame ids must stay equal for the same activation across stops, because
+`next`, `step`, `finish` and `reverse-finish` compare them.  btrace uses an
+"unavailable stack" id, which Python cannot build, so the stack address is
+chosen to look like the real one:
+
+- At the end of the history the core's registers are real and GDB's DWARF
+  unwinder runs (this unwinder declines).  On that stop we note the real frame
+  id (CFA, function) of each frame of the final call stack.
+- At a past position, a frame whose callers all match the final stack
+  (function by call level) is still, or again, that real activation's frame
+  and gets its real CFA; so stepping from the end into the past compares
+  equal ids, as btrace ensures when it starts replaying.
+- Other frames get a synthetic stack address below every real CFA, lower
+  with each call level, so that callers are always outer (GDB rejects an
+  inner caller) and an activation keeps its id.  Frames beyond the known
+  stack on the outer side (those past main) get addresses above it.
+"""
+
+import re
+
+import gdb
+from gdb.unwinder import Unwinder, register_unwinder
+
+from . import target
+
+LEVEL_STEP = 0x100          # synthetic bytes per call level
+MARGIN = 0x100000           # distance of synthetic addresses from real ones
+FALLBACK_LOW = 0x10000000000
+MAX_FINAL_FRAMES = 4096
+
+# Connection number -> {level: (function_start, cfa)} of the final stack.
+_final = {}
+
+
+class _FrameId:
+    # GDB 13 reads these as gdb.Value (a Python int is refused).
+    def __init__(self, sp, pc):
+        address = gdb.lookup_type("unsigned long")
+        self.sp = gdb.Value(sp).cast(address)
+        self.pc = gdb.Value(pc).cast(address)
+
+
+class _Frame:
+    def __init__(self, pc, function_start, level, sp):
+        self.pc = pc
+        self.function_start = function_start
+        self.level = level
+        self.sp = sp
+
+
+def _num(value):
+    if isinstance(value, str):
+        return int(value, 0)
+    return int(value)
+
+
+def layout(server_frames, final):
+    """Frames (innermost first) with the stack address of each frame id."""
+    frames = []
+    for f in server_frames:
+        if f.get("pc") is None:
+            break       # the caller's PC is not known: the outermost frame
+        frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
+                       int(f.get("level", 0))))
+    if final:
+        cfas = [cfa for _, cfa in final.values()]
+        low = min(cfas) - MARGIN
+        high = max(cfas) + MARGIN
+        known_outer = min(final)
+    else:
+        low, high, known_outer = FALLBACK_LOW, FALLBACK_LOW, None
+    result = [None] * len(frames)
+    chain_ok = True
+    for index in range(len(frames) - 1, -1, -1):
+        pc, start, level = frames[index]
+        entry = final.get(level) if final else None
+        if known_outer is not None and level < known_outer:
+            sp = high + LEVEL_STEP * (known_outer - level)
+        elif chain_ok and entry is not None and entry[0] == start:
+            sp = entry[1]
+        else:
+            chain_ok = False
+            sp = low - LEVEL_STEP * max(level, 0)
+        result[index] = _Frame(pc, start, level, sp)
+    return result
+
+
+def note_final_stack(conn, tid):
+    """At the end of the history: remember the real frame ids by level."""
+    if conn.num in _final:
+        return
+    server_frames = target.frames(tid)
+    final = {}
+    for index, frame in enumerate(server_frames[:MAX_FINAL_FRAMES]):
+        try:
+            text = gdb.execute("maintenance print frame-id %d" % index,
+                               to_string=True)
+        except gdb.error:
+            break
+        match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
+        if not match:
+            break
+        code = int(match.group(2), 16)
+        if code != _num(frame.get("function_start") or 0):
+            break
+        final[int(frame.get("level", 0))] = (code, int(match.group(1), 16))
+    _final[conn.num] = final
+
+
+def _on_stop(event):
+    conn = target.remote_connection()
+    if conn is None or conn.num in _final or not target.is_hwtrec(conn):
+        return
+    try:
+        tid = target.thread_tid()
+        entry = target.thread_info(tid)
+        if int(entry.get("position", 0)) >= int(entry["instructions"]):
+            note_final_stack(conn, tid)
+    except gdb.error as err:
+        gdb.write("hwtrec: cannot note the final call stack: %s\n" % err,
+                  gdb.STDERR)
+
+
+class HwtrecUnwinder(Unwinder):
+    """PC-only frames from the function segments, at past positions."""
+
+    def __init__(self):
+        super().__init__("hwtrecord")
+        self.frames = None
+        self.warned = False
+
+    def __call__(self, pending_frame):
+        try:
+            return self._unwind(pending_frame)
+        except (gdb.error, KeyError, ValueError, TypeError) as err:
+            if not self.warned:
+                self.warned = True
+                gdb.write("hwtrec: frame unwinder: %s\n" % err, gdb.STDERR)
+            return None
+
+    def _unwind(self, pending_frame):
+        conn = target.remote_connection()
+        if conn is None or not target.is_hwtrec(conn):
+            return None
+        level = pending_frame.level()
+        if level == 0:
+            # A new chain of frames: the thread may have moved.
+            self.frames = None
+            tid = target.thread_tid()
+            entry = target.thread_info(tid)
+            if int(entry.get("position", 0)) >= int(entry["instructions"]):
+                return None     # the core's registers: DWARF unwinds
+            self.frames = layout(target.frames(tid), _final.get(conn.num))
+        if self.frames is None or level >= len(self.frames):
+            return None
+        this = self.frames[level]
+        rip = pending_frame.read_register("rip")
+        if int(rip) != this.pc:
+            return None
+        info = pending_frame.create_unwind_info(
+            _FrameId(this.sp, this.function_start))
+        # The outermost frame of the history unwinds to PC 0, which GDB
+        # takes as the end of the stack; a register left unsaved would make
+        # GDB throw "PC not saved" wherever it looks one frame further.
+        caller_pc = (self.frames[level + 1].pc
+                     if level + 1 < len(self.frames) else 0)
+        info.add_saved_register("rip", gdb.Value(caller_pc).cast(rip.type))
+        # GDB asks for the caller's stack pointer in places (infrun); give
+        # it this frame's stack address, as a DWARF CFA would be.
+        rsp_type = gdb.lookup_type("void").pointer()
+        info.add_saved_register("rsp", gdb.Value(this.sp).cast(rsp_type))
+        return info
+
+
+def register():
+    register_unwinder(None, HwtrecUnwinder(), replace=True)
+    gdb.events.stop.connect(_on_stop)
