@@ -1,0 +1,499 @@
+/* event-writer.c: the tool's side of event-log.h, and per-thread trace state.
+ *
+ * Valgrind runs one guest thread at a time, so one buffer serves all threads:
+ * when another thread gets the CPU we write a SWITCH record.  The pending TNT
+ * bits and the return-compression stack belong to the running thread; TNT bits
+ * are flushed before any other record, so they never cross a switch.
+ *
+ * A thread is "disabled" after a system call, a signal, or being descheduled
+ * (the points where a user-mode-only PT trace shows TIP.PGD).  The next block
+ * it runs emits TIP.PGE at its first address (hwt_on_block_entry), which is
+ * right for every way back: the instruction after the syscall, a signal
+ * handler, the interrupted instruction after sigreturn, a new thread's first
+ * instruction.  The return-compression stack is emptied at every disable, so
+ * a return after PGE never relies on a call the decoder may have dropped.
+ *
+ * Writes block: when the recorder is slow the program waits; nothing is lost.
+ */
+#include "hwtrec-tool.h"
+#include "event-log.h"
+
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_clientstate.h"
+
+/* Valgrind core functions outside the tool API: move an fd to Valgrind's
+ * reserved range (the client cannot see or close it) and the client's auxv. */
+extern Int VG_(safe_fd)(Int oldfd);
+extern UWord *VG_(client_auxv);
+
+struct hwt_thread {
+	Bool known;
+	Bool disabled;
+	Int lwpid;
+	Addr retstack[HWTREC_RETSTACK_DEPTH];
+	UInt ret_top;		/* next free slot */
+	UInt ret_count;
+};
+
+UChar hwt_pge_pending;
+Bool hwt_active;
+Bool hwt_from_pending;
+
+static Int log_fd = -1;
+static Bool log_failed;
+static struct hwt_thread *threads;
+static struct hwt_thread *cur;
+static ThreadId cur_tid;
+static ULong last_tsc;
+
+static ULong tnt_bits;
+static UInt tnt_n;
+static UInt bits_since_sync;
+
+#define BUF_SIZE (1u << 18)
+static UChar buf[BUF_SIZE];
+static UInt buf_pos;
+
+static ULong tsc_now(void)
+{
+	UInt lo, hi;
+	ULong t;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	t = ((ULong)hi << 32) | lo;
+	/* Threads are ordered by TSC: never let it go backwards. */
+	if (t <= last_tsc)
+		t = last_tsc + 1;
+	last_tsc = t;
+	return t;
+}
+
+void hwt_log_flush(void)
+{
+	UInt done = 0;
+
+	while (done < buf_pos && log_fd >= 0) {
+		Int n = VG_(write)(log_fd, buf + done, buf_pos - done);
+
+		if (n <= 0) {
+			if (n == -VKI_EINTR)
+				continue;
+			if (!log_failed)
+				VG_(umsg)("hwtrec: the recorder went away (write "
+					  "error %d); the program continues "
+					  "untraced\n", n);
+			log_failed = True;
+			hwt_log_detach();
+			break;
+		}
+		done += (UInt)n;
+	}
+	buf_pos = 0;
+}
+
+static inline void need(UInt n)
+{
+	if (buf_pos + n > BUF_SIZE)
+		hwt_log_flush();
+}
+
+static inline void put8(UChar v) { buf[buf_pos++] = v; }
+static inline void put16(UShort v) { VG_(memcpy)(buf + buf_pos, &v, 2); buf_pos += 2; }
+static inline void put32(UInt v) { VG_(memcpy)(buf + buf_pos, &v, 4); buf_pos += 4; }
+static inline void put64(ULong v) { VG_(memcpy)(buf + buf_pos, &v, 8); buf_pos += 8; }
+
+static void put_bytes(const void *p, UInt n)
+{
+	const UChar *b = p;
+
+	while (n) {
+		UInt room, k;
+
+		need(1);
+		room = BUF_SIZE - buf_pos;
+		k = n < room ? n : room;
+		VG_(memcpy)(buf + buf_pos, b, k);
+		buf_pos += k;
+		b += k;
+		n -= k;
+	}
+}
+
+static void flush_tnt(void)
+{
+	if (!tnt_n)
+		return;
+	need(10);
+	put8(HWTREC_EV_TNT);
+	put8((UChar)tnt_n);
+	put64(tnt_bits);
+	tnt_n = 0;
+	tnt_bits = 0;
+}
+
+static void update_switches(void)
+{
+	Bool on = log_fd >= 0 && !hwt_from_pending && cur;
+
+	hwt_active = on && !cur->disabled;
+	hwt_pge_pending = on && cur->disabled;
+}
+
+Bool hwt_log_open(const HChar *path)
+{
+	SysRes sr = VG_(open)(path, VKI_O_WRONLY, 0);
+
+	if (sr_isError(sr)) {
+		VG_(umsg)("hwtrec: cannot open the recorder's pipe %s (error "
+			  "%lu)\n", path, sr_Err(sr));
+		return False;
+	}
+	log_fd = VG_(safe_fd)((Int)sr_Res(sr));
+	threads = VG_(calloc)("hwtrec.threads", VG_N_THREADS + 1,
+			      sizeof(*threads));
+	return log_fd >= 0;
+}
+
+void hwt_log_hello(void)
+{
+	const HChar *exe = VG_(args_the_exename) ? VG_(args_the_exename) : "";
+	UInt n = (UInt)VG_(strlen)(exe);
+
+	need(20);
+	put8(HWTREC_EV_HELLO);
+	put32(HWTREC_EVENT_LOG_VERSION);
+	put32((UInt)VG_(getpid)());
+	put64(tsc_now());
+	put16((UShort)n);
+	put_bytes(exe, n);
+}
+
+void hwt_log_detach(void)
+{
+	if (log_fd >= 0 && !log_failed)
+		VG_(close)(log_fd);
+	log_fd = -1;
+	buf_pos = 0;
+	tnt_n = 0;
+	hwt_active = False;
+	hwt_pge_pending = 0;
+}
+
+static void disable_current(void)
+{
+	cur->disabled = True;
+	cur->ret_count = 0;
+	update_switches();
+}
+
+/* Make TID the thread whose records follow. */
+static void switch_to(ThreadId tid)
+{
+	struct hwt_thread *t;
+
+	if (log_fd < 0 || (cur && tid == cur_tid))
+		return;
+	tl_assert(tid > 0 && tid <= VG_N_THREADS);
+	if (cur) {
+		flush_tnt();
+		if (!cur->disabled && !hwt_from_pending) {
+			/* Descheduled like an interrupt: FUP + TIP.PGD, so
+			 * that the TSC at its PGE orders it against others. */
+			need(9);
+			put8(HWTREC_EV_PGD_ASYNC);
+			put64(VG_(get_IP)(cur_tid));
+		}
+		cur->disabled = True;
+		cur->ret_count = 0;
+	}
+	t = &threads[tid];
+	if (!t->known) {
+		t->known = True;
+		t->disabled = True;
+		/* The scheduler runs each guest thread on its own kernel
+		 * thread, so this is the new thread's lwpid. */
+		t->lwpid = VG_(gettid)();
+	}
+	cur = t;
+	cur_tid = tid;
+	bits_since_sync = 0;
+	need(13);
+	put8(HWTREC_EV_SWITCH);
+	put32((UInt)t->lwpid);
+	put64(tsc_now());
+	update_switches();
+}
+
+void hwt_thread_running(ThreadId tid)
+{
+	switch_to(tid);
+}
+
+void hwt_thread_exit(ThreadId tid)
+{
+	if (log_fd < 0)
+		return;
+	switch_to(tid);
+	flush_tnt();
+	need(13);
+	put8(HWTREC_EV_THREAD_EXIT);
+	put32((UInt)cur->lwpid);
+	put64(tsc_now());
+	disable_current();
+	hwt_log_flush();
+}
+
+void hwt_disable_syscall(ThreadId tid)
+{
+	if (log_fd < 0)
+		return;
+	switch_to(tid);
+	if (cur->disabled)
+		return;
+	if (!hwt_from_pending) {
+		flush_tnt();
+		need(1);
+		put8(HWTREC_EV_PGD_SYSCALL);
+	}
+	disable_current();
+}
+
+void hwt_disable_async(ThreadId tid, Addr ip)
+{
+	if (log_fd < 0)
+		return;
+	switch_to(tid);
+	if (cur->disabled)
+		return;
+	if (!hwt_from_pending) {
+		flush_tnt();
+		need(9);
+		put8(HWTREC_EV_PGD_ASYNC);
+		put64(ip);
+	}
+	disable_current();
+}
+
+void hwt_log_mmap(Addr a, SizeT len, ULong offset, UInt prot,
+		  const HChar *path)
+{
+	UInt n = path ? (UInt)VG_(strlen)(path) : 0;
+
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(40);
+	put8(HWTREC_EV_MMAP);
+	put64(a);
+	put64(len);
+	put64(offset);
+	put64(tsc_now());
+	put32(prot);
+	put16((UShort)n);
+	put_bytes(path, n);
+}
+
+void hwt_log_munmap(Addr a, SizeT len)
+{
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(25);
+	put8(HWTREC_EV_MUNMAP);
+	put64(a);
+	put64(len);
+	put64(tsc_now());
+}
+
+void hwt_log_auxv(const UWord *auxv)
+{
+	UInt n = 0, i;
+
+	if (log_fd < 0 || !auxv)
+		return;
+	while (auxv[2 * n] != 0 /* AT_NULL */ && n < 256)
+		n++;
+	flush_tnt();
+	need(3);
+	put8(HWTREC_EV_AUXV);
+	put16((UShort)(n + 1));
+	for (i = 0; i <= n; i++) {
+		need(16);
+		put64(auxv[2 * i]);
+		put64(auxv[2 * i + 1]);
+	}
+}
+
+void hwt_log_object(Addr a, UInt size)
+{
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(13);
+	put8(HWTREC_EV_OBJECT);
+	put64(a);
+	put32(size);
+	put_bytes((const void *)a, size);
+}
+
+void hwt_log_exit(Int code)
+{
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(5);
+	put8(HWTREC_EV_EXIT);
+	put32((UInt)code);
+	hwt_log_flush();
+}
+
+/* ------------------------------------------------ helpers in guest code */
+
+static inline void sync_point(Addr next)
+{
+	if (UNLIKELY(bits_since_sync >= HWTREC_SYNC_EVERY_BITS)) {
+		flush_tnt();
+		need(17);
+		put8(HWTREC_EV_SYNC);
+		put64(next);
+		put64(tsc_now());
+		bits_since_sync = 0;
+	}
+}
+
+static inline void push_bit(UWord taken)
+{
+	tnt_bits = (tnt_bits << 1) | (taken & 1);
+	bits_since_sync++;
+	if (UNLIKELY(++tnt_n == 64))
+		flush_tnt();
+}
+
+static inline void push_return(Addr ret)
+{
+	cur->retstack[cur->ret_top] = ret;
+	cur->ret_top = (cur->ret_top + 1) % HWTREC_RETSTACK_DEPTH;
+	if (cur->ret_count < HWTREC_RETSTACK_DEPTH)
+		cur->ret_count++;
+}
+
+static void tip(Addr target)
+{
+	flush_tnt();
+	need(9);
+	put8(HWTREC_EV_TIP);
+	put64(target);
+	bits_since_sync = 0;
+}
+
+void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
+{
+	UWord taken = (guard & 1) ^ inverted;
+
+	if (UNLIKELY(!hwt_active))
+		return;
+	push_bit(taken);
+	sync_point(taken ? target : fall);
+}
+
+void hwt_on_cond_end(Addr next, Addr target, Addr fall)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	push_bit(next != fall);
+	sync_point(next);
+}
+
+void hwt_on_call(Addr ret)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	push_return(ret);
+}
+
+void hwt_on_call_indirect(Addr next, Addr ret)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	push_return(ret);
+	tip(next);
+}
+
+void hwt_on_jump_indirect(Addr next)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	tip(next);
+}
+
+void hwt_on_return(Addr next)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	if (hwt_clo_ret_compression && cur->ret_count) {
+		UInt top = (cur->ret_top + HWTREC_RETSTACK_DEPTH - 1) %
+			   HWTREC_RETSTACK_DEPTH;
+
+		if (cur->retstack[top] == next) {
+			/* The decoder pops its own copy: a taken TNT bit. */
+			cur->ret_top = top;
+			cur->ret_count--;
+			push_bit(1);
+			sync_point(next);
+			return;
+		}
+	}
+	tip(next);
+}
+
+/* Guarded by hwt_pge_pending in the IR: the thread comes back to user mode
+ * (or starts) at IP. */
+void hwt_on_block_entry(Addr ip)
+{
+	if (!hwt_pge_pending || !cur)
+		return;
+	cur->disabled = False;
+	cur->ret_count = 0;
+	need(17);
+	put8(HWTREC_EV_PGE);
+	put64(ip);
+	put64(tsc_now());
+	bits_since_sync = 0;
+	update_switches();
+}
+
+/* Valgrind runs its own replacement at TO where the program asked for FROM;
+ * no branch instruction explains that, so it looks like an interrupt. */
+void hwt_on_redirect(Addr from, Addr to)
+{
+	if (UNLIKELY(!hwt_active))
+		return;
+	flush_tnt();
+	need(9);
+	put8(HWTREC_EV_PGD_ASYNC);
+	put64(from);
+	disable_current();
+	hwt_on_block_entry(to);
+}
+
+void hwt_on_from_entry(Addr ip)
+{
+	if (!hwt_from_pending || !cur)
+		return;
+	hwt_from_pending = False;
+	flush_tnt();
+	need(17);
+	put8(HWTREC_EV_FROM_REACHED);
+	put64(ip);
+	put64(tsc_now());
+	cur->disabled = True;
+	update_switches();
+	hwt_on_block_entry(ip);
+}

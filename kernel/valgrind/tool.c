@@ -1,0 +1,186 @@
+/* tool.c: the hwtrec Valgrind tool: registration, options and callbacks.
+ *
+ * `hwtrec record` starts `valgrind --tool=hwtrec --hwtrec-fifo=PATH
+ * --hwtrec-pid=PID ...`.  The tool sends what a user-mode-only Intel PT
+ * trace of the program would contain (event-log.h) through the FIFO, and the
+ * recorder encodes the packets.  Only the process whose pid is PID is traced:
+ * a forked child keeps running under Valgrind but untraced, and after an exec
+ * (Valgrind follows it with --trace-children=yes) the new image is traced if
+ * it is still PID.
+ *
+ * What it does not do: 32-bit guests, code generated at run time in
+ * anonymous memory is reported as a mapping without a file (its bytes are
+ * not saved), and transactional memory (TSX) packets.
+ */
+#include "hwtrec-tool.h"
+
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+extern UWord *VG_(client_auxv);
+
+Bool hwt_clo_ret_compression = True;
+const HChar *hwt_clo_from;
+static const HChar *clo_fifo;
+static Long clo_pid;
+static Bool started;
+
+static Bool hwt_process_cmd_line_option(const HChar *arg)
+{
+	if VG_STR_CLO(arg, "--hwtrec-fifo", clo_fifo) {}
+	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
+	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
+	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
+	else
+		return False;
+	return True;
+}
+
+static void hwt_print_usage(void)
+{
+	VG_(printf)(
+"    --hwtrec-fifo=PATH        FIFO to the recorder (set by hwtrec record)\n"
+"    --hwtrec-pid=PID          trace only the process with this pid\n"
+"    --ret-compression=yes|no  compress returns as TNT bits [yes]\n"
+"    --from=FUNCTION           start tracing at the first entry of FUNCTION\n");
+}
+
+static void hwt_print_debug_usage(void)
+{
+	VG_(printf)("    (none)\n");
+}
+
+static void hwt_post_clo_init(void)
+{
+	/* One branch per block: see instrument.c. */
+	VG_(clo_vex_control).guest_chase = False;
+	VG_(clo_vex_control).iropt_unroll_thresh = 0;
+	if (!clo_fifo || clo_pid != VG_(getpid)())
+		return;		/* a forked child that exec'd: untraced */
+	if (!hwt_log_open(clo_fifo))
+		return;
+	hwt_from_pending = hwt_clo_from != NULL;
+	hwt_log_hello();
+}
+
+/* The first time client code runs, everything Valgrind set up for the
+ * program exists: send the auxv, the vDSO and the mappings made so far. */
+static void send_initial_state(void)
+{
+	static Addr starts[4096];
+	Int n, i;
+	const UWord *av = VG_(client_auxv);
+
+	hwt_log_auxv(av);
+	for (i = 0; av && av[2 * i] != 0; i++)
+		if (av[2 * i] == 33 /* AT_SYSINFO_EHDR */) {
+			NSegment const *seg = VG_(am_find_nsegment)(av[2 * i + 1]);
+
+			if (seg)
+				hwt_log_object(seg->start,
+					       (UInt)(seg->end + 1 - seg->start));
+		}
+	n = VG_(am_get_segment_starts)(SkFileC | SkAnonC | SkFileV, starts,
+				       sizeof(starts) / sizeof(starts[0]));
+	for (i = 0; i < n; i++) {
+		NSegment const *seg = VG_(am_find_nsegment)(starts[i]);
+
+		if (seg && seg->hasX)
+			hwt_report_range(seg->start, seg->end + 1 - seg->start);
+	}
+}
+
+static void hwt_start_client_code(ThreadId tid, ULong blocks)
+{
+	if (!started) {
+		started = True;
+		send_initial_state();
+	}
+	hwt_thread_running(tid);
+}
+
+static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
+{
+	hwt_disable_syscall(tid);
+	/* execve replaces this process image and fork copies it: send what
+	 * is buffered now, or it is lost or sent twice. */
+	if (sysno == __NR_execve || sysno == __NR_execveat ||
+	    sysno == __NR_fork || sysno == __NR_vfork || sysno == __NR_clone ||
+	    sysno == __NR_clone3 || sysno == __NR_exit ||
+	    sysno == __NR_exit_group)
+		hwt_log_flush();
+}
+
+static void hwt_post_syscall(ThreadId tid, UInt sysno, UWord *args,
+			     UInt nargs, SysRes res)
+{
+}
+
+static void hwt_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+{
+	hwt_disable_async(tid, VG_(get_IP)(tid));
+}
+
+static void hwt_thread_ll_exit(ThreadId tid)
+{
+	hwt_thread_exit(tid);
+}
+
+static void hwt_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
+			ULong di_handle)
+{
+	if (xx)
+		hwt_report_range(a, len);
+}
+
+static void hwt_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
+{
+	if (xx)
+		hwt_report_range(a, len);
+}
+
+static void hwt_munmap(Addr a, SizeT len)
+{
+	hwt_forget_mappings(a, len);
+	hwt_log_munmap(a, len);
+}
+
+static void hwt_fork_child(ThreadId tid)
+{
+	hwt_log_detach();
+}
+
+static void hwt_fini(Int exitcode)
+{
+	hwt_log_exit(exitcode);
+}
+
+static void hwt_pre_clo_init(void)
+{
+	VG_(details_name)("hwtrec");
+	VG_(details_version)("0.1");
+	VG_(details_description)("software Intel PT for hwtrecord");
+	VG_(details_copyright_author)("hwtrecord authors");
+	VG_(details_bug_reports_to)("https://example.invalid/hwtrecord/issues");
+	VG_(basic_tool_funcs)(hwt_post_clo_init, hwt_instrument, hwt_fini);
+	VG_(needs_command_line_options)(hwt_process_cmd_line_option,
+					hwt_print_usage, hwt_print_debug_usage);
+	VG_(needs_syscall_wrapper)(hwt_pre_syscall, hwt_post_syscall);
+	VG_(track_start_client_code)(hwt_start_client_code);
+	VG_(track_pre_deliver_signal)(hwt_pre_deliver_signal);
+	VG_(track_pre_thread_ll_exit)(hwt_thread_ll_exit);
+	VG_(track_new_mem_startup)(hwt_new_mem);
+	VG_(track_new_mem_mmap)(hwt_new_mem);
+	VG_(track_change_mem_mprotect)(hwt_mprotect);
+	VG_(track_die_mem_munmap)(hwt_munmap);
+	VG_(atfork)(NULL, NULL, hwt_fork_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(hwt_pre_clo_init)

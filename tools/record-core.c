@@ -1,0 +1,218 @@
+/* record-core.c: make Valgrind's core of a fatal signal usable by GDB.
+ *
+ * Valgrind's vgcore has the threads' registers (NT_PRSTATUS, NT_FPREGSET)
+ * and the memory, but no NT_AUXV and no NT_FILE, so GDB cannot tell where a
+ * PIE program was loaded (Valgrind puts it at 0x108000) and shows `??`
+ * frames.  We add both notes from what the recorder knows: the client's auxv
+ * as the tool read it, and the file mappings the tool reported.
+ *
+ * How: copy the core, append a new note blob (the old notes plus ours) at the
+ * end of the copy, and point the PT_NOTE program header at it (libelf, with
+ * ELF_F_LAYOUT so nothing else in the file moves).
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef NT_FILE
+#define NT_FILE 0x46494c45
+#endif
+
+struct blob {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int blob_put(struct blob *b, const void *p, size_t n)
+{
+	if (b->len + n + 8 > b->cap) {
+		size_t cap = (b->cap ? 2 * b->cap : 4096) + n;
+		uint8_t *q = realloc(b->p, cap);
+
+		if (!q)
+			return -1;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	while (b->len % 4)
+		b->p[b->len++] = 0;
+	return 0;
+}
+
+static int add_note(struct blob *b, uint32_t type, const void *desc,
+		    size_t size)
+{
+	Elf64_Nhdr nh = { .n_namesz = 5, .n_descsz = (Elf64_Word)size,
+			  .n_type = type };
+
+	return blob_put(b, &nh, sizeof(nh)) || blob_put(b, "CORE", 5) ||
+	       blob_put(b, desc, size) ? -1 : 0;
+}
+
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int copy_file(const char *from, const char *to, char *err, size_t size)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	if (in < 0)
+		return fail(err, size, "%s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (out < 0) {
+		close(in);
+		return fail(err, size, "%s: %s", to, strerror(errno));
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			close(in);
+			close(out);
+			return fail(err, size, "%s: write failed: %s", to,
+				    strerror(errno));
+		}
+	close(in);
+	if (close(out) < 0 || n < 0)
+		return fail(err, size, "%s: %s", to, strerror(errno));
+	return 0;
+}
+
+/* NT_FILE: count, page size, (start, end, offset in pages) each, names. */
+static int nt_file(struct blob *b, const struct sideband *sb)
+{
+	size_t n, i;
+	const struct mapping *m = sideband_get_mappings(sb, &n);
+	struct blob d = { 0 };
+	uint64_t hdr[2] = { n, 4096 };
+	int rc;
+
+	/* Build unpadded: names follow each other directly. */
+	d.cap = 16 + 24 * n + 1;
+	for (i = 0; i < n; i++)
+		d.cap += strlen(m[i].path) + 1;
+	d.p = malloc(d.cap);
+	if (!d.p)
+		return -1;
+	memcpy(d.p, hdr, sizeof(hdr));
+	d.len = sizeof(hdr);
+	for (i = 0; i < n; i++) {
+		uint64_t e[3] = { m[i].addr, m[i].addr + m[i].len,
+				  m[i].pgoff / 4096 };
+
+		memcpy(d.p + d.len, e, sizeof(e));
+		d.len += sizeof(e);
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(m[i].path) + 1;
+
+		memcpy(d.p + d.len, m[i].path, k);
+		d.len += k;
+	}
+	rc = add_note(b, NT_FILE, d.p, d.len);
+	free(d.p);
+	return rc;
+}
+
+int core_add_notes(const char *vgcore, const char *out,
+		   const struct sideband *sb, char *err, size_t size)
+{
+	struct blob notes = { 0 };
+	size_t nphdr, i, nauxv;
+	const uint64_t *auxv = sideband_get_auxv(sb, &nauxv);
+	int fd, note_index = -1, rc = -1;
+	GElf_Phdr note;
+	Elf *elf;
+	off_t end;
+
+	if (!auxv)
+		return fail(err, size, "no auxv from the tool for the core");
+	if (copy_file(vgcore, out, err, size) < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	fd = open(out, O_RDWR);
+	if (fd < 0)
+		return fail(err, size, "%s: %s", out, strerror(errno));
+	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr)) {
+		fail(err, size, "%s: not an ELF core: %s", vgcore,
+		     elf_errmsg(-1));
+		goto out;
+	}
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE) {
+			note = ph;
+			note_index = (int)i;
+			break;
+		}
+	}
+	if (note_index < 0) {
+		fail(err, size, "%s: core has no PT_NOTE segment", vgcore);
+		goto out;
+	}
+	if (note.p_filesz) {
+		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)note.p_offset,
+						   note.p_filesz, ELF_T_BYTE);
+
+		if (!d || blob_put(&notes, d->d_buf, d->d_size)) {
+			fail(err, size, "%s: cannot read the notes at offset "
+			     "%llu", vgcore, (unsigned long long)note.p_offset);
+			goto out;
+		}
+	}
+	if (add_note(&notes, NT_AUXV, auxv, nauxv * 16) || nt_file(&notes, sb)) {
+		fail(err, size, "out of memory");
+		goto out;
+	}
+	end = lseek(fd, 0, SEEK_END);
+	end = (end + 7) & ~(off_t)7;
+	if (pwrite(fd, notes.p, notes.len, end) != (ssize_t)notes.len) {
+		fail(err, size, "%s: write failed: %s", out, strerror(errno));
+		goto out;
+	}
+	/* libelf saw the old size; reopen to update the header in place. */
+	elf_end(elf);
+	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	if (!elf || !gelf_getphdr(elf, note_index, &note)) {
+		fail(err, size, "%s: %s", out, elf_errmsg(-1));
+		goto out;
+	}
+	note.p_offset = (uint64_t)end;
+	note.p_filesz = notes.len;
+	note.p_memsz = 0;
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	if (!gelf_update_phdr(elf, note_index, &note) ||
+	    !elf_flagphdr(elf, ELF_C_SET, ELF_F_DIRTY) ||
+	    elf_update(elf, ELF_C_WRITE) < 0) {
+		fail(err, size, "%s: cannot update the note header: %s", out,
+		     elf_errmsg(-1));
+		goto out;
+	}
+	rc = 0;
+out:
+	elf_end(elf);
+	close(fd);
+	free(notes.p);
+	if (rc < 0)
+		unlink(out);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* record.h: the parts of `hwtrec record` (record*.c) and what they share. */
+#ifndef HWTREC_RECORD_H
+#define HWTREC_RECORD_H
+
+#include "hwtrecord.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The manifest's CPU: a real Skylake server part, so libipt, GDB and perf
+ * accept the configuration; pt_cpu_errata() for it changes nothing in how
+ * our streams decode (no address filters, no VMX, no OVF at PGE). */
+#define HWTREC_CPU_FAMILY 6
+#define HWTREC_CPU_MODEL 0x55
+#define HWTREC_CPU_STEPPING 4
+#define HWTREC_DEFAULT_PSB_PERIOD 4096
+
+struct record_options {
+	uint32_t psb_period;		/* bytes between PSB+ */
+	bool ret_compression;
+	uint64_t max_size;		/* bytes kept per thread, 0 = all */
+};
+
+/* record-encode.c: one Intel PT stream per thread, built with libipt's
+ * encoder from the tool's events. */
+struct pt_stream;
+
+int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
+		  const struct record_options *options, uint64_t tsc,
+		  struct pt_stream **stream);
+void pt_stream_free(struct pt_stream *stream);
+uint32_t pt_stream_tid(const struct pt_stream *stream);
+int pt_stream_tnt(struct pt_stream *s, unsigned nbits, uint64_t bits);
+int pt_stream_tip(struct pt_stream *s, uint64_t target);
+int pt_stream_sync(struct pt_stream *s, uint64_t ip, uint64_t tsc);
+int pt_stream_disable_syscall(struct pt_stream *s);
+int pt_stream_disable_async(struct pt_stream *s, uint64_t ip);
+int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc);
+/* Encode what is pending and hand the bytes to the writer (or the ring). */
+int pt_stream_flush(struct pt_stream *s);
+/* Ring mode: write the kept part and mark where it starts. */
+int pt_stream_finish(struct pt_stream *s);
+uint64_t pt_stream_bytes(const struct pt_stream *s);
+
+/* Fill the manifest's PT configuration. */
+void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,
+		      uint32_t psb_period);
+
+/* record-sideband.c: mappings with build-ids, saved in-memory objects. */
+struct sideband;
+
+struct sideband *sideband_new(struct hwtr_writer *writer);
+void sideband_free(struct sideband *sb);
+int sideband_mmap(struct sideband *sb, uint64_t addr, uint64_t len,
+		  uint64_t pgoff, int prot, const char *path, uint64_t tsc);
+int sideband_munmap(struct sideband *sb, uint64_t addr, uint64_t len,
+		    uint64_t tsc);
+int sideband_object(struct sideband *sb, uint64_t addr, const void *bytes,
+		    size_t size, uint64_t tsc);
+void sideband_auxv(struct sideband *sb, const uint64_t *pairs, size_t n);
+/* What the core writer needs: the auxv and the file mappings. */
+struct mapping {
+	uint64_t addr, len, pgoff;
+	char *path;
+};
+const uint64_t *sideband_get_auxv(const struct sideband *sb, size_t *npairs);
+const struct mapping *sideband_get_mappings(const struct sideband *sb,
+					    size_t *n);
+
+/* record-core.c: make Valgrind's core usable by GDB (add NT_AUXV and
+ * NT_FILE) and write it to OUT. */
+int core_add_notes(const char *vgcore, const char *out,
+		   const struct sideband *sb, char *err, size_t errsize);
+
+#endif
