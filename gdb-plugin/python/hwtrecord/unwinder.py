@@ -63,14 +63,60 @@ def _num(value):
     return int(value)
 
 
-def layout(server_frames, final):
-    """Frames (innermost first) with the stack address of each frame id."""
+# Return address -> whether a call instruction ends there.
+_after_call = {}
+
+
+def _follows_call(pc):
+    """True if the instruction before PC is a call (PC is a return address)."""
+    if pc not in _after_call:
+        found = False
+        try:
+            arch = gdb.selected_inferior().architecture()
+            for length in (5, 2, 3, 6, 7, 4):
+                insn = arch.disassemble(pc - length)[0]
+                if insn["length"] == length and \
+                        insn["asm"].split()[0].startswith("call"):
+                    found = True
+                    break
+        except (gdb.error, gdb.MemoryError, IndexError):
+            found = True    # cannot tell: keep the frame
+        _after_call[pc] = found
+    return _after_call[pc]
+
+
+def _real_frames(server_frames):
+    """The server's frames, less the segments that were left by a tail jump.
+
+    A function entered by a jump (a PLT stub jumping to an IFUNC, a tail
+    call) replaces its caller's frame, so on the real stack that caller is
+    gone; btrace shows it as an artificial TAILCALL frame, which GDB skips
+    when it compares frames.  A Python unwinder cannot make artificial
+    frames, so we leave such callers out.  The server marks them with
+    "tailcall" on the callee; failing that, a caller whose PC does not follow
+    a call instruction was left by a jump."""
     frames = []
-    for f in server_frames:
+    skip_next = False
+    for index, f in enumerate(server_frames):
         if f.get("pc") is None:
             break       # the caller's PC is not known: the outermost frame
+        if skip_next:
+            skip_next = False
+            continue
         frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
                        int(f.get("level", 0))))
+        if index + 1 < len(server_frames):
+            caller = server_frames[index + 1]
+            if "tailcall" in f:
+                skip_next = bool(f["tailcall"])
+            elif caller.get("pc") is not None and index + 2 < len(server_frames):
+                skip_next = not _follows_call(_num(caller["pc"]))
+    return frames
+
+
+def layout(server_frames, final):
+    """Frames (innermost first) with the stack address of each frame id."""
+    frames = _real_frames(server_frames)
     if final:
         cfas = [cfa for _, cfa in final.values()]
         low = min(cfas) - MARGIN

@@ -1,0 +1,179 @@
+"""Runs one GDB scenario inside GDB and writes what GDB did, as JSON.
+
+Loaded by run-scenario with `gdb -batch -x scenario-driver.py`; the scenario
+and the mode come from the environment:
+
+  SCN_FILE    the scenario (*.scn): GDB commands, one a line
+  SCN_MODE    "full": run SCN_PROG live under `record full` until it crashes;
+              "hwtrec": connect to hwtrec-server replaying SCN_RECORDING
+  SCN_PROG, SCN_SOURCE, SCN_RECORDING, SCN_SERVER, SCN_OUT
+
+After setting up (both modes stand at the crash, the end of the history) it
+runs each command and notes the selected frame's PC, function and line, and
+whether GDB said it ran out of history.  Directives in the scenario:
+
+  #program NAME        which test program (scenario-prog, bare-prog)
+  #record-from start   record full from the first instruction (default: main)
+  #assert EXPR         EXPR must be true here, in both modes
+  #assert-full EXPR    EXPR must be true here under record full (locals are
+                       unavailable in a PC-only replay); checks the scenario
+                       itself does what it says
+  #expect-line NAME    the selected frame is at the line marked L:NAME
+  @name in a command   the line marked /* L:name */ in the program's source
+"""
+
+import json
+import os
+import re
+
+import gdb
+
+NO_HISTORY = "No more reverse-execution history."
+
+
+def markers(source):
+    lines = {}
+    with open(source) as f:
+        for number, text in enumerate(f, 1):
+            for name in re.findall(r"L:(\w+)", text):
+                lines[name] = number
+    return lines
+
+
+def expand(command, lines, source):
+    def repl(match):
+        name = match.group(1)
+        if name not in lines:
+            raise gdb.GdbError("scenario: no line marked L:%s in %s"
+                               % (name, source))
+        return "%s:%d" % (os.path.basename(source), lines[name])
+    return re.sub(r"@(\w+)", repl, command)
+
+
+def where():
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error as err:
+        return {"pc": None, "function": None, "line": None, "error": str(err)}
+    sal = frame.find_sal()
+    line = None
+    if sal.symtab is not None and sal.line:
+        line = "%s:%d" % (os.path.basename(sal.symtab.filename), sal.line)
+    stack = []
+    try:
+        outer = gdb.newest_frame()
+        while outer is not None and len(stack) < 12:
+            stack.append(outer.name())
+            outer = outer.older()
+    except gdb.error as err:
+        stack.append("<%s>" % err)
+    return {"pc": "0x%x" % frame.pc(), "function": frame.name(), "line": line,
+            "level": frame.level(), "stack": stack}
+
+
+def run(command):
+    try:
+        output = gdb.execute(command, to_string=True)
+        error = None
+    except gdb.error as err:
+        output, error = "", str(err)
+    return output, error
+
+
+STOPS = []
+
+
+def _note_stop(event):
+    STOPS.append(getattr(event, "stop_signal", None))
+
+
+def setup(mode, prog, record_from):
+    gdb.execute("set pagination off")
+    gdb.execute("set confirm off")
+    gdb.execute("set width 0")
+    if mode == "full":
+        gdb.execute("file " + prog)
+        if record_from == "start":
+            gdb.execute("starti", to_string=True)
+        else:
+            gdb.execute("break main", to_string=True)
+            gdb.execute("run", to_string=True)
+            gdb.execute("delete", to_string=True)
+        gdb.execute("record full")
+        gdb.execute("set record full insn-number-max unlimited")
+        gdb.events.stop.connect(_note_stop)
+        out = gdb.execute("continue", to_string=True)
+        gdb.events.stop.disconnect(_note_stop)
+        if STOPS[-1:] != ["SIGSEGV"]:
+            raise gdb.GdbError("the live run did not end in SIGSEGV (%s)"
+                               % STOPS)
+    else:
+        recording = os.environ["SCN_RECORDING"]
+        server = os.environ["SCN_SERVER"]
+        gdb.execute("file " + prog)
+        out = gdb.execute("target remote | %s %s" % (server, recording),
+                          to_string=True)
+    return out
+
+
+def main():
+    mode = os.environ["SCN_MODE"]
+    scenario = os.environ["SCN_FILE"]
+    prog = os.environ["SCN_PROG"]
+    source = os.environ["SCN_SOURCE"]
+    lines = markers(source)
+    with open(scenario) as f:
+        script = [l.rstrip("\n") for l in f]
+    record_from = "main"
+    for text in script:
+        if text.startswith("#record-from"):
+            record_from = text.split()[1]
+
+    steps = []
+    result = {"mode": mode, "steps": steps, "failures": []}
+    try:
+        out = setup(mode, prog, record_from)
+        state = where()
+        state.update(command="(start)", output=out[-400:])
+        steps.append(state)
+        for number, text in enumerate(script, 1):
+            text = text.strip()
+            if not text or (text.startswith("#") and
+                            not text.startswith(("#assert", "#expect"))):
+                continue
+            if text.startswith("#expect-line"):
+                want = "%s:%d" % (os.path.basename(source),
+                                  lines[text.split()[1]])
+                if where()["line"] != want:
+                    result["failures"].append(
+                        "%s:%d: expected to be at %s, at %s under %s"
+                        % (os.path.basename(scenario), number, want,
+                           where()["line"], mode))
+                continue
+            if text.startswith("#assert"):
+                directive, expr = text.split(None, 1)
+                if directive == "#assert-full" and mode != "full":
+                    continue
+                try:
+                    ok = bool(gdb.parse_and_eval(expand(expr, lines, source)))
+                except gdb.error as err:
+                    ok, expr = False, "%s (%s)" % (expr, err)
+                if not ok:
+                    result["failures"].append(
+                        "%s:%d: %s is false under %s"
+                        % (os.path.basename(scenario), number, expr, mode))
+                continue
+            command = expand(text, lines, source)
+            output, error = run(command)
+            state = where()
+            state.update(command=text, line_in_scenario=number,
+                         output=output[-400:], error=error,
+                         no_history=NO_HISTORY in output)
+            steps.append(state)
+    except Exception as err:  # report, never hang the test
+        result["failures"].append("%s: %s" % (type(err).__name__, err))
+    with open(os.environ["SCN_OUT"], "w") as f:
+        json.dump(result, f, indent=1)
+
+
+main()
