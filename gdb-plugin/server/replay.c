@@ -11,6 +11,10 @@
  * still serves the core: every thread stands at the end, and any resume says
  * that there is no more history.
  *
+ * When the core's PC is not the history's last instruction (a crash: the
+ * faulting instruction did not complete), the core's state is one more
+ * position after the history, the "tail" (number instructions + 1).
+ *
  * Not done yet: threads do not share a time axis (a resume moves only the
  * thread it names), and registers other than the PC are not recovered at
  * past positions.
@@ -34,7 +38,14 @@ struct replay_thread {
 	struct hwtr_cursor *scratch;
 	uint64_t instructions;
 	const struct core_thread *core;	/* NULL if the core lacks it */
-	bool warned_pc;
+	/* The core's PC is not the last instruction of the history (a fault:
+	 * the faulting instruction never completed, so the trace does not
+	 * list it).  The thread then has one more position after the
+	 * history, the "tail", where it stands in the core, as GDB's btrace
+	 * appends the current PC after the trace. */
+	bool has_tail;
+	bool at_tail;
+	uint64_t tail_pc;
 };
 
 struct breakpoint {
@@ -142,7 +153,10 @@ int replay_open(const char *dir, const struct replay_options *options,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->dir = strdup(dir);
+	/* Absolute, so that the plugin can name it wherever GDB runs. */
+	r->dir = realpath(dir, NULL);
+	if (!r->dir)
+		r->dir = strdup(dir);
 	if (!r->dir) {
 		rc = -ENOMEM;
 		goto fail;
@@ -209,6 +223,15 @@ int replay_open(const char *dir, const struct replay_options *options,
 			say(err, errlen, "thread %u: %s", t->tid, hwtr_last_error());
 			rc = -ENOMEM;
 			goto fail;
+		}
+		if (t->core) {
+			int off = tdesc_register_offset(tdesc_rip);
+			struct hwtr_insn last;
+
+			memcpy(&t->tail_pc, t->core->regs + off, 8);
+			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
+				      last.gap || last.ip != t->tail_pc;
+			t->at_tail = t->has_tail;
 		}
 	}
 	*out = r;
@@ -303,10 +326,34 @@ static bool at_gap(struct replay_thread *t)
 	return hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap;
 }
 
+static bool is_breakpoint(const struct replay *r, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < r->naddrs; i++)
+		if (r->addrs[i] == pc)
+			return true;
+	return false;
+}
+
 static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 {
 	uint64_t pos = hwtr_cursor_position(t->cursor);
 
+	*event = replay_stepped;
+	if (t->at_tail) {
+		if (!reverse) {
+			*event = replay_history_end;
+			return 0;
+		}
+		/* Back from the core's state to the last instruction done. */
+		t->at_tail = false;
+		if (!at_gap(t))
+			return 0;
+	} else if (!reverse && pos >= t->instructions && t->has_tail) {
+		t->at_tail = true;
+		return 0;
+	}
 	if (reverse ? pos <= 1 : pos >= t->instructions) {
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;
@@ -322,15 +369,28 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 			return rc;
 		pos = hwtr_cursor_position(t->cursor);
 	} while (at_gap(t) && (reverse ? pos > 1 : pos < t->instructions));
-	*event = replay_stepped;
 	return 0;
 }
 
 static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event)
 {
+	struct hwtr_insn insn;
 	int rc = 0;
 
+	if (t->at_tail) {
+		if (!reverse) {
+			*event = replay_history_end;
+			return 0;
+		}
+		/* The last instruction done is the first candidate. */
+		t->at_tail = false;
+		if (hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+		    is_breakpoint(r, insn.ip)) {
+			*event = replay_breakpoint;
+			return 0;
+		}
+	}
 	if (r->naddrs)
 		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, r->addrs,
 				      r->naddrs);
@@ -344,6 +404,11 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 	if (rc < 0)
 		return rc;
 	*event = reverse ? replay_history_begin : replay_history_end;
+	if (!reverse && t->has_tail) {
+		t->at_tail = true;
+		if (is_breakpoint(r, t->tail_pc))
+			*event = replay_breakpoint;
+	}
 	return 0;
 }
 
@@ -420,34 +485,21 @@ int replay_registers(struct replay *r, uint32_t tid,
 	struct replay_thread *t = find(r, tid);
 	struct hwtr_insn insn;
 	int off = tdesc_register_offset(tdesc_rip);
+	bool at_end;
 
 	if (!t)
 		return -ESRCH;
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
-	if (!t->cursor || hwtr_cursor_position(t->cursor) == t->instructions) {
-		if (t->core) {
-			memcpy(regs, t->core->regs, TDESC_G_SIZE);
-			memcpy(valid, t->core->valid, TDESC_G_SIZE);
-			if (t->cursor && !t->warned_pc &&
-			    hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
-			    memcmp(&insn.ip, regs + off, 8)) {
-				uint64_t pc;
-
-				memcpy(&pc, regs + off, 8);
-				fprintf(stderr, "hwtrec-server: thread %u: the history ends "
-					"at %#llx but the core's pc is %#llx\n", tid,
-					(unsigned long long)insn.ip,
-					(unsigned long long)pc);
-				t->warned_pc = true;
-			}
-			return 0;
-		}
-		if (!t->cursor)
-			return 0;	/* nothing known at all */
-	}
-	if (hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap)
+	at_end = !t->cursor || t->at_tail ||
+		 (!t->has_tail && hwtr_cursor_position(t->cursor) == t->instructions);
+	if (at_end && t->core) {
+		memcpy(regs, t->core->regs, TDESC_G_SIZE);
+		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		return 0;
+	}
+	if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap)
+		return 0;	/* nothing known */
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
 	return 0;
@@ -510,7 +562,8 @@ char *replay_info_json(struct replay *r, char *err, size_t errlen)
 		json_object_set_new(j, "segments", json_integer((json_int_t)st.segments));
 		json_object_set_new(j, "gaps", json_integer((json_int_t)st.gaps));
 		json_object_set_new(j, "position",
-				    json_integer(t->cursor ? (json_int_t)hwtr_cursor_position(t->cursor) : 0));
+				    json_integer(t->cursor ? (json_int_t)(hwtr_cursor_position(t->cursor) +
+									   t->at_tail) : 0));
 		json_array_append_new(threads, j);
 	}
 	json_object_set_new(o, "threads", threads);
@@ -562,7 +615,9 @@ char *replay_frames_json(struct replay *r, uint32_t tid, char *err, size_t errle
 		bool have_pc;
 		char buf[24];
 
-		if (i == 0)
+		if (i == 0 && t->at_tail)
+			have_pc = (pc = t->tail_pc, true);
+		else if (i == 0)
 			have_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
 				  ((pc = insn.ip), true);
 		else
@@ -598,7 +653,9 @@ char *replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
 		return NULL;
 	}
 	/* GDB marks the instructions at the current PC with "=> ". */
-	if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
+	if (!calls && t->at_tail)
+		mark_pc = t->tail_pc;
+	else if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
 		mark_pc = insn.ip;
 	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, f)
 		   : hwtr_list_insns(t->history, first, last, flags, false,
@@ -620,9 +677,15 @@ int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
 
 	if (!t)
 		return -ESRCH;
+	if (t->has_tail && number == t->instructions + 1) {
+		t->at_tail = true;
+		return hwtr_cursor_goto(t->cursor, t->instructions);
+	}
 	rc = hwtr_cursor_goto(t->cursor, number);
 	if (rc < 0)
 		say(err, errlen, "%s", hwtr_last_error());
+	else
+		t->at_tail = false;
 	return rc;
 }
 

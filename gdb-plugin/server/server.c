@@ -176,10 +176,8 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 		data = owned = threads_xml(s);
 	} else if (!strcmp(r->object, "libraries-svr4")) {
 		data = owned = libraries_svr4_xml(s->replay, err, sizeof(err));
-		if (!owned) {
-			fprintf(stderr, "hwtrec-server: library list: %s\n", err);
+		if (!owned)	/* GDB then walks the list through memory */
 			return rsp_reply_error(s->conn, err_memory);
-		}
 	} else if (!strcmp(r->object, "btrace")) {
 		data = owned = btrace_read(s, r->annex, err, sizeof(err));
 		if (!owned)

@@ -1,0 +1,259 @@
+/* replay.c: `hwtrec replay`: GDB at the end of a recording, with the plugin.
+ *
+ *   hwtrec replay                      the newest *.hwtrec here
+ *   hwtrec replay NAME.hwtrec -- -batch -x script.gdb
+ *
+ * Starts GDB with the hwtrecord Python package loaded and connected to
+ * hwtrec-server over a pipe (`target remote | hwtrec-server REC`); arguments
+ * after `--` go to GDB unchanged, after ours, so a -x script runs once GDB
+ * stands at the crash.  The server and the plugin are found in the build tree
+ * when hwtrec runs from it, else beside the installed hwtrec (the server) and
+ * in $(pkgdatadir)/python (the plugin); HWTREC_SERVER and HWTREC_PYTHONDIR
+ * override both, HWTREC_GDB names the debugger.
+ */
+#include "commands.h"
+
+#include <hwtrecord.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef HWTREC_SRCDIR
+#define HWTREC_SRCDIR ""
+#endif
+#ifndef HWTREC_PKGDATADIR
+#define HWTREC_PKGDATADIR ""
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: hwtrec replay [RECORDING] [-- GDB-ARGS...]\n"
+"\n"
+"Open GDB at the end of RECORDING (by default the newest *.hwtrec directory\n"
+"here), where the program stopped, with the hwtrecord plugin: reverse-step,\n"
+"reverse-next, reverse-finish, reverse-continue, record function-call-history,\n"
+"record instruction-history, record goto.  GDB-ARGS are passed to GDB.\n");
+}
+
+/* The newest NAME.hwtrec directory in the current directory (by the time
+ * its manifest was last written). */
+static int newest_recording(char *out, size_t size)
+{
+	struct timespec best = { 0, 0 };
+	struct dirent *e;
+	DIR *d = opendir(".");
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char manifest[PATH_MAX];
+		struct stat st;
+
+		if (n <= 7 || strcmp(e->d_name + n - 7, ".hwtrec"))
+			continue;
+		snprintf(manifest, sizeof(manifest), "%s/manifest.json", e->d_name);
+		if (stat(manifest, &st) < 0)
+			continue;
+		if (!found || st.st_mtim.tv_sec > best.tv_sec ||
+		    (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec)) {
+			best = st.st_mtim;
+			snprintf(out, size, "%s", e->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static int running_from_build_tree(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	return !strncmp(exe, HWTREC_BUILDDIR "/", strlen(HWTREC_BUILDDIR) + 1);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int find_server(char *out, size_t size)
+{
+	const char *env = getenv("HWTREC_SERVER");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, size, "%s", env);
+		return is_file(out);
+	}
+	if (running_from_build_tree()) {
+		snprintf(out, size, "%s/gdb-plugin/server/hwtrec-server", HWTREC_BUILDDIR);
+		return is_file(out);
+	}
+	/* Installed: beside hwtrec. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(out, size, "%.4000s/hwtrec-server", exe);
+			if (is_file(out))
+				return 1;
+		}
+	}
+	snprintf(out, size, "hwtrec-server");	/* from PATH */
+	return 1;
+}
+
+static int find_plugin(char *out, size_t size)
+{
+	const char *env = getenv("HWTREC_PYTHONDIR");
+	const char *candidates[3];
+	char init[PATH_MAX + 32];
+	size_t i, n = 0;
+
+	if (env && *env)
+		candidates[n++] = env;
+	if (running_from_build_tree() && HWTREC_SRCDIR[0])
+		candidates[n++] = HWTREC_SRCDIR "/gdb-plugin/python";
+	if (HWTREC_PKGDATADIR[0])
+		candidates[n++] = HWTREC_PKGDATADIR "/python";
+	for (i = 0; i < n; i++) {
+		snprintf(init, sizeof(init), "%s/hwtrecord/__init__.py", candidates[i]);
+		if (is_file(init)) {
+			snprintf(out, size, "%s", candidates[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* S in single quotes for /bin/sh (GDB runs `target remote | ...` with it). */
+static void shell_quote(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	if (size < 3)
+		return;
+	out[n++] = '\'';
+	for (; *s && n + 5 < size; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
+/* S as a Python string literal. */
+static void python_quote(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	out[n++] = '\'';
+	for (; *s && n + 4 < size; s++) {
+		if (*s == '\'' || *s == '\\')
+			out[n++] = '\\';
+		out[n++] = *s;
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
+int hwtrec_replay_main(int argc, char **argv)
+{
+	char rec[PATH_MAX], server[PATH_MAX], plugin[PATH_MAX];
+	char qserver[2 * PATH_MAX], qrec[2 * PATH_MAX], qplugin[2 * PATH_MAX];
+	char target[5 * PATH_MAX], python[3 * PATH_MAX];
+	const char *gdb = getenv("HWTREC_GDB");
+	struct hwtr_recording *recording;
+	char **gargv;
+	int i, n = 0, first_gdb_arg = argc;
+	const char *name = NULL;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			first_gdb_arg = i + 1;
+			break;
+		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (argv[i][0] == '-' || name) {
+			usage(stderr);
+			return 2;
+		}
+		name = argv[i];
+	}
+	if (name) {
+		snprintf(rec, sizeof(rec), "%s", name);
+	} else if (!newest_recording(rec, sizeof(rec))) {
+		fprintf(stderr, "hwtrec replay: no *.hwtrec recording in this directory; "
+			"name one (hwtrec replay NAME.hwtrec)\n");
+		return 1;
+	}
+	/* Refuse a bad recording here, with the library's message, rather
+	 * than inside GDB's "Remote connection closed". */
+	if (hwtr_recording_open(rec, &recording) < 0) {
+		fprintf(stderr, "hwtrec replay: %s\n", hwtr_last_error());
+		return 1;
+	}
+	hwtr_recording_close(recording);
+	if (!find_server(server, sizeof(server))) {
+		fprintf(stderr, "hwtrec replay: hwtrec-server not found at %s\n", server);
+		return 1;
+	}
+	if (!gdb || !*gdb)
+		gdb = "gdb";
+	gargv = calloc((size_t)(argc - first_gdb_arg) + 16, sizeof(*gargv));
+	if (!gargv)
+		return 1;
+	gargv[n++] = (char *)gdb;
+	gargv[n++] = "-q";
+	if (find_plugin(plugin, sizeof(plugin))) {
+		python_quote(qplugin, sizeof(qplugin), plugin);
+		snprintf(python, sizeof(python),
+			 "python import sys; sys.path.insert(0, %s); import hwtrecord", qplugin);
+		gargv[n++] = "-ex";
+		gargv[n++] = python;
+	} else {
+		fprintf(stderr, "hwtrec replay: the hwtrecord GDB plugin was not found "
+			"(set HWTREC_PYTHONDIR); GDB runs without it\n");
+	}
+	shell_quote(qserver, sizeof(qserver), server);
+	shell_quote(qrec, sizeof(qrec), rec);
+	snprintf(target, sizeof(target), "target remote | %s %s", qserver, qrec);
+	gargv[n++] = "-ex";
+	gargv[n++] = target;
+	for (i = first_gdb_arg; i < argc; i++)
+		gargv[n++] = argv[i];
+	gargv[n] = NULL;
+	fflush(stdout);
+	execvp(gdb, gargv);
+	fprintf(stderr, "hwtrec replay: cannot run %s: %s\n", gdb, strerror(errno));
+	free(gargv);
+	return 127;
+}
