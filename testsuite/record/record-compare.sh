@@ -1,0 +1,69 @@
+#!/bin/sh
+# record-compare.sh CASE.rec: record one test program with `hwtrec record`,
+# dump its instruction history as JSON, and check it against the ptrace
+# single-stepper's ground truth.
+#
+# What is compared: per thread (threads paired in creation order, i.e. tid
+# order), the sequence of instructions executed in the program's own
+# executable, as file offsets.  Why only that: Valgrind loads a PIE program at
+# another base, uses its own dynamic-loader start-up path and replaces some
+# libc/ld.so functions (redirections), so code outside the executable differs
+# between a native run and a recorded one; the program's own code does not.
+# Also checked: `hwtrec record` exits with the program's status, and the case
+# may add checks (CHECK, see cases/README.md).
+#
+# CASE.rec is sourced; it sets DESCRIPTION, and optionally ARGS, STATUS
+# (expected exit status, default 0), STDOUT_VARIES=1 (the program's output
+# may differ between runs) and CHECK (a function, from it or testlib.sh).
+. "$TESTLIB"
+SRCDIR=$(dirname "$TESTLIB")
+
+case_file=$1
+name=$(basename "$case_file" .rec)
+DESCRIPTION=
+ARGS=
+STATUS=0
+STDOUT_VARIES=
+CHECK=
+. "$case_file" || fail "cannot read $case_file"
+prog="$PROGDIR/$name"
+[ -x "$prog" ] || fail "$prog is not built"
+echo "$name: $DESCRIPTION"
+
+need_valgrind
+need_hwtrec record
+need_hwtrec dump
+workdir "$name"
+
+# Ground truth: every instruction of $prog, per thread, from its entry point.
+# shellcheck disable=SC2086
+(cd "$WORK" && "$STEPPER" --offsets --from-entry --object "$prog" \
+	-o expected.txt -- "$prog" $ARGS >stepper.stdout 2>stepper.stderr)
+expect_status $? "$STATUS" "hwtr-stepper (the program, natively)"
+
+# The recording; run in $WORK so that anything the program or Valgrind drops
+# (core files) stays there.
+# shellcheck disable=SC2086
+(cd "$WORK" && "$HWTREC" record -o rec.hwtrec -- "$prog" $ARGS \
+	>record.stdout 2>record.stderr)
+st=$?
+show "$WORK/record.stderr"
+expect_status $st "$STATUS" "hwtrec record (the program's status, passed on)"
+[ -d "$WORK/rec.hwtrec" ] || fail "hwtrec record left no $WORK/rec.hwtrec"
+
+"$HWTREC" dump "$WORK/rec.hwtrec" --insn --json >"$WORK/dump.jsonl" \
+	2>"$WORK/dump.stderr"
+st=$?
+show "$WORK/dump.stderr"
+expect_status $st 0 "hwtrec dump --insn --json"
+
+"$COMPARE" --object "$prog" "$WORK/expected.txt" "$WORK/dump.jsonl" ||
+	fail "the recorded history of $name differs from the single-stepper's (files in $WORK)"
+
+if [ -z "$STDOUT_VARIES" ]; then
+	check_same_stdout || fail "the program behaved differently under hwtrec record"
+fi
+if [ -n "$CHECK" ]; then
+	"$CHECK" || fail "$CHECK failed"
+fi
+pass
