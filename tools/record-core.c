@@ -7,8 +7,8 @@
  * as the tool read it, and the file mappings the tool reported.
  *
  * How: copy the core, append a new note blob (the old notes plus ours) at the
- * end of the copy, and point the PT_NOTE program header at it (libelf, with
- * ELF_F_LAYOUT so nothing else in the file moves).
+ * end of the copy, and point the PT_NOTE program header at it (converted to
+ * file layout by libelf and written in place, so nothing else moves).
  */
 #include "record.h"
 
@@ -150,7 +150,7 @@ int core_add_notes(const char *vgcore, const char *out,
 	fd = open(out, O_RDWR);
 	if (fd < 0)
 		return fail(err, size, "%s: %s", out, strerror(errno));
-	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr)) {
 		fail(err, size, "%s: not an ELF core: %s", vgcore,
 		     elf_errmsg(-1));
@@ -189,23 +189,34 @@ int core_add_notes(const char *vgcore, const char *out,
 		fail(err, size, "%s: write failed: %s", out, strerror(errno));
 		goto out;
 	}
-	/* libelf saw the old size; reopen to update the header in place. */
-	elf_end(elf);
-	elf = elf_begin(fd, ELF_C_RDWR, NULL);
-	if (!elf || !gelf_getphdr(elf, note_index, &note)) {
-		fail(err, size, "%s: %s", out, elf_errmsg(-1));
-		goto out;
-	}
-	note.p_offset = (uint64_t)end;
-	note.p_filesz = notes.len;
-	note.p_memsz = 0;
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	if (!gelf_update_phdr(elf, note_index, &note) ||
-	    !elf_flagphdr(elf, ELF_C_SET, ELF_F_DIRTY) ||
-	    elf_update(elf, ELF_C_WRITE) < 0) {
-		fail(err, size, "%s: cannot update the note header: %s", out,
-		     elf_errmsg(-1));
-		goto out;
+	/* Only the PT_NOTE header changes: convert it to file layout with
+	 * libelf and write it in place (elf_update would rewrite the file
+	 * from its sections, and a core has none). */
+	{
+		GElf_Ehdr eh;
+		Elf64_Phdr ph = {
+			.p_type = PT_NOTE, .p_flags = (Elf64_Word)note.p_flags,
+			.p_offset = (Elf64_Off)end, .p_filesz = notes.len,
+			.p_align = note.p_align,
+		};
+		Elf_Data src = { .d_buf = &ph, .d_type = ELF_T_PHDR,
+				 .d_size = sizeof(ph), .d_version = EV_CURRENT };
+		Elf64_Phdr raw;
+		Elf_Data dst = { .d_buf = &raw, .d_type = ELF_T_PHDR,
+				 .d_size = sizeof(raw), .d_version = EV_CURRENT };
+
+		if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+		    !elf64_xlatetof(&dst, &src, eh.e_ident[EI_DATA])) {
+			fail(err, size, "%s: %s", vgcore, elf_errmsg(-1));
+			goto out;
+		}
+		if (pwrite(fd, &raw, sizeof(raw), (off_t)(eh.e_phoff +
+			   (uint64_t)note_index * eh.e_phentsize)) !=
+		    (ssize_t)sizeof(raw)) {
+			fail(err, size, "%s: write failed: %s", out,
+			     strerror(errno));
+			goto out;
+		}
 	}
 	rc = 0;
 out:

@@ -241,12 +241,24 @@ void hwt_thread_exit(ThreadId tid)
 	if (log_fd < 0)
 		return;
 	switch_to(tid);
+	/* A thread that ends while traced did not leave through the exit
+	 * system call: a fatal signal stopped it (Valgrind handles those
+	 * without pre_deliver_signal).  Like the hardware at a fault, end its
+	 * trace with FUP at the faulting instruction + TIP.PGD, or a decoder
+	 * would run on past the crash. */
+	if (!cur->disabled)
+		hwt_disable_async(tid, VG_(get_IP)(tid));
 	flush_tnt();
 	need(13);
 	put8(HWTREC_EV_THREAD_EXIT);
 	put32((UInt)cur->lwpid);
 	put64(tsc_now());
 	disable_current();
+	/* Valgrind reuses the ThreadId for the next thread it creates. */
+	cur->known = False;
+	cur = NULL;
+	cur_tid = 0;
+	update_switches();
 	hwt_log_flush();
 }
 
