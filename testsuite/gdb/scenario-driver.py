@@ -54,7 +54,8 @@ def where():
     try:
         frame = gdb.selected_frame()
     except gdb.error as err:
-        return {"pc": None, "function": None, "line": None, "error": str(err)}
+        return {"pc": None, "function": None, "line": None,
+                "frame_error": str(err)}
     sal = frame.find_sal()
     line = None
     if sal.symtab is not None and sal.line:

@@ -144,21 +144,25 @@ def note_final_stack(conn, tid):
     """At the end of the history: remember the real frame ids by level."""
     if conn.num in _final:
         return
-    server_frames = target.frames(tid)
+    server_frames = _real_frames(target.frames(tid))
     final = {}
-    for index, frame in enumerate(server_frames[:MAX_FINAL_FRAMES]):
+    frame = gdb.newest_frame()
+    for pc, start, level in server_frames[:MAX_FINAL_FRAMES]:
+        # Inlined calls are GDB's own frames within one real frame.
+        while frame is not None and frame.type() == gdb.INLINE_FRAME:
+            frame = frame.older()
+        if frame is None:
+            break
         try:
-            text = gdb.execute("maintenance print frame-id %d" % index,
+            text = gdb.execute("maintenance print frame-id %d" % frame.level(),
                                to_string=True)
         except gdb.error:
             break
         match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
-        if not match:
+        if not match or int(match.group(2), 16) != start:
             break
-        code = int(match.group(2), 16)
-        if code != _num(frame.get("function_start") or 0):
-            break
-        final[int(frame.get("level", 0))] = (code, int(match.group(1), 16))
+        final[level] = (start, int(match.group(1), 16))
+        frame = frame.older()
     _final[conn.num] = final
 
 
@@ -181,7 +185,9 @@ class HwtrecUnwinder(Unwinder):
 
     def __init__(self):
         super().__init__("hwtrecord")
-        self.frames = None
+        self.frames = None      # the chain being built, or None
+        self.next_index = 0     # the server frame the next caller must be
+        self.last_level = None
         self.warned = False
 
     def __call__(self, pending_frame):
@@ -193,32 +199,41 @@ class HwtrecUnwinder(Unwinder):
                 gdb.write("hwtrec: frame unwinder: %s\n" % err, gdb.STDERR)
             return None
 
+    def _refresh(self, conn):
+        """A new chain of frames: the thread may have moved."""
+        self.frames = None
+        self.next_index = 0
+        tid = target.thread_tid()
+        entry = target.thread_info(tid)
+        if int(entry.get("position", 0)) >= int(entry["instructions"]):
+            return      # the core's registers: GDB's own unwinders work
+        self.frames = layout(target.frames(tid), _final.get(conn.num))
+
     def _unwind(self, pending_frame):
         conn = target.remote_connection()
         if conn is None or not target.is_hwtrec(conn):
             return None
         level = pending_frame.level()
-        if level == 0:
-            # A new chain of frames: the thread may have moved.
-            self.frames = None
-            tid = target.thread_tid()
-            entry = target.thread_info(tid)
-            if int(entry.get("position", 0)) >= int(entry["instructions"]):
-                return None     # the core's registers: DWARF unwinds
-            self.frames = layout(target.frames(tid), _final.get(conn.num))
-        if self.frames is None or level >= len(self.frames):
+        # GDB builds a chain from level 0 outwards; a level we have seen
+        # starts a new chain.  (Frame 0 may be GDB's inline frame, so the
+        # first level we are asked about can be 1.)
+        if self.last_level is None or level <= self.last_level:
+            self._refresh(conn)
+        self.last_level = level
+        if self.frames is None or self.next_index >= len(self.frames):
             return None
-        this = self.frames[level]
+        this = self.frames[self.next_index]
         rip = pending_frame.read_register("rip")
         if int(rip) != this.pc:
             return None
+        self.next_index += 1
         info = pending_frame.create_unwind_info(
             _FrameId(this.sp, this.function_start))
         # The outermost frame of the history unwinds to PC 0, which GDB
         # takes as the end of the stack; a register left unsaved would make
         # GDB throw "PC not saved" wherever it looks one frame further.
-        caller_pc = (self.frames[level + 1].pc
-                     if level + 1 < len(self.frames) else 0)
+        caller_pc = (self.frames[self.next_index].pc
+                     if self.next_index < len(self.frames) else 0)
         info.add_saved_register("rip", gdb.Value(caller_pc).cast(rip.type))
         # GDB asks for the caller's stack pointer in places (infrun); give
         # it this frame's stack address, as a DWARF CFA would be.
