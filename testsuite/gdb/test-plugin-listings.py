@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # run-scenario is loaded from the source tree
+
 SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.abspath(__file__)))
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
 TOP_BUILD = os.path.join(TESTDIR, "..", "..")
