@@ -1,13 +1,17 @@
 /* hwtr-compare-history: do two views of one program's execution list the same
  * instructions of one object, per thread, in the same order?
  *
- *     hwtr-compare-history [--lackey-base ADDR] --object PATH EXPECTED ACTUAL
+ *     hwtr-compare-history [--lackey-base ADDR] [--allow-gap ERROR]...
+ *                          --object PATH EXPECTED ACTUAL
  *
  * Each input is read line by line, in any mix of these formats:
  *   - hwtr-stepper --offsets output: "TID OBJECT 0xOFFSET" ("#" lines are
  *     events; "# start TID" makes a thread known even if it never runs PATH);
  *   - `hwtrec dump REC --insn --json` lines (doc/json-schema.md): thread,
- *     number, object, object_offset; a "gap" line is a divergence;
+ *     number, object, object_offset; a "gap" line is a divergence, unless its
+ *     error is named by --allow-gap (e.g. "disabled": tracing stopped and
+ *     resumed elsewhere, as at a signal, which loses no instruction: the
+ *     instruction sequences around it are still compared exactly);
  *   - valgrind --tool=lackey --trace-mem=yes lines "I  ADDR,SIZE": one thread;
  *     ADDR minus --lackey-base (where Valgrind loaded PATH: 0 for a non-PIE
  *     executable, 0x108000 for a PIE one on amd64) is turned into a file
@@ -61,6 +65,9 @@ static struct name *names;
 static size_t nnames;
 static char *target;		/* realpath of --object */
 static uint64_t lackey_base;
+static const char *allowed_gaps[8];
+static size_t nallowed_gaps;
+static uint64_t skipped_gaps;
 static const char *target_base;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -189,7 +196,14 @@ static void read_json(struct view *v, const char *line, uint64_t lineno)
 	j = json_object_get(o, "number");
 	uint64_t number = json_is_integer(j) ? (uint64_t)json_integer_value(j) : lineno;
 	if ((j = json_object_get(o, "gap"))) {
-		if (!t->gap) {
+		const char *error = json_string_value(json_object_get(j, "error"));
+		bool allowed = false;
+
+		for (size_t i = 0; error && i < nallowed_gaps; i++)
+			allowed |= !strcmp(error, allowed_gaps[i]);
+		if (allowed)
+			skipped_gaps++;
+		else if (!t->gap) {
 			char *text = json_dumps(j, JSON_COMPACT);
 
 			if (asprintf(&t->gap, "gap at instruction number %" PRIu64
@@ -338,14 +352,20 @@ int main(int argc, char **argv)
 	bool equal = true;
 	size_t n;
 
-	if (argc == 7 && !strcmp(argv[1], "--lackey-base")) {
-		lackey_base = strtoull(argv[2], NULL, 0);
+	while (argc > 5) {
+		if (!strcmp(argv[1], "--lackey-base"))
+			lackey_base = strtoull(argv[2], NULL, 0);
+		else if (!strcmp(argv[1], "--allow-gap") &&
+			 nallowed_gaps < sizeof(allowed_gaps) / sizeof(allowed_gaps[0]))
+			allowed_gaps[nallowed_gaps++] = argv[2];
+		else
+			break;
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc != 5 || strcmp(argv[1], "--object")) {
 		fprintf(stderr, "usage: hwtr-compare-history [--lackey-base ADDR] "
-			"--object PATH EXPECTED ACTUAL\n");
+			"[--allow-gap ERROR]... --object PATH EXPECTED ACTUAL\n");
 		return 2;
 	}
 	target = realpath(argv[2], NULL);
@@ -368,5 +388,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		equal &= compare_thread(i, &expected.threads[i],
 					&actual.threads[i], target);
+	if (skipped_gaps)
+		printf("%" PRIu64 " gap(s) of an allowed kind were skipped\n",
+		       skipped_gaps);
 	return equal ? 0 : 1;
 }

@@ -77,7 +77,7 @@ check_core_backtrace() {
 	gdb -nx -batch -ex 'set width 0' -ex bt "$PROGDIR/$name" \
 		"$WORK/rec.hwtrec/$core" >"$WORK/gdb-bt.txt" 2>&1
 	show "$WORK/gdb-bt.txt"
-	line=$(grep -n CRASH-HERE "$src" | head -1 | cut -d: -f1)
+	line=$(grep -n '/\* CRASH-HERE' "$src" | head -1 | cut -d: -f1)
 	i=0
 	for fn in "$@"; do
 		grep -Eq "^#$i +(0x[0-9a-f]+ in )?$fn " "$WORK/gdb-bt.txt" || {
