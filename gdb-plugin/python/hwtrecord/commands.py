@@ -55,7 +55,10 @@ class Position:
         data = target.info()
         self.data = data
         entry = target.thread_info(self.tid, data)
-        self.instructions = int(entry["instructions"])
+        # As btrace numbers them: the current instruction at the end of the
+        # history is the last number (the core's PC, executed or not).
+        self.instructions = target.end_position(entry, conn)
+        self.executed = int(entry["instructions"])
         self.segments = int(entry["segments"])
         self.gaps = int(entry.get("gaps", 0))
         self.position = int(entry.get("position", self.instructions))
@@ -78,8 +81,10 @@ class Position:
             text = target.request("qHwtr:call-history:%x:%x,%x:%x"
                                   % (self.tid, last, last, CALL_INSNS))
             match = re.search(r"inst (\d+),(\d+)", text)
-            _single_insn_end[key] = bool(match
-                                         and match.group(1) == match.group(2))
+            # Only the current instruction: possible only without a tail.
+            _single_insn_end[key] = bool(
+                match and match.group(1) == match.group(2)
+                and int(match.group(2)) == self.instructions)
         return _single_insn_end[key]
 
 
@@ -332,8 +337,7 @@ class InfoRecord(gdb.Command):
         calls = pos.segments
         if calls > 1 and pos.ends_with_single_insn():
             calls -= 1
-        # The last instruction is the current one, not part of the record.
-        insns = max(pos.instructions - 1, 0)
+        insns = pos.instructions - 1
         number, name = _thread_label()
         gdb.write("Recorded %d instructions in %d functions (%d gaps) "
                   "for thread %s (%s).\n"
@@ -380,7 +384,7 @@ then work on the recording."""
         for entry in data.get("threads", []):
             at = int(entry.get("position", entry["instructions"]))
             total = int(entry["instructions"])
-            where = ("at the end of its history" if at >= total
+            where = ("at the end of its history" if target.at_end(entry)
                      else "at instruction %d" % at)
             gdb.write("Thread %d: %d instructions in %d function segments "
                       "(%d gaps), %s.\n"

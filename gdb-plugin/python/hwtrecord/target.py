@@ -153,6 +153,32 @@ def thread_info(tid=None, data=None):
     raise gdb.GdbError("hwtrec: thread %d is not in the recording." % tid)
 
 
+# (connection, tid) -> the position where the core's state is, when the
+# server does not say ("end" in qHwtr:info).
+_ends = {}
+
+
+def end_position(entry, conn=None):
+    """The position of the end of the history, where the registers are the
+    core's: the last instruction, or one more (the "tail") when the core's
+    PC did not complete (a fault), as btrace appends the current PC."""
+    if "end" in entry:
+        return int(entry["end"])
+    conn = conn or remote_connection()
+    key = (conn.num if conn else None, entry.get("tid"))
+    if key not in _ends:
+        # hwtrec-server starts every thread at the end of its history, so the
+        # first position the plugin sees is the end (or, loaded late, the
+        # last instruction is).
+        _ends[key] = max(int(entry.get("position", 0)),
+                         int(entry["instructions"]))
+    return _ends[key]
+
+
+def at_end(entry, conn=None):
+    return int(entry.get("position", 0)) >= end_position(entry, conn)
+
+
 def frames(tid):
     """qHwtr:frames for TID: the call stack at the position, innermost first."""
     result = request_json("qHwtr:frames:%x" % tid)

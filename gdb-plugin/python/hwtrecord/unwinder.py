@@ -173,7 +173,7 @@ def _on_stop(event):
     try:
         tid = target.thread_tid()
         entry = target.thread_info(tid)
-        if int(entry.get("position", 0)) >= int(entry["instructions"]):
+        if target.at_end(entry, conn):
             note_final_stack(conn, tid)
     except gdb.error as err:
         gdb.write("hwtrec: cannot note the final call stack: %s\n" % err,
@@ -205,7 +205,7 @@ class HwtrecUnwinder(Unwinder):
         self.next_index = 0
         tid = target.thread_tid()
         entry = target.thread_info(tid)
-        if int(entry.get("position", 0)) >= int(entry["instructions"]):
+        if target.at_end(entry, conn):
             return      # the core's registers: GDB's own unwinders work
         self.frames = layout(target.frames(tid), _final.get(conn.num))
 
