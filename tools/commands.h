@@ -6,5 +6,6 @@
 int hwtrec_info_main(int argc, char **argv);
 int hwtrec_dump_main(int argc, char **argv);
 int hwtrec_record_main(int argc, char **argv);
+int hwtrec_replay_main(int argc, char **argv);
 
 #endif

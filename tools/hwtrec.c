@@ -13,6 +13,8 @@ struct command {
 static const struct command commands[] = {
 	{ "record", hwtrec_record_main,
 	  "run a program and record its execution (software Intel PT)" },
+	{ "replay", hwtrec_replay_main,
+	  "GDB at the end of a recording, going backwards with the plugin" },
 	{ "info", hwtrec_info_main,
 	  "summary of a recording: threads, instructions, segments, gaps" },
 	{ "dump", hwtrec_dump_main,
