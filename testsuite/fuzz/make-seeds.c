@@ -306,55 +306,6 @@ static void decoder_seeds(void)
 	decoder_seed("psb-while-disabled", &t);
 }
 
-/* The loop through leaf K times: each pass adds two function segments (the
- * call into leaf, the return to _start); the first segment is _start's. */
-static void loop_passes(struct trace *t, int k)
-{
-	while (k > 0) {
-		int n = k > 23 ? 23 : k;
-		char bits[47];
-
-		memset(bits, '1', (size_t)(2 * n));
-		bits[2 * n] = 0;
-		enc_tnt(t, bits);	/* ret (compressed), jne loop */
-		k -= n;
-	}
-}
-
-/* Smallest inputs for the bugs the fuzzers found (regressions/). */
-static void regression_seeds(void)
-{
-	struct trace t;
-
-	/* 32 passes: the return that makes segment 65 grows the segment array
-	 * (64 entries) while new_return holds a pointer into it. */
-	trace_begin(&t);
-	enc_psb(&t, sym("i1"), 100);
-	loop_passes(&t, 32);
-	enc_tip_pgd(&t);
-	write_file("regressions", "decoder-return-grows-segments", t.buf,
-		   trace_size(&t));
-	trace_end(&t);
-
-	/* 31 passes (63 segments), an overflow (the gap is segment 64), then
-	 * the block after the gap grows the array while update_function holds
-	 * a pointer to the gap's segment. */
-	trace_begin(&t);
-	enc_psb(&t, sym("i1"), 100);
-	loop_passes(&t, 31);
-	enc_simple(&t, ppt_ovf);
-	put_ip(&t, ppt_fup, pt_ipc_sext_48, sym("loop"));
-	enc_tnt(&t, "1011");
-	enc_tip(&t, sym("done"));
-	enc_tip_pgd(&t);
-	write_file("regressions", "decoder-gap-grows-segments", t.buf,
-		   trace_size(&t));
-	trace_end(&t);
-
-	/* An empty stream: no trace bytes at all. */
-	write_file("regressions", "decoder-empty-trace", "", 0);
-}
-
 /* ---------------------------------------------------------- recordings */
 
 static char *slurp(const char *path, size_t *size)
@@ -567,6 +518,82 @@ static void recording_seeds(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		die("cannot remove %s", tmp);
+}
+
+/* The loop through leaf K times: each pass adds two function segments (the
+ * call into leaf, the return to _start); the first segment is _start's. */
+static void loop_passes(struct trace *t, int k)
+{
+	while (k > 0) {
+		int n = k > 23 ? 23 : k;
+		char bits[47];
+
+		memset(bits, '1', (size_t)(2 * n));
+		bits[2 * n] = 0;
+		enc_tnt(t, bits);	/* ret (compressed), jne loop */
+		k -= n;
+	}
+}
+
+/* Smallest inputs for the bugs the fuzzers found (regressions/). */
+static void regression_seeds(void)
+{
+	struct trace t;
+
+	/* 32 passes: the return that makes segment 65 grows the segment array
+	 * (64 entries) while new_return holds a pointer into it. */
+	trace_begin(&t);
+	enc_psb(&t, sym("i1"), 100);
+	loop_passes(&t, 32);
+	enc_tip_pgd(&t);
+	write_file("regressions", "decoder-return-grows-segments", t.buf,
+		   trace_size(&t));
+	trace_end(&t);
+
+	/* 31 passes (63 segments), an overflow (the gap is segment 64), then
+	 * the block after the gap grows the array while update_function holds
+	 * a pointer to the gap's segment. */
+	trace_begin(&t);
+	enc_psb(&t, sym("i1"), 100);
+	loop_passes(&t, 31);
+	enc_simple(&t, ppt_ovf);
+	put_ip(&t, ppt_fup, pt_ipc_sext_48, sym("loop"));
+	enc_tnt(&t, "1011");
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	write_file("regressions", "decoder-gap-grows-segments", t.buf,
+		   trace_size(&t));
+	trace_end(&t);
+
+	/* An empty stream: no trace bytes at all. */
+	write_file("regressions", "decoder-empty-trace", "", 0);
+
+	/* Saved code that is "jmp ." and a PSB+ that starts there: the block
+	 * decoder follows the direct jump forever without reading a packet. */
+	{
+		static const char manifest[] =
+			"{\"format\":\"hwtrecord\",\"version\":1,\"arch\":\"x86_64\","
+			"\"trace_format\":\"intel-pt\",\"source\":\"x\","
+			"\"pt\":{\"cpu\":{\"vendor\":\"intel\",\"family\":6,"
+			"\"model\":85,\"stepping\":4},\"tsc\":true},"
+			"\"process\":{},\"threads\":[{\"tid\":1,\"stream\":"
+			"\"trace/1.pt\"}],\"complete\":true}";
+		static const char sideband[] =
+			"{\"event\":\"mmap\",\"tsc\":0,\"addr\":\"0x401000\","
+			"\"len\":2,\"pgoff\":0,\"prot\":\"r-x\",\"path\":\"/x\","
+			"\"saved\":\"objects/code\"}\n";
+		struct joined j = { 0 };
+
+		trace_begin(&t);
+		enc_psb(&t, 0x401000, 100);
+		join(&j, manifest, strlen(manifest), 0);
+		join(&j, sideband, strlen(sideband), 1);
+		join(&j, t.buf, trace_size(&t), 1);
+		join(&j, "\xeb\xfe", 2, 1);
+		write_file("regressions", "recording-jump-to-self", j.data, j.size);
+		free(j.data);
+		trace_end(&t);
+	}
 }
 
 int main(int argc, char **argv)
