@@ -180,6 +180,22 @@ static bool lackey_offset(uint64_t addr, uint64_t *offset)
 	return false;
 }
 
+/* Most lines of a dump are outside PATH: take their thread from the fixed
+ * prefix the schema's writer prints ({"thread":N,...) without parsing the
+ * line, and parse only lines that may hold PATH or a gap. */
+static bool quick_other(struct view *v, const char *line)
+{
+	long tid;
+
+	if (strstr(line, target_base) || strstr(line, "\"gap\""))
+		return false;
+	if (sscanf(line, "{\"thread\":%ld,", &tid) != 1)
+		return false;
+	get_thread(v, tid);
+	v->other++;
+	return true;
+}
+
 static void read_json(struct view *v, const char *line, uint64_t lineno)
 {
 	json_error_t err;
@@ -243,7 +259,8 @@ static void read_view(struct view *v)
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '{') {
-			read_json(v, line, lineno);
+			if (!quick_other(v, line))
+				read_json(v, line, lineno);
 		} else if (sscanf(line, "# start %ld", &tid) == 1) {
 			get_thread(v, tid);
 		} else if (line[0] == '#' || line[0] == '\0' ||
