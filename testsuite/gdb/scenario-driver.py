@@ -14,6 +14,8 @@ whether GDB said it ran out of history.  Directives in the scenario:
 
   #program NAME        which test program (scenario-prog, bare-prog)
   #record-from start   record full from the first instruction (default: main)
+  #pie                 the program is PIE (loaded elsewhere under Valgrind):
+                       compare PCs as function + offset
   #assert EXPR         EXPR must be true here, in both modes
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
@@ -68,7 +70,15 @@ def where():
             outer = outer.older()
     except gdb.error as err:
         stack.append("<%s>" % err)
-    return {"pc": "0x%x" % frame.pc(), "function": frame.name(), "line": line,
+    try:
+        # "function + offset": comparable when the program or a library is
+        # loaded at another address (PIE under Valgrind).
+        pc_sym = gdb.execute("info symbol 0x%x" % frame.pc(),
+                             to_string=True).split(" in section ")[0].strip()
+    except gdb.error as err:
+        pc_sym = "<%s>" % err
+    return {"pc": "0x%x" % frame.pc(), "pc_sym": pc_sym,
+            "function": frame.name(), "line": line,
             "level": frame.level(), "stack": stack}
 
 
