@@ -4,12 +4,18 @@
 # crash with `hwtrec replay` and go back from it (scripts/demo/replay.gdb):
 # bt, reverse-step back into find_item where the NULL came from,
 # reverse-finish to the line that set the pointer, the function-call history.
+#
+# HWTREC_BUILD=DIR uses an existing build directory instead of installing
+# and building.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh"
-
-build="$top/build"
+if [ -n "${HWTREC_BUILD:-}" ]; then
+	build=$HWTREC_BUILD
+else
+	"$top/scripts/install-deps.sh"
+	"$top/scripts/build.sh"
+	build="$top/build"
+fi
 hwtrec="$build/tools/hwtrec"
 server="$build/gdb-plugin/server/hwtrec-server"
 plugin="$build/gdb-plugin/python/hwtrecord-uninstalled.gdb"
