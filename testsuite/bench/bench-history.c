@@ -314,6 +314,13 @@ int main(int argc, char **argv)
 	printf("  reverse find      whole history, address on the hot page "
 	       "(no chunk can be skipped): %.1f ms wall, %.1f ms CPU\n", t0,
 	       find_cpu);
+	/* With many more chunks than the cache holds (64 by default), that
+	 * search decoded nearly every chunk on demand. */
+	if (st.chunks > 256)
+		printf("  on-demand decode  %.1f M insn per CPU-s (a seek decodes "
+		       "one chunk: %.0f instructions on average)\n",
+		       (double)st.instructions / (find_cpu * 1e-3) / 1e6,
+		       (double)st.instructions / (double)st.chunks);
 
 	hwtr_history_free(history);
 	hwtr_recording_close(rec);
