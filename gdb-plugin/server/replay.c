@@ -413,9 +413,12 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 }
 
 int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
-		  enum replay_event *event)
+		  enum replay_event *event, char *err, size_t errlen)
 {
 	struct replay_thread *t = find(r, tid);
+	uint64_t pos;
+	bool at_tail;
+	int rc;
 
 	if (!t)
 		return -ESRCH;
@@ -423,7 +426,16 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;
 	}
-	return step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
+	/* A failed move (a decode error) leaves the thread where it was. */
+	pos = hwtr_cursor_position(t->cursor);
+	at_tail = t->at_tail;
+	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
+	if (rc < 0) {
+		say(err, errlen, "%s", hwtr_last_error());
+		hwtr_cursor_goto(t->cursor, pos);
+		t->at_tail = at_tail;
+	}
+	return rc;
 }
 
 static int rebuild_addrs(struct replay *r)

@@ -50,9 +50,10 @@ enum replay_event {
 };
 
 /* Step one instruction or continue to the nearest breakpoint, backward or
- * forward, in thread TID. */
+ * forward, in thread TID.  On failure (a decode error) the thread stays
+ * where it was and ERR says why. */
 int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
-		  enum replay_event *event);
+		  enum replay_event *event, char *err, size_t errlen);
 
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);

@@ -10,7 +10,6 @@
 #include "libraries.h"
 #include "tdesc.h"
 
-#include <hwtrecord.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,13 +205,14 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 					 : pick(s, s->c_thread);
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
+	char err[512] = "";
 
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
-	if (replay_resume(s->replay, tid, r->reverse,
-			  r->action == rsp_action_step, &event) < 0) {
-		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
-		return rsp_reply_error(s->conn, err_memory);
+	if (replay_resume(s->replay, tid, r->reverse, r->action == rsp_action_step,
+			  &event, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hwtrec-server: resume: %s\n", err);
+		return rsp_reply_error_text(s->conn, err);
 	}
 	switch (event) {
 	case replay_stepped:
