@@ -198,6 +198,32 @@ static void synced_at(struct pt_walk *w, uint64_t offset)
 	w->enabled_seen = false;
 }
 
+static void chunk_item(struct walk_item *item, const struct psb_info *psb,
+		       uint64_t offset)
+{
+	memset(item, 0, sizeof(*item));
+	item->kind = walk_chunk_start;
+	item->offset = offset;
+	if (psb) {
+		item->ip = psb->has_fup ? psb->fup_ip : 0;
+		item->tsc = psb->tsc;
+	}
+}
+
+/* Start decoding afresh at PSB (a chunk start found while decoding), so that
+ * the index pass decodes every chunk exactly as on-demand decoding will: from
+ * its PSB, with no state carried over (the return stack in particular). */
+static void restart_at(struct pt_walk *w, const struct psb_info *psb,
+		       uint64_t ip, struct walk_item *item)
+{
+	w->status = pt_blk_sync_set(w->decoder, psb->offset);
+	synced_at(w, psb->offset);
+	w->sync_chunk = false;		/* reported here */
+	chunk_item(item, psb, psb->offset);
+	if (ip)
+		item->ip = ip;
+}
+
 static int walk_alloc(const struct pt_config *config,
 		      const struct psb_scan *scan, struct pt_image *image,
 		      struct pt_walk **out)
@@ -312,18 +338,6 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 	return 0;
 }
 
-static void chunk_item(struct walk_item *item, const struct psb_info *psb,
-		       uint64_t offset)
-{
-	memset(item, 0, sizeof(*item));
-	item->kind = walk_chunk_start;
-	item->offset = offset;
-	if (psb) {
-		item->ip = psb->has_fup ? psb->fup_ip : 0;
-		item->tsc = psb->tsc;
-	}
-}
-
 /* A status-update exec-mode event marks a PSB+ passed while decoding. */
 static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
 				 struct walk_item *item)
@@ -342,7 +356,7 @@ static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
 	    scan->psbs[w->next_psb].fup_ip != ev->variant.exec_mode.ip)
 		return false;	/* cannot place it: not a chunk start */
 	psb = &scan->psbs[w->next_psb++];
-	chunk_item(item, psb, psb->offset);
+	restart_at(w, psb, 0, item);
 	return true;
 }
 
@@ -367,9 +381,10 @@ static const struct psb_info *psb_while_disabled(struct pt_walk *w)
 int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 {
 	if (w->deferred_chunk) {
-		chunk_item(item, w->deferred_chunk, w->deferred_chunk->offset);
-		item->ip = w->deferred_ip;
+		const struct psb_info *psb = w->deferred_chunk;
+
 		w->deferred_chunk = NULL;
+		restart_at(w, psb, w->deferred_ip, item);
 		return 1;
 	}
 	if (w->ended)
@@ -441,8 +456,8 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 							ev.variant.enabled.ip);
 				}
 				if (psb) {
-					chunk_item(item, psb, psb->offset);
-					item->ip = ev.variant.enabled.ip;
+					restart_at(w, psb, ev.variant.enabled.ip,
+						   item);
 					return 1;
 				}
 			}
