@@ -697,12 +697,19 @@ struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *h,
 	return NULL;
 }
 
+/* A binary with a problem; anonymous memory is not a binary (its code only
+ * matters if it runs, and then the gap says so). */
+static bool binary_problem(const struct image_mapping *m)
+{
+	return m->problem && m->path && m->path[0];
+}
+
 size_t hwtr_history_nproblems(const struct hwtr_history *h)
 {
 	size_t i, n = 0;
 
 	for (i = 0; h && i < image_set_count(h->images); i++)
-		if (image_set_mapping(h->images, i)->problem)
+		if (binary_problem(image_set_mapping(h->images, i)))
 			n++;
 	return n;
 }
@@ -714,7 +721,7 @@ const char *hwtr_history_problem(const struct hwtr_history *h, size_t index)
 	for (i = 0; h && i < image_set_count(h->images); i++) {
 		const struct image_mapping *m = image_set_mapping(h->images, i);
 
-		if (m->problem && index-- == 0)
+		if (binary_problem(m) && index-- == 0)
 			return m->problem;
 	}
 	return NULL;

@@ -149,10 +149,12 @@ static void locate_file(struct image_mapping *m, const char *recdir,
 		m->file = candidates[i];
 		candidates[i] = NULL;
 	}
-	if (!m->file && !m->problem)
-		set_problem(m, "missing binary %s (build-id %s)",
-			    m->path ? m->path : "(anonymous)",
+	if (!m->file && !m->problem && m->path && m->path[0])
+		set_problem(m, "missing binary %s (build-id %s)", m->path,
 			    m->build_id ? m->build_id : "unknown");
+	else if (!m->file && !m->problem)
+		set_problem(m, "anonymous executable memory%s%s: its code is not "
+			    "in the recording", "", "");
 	if (m->file) {
 		free(m->problem);
 		m->problem = NULL;
