@@ -128,12 +128,15 @@ check_core_backtrace_contains() {
 
 # threads: the program printed "threads: order W1 ... W8", the workers (by
 # creation number) in the order they held the mutex.  If worker A held it
-# before worker B, then A started before B ended: the sideband's
-# thread-start TSC of A must be below the thread-exit TSC of B.  If the dump
-# carries a per-instruction "tsc", the stronger check is made as well: the
-# TSC of each worker's call to pthread_mutex_unlock (made while holding the
-# mutex) must increase strictly along the order.  Workers are matched to
-# recorded threads by tid order (main first, then creation order).
+# before worker B, A began before B ended, which the recording's clocks must
+# show, in two independent places:
+#   - the sideband: thread-start TSC of A < thread-exit TSC of B;
+#   - the trace itself: A's first TSC packet < B's last TSC packet (read with
+#     libipt's packet decoder, hwtr-pt-times).
+# If the dump carries a per-instruction "tsc", the stronger check is made as
+# well: the TSC of each worker's call to pthread_mutex_unlock (made while
+# holding the mutex) must increase strictly along the order.  Workers are
+# matched to recorded threads by tid order (main first, then creation order).
 check_happens_before() {
 	rec="$WORK/rec.hwtrec"
 	order=$(sed -n 's/^threads: order //p' "$WORK/record.stdout")
@@ -153,15 +156,24 @@ check_happens_before() {
 			echo "worker $w (tid $tid) has no thread-start/thread-exit in the sideband" >&2
 			return 1
 		}
-		echo "worker $w: tid $tid start tsc $start exit tsc $end"
+		stream=$(jq -r ".threads[] | select(.tid == $tid) | .stream" "$rec/manifest.json")
+		span=$("$PTTIMES" "$rec/$stream") || { echo "cannot read $rec/$stream" >&2; return 1; }
+		set -- $span
+		first=$2 last=$3
+		[ "$4" -gt 0 ] || { echo "worker $w: no TSC packet in $stream" >&2; return 1; }
+		echo "worker $w: tid $tid sideband start $start exit $end; trace TSC $first..$last"
 		if [ -n "$prev" ]; then
 			set -- $prev
 			[ "$1" -lt "$end" ] || {
-				echo "worker $3 held the mutex before worker $w, but started (tsc $1) after worker $w exited (tsc $end)" >&2
+				echo "worker $3 held the mutex before worker $w, but its thread-start (tsc $1) is after worker $w's thread-exit (tsc $end)" >&2
+				return 1
+			}
+			[ "$4" -lt "$last" ] || {
+				echo "worker $3 held the mutex before worker $w, but its first TSC packet ($4) is after worker $w's last ($last)" >&2
 				return 1
 			}
 		fi
-		prev="$start $end $w"
+		prev="$start $end $w $first"
 		if [ "$have_tsc" -gt 0 ]; then
 			unlock=$(jq -r "select(.thread==$tid and ((.insn // \"\") | test(\"call.*pthread_mutex_unlock\"))) | .tsc" "$WORK/dump.jsonl" | head -1)
 			[ -n "$unlock" ] || { echo "worker $w: no call to pthread_mutex_unlock with a tsc in the dump" >&2; return 1; }
@@ -173,7 +185,7 @@ check_happens_before() {
 		fi
 	done
 	[ "$have_tsc" -gt 0 ] ||
-		echo "note: the dump has no per-instruction tsc; only thread start/exit times were checked"
+		echo "note: the dump has no per-instruction tsc; checked thread start/exit (sideband) and trace TSC spans only"
 }
 
 # File offset of symbol $2 in program $1 (nm's address, placed with the
