@@ -51,12 +51,22 @@ def _unescape(text):
                   text)
 
 
+# Set while a frame unwinder runs (see _raw).
+in_unwinder = False
+
+
 def _raw(conn, packet):
-    # Not RemoteTargetConnection.send_packet: in GDB 13 it switches threads,
-    # which throws away the frame cache, and GDB crashes when that happens
-    # inside a frame unwinder.  `maint packet` sends on the current target
-    # without switching.
-    del conn
+    if not in_unwinder:
+        reply = conn.send_packet(packet)
+        if reply is None:
+            return ""
+        if isinstance(reply, bytes):
+            return reply.decode("ascii", "replace")
+        return reply
+    # Inside an unwinder, not RemoteTargetConnection.send_packet: in GDB 13
+    # it switches threads, which throws away the frame cache being built, and
+    # GDB crashes.  `maint packet` sends on the current target without
+    # switching (but prints the reply, escaped, which is slow for big ones).
     out = gdb.execute("maintenance packet " + packet, to_string=True)
     match = _RECEIVED.search(out)
     if match is None:

@@ -191,6 +191,7 @@ class HwtrecUnwinder(Unwinder):
         self.warned = False
 
     def __call__(self, pending_frame):
+        target.in_unwinder = True
         try:
             return self._unwind(pending_frame)
         except (gdb.error, KeyError, ValueError, TypeError) as err:
@@ -198,6 +199,8 @@ class HwtrecUnwinder(Unwinder):
                 self.warned = True
                 gdb.write("hwtrec: frame unwinder: %s\n" % err, gdb.STDERR)
             return None
+        finally:
+            target.in_unwinder = False
 
     def _refresh(self, conn):
         """A new chain of frames: the thread may have moved."""
