@@ -14,6 +14,7 @@
 
 struct function {
 	uint64_t start, end;
+	uint64_t module_end;	/* a symbol without size ends here at the latest */
 	const char *name;	/* in libdw's string tables */
 	int rank;		/* global beats weak beats local at one address */
 };
@@ -26,6 +27,8 @@ struct cache_slot {
 
 struct hwtr_symbolizer {
 	Dwfl *dwfl;
+	char **owned_names;	/* synthesised names (NAME@plt) */
+	size_t nowned, cap_owned;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
 	struct function *functions;	/* [0] is "no symbol" */
@@ -51,6 +54,8 @@ static int symbol_rank(unsigned char info)
 	}
 }
 
+static uint64_t current_module_end;	/* set while collecting one module */
+
 static int add_function(struct hwtr_symbolizer *s, size_t *cap, uint64_t start,
 			uint64_t end, const char *name, int rank)
 {
@@ -64,7 +69,128 @@ static int add_function(struct hwtr_symbolizer *s, size_t *cap, uint64_t start,
 		*cap = ncap;
 	}
 	s->functions[s->nfunctions++] =
-		(struct function){ start, end, name, rank };
+		(struct function){ start, end, current_module_end, name, rank };
+	return 0;
+}
+
+static const char *own_name(struct hwtr_symbolizer *s, const char *name)
+{
+	char *copy;
+
+	if (s->nowned == s->cap_owned) {
+		size_t cap = s->cap_owned ? 2 * s->cap_owned : 256;
+		void *p = realloc(s->owned_names, cap * sizeof(char *));
+
+		if (!p)
+			return NULL;
+		s->owned_names = p;
+		s->cap_owned = cap;
+	}
+	copy = strdup(name);
+	if (copy)
+		s->owned_names[s->nowned++] = copy;
+	return copy;
+}
+
+/* The name of the relocation that fills GOT slot SLOT (link-time address),
+ * from .rela.plt or .rela.dyn: "puts", or "*ABS*+0x..." for IRELATIVE. */
+static bool got_slot_name(Elf *elf, GElf_Addr slot, char *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			Elf_Data *symdata;
+			const char *name;
+
+			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
+				continue;
+			if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+				snprintf(buf, size, "*ABS*+0x%llx",
+					 (unsigned long long)r.r_addend);
+				return true;
+			}
+			symdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+			if (!symdata || !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
+				return false;
+			{
+				GElf_Shdr symsh;
+
+				gelf_getshdr(elf_getscn(elf, sh.sh_link), &symsh);
+				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			}
+			if (!name || !*name)
+				return false;
+			snprintf(buf, size, "%s", name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* PLT stubs have no symbols; GDB names them NAME@plt (BFD's synthetic
+ * symbols).  Each entry of .plt, .plt.sec and .plt.got jumps through a GOT
+ * slot (jmp *disp(%rip)); the relocation of that slot gives the name. */
+static int add_plt_functions(struct hwtr_symbolizer *s, size_t *cap,
+			     Dwfl_Module *mod)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *secname;
+		size_t entsize, off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(secname = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(secname, ".plt") && strcmp(secname, ".plt.sec") &&
+		     strcmp(secname, ".plt.got")) ||
+		    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+			continue;
+		entsize = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+		for (off = 0; off + entsize <= data->d_size; off += entsize) {
+			const uint8_t *e = (const uint8_t *)data->d_buf + off;
+			char name[300], full[310];
+			const char *owned;
+			size_t k;
+
+			for (k = 0; k + 6 <= entsize; k++) {
+				int32_t disp;
+				GElf_Addr slot;
+
+				if (e[k] != 0xff || e[k + 1] != 0x25)
+					continue;
+				memcpy(&disp, e + k + 2, 4);
+				slot = sh.sh_addr + off + k + 6 + (GElf_Addr)(int64_t)disp;
+				if (!got_slot_name(elf, slot, name, sizeof(name)))
+					break;
+				snprintf(full, sizeof(full), "%s@plt", name);
+				owned = own_name(s, full);
+				if (!owned ||
+				    add_function(s, cap, sh.sh_addr + off + bias,
+						 sh.sh_addr + off + entsize + bias,
+						 owned, 0) < 0)
+					return -1;
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -75,6 +201,10 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	struct hwtr_symbolizer *s = args[0];
 	size_t *cap = args[1];
 	int n = dwfl_module_getsymtab(mod), i;
+	Dwarf_Addr mod_start = 0, mod_end = 0;
+
+	dwfl_module_info(mod, NULL, &mod_start, &mod_end, NULL, NULL, NULL, NULL);
+	current_module_end = mod_end;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -90,6 +220,8 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 				 sname, symbol_rank(sym.st_info)) < 0)
 			return DWARF_CB_ABORT;
 	}
+	if (add_plt_functions(s, cap, mod) < 0)
+		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
 
@@ -201,10 +333,17 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 		s->functions[w++] = s->functions[i];
 	}
 	s->nfunctions = w;
-	for (i = 1; i + 1 < s->nfunctions; i++)
-		if (s->functions[i].end == s->functions[i].start + 1 ||
-		    s->functions[i].end > s->functions[i + 1].start)
-			s->functions[i].end = s->functions[i + 1].start;
+	for (i = 1; i < s->nfunctions; i++) {
+		struct function *f = &s->functions[i];
+		uint64_t next = i + 1 < s->nfunctions ? f[1].start : f->module_end;
+
+		if (f->end == f->start + 1)	/* no size: up to the next symbol */
+			f->end = next < f->module_end ? next : f->module_end;
+		if (i + 1 < s->nfunctions && f->end > f[1].start)
+			f->end = f[1].start;
+		if (f->end <= f->start)
+			f->end = f->start + 1;
+	}
 	*out = s;
 	return 0;
 }
@@ -215,6 +354,9 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 		return;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	while (s->nowned)
+		free(s->owned_names[--s->nowned]);
+	free(s->owned_names);
 	free(s->functions);
 	free(s->debuginfo_path);
 	free(s);
