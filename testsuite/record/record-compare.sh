@@ -35,11 +35,21 @@ need_hwtrec record
 need_hwtrec dump
 workdir "$name"
 
+# Seconds since the previous call, for the log (where the time goes).
+last=$(date +%s.%N)
+elapsed() {
+	now=$(date +%s.%N)
+	echo "time: $1 $(echo "$now - $last" | awk '{ printf "%.1f s", $1 - $3 }')"
+	last=$now
+}
+
 # Ground truth: every instruction of $prog, per thread, from its entry point.
 # shellcheck disable=SC2086
 (cd "$WORK" && "$STEPPER" --offsets --from-entry --object "$prog" \
 	-o expected.txt -- "$prog" $ARGS >stepper.stdout 2>stepper.stderr)
-expect_status $? "$STATUS" "hwtr-stepper (the program, natively)"
+st=$?
+elapsed "hwtr-stepper"
+expect_status $st "$STATUS" "hwtr-stepper (the program, natively)"
 
 # The recording; run in $WORK so that anything the program or Valgrind drops
 # (core files) stays there.
@@ -47,6 +57,7 @@ expect_status $? "$STATUS" "hwtr-stepper (the program, natively)"
 (cd "$WORK" && "$HWTREC" record -o rec.hwtrec -- "$prog" $ARGS \
 	>record.stdout 2>record.stderr)
 st=$?
+elapsed "hwtrec record"
 show "$WORK/record.stderr"
 expect_status $st "$STATUS" "hwtrec record (the program's status, passed on)"
 [ -d "$WORK/rec.hwtrec" ] || fail "hwtrec record left no $WORK/rec.hwtrec"
@@ -54,6 +65,7 @@ expect_status $st "$STATUS" "hwtrec record (the program's status, passed on)"
 "$HWTREC" dump "$WORK/rec.hwtrec" --insn --json >"$WORK/dump.jsonl" \
 	2>"$WORK/dump.stderr"
 st=$?
+elapsed "hwtrec dump ($(wc -l <"$WORK/dump.jsonl") lines)"
 show "$WORK/dump.stderr"
 expect_status $st 0 "hwtrec dump --insn --json"
 
