@@ -363,6 +363,15 @@ static bool compare_thread(size_t index, const struct thread *e,
 	return false;
 }
 
+static void free_view(struct view *v)
+{
+	for (size_t i = 0; i < v->nthreads; i++) {
+		free(v->threads[i].insns);
+		free(v->threads[i].gap);
+	}
+	free(v->threads);
+}
+
 int main(int argc, char **argv)
 {
 	struct view expected = { 0 }, actual = { 0 };
@@ -408,5 +417,12 @@ int main(int argc, char **argv)
 	if (skipped_gaps)
 		printf("%" PRIu64 " gap(s) of an allowed kind were skipped\n",
 		       skipped_gaps);
+	free_view(&expected);
+	free_view(&actual);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i].text);
+	free(names);
+	free(loads);
+	free(target);
 	return equal ? 0 : 1;
 }
