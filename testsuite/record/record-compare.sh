@@ -31,6 +31,7 @@ prog="$PROGDIR/$name"
 echo "$name: $DESCRIPTION"
 
 need_valgrind
+need_tools jq gdb nm objdump readelf
 need_hwtrec record
 need_hwtrec dump
 workdir "$name"

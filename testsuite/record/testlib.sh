@@ -24,6 +24,14 @@ need_valgrind() {
 	command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed"
 }
 
+# Tools the checks read recordings and binaries with (scripts/install-deps.sh).
+need_tools() {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			fail "$tool is needed (run scripts/install-deps.sh)"
+	done
+}
+
 # A fresh work directory for test NAME, in the build tree; removed when the
 # test passes (call pass), kept for a look when it fails.
 workdir() {
