@@ -67,22 +67,33 @@ def _num(value):
 _after_call = {}
 
 
-def _follows_call(pc):
-    """True if the instruction before PC is a call (PC is a return address)."""
-    if pc not in _after_call:
-        found = False
-        try:
-            arch = gdb.selected_inferior().architecture()
+def _follows_call(pc, function_start=0):
+    """True if the instruction before PC is a call (PC is a return address).
+
+    x86 cannot be decoded backwards, so when the function's start is known we
+    decode forward from it to PC; otherwise (or if that does not land on PC)
+    we try the lengths a call can have."""
+    if pc in _after_call:
+        return _after_call[pc]
+    found = None
+    try:
+        arch = gdb.selected_inferior().architecture()
+        if function_start and 0 < pc - function_start < 0x10000:
+            for insn in arch.disassemble(function_start, pc - 1):
+                if insn["addr"] + insn["length"] == pc:
+                    found = insn["asm"].split()[0].startswith("call")
+        if found is None:
+            found = False
             for length in (5, 2, 3, 6, 7, 4):
                 insn = arch.disassemble(pc - length)[0]
                 if insn["length"] == length and \
                         insn["asm"].split()[0].startswith("call"):
                     found = True
                     break
-        except (gdb.error, gdb.MemoryError, IndexError):
-            found = True    # cannot tell: keep the frame
-        _after_call[pc] = found
-    return _after_call[pc]
+    except (gdb.error, gdb.MemoryError, IndexError):
+        found = True    # cannot tell: keep the frame
+    _after_call[pc] = found
+    return found
 
 
 def _real_frames(server_frames):
@@ -110,7 +121,8 @@ def _real_frames(server_frames):
             if "tailcall" in f:
                 skip_next = bool(f["tailcall"])
             elif caller.get("pc") is not None and index + 2 < len(server_frames):
-                skip_next = not _follows_call(_num(caller["pc"]))
+                skip_next = not _follows_call(
+                    _num(caller["pc"]), _num(caller.get("function_start") or 0))
     return frames
 
 
