@@ -107,22 +107,19 @@ def _real_frames(server_frames):
     "tailcall" on the callee; failing that, a caller whose PC does not follow
     a call instruction was left by a jump."""
     frames = []
-    skip_next = False
     for index, f in enumerate(server_frames):
         if f.get("pc") is None:
             break       # the caller's PC is not known: the outermost frame
-        if skip_next:
-            skip_next = False
-            continue
-        frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
-                       int(f.get("level", 0))))
-        if index + 1 < len(server_frames):
-            caller = server_frames[index + 1]
-            if "tailcall" in f:
-                skip_next = bool(f["tailcall"])
-            elif caller.get("pc") is not None and index + 2 < len(server_frames):
-                skip_next = not _follows_call(
-                    _num(caller["pc"]), _num(caller.get("function_start") or 0))
+        pc, start = _num(f["pc"]), _num(f.get("function_start") or 0)
+        if index > 0:
+            callee = server_frames[index - 1]
+            if "tailcall" in callee:
+                left_by_jump = bool(callee["tailcall"])
+            else:
+                left_by_jump = not _follows_call(pc, start)
+            if left_by_jump:
+                continue    # (a PLT stub, then a wrapper: several in a row)
+        frames.append((pc, start, int(f.get("level", 0))))
     return frames
 
 
