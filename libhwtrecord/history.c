@@ -213,8 +213,14 @@ static int new_return(struct builder *b, uint32_t fid)
 	struct segment *prev, *caller, *s;
 	int err;
 
-	/* The last caller up the stack that is the function we return to. */
-	for (caller = seg(t, t->segments[prev_n - 1].up); caller;
+	/* The last caller up the stack that is the function we return to.  A
+	 * function entered by a tail jump returns to its tail-caller's caller,
+	 * so tail-call links are skipped first (GDB's btrace matches by name
+	 * only and, with recursion, returns one activation too deep). */
+	caller = &t->segments[prev_n - 1];
+	while (caller && (caller->flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
+		caller = seg(t, caller->up);
+	for (caller = caller ? seg(t, caller->up) : NULL; caller;
 	     caller = seg(t, caller->up))
 		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
 			break;

@@ -183,10 +183,11 @@ static void disassemble(csh cs, struct hwtr_symbolizer *sym,
 	cs_free(ci, 1);
 }
 
-static void print_source_line(FILE *out, const char *file, int line)
+static void print_source_line(FILE *out, const char *file, const char *path,
+			      int line)
 {
 	char text[512];
-	FILE *src = fopen(file, "r");
+	FILE *src = fopen(path ? path : file, "r");
 	int n = 0;
 
 	fprintf(out, "%s:%d", file, line);
@@ -292,7 +293,7 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		if ((flags & HWTR_INSN_SOURCE) && line.file &&
 		    (line.line != last_line || !last_file ||
 		     strcmp(line.file, last_file))) {
-			print_source_line(out, line.file, line.line);
+			print_source_line(out, line.file, line.path, line.line);
 			last_file = line.file;
 			last_line = line.line;
 		}
@@ -416,12 +417,16 @@ int hwtr_list_calls(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		if (flags & HWTR_CALL_INSNS)
 			fprintf(out, "\tinst %" PRIu64 ",%" PRIu64, s.insn_begin,
 				s.insn_end - 1);
-		if ((flags & HWTR_CALL_LINES) && file) {
-			fprintf(out, "\tat %s", file);
-			if (end >= begin) {
-				fprintf(out, ":%d", begin);
-				if (end != begin)
-					fprintf(out, ",%d", end);
+		if (flags & HWTR_CALL_LINES) {
+			/* GDB prints "at" even when it knows no line. */
+			fputs("\tat ", out);
+			if (file) {
+				fputs(file, out);
+				if (end >= begin) {
+					fprintf(out, ":%d", begin);
+					if (end != begin)
+						fprintf(out, ",%d", end);
+				}
 			}
 		}
 		fputc('\n', out);

@@ -3,6 +3,8 @@
 
 #include "error.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -433,11 +435,25 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
 	if (!s || !line)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_line: bad argument");
 	line->file = NULL;
+	line->path = NULL;
 	line->line = 0;
 	mod = dwfl_addrmodule(s->dwfl, ip);
 	if (!mod || !(dl = dwfl_module_getsrc(mod, ip)))
 		return 0;
-	line->file = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
+	line->path = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
 	line->line = lineno;
+	line->file = line->path;
+	if (line->path) {
+		/* libdw joins the compilation directory in; GDB shows the name
+		 * as the compiler recorded it (filename-display relative). */
+		Dwarf_Die *cu = dwfl_linecu(dl);
+		Dwarf_Attribute attr;
+		const char *comp_dir = cu ? dwarf_formstring(dwarf_attr(cu,
+						DW_AT_comp_dir, &attr)) : NULL;
+		size_t n = comp_dir ? strlen(comp_dir) : 0;
+
+		if (n && !strncmp(line->path, comp_dir, n) && line->path[n] == '/')
+			line->file = line->path + n + 1;
+	}
 	return line->file ? 1 : 0;
 }

@@ -350,8 +350,9 @@ int hwtr_cursor_callstack(const struct hwtr_cursor *cursor,
 
 struct hwtr_symbolizer;
 struct hwtr_source_line {
-	const char *file;	/* owned by the symbolizer, or NULL */
+	const char *file;	/* as the compiler named it (GDB shows this) */
 	int line;		/* 0 if unknown */
+	const char *path;	/* where to read it: absolute when known */
 };
 /* The history's symbolizer (libdw over the recording's binaries). */
 struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *history);

@@ -39,4 +39,26 @@ i24:	jmp	tail
 tail:
 i25:	ret
 	.size tail, .-tail
+
+/* A second path: recursion whose inner call ends in a tail jump, so that
+ * the return from the tail-called function goes to the outer activation. */
+	.globl entry2
+	.type entry2, @function
+entry2:
+r1:	xor	%edx, %edx
+r2:	call	twice
+r3:	mov	$60, %eax
+r4:	syscall
+	.size entry2, .-entry2
+
+	.globl twice
+	.type twice, @function
+twice:
+t1:	test	%edx, %edx
+t2:	jnz	t6
+t3:	inc	%edx
+t4:	call	twice
+t5:	ret
+t6:	jmp	leaf
+	.size twice, .-twice
 	.section .note.GNU-stack,"",@progbits

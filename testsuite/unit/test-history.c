@@ -580,6 +580,57 @@ START_TEST(code_after_an_exec_comes_from_the_new_program)
 }
 END_TEST
 
+START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
+{
+	static const char *const labels[] = { "r1", "r2", "t1", "t2", "t3",
+					      "t4", "t1", "t2", "t6", "i3",
+					      "i4", "t5", "r3", "r4" };
+	static const struct expected_segment expected[] = {
+		{ "entry2", 1, 2, 1, 0, 0, 6, 0 },
+		{ "twice", 3, 6, 2, 1, 0, 5, 0 },
+		{ "twice", 7, 9, 3, 2, 0, 0, 0 },
+		{ "leaf", 10, 11, 4, 3, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
+		/* GDB's btrace would match the inner "twice" by name here (one
+		 * frame too many); the return goes to the outer activation. */
+		{ "twice", 12, 12, 2, 1, 2, 0, 0 },
+		{ "entry2", 13, 14, 1, 0, 1, 0, 0 },
+	};
+	uint64_t ips[14];
+	bool gaps[14];
+	struct opened o;
+	struct trace t;
+	size_t i;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("r1"), 100);
+	enc_tnt(&t, "0111");	/* jnz no, jnz yes, ret (leaf), ret (twice) */
+	enc_tip_pgd(&t);
+	open_history(&o, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_uint_eq(o.stats.instructions, 14);
+	read_ips(o.thread, ips, gaps, 14);
+	for (i = 0; i < 14; i++)
+		ck_assert_uint_eq(ips[i], fixture_symbol(labels[i]));
+	ck_assert_uint_eq(o.stats.segments, 6);
+	for (i = 0; i < 6; i++) {
+		const struct expected_segment *e = &expected[i];
+		struct hwtr_segment s;
+
+		ck_assert_int_eq(hwtr_thread_segment(o.thread, i + 1, &s), 0);
+		ck_assert_str_eq(s.function, e->function);
+		ck_assert_uint_eq(s.insn_begin, e->begin);
+		ck_assert_uint_eq(s.insn_end, e->end + 1);
+		ck_assert_msg(s.level == e->level - 1, "segment %zu level %d", i + 1,
+			      s.level);
+		ck_assert_uint_eq(s.up, e->up);
+		ck_assert_uint_eq(s.prev, e->prev);
+		ck_assert_uint_eq(s.next, e->next);
+		ck_assert_uint_eq(s.flags, e->flags);
+	}
+	close_history(&o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("history");
@@ -601,6 +652,7 @@ int main(void)
 	tcase_add_test(tc, empty_trace_is_an_empty_history);
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
 	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
+	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
