@@ -243,6 +243,10 @@ int hwtrec_replay_main(int argc, char **argv)
 		fprintf(stderr, "hwtrec replay: the hwtrecord GDB plugin was not found "
 			"(set HWTREC_PYTHONDIR); GDB runs without it\n");
 	}
+	/* Requests about the history wait while the server builds it
+	 * (seconds on a long recording): GDB must not give up on them. */
+	gargv[n++] = "-ex";
+	gargv[n++] = "set remotetimeout 600";
 	shell_quote(qserver, sizeof(qserver), server);
 	shell_quote(qrec, sizeof(qrec), rec);
 	snprintf(target, sizeof(target), "target remote | %s %s", qserver, qrec);

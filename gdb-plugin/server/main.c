@@ -117,6 +117,7 @@ int main(int argc, char **argv)
 	/* A peer that goes away must end us with EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	ropt.progress = isatty(2) ? stderr : NULL;
+	ropt.background = true;
 	if (replay_open(argv[optind], &ropt, &replay, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hwtrec-server: %s\n", err[0] ? err : argv[optind]);
 		return 1;

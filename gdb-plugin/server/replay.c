@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <hwtrecord.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,14 @@ struct replay {
 	struct breakpoint *breaks;
 	uint64_t *addrs;		/* distinct breakpoint addresses */
 	size_t naddrs;
+	/* The history is built in the background so that GDB's first
+	 * packets are answered at once (GDB gives up on a packet after
+	 * `remotetimeout`, 2 s); requests that need it wait for it. */
+	struct hwtr_history_options hopt;
+	pthread_t builder;
+	bool building;
+	int build_rc;
+	char build_err[512];
 };
 
 static void say(char *err, size_t errlen, const char *fmt, ...)
@@ -141,10 +150,70 @@ static int add_mappings(struct replay *r)
 	return 0;
 }
 
+static void *build_history(void *arg)
+{
+	struct replay *r = arg;
+
+	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->history);
+	if (r->build_rc < 0)
+		snprintf(r->build_err, sizeof(r->build_err), "%s", hwtr_last_error());
+	return NULL;
+}
+
+/* After the build: a cursor per thread, at the end, and the tail. */
+static int finish_history(struct replay *r)
+{
+	size_t i;
+
+	if (r->build_rc < 0)
+		return r->build_rc;
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+		struct hwtr_thread_stats st;
+
+		t->history = hwtr_history_find_thread(r->history, t->tid);
+		if (!t->history)
+			continue;
+		if (hwtr_thread_stats(t->history, &st) < 0 || st.instructions == 0) {
+			t->history = NULL;
+			continue;
+		}
+		t->instructions = st.instructions;
+		if (hwtr_cursor_alloc(t->history, &t->cursor) < 0 ||
+		    hwtr_cursor_alloc(t->history, &t->scratch) < 0) {
+			snprintf(r->build_err, sizeof(r->build_err), "thread %u: %s",
+				 t->tid, hwtr_last_error());
+			return r->build_rc = -ENOMEM;
+		}
+		if (t->core) {
+			int off = tdesc_register_offset(tdesc_rip);
+			struct hwtr_insn last;
+
+			memcpy(&t->tail_pc, t->core->regs + off, 8);
+			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
+				      last.gap || last.ip != t->tail_pc;
+			t->at_tail = t->has_tail;
+		}
+	}
+	return 0;
+}
+
+/* Wait for a background build; without a history the server goes on
+ * serving the core. */
+static void wait_history(struct replay *r)
+{
+	if (!r->building)
+		return;
+	pthread_join(r->builder, NULL);
+	r->building = false;
+	if (finish_history(r) < 0)
+		fprintf(stderr, "hwtrec-server: no history, serving the end state only: %s\n",
+			r->build_err);
+}
+
 int replay_open(const char *dir, const struct replay_options *options,
 		struct replay **out, char *err, size_t errlen)
 {
-	struct hwtr_history_options hopt = { 0 };
 	struct replay *r;
 	size_t i;
 	int rc;
@@ -200,39 +269,22 @@ int replay_open(const char *dir, const struct replay_options *options,
 		*out = r;
 		return 0;
 	}
-	hopt.progress = options ? options->progress : NULL;
-	rc = hwtr_history_build(r->recording, &hopt, &r->history);
-	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
-		goto fail;
-	}
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-		struct hwtr_thread_stats st;
-
-		t->history = hwtr_history_find_thread(r->history, t->tid);
-		if (!t->history)
-			continue;
-		if (hwtr_thread_stats(t->history, &st) < 0 || st.instructions == 0) {
-			t->history = NULL;
-			continue;
-		}
-		t->instructions = st.instructions;
-		if (hwtr_cursor_alloc(t->history, &t->cursor) < 0 ||
-		    hwtr_cursor_alloc(t->history, &t->scratch) < 0) {
-			say(err, errlen, "thread %u: %s", t->tid, hwtr_last_error());
-			rc = -ENOMEM;
+	r->hopt.progress = options ? options->progress : NULL;
+	if (options && options->background) {
+		rc = pthread_create(&r->builder, NULL, build_history, r);
+		if (rc) {
+			say(err, errlen, "cannot start a thread: %s", strerror(rc));
+			rc = -rc;
 			goto fail;
 		}
-		if (t->core) {
-			int off = tdesc_register_offset(tdesc_rip);
-			struct hwtr_insn last;
-
-			memcpy(&t->tail_pc, t->core->regs + off, 8);
-			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
-				      last.gap || last.ip != t->tail_pc;
-			t->at_tail = t->has_tail;
-		}
+		r->building = true;
+		*out = r;
+		return 0;
+	}
+	build_history(r);
+	if ((rc = finish_history(r)) < 0) {
+		say(err, errlen, "%s", r->build_err);
+		goto fail;
 	}
 	*out = r;
 	return 0;
@@ -248,6 +300,11 @@ void replay_close(struct replay *r)
 
 	if (!r)
 		return;
+	if (r->building) {
+		/* GDB left before the history was built: the process is about
+		 * to exit, and the builder still uses everything. */
+		return;
+	}
 	for (i = 0; i < r->nthreads; i++) {
 		hwtr_cursor_free(r->threads[i].cursor);
 		hwtr_cursor_free(r->threads[i].scratch);
@@ -319,11 +376,14 @@ const char *replay_path(const struct replay *r)
 
 /* ----------------------------------------------------------------- moving */
 
-static bool at_gap(struct replay_thread *t)
+/* 1 if the position is a gap, 0 if not, or a negative error (a chunk that
+ * does not decode). */
+static int gap_at(struct replay_thread *t)
 {
 	struct hwtr_insn insn;
+	int rc = hwtr_cursor_insn(t->cursor, &insn);
 
-	return hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap;
+	return rc < 0 ? rc : insn.gap != NULL;
 }
 
 static bool is_breakpoint(const struct replay *r, uint64_t pc)
@@ -347,8 +407,12 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 			return 0;
 		}
 		/* Back from the core's state to the last instruction done. */
+		int gap = gap_at(t);
+
+		if (gap < 0)
+			return gap;
 		t->at_tail = false;
-		if (!at_gap(t))
+		if (!gap)
 			return 0;
 	} else if (!reverse && pos >= t->instructions && t->has_tail) {
 		t->at_tail = true;
@@ -360,15 +424,20 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 	}
 	/* A gap has no PC to stop at: step over it (GDB's btrace stops there
 	 * with a message; we have no way to show a PC-less position). */
-	do {
-		int rc = hwtr_cursor_step(t->cursor, reverse ? -1 : 1);
+	for (;;) {
+		int rc = hwtr_cursor_step(t->cursor, reverse ? -1 : 1), gap;
 
 		if (rc == -hwtr_err_eos || rc == hwtr_err_eos)
 			break;
 		if (rc < 0)
 			return rc;
 		pos = hwtr_cursor_position(t->cursor);
-	} while (at_gap(t) && (reverse ? pos > 1 : pos < t->instructions));
+		gap = gap_at(t);
+		if (gap < 0)
+			return gap;
+		if (!gap || (reverse ? pos <= 1 : pos >= t->instructions))
+			break;
+	}
 	return 0;
 }
 
@@ -422,6 +491,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 
 	if (!t)
 		return -ESRCH;
+	wait_history(r);
 	if (!t->cursor) {
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;
@@ -501,6 +571,9 @@ int replay_registers(struct replay *r, uint32_t tid,
 
 	if (!t)
 		return -ESRCH;
+	/* Without a core, even the end's PC comes from the history. */
+	if (!t->core)
+		wait_history(r);
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
 	at_end = !t->cursor || t->at_tail ||
@@ -527,7 +600,14 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
 static struct replay_thread *history_thread(struct replay *r, uint32_t tid,
 					    char *err, size_t errlen)
 {
-	struct replay_thread *t = find(r, tid);
+	struct replay_thread *t;
+
+	wait_history(r);
+	t = find(r, tid);
+	if (t && !t->cursor && r->build_rc < 0) {
+		say(err, errlen, "%s", r->build_err);
+		return NULL;
+	}
 
 	if (!t)
 		say(err, errlen, "no thread %x in the recording", tid);
@@ -548,9 +628,12 @@ static char *dump_json(json_t *v, char *err, size_t errlen)
 
 char *replay_info_json(struct replay *r, char *err, size_t errlen)
 {
-	json_t *o = json_object(), *threads = json_array();
+	json_t *o, *threads;
 	size_t i;
 
+	wait_history(r);
+	o = json_object();
+	threads = json_array();
 	if (!o || !threads) {
 		json_decref(o);
 		json_decref(threads);

@@ -24,6 +24,8 @@ struct replay;
 struct replay_options {
 	FILE *progress;		/* decode progress (a terminal), or NULL */
 	bool no_history;	/* serve the core only (testing, or no decoder) */
+	bool background;	/* build the history in a thread; a failed build
+				 * then leaves the server serving the end state */
 };
 
 /* Open the recording directory DIR and build its history.  On failure the
