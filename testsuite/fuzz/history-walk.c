@@ -7,7 +7,7 @@
 
 /* Longer histories are walked at their two ends only, to keep executions
  * per second high; the search check then needs the full walk and is skipped. */
-#define WALK_MAX 100000u
+#define WALK_MAX 20000u
 #define LIST_MAX 40u
 
 static FILE *devnull(void)
