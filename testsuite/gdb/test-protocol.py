@@ -5,7 +5,9 @@ truncated and oversized packets.  Expected replies follow the GDB manual's
 "E NN" for errors, 'm'/'l' for qXfer slices, and a clean exit (status 0) when
 the connection drops."""
 import os
+import re
 import select
+import socket
 import subprocess
 import sys
 import tempfile
@@ -191,6 +193,30 @@ def main():
     s = Server(rec)
     check(s.ask(b"vKill;1") == b"OK", "vKill: OK")
     check(s.wait() == 0, "vKill: exit status 0")
+
+    # --listen: one GDB on loopback TCP; the port (0: any) is on stderr.
+    lp = subprocess.Popen([SERVER, "--no-history", "--listen", "0", rec],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    line = lp.stderr.readline().decode()
+    m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+    check(m is not None, "--listen names its port: %r" % line)
+    if m:
+        sock = socket.create_connection(("127.0.0.1", int(m.group(1))), timeout=10)
+        sock.sendall(frame(b"qC"))
+        data = b""
+        while data.count(b"#") < 1 or len(data) < data.index(b"#") + 3:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        check(data == b"+" + frame(b"QC" + tids[0]), "qC over TCP: %r" % data)
+        sock.close()
+    try:
+        check(lp.wait(10) == 0, "--listen: exit status 0 when GDB goes away")
+    except subprocess.TimeoutExpired:
+        lp.kill()
+        check(False, "--listen: server did not exit")
 
     subprocess.run(["rm", "-rf", work])
     print("%d failure(s)" % len(failures))
