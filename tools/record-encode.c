@@ -4,11 +4,12 @@
  * small buffer that is handed to the recording writer when full.  This is
  * what a user-mode-only hardware trace of the thread contains:
  *
- *   - PSB+ every psb_period bytes, placed where the tool told us the next IP
- *     (after a TIP, at a PGE, or at a SYNC): PSB, TSC, MODE.Exec, FUP(ip),
- *     PSBEND while tracing is on; PSB, TSC, PSBEND while it is off.  The
- *     decoder's last IP is reset at PSB, so the first IP after it is sent
- *     uncompressed, and every chunk decodes on its own.
+ *   - PSB+ about every psb_period bytes, where the tool asks for it (it
+ *     knows the next IP there and empties its return-compression stack):
+ *     PSB, TSC, MODE.Exec, FUP(ip), PSBEND while tracing is on; PSB, TSC,
+ *     PSBEND at the start of a stream, before tracing is on.  The decoder's
+ *     last IP is reset at PSB, so the first IP after it is sent in full,
+ *     and every chunk decodes on its own.
  *   - TNT-64 for each 47 branch bits, TNT-8 (up to 6) for the rest before
  *     any other packet: a decoder must see all TNT bits of the branches
  *     before an indirect branch ahead of its TIP.
@@ -41,7 +42,6 @@ struct pt_stream {
 	struct pt_config config;
 	uint8_t buf[ENC_BUF_SIZE];
 	uint64_t flushed;	/* stream bytes handed on before buf */
-	uint64_t since_psb_base;	/* stream offset of the last PSB */
 	uint64_t last_ip;
 	bool have_last_ip;
 	bool enabled;
@@ -285,8 +285,7 @@ static int psb_plus(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 
 	if ((err = flush_tnt(s)))
 		return err;
-	s->since_psb_base = stream_offset(s);
-	if ((err = note_psb(s, s->since_psb_base)))
+	if ((err = note_psb(s, stream_offset(s))))
 		return err;
 	if ((err = emit(s, &psb)))
 		return err;
@@ -299,13 +298,6 @@ static int psb_plus(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 			return err;
 	}
 	return emit(s, &end);
-}
-
-static int maybe_psb(struct pt_stream *s, uint64_t ip, uint64_t tsc)
-{
-	if (stream_offset(s) - s->since_psb_base < s->psb_period)
-		return 0;
-	return psb_plus(s, ip, tsc);
 }
 
 int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
@@ -376,16 +368,16 @@ int pt_stream_tip(struct pt_stream *s, uint64_t target)
 {
 	int err;
 
-	if ((err = flush_tnt(s)) || (err = emit_ip(s, ppt_tip, target, false)))
+	if ((err = flush_tnt(s)))
 		return err;
-	return maybe_psb(s, target, s->tsc);
+	return emit_ip(s, ppt_tip, target, false);
 }
 
-int pt_stream_sync(struct pt_stream *s, uint64_t ip, uint64_t tsc)
+int pt_stream_psb(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 {
 	if (!s->enabled)
 		return 0;
-	return maybe_psb(s, ip, tsc);
+	return psb_plus(s, ip, tsc);
 }
 
 int pt_stream_disable_syscall(struct pt_stream *s)
@@ -424,7 +416,7 @@ int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 	    (err = emit_ip(s, ppt_tip_pge, ip, false)))
 		return err;
 	s->enabled = true;
-	return maybe_psb(s, ip, tsc);
+	return 0;
 }
 
 int pt_stream_finish(struct pt_stream *s)

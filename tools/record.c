@@ -248,7 +248,7 @@ static long record_size(const uint8_t *p, size_t n)
 {
 	static const long fixed[] = {
 		[HWTREC_EV_SWITCH] = 12, [HWTREC_EV_TNT] = 9,
-		[HWTREC_EV_TIP] = 8, [HWTREC_EV_SYNC] = 16,
+		[HWTREC_EV_TIP] = 8, [HWTREC_EV_PSB] = 16,
 		[HWTREC_EV_PGD_SYSCALL] = 0, [HWTREC_EV_PGD_ASYNC] = 8,
 		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
 		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
@@ -265,7 +265,7 @@ static long record_size(const uint8_t *p, size_t n)
 	case HWTREC_EV_OBJECT:
 		return n < 13 ? 0 : 13 + (long)rd32(p + 9);
 	case HWTREC_EV_SWITCH: case HWTREC_EV_TNT: case HWTREC_EV_TIP:
-	case HWTREC_EV_SYNC: case HWTREC_EV_PGD_SYSCALL:
+	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
 	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
 	case HWTREC_EV_FROM_REACHED:
@@ -343,10 +343,10 @@ static int handle(struct recorder *r, const uint8_t *p, size_t n)
 		return pt_stream_tnt(r->cur, p[1], rd64(p + 2));
 	case HWTREC_EV_TIP:
 		return need_stream(r) ?: pt_stream_tip(r->cur, rd64(p + 1));
-	case HWTREC_EV_SYNC:
+	case HWTREC_EV_PSB:
 		r->tsc = rd64(p + 9);
-		return need_stream(r) ?: pt_stream_sync(r->cur, rd64(p + 1),
-						       r->tsc);
+		return need_stream(r) ?: pt_stream_psb(r->cur, rd64(p + 1),
+						      r->tsc);
 	case HWTREC_EV_PGD_SYSCALL:
 		return need_stream(r) ?: pt_stream_disable_syscall(r->cur);
 	case HWTREC_EV_PGD_ASYNC:
@@ -543,7 +543,7 @@ int hwtrec_record_main(int argc, char **argv)
 	char prog[PATH_MAX], valgrind[PATH_MAX], tmpdir[PATH_MAX];
 	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX];
 	char arg_fifo[PATH_MAX + 32], arg_pid[64], arg_from[512];
-	char arg_log[PATH_MAX + 32];
+	char arg_log[PATH_MAX + 32], arg_psb[64];
 	struct hwtr_writer_info info = { .source = "valgrind" };
 	struct hwtr_end end = { hwtr_end_running, 0 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
@@ -685,6 +685,9 @@ int hwtrec_record_main(int argc, char **argv)
 		vargv[nv++] = "--trace-children=yes";
 		if (!r.opt.ret_compression)
 			vargv[nv++] = "--ret-compression=no";
+		snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u",
+			 r.opt.psb_period);
+		vargv[nv++] = arg_psb;
 		if (from) {
 			snprintf(arg_from, sizeof(arg_from), "--from=%s", from);
 			vargv[nv++] = arg_from;

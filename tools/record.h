@@ -33,7 +33,7 @@ void pt_stream_free(struct pt_stream *stream);
 uint32_t pt_stream_tid(const struct pt_stream *stream);
 int pt_stream_tnt(struct pt_stream *s, unsigned nbits, uint64_t bits);
 int pt_stream_tip(struct pt_stream *s, uint64_t target);
-int pt_stream_sync(struct pt_stream *s, uint64_t ip, uint64_t tsc);
+int pt_stream_psb(struct pt_stream *s, uint64_t ip, uint64_t tsc);
 int pt_stream_disable_syscall(struct pt_stream *s);
 int pt_stream_disable_async(struct pt_stream *s, uint64_t ip);
 int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc);

@@ -29,9 +29,10 @@ enum hwtrec_event_type {
 	HWTREC_EV_TNT = 3,
 	/* u64 target: an indirect branch or an uncompressed return went here. */
 	HWTREC_EV_TIP = 4,
-	/* u64 ip, u64 tsc: the next instruction to run is ip, and no TNT bit
-	 * is pending: a PSB+ may be placed here. */
-	HWTREC_EV_SYNC = 5,
+	/* u64 ip, u64 tsc: place PSB+ here; the next instruction to run is ip.
+	 * The tool has emptied its return-compression stack at this point, so
+	 * the trace from this PSB on decodes on its own. */
+	HWTREC_EV_PSB = 5,
 	/* (none): a system call left user mode (TIP.PGD, IP suppressed). */
 	HWTREC_EV_PGD_SYSCALL = 6,
 	/* u64 ip: tracing stops before ip runs: a signal, the thread being
@@ -58,10 +59,9 @@ enum hwtrec_event_type {
 	HWTREC_EV_FROM_REACHED = 15,
 };
 
-/* Bits of TNT the tool lets pass without telling the recorder where the
- * thread is (a SYNC record), so that PSB+ can be placed at a regular
- * interval even in code without indirect branches. */
-#define HWTREC_SYNC_EVERY_BITS 2048
+/* The tool places PSB+ about every --psb-period bytes of trace; it counts a
+ * TNT bit as 1 and a TIP as 32 bits (a TIP is 3 to 9 bytes). */
+#define HWTREC_PSB_TIP_BITS 32
 
 /* Depth of the return-compression stack; libipt's decoder keeps 64
  * (pt_retstack) and drops the oldest entry when it overflows, and so do we. */

@@ -55,7 +55,8 @@ static ULong last_tsc;
 
 static ULong tnt_bits;
 static UInt tnt_n;
-static UInt bits_since_sync;
+static UInt psb_bits;	/* trace bits since the last PSB (estimate) */
+UInt hwt_psb_period_bits = 4096 * 8;
 
 #define BUF_SIZE (1u << 18)
 static UChar buf[BUF_SIZE];
@@ -223,7 +224,6 @@ static void switch_to(ThreadId tid)
 	}
 	cur = t;
 	cur_tid = tid;
-	bits_since_sync = 0;
 	need(13);
 	put8(HWTREC_EV_SWITCH);
 	put32((UInt)t->lwpid);
@@ -368,22 +368,30 @@ void hwt_log_exit(Int code)
 
 /* ------------------------------------------------ helpers in guest code */
 
+/* Ask for PSB+ here when a period's worth of trace has gone by: NEXT is the
+ * next instruction and no TNT bit is pending after flush_tnt.  Emptying the
+ * return-compression stack makes every PSB chunk decodable on its own. */
+static void psb_here(Addr next)
+{
+	flush_tnt();
+	need(17);
+	put8(HWTREC_EV_PSB);
+	put64(next);
+	put64(tsc_now());
+	psb_bits = 0;
+	cur->ret_count = 0;
+}
+
 static inline void sync_point(Addr next)
 {
-	if (UNLIKELY(bits_since_sync >= HWTREC_SYNC_EVERY_BITS)) {
-		flush_tnt();
-		need(17);
-		put8(HWTREC_EV_SYNC);
-		put64(next);
-		put64(tsc_now());
-		bits_since_sync = 0;
-	}
+	if (UNLIKELY(psb_bits >= hwt_psb_period_bits))
+		psb_here(next);
 }
 
 static inline void push_bit(UWord taken)
 {
 	tnt_bits = (tnt_bits << 1) | (taken & 1);
-	bits_since_sync++;
+	psb_bits++;
 	if (UNLIKELY(++tnt_n == 64))
 		flush_tnt();
 }
@@ -402,7 +410,8 @@ static void tip(Addr target)
 	need(9);
 	put8(HWTREC_EV_TIP);
 	put64(target);
-	bits_since_sync = 0;
+	psb_bits += HWTREC_PSB_TIP_BITS;
+	sync_point(target);
 }
 
 void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
@@ -477,7 +486,6 @@ void hwt_on_block_entry(Addr ip)
 	put8(HWTREC_EV_PGE);
 	put64(ip);
 	put64(tsc_now());
-	bits_since_sync = 0;
 	update_switches();
 }
 

@@ -8,6 +8,7 @@
 /* Options (tool.c). */
 extern Bool hwt_clo_ret_compression;
 extern const HChar *hwt_clo_from;	/* function name, or NULL */
+extern UInt hwt_psb_period_bits;	/* --psb-period, in bits */
 
 /* Run-time switches read by the instrumentation (event-writer.c).  The IR
  * loads hwt_pge_pending at every block entry, so it is one byte. */

@@ -30,6 +30,7 @@ Bool hwt_clo_ret_compression = True;
 const HChar *hwt_clo_from;
 static const HChar *clo_fifo;
 static Long clo_pid;
+static Long clo_psb_period = 4096;
 static Bool started;
 
 static Bool hwt_process_cmd_line_option(const HChar *arg)
@@ -38,6 +39,7 @@ static Bool hwt_process_cmd_line_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
 	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
+	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
 	else
 		return False;
 	return True;
@@ -49,7 +51,8 @@ static void hwt_print_usage(void)
 "    --hwtrec-fifo=PATH        FIFO to the recorder (set by hwtrec record)\n"
 "    --hwtrec-pid=PID          trace only the process with this pid\n"
 "    --ret-compression=yes|no  compress returns as TNT bits [yes]\n"
-"    --from=FUNCTION           start tracing at the first entry of FUNCTION\n");
+"    --from=FUNCTION           start tracing at the first entry of FUNCTION\n"
+"    --psb-period=BYTES        trace bytes between PSB packets [4096]\n");
 }
 
 static void hwt_print_debug_usage(void)
@@ -67,6 +70,7 @@ static void hwt_post_clo_init(void)
 	if (!hwt_log_open(clo_fifo))
 		return;
 	hwt_from_pending = hwt_clo_from != NULL;
+	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
 	hwt_log_hello();
 }
 
