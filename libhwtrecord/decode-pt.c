@@ -33,6 +33,8 @@ struct pt_walk {
 	const struct psb_info *deferred_chunk;	/* reported after a gap */
 	uint64_t deferred_ip;
 	uint64_t start;
+	pt_walk_image_fn image_for;
+	void *image_ctx;
 };
 
 void pt_config_from_recording(struct pt_config *config,
@@ -210,13 +212,27 @@ static void chunk_item(struct walk_item *item, const struct psb_info *psb,
 	}
 }
 
+/* Synchronise at the PSB at OFFSET with the image of the chunk it starts. */
+static int sync_at(struct pt_walk *w, uint64_t offset)
+{
+	struct pt_image *image = NULL;
+	int err = w->image_for(w->image_ctx, offset, &image);
+
+	if (err < 0)
+		return -pte_internal;
+	err = pt_blk_set_image(w->decoder, image);
+	if (err < 0)
+		return err;
+	return pt_blk_sync_set(w->decoder, offset);
+}
+
 /* Start decoding afresh at PSB (a chunk start found while decoding), so that
  * the index pass decodes every chunk exactly as on-demand decoding will: from
  * its PSB, with no state carried over (the return stack in particular). */
 static void restart_at(struct pt_walk *w, const struct psb_info *psb,
 		       uint64_t ip, struct walk_item *item)
 {
-	w->status = pt_blk_sync_set(w->decoder, psb->offset);
+	w->status = sync_at(w, psb->offset);
 	synced_at(w, psb->offset);
 	w->sync_chunk = false;		/* reported here */
 	chunk_item(item, psb, psb->offset);
@@ -225,8 +241,8 @@ static void restart_at(struct pt_walk *w, const struct psb_info *psb,
 }
 
 static int walk_alloc(const struct pt_config *config,
-		      const struct psb_scan *scan, struct pt_image *image,
-		      struct pt_walk **out)
+		      const struct psb_scan *scan, pt_walk_image_fn image_for,
+		      void *ctx, struct pt_walk **out)
 {
 	struct pt_walk *w = calloc(1, sizeof(*w));
 
@@ -238,16 +254,17 @@ static int walk_alloc(const struct pt_config *config,
 		return hwtr_fail(hwtr_err_nomem, "cannot allocate a libipt decoder");
 	}
 	w->scan = scan;
-	if (image)
-		pt_blk_set_image(w->decoder, image);
+	w->image_for = image_for;
+	w->image_ctx = ctx;
 	*out = w;
 	return 0;
 }
 
 int pt_walk_begin(const struct pt_config *config, const struct psb_scan *scan,
-		  uint64_t start, struct pt_image *image, struct pt_walk **out)
+		  uint64_t start, pt_walk_image_fn image_for, void *ctx,
+		  struct pt_walk **out)
 {
-	int err = walk_alloc(config, scan, image, out);
+	int err = walk_alloc(config, scan, image_for, ctx, out);
 
 	if (!err)
 		(*out)->start = start;
@@ -255,14 +272,15 @@ int pt_walk_begin(const struct pt_config *config, const struct psb_scan *scan,
 }
 
 int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
-	       uint64_t offset, struct pt_image *image, struct pt_walk **out)
+	       uint64_t offset, pt_walk_image_fn image_for, void *ctx,
+	       struct pt_walk **out)
 {
-	struct pt_walk *w;
-	int err = walk_alloc(config, scan, image, &w);
+	struct pt_walk *w = NULL;
+	int err = walk_alloc(config, scan, image_for, ctx, &w);
 
 	if (err)
 		return err;
-	w->status = pt_blk_sync_set(w->decoder, offset);
+	w->status = sync_at(w, offset);
 	if (w->status < 0) {
 		pt_walk_free(w);
 		return hwtr_fail(hwtr_err_decode,
@@ -284,26 +302,21 @@ void pt_walk_free(struct pt_walk *w)
 	free(w);
 }
 
-int pt_walk_set_image(struct pt_walk *w, struct pt_image *image)
-{
-	int err = pt_blk_set_image(w->decoder, image);
-
-	return err < 0 ? hwtr_fail(hwtr_err_decode, "cannot set image: %s",
-				   pt_errstr(pt_errcode(err)))
-		       : 0;
-}
 
 /* Synchronise forward; a gap item is produced by the caller first. */
 static void resync(struct pt_walk *w)
 {
 	uint64_t off = 0;
 
+	/* Find the PSB libipt will synchronise at, then synchronise there with
+	 * that chunk's image (sync_at), as decoding the chunk on demand will. */
 	w->status = pt_blk_sync_forward(w->decoder);
 	if (w->status < 0) {
 		w->ended = true;
 		return;
 	}
 	pt_blk_get_sync_offset(w->decoder, &off);
+	w->status = sync_at(w, off);
 	synced_at(w, off);
 }
 
@@ -369,12 +382,13 @@ static const struct psb_info *psb_while_disabled(struct pt_walk *w)
 	const struct psb_info *found = NULL;
 	uint64_t off = 0;
 
+	/* libipt reads ahead (a PSB+ right after the TIP.PGE may already be
+	 * behind the offset): stop at a PSB with a FUP, its status event is
+	 * still to come and will place it. */
 	pt_blk_get_offset(w->decoder, &off);
-	while (w->next_psb < scan->count && scan->psbs[w->next_psb].offset < off) {
-		if (!scan->psbs[w->next_psb].has_fup)
-			found = &scan->psbs[w->next_psb];
-		w->next_psb++;
-	}
+	while (w->next_psb < scan->count && scan->psbs[w->next_psb].offset < off &&
+	       !scan->psbs[w->next_psb].has_fup)
+		found = &scan->psbs[w->next_psb++];
 	return found;
 }
 
@@ -393,7 +407,7 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 		w->started = true;
 		if (w->scan->count == 0)
 			return end_item(w, item);
-		w->status = pt_blk_sync_set(w->decoder, w->scan->psbs[0].offset);
+		w->status = sync_at(w, w->scan->psbs[0].offset);
 		if (w->status >= 0)
 			synced_at(w, w->scan->psbs[0].offset);
 		if (w->scan->first_sync > w->start) {

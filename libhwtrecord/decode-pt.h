@@ -71,18 +71,24 @@ struct walk_item {
 
 struct pt_walk;
 
+/* The image to decode the chunk that starts at the PSB at PSB_OFFSET with.
+ * The walk asks before every synchronisation, because libipt already reads
+ * code while it synchronises. */
+typedef int (*pt_walk_image_fn)(void *ctx, uint64_t psb_offset,
+				struct pt_image **image);
+
 /* Walk from the first PSB at or after START (SCAN from psb_scan_stream
  * must outlive the walk). */
 int pt_walk_begin(const struct pt_config *config, const struct psb_scan *scan,
-		  uint64_t start, struct pt_image *image, struct pt_walk **walk);
+		  uint64_t start, pt_walk_image_fn image_for, void *ctx,
+		  struct pt_walk **walk);
 /* Walk from the PSB at OFFSET (a chunk start). */
 int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
-	       uint64_t offset, struct pt_image *image, struct pt_walk **walk);
+	       uint64_t offset, pt_walk_image_fn image_for, void *ctx,
+	       struct pt_walk **walk);
 void pt_walk_free(struct pt_walk *walk);
 
 /* Next item: 1, or 0 at the end of the trace, or a negative error. */
 int pt_walk_next(struct pt_walk *walk, struct walk_item *item);
-/* Decode with IMAGE from now on (at a chunk start). */
-int pt_walk_set_image(struct pt_walk *walk, struct pt_image *image);
 
 #endif

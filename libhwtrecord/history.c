@@ -209,9 +209,11 @@ static void fixup_caller(struct hwtr_thread *t, struct segment *bfun,
 static int new_return(struct builder *b, uint32_t fid)
 {
 	struct hwtr_thread *t = b->thread;
-	uint64_t prev_n = t->nsegments;
+	uint64_t prev_n = t->nsegments, caller_n = 0, call_n = 0;
 	struct segment *prev, *caller, *s;
 	int err;
+
+	/* Segments are found by number: new_segment() may move the array. */
 
 	/* The last caller up the stack that is the function we return to.  A
 	 * function entered by a tail jump returns to its tail-caller's caller,
@@ -224,24 +226,30 @@ static int new_return(struct builder *b, uint32_t fid)
 	     caller = seg(t, caller->up))
 		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
 			break;
+	if (caller && caller->next == 0)
+		caller_n = seg_number(t, caller);
+	/* Else: is there any call up the stack we should have returned to? */
+	for (caller = seg(t, t->segments[prev_n - 1].up); !caller_n && caller;
+	     caller = seg(t, caller->up))
+		if (!(caller->flags & HWTR_SEG_GAP) &&
+		    (caller->flags & SEG_ENDS_WITH_CALL)) {
+			call_n = seg_number(t, caller);
+			break;
+		}
 	if ((err = new_segment(b, fid, &s)))
 		return err;
 	prev = &t->segments[prev_n - 1];
-	if (caller && caller->next == 0) {
+	if (caller_n) {
+		caller = seg(t, caller_n);
 		caller->next = (uint32_t)t->nsegments;
-		s->prev = (uint32_t)seg_number(t, caller);
+		s->prev = (uint32_t)caller_n;
 		s->level = caller->level;
 		s->up = caller->up;
 		s->flags = caller->flags & (HWTR_SEG_UP_LINKS_TO_RET |
 					    HWTR_SEG_UP_LINKS_TO_TAILCALL);
 		return 0;
 	}
-	/* No caller: is there any call up the stack we should have returned to? */
-	for (caller = seg(t, prev->up); caller; caller = seg(t, caller->up))
-		if (!(caller->flags & HWTR_SEG_GAP) &&
-		    (caller->flags & SEG_ENDS_WITH_CALL))
-			break;
-	if (!caller) {
+	if (!call_n) {
 		/* The call is not in the trace: add a caller above the topmost
 		 * segment (handles a series of initial tail calls too). */
 		struct segment *top = prev;
@@ -322,10 +330,11 @@ static int update_function(struct builder *b, uint64_t ip)
 		return new_segment(b, fid, &s);
 	bfun = &t->segments[t->nsegments - 1];
 	if (bfun->flags & HWTR_SEG_GAP || !b->have_last) {
+		int32_t level = bfun->level;	/* bfun may move below */
 		int err = new_segment(b, fid, &s);
 
 		if (!err)
-			s->level = bfun->level;
+			s->level = level;
 		return err;
 	}
 	switch (b->last_iclass) {
@@ -457,13 +466,21 @@ static uint64_t next_tsc_after(const struct psb_scan *scan, uint64_t offset)
 	return UINT64_MAX;
 }
 
-static int image_for_chunk(struct hwtr_thread *t, const struct chunk *c,
-			   struct pt_image **image)
+/* The image of the chunk starting at a PSB: the mappings of its time window,
+ * from its own TSC to the next PSB's.  Index and on-demand decoding both ask
+ * this, so they decode with the same code. */
+static int image_for_psb(void *ctx, uint64_t psb_offset, struct pt_image **image)
 {
+	struct hwtr_thread *t = ctx;
+	const struct psb_info *psb = psb_scan_find(&t->scan, psb_offset);
+	uint64_t begin = 0, end = UINT64_MAX;
 	unsigned epoch;
 
-	return image_set_for_window(t->history->images, c->tsc_begin, c->tsc_end,
-				    image, &epoch);
+	if (psb && psb->has_tsc) {
+		begin = psb->tsc;
+		end = next_tsc_after(&t->scan, psb_offset);
+	}
+	return image_set_for_window(t->history->images, begin, end, image, &epoch);
 }
 
 static int add_chunk(struct builder *b, uint64_t psb_offset, uint64_t tsc,
@@ -481,9 +498,6 @@ static int add_chunk(struct builder *b, uint64_t psb_offset, uint64_t tsc,
 	c->psb_offset = psb_offset;
 	c->first_insn = t->ninsns + 1;
 	c->tsc_begin = has_tsc ? tsc : 0;
-	c->tsc_end = has_tsc && psb_offset != NO_PSB
-			     ? next_tsc_after(&t->scan, psb_offset)
-			     : UINT64_MAX;
 	return 0;
 }
 
@@ -501,23 +515,16 @@ static int index_thread(struct hwtr_thread *t, uint64_t trace_start)
 	struct walk_item item;
 	int status, err;
 
-	err = pt_walk_begin(&t->config, &t->scan, trace_start, NULL, &walk);
+	err = pt_walk_begin(&t->config, &t->scan, trace_start, image_for_psb, t,
+			    &walk);
 	if (err)
 		return err;
 	while ((status = pt_walk_next(walk, &item)) > 0) {
 		switch (item.kind) {
-		case walk_chunk_start: {
-			struct pt_image *image;
-
+		case walk_chunk_start:
 			err = add_chunk(&b, item.offset, item.tsc,
 					psb_has_tsc(&t->scan, item.offset));
-			if (!err)
-				err = image_for_chunk(t, &t->chunks[t->nchunks - 1],
-						      &image);
-			if (!err)
-				err = pt_walk_set_image(walk, image);
 			break;
-		}
 		case walk_block: {
 			struct chunk *c;
 
@@ -860,6 +867,46 @@ static enum hwtr_insn_class insn_class(enum pt_insn_class c)
 	}
 }
 
+/* Length of the instruction at CODE (capstone), or 0 if it does not know it. */
+static size_t insn_length(csh capstone, cs_insn *insn, const uint8_t *code,
+			  size_t left, uint64_t ip)
+{
+	uint64_t addr = ip;
+
+	if (!cs_disasm_iter(capstone, &code, &left, &addr, insn))
+		return 0;
+	return insn->size;
+}
+
+/* Capstone does not know every instruction (CET's rdsspq, newer
+ * extensions).  The block tells how many instructions lie between its first
+ * IP and its last: the unknown instruction's length is the one after which
+ * the rest of the block decodes to exactly that. */
+static size_t guess_length(csh capstone, cs_insn *insn, const uint8_t *buf,
+			   size_t have, uint64_t base, uint64_t ip, size_t left_insns,
+			   uint64_t end_ip)
+{
+	size_t len;
+
+	for (len = 1; len <= 15; len++) {
+		uint64_t pos = ip + len;
+		size_t k = 1;
+
+		while (k < left_insns && pos < end_ip && pos + 1 <= base + have) {
+			size_t n = insn_length(capstone, insn, buf + (pos - base),
+					       have - (size_t)(pos - base), pos);
+
+			if (!n)
+				break;
+			pos += n;
+			k++;
+		}
+		if (k == left_insns && pos == end_ip)
+			return len;
+	}
+	return 0;
+}
+
 /* Split a block into instructions: blocks end at every branch, so the
  * instructions in between are contiguous and only their lengths are needed. */
 static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
@@ -881,9 +928,7 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < block->ninsn; i++) {
 		struct decoded_insn *d = &out[i];
-		const uint8_t *code;
-		size_t left;
-		uint64_t addr;
+		size_t len;
 
 		d->ip = ip;
 		d->isid = block->isid;
@@ -912,17 +957,19 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 			base = ip;
 			have = (size_t)n;
 		}
-		code = buf + (ip - base);
-		left = have - (size_t)(ip - base);
-		addr = ip;
-		if (!cs_disasm_iter(capstone, &code, &left, &addr, insn)) {
+		len = insn_length(capstone, insn, buf + (ip - base),
+				  have - (size_t)(ip - base), ip);
+		if (!len && i + 1 < block->ninsn)
+			len = guess_length(capstone, insn, buf, have, base, ip,
+					   block->ninsn - i - 1, block->end_ip);
+		if (!len && i + 1 < block->ninsn) {
 			cs_free(insn, 1);
 			return hwtr_fail(hwtr_err_decode,
 					 "cannot find the length of the instruction "
 					 "at 0x%llx", (unsigned long long)ip);
 		}
-		d->size = (uint8_t)insn->size;
-		ip += insn->size;
+		d->size = (uint8_t)len;	/* 0: an unknown last instruction */
+		ip += len;
 	}
 	cs_free(insn, 1);
 	if (out[block->ninsn - 1].ip != block->end_ip)
@@ -938,7 +985,6 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 		      size_t count)
 {
 	const struct chunk *c = &t->chunks[k];
-	struct pt_image *image;
 	struct pt_walk *walk;
 	struct walk_item item;
 	size_t filled = 0;
@@ -953,8 +999,8 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 		}
 		return 0;
 	}
-	if ((err = image_for_chunk(t, c, &image)) ||
-	    (err = pt_walk_at(&t->config, &t->scan, c->psb_offset, image, &walk)))
+	if ((err = pt_walk_at(&t->config, &t->scan, c->psb_offset, image_for_psb,
+			      t, &walk)))
 		return err;
 	while (filled < count && (status = pt_walk_next(walk, &item)) > 0) {
 		if (item.kind == walk_chunk_start) {

@@ -18,7 +18,7 @@
 struct chunk {
 	uint64_t psb_offset;
 	uint64_t first_insn;	/* instruction number of its first entry */
-	uint64_t tsc_begin, tsc_end;	/* the window its image is chosen for */
+	uint64_t tsc_begin;	/* its PSB's time (0 if none) */
 	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
 	uint8_t pages[PAGE_FILTER_BYTES];	/* Bloom filter of code pages */
 };

@@ -631,6 +631,79 @@ START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
 }
 END_TEST
 
+START_TEST(a_psb_right_after_tracing_resumes_starts_a_chunk)
+{
+	struct hwtr_sideband_event events[3];
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+	struct opened o;
+	struct trace t;
+	char dir[512];
+
+	/* As the exec test, but the PSB+ (with FUP) follows the TIP.PGE at
+	 * once: libipt has read it when it reports the enable. */
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	enc_tip_pge(&t, 0x401000);
+	enc_psb(&t, 0x401000, 200);
+	enc_tip_pgd(&t);
+	fixture_mapping(fixture_path(), 0, &events[0]);
+	events[1] = (struct hwtr_sideband_event){ .kind = hwtr_ev_exec, .tsc = 150,
+						  .path = fixture_exec_path() };
+	fixture_mapping(fixture_exec_path(), 150, &events[2]);
+	snprintf(dir, sizeof(dir), "%s/p.hwtrec", fixture_tmpdir());
+	fixture_recording_with(dir, t.buf, trace_size(&t), events, 3);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o.rec), 0);
+	ck_assert_int_eq(hwtr_history_build(o.rec, NULL, &o.history), 0);
+	o.thread = hwtr_history_thread(o.history, 0);
+	hwtr_thread_stats(o.thread, &o.stats);
+	ck_assert_uint_eq(o.stats.chunks, 2);
+	ck_assert_uint_eq(o.stats.instructions, 34);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+	ck_assert_int_eq(hwtr_cursor_goto(c, 31), 0);
+	ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+	ck_assert_uint_eq(insn.ip, 0x401000);
+	ck_assert_uint_eq(insn.raw[0], 0x90);	/* fixture-exec's nop */
+	hwtr_cursor_free(c);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(a_long_history_grows_the_segment_array_safely)
+{
+	struct hwtr_segment last;
+	struct opened o;
+	struct trace t;
+	int i;
+
+	/* 302 trips round the loop (301 taken jne, then the exit): over 600
+	 * segments, made and linked while
+	 * the segment array is moved by realloc (memcheck watches). */
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	for (i = 0; i < 100; i++)
+		enc_tnt(&t, "111111");
+	enc_tnt(&t, "11");
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_history(&o, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_uint_eq(o.stats.instructions, 1 + 302 * 6 + 10);
+	ck_assert_uint_eq(o.stats.segments, 1 + 2 * 302 + 5);
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, o.stats.segments, &last), 0);
+	ck_assert_str_eq(last.function, "_start");
+	ck_assert_int_eq(last.level, 0);
+	ck_assert_uint_eq(last.prev, o.stats.segments - 5);
+	close_history(&o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("history");
@@ -653,6 +726,8 @@ int main(void)
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
 	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
 	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
+	tcase_add_test(tc, a_psb_right_after_tracing_resumes_starts_a_chunk);
+	tcase_add_test(tc, a_long_history_grows_the_segment_array_safely);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
