@@ -35,12 +35,23 @@ struct pt_walk {
 	uint64_t start;
 	pt_walk_image_fn image_for;
 	void *image_ctx;
+	uint64_t stuck_offset;	/* trace offset while no packet is read */
+	unsigned stuck_blocks;	/* blocks decoded without reading one */
 };
+
+/* Code that jumps to itself (jmp .) runs without trace: libipt would
+ * follow it forever.  After this many blocks without reading a packet the
+ * walk gives up there, as perf's decoder does (INTEL_PT_MAX_LOOPS). */
+#define MAX_BLOCKS_WITHOUT_TRACE 100000
 
 void pt_config_from_recording(struct pt_config *config,
 			      const struct hwtr_pt_config *pt,
 			      const uint8_t *bytes, size_t size)
 {
+	static const uint8_t nothing[1];
+
+	if (!bytes)	/* an empty stream is not mapped */
+		bytes = nothing;
 	pt_config_init(config);
 	config->begin = (uint8_t *)bytes;
 	config->end = (uint8_t *)bytes + size;
@@ -282,11 +293,13 @@ int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
 		return err;
 	w->status = sync_at(w, offset);
 	if (w->status < 0) {
+		int status = w->status;
+
 		pt_walk_free(w);
 		return hwtr_fail(hwtr_err_decode,
 				 "cannot synchronise at PSB offset %llu: %s",
 				 (unsigned long long)offset,
-				 pt_errstr(pt_errcode(w->status)));
+				 pt_errstr(pt_errcode(status)));
 	}
 	w->started = true;
 	synced_at(w, offset);
@@ -480,6 +493,22 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 		memset(item, 0, sizeof(*item));
 		w->status = pt_blk_next(w->decoder, &item->block,
 					sizeof(item->block));
+		if (item->block.ninsn > 0 && w->status >= 0) {
+			uint64_t off = 0;
+
+			pt_blk_get_offset(w->decoder, &off);
+			if (off != w->stuck_offset) {
+				w->stuck_offset = off;
+				w->stuck_blocks = 0;
+			} else if (++w->stuck_blocks > MAX_BLOCKS_WITHOUT_TRACE) {
+				/* Report the loop once as a gap, then resync. */
+				w->stuck_blocks = 0;
+				w->status = -pte_internal;
+				gap_item(w, item, gap_no_progress, 0, item->block.ip);
+				resync(w);
+				return 1;
+			}
+		}
 		if (item->block.ninsn > 0) {
 			/* A partial block before an error still executed. */
 			item->kind = walk_block;

@@ -57,6 +57,7 @@ enum gap_kind {
 	gap_disabled,		/* tracing off and on again elsewhere */
 	gap_truncated,		/* the stream ends inside a packet */
 	gap_unsynced,		/* bytes before the first PSB */
+	gap_no_progress,	/* code that loops without trace (jmp .) */
 };
 
 struct walk_item {

@@ -403,6 +403,13 @@ static char *gap_message(struct hwtr_thread *t, const struct walk_item *item)
 			 "cannot be decoded", (unsigned long long)item->ip,
 			 (unsigned long long)item->offset);
 		break;
+	case gap_no_progress:
+		snprintf(text, sizeof(text),
+			 "code at 0x%llx loops without producing trace (offset "
+			 "%llu); decoding resumes at the next PSB",
+			 (unsigned long long)item->ip,
+			 (unsigned long long)item->offset);
+		break;
 	case gap_decode_error:
 	default: {
 		const struct image_mapping *m =
