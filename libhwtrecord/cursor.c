@@ -132,15 +132,6 @@ int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
 	return 0;
 }
 
-static bool in_set(uint64_t ip, const uint64_t *addrs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (addrs[i] == ip)
-			return true;
-	return false;
-}
 
 static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
 			   size_t n)
@@ -169,38 +160,23 @@ int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
 	k = history_chunk_of(t, pos);
 	for (;;) {
 		const struct chunk *ch = &t->chunks[k];
-		const struct decoded_chunk *d;
 		uint64_t end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn
-						  : t->ninsns + 1;
+						  : t->ninsns + 1, found = 0;
 
-		if (chunk_may_hold(ch, addrs, naddrs) && ch->psb_offset != UINT64_MAX) {
-			int err = history_decode_chunk(t, k, &d);
-			uint64_t n;
+		if (chunk_may_hold(ch, addrs, naddrs)) {
+			/* Before the position going back, after it going forward. */
+			uint64_t lo = direction < 0 ? ch->first_insn
+						    : (pos + 1 > ch->first_insn ? pos + 1
+									 : ch->first_insn);
+			uint64_t hi = direction < 0 ? (pos < end ? pos : end) : end;
+			int hit = history_find_in_chunk(t, k, addrs, naddrs, lo, hi,
+							direction, &found);
 
-			if (err)
-				return err;
-			if (direction < 0) {
-				n = pos <= end ? pos : end;	/* exclusive bound */
-				while (n-- > ch->first_insn) {
-					const struct decoded_insn *di =
-						&d->insns[n - ch->first_insn];
-
-					if (!di->is_gap && in_set(di->ip, addrs, naddrs)) {
-						c->position = n;
-						return 1;
-					}
-				}
-			} else {
-				for (n = pos + 1 > ch->first_insn ? pos + 1 : ch->first_insn;
-				     n < end; n++) {
-					const struct decoded_insn *di =
-						&d->insns[n - ch->first_insn];
-
-					if (!di->is_gap && in_set(di->ip, addrs, naddrs)) {
-						c->position = n;
-						return 1;
-					}
-				}
+			if (hit < 0)
+				return hit;
+			if (hit) {
+				c->position = found;
+				return 1;
 			}
 		}
 		if (direction < 0) {
