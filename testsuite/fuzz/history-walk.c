@@ -52,9 +52,13 @@ static int visit(struct hwtr_cursor *c, uint64_t pos, struct hwtr_insn *insn)
 		return -1;	/* on-demand decoding may fail; it said so */
 	REQUIRE(insn->number == pos, "insn at %" PRIu64 " has number %" PRIu64,
 		pos, insn->number);
-	REQUIRE((insn->gap != NULL) == (insn->size == 0),
-		"insn %" PRIu64 ": gap %p with size %u", pos,
-		(const void *)insn->gap, insn->size);
+	/* Size 0 is a gap, or an instruction whose length is unknown (the
+	 * last of a block that could not be decoded: history.c). */
+	REQUIRE(!insn->gap || insn->size == 0,
+		"insn %" PRIu64 ": gap with size %u", pos, insn->size);
+	REQUIRE(insn->size || insn->gap || insn->iclass == hwtr_ic_unknown,
+		"insn %" PRIu64 ": size 0, no gap, class %d", pos,
+		(int)insn->iclass);
 	REQUIRE(hwtr_cursor_segment(c, &seg) == 0, "segment at %" PRIu64, pos);
 	REQUIRE(seg.insn_begin <= pos && pos < seg.insn_end,
 		"segment %" PRIu64 " [%" PRIu64 ",%" PRIu64 ") holds %" PRIu64,
