@@ -779,7 +779,7 @@ int hwtrec_record_main(int argc, char **argv)
 		end.code = WTERMSIG(status);
 		rc = 128 + end.code;
 	}
-	if (!r.hellos) {
+	if (!r.hellos && !WIFSIGNALED(status)) {
 		show_valgrind_log(tmpdir);
 		fprintf(stderr, "hwtrec record: the program did not start under "
 			"the hwtrec Valgrind tool (valgrind %s %d)\n",
@@ -794,9 +794,9 @@ int hwtrec_record_main(int argc, char **argv)
 		struct hwtr_sideband_event ev = {
 			.kind = hwtr_ev_loss, .tsc = r.tsc,
 			.tid = (uint32_t)pid,
-			.reason = "the program was killed by SIGKILL: the tool's "
-				  "last buffered events (at most 256 KiB) were "
-				  "lost",
+			.reason = "the program was killed by SIGKILL: what "
+				  "it ran since its last system call is not "
+				  "in the trace",
 		};
 		struct pt_stream *main_stream = find_stream(&r, (uint32_t)pid);
 

@@ -72,6 +72,7 @@ static void hwt_post_clo_init(void)
 	hwt_from_pending = hwt_clo_from != NULL;
 	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
 	hwt_log_hello();
+	hwt_log_flush();
 }
 
 /* The first time client code runs, everything Valgrind set up for the
@@ -113,13 +114,11 @@ static void hwt_start_client_code(ThreadId tid, ULong blocks)
 static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	hwt_disable_syscall(tid);
-	/* execve replaces this process image and fork copies it: send what
-	 * is buffered now, or it is lost or sent twice. */
-	if (sysno == __NR_execve || sysno == __NR_execveat ||
-	    sysno == __NR_fork || sysno == __NR_vfork || sysno == __NR_clone ||
-	    sysno == __NR_clone3 || sysno == __NR_exit ||
-	    sysno == __NR_exit_group)
-		hwt_log_flush();
+	/* Send what is buffered at every system call: execve replaces this
+	 * image and fork copies it (the buffer would be lost or sent twice),
+	 * and a program killed by SIGKILL, or one that blocks, loses or
+	 * delays at most what it ran since its last system call. */
+	hwt_log_flush();
 }
 
 static void hwt_post_syscall(ThreadId tid, UInt sysno, UWord *args,
