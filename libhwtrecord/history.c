@@ -626,7 +626,8 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	if (h->cache_slots < 4)
 		h->cache_slots = 4;
 	h->cache = calloc(h->cache_slots, sizeof(*h->cache));
-	if (!h->threads || !h->cache) {
+	h->lengths = calloc((size_t)1 << LENGTH_CACHE_BITS, sizeof(*h->lengths));
+	if (!h->threads || !h->cache || !h->lengths) {
 		hwtr_history_free(h);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
@@ -685,6 +686,8 @@ void hwtr_history_free(struct hwtr_history *h)
 	for (i = 0; h->cache && i < h->cache_slots; i++)
 		free(h->cache[i].insns);
 	free(h->cache);
+	free(h->lengths);
+	free(h->failed_message);
 	free(h->threads);
 	if (h->capstone) {
 		csh capstone = (csh)(uintptr_t)h->capstone;
@@ -874,6 +877,27 @@ static enum hwtr_insn_class insn_class(enum pt_insn_class c)
 	}
 }
 
+/* Hot code is decoded again and again: instruction lengths by IP (and
+ * section, since code at one IP can change with the image). */
+static size_t length_cache_get(struct hwtr_history *h, uint64_t ip, int isid)
+{
+	const struct length_slot *slot =
+		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
+
+	return slot->ip == ip && slot->isid == isid ? slot->len : 0;
+}
+
+static void length_cache_put(struct hwtr_history *h, uint64_t ip, int isid,
+			     size_t len)
+{
+	struct length_slot *slot =
+		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
+
+	slot->ip = ip;
+	slot->isid = isid;
+	slot->len = (uint8_t)len;
+}
+
 /* Length of the instruction at CODE (capstone), or 0 if it does not know it. */
 static size_t insn_length(csh capstone, cs_insn *insn, const uint8_t *code,
 			  size_t left, uint64_t ip)
@@ -948,6 +972,12 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 				break;
 			}
 		}
+		len = length_cache_get(h, ip, block->isid);
+		if (len && i + 1 < block->ninsn) {
+			d->size = (uint8_t)len;
+			ip += len;
+			continue;
+		}
 		if (ip < base || ip + 16 > base + have) {
 			int n = block->isid > 0
 					? pt_iscache_read(image_set_iscache(h->images),
@@ -969,6 +999,8 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 		if (!len && i + 1 < block->ninsn)
 			len = guess_length(capstone, insn, buf, have, base, ip,
 					   block->ninsn - i - 1, block->end_ip);
+		if (len)
+			length_cache_put(h, ip, block->isid, len);
 		if (!len && i + 1 < block->ninsn) {
 			cs_free(insn, 1);
 			return hwtr_fail(hwtr_err_decode,
@@ -976,6 +1008,8 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 					 "at 0x%llx", (unsigned long long)ip);
 		}
 		d->size = (uint8_t)len;	/* 0: an unknown last instruction */
+		if (!len)
+			d->iclass = hwtr_ic_unknown;
 		ip += len;
 	}
 	cs_free(insn, 1);
@@ -1067,6 +1101,8 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 		if (!slot || d->last_use < slot->last_use)
 			slot = d;
 	}
+	if (h->failed_message && h->failed_key == cache_key(t, k))
+		return hwtr_fail(hwtr_err_decode, "%s", h->failed_message);
 	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
 	count = (size_t)(end - t->chunks[k].first_insn);
 	free(slot->insns);
@@ -1078,8 +1114,13 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	err = fill_chunk(t, k, slot->insns, count);
 	if (err) {
+		/* Remember the failure: a cursor stepping through this chunk
+		 * must not decode it again at every step. */
 		free(slot->insns);
 		slot->insns = NULL;
+		free(h->failed_message);
+		h->failed_message = strdup(hwtr_last_error());
+		h->failed_key = cache_key(t, k);
 		return err;
 	}
 	slot->key = cache_key(t, k);

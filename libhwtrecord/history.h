@@ -72,6 +72,14 @@ struct hwtr_thread {
 	uint64_t trace_bytes;
 };
 
+#define LENGTH_CACHE_BITS 16
+
+struct length_slot {
+	uint64_t ip;
+	int32_t isid;
+	uint8_t len;
+};
+
 struct hwtr_history {
 	struct hwtr_recording *recording;
 	struct image_set *images;
@@ -82,6 +90,9 @@ struct hwtr_history {
 	size_t cache_slots;
 	uint64_t cache_clock;
 	void *capstone;		/* csh, for instruction lengths */
+	struct length_slot *lengths;	/* 1 << LENGTH_CACHE_BITS */
+	uint64_t failed_key;	/* the last chunk that failed to decode */
+	char *failed_message;
 };
 
 /* The decoded instructions of chunk K (cached). */

@@ -311,7 +311,8 @@ enum hwtr_insn_class {
 struct hwtr_insn {
 	uint64_t number;	/* instruction number */
 	uint64_t ip;
-	uint8_t size;		/* 0 for a gap */
+	uint8_t size;		/* 0 for a gap, or an instruction of unknown
+				 * length (iclass hwtr_ic_unknown) */
 	uint8_t raw[15];
 	enum hwtr_insn_class iclass;
 	bool speculative;
