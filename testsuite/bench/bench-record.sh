@@ -5,13 +5,11 @@
 # seconds (user+sys of the whole process tree): on a busy machine the CPU
 # figure is the steadier one.  GDB `record full` is run for a capped number of
 # instructions and its time extrapolated to the program's instruction count
-# (from decoding our recording with libipt).  Trace bits per instruction is
+# (from our recording's index, hwtrec info).  Trace bits per instruction is
 # the recording's trace size over that instruction count.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
 hwtrec=$build/tools/hwtrec
-list=$build/kernel/valgrind/pt-insn-list
-[ -x "$list" ] || make -C "$build/kernel/valgrind" pt-insn-list >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-record.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -60,12 +58,16 @@ for prog in sort fib gzip; do
 	v=$(measure none valgrind -q --tool=none $cmd)
 	rm -rf rec.hwtrec
 	h=$(measure rec "$hwtrec" record -q -o rec.hwtrec -- $cmd)
-	insns=$("$list" --summary rec.hwtrec | awk '{ s += $3 } END { print s }')
+	# The library's index counts instructions at block-decoder speed.
+	insns=$("$hwtrec" info --json rec.hwtrec |
+		python3 -c 'import json,sys; print(sum(t["instructions"] for t in json.load(sys.stdin)["threads"]))')
 	bytes=$(cat rec.hwtrec/trace/*.pt | wc -c)
-	# GDB record full: GDB_STEPS instructions from main, extrapolated.
-	g=$( { /usr/bin/time -f "%e" gdb -nx -batch -ex 'break main' -ex run \
+	# GDB record full: GDB_STEPS instructions from the first, extrapolated.
+	# (gzip has no symbols: GDB starts recording at its first instruction.)
+	/usr/bin/time -f "%e" -o gdb.time gdb -nx -batch -ex 'starti' \
 		-ex 'record full' -ex 'set record full insn-number-max unlimited' \
-		-ex "stepi $GDB_STEPS" --args $cmd > /dev/null 2>&1; } 2>&1 | tail -1)
+		-ex "stepi $GDB_STEPS" --args $cmd > /dev/null 2>&1 || true
+	g=$(tail -1 gdb.time)
 	est=$(awk -v t="$g" -v n="$insns" -v s="$GDB_STEPS" 'BEGIN { printf "%.0f", t / s * n }')
 	ratio=$(echo "$v $h" | awk '{ printf "%.1f (cpu %.1f)", $3 / $1, substr($4, 2) / substr($2, 2) }')
 	bits=$(awk -v b="$bytes" -v n="$insns" 'BEGIN { printf "%.2f", b * 8 / n }')
