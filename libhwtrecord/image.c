@@ -5,8 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,55 +22,6 @@ struct image_set {
 	struct epoch *epochs;	/* one image per distinct set of live mappings */
 	unsigned nepochs, cap_epochs;
 };
-
-int image_read_build_id(const char *file, char *buf, size_t size)
-{
-	Elf_Scn *scn = NULL;
-	int fd, found = 0;
-	Elf *elf;
-
-	if (size == 0)
-		return hwtr_fail(hwtr_err_invalid, "no room for a build-id");
-	buf[0] = 0;
-	elf_version(EV_CURRENT);
-	fd = open(file, O_RDONLY);
-	if (fd < 0)
-		return hwtr_fail(hwtr_err_notfound, "%s: %s", file, strerror(errno));
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return hwtr_fail(hwtr_err_format, "%s: not an ELF file", file);
-	}
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nhdr, &name_off,
-						   &desc_off)) > 0) {
-			const uint8_t *desc;
-			size_t i;
-
-			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
-				continue;
-			desc = (const uint8_t *)data->d_buf + desc_off;
-			for (i = 0; i < nhdr.n_descsz && 2 * i + 2 < size; i++)
-				snprintf(buf + 2 * i, 3, "%02x", desc[i]);
-			found = 1;
-			break;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return found;
-}
 
 static char *path_join(const char *a, const char *b)
 {
@@ -132,7 +81,7 @@ static void locate_file(struct image_mapping *m, const char *recdir,
 		if (!candidates[i] || !is_file(candidates[i]))
 			continue;
 		if (m->build_id && !saved) {
-			int got = image_read_build_id(candidates[i], idbuf,
+			int got = hwtr_build_id_of_file(candidates[i], idbuf,
 						      sizeof(idbuf));
 
 			if (got > 0 && strcmp(idbuf, m->build_id)) {

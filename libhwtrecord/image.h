@@ -50,7 +50,5 @@ const struct image_mapping *image_set_lookup(const struct image_set *set,
 int image_set_read(struct image_set *set, const struct image_mapping *m,
 		   uint64_t ip, uint8_t *buf, size_t size);
 
-/* Read a file's GNU build-id as lower-case hex into BUF (libelf). */
-int image_read_build_id(const char *file, char *buf, size_t size);
 
 #endif

@@ -1,7 +1,7 @@
 /* record-sideband.c: mapping events with build-ids, and saved objects.
  *
  * The tool reports each executable mapping with the file that backs it; the
- * build-id comes from the file's PT_NOTE segments (libelf), read once per
+ * build-id comes from the library's reader (hwtr_build_id_of_file), once per
  * path.  Objects that exist only in memory (the vDSO, when the program has
  * one) are saved into the recording.  The auxv and the file mappings are kept
  * for the core (record-core.c).
@@ -9,8 +9,6 @@
 #include "record.h"
 
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +38,6 @@ struct sideband *sideband_new(struct hwtr_writer *writer)
 
 	if (sb)
 		sb->writer = writer;
-	elf_version(EV_CURRENT);
 	return sb;
 }
 
@@ -63,49 +60,11 @@ void sideband_free(struct sideband *sb)
 	free(sb);
 }
 
-static char *hex(const uint8_t *p, size_t n)
-{
-	char *s = malloc(2 * n + 1);
-	size_t i;
-
-	if (!s)
-		return NULL;
-	for (i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", p[i]);
-	return s;
-}
-
-/* The NT_GNU_BUILD_ID note of an ELF object, as lower-case hex. */
-static char *elf_build_id(Elf *elf)
-{
-	size_t nphdr, i;
-
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr))
-		return NULL;
-	for (i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-					 ELF_T_NHDR);
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4))
-				return hex((uint8_t *)d->d_buf + doff,
-					   nh.n_descsz);
-	}
-	return NULL;
-}
-
 static const char *build_id_of(struct sideband *sb, const char *path)
 {
 	struct buildid_cache *c;
 	size_t i;
-	int fd;
+	char id[130];
 
 	for (i = 0; i < sb->nids; i++)
 		if (!strcmp(sb->ids[i].path, path))
@@ -120,14 +79,8 @@ static const char *build_id_of(struct sideband *sb, const char *path)
 	if (!c->path)
 		return NULL;
 	sb->nids++;
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-
-		c->build_id = elf_build_id(elf);
-		elf_end(elf);
-		close(fd);
-	}
+	if (hwtr_build_id_of_file(path, id, sizeof(id)) > 0)
+		c->build_id = strdup(id);
 	return c->build_id;
 }
 
@@ -202,13 +155,13 @@ int sideband_munmap(struct sideband *sb, uint64_t addr, uint64_t len,
 int sideband_object(struct sideband *sb, uint64_t addr, const void *bytes,
 		    size_t size, uint64_t tsc)
 {
-	Elf *elf = elf_memory((char *)bytes, size);
-	char name[64];
+	char name[200], id[130];
 	int err;
 
 	free(sb->vdso_id);
-	sb->vdso_id = elf_build_id(elf);
-	elf_end(elf);
+	sb->vdso_id = hwtr_build_id_of_image(bytes, size, id, sizeof(id)) > 0
+			      ? strdup(id)
+			      : NULL;
 	snprintf(name, sizeof(name), "vdso-%s.so",
 		 sb->vdso_id ? sb->vdso_id : "unknown");
 	if ((err = hwtr_writer_save_object(sb->writer, name, bytes, size,

@@ -196,6 +196,12 @@ int hwtr_writer_finish(struct hwtr_writer *writer, const struct hwtr_end *end);
  * marked incomplete. */
 void hwtr_writer_free(struct hwtr_writer *writer);
 
+/* The GNU build-id of an ELF file, or of an ELF image in memory (the vDSO),
+ * as lower-case hex in BUF: 1, or 0 when it has none, or a negative error. */
+int hwtr_build_id_of_file(const char *path, char *buf, size_t size);
+int hwtr_build_id_of_image(const void *image, size_t image_size, char *buf,
+			   size_t size);
+
 /* --------------------------------------------------------------- reading */
 
 struct hwtr_recording;

@@ -704,6 +704,32 @@ START_TEST(a_long_history_grows_the_segment_array_safely)
 }
 END_TEST
 
+START_TEST(build_ids_of_files_and_images_match_readelf)
+{
+	char id[130], *image;
+	size_t size;
+	FILE *f;
+
+	ck_assert_int_eq(hwtr_build_id_of_file(fixture_path(), id, sizeof(id)), 1);
+	ck_assert_str_eq(id, fixture_build_id());	/* readelf -n */
+	f = fopen(fixture_path(), "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	rewind(f);
+	image = malloc(size);
+	ck_assert_uint_eq(fread(image, 1, size, f), size);
+	fclose(f);
+	ck_assert_int_eq(hwtr_build_id_of_image(image, size, id, sizeof(id)), 1);
+	ck_assert_str_eq(id, fixture_build_id());
+	ck_assert_int_eq(hwtr_build_id_of_image("not elf", 7, id, sizeof(id)),
+			 -hwtr_err_format);
+	ck_assert_int_eq(hwtr_build_id_of_file("/nonexistent", id, sizeof(id)),
+			 -hwtr_err_notfound);
+	free(image);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("history");
@@ -728,6 +754,7 @@ int main(void)
 	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
 	tcase_add_test(tc, a_psb_right_after_tracing_resumes_starts_a_chunk);
 	tcase_add_test(tc, a_long_history_grows_the_segment_array_safely);
+	tcase_add_test(tc, build_ids_of_files_and_images_match_readelf);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
