@@ -253,7 +253,9 @@ static int send_out(struct rsp_conn *conn)
 
 static void out_append(struct rsp_conn *conn, const void *data, size_t size)
 {
-	if (conn->out_oom)
+	/* size 0 may come with data NULL (an empty x reply): memcpy must not
+	 * see it. */
+	if (conn->out_oom || size == 0)
 		return;
 	if (conn->out_len + size + 1 > conn->out_cap) {
 		size_t cap = conn->out_cap ? conn->out_cap : 256;

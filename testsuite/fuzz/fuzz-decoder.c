@@ -5,6 +5,7 @@
  * into real instructions.  The history is then walked end to end
  * (history-walk.c). */
 #include "elf-facts.h"
+#include "fixture-recording.h"
 #include "history-walk.h"
 #include "scratch-dir.h"
 
@@ -20,46 +21,12 @@
 
 static uint64_t probes[3];
 
-/* A valid recording of one thread with an empty stream, written once. */
-static void write_recording(void)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct hwtr_writer_info info = { .source = "fuzz", .pid = 1 };
-	struct hwtr_sideband_event mm = { .kind = hwtr_ev_mmap };
-	struct hwtr_end end = { hwtr_end_exited, 0 };
-	struct hwtr_writer *w;
-	char build_id[128];
-	const char *dir = scratch_path("rec");
-
-	strcpy(info.pt.vendor, "intel");
-	info.pt.family = 6;
-	info.pt.model = 0x55;
-	info.pt.stepping = 4;
-	info.pt.tsc = true;
-	info.pt.return_compression = true;
-	info.executable = FIXTURE_CODE;
-	if (elf_text_mapping(FIXTURE_CODE, &mm.addr, &mm.len, &mm.pgoff) ||
-	    elf_build_id(FIXTURE_CODE, build_id, sizeof(build_id))) {
-		fprintf(stderr, "fuzz-decoder: cannot read %s\n", FIXTURE_CODE);
-		abort();
-	}
-	mm.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
-	mm.path = FIXTURE_CODE;
-	mm.build_id = build_id;
-	if (hwtr_writer_create(dir, &info, &w) ||
-	    hwtr_writer_add_thread(w, 1, 0) || hwtr_writer_event(w, &mm) ||
-	    hwtr_writer_finish(w, &end)) {
-		fprintf(stderr, "fuzz-decoder: writer: %s\n", hwtr_last_error());
-		abort();
-	}
-	hwtr_writer_free(w);
+	fixture_recording_write(FIXTURE_CODE);
 	probes[0] = elf_symbol(FIXTURE_CODE, "i3");	/* leaf, hit often */
 	probes[1] = elf_symbol(FIXTURE_CODE, "i25");	/* tail, hit once */
 	probes[2] = elf_symbol(FIXTURE_CODE, "i28");	/* done */
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	write_recording();
 	return 0;
 }
 

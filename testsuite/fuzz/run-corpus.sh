@@ -8,7 +8,7 @@ if [ -z "$HAVE_CLANG" ]; then
 	exit 77
 fi
 status=0
-for t in recording decoder; do
+for t in ${FUZZ_NAMES:-recording decoder server}; do
 	n=0
 	for f in "$srcdir"/seeds-$t/* "$srcdir"/regressions/$t-*; do
 		[ -f "$f" ] || continue

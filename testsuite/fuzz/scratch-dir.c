@@ -1,5 +1,7 @@
 /* scratch-dir.c: see scratch-dir.h. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "scratch-dir.h"
 
 #include <errno.h>
