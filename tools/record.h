@@ -7,6 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+/* Exit status of `hwtrec record` when it is not the program's, as a shell
+ * reports them: the recorder failed before the program ran, PROGRAM cannot be
+ * executed, PROGRAM does not exist. */
+#define EXIT_RECORDER 125
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
 
 /* The manifest's CPU: a real Skylake server part, so libipt, GDB and perf
  * accept the configuration; pt_cpu_errata() for it changes nothing in how
@@ -21,6 +29,13 @@ struct record_options {
 	bool ret_compression;
 	uint64_t max_size;		/* bytes kept per thread, 0 = all */
 };
+
+struct record_request;
+
+/* record.c: the recording's name: -o NAME, else PROGRAM-PID.hwtrec in the
+ * current directory (PID is the recorded process's). */
+void record_name(const struct record_request *req, pid_t pid, char *out,
+		 size_t size);
 
 /* record-encode.c: one Intel PT stream per thread, built with libipt's
  * encoder from the tool's events. */

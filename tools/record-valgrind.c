@@ -1,0 +1,738 @@
+/* record-valgrind.c: the software source of `hwtrec record`: run a program
+ * under the hwtrec Valgrind tool and write a recording with software Intel PT
+ * (DESIGN.md section 5).
+ *
+ * The recorder makes a private directory with a FIFO, starts
+ * `valgrind --tool=hwtrec` on the program (found through VALGRIND_LIB: the
+ * build tree's kernel/valgrind/lib when hwtrec runs from the build tree, else
+ * $(pkglibexecdir)/valgrind), and reads the tool's events (kernel/valgrind/
+ * event-log.h) until the program ends.  record-encode.c turns them into PT
+ * packets, record-sideband.c into sideband events, record-core.c makes the
+ * core of a fatal signal usable by GDB.
+ *
+ * Exit status: the program's (128 + signal when a signal killed it, as a
+ * shell reports it); 127 when the program does not exist, 126 when it cannot
+ * be executed, 125 when the recorder itself failed before the program ran.
+ */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
+#include "record.h"
+#include "record-source.h"
+#include "../kernel/valgrind/event-log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#define TOOL_NAME "hwtrec-amd64-linux"
+
+struct recorder {
+	struct hwtr_writer *writer;
+	struct sideband *sb;
+	struct record_options opt;
+	struct pt_stream **streams;
+	size_t nstreams;
+	struct pt_stream *cur;
+	uint64_t tsc;
+	pid_t pid;
+	int hellos;
+	bool failed;		/* writing failed: drain and discard */
+	bool format_error;
+	bool got_exit;
+	uint8_t *in;
+	size_t in_len, in_cap;
+};
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static bool find_in_path(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+
+		snprintf(out, size, "%.*s/%s", (int)n, n ? p : ".", name);
+		if (n && access(out, X_OK) == 0)
+			return true;
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+static bool tool_in(const char *dir)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, TOOL_NAME);
+	return access(p, X_OK) == 0;
+}
+
+/* The directory to give Valgrind as VALGRIND_LIB: our tool next to the stock
+ * Valgrind files.  Running from the build tree uses the build tree's. */
+static const char *find_tool_dir(void)
+{
+	static char exe[PATH_MAX];
+	const char *env = getenv("HWTREC_VALGRIND_LIB");
+	const char *build = HWTREC_BUILDDIR "/kernel/valgrind/lib";
+	const char *installed = HWTREC_PKGLIBEXECDIR "/valgrind";
+	ssize_t n;
+
+	if (env)
+		return tool_in(env) ? env : NULL;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (!strncmp(exe, HWTREC_BUILDDIR "/", strlen(HWTREC_BUILDDIR) + 1) &&
+	    tool_in(build))
+		return build;
+	if (tool_in(installed))
+		return installed;
+	if (tool_in(build))
+		return build;
+	return NULL;
+}
+
+/* --------------------------------------------------------------- events */
+
+static struct pt_stream *find_stream(struct recorder *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstreams; i++)
+		if (pt_stream_tid(r->streams[i]) == tid)
+			return r->streams[i];
+	return NULL;
+}
+
+static int fail_write(struct recorder *r, int err)
+{
+	if (!r->failed)
+		fprintf(stderr, "hwtrec record: %s; the recording is kept up "
+			"to that point, the program keeps running untraced\n",
+			hwtr_last_error()[0] ? hwtr_last_error()
+					      : hwtr_errstr(-err));
+	r->failed = true;
+	return err;
+}
+
+static int add_stream(struct recorder *r, uint32_t tid, uint64_t tsc,
+		      struct pt_stream **out)
+{
+	struct pt_stream **v;
+	int err;
+
+	if ((err = hwtr_writer_add_thread(r->writer, tid, tsc)))
+		return err;
+	v = realloc(r->streams, (r->nstreams + 1) * sizeof(*v));
+	if (!v)
+		return -hwtr_err_nomem;
+	r->streams = v;
+	if ((err = pt_stream_new(r->writer, tid, &r->opt, tsc, out)))
+		return err;
+	r->streams[r->nstreams++] = *out;
+	return 0;
+}
+
+static int thread_exit(struct recorder *r, uint32_t tid, uint64_t tsc)
+{
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_thread_exit, .tsc = tsc, .tid = tid,
+	};
+	struct pt_stream *s = find_stream(r, tid);
+	int err;
+
+	if (s && (err = pt_stream_flush(s)))
+		return err;
+	return hwtr_writer_event(r->writer, &ev);
+}
+
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+/* Size of the record at P (N bytes available), 0 if incomplete, -1 if bad. */
+static long record_size(const uint8_t *p, size_t n)
+{
+	static const long fixed[] = {
+		[HWTREC_EV_SWITCH] = 12, [HWTREC_EV_TNT] = 9,
+		[HWTREC_EV_TIP] = 8, [HWTREC_EV_PSB] = 16,
+		[HWTREC_EV_PGD_SYSCALL] = 0, [HWTREC_EV_PGD_ASYNC] = 8,
+		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
+		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
+		[HWTREC_EV_FROM_REACHED] = 16,
+	};
+
+	switch (p[0]) {
+	case HWTREC_EV_HELLO:
+		return n < 19 ? 0 : 19 + (long)rd16(p + 17);
+	case HWTREC_EV_MMAP:
+		return n < 39 ? 0 : 39 + (long)rd16(p + 37);
+	case HWTREC_EV_AUXV:
+		return n < 3 ? 0 : 3 + 16 * (long)rd16(p + 1);
+	case HWTREC_EV_OBJECT:
+		return n < 13 ? 0 : 13 + (long)rd32(p + 9);
+	case HWTREC_EV_SWITCH: case HWTREC_EV_TNT: case HWTREC_EV_TIP:
+	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
+	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
+	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
+	case HWTREC_EV_FROM_REACHED:
+		return 1 + fixed[p[0]];
+	default:
+		return -1;
+	}
+}
+
+static int handle_hello(struct recorder *r, const uint8_t *p)
+{
+	uint32_t version = rd32(p + 1);
+	char path[PATH_MAX];
+	size_t n = rd16(p + 17), i;
+	int err;
+
+	if (version != HWTREC_EVENT_LOG_VERSION) {
+		fprintf(stderr, "hwtrec record: the Valgrind tool speaks event "
+			"log version %u, this recorder %d: reinstall hwtrecord\n",
+			version, HWTREC_EVENT_LOG_VERSION);
+		return -hwtr_err_version;
+	}
+	r->tsc = rd64(p + 9);
+	if (++r->hellos == 1)
+		return 0;
+	/* A new image after execve: same process, every other thread gone. */
+	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) - 1 ? n :
+		 sizeof(path) - 1), (const char *)p + 19);
+	for (i = 0; i < r->nstreams; i++) {
+		uint32_t tid = pt_stream_tid(r->streams[i]);
+
+		if (tid != (uint32_t)r->pid && (err = thread_exit(r, tid, r->tsc)))
+			return err;
+	}
+	{
+		struct hwtr_sideband_event ev = {
+			.kind = hwtr_ev_exec, .tsc = r->tsc, .path = path,
+		};
+		return hwtr_writer_event(r->writer, &ev);
+	}
+}
+
+static int need_stream(struct recorder *r)
+{
+	if (r->cur)
+		return 0;
+	fprintf(stderr, "hwtrec record: event log: trace event before any "
+		"thread switch\n");
+	r->format_error = true;
+	return -hwtr_err_format;
+}
+
+static int handle(struct recorder *r, const uint8_t *p, size_t n)
+{
+	char path[PATH_MAX];
+	int err;
+
+	switch (p[0]) {
+	case HWTREC_EV_HELLO:
+		return handle_hello(r, p);
+	case HWTREC_EV_SWITCH: {
+		uint32_t tid = rd32(p + 1);
+
+		r->tsc = rd64(p + 5);
+		r->cur = find_stream(r, tid);
+		if (!r->cur && (err = add_stream(r, tid, r->tsc, &r->cur)))
+			return err;
+		return 0;
+	}
+	case HWTREC_EV_TNT:
+		if ((err = need_stream(r)))
+			return err;
+		if (p[1] < 1 || p[1] > 64)
+			return -hwtr_err_format;
+		return pt_stream_tnt(r->cur, p[1], rd64(p + 2));
+	case HWTREC_EV_TIP:
+		return need_stream(r) ?: pt_stream_tip(r->cur, rd64(p + 1));
+	case HWTREC_EV_PSB:
+		r->tsc = rd64(p + 9);
+		return need_stream(r) ?: pt_stream_psb(r->cur, rd64(p + 1),
+						      r->tsc);
+	case HWTREC_EV_PGD_SYSCALL:
+		return need_stream(r) ?: pt_stream_disable_syscall(r->cur);
+	case HWTREC_EV_PGD_ASYNC:
+		return need_stream(r) ?: pt_stream_disable_async(r->cur,
+								rd64(p + 1));
+	case HWTREC_EV_PGE:
+		r->tsc = rd64(p + 9);
+		return need_stream(r) ?: pt_stream_enable(r->cur, rd64(p + 1),
+							 r->tsc);
+	case HWTREC_EV_FROM_REACHED:
+		return 0;
+	case HWTREC_EV_MMAP: {
+		size_t len = rd16(p + 37);
+
+		snprintf(path, sizeof(path), "%.*s", (int)len,
+			 (const char *)p + 39);
+		r->tsc = rd64(p + 25);
+		return sideband_mmap(r->sb, rd64(p + 1), rd64(p + 9),
+				     rd64(p + 17), (int)rd32(p + 33), path,
+				     r->tsc);
+	}
+	case HWTREC_EV_MUNMAP:
+		r->tsc = rd64(p + 17);
+		return sideband_munmap(r->sb, rd64(p + 1), rd64(p + 9), r->tsc);
+	case HWTREC_EV_THREAD_EXIT:
+		r->tsc = rd64(p + 5);
+		return thread_exit(r, rd32(p + 1), r->tsc);
+	case HWTREC_EV_AUXV: {
+		size_t k = rd16(p + 1), i;
+		uint64_t *pairs = malloc(2 * k * sizeof(*pairs) + 1);
+
+		if (!pairs)
+			return -hwtr_err_nomem;
+		for (i = 0; i < 2 * k; i++)
+			pairs[i] = rd64(p + 3 + 8 * i);
+		sideband_auxv(r->sb, pairs, k);
+		free(pairs);
+		return 0;
+	}
+	case HWTREC_EV_OBJECT:
+		return sideband_object(r->sb, rd64(p + 1), p + 13, rd32(p + 9),
+				       r->tsc);
+	case HWTREC_EV_EXIT:
+		r->got_exit = true;
+		return 0;
+	}
+	return -hwtr_err_format;
+}
+
+/* Decode every complete record in the input buffer. */
+static int consume(struct recorder *r)
+{
+	size_t pos = 0;
+	int err = 0;
+
+	while (pos < r->in_len && !r->format_error) {
+		long size = record_size(r->in + pos, r->in_len - pos);
+
+		if (size < 0) {
+			fprintf(stderr, "hwtrec record: event log: unknown "
+				"record type %u; the rest of the trace is "
+				"dropped\n", r->in[pos]);
+			r->format_error = true;
+			break;
+		}
+		if (!size || (size_t)size > r->in_len - pos) {
+			if ((size_t)size > r->in_cap) {
+				uint8_t *b = realloc(r->in, (size_t)size);
+
+				if (!b)
+					return -hwtr_err_nomem;
+				r->in = b;
+				r->in_cap = (size_t)size;
+			}
+			break;
+		}
+		if (!r->failed && (err = handle(r, r->in + pos, (size_t)size)))
+			fail_write(r, err);
+		pos += (size_t)size;
+	}
+	if (r->format_error)
+		pos = r->in_len;
+	memmove(r->in, r->in + pos, r->in_len - pos);
+	r->in_len -= pos;
+	return 0;
+}
+
+/* Read what the FIFO holds; returns bytes read, 0 if none. */
+static ssize_t read_events(struct recorder *r, int fd)
+{
+	ssize_t n;
+
+	if (r->in_len == r->in_cap) {
+		/* consume() grew the buffer for a long record; read more */
+		uint8_t *b = realloc(r->in, 2 * r->in_cap);
+
+		if (!b)
+			return -1;
+		r->in = b;
+		r->in_cap *= 2;
+	}
+	n = read(fd, r->in + r->in_len, r->in_cap - r->in_len);
+	if (n <= 0)
+		return n < 0 && errno != EAGAIN && errno != EINTR ? -1 : 0;
+	r->in_len += (size_t)n;
+	consume(r);
+	return n;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX];
+
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* Valgrind's core is <logfile>.core.<pid> in our private directory. */
+static bool find_vgcore(const char *dir, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && (e = readdir(d)))
+		if (strstr(e->d_name, ".core.")) {
+			snprintf(out, size, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Show what Valgrind said (its log is ours, not the program's output). */
+static void show_valgrind_log(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX], line[1024];
+
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		if (strncmp(e->d_name, "vglog.", 6) || strstr(e->d_name, ".core."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		f = fopen(p, "r");
+		while (f && fgets(line, sizeof(line), f))
+			fprintf(stderr, "hwtrec record: valgrind: %s", line);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ------------------------------------------------------------- the source */
+
+/* The Valgrind executable: $HWTREC_VALGRIND, else valgrind in PATH. */
+static bool find_valgrind(char *out, size_t size)
+{
+	const char *env = getenv("HWTREC_VALGRIND");
+
+	if (env) {
+		snprintf(out, size, "%s", env);
+		return true;
+	}
+	return find_in_path("valgrind", out, size);
+}
+
+static bool valgrind_available(char *why, size_t size)
+{
+	char valgrind[PATH_MAX];
+
+	if (!find_valgrind(valgrind, sizeof(valgrind))) {
+		snprintf(why, size, "valgrind not found in PATH; install it "
+			 "(apt-get install valgrind)");
+		return false;
+	}
+	if (access(valgrind, X_OK) < 0) {
+		snprintf(why, size, "%s: %s", valgrind, strerror(errno));
+		return false;
+	}
+	if (!find_tool_dir()) {
+		snprintf(why, size, "the Valgrind tool %s is not installed "
+			 "(looked in %s/valgrind and %s/kernel/valgrind/lib; "
+			 "set HWTREC_VALGRIND_LIB to its directory)", TOOL_NAME,
+			 HWTREC_PKGLIBEXECDIR, HWTREC_BUILDDIR);
+		return false;
+	}
+	return true;
+}
+
+static int record_valgrind(const struct record_request *req)
+{
+	struct recorder r = { .opt = req->options };
+	const char *tool_dir, *tmpbase;
+	const char *prog = req->program;
+	char valgrind[PATH_MAX], tmpdir[PATH_MAX], why[512];
+	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX];
+	char arg_fifo[PATH_MAX + 32], arg_pid[64], arg_from[512];
+	char arg_log[PATH_MAX + 32], arg_psb[64];
+	struct hwtr_writer_info info = { .source = "valgrind" };
+	struct hwtr_end end = { hwtr_end_running, 0 };
+	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
+	struct sigaction sa_fwd = { .sa_handler = forward_signal };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	const char **vargv;
+	int go[2], fd, status = 0, rc = EXIT_RECORDER, err;
+	size_t i, nv = 0, argc = 0;
+	pid_t pid;
+	bool exited = false;
+	time_t last_flush = time(NULL);
+
+	if (!valgrind_available(why, sizeof(why))) {
+		fprintf(stderr, "hwtrec record: %s\n", why);
+		return EXIT_RECORDER;
+	}
+	find_valgrind(valgrind, sizeof(valgrind));
+	tool_dir = find_tool_dir();
+	while (req->argv[argc])
+		argc++;
+
+	tmpbase = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(tmpdir, sizeof(tmpdir), "%s/hwtrec-XXXXXX", tmpbase);
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "hwtrec record: cannot make a directory in "
+			"%s: %s\n", tmpbase, strerror(errno));
+		return EXIT_RECORDER;
+	}
+	snprintf(fifo, sizeof(fifo), "%s/events", tmpdir);
+	if (mkfifo(fifo, 0600) < 0 ||
+	    (fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "hwtrec record: %s: %s\n", fifo,
+			strerror(errno));
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		perror("hwtrec record: pipe");
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+
+	vargv = calloc(argc + 20, sizeof(*vargv));
+	if (!vargv) {
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("hwtrec record: fork");
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+	if (pid == 0) {
+		struct rlimit rl;
+		char byte;
+
+		close(go[1]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(EXIT_RECORDER);	/* the recorder gave up */
+		/* Valgrind writes its core only if RLIMIT_CORE allows it. */
+		if (getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max != 0) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_CORE, &rl);
+		}
+		snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
+		snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
+		snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p",
+			 tmpdir);
+		vargv[nv++] = valgrind;
+		vargv[nv++] = "-q";
+		vargv[nv++] = "--tool=hwtrec";
+		vargv[nv++] = arg_fifo;
+		vargv[nv++] = arg_pid;
+		vargv[nv++] = arg_log;
+		vargv[nv++] = "--vex-guest-chase=no";
+		vargv[nv++] = "--run-libc-freeres=no";
+		vargv[nv++] = "--run-cxx-freeres=no";
+		vargv[nv++] = "--trace-children=yes";
+		if (!r.opt.ret_compression)
+			vargv[nv++] = "--ret-compression=no";
+		snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u",
+			 r.opt.psb_period);
+		vargv[nv++] = arg_psb;
+		if (req->from) {
+			snprintf(arg_from, sizeof(arg_from), "--from=%s",
+				 req->from);
+			vargv[nv++] = arg_from;
+		}
+		vargv[nv++] = prog;
+		for (i = 1; i < argc; i++)
+			vargv[nv++] = req->argv[i];
+		vargv[nv] = NULL;
+		setenv("VALGRIND_LIB", tool_dir, 1);
+		execv(valgrind, (char *const *)vargv);
+		fprintf(stderr, "hwtrec record: %s: %s\n", valgrind,
+			strerror(errno));
+		_exit(EXIT_RECORDER);
+	}
+	free(vargv);
+	close(go[0]);
+	child_pid = pid;
+	r.pid = pid;
+
+	record_name(req, pid, name, sizeof(name));
+	info.pid = pid;
+	info.executable = prog;
+	info.argc = argc;
+	info.argv = (const char *const *)req->argv;
+	record_pt_config(&info.pt, r.opt.ret_compression, r.opt.psb_period);
+	if ((err = hwtr_writer_create(name, &info, &r.writer))) {
+		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+	r.sb = sideband_new(r.writer);
+	r.in_cap = 1 << 20;
+	r.in = malloc(r.in_cap);
+	if (!r.sb || !r.in) {
+		fprintf(stderr, "hwtrec record: out of memory\n");
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		remove_tree(tmpdir);
+		return EXIT_RECORDER;
+	}
+
+	/* Like a shell running a job: ^C and ^\ are for the program. */
+	sigaction(SIGINT, &sa_ign, &old_int);
+	sigaction(SIGQUIT, &sa_ign, &old_quit);
+	sigaction(SIGTERM, &sa_fwd, &old_term);
+	sigaction(SIGHUP, &sa_fwd, &old_hup);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	if (write(go[1], "g", 1) != 1) {
+		perror("hwtrec record: pipe");
+		return EXIT_RECORDER;
+	}
+	close(go[1]);
+
+	while (!exited) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) > 0)
+			while (read_events(&r, fd) > 0)
+				;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			exited = true;
+		if (!r.failed && time(NULL) != last_flush) {
+			last_flush = time(NULL);
+			if ((err = hwtr_writer_flush(r.writer)))
+				fail_write(&r, err);
+		}
+	}
+	/* Every writer has exited: the FIFO holds the rest. */
+	while (read_events(&r, fd) > 0)
+		;
+	close(fd);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+
+	if (WIFEXITED(status)) {
+		end.state = hwtr_end_exited;
+		end.code = WEXITSTATUS(status);
+		rc = end.code;
+	} else if (WIFSIGNALED(status)) {
+		end.state = hwtr_end_signaled;
+		end.code = WTERMSIG(status);
+		rc = 128 + end.code;
+	}
+	if (!r.hellos && !WIFSIGNALED(status)) {
+		show_valgrind_log(tmpdir);
+		fprintf(stderr, "hwtrec record: the program did not start under "
+			"the hwtrec Valgrind tool (valgrind %s %d)\n",
+			WIFEXITED(status) ? "exited with" : "died of signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		rc = EXIT_RECORDER;
+	}
+	for (i = 0; i < r.nstreams && !r.failed; i++)
+		if ((err = pt_stream_finish(r.streams[i])))
+			fail_write(&r, err);
+	if (!r.failed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		struct hwtr_sideband_event ev = {
+			.kind = hwtr_ev_loss, .tsc = r.tsc,
+			.tid = (uint32_t)pid,
+			.reason = "the program was killed by SIGKILL: what "
+				  "it ran since its last system call is not "
+				  "in the trace",
+		};
+		struct pt_stream *main_stream = find_stream(&r, (uint32_t)pid);
+
+		if (main_stream)
+			ev.offset = pt_stream_bytes(main_stream);
+		hwtr_writer_event(r.writer, &ev);
+		fprintf(stderr, "hwtrec record: the program was killed by "
+			"SIGKILL; the end of its trace is missing\n");
+	}
+	if (!r.failed && WIFSIGNALED(status) && find_vgcore(tmpdir, vgcore,
+							    sizeof(vgcore))) {
+		char fixed[PATH_MAX], msg[512];
+
+		snprintf(fixed, sizeof(fixed), "%s/core", tmpdir);
+		if (core_add_notes(vgcore, fixed, r.sb, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "hwtrec record: %s; keeping Valgrind's "
+				"core as it is\n", msg);
+			snprintf(fixed, sizeof(fixed), "%s", vgcore);
+		}
+		if ((err = hwtr_writer_add_core(r.writer, fixed)))
+			fail_write(&r, err);
+	}
+	if (!r.failed && (err = hwtr_writer_finish(r.writer, &end)))
+		fail_write(&r, err);
+	if (!req->quiet && isatty(2) && !r.failed) {
+		uint64_t bytes = 0;
+
+		for (i = 0; i < r.nstreams; i++)
+			bytes += pt_stream_bytes(r.streams[i]);
+		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %.1f KiB of "
+			"trace, program %s %d\n", name, r.nstreams,
+			r.nstreams == 1 ? "" : "s", bytes / 1024.0,
+			end.state == hwtr_end_signaled ? "died of signal"
+						       : "exited with",
+			end.code);
+	}
+	for (i = 0; i < r.nstreams; i++)
+		pt_stream_free(r.streams[i]);
+	free(r.streams);
+	sideband_free(r.sb);
+	hwtr_writer_free(r.writer);
+	free(r.in);
+	remove_tree(tmpdir);
+	return rc;
+}
+
+const struct record_source record_source_valgrind = {
+	.name = "valgrind",
+	.summary = "software Intel PT from a Valgrind tool",
+	.can_attach = false,
+	.available = valgrind_available,
+	.record = record_valgrind,
+};
