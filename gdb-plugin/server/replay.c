@@ -28,6 +28,7 @@
 #include <hwtrecord.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@ struct replay {
 	struct hwtr_history_options hopt;
 	pthread_t builder;
 	bool building;
+	atomic_bool built;	/* set by the builder when it is done */
 	int build_rc;
 	char build_err[512];
 };
@@ -96,6 +98,18 @@ static struct replay_thread *find(const struct replay *r, uint32_t tid)
 		if (r->threads[i].tid == tid)
 			return &r->threads[i];
 	return NULL;
+}
+
+/* Where a thread's end state is: the last instruction, or the tail. */
+static uint64_t end_position(const struct replay_thread *t)
+{
+	return t->instructions + t->has_tail;
+}
+
+static bool at_end(const struct replay_thread *t)
+{
+	return !t->cursor || t->at_tail ||
+	       (!t->has_tail && hwtr_cursor_position(t->cursor) == t->instructions);
 }
 
 static int add_thread(struct replay *r, uint32_t tid)
@@ -157,6 +171,7 @@ static void *build_history(void *arg)
 	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->history);
 	if (r->build_rc < 0)
 		snprintf(r->build_err, sizeof(r->build_err), "%s", hwtr_last_error());
+	atomic_store(&r->built, true);
 	return NULL;
 }
 
@@ -567,7 +582,6 @@ int replay_registers(struct replay *r, uint32_t tid,
 	struct replay_thread *t = find(r, tid);
 	struct hwtr_insn insn;
 	int off = tdesc_register_offset(tdesc_rip);
-	bool at_end;
 
 	if (!t)
 		return -ESRCH;
@@ -576,9 +590,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		wait_history(r);
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
-	at_end = !t->cursor || t->at_tail ||
-		 (!t->has_tail && hwtr_cursor_position(t->cursor) == t->instructions);
-	if (at_end && t->core) {
+	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		return 0;
@@ -626,12 +638,15 @@ static char *dump_json(json_t *v, char *err, size_t errlen)
 	return s;
 }
 
-char *replay_info_json(struct replay *r, char *err, size_t errlen)
+char *replay_info_json(struct replay *r, bool wait, char *err, size_t errlen)
 {
 	json_t *o, *threads;
+	bool building;
 	size_t i;
 
-	wait_history(r);
+	if (wait || (r->building && atomic_load(&r->built)))
+		wait_history(r);
+	building = r->building;
 	o = json_object();
 	threads = json_array();
 	if (!o || !threads) {
@@ -645,20 +660,27 @@ char *replay_info_json(struct replay *r, char *err, size_t errlen)
 	json_object_set_new(o, "format",
 			    json_string(r->info->trace_format ? r->info->trace_format : ""));
 	json_object_set_new(o, "replaying", json_true());
+	json_object_set_new(o, "building", json_boolean(building));
 	for (i = 0; i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];
 		struct hwtr_thread_stats st = { 0 };
 		json_t *j = json_object();
 
+		json_object_set_new(j, "tid", json_integer(t->tid));
+		json_object_set_new(j, "at_end", json_boolean(building || at_end(t)));
+		if (building) {
+			json_array_append_new(threads, j);
+			continue;
+		}
 		if (t->history)
 			hwtr_thread_stats(t->history, &st);
-		json_object_set_new(j, "tid", json_integer(t->tid));
 		json_object_set_new(j, "instructions", json_integer((json_int_t)st.instructions));
 		json_object_set_new(j, "segments", json_integer((json_int_t)st.segments));
 		json_object_set_new(j, "gaps", json_integer((json_int_t)st.gaps));
 		json_object_set_new(j, "position",
 				    json_integer(t->cursor ? (json_int_t)(hwtr_cursor_position(t->cursor) +
 									   t->at_tail) : 0));
+		json_object_set_new(j, "end", json_integer((json_int_t)end_position(t)));
 		json_array_append_new(threads, j);
 	}
 	json_object_set_new(o, "threads", threads);
@@ -688,16 +710,13 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
-char *replay_frames_json(struct replay *r, uint32_t tid, char *err, size_t errlen)
+static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
 	struct hwtr_segment segs[256];
 	struct hwtr_insn insn;
 	json_t *a;
 	int n, i;
 
-	if (!t)
-		return NULL;
 	n = hwtr_cursor_callstack(t->cursor, segs, sizeof(segs) / sizeof(segs[0]));
 	if (n < 0) {
 		say(err, errlen, "call stack: %s", hwtr_last_error());
@@ -727,6 +746,29 @@ char *replay_frames_json(struct replay *r, uint32_t tid, char *err, size_t errle
 		json_array_append_new(a, f);
 	}
 	return dump_json(a, err, errlen);
+}
+
+char *replay_frames_json(struct replay *r, uint32_t tid, const uint64_t *at,
+			 char *err, size_t errlen)
+{
+	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	uint64_t pos;
+	bool at_tail;
+	char *text;
+
+	if (!t)
+		return NULL;
+	if (!at)
+		return frames_json(t, err, errlen);
+	/* The stack at another position: look, then come back. */
+	pos = hwtr_cursor_position(t->cursor);
+	at_tail = t->at_tail;
+	if (replay_goto(r, tid, *at, err, errlen) < 0)
+		return NULL;
+	text = frames_json(t, err, errlen);
+	hwtr_cursor_goto(t->cursor, pos);
+	t->at_tail = at_tail;
+	return text;
 }
 
 char *replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,

@@ -80,9 +80,15 @@ const char *replay_path(const struct replay *replay);
 
 /* Each returns a malloc'd NUL-terminated text, or NULL with a message in
  * ERR.  Formats are those of doc/gdb-packets.md. */
-char *replay_info_json(struct replay *replay, char *err, size_t errlen);
-char *replay_frames_json(struct replay *replay, uint32_t tid, char *err,
-			 size_t errlen);
+/* Unless WAIT, answered at once while the history is still being built (the
+ * plugin asks at GDB's first stop, before the prompt): every thread is then
+ * at its end, and the counts are not known yet. */
+char *replay_info_json(struct replay *replay, bool wait, char *err,
+		       size_t errlen);
+/* The call stack at TID's position, or at instruction *AT when AT is set
+ * (the thread does not move). */
+char *replay_frames_json(struct replay *replay, uint32_t tid, const uint64_t *at,
+			 char *err, size_t errlen);
 char *replay_listing(struct replay *replay, uint32_t tid, bool calls,
 		     uint64_t first, uint64_t last, unsigned flags, char *err,
 		     size_t errlen);

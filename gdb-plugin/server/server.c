@@ -284,8 +284,9 @@ static int handle_hwtr(struct session *s, const struct rsp_request *r)
 	char *text = NULL;
 	int rc;
 
-	if (!strcmp(cmd, "info") && r->hwtr_nargs == 0) {
-		text = replay_info_json(s->replay, err, sizeof(err));
+	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
+		text = replay_info_json(s->replay, r->hwtr_nargs && a[0], err,
+					sizeof(err));
 	} else if ((!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history")) &&
 		   r->hwtr_nargs == 4) {
 		if (a[0] > UINT32_MAX || a[3] > UINT32_MAX)
@@ -298,10 +299,12 @@ static int handle_hwtr(struct session *s, const struct rsp_request *r)
 			return rsp_reply_error_text(s->conn, err[0] ? err : "bad thread");
 		s->current = (uint32_t)a[0];
 		return rsp_reply_ok(s->conn);
-	} else if (!strcmp(cmd, "frames") && r->hwtr_nargs == 1) {
+	} else if (!strcmp(cmd, "frames") && (r->hwtr_nargs == 1 || r->hwtr_nargs == 2)) {
 		if (a[0] > UINT32_MAX)
 			return rsp_reply_error_text(s->conn, "thread out of range");
-		text = replay_frames_json(s->replay, (uint32_t)a[0], err, sizeof(err));
+		text = replay_frames_json(s->replay, (uint32_t)a[0],
+					  r->hwtr_nargs == 2 ? &a[1] : NULL, err,
+					  sizeof(err));
 	} else if (!strcmp(cmd, "info") || !strcmp(cmd, "insn-history") ||
 		   !strcmp(cmd, "call-history") || !strcmp(cmd, "goto") ||
 		   !strcmp(cmd, "frames")) {

@@ -56,7 +56,7 @@ def same_function(tid, number):
     return bool(g) and int(g.group(1) or 0) == ours_off
 
 
-info = json.loads(ask("qHwtr:info"))
+info = json.loads(ask("qHwtr:info:1"))
 ours = {}
 for t in info["threads"]:
     if t["segments"]:

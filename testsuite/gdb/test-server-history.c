@@ -152,6 +152,23 @@ static uint64_t at(int index)
 	return fixture_symbol(main_path_labels[index]);
 }
 
+/* A hex-encoded text reply, decoded (malloc'd). */
+static char *unhex(const char *hex)
+{
+	size_t n = strlen(hex) / 2, i;
+	char *text = malloc(n + 1);
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < n; i++) {
+		unsigned b;
+
+		ck_assert_int_eq(sscanf(hex + 2 * i, "%2x", &b), 1);
+		text[i] = (char)b;
+	}
+	text[n] = '\0';
+	return text;
+}
+
 static void expect_stop(const char *packet, int index, const char *reason)
 {
 	const char *stop = ask(packet);
@@ -238,22 +255,11 @@ END_TEST
 START_TEST(plugin_packets)
 {
 	char packet[64], *text;
-	const char *hex;
-	size_t i, n;
 
 	start_server();
 	ck_assert_str_eq(ask("qHwtr:goto:1:5"), "OK");
 	expect_stop("?", 4, NULL);	/* instruction 5 is path index 4 */
-	hex = ask("qHwtr:info");
-	n = strlen(hex) / 2;
-	text = malloc(n + 1);
-	for (i = 0; i < n; i++) {
-		unsigned b;
-
-		sscanf(hex + 2 * i, "%2x", &b);
-		text[i] = (char)b;
-	}
-	text[n] = '\0';
+	text = unhex(ask("qHwtr:info:1"));
 	ck_assert_msg(strstr(text, "\"instructions\":29") != NULL, "%s", text);
 	ck_assert_msg(strstr(text, "\"position\":5") != NULL, "%s", text);
 	free(text);
@@ -261,6 +267,18 @@ START_TEST(plugin_packets)
 	ck_assert(!strncmp(ask("qHwtr:goto:7:1"), "E.", 2));
 	ck_assert_uint_gt(strlen(ask("qHwtr:call-history:1:1,100:0")), 10);
 	ck_assert_uint_gt(strlen(ask("qHwtr:frames:1")), 10);
+	/* The stack at another position: frame 0's pc is that position's
+	 * label, and the thread does not move. */
+	text = unhex(ask("qHwtr:frames:1:a"));
+	snprintf(packet, sizeof(packet), "\"pc\":\"%#llx\"",
+		 (unsigned long long)at(9));
+	ck_assert_msg(strstr(text, packet) == strstr(text, "\"pc\""), "%s", text);
+	free(text);
+	expect_stop("?", 4, NULL);
+	text = unhex(ask("qHwtr:info:1"));
+	ck_assert_msg(strstr(text, "\"position\":5,\"end\":29") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "\"at_end\":false") != NULL, "%s", text);
+	free(text);
 	snprintf(packet, sizeof(packet), "qHwtr:insn-history:1:1,3:0");
 	ck_assert_uint_gt(strlen(ask(packet)), 10);
 	stop_server();

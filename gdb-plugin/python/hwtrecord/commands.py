@@ -52,7 +52,7 @@ class Position:
         conn = target.remote_connection()
         self.conn = conn.num
         self.tid = target.thread_tid()
-        data = target.info()
+        data = target.info(wait=True)
         self.data = data
         entry = target.thread_info(self.tid, data)
         # As btrace numbers them: the current instruction at the end of the

@@ -148,50 +148,40 @@ def thread_tid(thread=None):
     return lwp or tid or pid
 
 
-def info():
-    """qHwtr:info, decoded."""
-    return request_json("qHwtr:info")
+def info(wait=False):
+    """qHwtr:info, decoded.  Answered at once while the server builds the
+    history ("building": only tid and at_end per thread) unless WAIT."""
+    return request_json("qHwtr:info:1" if wait else "qHwtr:info")
 
 
-def thread_info(tid=None, data=None):
+def thread_info(tid=None, data=None, wait=False):
     """The qHwtr:info entry of thread TID (default: the selected thread)."""
     tid = thread_tid() if tid is None else tid
-    data = data or info()
+    data = data or info(wait)
     for entry in data.get("threads", []):
         if entry.get("tid") == tid:
             return entry
     raise gdb.GdbError("hwtrec: thread %d is not in the recording." % tid)
 
 
-# (connection, tid) -> the position where the core's state is, when the
-# server does not say ("end" in qHwtr:info).
-_ends = {}
-
-
 def end_position(entry, conn=None):
     """The position of the end of the history, where the registers are the
     core's: the last instruction, or one more (the "tail") when the core's
     PC did not complete (a fault), as btrace appends the current PC."""
-    if "end" in entry:
-        return int(entry["end"])
-    conn = conn or remote_connection()
-    key = (conn.num if conn else None, entry.get("tid"))
-    if key not in _ends:
-        # hwtrec-server starts every thread at the end of its history, so the
-        # first position the plugin sees is the end (or, loaded late, the
-        # last instruction is).
-        _ends[key] = max(int(entry.get("position", 0)),
-                         int(entry["instructions"]))
-    return _ends[key]
+    return int(entry["end"])
 
 
 def at_end(entry, conn=None):
-    return int(entry.get("position", 0)) >= end_position(entry, conn)
+    return bool(entry["at_end"])
 
 
-def frames(tid):
-    """qHwtr:frames for TID: the call stack at the position, innermost first."""
-    result = request_json("qHwtr:frames:%x" % tid)
+def frames(tid, position=None):
+    """qHwtr:frames for TID: the call stack at the position (or at
+    instruction POSITION, without moving), innermost first."""
+    packet = "qHwtr:frames:%x" % tid
+    if position is not None:
+        packet += ":%x" % position
+    result = request_json(packet)
     if not isinstance(result, list):
         raise PacketError("hwtrec-server: qHwtr:frames did not give a list")
     return result

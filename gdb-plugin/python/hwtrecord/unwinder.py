@@ -14,7 +14,9 @@ chosen to look like the real one:
 
 - At the end of the history the core's registers are real and GDB's DWARF
   unwinder runs (this unwinder declines).  On that stop we note the real frame
-  id (CFA, function) of each frame of the final call stack.
+  id (CFA, function) of each frame of the final call stack; they are paired
+  with the server's frames at the end when a past position first needs them
+  (so that the first prompt does not wait for the history).
 - At a past position, a frame whose callers all match the final stack
   (function by call level) is still, or again, that real activation's frame
   and gets its real CFA; so stepping from the end into the past compares
@@ -149,41 +151,66 @@ def layout(server_frames, final):
     return result
 
 
-def note_final_stack(conn, tid):
-    """At the end of the history: remember the real frame ids by level."""
-    if conn.num in _final:
-        return
-    server_frames = _real_frames(target.frames(tid))
-    final = {}
+def _gdb_stack():
+    """GDB's own frame ids at the end of the history, innermost first, as
+    (function start, CFA); inlined calls are GDB's frames within one real
+    frame, so they are left out."""
+    stack = []
     frame = gdb.newest_frame()
-    for pc, start, level in server_frames[:MAX_FINAL_FRAMES]:
-        # Inlined calls are GDB's own frames within one real frame.
-        while frame is not None and frame.type() == gdb.INLINE_FRAME:
-            frame = frame.older()
-        if frame is None:
-            break
-        try:
-            text = gdb.execute("maintenance print frame-id %d" % frame.level(),
-                               to_string=True)
-        except gdb.error:
-            break
-        match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
-        if not match or int(match.group(2), 16) != start:
-            break
-        final[level] = (start, int(match.group(1), 16))
+    while frame is not None and len(stack) < MAX_FINAL_FRAMES:
+        if frame.type() != gdb.INLINE_FRAME:
+            try:
+                text = gdb.execute("maintenance print frame-id %d"
+                                   % frame.level(), to_string=True)
+            except gdb.error:
+                break
+            match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
+            if not match:
+                break
+            stack.append((int(match.group(2), 16), int(match.group(1), 16)))
         frame = frame.older()
-    _final[conn.num] = final
+    return stack
+
+
+def match_final_stack(server_frames, gdb_stack):
+    """{level: (function start, CFA)} of the final stack: the server's
+    frames at the end paired with GDB's, while their functions agree."""
+    final = {}
+    for (pc, start, level), (code, cfa) in zip(_real_frames(server_frames),
+                                               gdb_stack):
+        if code != start:
+            break
+        final[level] = (start, cfa)
+    return final
+
+
+# Connection number -> (tid, end position, GDB's stack there), noted at the
+# first stop at the end; paired with the server's frames only when a past
+# position needs it, so that the first prompt does not wait for the history.
+_final_gdb = {}
+
+
+def final_stack(conn):
+    """The final stack's real frame ids by level (see the module comment)."""
+    if conn.num not in _final and conn.num in _final_gdb:
+        tid, end, stack = _final_gdb[conn.num]
+        if end is None:     # noted while the server was building the history
+            end = target.end_position(target.thread_info(tid, wait=True))
+        _final[conn.num] = match_final_stack(target.frames(tid, end), stack)
+        del _final_gdb[conn.num]
+    return _final.get(conn.num)
 
 
 def _on_stop(event):
     conn = target.remote_connection()
-    if conn is None or conn.num in _final or not target.is_hwtrec(conn):
+    if conn is None or conn.num in _final or conn.num in _final_gdb or \
+            not target.is_hwtrec(conn):
         return
     try:
         tid = target.thread_tid()
         entry = target.thread_info(tid)
         if target.at_end(entry, conn):
-            note_final_stack(conn, tid)
+            _final_gdb[conn.num] = (tid, entry.get("end"), _gdb_stack())
     except gdb.error as err:
         gdb.write("hwtrec: cannot note the final call stack: %s\n" % err,
                   gdb.STDERR)
@@ -219,7 +246,7 @@ class HwtrecUnwinder(Unwinder):
         entry = target.thread_info(tid)
         if target.at_end(entry, conn):
             return      # the core's registers: GDB's own unwinders work
-        self.frames = layout(target.frames(tid), _final.get(conn.num))
+        self.frames = layout(target.frames(tid), final_stack(conn))
 
     def _unwind(self, pending_frame):
         conn = target.remote_connection()
