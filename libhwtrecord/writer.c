@@ -70,10 +70,10 @@ static int dir_is_empty(const char *dir)
 
 /* Write the manifest to a temporary file and rename it into place, so that
  * readers see the old or the new manifest, never half of one. */
-static int write_manifest(struct hwtr_writer *w)
+static int write_manifest_in(struct hwtr_writer *w, const char *dir)
 {
-	char *final = path_join(w->dir, "manifest.json");
-	char *tmp = path_join(w->dir, "manifest.json.tmp");
+	char *final = path_join(dir, "manifest.json");
+	char *tmp = path_join(dir, "manifest.json.tmp");
 	json_t *root;
 	size_t i;
 	int err = 0;
@@ -113,6 +113,11 @@ out:
 	free(final);
 	free(tmp);
 	return err;
+}
+
+static int write_manifest(struct hwtr_writer *w)
+{
+	return write_manifest_in(w, w->dir);
 }
 
 static char *strdup_or_null(const char *s)
@@ -483,6 +488,67 @@ int hwtr_writer_finish(struct hwtr_writer *w, const struct hwtr_end *end)
 		w->info.end = *end;
 	w->info.complete = true;
 	return write_manifest(w);
+}
+
+/* Copy RELATIVE from the recording into DIR, making its one parent level. */
+static int copy_into(const struct hwtr_writer *w, const char *dir,
+		     const char *relative)
+{
+	char *from = path_join(w->dir, relative), *to = path_join(dir, relative);
+	char *slash;
+	int err;
+
+	if (!from || !to) {
+		free(from);
+		free(to);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	slash = strrchr(to, '/');
+	if (slash && slash > to + strlen(dir)) {
+		*slash = 0;
+		if (mkdir(to, 0777) < 0 && errno != EEXIST) {
+			err = hwtr_fail(hwtr_err_io, "%s: %s", to, strerror(errno));
+			free(from);
+			free(to);
+			return err;
+		}
+		*slash = '/';
+	}
+	err = copy_file(from, to);
+	free(from);
+	free(to);
+	return err;
+}
+
+int hwtr_writer_save_copy(struct hwtr_writer *w, const char *dir)
+{
+	struct hwtr_end end = w->info.end;
+	bool complete = w->info.complete;
+	size_t i;
+	int err = hwtr_writer_flush(w);
+
+	if (err)
+		return err;
+	if (mkdir(dir, 0777) < 0 && (errno != EEXIST || dir_is_empty(dir) != 1))
+		return hwtr_fail(hwtr_err_io, "%s: %s", dir, errno == EEXIST ?
+				 "exists and is not empty" : strerror(errno));
+	for (i = 0; i < w->nthreads && !err; i++)
+		err = copy_into(w, dir, w->threads[i].stream_path);
+	if (!err)
+		err = copy_into(w, dir, "sideband.jsonl");
+	for (i = 0; i < w->nobjects && !err; i++)
+		err = copy_into(w, dir, w->objects[i]);
+	if (!err && w->core)
+		err = copy_into(w, dir, w->core);
+	if (err)
+		return err;
+	/* The copy is finished: the program was still running. */
+	w->info.end = (struct hwtr_end){ hwtr_end_running, 0 };
+	w->info.complete = true;
+	err = write_manifest_in(w, dir);
+	w->info.end = end;
+	w->info.complete = complete;
+	return err;
 }
 
 void hwtr_writer_free(struct hwtr_writer *w)

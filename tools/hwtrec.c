@@ -15,6 +15,8 @@ static const struct command commands[] = {
 	  "run a program and record its execution (software Intel PT)" },
 	{ "replay", hwtrec_replay_main,
 	  "GDB at the end of a recording, going backwards with the plugin" },
+	{ "gdb", hwtrec_gdb_main,
+	  "GDB on a live program: record while debugging, go back, come back" },
 	{ "info", hwtrec_info_main,
 	  "summary of a recording: threads, instructions, segments, gaps" },
 	{ "dump", hwtrec_dump_main,
@@ -47,6 +49,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].main(argc - 1, argv + 1);
+	/* Not listed: hwtrec-server runs it. */
+	if (!strcmp(argv[1], "_live-recorder"))
+		return hwtrec_live_recorder_main(argc - 1, argv + 1);
 	fprintf(stderr, "hwtrec: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

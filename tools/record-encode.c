@@ -419,6 +419,11 @@ int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 	return 0;
 }
 
+int pt_stream_sync(struct pt_stream *s)
+{
+	return flush_tnt(s) ?: pt_stream_flush(s);
+}
+
 int pt_stream_finish(struct pt_stream *s)
 {
 	uint64_t total, oldest, start = 0, pos;

@@ -36,6 +36,11 @@ struct record_source {
 
 extern const struct record_source record_source_valgrind;
 
+/* `hwtrec gdb`: the valgrind executable and the VALGRIND_LIB directory
+ * holding the hwtrec tool; false, with the reason in WHY, if unusable. */
+bool record_valgrind_paths(char *valgrind, size_t size, const char **tool_dir,
+			   char *why, size_t whysize);
+
 /* The sources in the order --source=auto tries them, NULL-terminated. */
 extern const struct record_source *const record_sources[];
 

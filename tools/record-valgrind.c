@@ -50,6 +50,7 @@ struct recorder {
 	bool failed;		/* writing failed: drain and discard */
 	bool format_error;
 	bool got_exit;
+	bool stopped;		/* live: the session ended (HWTREC_EV_STOPPED) */
 	uint8_t *in;
 	size_t in_len, in_cap;
 };
@@ -181,7 +182,7 @@ static long record_size(const uint8_t *p, size_t n)
 		[HWTREC_EV_PGD_SYSCALL] = 0, [HWTREC_EV_PGD_ASYNC] = 8,
 		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
 		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
-		[HWTREC_EV_FROM_REACHED] = 16,
+		[HWTREC_EV_FROM_REACHED] = 16, [HWTREC_EV_STOPPED] = 8,
 	};
 
 	switch (p[0]) {
@@ -197,7 +198,7 @@ static long record_size(const uint8_t *p, size_t n)
 	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
 	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
-	case HWTREC_EV_FROM_REACHED:
+	case HWTREC_EV_FROM_REACHED: case HWTREC_EV_STOPPED:
 		return 1 + fixed[p[0]];
 	default:
 		return -1;
@@ -320,6 +321,10 @@ static int handle(struct recorder *r, const uint8_t *p, size_t n)
 				       r->tsc);
 	case HWTREC_EV_EXIT:
 		r->got_exit = true;
+		return 0;
+	case HWTREC_EV_STOPPED:
+		r->tsc = rd64(p + 1);
+		r->stopped = true;
 		return 0;
 	}
 	return -hwtr_err_format;
@@ -726,6 +731,216 @@ static int record_valgrind(const struct record_request *req)
 	hwtr_writer_free(r.writer);
 	free(r.in);
 	remove_tree(tmpdir);
+	return rc;
+}
+
+bool record_valgrind_paths(char *valgrind, size_t size, const char **tool_dir,
+			   char *why, size_t whysize)
+{
+	if (!valgrind_available(why, whysize))
+		return false;
+	find_valgrind(valgrind, size);
+	*tool_dir = find_tool_dir();
+	return true;
+}
+
+/* ------------------------------------------------------- live sessions */
+
+/* Everything the tool sent is encoded and on disk. */
+static int live_sync(struct recorder *r, int fd)
+{
+	size_t i;
+	int err;
+
+	while (read_events(r, fd) > 0)
+		;
+	if (r->failed)
+		return -hwtr_err_io;
+	for (i = 0; i < r->nstreams; i++)
+		if ((err = pt_stream_sync(r->streams[i])))
+			return fail_write(r, err);
+	if ((err = hwtr_writer_flush(r->writer)))
+		return fail_write(r, err);
+	return 0;
+}
+
+/* One control line from hwtrec-server; true when the session is over. */
+static bool live_command(struct recorder *r, int fd, char *line)
+{
+	char arg[PATH_MAX] = "", state[16];
+	unsigned long long n;
+	int code, err;
+
+	if (sscanf(line, "sync %llu", &n) == 1) {
+		err = live_sync(r, fd);
+		if (err)
+			printf("error %s\n", hwtr_last_error());
+		else
+			printf("sync %llu\n", n);
+	} else if (sscanf(line, "save %4095[^\n]", arg) == 1) {
+		err = live_sync(r, fd);
+		if (!err)
+			err = hwtr_writer_save_copy(r->writer, arg);
+		if (err)
+			printf("error %s\n", hwtr_last_error());
+		else
+			printf("saved\n");
+	} else if (sscanf(line, "end %15s %d", state, &code) == 2) {
+		struct hwtr_end end = { hwtr_end_running, code };
+		size_t i;
+
+		if (!strcmp(state, "exited"))
+			end.state = hwtr_end_exited;
+		else if (!strcmp(state, "signaled"))
+			end.state = hwtr_end_signaled;
+		err = live_sync(r, fd);
+		for (i = 0; i < r->nstreams && !err; i++)
+			err = pt_stream_finish(r->streams[i]);
+		if (!err)
+			err = hwtr_writer_finish(r->writer, &end);
+		if (err)
+			printf("error %s\n", hwtr_last_error());
+		else
+			printf("done\n");
+		fflush(stdout);
+		return true;
+	} else {
+		printf("error unknown command: %.60s\n", line);
+	}
+	fflush(stdout);
+	return false;
+}
+
+/* The debugger went away mid-session: keep what was recorded, say where
+ * it stops, and leave the manifest unfinished so that readers say the
+ * recording was cut off. */
+static void live_cut_off(struct recorder *r, int fd)
+{
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_loss, .tsc = r->tsc, .tid = (uint32_t)r->pid,
+		.reason = "cut off: the debugging session ended while "
+			  "recording (GDB or hwtrec-server went away)",
+	};
+	struct pt_stream *s;
+
+	if (live_sync(r, fd) < 0)
+		return;
+	s = find_stream(r, (uint32_t)r->pid);
+	if (s)
+		ev.offset = pt_stream_bytes(s);
+	hwtr_writer_event(r->writer, &ev);
+	hwtr_writer_flush(r->writer);
+}
+
+/* `hwtrec _live-recorder [--psb-period N] [--no-ret-compression] FIFO PID
+ * DIR -- PROGRAM ARGS`: hwtrec-server's recorder for one `record hwt`
+ * session of a program that already runs under the tool in live mode.  It
+ * reads the events from FIFO into the recording DIR and obeys one-line
+ * commands on stdin, answering on stdout: "sync N" (everything the tool sent
+ * is on disk; answers "sync N"), "save DIR" (a finished copy; "saved"), "end
+ * exited|signaled|running CODE" (finish; "done").  Errors answer "error
+ * MESSAGE".  End of stdin: the recording is kept, marked cut off. */
+int hwtrec_live_recorder_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "psb-period", required_argument, NULL, 'P' },
+		{ "no-ret-compression", no_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct recorder r = {
+		.opt = { .psb_period = HWTREC_DEFAULT_PSB_PERIOD,
+			 .ret_compression = true },
+	};
+	struct hwtr_writer_info info = { .source = "valgrind" };
+	char line[PATH_MAX + 64];
+	size_t line_len = 0, i;
+	bool over = false;
+	time_t last_flush = time(NULL);
+	int c, fd, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		if (c == 'P')
+			r.opt.psb_period = (uint32_t)strtoul(optarg, NULL, 0);
+		else if (c == 'R')
+			r.opt.ret_compression = false;
+		else
+			return 2;
+	}
+	if (argc - optind < 5 || strcmp(argv[optind + 3], "--")) {
+		fprintf(stderr, "usage: hwtrec _live-recorder [options] FIFO "
+			"PID DIR -- PROGRAM ARGS (for hwtrec-server)\n");
+		return 2;
+	}
+	r.pid = (pid_t)atoi(argv[optind + 1]);
+	info.pid = r.pid;
+	info.executable = argv[optind + 4];
+	info.argv = (const char *const *)argv + optind + 4;
+	info.argc = (size_t)(argc - optind - 4);
+	record_pt_config(&info.pt, r.opt.ret_compression, r.opt.psb_period);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	fd = open(argv[optind], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		printf("error %s: %s\n", argv[optind], strerror(errno));
+		return EXIT_RECORDER;
+	}
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
+	if (hwtr_writer_create(argv[optind + 2], &info, &r.writer) < 0) {
+		printf("error %s\n", hwtr_last_error());
+		return EXIT_RECORDER;
+	}
+	r.sb = sideband_new(r.writer);
+	r.in_cap = 1 << 20;
+	r.in = malloc(r.in_cap);
+	if (!r.sb || !r.in) {
+		printf("error out of memory\n");
+		return EXIT_RECORDER;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	while (!over) {
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+					 { .fd = 0, .events = POLLIN } };
+		char *nl;
+		ssize_t n;
+
+		if (poll(pfd, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents & POLLIN)
+			while (read_events(&r, fd) > 0)
+				;
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			n = read(0, line + line_len, sizeof(line) - 1 - line_len);
+			if (n <= 0 && errno != EINTR) {
+				live_cut_off(&r, fd);
+				rc = 1;
+				break;
+			}
+			line_len += n > 0 ? (size_t)n : 0;
+			line[line_len] = 0;
+			while (!over && (nl = strchr(line, '\n'))) {
+				*nl = 0;
+				over = live_command(&r, fd, line);
+				line_len -= (size_t)(nl + 1 - line);
+				memmove(line, nl + 1, line_len + 1);
+			}
+			if (line_len == sizeof(line) - 1)
+				line_len = 0;	/* a line too long: dropped */
+		}
+		if (!r.failed && time(NULL) != last_flush) {
+			last_flush = time(NULL);
+			if (hwtr_writer_flush(r.writer) < 0)
+				fail_write(&r, -hwtr_err_io);
+		}
+	}
+	close(fd);
+	for (i = 0; i < r.nstreams; i++)
+		pt_stream_free(r.streams[i]);
+	free(r.streams);
+	sideband_free(r.sb);
+	hwtr_writer_free(r.writer);
+	free(r.in);
 	return rc;
 }
 

@@ -54,14 +54,15 @@ static void usage(FILE *out)
 }
 
 /* PROGRAM as execve would find it: a path, or searched in PATH. */
-static int resolve_program(const char *prog, char *out, size_t size)
+int record_resolve_program(const char *prog, char *out, size_t size,
+			   const char *who)
 {
 	const char *path, *p;
 
 	if (strchr(prog, '/')) {
 		snprintf(out, size, "%s", prog);
 		if (access(out, F_OK) < 0) {
-			fprintf(stderr, "hwtrec record: %s: %s\n", prog,
+			fprintf(stderr, "%s: %s: %s\n", who, prog,
 				strerror(errno));
 			return EXIT_NOTFOUND;
 		}
@@ -81,19 +82,19 @@ static int resolve_program(const char *prog, char *out, size_t size)
 		if (*p == ':')
 			p++;
 	}
-	fprintf(stderr, "hwtrec record: %s: command not found\n", prog);
+	fprintf(stderr, "%s: %s: command not found\n", who, prog);
 	return EXIT_NOTFOUND;
 check_exec: {
 		struct stat st;
 
 		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "hwtrec record: %s: is a directory\n",
-				prog);
+			fprintf(stderr, "%s: %s: is a directory\n",
+				who, prog);
 			return EXIT_NOEXEC;
 		}
 		if (access(out, X_OK) < 0) {
-			fprintf(stderr, "hwtrec record: %s: not executable: %s\n",
-				prog, strerror(errno));
+			fprintf(stderr, "%s: %s: not executable: %s\n",
+				who, prog, strerror(errno));
 			return EXIT_NOEXEC;
 		}
 	}
@@ -209,7 +210,8 @@ int hwtrec_record_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!req.pid) {
-		if ((rc = resolve_program(argv[optind], prog, sizeof(prog))))
+		if ((rc = record_resolve_program(argv[optind], prog, sizeof(prog),
+						  "hwtrec record")))
 			return rc;
 		req.program = prog;
 		req.argv = argv + optind;

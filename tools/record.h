@@ -32,6 +32,11 @@ struct record_options {
 
 struct record_request;
 
+/* PROGRAM as execve would find it into OUT: 0, or EXIT_NOTFOUND /
+ * EXIT_NOEXEC with a message on stderr that starts with WHO. */
+int record_resolve_program(const char *prog, char *out, size_t size,
+			   const char *who);
+
 /* record.c: the recording's name: -o NAME, else PROGRAM-PID.hwtrec in the
  * current directory (PID is the recorded process's). */
 void record_name(const struct record_request *req, pid_t pid, char *out,
@@ -54,6 +59,9 @@ int pt_stream_disable_async(struct pt_stream *s, uint64_t ip);
 int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc);
 /* Encode what is pending and hand the bytes to the writer (or the ring). */
 int pt_stream_flush(struct pt_stream *s);
+/* Encode pending TNT bits too: everything so far is in the stream (live
+ * mode, at a debugger stop). */
+int pt_stream_sync(struct pt_stream *s);
 /* Ring mode: write the kept part and mark where it starts. */
 int pt_stream_finish(struct pt_stream *s);
 uint64_t pt_stream_bytes(const struct pt_stream *s);

@@ -2,12 +2,15 @@
  *
  *   target remote | hwtrec-server REC.hwtrec       (GDB talks over a pipe)
  *   hwtrec-server --listen 1234 REC.hwtrec         (loopback TCP, one client)
+ *   target remote | hwtrec-server --live ... -- PROGRAM ARGS   (live.c;
+ *                                                  `hwtrec gdb` writes it)
  *
  * Opens the recording, builds its history, then serves one GDB connection
  * (server.c) and exits when GDB detaches, kills or goes away. */
 #include "replay.h"
 #include "rsp.h"
 #include "server.h"
+#include "live.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,6 +35,12 @@ static void usage(FILE *out)
 		"                      printed on stderr)\n"
 		"  --no-history        serve the core only, without decoding the trace\n"
 		"  --debug             log every packet on stderr\n"
+		"\n"
+		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
+		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
+		"  [--psb-period BYTES] [--no-ret-compression] -- PROGRAM [ARGS...]\n"
+		"  starts PROGRAM stopped under the hwtrec Valgrind tool and serves it to\n"
+		"  GDB; `record hwt` records, reverse execution replays.\n"
 		"  --help              this text\n");
 }
 
@@ -74,8 +83,17 @@ int main(int argc, char **argv)
 		{ "no-history", no_argument, NULL, 'n' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "live", no_argument, NULL, 'L' },
+		{ "valgrind", required_argument, NULL, 'V' },
+		{ "valgrind-lib", required_argument, NULL, 'B' },
+		{ "recorder", required_argument, NULL, 'R' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "psb-period", required_argument, NULL, 'P' },
+		{ "no-ret-compression", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct live_options lopt = { .tracer = { .valgrind = "valgrind" } };
+	bool live = false;
 	struct replay_options ropt = { 0 };
 	struct replay *replay;
 	struct rsp_conn conn;
@@ -105,17 +123,40 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'L': live = true; break;
+		case 'V': lopt.tracer.valgrind = optarg; break;
+		case 'B': lopt.tracer.valgrind_lib = optarg; break;
+		case 'R': lopt.tracer.recorder = optarg; break;
+		case 'o': lopt.output = optarg; break;
+		case 'P': lopt.tracer.psb_period = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'N': lopt.tracer.no_ret_compression = true; break;
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
+	/* A peer that goes away must end us with EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	if (live) {
+		if (optind >= argc || !lopt.tracer.valgrind_lib || !lopt.tracer.recorder) {
+			usage(stderr);
+			return 2;
+		}
+		/* ^C at GDB's terminal is GDB's to send us as a packet. */
+		signal(SIGINT, SIG_IGN);
+		lopt.tracer.argv = argv + optind;
+		if (debug)
+			lopt.tracer.log = stderr;
+		rsp_conn_init(&conn, 0, 1);
+		conn.log = lopt.tracer.log;
+		rc = live_run(&lopt, &conn);
+		rsp_conn_fini(&conn);
+		return rc;
+	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
 	}
-	/* A peer that goes away must end us with EPIPE, not a signal. */
-	signal(SIGPIPE, SIG_IGN);
 	ropt.progress = isatty(2) ? stderr : NULL;
 	ropt.background = true;
 	if (replay_open(argv[optind], &ropt, &replay, err, sizeof(err)) < 0) {

@@ -72,6 +72,7 @@ struct replay {
 	 * packets are answered at once (GDB gives up on a packet after
 	 * `remotetimeout`, 2 s); requests that need it wait for it. */
 	struct hwtr_history_options hopt;
+	struct replay_options opt;
 	pthread_t builder;
 	bool building;
 	atomic_bool built;	/* set by the builder when it is done */
@@ -175,6 +176,19 @@ static void *build_history(void *arg)
 	return NULL;
 }
 
+/* Live mode: the PC where TID stands now. */
+static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
+{
+	size_t i;
+
+	for (i = 0; i < r->opt.nends; i++)
+		if (r->opt.end_tids[i] == tid) {
+			*pc = r->opt.end_pcs[i];
+			return true;
+		}
+	return false;
+}
+
 /* After the build: a cursor per thread, at the end, and the tail. */
 static int finish_history(struct replay *r)
 {
@@ -200,11 +214,12 @@ static int finish_history(struct replay *r)
 				 t->tid, hwtr_last_error());
 			return r->build_rc = -ENOMEM;
 		}
-		if (t->core) {
+		if (t->core || end_pc(r, t->tid, &t->tail_pc)) {
 			int off = tdesc_register_offset(tdesc_rip);
 			struct hwtr_insn last;
 
-			memcpy(&t->tail_pc, t->core->regs + off, 8);
+			if (t->core)
+				memcpy(&t->tail_pc, t->core->regs + off, 8);
 			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
 				      last.gap || last.ip != t->tail_pc;
 			t->at_tail = t->has_tail;
@@ -285,6 +300,8 @@ int replay_open(const char *dir, const struct replay_options *options,
 		return 0;
 	}
 	r->hopt.progress = options ? options->progress : NULL;
+	if (options)
+		r->opt = *options;
 	if (options && options->background) {
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
@@ -595,11 +612,38 @@ int replay_registers(struct replay *r, uint32_t tid,
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		return 0;
 	}
-	if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0 || insn.gap)
+	if (t->at_tail) {
+		insn.ip = t->tail_pc;	/* live mode: no core */
+	} else if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0 ||
+		   insn.gap) {
 		return 0;	/* nothing known */
+	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
 	return 0;
+}
+
+bool replay_at_end(struct replay *r, uint32_t tid)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t)
+		return true;
+	wait_history(r);
+	return at_end(t);
+}
+
+void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
+		     uint64_t *end)
+{
+	struct replay_thread *t = find(r, tid);
+
+	*position = *end = 0;
+	wait_history(r);
+	if (!t || !t->cursor)
+		return;
+	*position = hwtr_cursor_position(t->cursor) + t->at_tail;
+	*end = end_position(t);
 }
 
 size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)

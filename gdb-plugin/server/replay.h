@@ -26,6 +26,12 @@ struct replay_options {
 	bool no_history;	/* serve the core only (testing, or no decoder) */
 	bool background;	/* build the history in a thread; a failed build
 				 * then leaves the server serving the end state */
+	/* Live mode: where each thread stands now (there is no core).  A
+	 * thread whose PC here is not its last instruction gets the "tail"
+	 * position at this PC, as a core's thread does. */
+	const uint32_t *end_tids;
+	const uint64_t *end_pcs;
+	size_t nends;
 };
 
 /* Open the recording directory DIR and build its history.  On failure the
@@ -50,6 +56,15 @@ enum replay_event {
 	replay_history_begin,	/* at the first instruction; nothing earlier */
 	replay_history_end,	/* at the end of history; nothing later */
 };
+
+/* Is TID at the end of its history (the tail, or the last instruction
+ * when it has no tail), where the state is the live (or the core's) one? */
+bool replay_at_end(struct replay *replay, uint32_t tid);
+
+/* TID's position and the number of its end position (0, 0 without a
+ * history). */
+void replay_position(struct replay *replay, uint32_t tid, uint64_t *position,
+		     uint64_t *end);
 
 /* Step one instruction or continue to the nearest breakpoint, backward or
  * forward, in thread TID.  On failure (a decode error) the thread stays

@@ -143,6 +143,21 @@ enum rsp_recv rsp_receive(struct rsp_conn *conn)
 			} else if (c == '}') {
 				escaped = true;
 				continue;
+			} else if (c == '*' && conn->decode_rle && len) {
+				/* Run-length: the previous byte N - 29 more
+				 * times (stubs such as gdbserver send it). */
+				int n = read_byte(conn), k;
+
+				if (n < 0)
+					return rsp_recv_eof;
+				sum += (uint8_t)n;
+				for (k = 0; k < n - 29; k++) {
+					if (len < RSP_MAX_PAYLOAD)
+						conn->payload[len] = conn->payload[len - 1], len++;
+					else
+						oversized = true;
+				}
+				continue;
 			}
 			if (len < RSP_MAX_PAYLOAD)
 				conn->payload[len++] = (char)c;
@@ -167,7 +182,8 @@ enum rsp_recv rsp_receive(struct rsp_conn *conn)
 		conn->payload[len] = '\0';
 		conn->payload_len = len;
 		if (conn->log)
-			fprintf(conn->log, "<- %.*s%s\n", (int)(len > 200 ? 200 : len),
+			fprintf(conn->log, "%s<- %.*s%s\n",
+				conn->log_prefix ? conn->log_prefix : "", (int)(len > 200 ? 200 : len),
 				conn->payload, len > 200 ? "..." : "");
 		return oversized ? rsp_recv_oversized : rsp_recv_packet;
 	}
@@ -223,7 +239,8 @@ static int send_out(struct rsp_conn *conn)
 		return -1;
 	n = rsp_frame(conn->out, conn->out_len, frame, cap);
 	if (conn->log)
-		fprintf(conn->log, "-> %.*s%s\n",
+		fprintf(conn->log, "%s-> %.*s%s\n",
+			conn->log_prefix ? conn->log_prefix : "",
 			(int)(conn->out_len > 200 ? 200 : conn->out_len),
 			conn->out ? conn->out : "", conn->out_len > 200 ? "..." : "");
 	conn->out_len = 0;
@@ -307,6 +324,13 @@ static void out_hex(struct rsp_conn *conn, const uint8_t *bytes,
 }
 
 /* ------------------------------------------------------------------ replies */
+
+int rsp_send(struct rsp_conn *conn, const void *payload, size_t len)
+{
+	conn->out_len = 0;
+	out_append(conn, payload, len);
+	return send_out(conn);
+}
 
 int rsp_reply_empty(struct rsp_conn *conn)
 {

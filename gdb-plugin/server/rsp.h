@@ -28,7 +28,16 @@ struct rsp_conn {
 	size_t out_len, out_cap;
 	bool out_oom;
 	FILE *log;		/* packet log (--debug), or NULL */
+	bool decode_rle;	/* the peer is a stub: '*' is run-length */
+	const char *log_prefix;	/* in the packet log, or NULL */
 };
+
+/* Bytes already read from the peer and not yet parsed (poll() on in_fd
+ * says nothing about them). */
+static inline size_t rsp_buffered(const struct rsp_conn *conn)
+{
+	return conn->in_len - conn->in_pos;
+}
 
 void rsp_conn_init(struct rsp_conn *conn, int in_fd, int out_fd);
 void rsp_conn_fini(struct rsp_conn *conn);
@@ -125,6 +134,9 @@ bool rsp_parse_thread(const char *text, size_t len, struct rsp_thread *thread);
 
 /* Each reply function sends one packet and returns 0, or -1 if the
  * connection failed (then conn->closed is set). */
+/* Send PAYLOAD as one packet (a request to a stub, or a reply relayed
+ * unchanged). */
+int rsp_send(struct rsp_conn *conn, const void *payload, size_t len);
 int rsp_reply_empty(struct rsp_conn *conn);
 int rsp_reply_ok(struct rsp_conn *conn);
 /* "E NN" with a two-digit code. */

@@ -276,7 +276,8 @@ static int handle_memory(struct session *s, const struct rsp_request *r)
 }
 
 /* qHwtr: the plugin's history requests (doc/gdb-packets.md). */
-static int handle_hwtr(struct session *s, const struct rsp_request *r)
+int server_hwtr(struct replay *replay, struct rsp_conn *conn,
+		const struct rsp_request *r, uint32_t *current)
 {
 	const char *cmd = r->hwtr_command;
 	const uint64_t *a = r->hwtr_args;
@@ -285,38 +286,43 @@ static int handle_hwtr(struct session *s, const struct rsp_request *r)
 	int rc;
 
 	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
-		text = replay_info_json(s->replay, r->hwtr_nargs && a[0], err,
+		text = replay_info_json(replay, r->hwtr_nargs && a[0], err,
 					sizeof(err));
 	} else if ((!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history")) &&
 		   r->hwtr_nargs == 4) {
 		if (a[0] > UINT32_MAX || a[3] > UINT32_MAX)
-			return rsp_reply_error_text(s->conn, "thread or flags out of range");
-		text = replay_listing(s->replay, (uint32_t)a[0], cmd[0] == 'c', a[1],
+			return rsp_reply_error_text(conn, "thread or flags out of range");
+		text = replay_listing(replay, (uint32_t)a[0], cmd[0] == 'c', a[1],
 				      a[2], (unsigned)a[3], err, sizeof(err));
 	} else if (!strcmp(cmd, "goto") && r->hwtr_nargs == 2) {
 		if (a[0] > UINT32_MAX ||
-		    replay_goto(s->replay, (uint32_t)a[0], a[1], err, sizeof(err)) < 0)
-			return rsp_reply_error_text(s->conn, err[0] ? err : "bad thread");
-		s->current = (uint32_t)a[0];
-		return rsp_reply_ok(s->conn);
+		    replay_goto(replay, (uint32_t)a[0], a[1], err, sizeof(err)) < 0)
+			return rsp_reply_error_text(conn, err[0] ? err : "bad thread");
+		*current = (uint32_t)a[0];
+		return rsp_reply_ok(conn);
 	} else if (!strcmp(cmd, "frames") && (r->hwtr_nargs == 1 || r->hwtr_nargs == 2)) {
 		if (a[0] > UINT32_MAX)
-			return rsp_reply_error_text(s->conn, "thread out of range");
-		text = replay_frames_json(s->replay, (uint32_t)a[0],
+			return rsp_reply_error_text(conn, "thread out of range");
+		text = replay_frames_json(replay, (uint32_t)a[0],
 					  r->hwtr_nargs == 2 ? &a[1] : NULL, err,
 					  sizeof(err));
 	} else if (!strcmp(cmd, "info") || !strcmp(cmd, "insn-history") ||
 		   !strcmp(cmd, "call-history") || !strcmp(cmd, "goto") ||
 		   !strcmp(cmd, "frames")) {
-		return rsp_reply_error_text(s->conn, "wrong number of arguments");
+		return rsp_reply_error_text(conn, "wrong number of arguments");
 	} else {
-		return rsp_reply_empty(s->conn);
+		return rsp_reply_empty(conn);
 	}
 	if (!text)
-		return rsp_reply_error_text(s->conn, err[0] ? err : "failed");
-	rc = rsp_reply_hex(s->conn, (const uint8_t *)text, NULL, strlen(text));
+		return rsp_reply_error_text(conn, err[0] ? err : "failed");
+	rc = rsp_reply_hex(conn, (const uint8_t *)text, NULL, strlen(text));
 	free(text);
 	return rc;
+}
+
+static int handle_hwtr(struct session *s, const struct rsp_request *r)
+{
+	return server_hwtr(s->replay, s->conn, r, &s->current);
 }
 
 static int handle(struct session *s, const struct rsp_request *r)

@@ -13,4 +13,9 @@
  * Returns 0 then, or -1 if the connection failed. */
 int server_run(struct replay *replay, struct rsp_conn *conn);
 
+/* Answer one qHwtr request (doc/gdb-packets.md) from REPLAY; a goto sets
+ * *current to the thread it moved.  Shared with live mode (live.c). */
+int server_hwtr(struct replay *replay, struct rsp_conn *conn,
+		const struct rsp_request *r, uint32_t *current);
+
 #endif /* HWTREC_SERVER_H */

@@ -57,6 +57,9 @@ enum hwtrec_event_type {
 	/* u64 ip, u64 tsc: the function named by --from was entered: the first
 	 * PGE of the recording follows. */
 	HWTREC_EV_FROM_REACHED = 15,
+	/* u64 tsc: live mode: the debugger stopped the recording session
+	 * ("hwtrec stop"); the program runs on untraced. */
+	HWTREC_EV_STOPPED = 16,
 };
 
 /* The tool places PSB+ about every --psb-period bytes of trace; it counts a

@@ -14,6 +14,18 @@
  * a return after PGE never relies on a call the decoder may have dropped.
  *
  * Writes block: when the recorder is slow the program waits; nothing is lost.
+ *
+ * Live mode (--hwtrec-live=yes, hwtrec-server): tracing is off until the
+ * monitor command "hwtrec start" opens the FIFO; "hwtrec flush" ends the
+ * running thread's trace where the debugger stopped it (FUP + TIP.PGD at its
+ * PC, as a deschedule would) and sends everything; "hwtrec stop" ends the
+ * session.  A thread stopped by the debugger in the middle of a superblock
+ * resumes there, without a block entry: it keeps a "resume" PC, and the
+ * first helper it runs afterwards (or the next block entry, or the next
+ * flush) first emits TIP.PGE at that PC.  Between the stop and that helper
+ * only straight-line code and direct branches ran, which a decoder follows
+ * from the PC alone.  A PC changed by the debugger (jump, inferior calls) is
+ * not seen and would be traced as if the code had run on from the stop.
  */
 #include "hwtrec-tool.h"
 #include "event-log.h"
@@ -37,6 +49,8 @@ struct hwt_thread {
 	Bool known;
 	Bool disabled;
 	Int lwpid;
+	Bool resume_pending;	/* live mode: PGE at resume_ip first */
+	Addr resume_ip;
 	Addr retstack[HWTREC_RETSTACK_DEPTH];
 	UInt ret_top;		/* next free slot */
 	UInt ret_count;
@@ -45,6 +59,7 @@ struct hwt_thread {
 UChar hwt_pge_pending;
 Bool hwt_active;
 Bool hwt_from_pending;
+Bool hwt_paused;
 
 static Int log_fd = -1;
 static Bool log_failed;
@@ -139,9 +154,16 @@ static void flush_tnt(void)
 	tnt_bits = 0;
 }
 
+/* No trace is wanted now (--from not reached, or live mode between
+ * sessions); threads are still followed. */
+static inline Bool tracing_off(void)
+{
+	return hwt_from_pending || hwt_paused || log_fd < 0;
+}
+
 static void update_switches(void)
 {
-	Bool on = log_fd >= 0 && !hwt_from_pending && cur;
+	Bool on = !tracing_off() && cur;
 
 	hwt_active = on && !cur->disabled;
 	hwt_pge_pending = on && cur->disabled;
@@ -157,9 +179,16 @@ Bool hwt_log_open(const HChar *path)
 		return False;
 	}
 	log_fd = VG_(safe_fd)((Int)sr_Res(sr));
-	threads = VG_(calloc)("hwtrec.threads", VG_N_THREADS + 1,
-			      sizeof(*threads));
+	log_failed = False;
+	hwt_threads_init();
 	return log_fd >= 0;
+}
+
+void hwt_threads_init(void)
+{
+	if (!threads)
+		threads = VG_(calloc)("hwtrec.threads", VG_N_THREADS + 1,
+				      sizeof(*threads));
 }
 
 void hwt_log_hello(void)
@@ -194,17 +223,51 @@ static void disable_current(void)
 	update_switches();
 }
 
+static void put_switch(void)
+{
+	if (log_fd < 0)
+		return;
+	need(13);
+	put8(HWTREC_EV_SWITCH);
+	put32((UInt)cur->lwpid);
+	put64(tsc_now());
+}
+
+static void put_pge(Addr ip)
+{
+	need(17);
+	put8(HWTREC_EV_PGE);
+	put64(ip);
+	put64(tsc_now());
+}
+
+/* Live mode: the running thread was stopped by the debugger and has run
+ * since, without a helper seeing it: its trace restarts at the stop PC. */
+static void resume_trace(void)
+{
+	if (!cur || !cur->resume_pending)
+		return;
+	cur->resume_pending = False;
+	if (tracing_off() || !cur->disabled)
+		return;
+	cur->disabled = False;
+	cur->ret_count = 0;
+	put_pge(cur->resume_ip);
+	update_switches();
+}
+
 /* Make TID the thread whose records follow. */
 static void switch_to(ThreadId tid)
 {
 	struct hwt_thread *t;
 
-	if (log_fd < 0 || (cur && tid == cur_tid))
+	if (!threads || (cur && tid == cur_tid))
 		return;
 	tl_assert(tid > 0 && tid <= VG_N_THREADS);
 	if (cur) {
+		resume_trace();
 		flush_tnt();
-		if (!cur->disabled && !hwt_from_pending) {
+		if (!cur->disabled && !tracing_off()) {
 			/* Descheduled like an interrupt: FUP + TIP.PGD, so
 			 * that the TSC at its PGE orders it against others. */
 			need(9);
@@ -224,10 +287,7 @@ static void switch_to(ThreadId tid)
 	}
 	cur = t;
 	cur_tid = tid;
-	need(13);
-	put8(HWTREC_EV_SWITCH);
-	put32((UInt)t->lwpid);
-	put64(tsc_now());
+	put_switch();
 	update_switches();
 }
 
@@ -238,9 +298,18 @@ void hwt_thread_running(ThreadId tid)
 
 void hwt_thread_exit(ThreadId tid)
 {
-	if (log_fd < 0)
+	if (log_fd < 0) {
+		/* Valgrind reuses the ThreadId for the next thread. */
+		if (threads)
+			threads[tid].known = False;
+		if (cur_tid == tid) {
+			cur = NULL;
+			cur_tid = 0;
+		}
 		return;
+	}
 	switch_to(tid);
+	resume_trace();
 	/* A thread that ends while traced did not leave through the exit
 	 * system call: a fatal signal stopped it (Valgrind handles those
 	 * without pre_deliver_signal).  Like the hardware at a fault, end its
@@ -264,12 +333,13 @@ void hwt_thread_exit(ThreadId tid)
 
 void hwt_disable_syscall(ThreadId tid)
 {
-	if (log_fd < 0)
+	if (!threads)
 		return;
 	switch_to(tid);
+	resume_trace();
 	if (cur->disabled)
 		return;
-	if (!hwt_from_pending) {
+	if (!tracing_off()) {
 		flush_tnt();
 		need(1);
 		put8(HWTREC_EV_PGD_SYSCALL);
@@ -279,12 +349,13 @@ void hwt_disable_syscall(ThreadId tid)
 
 void hwt_disable_async(ThreadId tid, Addr ip)
 {
-	if (log_fd < 0)
+	if (!threads)
 		return;
 	switch_to(tid);
+	resume_trace();
 	if (cur->disabled)
 		return;
-	if (!hwt_from_pending) {
+	if (!tracing_off()) {
 		flush_tnt();
 		need(9);
 		put8(HWTREC_EV_PGD_ASYNC);
@@ -368,6 +439,17 @@ void hwt_log_exit(Int code)
 
 /* ------------------------------------------------ helpers in guest code */
 
+/* A helper runs in a thread that is not traced: if it is a thread the
+ * debugger stopped in the middle of a block (live mode), its trace restarts
+ * at the stop PC first. */
+static Bool resume_in_helper(void)
+{
+	if (LIKELY(!cur || !cur->resume_pending))
+		return False;
+	resume_trace();
+	return hwt_active;
+}
+
 /* Ask for PSB+ here when a period's worth of trace has gone by: NEXT is the
  * next instruction and no TNT bit is pending after flush_tnt.  Emptying the
  * return-compression stack makes every PSB chunk decodable on its own. */
@@ -418,7 +500,7 @@ void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
 {
 	UWord taken = (guard & 1) ^ inverted;
 
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	push_bit(taken);
 	sync_point(taken ? target : fall);
@@ -426,7 +508,7 @@ void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
 
 void hwt_on_cond_end(Addr next, Addr target, Addr fall)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	push_bit(next != fall);
 	sync_point(next);
@@ -434,14 +516,14 @@ void hwt_on_cond_end(Addr next, Addr target, Addr fall)
 
 void hwt_on_call(Addr ret)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	push_return(ret);
 }
 
 void hwt_on_call_indirect(Addr next, Addr ret)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	push_return(ret);
 	tip(next);
@@ -449,14 +531,14 @@ void hwt_on_call_indirect(Addr next, Addr ret)
 
 void hwt_on_jump_indirect(Addr next)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	tip(next);
 }
 
 void hwt_on_return(Addr next)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	if (hwt_clo_ret_compression && cur->ret_count) {
 		UInt top = (cur->ret_top + HWTREC_RETSTACK_DEPTH - 1) %
@@ -480,12 +562,15 @@ void hwt_on_block_entry(Addr ip)
 {
 	if (!hwt_pge_pending || !cur)
 		return;
+	if (cur->resume_pending) {
+		/* The stopped block ran to its end (a direct jump): the trace
+		 * restarts where the debugger stopped it. */
+		resume_trace();
+		return;
+	}
 	cur->disabled = False;
 	cur->ret_count = 0;
-	need(17);
-	put8(HWTREC_EV_PGE);
-	put64(ip);
-	put64(tsc_now());
+	put_pge(ip);
 	update_switches();
 }
 
@@ -493,7 +578,7 @@ void hwt_on_block_entry(Addr ip)
  * no branch instruction explains that, so it looks like an interrupt. */
 void hwt_on_redirect(Addr from, Addr to)
 {
-	if (UNLIKELY(!hwt_active))
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
 		return;
 	flush_tnt();
 	need(9);
@@ -516,4 +601,90 @@ void hwt_on_from_entry(Addr ip)
 	cur->disabled = True;
 	update_switches();
 	hwt_on_block_entry(ip);
+}
+
+/* ------------------------------------------------------------ live mode */
+
+/* "hwtrec start": a new recording session on the FIFO the recorder opened. */
+Bool hwt_live_start(const HChar *fifo)
+{
+	UInt i;
+
+	if (log_fd >= 0)
+		return True;
+	if (!hwt_log_open(fifo))
+		return False;
+	hwt_paused = False;
+	tnt_n = 0;
+	tnt_bits = 0;
+	buf_pos = 0;
+	psb_bits = hwt_psb_period_bits;	/* PSB+ at the first PGE */
+	for (i = 0; i <= VG_N_THREADS; i++) {
+		threads[i].disabled = True;
+		threads[i].resume_pending = False;
+		threads[i].ret_count = 0;
+	}
+	hwt_log_hello();
+	hwt_send_initial_state();
+	if (cur) {
+		/* The thread the debugger stopped: its trace starts at its PC. */
+		put_switch();
+		cur->resume_pending = True;
+		cur->resume_ip = VG_(get_IP)(cur_tid);
+	}
+	update_switches();
+	hwt_log_flush();
+	return log_fd >= 0;
+}
+
+/* "hwtrec flush": the debugger stopped the program; end the running
+ * thread's trace at its PC and send everything, so that the recording
+ * covers what ran up to here. */
+void hwt_live_flush(void)
+{
+	if (log_fd < 0)
+		return;
+	if (cur && !tracing_off()) {
+		Addr ip = VG_(get_IP)(cur_tid);
+
+		if (cur->resume_pending && cur->resume_ip == ip) {
+			/* nothing ran since the last stop */
+		} else {
+			resume_trace();
+			if (!cur->disabled) {
+				flush_tnt();
+				need(9);
+				put8(HWTREC_EV_PGD_ASYNC);
+				put64(ip);
+				disable_current();
+			}
+			cur->resume_pending = True;
+			cur->resume_ip = ip;
+		}
+	}
+	flush_tnt();
+	hwt_log_flush();
+}
+
+/* "hwtrec stop": end the session; the program runs on untraced. */
+void hwt_live_stop(void)
+{
+	if (log_fd < 0)
+		return;
+	hwt_live_flush();
+	need(9);
+	put8(HWTREC_EV_STOPPED);
+	put64(tsc_now());
+	hwt_log_flush();
+	if (log_fd >= 0 && !log_failed)
+		VG_(close)(log_fd);
+	log_fd = -1;
+	if (cur)
+		cur->resume_pending = False;
+	update_switches();
+}
+
+Bool hwt_live_tracing(void)
+{
+	return log_fd >= 0;
 }

@@ -15,9 +15,11 @@ extern UInt hwt_psb_period_bits;	/* --psb-period, in bits */
 extern UChar hwt_pge_pending;	/* running thread must emit TIP.PGE */
 extern Bool hwt_active;		/* running thread is being traced */
 extern Bool hwt_from_pending;	/* --from given and not reached yet */
+extern Bool hwt_paused;		/* live mode: no session (hwtrec start) */
 
 /* event-writer.c: the log to the recorder and per-thread trace state. */
 Bool hwt_log_open(const HChar *path);
+void hwt_threads_init(void);
 void hwt_log_hello(void);
 void hwt_log_flush(void);
 void hwt_log_detach(void);	/* stop tracing for good (fork child) */
@@ -31,6 +33,14 @@ void hwt_log_munmap(Addr a, SizeT len);
 void hwt_log_auxv(const UWord *auxv);
 void hwt_log_object(Addr a, UInt size);
 void hwt_log_exit(Int code);
+
+/* Live mode, the monitor commands (event-writer.c). */
+Bool hwt_live_start(const HChar *fifo);
+void hwt_live_flush(void);
+void hwt_live_stop(void);
+Bool hwt_live_tracing(void);
+/* tool.c: the auxv, the vDSO and the executable mappings as they are now. */
+void hwt_send_initial_state(void);
 
 /* Helpers called from instrumented code (event-writer.c). */
 void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted);
@@ -52,6 +62,7 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *sb,
  * Valgrind itself provides, such as the signal-return trampoline). */
 void hwt_note_code_address(Addr addr);
 void hwt_forget_mappings(Addr a, SizeT len);
+void hwt_forget_all_mappings(void);
 void hwt_report_range(Addr a, SizeT len);
 
 #endif

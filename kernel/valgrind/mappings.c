@@ -47,6 +47,12 @@ void hwt_forget_mappings(Addr a, SizeT len)
 	}
 }
 
+/* A new live session: every mapping is reported again. */
+void hwt_forget_all_mappings(void)
+{
+	nreported = 0;
+}
+
 /* Report the executable parts of [a, a+len). */
 void hwt_report_range(Addr a, SizeT len)
 {

@@ -8,6 +8,11 @@
  * (Valgrind follows it with --trace-children=yes) the new image is traced if
  * it is still PID.
  *
+ * Live mode (--hwtrec-live=yes, started by hwtrec-server with --vgdb=yes):
+ * nothing is traced until the debugger sends the monitor command
+ * "hwtrec start"; "hwtrec flush" makes the recording cover everything up to
+ * the stop, "hwtrec stop" ends the session (event-writer.c).
+ *
  * What it does not do: 32-bit guests, code generated at run time in
  * anonymous memory is reported as a mapping without a file (its bytes are
  * not saved), and transactional memory (TSX) packets.
@@ -15,6 +20,7 @@
 #include "hwtrec-tool.h"
 
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_gdbserver.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
@@ -23,6 +29,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "valgrind.h"
 
 extern UWord *VG_(client_auxv);
 
@@ -31,6 +38,7 @@ const HChar *hwt_clo_from;
 static const HChar *clo_fifo;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
+static Bool clo_live;
 static Bool started;
 
 static Bool hwt_process_cmd_line_option(const HChar *arg)
@@ -38,6 +46,7 @@ static Bool hwt_process_cmd_line_option(const HChar *arg)
 	if VG_STR_CLO(arg, "--hwtrec-fifo", clo_fifo) {}
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
+	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
 	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
 	else
@@ -52,7 +61,9 @@ static void hwt_print_usage(void)
 "    --hwtrec-pid=PID          trace only the process with this pid\n"
 "    --ret-compression=yes|no  compress returns as TNT bits [yes]\n"
 "    --from=FUNCTION           start tracing at the first entry of FUNCTION\n"
-"    --psb-period=BYTES        trace bytes between PSB packets [4096]\n");
+"    --psb-period=BYTES        trace bytes between PSB packets [4096]\n"
+"    --hwtrec-live=yes|no      trace only between the monitor commands\n"
+"                              hwtrec start and hwtrec stop [no]\n");
 }
 
 static void hwt_print_debug_usage(void)
@@ -65,19 +76,25 @@ static void hwt_post_clo_init(void)
 	/* One branch per block: see instrument.c. */
 	VG_(clo_vex_control).guest_chase = False;
 	VG_(clo_vex_control).iropt_unroll_thresh = 0;
+	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
+	if (clo_live) {
+		/* The FIFO is opened by "hwtrec start". */
+		hwt_paused = True;
+		hwt_threads_init();
+		return;
+	}
 	if (!clo_fifo || clo_pid != VG_(getpid)())
 		return;		/* a forked child that exec'd: untraced */
 	if (!hwt_log_open(clo_fifo))
 		return;
 	hwt_from_pending = hwt_clo_from != NULL;
-	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
 	hwt_log_hello();
 	hwt_log_flush();
 }
 
 /* The first time client code runs, everything Valgrind set up for the
  * program exists: send the auxv, the vDSO and the mappings made so far. */
-static void send_initial_state(void)
+void hwt_send_initial_state(void)
 {
 	static Addr starts[4096];
 	Int n, i;
@@ -106,7 +123,7 @@ static void hwt_start_client_code(ThreadId tid, ULong blocks)
 {
 	if (!started) {
 		started = True;
-		send_initial_state();
+		hwt_send_initial_state();
 	}
 	hwt_thread_running(tid);
 }
@@ -165,6 +182,47 @@ static void hwt_fini(Int exitcode)
 	hwt_log_exit(exitcode);
 }
 
+/* Monitor commands from the debugger ("monitor hwtrec start" in GDB, or
+ * vgdb --pid=N hwtrec start): the live mode's control. */
+static Bool hwt_client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	const HChar *cmd;
+
+	if (arg[0] != VG_USERREQ__GDB_MONITOR_COMMAND)
+		return False;
+	cmd = (const HChar *)arg[1];
+	if (VG_(strncmp)(cmd, "hwtrec", 6) != 0 || (cmd[6] && cmd[6] != ' '))
+		return False;
+	cmd += 6;
+	while (*cmd == ' ')
+		cmd++;
+	*ret = 1;
+	if (!clo_live || !clo_fifo) {
+		VG_(gdb_printf)("hwtrec: error: not in live mode "
+				"(--hwtrec-live=yes --hwtrec-fifo=PATH)\n");
+	} else if (!VG_(strcmp)(cmd, "start")) {
+		if (hwt_live_start(clo_fifo))
+			VG_(gdb_printf)("hwtrec: tracing\n");
+		else
+			VG_(gdb_printf)("hwtrec: error: cannot open %s\n",
+					clo_fifo);
+	} else if (!VG_(strcmp)(cmd, "flush")) {
+		hwt_live_flush();
+		VG_(gdb_printf)("hwtrec: %s\n", hwt_live_tracing()
+				? "flushed" : "not tracing");
+	} else if (!VG_(strcmp)(cmd, "stop")) {
+		hwt_live_stop();
+		VG_(gdb_printf)("hwtrec: stopped\n");
+	} else if (!VG_(strcmp)(cmd, "status")) {
+		VG_(gdb_printf)("hwtrec: %s\n", hwt_live_tracing()
+				? "tracing" : "not tracing");
+	} else {
+		VG_(gdb_printf)("hwtrec: error: unknown command '%s' (start, "
+				"flush, stop, status)\n", cmd);
+	}
+	return True;
+}
+
 static void hwt_pre_clo_init(void)
 {
 	VG_(details_name)("hwtrec");
@@ -176,6 +234,7 @@ static void hwt_pre_clo_init(void)
 	VG_(needs_command_line_options)(hwt_process_cmd_line_option,
 					hwt_print_usage, hwt_print_debug_usage);
 	VG_(needs_syscall_wrapper)(hwt_pre_syscall, hwt_post_syscall);
+	VG_(needs_client_requests)(hwt_client_request);
 	VG_(track_start_client_code)(hwt_start_client_code);
 	VG_(track_pre_deliver_signal)(hwt_pre_deliver_signal);
 	VG_(track_pre_thread_ll_exit)(hwt_thread_ll_exit);

@@ -192,6 +192,11 @@ int hwtr_writer_flush(struct hwtr_writer *writer);
 /* Write the final manifest (complete, with how the program ended). */
 int hwtr_writer_finish(struct hwtr_writer *writer, const struct hwtr_end *end);
 
+/* Write a finished copy of the recording so far into DIR (which must not
+ * exist, or be empty), as a recording of a program still running; the
+ * recording itself goes on. */
+int hwtr_writer_save_copy(struct hwtr_writer *writer, const char *dir);
+
 /* Close files and free.  Without hwtr_writer_finish the recording stays
  * marked incomplete. */
 void hwtr_writer_free(struct hwtr_writer *writer);

@@ -1,0 +1,721 @@
+/* live.c: live mode: GDB <-> hwtrec-server <-> a live stub (see live.h).
+ *
+ * Live: every packet goes to the stub and its reply comes back unchanged,
+ * except qSupported (we add ReverseStep+/ReverseContinue+), qAttached (we
+ * started the program: GDB kills it on quit), qHwtr:* (ours) and Z/z
+ * (forwarded, and mirrored into the replay's breakpoints).  While the
+ * program runs, a ^C from GDB is passed on.
+ *
+ * At every stop of a recording session the tracer brings the recording up
+ * to the stop and the history is rebuilt from it (replay_open on the
+ * growing recording), with each thread's live PC as its end (the "tail"):
+ * the simplest correct approach; bench-live.sh measures what it costs.
+ *
+ * Replay: entered by bs/bc or qHwtr:goto.  A thread away from its end
+ * answers registers with its PC only (the stub's 'g' layout, every other
+ * byte unavailable) and refuses writes; memory is always the live process's
+ * (the plugin says so once).  Forward s/c move through the history; when
+ * the thread is at its end, or a continue reaches it without a breakpoint,
+ * the request goes to the stub and the program runs live again.
+ *
+ * When the program exits or is killed while recording, the history is
+ * discarded with the process, as GDB's record btrace does (GDB's remote
+ * target is gone anyway); `hwtrec gdb -o NAME` keeps the recording, and
+ * `record save` copies it beforehand.
+ *
+ * Not done: non-stop mode, following forks, threads of the replay moving
+ * together (each thread moves alone, as in post-mortem replay).
+ */
+#include "live.h"
+
+#include "replay.h"
+#include "server.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 1024
+#define MAX_POINTS 1024
+#define RIP_REGNUM 16	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
+#define RIP_OFFSET 128
+
+struct live {
+	const struct live_options *opt;
+	struct rsp_conn *gdb;
+	struct rsp_conn stub;
+	struct tracer *tracer;
+	char dir[PATH_MAX];		/* the session's recording */
+	int sessions;
+	struct replay *replay;		/* the history at the last stop */
+	char history_error[512];	/* why there is none */
+	uint32_t end_tids[MAX_THREADS];
+	uint64_t end_pcs[MAX_THREADS];
+	size_t nends;
+	struct { int type; uint64_t addr; } points[MAX_POINTS];
+	size_t npoints;
+	uint32_t current, g_thread, c_thread;
+	bool program_gone, done;
+};
+
+static FILE *logf_(struct live *l)
+{
+	return l->opt->tracer.log;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void remove_recording(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int reply_error(struct live *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int reply_error(struct live *l, const char *fmt, ...)
+{
+	char text[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return rsp_reply_error_text(l->gdb, text);
+}
+
+/* Send to the stub, relay its reply to GDB. */
+static int forward(struct live *l, const char *payload, size_t len)
+{
+	if (stub_request(&l->stub, payload, len) < 0) {
+		l->program_gone = true;
+		return rsp_reply_error(l->gdb, 1);
+	}
+	return rsp_send(l->gdb, l->stub.payload, l->stub.payload_len);
+}
+
+static uint32_t stop_thread(const char *reply)
+{
+	const char *p = strstr(reply, "thread:");
+
+	if (!p)
+		return 0;
+	p += 7;
+	if (*p == 'p' && strchr(p, '.'))
+		p = strchr(p, '.') + 1;
+	return (uint32_t)strtoul(p, NULL, 16);
+}
+
+static bool replaying_thread(struct live *l, uint32_t tid)
+{
+	return l->replay && !replay_at_end(l->replay, tid);
+}
+
+static bool replaying(struct live *l)
+{
+	size_t i;
+
+	for (i = 0; l->replay && i < l->nends; i++)
+		if (!replay_at_end(l->replay, l->end_tids[i]))
+			return true;
+	return false;
+}
+
+static void drop_history(struct live *l)
+{
+	replay_close(l->replay);
+	l->replay = NULL;
+}
+
+/* ------------------------------------------------------------ history */
+
+/* Where every live thread stands: its PC, from the stub. */
+static int live_pcs(struct live *l)
+{
+	char packet[64];
+	const char *p;
+	size_t i;
+
+	l->nends = 0;
+	if (stub_request(&l->stub, "qfThreadInfo", 12) < 0)
+		return -1;
+	for (;;) {
+		p = l->stub.payload;
+		if (*p++ != 'm')
+			break;
+		while (*p && l->nends < MAX_THREADS) {
+			l->end_tids[l->nends++] = (uint32_t)strtoul(p, (char **)&p, 16);
+			if (*p == ',')
+				p++;
+			else
+				break;
+		}
+		if (stub_request(&l->stub, "qsThreadInfo", 12) < 0)
+			return -1;
+	}
+	for (i = 0; i < l->nends; i++) {
+		uint8_t pc[8] = { 0 };
+
+		snprintf(packet, sizeof(packet), "Hg%x", l->end_tids[i]);
+		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
+			return -1;
+		snprintf(packet, sizeof(packet), "p%x", RIP_REGNUM);
+		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
+			return -1;
+		if (l->stub.payload_len == 16)
+			rsp_unhex(l->stub.payload, 8, pc);
+		memcpy(&l->end_pcs[i], pc, 8);
+	}
+	snprintf(packet, sizeof(packet), "Hg%x",
+		 l->g_thread ? l->g_thread : l->current);
+	return stub_request(&l->stub, packet, strlen(packet));
+}
+
+/* The program stopped during a session: the history now ends here. */
+static void rebuild_history(struct live *l)
+{
+	struct replay_options ro = { 0 };
+	char err[512] = "";
+	size_t i;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	drop_history(l);
+	l->history_error[0] = 0;
+	if (tracer_sync(l->tracer, err, sizeof(err)) < 0 || live_pcs(l) < 0) {
+		snprintf(l->history_error, sizeof(l->history_error),
+			 "the recording could not be brought up to the stop: %s",
+			 err[0] ? err : "the stub went away");
+		fprintf(stderr, "hwtrec-server: %s\n", l->history_error);
+		return;
+	}
+	ro.end_tids = l->end_tids;
+	ro.end_pcs = l->end_pcs;
+	ro.nends = l->nends;
+	if (replay_open(l->dir, &ro, &l->replay, err, sizeof(err)) < 0) {
+		l->replay = NULL;
+		snprintf(l->history_error, sizeof(l->history_error),
+			 "no history yet (%s)", err);
+		return;
+	}
+	for (i = 0; i < l->npoints; i++)
+		replay_insert_breakpoint(l->replay, l->points[i].type,
+					 l->points[i].addr);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (logf_(l))
+		fprintf(logf_(l), "history rebuilt in %.3f s\n",
+			(double)(t1.tv_sec - t0.tv_sec) +
+			(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
+static void end_session(struct live *l, const char *state, int code,
+			bool keep)
+{
+	char err[512] = "";
+
+	drop_history(l);
+	if (!tracer_recording(l->tracer))
+		return;
+	if (tracer_record_end(l->tracer, state, code, err, sizeof(err)) < 0)
+		fprintf(stderr, "hwtrec-server: ending the recording: %s\n", err);
+	if (!keep)
+		remove_recording(l->dir);
+	else
+		fprintf(stderr, "hwtrec-server: the recording is kept in %s "
+			"(hwtrec replay %s)\n", l->dir, l->dir);
+}
+
+/* ---------------------------------------------------------- running */
+
+/* The stub's stop reply: bring the history up to it, then tell GDB. */
+static int stopped(struct live *l)
+{
+	char *reply = strndup(l->stub.payload, l->stub.payload_len);
+	size_t len = l->stub.payload_len;
+	int rc;
+
+	if (!reply)
+		return -1;
+	if (reply[0] == 'T' || reply[0] == 'S') {
+		uint32_t tid = stop_thread(reply);
+
+		if (tid)
+			l->current = tid;
+		l->g_thread = l->c_thread = 0;
+		if (tracer_recording(l->tracer))
+			rebuild_history(l);
+	} else if (reply[0] == 'W' || reply[0] == 'X') {
+		int code = (int)strtol(reply + 1, NULL, 16);
+
+		l->program_gone = true;
+		tracer_program_done(l->tracer);
+		if (tracer_recording(l->tracer)) {
+			end_session(l, reply[0] == 'W' ? "exited" : "signaled",
+				    code, l->opt->output != NULL);
+			if (!l->opt->output)
+				fprintf(stderr, "hwtrec-server: the program ended "
+					"while recording; its history is "
+					"discarded with it, as record btrace "
+					"does (hwtrec gdb -o NAME.hwtrec keeps "
+					"it)\n");
+		}
+	}
+	rc = rsp_send(l->gdb, reply, len);
+	free(reply);
+	return rc;
+}
+
+/* Send a resume to the stub and wait for the program to stop, passing on
+ * GDB's ^C and the program's console output. */
+static int run_live(struct live *l, const char *payload, size_t len)
+{
+	drop_history(l);
+	if (rsp_send(&l->stub, payload, len) < 0) {
+		l->program_gone = true;
+		return rsp_reply_error(l->gdb, 1);
+	}
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = l->gdb->in_fd, .events = POLLIN },
+			{ .fd = l->stub.in_fd, .events = POLLIN },
+		};
+		enum rsp_recv rc;
+
+		if (!rsp_buffered(l->gdb) && !rsp_buffered(&l->stub) &&
+		    poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (rsp_buffered(l->gdb) || (p[0].revents & (POLLIN | POLLHUP))) {
+			rc = rsp_receive(l->gdb);
+			if (rc == rsp_recv_eof)
+				return -1;
+			if (rc == rsp_recv_interrupt) {
+				char c = 3;
+
+				if (write(l->stub.out_fd, &c, 1) != 1)
+					return -1;
+			}
+			continue;	/* all-stop: nothing else while running */
+		}
+		if (rsp_buffered(&l->stub) || (p[1].revents & (POLLIN | POLLHUP))) {
+			rc = rsp_receive(&l->stub);
+			if (rc == rsp_recv_eof) {
+				l->program_gone = true;
+				return rsp_send(l->gdb, "X09", 3);
+			}
+			if (rc != rsp_recv_packet)
+				continue;
+			if (l->stub.payload[0] == 'O' && l->stub.payload_len > 1 &&
+			    l->stub.payload[1] != 'K') {
+				if (rsp_send(l->gdb, l->stub.payload,
+					     l->stub.payload_len) < 0)
+					return -1;
+				continue;
+			}
+			return stopped(l);
+		}
+	}
+}
+
+static int reply_replay_stop(struct live *l, uint32_t tid,
+			     enum replay_event event)
+{
+	struct rsp_stop stop = { .signal = 5, .tid = tid };
+
+	switch (event) {
+	case replay_stepped:
+		break;
+	case replay_breakpoint:
+		stop.reason = rsp_stop_swbreak;
+		break;
+	case replay_history_begin:
+		stop.reason = rsp_stop_history_begin;
+		break;
+	case replay_history_end:
+		stop.reason = rsp_stop_history_end;
+		break;
+	}
+	l->current = tid;
+	l->g_thread = l->c_thread = 0;
+	return rsp_reply_stop(l->gdb, &stop);
+}
+
+static int resume(struct live *l, const struct rsp_request *r,
+		  const char *payload, size_t len)
+{
+	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
+		       : (l->c_thread ? l->c_thread : l->current);
+	enum replay_event event;
+	char err[512] = "";
+
+	if (!r->reverse && !replaying_thread(l, tid))
+		return run_live(l, payload, len);
+	if (!l->replay) {
+		if (!tracer_recording(l->tracer))
+			return reply_error(l, "hwtrec: not recording: `record "
+					   "hwt` starts the history");
+		return reply_error(l, "hwtrec: %s", l->history_error);
+	}
+	if (!replay_has_thread(l->replay, tid)) {
+		/* A thread that ran nothing traced: no history to move in. */
+		if (!r->reverse)
+			return run_live(l, payload, len);
+		return reply_replay_stop(l, tid, replay_history_begin);
+	}
+	if (replay_resume(l->replay, tid, r->reverse,
+			  r->action == rsp_action_step, &event, err,
+			  sizeof(err)) < 0)
+		return reply_error(l, "hwtrec: %s", err);
+	/* Forward to the end without a breakpoint: the program runs on. */
+	if (!r->reverse && event == replay_history_end)
+		return run_live(l, payload, len);
+	return reply_replay_stop(l, tid, event);
+}
+
+/* ---------------------------------------------------------- registers */
+
+/* A replaying thread's registers: the stub's layout, the PC only. */
+static int replay_registers_reply(struct live *l, const struct rsp_request *r,
+				  const char *payload, size_t len)
+{
+	uint32_t tid = l->g_thread ? l->g_thread : l->current;
+	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
+	int off = tdesc_register_offset(tdesc_rip);
+	char *text;
+	size_t n, i;
+	int rc;
+
+	/* The stub's answer gives the layout (its size). */
+	if (stub_request(&l->stub, payload, len) < 0)
+		return rsp_reply_error(l->gdb, 1);
+	n = l->stub.payload_len;
+	if (l->stub.payload[0] == 'E' && n == 3)
+		return rsp_send(l->gdb, l->stub.payload, n);
+	text = malloc(n + 1);
+	if (!text)
+		return rsp_reply_error(l->gdb, 12);
+	memset(text, 'x', n);
+	text[n] = 0;
+	replay_registers(l->replay, tid, regs, valid);
+	if (valid[off]) {
+		static const char hex[] = "0123456789abcdef";
+		size_t at = r->kind == rsp_read_registers ? 2 * RIP_OFFSET : 0;
+
+		if (r->kind == rsp_read_registers || r->regnum == RIP_REGNUM)
+			for (i = 0; i < 8 && at + 2 * i + 1 < n; i++) {
+				text[at + 2 * i] = hex[regs[off + i] >> 4];
+				text[at + 2 * i + 1] = hex[regs[off + i] & 15];
+			}
+	}
+	rc = rsp_send(l->gdb, text, n);
+	free(text);
+	return rc;
+}
+
+/* ------------------------------------------------------------ qHwtr */
+
+static char *info_json(struct live *l)
+{
+	json_t *o = NULL;
+	char *text, err[256];
+
+	if (l->replay) {
+		text = replay_info_json(l->replay, true, err, sizeof(err));
+		o = text ? json_loads(text, 0, NULL) : NULL;
+		free(text);
+	}
+	if (!o) {
+		o = json_object();
+		json_object_set_new(o, "source", json_string("valgrind"));
+		json_object_set_new(o, "format", json_string("intel-pt"));
+		json_object_set_new(o, "threads", json_array());
+	}
+	json_object_set_new(o, "live", json_true());
+	json_object_set_new(o, "tracing", json_boolean(tracer_recording(l->tracer)));
+	json_object_set_new(o, "replaying", json_boolean(replaying(l)));
+	json_object_set_new(o, "recording", tracer_recording(l->tracer)
+			    ? json_string(l->dir) : json_null());
+	if (!l->replay && l->history_error[0])
+		json_object_set_new(o, "history_error",
+				    json_string(l->history_error));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static int record_start(struct live *l)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char err[512] = "";
+
+	if (tracer_recording(l->tracer))
+		return reply_error(l, "The process is already being recorded.  "
+				   "Use \"record stop\" to stop recording first.");
+	if (l->program_gone)
+		return reply_error(l, "The program is not being run.");
+	l->sessions++;
+	if (l->opt->output)
+		snprintf(l->dir, sizeof(l->dir), "%s", l->opt->output);
+	else
+		snprintf(l->dir, sizeof(l->dir), "%s/hwtrec-live-%d-%d.hwtrec",
+			 tmp, (int)getpid(), l->sessions);
+	if (tracer_record_start(l->tracer, l->dir, err, sizeof(err)) < 0)
+		return reply_error(l, "hwtrec: cannot record: %s", err);
+	l->history_error[0] = 0;
+	rebuild_history(l);
+	return rsp_reply_ok(l->gdb);
+}
+
+static int handle_hwtr(struct live *l, const struct rsp_request *r,
+		       const char *payload, size_t len)
+{
+	const char *cmd = r->hwtr_command;
+	char err[512] = "";
+
+	if (!strcmp(cmd, "info")) {
+		char *text = info_json(l);
+		int rc;
+
+		if (!text)
+			return rsp_reply_error(l->gdb, 12);
+		rc = rsp_reply_hex(l->gdb, (const uint8_t *)text, NULL, strlen(text));
+		free(text);
+		return rc;
+	}
+	if (!strcmp(cmd, "record-start"))
+		return record_start(l);
+	if (!strcmp(cmd, "record-stop")) {
+		if (!tracer_recording(l->tracer))
+			return reply_error(l, "No recording is currently active.");
+		end_session(l, "running", 0, false);
+		return rsp_reply_ok(l->gdb);
+	}
+	if (!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history") ||
+	    !strcmp(cmd, "goto") || !strcmp(cmd, "frames")) {
+		if (!l->replay)
+			return reply_error(l, "hwtrec: %s", tracer_recording(l->tracer)
+					   ? l->history_error
+					   : "not recording: `record hwt` starts the history");
+		return server_hwtr(l->replay, l->gdb, r, &l->current);
+	}
+	(void)err;
+	return rsp_reply_empty(l->gdb);
+}
+
+/* qHwtr:save:HEXPATH (the path is text, not a number). */
+static int handle_save(struct live *l, const char *hexpath, size_t n)
+{
+	char path[PATH_MAX], err[512] = "";
+
+	if (n % 2 || n / 2 >= sizeof(path) ||
+	    !rsp_unhex(hexpath, n / 2, (uint8_t *)path))
+		return reply_error(l, "qHwtr:save: bad file name");
+	path[n / 2] = 0;
+	if (!tracer_recording(l->tracer))
+		return reply_error(l, "No recording is currently active.");
+	if (tracer_save(l->tracer, path, err, sizeof(err)) < 0)
+		return reply_error(l, "hwtrec: cannot save %s: %s", path, err);
+	return rsp_reply_ok(l->gdb);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int supported(struct live *l, const char *payload, size_t len)
+{
+	char *text;
+	int rc;
+
+	if (stub_request(&l->stub, payload, len) < 0)
+		return rsp_reply_error(l->gdb, 1);
+	if (asprintf(&text, "%.*s;ReverseStep+;ReverseContinue+",
+		     (int)l->stub.payload_len, l->stub.payload) < 0)
+		return rsp_reply_error(l->gdb, 12);
+	rc = rsp_send(l->gdb, text, strlen(text));
+	free(text);
+	return rc;
+}
+
+static int points(struct live *l, const struct rsp_request *r,
+		  const char *payload, size_t len)
+{
+	size_t i;
+
+	if (stub_request(&l->stub, payload, len) < 0)
+		return rsp_reply_error(l->gdb, 1);
+	if (!strcmp(l->stub.payload, "OK") && r->point_type <= 1) {
+		for (i = 0; i < l->npoints; i++)
+			if (l->points[i].type == r->point_type &&
+			    l->points[i].addr == r->addr)
+				break;
+		if (r->kind == rsp_insert_point && i == l->npoints &&
+		    l->npoints < MAX_POINTS) {
+			l->points[l->npoints].type = r->point_type;
+			l->points[l->npoints++].addr = r->addr;
+		} else if (r->kind == rsp_remove_point && i < l->npoints) {
+			l->points[i] = l->points[--l->npoints];
+		}
+		if (l->replay) {
+			if (r->kind == rsp_insert_point)
+				replay_insert_breakpoint(l->replay, r->point_type, r->addr);
+			else
+				replay_remove_breakpoint(l->replay, r->point_type, r->addr);
+		}
+	}
+	return rsp_send(l->gdb, l->stub.payload, l->stub.payload_len);
+}
+
+/* qThreadExtraInfo: the stub's text, and in replay where the thread is. */
+static int thread_extra(struct live *l, const char *payload, size_t len)
+{
+	uint32_t tid = (uint32_t)strtoul(payload + 17, NULL, 16);
+	char text[512] = "", *hex;
+	size_t n = 0, i;
+	uint64_t pos, end;
+	int rc;
+
+	if (!l->replay || !replaying(l))
+		return forward(l, payload, len);
+	if (stub_request(&l->stub, payload, len) < 0)
+		return rsp_reply_error(l->gdb, 1);
+	if (l->stub.payload[0] != 'E')
+		for (i = 0; i + 1 < l->stub.payload_len && n + 1 < 256; i += 2)
+			text[n++] = (char)(rsp_hex_value(l->stub.payload[i]) << 4 |
+					   rsp_hex_value(l->stub.payload[i + 1]));
+	text[n] = 0;
+	replay_position(l->replay, tid, &pos, &end);
+	if (!end)
+		snprintf(text + n, sizeof(text) - n, "%sno history", n ? ", " : "");
+	else if (pos >= end)
+		snprintf(text + n, sizeof(text) - n, "%sat the end of its "
+			 "history (live), instruction %llu", n ? ", " : "",
+			 (unsigned long long)end);
+	else
+		snprintf(text + n, sizeof(text) - n, "%sreplaying: instruction "
+			 "%llu of %llu", n ? ", " : "", (unsigned long long)pos,
+			 (unsigned long long)end);
+	n = strlen(text);
+	hex = malloc(2 * n + 1);
+	if (!hex)
+		return rsp_reply_error(l->gdb, 12);
+	for (i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", (unsigned char)text[i]);
+	rc = rsp_send(l->gdb, hex, 2 * n);
+	free(hex);
+	return rc;
+}
+
+static int handle(struct live *l, const char *payload, size_t len)
+{
+	struct rsp_request r;
+	uint32_t g = l->g_thread ? l->g_thread : l->current;
+
+	if (len > 11 && !strncmp(payload, "qHwtr:save:", 11))
+		return handle_save(l, payload + 11, len - 11);
+	if (len > 17 && !strncmp(payload, "qThreadExtraInfo,", 17))
+		return thread_extra(l, payload, len);
+	rsp_parse(payload, len, &r);
+	switch (r.kind) {
+	case rsp_supported:
+		return supported(l, payload, len);
+	case rsp_no_ack: {
+		int rc = rsp_reply_ok(l->gdb);
+
+		l->gdb->ack_mode = false;
+		return rc;
+	}
+	case rsp_attached:
+		return rsp_reply_text(l->gdb, "0");	/* we started it */
+	case rsp_hwtr:
+		return handle_hwtr(l, &r, payload, len);
+	case rsp_resume:
+		return resume(l, &r, payload, len);
+	case rsp_read_registers:
+	case rsp_read_register:
+		if (replaying_thread(l, g))
+			return replay_registers_reply(l, &r, payload, len);
+		break;
+	case rsp_write_registers:
+	case rsp_write_register:
+	case rsp_write_memory:
+		if (replaying(l))
+			return reply_error(l, "hwtrec: cannot write registers or "
+					   "memory while replaying (`record goto "
+					   "end` returns to the live program)");
+		break;
+	case rsp_insert_point:
+	case rsp_remove_point:
+		return points(l, &r, payload, len);
+	case rsp_set_thread:
+		if (r.thread_op == 'g')
+			l->g_thread = r.thread.tid > 0 ? (uint32_t)r.thread.tid : 0;
+		else
+			l->c_thread = r.thread.tid > 0 ? (uint32_t)r.thread.tid : 0;
+		break;
+	case rsp_kill:
+		if (tracer_recording(l->tracer))
+			end_session(l, "signaled", 9, l->opt->output != NULL);
+		l->done = true;
+		return rsp_reply_ok(l->gdb);
+	case rsp_detach:
+		if (tracer_recording(l->tracer))
+			end_session(l, "running", 0, l->opt->output != NULL);
+		tracer_detach(l->tracer);
+		l->done = true;
+		return forward(l, payload, len);
+	default:
+		break;
+	}
+	return forward(l, payload, len);
+}
+
+int live_run(const struct live_options *opt, struct rsp_conn *gdb)
+{
+	struct live l = { .opt = opt, .gdb = gdb };
+	char err[1024] = "";
+
+	if (tracer_start(&opt->tracer, &l.tracer, &l.stub, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", err);
+		return 1;
+	}
+	while (!l.done) {
+		enum rsp_recv rc = rsp_receive(gdb);
+
+		if (rc == rsp_recv_eof)
+			break;
+		if (rc == rsp_recv_interrupt)
+			continue;	/* stopped already */
+		if (rc == rsp_recv_oversized) {
+			if (rsp_reply_error(gdb, 1) < 0)
+				break;
+			continue;
+		}
+		if (handle(&l, gdb->payload, gdb->payload_len) < 0)
+			break;
+	}
+	if (!l.done && tracer_recording(l.tracer) && !opt->output) {
+		/* GDB went away: nobody can use this history. */
+		drop_history(&l);
+		tracer_close(l.tracer);
+		remove_recording(l.dir);
+	} else {
+		drop_history(&l);
+		/* A session still open here is cut off (its recorder sees
+		 * the end of its input): kept when -o asked for it. */
+		tracer_close(l.tracer);
+	}
+	rsp_conn_fini(&l.stub);
+	return 0;
+}

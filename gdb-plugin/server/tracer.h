@@ -1,0 +1,72 @@
+/* tracer.h: what live mode (live.c) needs from a trace source: a program
+ * started stopped behind a GDB stub, and recording sessions on it.
+ *
+ * live.c talks to the stub through an rsp_conn and to the source only
+ * through these functions, so that another source (Linux perf beside
+ * gdbserver) is another implementation of them.  The one implemented here
+ * is live-valgrind.c: the program under the hwtrec Valgrind tool in live
+ * mode, Valgrind's own gdbserver reached through vgdb, and one
+ * `hwtrec _live-recorder` process per recording session.
+ */
+#ifndef HWTREC_TRACER_H
+#define HWTREC_TRACER_H
+
+#include "rsp.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct tracer_config {
+	char *const *argv;		/* PROGRAM and its arguments */
+	const char *valgrind;		/* the valgrind executable */
+	const char *valgrind_lib;	/* VALGRIND_LIB holding our tool */
+	const char *recorder;		/* the hwtrec executable */
+	uint32_t psb_period;		/* 0: the recorder's default */
+	bool no_ret_compression;
+	FILE *log;			/* --debug: packets and commands */
+};
+
+struct tracer;
+
+/* Start the program, stopped before its first instruction, and connect STUB
+ * (initialised here) to its debugger stub.  On failure ERR says why. */
+int tracer_start(const struct tracer_config *config, struct tracer **tracer,
+		 struct rsp_conn *stub, char *err, size_t errlen);
+pid_t tracer_pid(const struct tracer *tracer);
+
+/* A recording session into the new directory DIR: from now on every thread
+ * is traced.  The program is stopped. */
+int tracer_record_start(struct tracer *tracer, const char *dir, char *err,
+			size_t errlen);
+/* The program stopped: everything it ran up to here is on disk in DIR. */
+int tracer_sync(struct tracer *tracer, char *err, size_t errlen);
+/* A finished copy of the recording so far into DIR. */
+int tracer_save(struct tracer *tracer, const char *dir, char *err,
+		size_t errlen);
+/* End the session.  STATE is "running" (record stop, detach: the program
+ * goes on untraced), "exited" or "signaled" with CODE.  The recording is
+ * finished (complete). */
+int tracer_record_end(struct tracer *tracer, const char *state, int code,
+		      char *err, size_t errlen);
+bool tracer_recording(const struct tracer *tracer);
+
+/* The stub said the program ended (W or X): reap it. */
+void tracer_program_done(struct tracer *tracer);
+/* Detach: the program runs on; tracer_close then waits for it to end. */
+void tracer_detach(struct tracer *tracer);
+/* Kill what is left (the program, the stub; a recorder still in a session
+ * is told nothing more, so its recording is kept marked cut off), wait for
+ * every process and remove the scratch files. */
+void tracer_close(struct tracer *tracer);
+
+/* A monitor command through the stub (qRcmd); its output in OUT. */
+int stub_monitor(struct rsp_conn *stub, const char *command, char *out,
+		 size_t outlen);
+/* Send PAYLOAD to the stub and wait for its reply (console output packets
+ * are skipped); the reply is in stub->payload.  -1 if the stub is gone. */
+int stub_request(struct rsp_conn *stub, const char *payload, size_t len);
+
+#endif /* HWTREC_TRACER_H */
