@@ -62,6 +62,7 @@ struct live {
 	struct { int type; uint64_t addr; } points[MAX_POINTS];
 	size_t npoints;
 	uint32_t current, g_thread, c_thread;
+	bool stub_swbreak;	/* GDB and the stub agreed on swbreak stops */
 	bool program_gone, done;
 };
 
@@ -170,11 +171,11 @@ static int live_pcs(struct live *l)
 		snprintf(packet, sizeof(packet), "Hg%x", l->end_tids[i]);
 		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
 			return -1;
-		snprintf(packet, sizeof(packet), "p%x", RIP_REGNUM);
-		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
+		/* 'g', not 'p': Valgrind's gdbserver has no 'p'. */
+		if (stub_request(&l->stub, "g", 1) < 0)
 			return -1;
-		if (l->stub.payload_len == 16)
-			rsp_unhex(l->stub.payload, 8, pc);
+		if (l->stub.payload_len >= 2 * RIP_OFFSET + 16)
+			rsp_unhex(l->stub.payload + 2 * RIP_OFFSET, 8, pc);
 		memcpy(&l->end_pcs[i], pc, 8);
 	}
 	snprintf(packet, sizeof(packet), "Hg%x",
@@ -339,7 +340,9 @@ static int reply_replay_stop(struct live *l, uint32_t tid,
 	case replay_stepped:
 		break;
 	case replay_breakpoint:
-		stop.reason = rsp_stop_swbreak;
+		/* Without swbreak GDB finds the breakpoint from the PC. */
+		if (l->stub_swbreak)
+			stop.reason = rsp_stop_swbreak;
 		break;
 	case replay_history_begin:
 		stop.reason = rsp_stop_history_begin;
@@ -540,6 +543,7 @@ static int supported(struct live *l, const char *payload, size_t len)
 
 	if (stub_request(&l->stub, payload, len) < 0)
 		return rsp_reply_error(l->gdb, 1);
+	l->stub_swbreak = strstr(l->stub.payload, "swbreak+") != NULL;
 	if (asprintf(&text, "%.*s;ReverseStep+;ReverseContinue+",
 		     (int)l->stub.payload_len, l->stub.payload) < 0)
 		return rsp_reply_error(l->gdb, 12);

@@ -625,6 +625,7 @@ Bool hwt_live_start(const HChar *fifo)
 		threads[i].ret_count = 0;
 	}
 	hwt_log_hello();
+	hwt_forget_all_mappings();
 	hwt_send_initial_state();
 	if (cur) {
 		/* The thread the debugger stopped: its trace starts at its PC. */

@@ -39,6 +39,8 @@ _single_insn_end = {}
 
 def forget_windows(*_):
     _remembered.clear()
+    # Live, the history grows at every stop.
+    _single_insn_end.clear()
 
 
 gdb.events.stop.connect(forget_windows)
@@ -328,6 +330,15 @@ class InfoRecord(gdb.Command):
         if not target.is_hwtrec():
             _fall_through("info record")
             return
+        data = target.info()
+        if data.get("live") and not data.get("tracing"):
+            gdb.write("No recording is currently active.\n")
+            return
+        if data.get("live") and target.find_thread_info(None, data) is None:
+            gdb.write("Active record target: record-hwt\n")
+            gdb.write("Recording format: %s.\n" % _format_name(data))
+            gdb.write("No instructions have been recorded yet.\n")
+            return
         pos = Position()
         gdb.write("Active record target: record-hwt\n")
         gdb.write("Recording format: %s.\n" % _format_name(pos.data))
@@ -354,13 +365,55 @@ def _format_name(data):
             "ete": "ARM CoreSight ETE"}.get(fmt, fmt)
 
 
+NATIVE_HELP = (
+    "record hwt: this GDB runs the program natively, and hwtrecord records "
+    "through its own server.  Start the program with `hwtrec gdb -- PROGRAM "
+    "ARGS` (software trace: works on every machine); on a machine with Intel "
+    "PT (Linux perf), a running process can be re-attached through the "
+    "server: detach, then `hwtrec gdb -p PID`.")
+
+# Said once per session, as btrace's documentation of replay-memory-access
+# puts it: memory comes from the live process.
+MEMORY_NOTE = ("hwtrec: while replaying, memory is read from the live "
+               "process: the accessed memory corresponds to the live target "
+               "and not necessarily to the current replay position.\n")
+_memory_noted = False
+
+
+def _note_memory(event):
+    """Say once, at the first stop in the past, where memory comes from."""
+    global _memory_noted
+    if _memory_noted or not target.is_hwtrec():
+        return
+    try:
+        data = target.info()
+    except gdb.error:
+        return
+    if data.get("live") and data.get("replaying"):
+        _memory_noted = True
+        gdb.write(MEMORY_NOTE)
+
+
+gdb.events.stop.connect(_note_memory)
+
+
+def _native_inferior():
+    inferior = gdb.selected_inferior()
+    conn = getattr(inferior, "connection", None)
+    return (inferior.pid != 0 and conn is not None
+            and getattr(conn, "type", "") == "native")
+
+
 class RecordHwt(gdb.Command):
-    """Replay with hwtrecord.
-On hwtrec-server (`hwtrec replay REC`, or `target remote | hwtrec-server REC`)
-the target already replays a recording: this says which, and where in it the
-selected thread is.  The history commands (record function-call-history,
-record instruction-history, record goto, info record) and reverse execution
-then work on the recording."""
+    """Record with hwtrecord, or replay a recording.
+Live (`hwtrec gdb -- PROGRAM ARGS`): start recording the program's
+execution; at every stop reverse-step, reverse-next, reverse-continue,
+reverse-finish and the record history commands go back through it, and
+`continue` replays to the end of the history, then runs live again.
+`record stop` discards the history; `record save FILE` writes it as a
+recording for `hwtrec replay FILE`.
+Post-mortem (`hwtrec replay REC`): say which recording is replayed and
+where in it each thread is."""
 
     def __init__(self):
         super().__init__("record hwt", gdb.COMMAND_RUNNING)
@@ -370,11 +423,24 @@ then work on the recording."""
         if arg and arg.strip():
             raise gdb.GdbError("Junk after argument: %s." % arg)
         if not target.is_hwtrec():
+            if _native_inferior():
+                raise gdb.GdbError(NATIVE_HELP)
+            if gdb.selected_inferior().pid == 0:
+                raise gdb.GdbError("The program is not being run.")
             raise gdb.GdbError(
-                "record hwt: the target is not hwtrec-server.  Open a "
-                "recording with `hwtrec replay REC` (or `target remote | "
-                "hwtrec-server REC`); recording a live program from inside "
-                "GDB is not available yet.")
+                "record hwt: the target is not hwtrec-server.  Debug the "
+                "program live with `hwtrec gdb -- PROGRAM ARGS`, or open a "
+                "recording with `hwtrec replay REC`.")
+        data = target.info()
+        if data.get("live"):
+            if data.get("tracing"):
+                raise gdb.GdbError(
+                    "The process is already being recorded.  Use \"record "
+                    "stop\" to stop recording first.")
+            target.request("qHwtr:record-start")
+            forget_windows()
+            _single_insn_end.clear()
+            return
         pos = Position()
         data = pos.data
         gdb.write("hwtrec: replaying recording %s (%s, recorded by the %s "
@@ -395,6 +461,67 @@ then work on the recording."""
                   "unavailable before its end.\n")
 
 
+def _live_recording():
+    """True when the target is hwtrec-server in live mode, recording."""
+    if not target.is_hwtrec():
+        return False
+    data = target.info()
+    return bool(data.get("live") and data.get("tracing"))
+
+
+class RecordStop(gdb.Command):
+    """Stop the record/replay target.
+On hwtrec-server (live): the history is discarded and the program runs on
+untraced."""
+
+    def __init__(self):
+        super().__init__("record stop", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        if not _live_recording():
+            if gdb.current_recording() is not None:
+                gdb.stop_recording()
+                gdb.write("Process record is stopped and all execution "
+                          "logs are deleted.\n")
+                return
+            raise gdb.GdbError(RECORD_NO_TARGET)
+        replaying = bool(target.info().get("replaying"))
+        target.request("qHwtr:record-stop")
+        forget_windows()
+        _single_insn_end.clear()
+        if replaying:
+            # Back at the live state: registers and frames anew.
+            gdb.execute("maintenance flush register-cache", to_string=True)
+        gdb.write("Process record is stopped and all execution logs are "
+                  "deleted.\n")
+
+
+class RecordSave(gdb.Command):
+    """Save the execution log to a file.
+Argument is optional filename.
+On hwtrec-server (live): writes the history so far as a recording
+(default name: PROGRAM-PID.hwtrec) that `hwtrec replay FILE` opens."""
+
+    def __init__(self):
+        super().__init__("record save", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        if not _live_recording():
+            _fall_through("record save")
+            return
+        name = (arg or "").strip()
+        if not name:
+            inferior = gdb.selected_inferior()
+            prog = inferior.progspace.filename or "process"
+            name = "%s-%d.hwtrec" % (prog.rsplit("/", 1)[-1], inferior.pid)
+        import os
+        path = os.path.abspath(os.path.expanduser(name))
+        target.request("qHwtr:save:" + path.encode().hex())
+        gdb.write("Saved recording %s (hwtrec replay %s).\n" % (path, path))
+
+
 _installed = False
 
 
@@ -411,6 +538,8 @@ def install_overrides():
     RecordGotoBegin("record goto start")
     RecordGotoEnd()
     InfoRecord()
+    RecordStop()
+    RecordSave()
 
 
 def register():

@@ -154,14 +154,26 @@ def info(wait=False):
     return request_json("qHwtr:info:1" if wait else "qHwtr:info")
 
 
-def thread_info(tid=None, data=None, wait=False):
-    """The qHwtr:info entry of thread TID (default: the selected thread)."""
+def find_thread_info(tid=None, data=None, wait=False):
+    """The qHwtr:info entry of thread TID (default: the selected thread), or
+    None when the thread has no history (live: not recording, the history
+    not brought up to this stop yet, or the thread ran nothing traced)."""
     tid = thread_tid() if tid is None else tid
     data = data or info(wait)
     for entry in data.get("threads", []):
-        if entry.get("tid") == tid:
+        if entry.get("tid") == tid and (not data.get("live")
+                                        or int(entry.get("instructions", 1))):
             return entry
-    raise gdb.GdbError("hwtrec: thread %d is not in the recording." % tid)
+    return None
+
+
+def thread_info(tid=None, data=None, wait=False):
+    """The qHwtr:info entry of thread TID (default: the selected thread)."""
+    tid = thread_tid() if tid is None else tid
+    entry = find_thread_info(tid, data, wait)
+    if entry is None:
+        raise gdb.GdbError("hwtrec: thread %d has no recorded history." % tid)
+    return entry
 
 
 def end_position(entry, conn=None):

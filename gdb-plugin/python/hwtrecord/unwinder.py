@@ -203,14 +203,25 @@ def final_stack(conn):
 
 def _on_stop(event):
     conn = target.remote_connection()
-    if conn is None or conn.num in _final or conn.num in _final_gdb or \
-            not target.is_hwtrec(conn):
+    if conn is None or not target.is_hwtrec(conn):
         return
     try:
+        data = target.info()
+        live = bool(data.get("live"))
         tid = target.thread_tid()
-        entry = target.thread_info(tid)
-        if target.at_end(entry, conn):
-            _final_gdb[conn.num] = (tid, entry.get("end"), _gdb_stack())
+        entry = target.find_thread_info(tid, data)
+        # Live, a thread without a history yet stands at its end.
+        at_end = ((entry is None and live) or
+                  (entry is not None and target.at_end(entry, conn)))
+        # Live, the end of the history moves with every stop there.
+        if live and at_end:
+            _final.pop(conn.num, None)
+            _final_gdb.pop(conn.num, None)
+        if conn.num in _final or conn.num in _final_gdb:
+            return
+        if at_end:
+            _final_gdb[conn.num] = (tid, entry.get("end") if entry else None,
+                                    _gdb_stack())
     except gdb.error as err:
         gdb.write("hwtrec: cannot note the final call stack: %s\n" % err,
                   gdb.STDERR)
@@ -243,8 +254,8 @@ class HwtrecUnwinder(Unwinder):
         self.frames = None
         self.next_index = 0
         tid = target.thread_tid()
-        entry = target.thread_info(tid)
-        if target.at_end(entry, conn):
+        entry = target.find_thread_info(tid)
+        if entry is None or target.at_end(entry, conn):
             return      # the core's registers: GDB's own unwinders work
         self.frames = layout(target.frames(tid), final_stack(conn))
 
