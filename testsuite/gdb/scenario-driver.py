@@ -5,7 +5,9 @@ and the mode come from the environment:
 
   SCN_FILE    the scenario (*.scn): GDB commands, one a line
   SCN_MODE    "full": run SCN_PROG live under `record full` until it crashes;
-              "hwtrec": connect to hwtrec-server replaying SCN_RECORDING
+              "hwtrec": connect to hwtrec-server replaying SCN_RECORDING;
+              "live": GDB runs under `hwtrec gdb`: `record hwt` at main
+              and continue to the crash
   SCN_PROG, SCN_SOURCE, SCN_RECORDING, SCN_SERVER, SCN_OUT
 
 After setting up (both modes stand at the crash, the end of the history) it
@@ -14,6 +16,8 @@ whether GDB said it ran out of history.  Directives in the scenario:
 
   #program NAME        which test program (scenario-prog, bare-prog)
   #record-from start   record full from the first instruction (default: main)
+  #run-to NAME         run (recording) to the line marked L:NAME instead of
+                       to the crash (live scenarios, *.lscn)
   #pie                 the program is PIE (loaded elsewhere under Valgrind):
                        compare PCs as function + offset
   #assert EXPR         EXPR must be true here, in both modes
@@ -98,7 +102,23 @@ def _note_stop(event):
     STOPS.append(getattr(event, "stop_signal", None))
 
 
-def setup(mode, prog, record_from):
+def run_to_end(mode, run_to):
+    """From where recording started: to the crash, or to the breakpoint at
+    the line marked L:RUN_TO (#run-to)."""
+    if run_to:
+        gdb.execute("break %s" % run_to, to_string=True)
+        out = gdb.execute("continue", to_string=True)
+        gdb.execute("delete", to_string=True)
+        return out
+    gdb.events.stop.connect(_note_stop)
+    out = gdb.execute("continue", to_string=True)
+    gdb.events.stop.disconnect(_note_stop)
+    if STOPS[-1:] != ["SIGSEGV"]:
+        raise gdb.GdbError("the live run did not end in SIGSEGV (%s)" % STOPS)
+    return out
+
+
+def setup(mode, prog, record_from, run_to=None):
     gdb.execute("set pagination off")
     gdb.execute("set confirm off")
     gdb.execute("set width 0")
@@ -112,12 +132,16 @@ def setup(mode, prog, record_from):
             gdb.execute("delete", to_string=True)
         gdb.execute("record full")
         gdb.execute("set record full insn-number-max unlimited")
-        gdb.events.stop.connect(_note_stop)
-        out = gdb.execute("continue", to_string=True)
-        gdb.events.stop.disconnect(_note_stop)
-        if STOPS[-1:] != ["SIGSEGV"]:
-            raise gdb.GdbError("the live run did not end in SIGSEGV (%s)"
-                               % STOPS)
+        out = run_to_end(mode, run_to)
+    elif mode == "live":
+        # hwtrec gdb started the program stopped at its first instruction;
+        # record from main (or from there), then run to the crash.
+        if record_from != "start":
+            gdb.execute("break main", to_string=True)
+            gdb.execute("continue", to_string=True)
+            gdb.execute("delete", to_string=True)
+        gdb.execute("record hwt")
+        out = run_to_end(mode, run_to)
     else:
         recording = os.environ["SCN_RECORDING"]
         server = os.environ["SCN_SERVER"]
@@ -136,14 +160,17 @@ def main():
     with open(scenario) as f:
         script = [l.rstrip("\n") for l in f]
     record_from = "main"
+    run_to = None
     for text in script:
         if text.startswith("#record-from"):
             record_from = text.split()[1]
+        if text.startswith("#run-to"):
+            run_to = expand("@" + text.split()[1], lines, source)
 
     steps = []
     result = {"mode": mode, "steps": steps, "failures": []}
     try:
-        out = setup(mode, prog, record_from)
+        out = setup(mode, prog, record_from, run_to)
         state = where()
         state.update(command="(start)", output=out[-400:])
         steps.append(state)
