@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Live mode (`hwtrec gdb`) beyond the scenarios: threads, the session's
+commands, and what is left behind when a session ends.
+
+Each case runs `hwtrec gdb -batch` on a small program with a GDB script and
+checks what GDB printed against what the program's structure dictates
+(threads-prog: the second worker calls step_of five times, so from its
+fourth call three reverse-continues reach the three earlier ones and a
+fourth runs out of history), and after every case that no process of the
+session (valgrind, vgdb, hwtrec-server, the recorder) is left: every case
+runs with its own TMPDIR, and no process may still name it.
+
+Exit 0 when all pass, 1 otherwise, 77 without valgrind.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILDDIR = os.environ.get("TESTDIR", os.getcwd())
+HWTREC = os.environ.get("HWTREC", "")
+PYTHONDIR = os.environ.get("HWTREC_PYTHONDIR", "")
+THREADS = os.path.join(BUILDDIR, "threads-prog")
+SPIN = os.path.join(BUILDDIR, "spin-prog")
+failures = []
+passes = []
+
+
+def check(cond, what, output=""):
+    print("%s: %s" % ("ok" if cond else "FAIL", what))
+    if cond:
+        passes.append(what)
+    if not cond:
+        failures.append(what)
+        if output:
+            print("  | " + output[-3000:].replace("\n", "\n  | "))
+
+
+def processes_naming(text):
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmd:
+            found.append("%s: %s" % (pid, cmd[:120]))
+    return found
+
+
+def no_leftovers(tmp, what):
+    deadline = time.time() + 15
+    left = processes_naming(tmp)
+    while left and time.time() < deadline:
+        time.sleep(0.2)
+        left = processes_naming(tmp)
+    check(not left, "%s: no process left behind" % what, "\n".join(left))
+
+
+def hwtrec_gdb(tmp, script, prog, options=(), timeout=240):
+    path = os.path.join(tmp, "script.gdb")
+    with open(path, "w") as f:
+        f.write("set pagination off\nset confirm off\n" + script)
+    env = dict(os.environ, TMPDIR=tmp)
+    proc = subprocess.run([HWTREC, "gdb"] + list(options) +
+                          ["-nx", "-batch", "-x", path, "--", prog],
+                          env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=timeout, cwd=tmp)
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def tolerate(command):
+    """COMMAND in a script, printing its error instead of ending -batch."""
+    return ("python\ntry:\n    gdb.execute(%r)\nexcept gdb.error as err:\n"
+            "    print(\"ERROR:\", err)\nend\n" % command)
+
+
+def info(rec):
+    proc = subprocess.run([HWTREC, "info", rec], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def case_threads(tmp):
+    out = hwtrec_gdb(tmp, """break main
+continue
+record hwt
+break step_of if id == 2 && i == 3
+continue
+print i
+python print("THREAD", gdb.selected_thread().num)
+delete
+break step_of
+reverse-continue
+python print("THREAD", gdb.selected_thread().num)
+info threads
+reverse-continue
+python print("THREAD", gdb.selected_thread().num)
+reverse-continue
+python print("THREAD", gdb.selected_thread().num)
+reverse-continue
+python print("THREAD", gdb.selected_thread().num)
+record goto end
+continue
+print i
+""", THREADS)
+    threads = re.findall(r"^THREAD (\d+)", out, re.M)
+    check(re.search(r"^\$1 = 3$", out, re.M) is not None,
+          "threads: live stop in the second worker at i == 3", out)
+    check(len(threads) == 5 and len(set(threads)) == 1,
+          "threads: every reverse-continue stays in the stopping thread "
+          "(%s)" % threads, out)
+    backwards = out.split("No more reverse-execution history.")[0]
+    hits = len(re.findall(r"hit Breakpoint 3, step_of", backwards))
+    check(hits == 3,
+          "threads: three earlier calls of step_of in that thread (%d)"
+          % hits, out)
+    check("No more reverse-execution history." in out,
+          "threads: a fourth reverse-continue reaches the thread's start", out)
+    check(re.search(r"replaying: instruction \d+ of \d+", out) is not None
+          and "at the end of its history (live)" in out,
+          "threads: info threads shows each thread's position", out)
+    check(re.search(r"^\$2 = 4$", out, re.M) is not None,
+          "threads: record goto end, continue: live again at i == 4", out)
+
+
+def case_commands(tmp):
+    saved = os.path.join(tmp, "saved.hwtrec")
+    out = hwtrec_gdb(tmp, """break main
+continue
+record hwt
+%sbreak worker
+continue
+record save %s
+reverse-stepi
+record stop
+%sdelete
+continue
+""" % (tolerate("record hwt"), saved, tolerate("reverse-stepi")), THREADS)
+    check("The process is already being recorded." in out,
+          "record hwt twice: refused as record btrace does", out)
+    check("Saved recording" in out, "record save", out)
+    text = info(saved)
+    check("exited" not in text and "cut off" not in text.lower()
+          and re.search(r"thread \d+: [1-9]\d* instructions", text),
+          "record save: a finished recording with the history so far", text)
+    check("Process record is stopped and all execution logs are deleted."
+          in out, "record stop in replay", out)
+    check("not recording" in out,
+          "after record stop: reverse execution says there is no history", out)
+    check("exited normally" in out,
+          "after record stop: the program runs live to its end", out)
+
+
+def case_exit(tmp):
+    rec = os.path.join(tmp, "kept.hwtrec")
+    out = hwtrec_gdb(tmp, """break main
+continue
+record hwt
+continue
+""", THREADS, ["-o", rec])
+    check("exited normally" in out, "exit while recording: GDB sees the exit",
+          out)
+    text = info(rec)
+    check("exited with status 0" in text or re.search(r"exit(ed)?.* 0", text),
+          "exit while recording: -o keeps a finished recording", text)
+    out = hwtrec_gdb(tmp, """break main
+continue
+record hwt
+continue
+""", THREADS)
+    check("history is discarded" in out,
+          "exit while recording: without -o the history is discarded", out)
+
+
+def case_gdb_killed(tmp):
+    rec = os.path.join(tmp, "cut.hwtrec")
+    path = os.path.join(tmp, "script.gdb")
+    with open(path, "w") as f:
+        f.write("set confirm off\nbreak main\ncontinue\nrecord hwt\n"
+                "continue\n")
+    env = dict(os.environ, TMPDIR=tmp)
+    gdb = subprocess.Popen([HWTREC, "gdb", "-o", rec, "-nx", "-batch", "-x",
+                            path, "--", SPIN], env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, cwd=tmp)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.isdir(rec):
+        time.sleep(0.2)
+    time.sleep(3)
+    gdb.send_signal(signal.SIGKILL)
+    gdb.communicate()
+    no_leftovers(tmp, "GDB killed mid-recording")
+    text = info(rec)
+    check("cut off" in text.lower(),
+          "GDB killed mid-recording: the recording says it was cut off", text)
+
+
+def case_messages(tmp):
+    path = os.path.join(tmp, "native.gdb")
+    with open(path, "w") as f:
+        f.write("set confirm off\nbreak main\nrun\nrecord hwt\nkill\n")
+    proc = subprocess.run(["gdb", "-nx", "-batch",
+                           "-iex", "python import sys; sys.path.insert(0, %r)"
+                           % PYTHONDIR, "-iex", "python import hwtrecord",
+                           "-x", path, THREADS], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    check("hwtrec gdb -- PROGRAM ARGS" in out and "hwtrec gdb -p PID" in out,
+          "record hwt on a native target says how to get it", out)
+    proc = subprocess.run([HWTREC, "gdb", "-p", "1"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    check(proc.returncode == 2 and "needs the program started under it" in out,
+          "hwtrec gdb -p: the software source cannot attach", out)
+
+
+def main():
+    if not shutil.which("valgrind"):
+        print("SKIP: valgrind not installed")
+        return 77
+    for case in (case_threads, case_commands, case_exit, case_gdb_killed,
+                 case_messages):
+        tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
+        try:
+            case(tmp)
+            no_leftovers(tmp, case.__name__)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (len(passes), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
