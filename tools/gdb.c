@@ -195,8 +195,16 @@ int hwtrec_gdb_main(int argc, char **argv)
 	}
 	if (no_retc)
 		WORD("--no-ret-compression");
-	if (getenv("HWTREC_SERVER_DEBUG"))
-		WORD("--debug");
+	/* For debugging and bench-live.sh: the server's packet log, and the
+	 * time each history rebuild takes, into files. */
+	if (getenv("HWTREC_SERVER_LOG")) {
+		WORD("--log");
+		WORD(getenv("HWTREC_SERVER_LOG"));
+	}
+	if (getenv("HWTREC_LIVE_TIMING")) {
+		WORD("--timing");
+		WORD(getenv("HWTREC_LIVE_TIMING"));
+	}
 	WORD("--");
 	WORD(prog);
 	for (i = dashdash + 2; i < argc; i++)

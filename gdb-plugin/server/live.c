@@ -6,7 +6,8 @@
  * (forwarded, and mirrored into the replay's breakpoints).  While the
  * program runs, a ^C from GDB is passed on.
  *
- * At every stop of a recording session the tracer brings the recording up
+ * At a stop of a recording session, when something needs the history (a
+ * reverse resume, a history request), the tracer brings the recording up
  * to the stop and the history is rebuilt from it (replay_open on the
  * growing recording), with each thread's live PC as its end (the "tail"):
  * the simplest correct approach; bench-live.sh measures what it costs.
@@ -55,6 +56,7 @@ struct live {
 	char dir[PATH_MAX];		/* the session's recording */
 	int sessions;
 	struct replay *replay;		/* the history at the last stop */
+	bool stale;			/* the program ran since it was built */
 	char history_error[512];	/* why there is none */
 	uint32_t end_tids[MAX_THREADS];
 	uint64_t end_pcs[MAX_THREADS];
@@ -137,6 +139,7 @@ static void drop_history(struct live *l)
 {
 	replay_close(l->replay);
 	l->replay = NULL;
+	l->stale = false;
 }
 
 /* ------------------------------------------------------------ history */
@@ -183,7 +186,20 @@ static int live_pcs(struct live *l)
 	return stub_request(&l->stub, packet, strlen(packet));
 }
 
-/* The program stopped during a session: the history now ends here. */
+/* The history, brought up to the stop if the program ran since it was
+ * last built.  Built only when something needs it (a reverse resume, a
+ * history request, qHwtr:info:1): GDB stops many times for one `next` or a breakpoint
+ * condition, and a rebuild costs time in proportion to the history. */
+static void rebuild_history(struct live *l);
+
+static struct replay *history(struct live *l)
+{
+	if (l->stale && tracer_recording(l->tracer))
+		rebuild_history(l);
+	l->stale = false;
+	return l->replay;
+}
+
 static void rebuild_history(struct live *l)
 {
 	struct replay_options ro = { 0 };
@@ -214,8 +230,9 @@ static void rebuild_history(struct live *l)
 		replay_insert_breakpoint(l->replay, l->points[i].type,
 					 l->points[i].addr);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (logf_(l))
-		fprintf(logf_(l), "history rebuilt in %.3f s\n",
+	if (logf_(l) || l->opt->timing)
+		fprintf(l->opt->timing ? l->opt->timing : logf_(l),
+			"hwtrec-server: history brought up to the stop in %.3f s\n",
 			(double)(t1.tv_sec - t0.tv_sec) +
 			(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
@@ -254,8 +271,7 @@ static int stopped(struct live *l)
 		if (tid)
 			l->current = tid;
 		l->g_thread = l->c_thread = 0;
-		if (tracer_recording(l->tracer))
-			rebuild_history(l);
+		l->stale = tracer_recording(l->tracer);
 	} else if (reply[0] == 'W' || reply[0] == 'X') {
 		int code = (int)strtol(reply + 1, NULL, 16);
 
@@ -366,7 +382,7 @@ static int resume(struct live *l, const struct rsp_request *r,
 
 	if (!r->reverse && !replaying_thread(l, tid))
 		return run_live(l, payload, len);
-	if (!l->replay) {
+	if (!history(l)) {
 		if (!tracer_recording(l->tracer))
 			return reply_error(l, "hwtrec: not recording: `record "
 					   "hwt` starts the history");
@@ -430,12 +446,17 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 
 /* ------------------------------------------------------------ qHwtr */
 
-static char *info_json(struct live *l)
+/* qHwtr:info:1, or qHwtr:info: the same without bringing the history up
+ * to the stop (GDB's stop handlers ask it at every stop; every thread then
+ * stands at its end, and no thread is listed). */
+static char *info_json(struct live *l, bool build)
 {
 	json_t *o = NULL;
 	char *text, err[256];
 
-	if (l->replay) {
+	if (build)
+		history(l);
+	if (l->replay && !l->stale) {
 		text = replay_info_json(l->replay, true, err, sizeof(err));
 		o = text ? json_loads(text, 0, NULL) : NULL;
 		free(text);
@@ -449,6 +470,7 @@ static char *info_json(struct live *l)
 	json_object_set_new(o, "live", json_true());
 	json_object_set_new(o, "tracing", json_boolean(tracer_recording(l->tracer)));
 	json_object_set_new(o, "replaying", json_boolean(replaying(l)));
+	json_object_set_new(o, "history_pending", json_boolean(l->stale));
 	json_object_set_new(o, "recording", tracer_recording(l->tracer)
 			    ? json_string(l->dir) : json_null());
 	if (!l->replay && l->history_error[0])
@@ -478,7 +500,7 @@ static int record_start(struct live *l)
 	if (tracer_record_start(l->tracer, l->dir, err, sizeof(err)) < 0)
 		return reply_error(l, "hwtrec: cannot record: %s", err);
 	l->history_error[0] = 0;
-	rebuild_history(l);
+	l->stale = true;
 	return rsp_reply_ok(l->gdb);
 }
 
@@ -488,8 +510,8 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r,
 	const char *cmd = r->hwtr_command;
 	char err[512] = "";
 
-	if (!strcmp(cmd, "info")) {
-		char *text = info_json(l);
+	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
+		char *text = info_json(l, r->hwtr_nargs && r->hwtr_args[0]);
 		int rc;
 
 		if (!text)
@@ -508,7 +530,7 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r,
 	}
 	if (!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history") ||
 	    !strcmp(cmd, "goto") || !strcmp(cmd, "frames")) {
-		if (!l->replay)
+		if (!history(l))
 			return reply_error(l, "hwtrec: %s", tracer_recording(l->tracer)
 					   ? l->history_error
 					   : "not recording: `record hwt` starts the history");

@@ -17,6 +17,9 @@ struct live_options {
 	/* -o: the recording of a session is kept there when the session ends
 	 * with the program (exit, kill, GDB going away); NULL: discarded. */
 	const char *output;
+	/* --timing FILE: how long each history rebuild took (GDB shows a
+	 * pipe server's stderr only when it happens to read it) */
+	FILE *timing;
 };
 
 /* Start the program and serve GDB on CONN until it detaches, kills or goes

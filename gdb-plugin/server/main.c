@@ -35,10 +35,12 @@ static void usage(FILE *out)
 		"                      printed on stderr)\n"
 		"  --no-history        serve the core only, without decoding the trace\n"
 		"  --debug             log every packet on stderr\n"
+		"  --log FILE          log every packet in FILE\n"
 		"\n"
 		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
 		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
-		"  [--psb-period BYTES] [--no-ret-compression] -- PROGRAM [ARGS...]\n"
+		"  [--psb-period BYTES] [--no-ret-compression] [--timing FILE]\n"
+		"  -- PROGRAM [ARGS...]\n"
 		"  starts PROGRAM stopped under the hwtrec Valgrind tool and serves it to\n"
 		"  GDB; `record hwt` records, reverse execution replays.\n"
 		"  --help              this text\n");
@@ -90,10 +92,13 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "no-ret-compression", no_argument, NULL, 'N' },
+		{ "timing", required_argument, NULL, 'T' },
+		{ "log", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct live_options lopt = { .tracer = { .valgrind = "valgrind" } };
 	bool live = false;
+	FILE *log = NULL;
 	struct replay_options ropt = { 0 };
 	struct replay *replay;
 	struct rsp_conn conn;
@@ -130,6 +135,23 @@ int main(int argc, char **argv)
 		case 'o': lopt.output = optarg; break;
 		case 'P': lopt.tracer.psb_period = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'N': lopt.tracer.no_ret_compression = true; break;
+		case 'T':
+		case 'G': {
+			FILE *f = fopen(optarg, "a");
+
+			if (!f) {
+				fprintf(stderr, "hwtrec-server: %s: %s\n", optarg, strerror(errno));
+				return 2;
+			}
+			setvbuf(f, NULL, _IOLBF, 0);
+			if (c == 'T') {
+				lopt.timing = f;
+			} else {
+				log = f;
+				debug = true;
+			}
+			break;
+		}
 		default:
 			usage(stderr);
 			return 2;
@@ -146,7 +168,7 @@ int main(int argc, char **argv)
 		signal(SIGINT, SIG_IGN);
 		lopt.tracer.argv = argv + optind;
 		if (debug)
-			lopt.tracer.log = stderr;
+			lopt.tracer.log = log ? log : stderr;
 		rsp_conn_init(&conn, 0, 1);
 		conn.log = lopt.tracer.log;
 		rc = live_run(&lopt, &conn);
@@ -172,7 +194,7 @@ int main(int argc, char **argv)
 	}
 	rsp_conn_init(&conn, in_fd, out_fd);
 	if (debug)
-		conn.log = stderr;
+		conn.log = log ? log : stderr;
 	rc = server_run(replay, &conn);
 	rsp_conn_fini(&conn);
 	if (port >= 0)

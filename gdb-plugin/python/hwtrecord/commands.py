@@ -330,7 +330,7 @@ class InfoRecord(gdb.Command):
         if not target.is_hwtrec():
             _fall_through("info record")
             return
-        data = target.info()
+        data = target.info(wait=True)
         if data.get("live") and not data.get("tracing"):
             gdb.write("No recording is currently active.\n")
             return

@@ -254,6 +254,8 @@ class HwtrecUnwinder(Unwinder):
         self.frames = None
         self.next_index = 0
         tid = target.thread_tid()
+        # qHwtr:info without waiting: live, right after a stop every thread
+        # is at its end, and the history need not be brought up to it.
         entry = target.find_thread_info(tid)
         if entry is None or target.at_end(entry, conn):
             return      # the core's registers: GDB's own unwinders work

@@ -1,0 +1,106 @@
+#!/bin/sh
+# bench-live.sh BUILDDIR: live mode (`hwtrec gdb`) on a CPU-bound program,
+# beside GDB `record full` on the same work, in one run.  Figures, not a
+# pass/fail test.
+#
+# - slowdown: wall seconds from `continue` at main to a breakpoint at the end
+#   of the work: native (the program alone), under `hwtrec gdb` without
+#   recording, under `hwtrec gdb` with `record hwt`, and under GDB's record
+#   full;
+# - latency: from the breakpoint stop to the answer of the first
+#   `reverse-step`: for hwtrec it includes bringing the history up to the
+#   stop (flush, rebuild: the server builds it when first needed; its share
+#   is given, from hwtrec-server --timing); for record full the history is
+#   built while running.
+# WORK (default 22) is the fib argument; record full runs the same work.
+# BIG (default 32) is a larger run for hwtrec alone (record full would take
+# hours).
+set -eu
+build=$(cd "${1:-../..}" && pwd)
+hwtrec=$build/tools/hwtrec
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-live.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+WORK=${WORK:-22}
+BIG=${BIG:-32}
+export HWTREC_PYTHONDIR="${HWTREC_PYTHONDIR:-$(cd "$build" && sed -n 's/^abs_top_srcdir = //p' Makefile)/gdb-plugin/python}"
+
+cat > fib.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+__attribute__((noinline)) void done(int v) { printf("%d\n", v); }
+int main(int argc, char **argv)
+{
+	int v = fib(argc > 1 ? atoi(argv[1]) : 22);
+	done(v);
+	return 0;
+}
+C
+cc -O0 -g -fno-pie -no-pie -static fib.c -o fib
+
+cat > timed.py <<'PY'
+import time
+import gdb
+
+def timed(command):
+    t0 = time.time()
+    gdb.execute(command, to_string=True)
+    return time.time() - t0
+PY
+
+# script PREFIX RECORD: break main, run, [record], time continue to done,
+# time reverse-step.
+script() {
+	cat <<G
+set pagination off
+set confirm off
+source $work/timed.py
+break main
+$1
+delete
+$2
+break done
+python t_run = timed("continue")
+python t_back = timed("reverse-step") if "$2" else 0.0
+python print("TIMES %.3f %.3f" % (t_run, t_back))
+kill
+G
+}
+
+script continue "" > live.gdb
+script continue "record hwt" > rec.gdb
+sed -i 's/^kill$/info record\nkill/' rec.gdb
+script run "record full" > full.gdb
+sed -i 's/^record full$/record full\nset record full insn-number-max unlimited/' full.gdb
+
+# hwtrec WORK: native, hwtrec gdb without and with recording, the latency.
+hwtrec_rows() {
+	t0=$(date +%s.%N)
+	./fib "$1" > /dev/null
+	t1=$(date +%s.%N)
+	native=$(echo "$t1 - $t0" | bc -l)
+	plain=$("$hwtrec" gdb -nx -batch -x live.gdb -- ./fib "$1" 2>&1 | sed -n 's/^TIMES //p')
+	rm -f timing; HWTREC_LIVE_TIMING=$work/timing "$hwtrec" gdb -nx -batch -x rec.gdb -- ./fib "$1" > rec.out 2>&1 || true
+	rec=$(sed -n 's/^TIMES //p' rec.out)
+	sync_time=$(sed -n "s/.*history brought up to the stop in \([0-9.]*\) s.*/\1/p" timing | tail -1)
+	insns=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' rec.out | head -1)
+	set -- $plain; t_plain=$1
+	set -- $rec; t_rec=$1; t_rec_back=$2
+	row "native" "$native"
+	row "hwtrec gdb, not recording" "$t_plain"
+	row "hwtrec gdb, record hwt" "$t_rec"
+	printf '%-34s %10.3f   (of which the history brought up to the stop: %.3f; %s instructions)\n' \
+		"stop -> first reverse-step: hwtrec" "$t_rec_back" "${sync_time:-0}" "${insns:-?}"
+}
+row() { printf '%-34s %10.3f %10.1f\n' "$1" "$2" "$(echo "$2 / $native" | bc -l)"; }
+
+printf 'bench-live: %s\n' "$(uptime | sed 's/.*load/load/')"
+printf '%-34s %10s %10s\n' "fib($WORK), the same work" "seconds" "x native"
+hwtrec_rows "$WORK"
+full=$(gdb -nx -batch -x full.gdb --args ./fib "$WORK" 2>&1 | sed -n 's/^TIMES //p')
+set -- $full; t_full=$1; t_full_back=$2
+row "gdb record full" "$t_full"
+printf '%-34s %10.3f\n' "stop -> first reverse-step: full" "$t_full_back"
+printf '\n%-34s %10s %10s\n' "fib($BIG), hwtrec only" "seconds" "x native"
+hwtrec_rows "$BIG"
