@@ -390,6 +390,18 @@ static ssize_t read_events(struct recorder *r, int fd)
 	return n;
 }
 
+static void recorder_free(struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstreams; i++)
+		pt_stream_free(r->streams[i]);
+	free(r->streams);
+	sideband_free(r->sb);
+	hwtr_writer_free(r->writer);
+	free(r->in);
+}
+
 /* ---------------------------------------------------------------- files */
 
 static void remove_tree(const char *dir)
@@ -724,12 +736,7 @@ static int record_valgrind(const struct record_request *req)
 						       : "exited with",
 			end.code);
 	}
-	for (i = 0; i < r.nstreams; i++)
-		pt_stream_free(r.streams[i]);
-	free(r.streams);
-	sideband_free(r.sb);
-	hwtr_writer_free(r.writer);
-	free(r.in);
+	recorder_free(&r);
 	remove_tree(tmpdir);
 	return rc;
 }
@@ -853,7 +860,7 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 	};
 	struct hwtr_writer_info info = { .source = "valgrind" };
 	char line[PATH_MAX + 64];
-	size_t line_len = 0, i;
+	size_t line_len = 0;
 	bool over = false;
 	time_t last_flush = time(NULL);
 	int c, fd, rc = 0;
@@ -935,12 +942,7 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 		}
 	}
 	close(fd);
-	for (i = 0; i < r.nstreams; i++)
-		pt_stream_free(r.streams[i]);
-	free(r.streams);
-	sideband_free(r.sb);
-	hwtr_writer_free(r.writer);
-	free(r.in);
+	recorder_free(&r);
 	return rc;
 }
 

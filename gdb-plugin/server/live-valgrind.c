@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -111,6 +112,44 @@ static void show_valgrind_log(const struct tracer *t)
 		fclose(f);
 }
 
+/* Run ARGV.  Its stdin and stdout are IN and OUT when >= 0 (we keep the
+ * other ends), else /dev/null and our stderr (the program's output goes to
+ * GDB's terminal); PROGRAM: in its own process group, with VALGRIND_LIB. */
+static pid_t spawn(char *const *argv, const int in[2], const int out[2],
+		   const char *valgrind_lib, char *err, size_t errlen)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		say(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		child_setup();
+		if (in) {
+			dup2(in[0], 0);
+			dup2(out[1], 1);
+		} else {
+			setpgid(0, 0);
+			if (null >= 0)
+				dup2(null, 0);
+			dup2(2, 1);
+		}
+		if (valgrind_lib)
+			setenv("VALGRIND_LIB", valgrind_lib, 1);
+		execv(argv[0], argv);
+		fprintf(stderr, "hwtrec-server: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (!in)
+		setpgid(pid, pid);
+	return pid;
+}
+
 static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
 {
 	const struct tracer_config *c = &t->config;
@@ -118,7 +157,6 @@ static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
 	char a_psb[64];
 	const char *argv[64 + 1024];
 	size_t n = 0, i;
-	pid_t pid;
 
 	snprintf(a_fifo, sizeof(a_fifo), "--hwtrec-fifo=%s", t->fifo);
 	snprintf(a_prefix, sizeof(a_prefix), "--vgdb-prefix=%s/vgdb", t->scratch);
@@ -143,30 +181,7 @@ static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
 	for (i = 0; c->argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
 		argv[n++] = c->argv[i];
 	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		say(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		child_setup();
-		setpgid(0, 0);
-		/* stdin/stdout are GDB's pipe: the program gets no input and
-		 * writes to GDB's terminal (our stderr). */
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(2, 1);
-		setenv("VALGRIND_LIB", c->valgrind_lib, 1);
-		execv(c->valgrind, (char *const *)argv);
-		fprintf(stderr, "hwtrec-server: %s: %s\n", c->valgrind,
-			strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
+	return spawn((char *const *)argv, NULL, NULL, c->valgrind_lib, err, errlen);
 }
 
 /* Run ARGV with its stdin and stdout on pipes to us. */
@@ -180,22 +195,14 @@ static pid_t spawn_piped(char *const *argv, int *to, int *from, char *err,
 		say(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		say(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		child_setup();
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		execv(argv[0], argv);
-		fprintf(stderr, "hwtrec-server: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	pid = spawn(argv, in, out, NULL, err, errlen);
 	close(in[0]);
 	close(out[1]);
+	if (pid < 0) {
+		close(in[1]);
+		close(out[0]);
+		return -1;
+	}
 	*to = in[1];
 	*from = out[0];
 	return pid;
@@ -520,21 +527,15 @@ void tracer_detach(struct tracer *t)
 	t->detached = true;
 }
 
-static void remove_scratch(const char *dir)
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[PATH_MAX + 260];
+	return remove(path);
+}
 
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+void remove_directory(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void tracer_close(struct tracer *t)
@@ -557,7 +558,7 @@ void tracer_close(struct tracer *t)
 		close(t->stub->in_fd);
 		close(t->stub->out_fd);
 	}
-	remove_scratch(t->scratch);
+	remove_directory(t->scratch);
 	free(t);
 }
 

@@ -33,7 +33,6 @@
 #include "server.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
@@ -71,17 +70,6 @@ struct live {
 static FILE *logf_(struct live *l)
 {
 	return l->opt->tracer.log;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void remove_recording(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int reply_error(struct live *l, const char *fmt, ...)
@@ -248,7 +236,7 @@ static void end_session(struct live *l, const char *state, int code,
 	if (tracer_record_end(l->tracer, state, code, err, sizeof(err)) < 0)
 		fprintf(stderr, "hwtrec-server: ending the recording: %s\n", err);
 	if (!keep)
-		remove_recording(l->dir);
+		remove_directory(l->dir);
 	else
 		fprintf(stderr, "hwtrec-server: the recording is kept in %s "
 			"(hwtrec replay %s)\n", l->dir, l->dir);
@@ -735,7 +723,7 @@ int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 		/* GDB went away: nobody can use this history. */
 		drop_history(&l);
 		tracer_close(l.tracer);
-		remove_recording(l.dir);
+		remove_directory(l.dir);
 	} else {
 		drop_history(&l);
 		/* A session still open here is cut off (its recorder sees

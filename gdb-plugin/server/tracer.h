@@ -62,6 +62,9 @@ void tracer_detach(struct tracer *tracer);
  * every process and remove the scratch files. */
 void tracer_close(struct tracer *tracer);
 
+/* Remove DIR and everything in it (scratch files, a recording). */
+void remove_directory(const char *dir);
+
 /* A monitor command through the stub (qRcmd); its output in OUT. */
 int stub_monitor(struct rsp_conn *stub, const char *command, char *out,
 		 size_t outlen);
