@@ -79,7 +79,7 @@ hwtrec_rows() {
 	t0=$(date +%s.%N)
 	./fib "$1" > /dev/null
 	t1=$(date +%s.%N)
-	native=$(echo "$t1 - $t0" | bc -l)
+	native=$(awk "BEGIN { print $t1 - $t0 }")
 	plain=$("$hwtrec" gdb -nx -batch -x live.gdb -- ./fib "$1" 2>&1 | sed -n 's/^TIMES //p')
 	rm -f timing; HWTREC_LIVE_TIMING=$work/timing "$hwtrec" gdb -nx -batch -x rec.gdb -- ./fib "$1" > rec.out 2>&1 || true
 	rec=$(sed -n 's/^TIMES //p' rec.out)
@@ -93,7 +93,7 @@ hwtrec_rows() {
 	printf '%-34s %10.3f   (of which the history brought up to the stop: %.3f; %s instructions)\n' \
 		"stop -> first reverse-step: hwtrec" "$t_rec_back" "${sync_time:-0}" "${insns:-?}"
 }
-row() { printf '%-34s %10.3f %10.1f\n' "$1" "$2" "$(echo "$2 / $native" | bc -l)"; }
+row() { printf '%-34s %10.3f %10.1f\n' "$1" "$2" "$(awk "BEGIN { print $2 / $native }")"; }
 
 printf 'bench-live: %s\n' "$(uptime | sed 's/.*load/load/')"
 printf '%-34s %10s %10s\n' "fib($WORK), the same work" "seconds" "x native"
