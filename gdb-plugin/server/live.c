@@ -496,7 +496,6 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r,
 		       const char *payload, size_t len)
 {
 	const char *cmd = r->hwtr_command;
-	char err[512] = "";
 
 	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
 		char *text = info_json(l, r->hwtr_nargs && r->hwtr_args[0]);
@@ -524,7 +523,6 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r,
 					   : "not recording: `record hwt` starts the history");
 		return server_hwtr(l->replay, l->gdb, r, &l->current);
 	}
-	(void)err;
 	return rsp_reply_empty(l->gdb);
 }
 
