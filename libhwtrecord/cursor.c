@@ -107,7 +107,7 @@ int hwtr_cursor_insn(struct hwtr_cursor *c, struct hwtr_insn *out)
 		return err;
 	memset(out, 0, sizeof(*out));
 	out->number = c->position;
-	if (d->is_gap) {
+	if (d->flags & INSN_GAP) {
 		const struct gap_entry *g = history_gap_at(t, c->position);
 
 		out->gap = g ? &g->gap : NULL;
@@ -116,10 +116,11 @@ int hwtr_cursor_insn(struct hwtr_cursor *c, struct hwtr_insn *out)
 	out->ip = d->ip;
 	out->size = d->size;
 	out->iclass = (enum hwtr_insn_class)d->iclass;
-	out->speculative = d->speculative;
-	if (d->isid > 0 && d->size)
-		pt_iscache_read(image_set_iscache(t->history->images), out->raw,
-				d->size, d->isid, d->ip);
+	out->speculative = d->flags & INSN_SPECULATIVE;
+	out->isa = (enum hwtr_isa)d->isa;
+	if (d->size)
+		image_epoch_read(t->history->images, d->epoch, d->ip, out->raw,
+				 d->size);
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* decode-pt.c: walking Intel PT with libipt (see decode-pt.h).
+/* decode-pt.c: the Intel PT decoder (decoder.h), with libipt.
  *
  * Chunk starts: libipt reports each PSB+ that finds tracing enabled as a
  * status-update exec-mode event at the PSB's FUP IP, but does not say which
@@ -10,6 +10,11 @@
  * Blocks end at every call and jump (end_on_call, end_on_jump), so only a
  * block's last instruction can change the function: the history needs no
  * per-instruction decoding to build function segments.
+ *
+ * Code: libipt decodes with its own images (sections in a shared section
+ * cache, so its block cache works); each is built from one epoch of the
+ * history's image, with the same mappings in the same order, so libipt reads
+ * exactly the bytes the history reads.
  */
 #include "decode-pt.h"
 
@@ -17,6 +22,23 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Per history: libipt's section cache and one image per epoch. */
+struct decoder_context {
+	struct image_set *images;
+	struct pt_image_section_cache *iscache;
+	int *isids;		/* per mapping: 0 not added yet, < 0 failed */
+	struct pt_image **by_epoch;
+	unsigned nepochs;
+};
+
+/* Per stream: the libipt configuration and the PSB scan. */
+struct pt_stream {
+	struct decoder_context *context;
+	struct pt_config config;
+	struct psb_scan scan;
+	uint64_t trace_start;
+};
 
 struct pt_walk {
 	struct pt_block_decoder *decoder;
@@ -33,8 +55,10 @@ struct pt_walk {
 	const struct psb_info *deferred_chunk;	/* reported after a gap */
 	uint64_t deferred_ip;
 	uint64_t start;
-	pt_walk_image_fn image_for;
+	struct decoder_context *context;
+	decoder_image_fn image_for;
 	void *image_ctx;
+	unsigned epoch;		/* of the chunk being decoded */
 	uint64_t stuck_offset;	/* trace offset while no packet is read */
 	unsigned stuck_blocks;	/* blocks decoded without reading one */
 };
@@ -219,18 +243,69 @@ static void chunk_item(struct walk_item *item, const struct psb_info *psb,
 	item->offset = offset;
 	if (psb) {
 		item->ip = psb->has_fup ? psb->fup_ip : 0;
-		item->tsc = psb->tsc;
 	}
+}
+
+/* libipt's image of EPOCH: the epoch's mappings, in its layering order. */
+static int epoch_image(struct decoder_context *c, unsigned epoch,
+		       struct pt_image **out)
+{
+	const uint32_t *layers;
+	size_t n, i;
+
+	if (epoch >= c->nepochs) {
+		unsigned ncap = epoch + 8;
+		void *p = realloc(c->by_epoch, ncap * sizeof(*c->by_epoch));
+
+		if (!p)
+			return -pte_nomem;
+		c->by_epoch = p;
+		memset(c->by_epoch + c->nepochs, 0,
+		       (ncap - c->nepochs) * sizeof(*c->by_epoch));
+		c->nepochs = ncap;
+	}
+	if (c->by_epoch[epoch]) {
+		*out = c->by_epoch[epoch];
+		return 0;
+	}
+	c->by_epoch[epoch] = pt_image_alloc(NULL);
+	if (!c->by_epoch[epoch])
+		return -pte_nomem;
+	n = image_epoch_layers(c->images, epoch, &layers);
+	for (i = 0; i < n; i++) {
+		const struct image_mapping *m = image_set_mapping(c->images, layers[i]);
+		int *isid = &c->isids[layers[i]];
+
+		if (*isid == 0) {
+			*isid = pt_iscache_add_file(c->iscache, m->file, m->pgoff,
+						    m->code_size, m->addr);
+			if (*isid == 0)
+				*isid = -pte_internal;
+		}
+		/* A file libipt cannot load is a gap where its code runs. */
+		if (*isid > 0) {
+			int err = pt_image_add_cached(c->by_epoch[epoch], c->iscache,
+						      *isid, NULL);
+
+			if (err < 0)
+				return err;
+		}
+	}
+	*out = c->by_epoch[epoch];
+	return 0;
 }
 
 /* Synchronise at the PSB at OFFSET with the image of the chunk it starts. */
 static int sync_at(struct pt_walk *w, uint64_t offset)
 {
 	struct pt_image *image = NULL;
-	int err = w->image_for(w->image_ctx, offset, &image);
+	int err = w->image_for(w->image_ctx, offset, &w->epoch);
 
 	if (err < 0)
 		return -pte_internal;
+	err = epoch_image(w->context, w->epoch, &image);
+	if (err < 0)
+		return err;
 	err = pt_blk_set_image(w->decoder, image);
 	if (err < 0)
 		return err;
@@ -251,10 +326,11 @@ static void restart_at(struct pt_walk *w, const struct psb_info *psb,
 		item->ip = ip;
 }
 
-static int walk_alloc(const struct pt_config *config,
-		      const struct psb_scan *scan, pt_walk_image_fn image_for,
+static int walk_alloc(struct pt_stream *stream, decoder_image_fn image_for,
 		      void *ctx, struct pt_walk **out)
 {
+	const struct pt_config *config = &stream->config;
+	const struct psb_scan *scan = &stream->scan;
 	struct pt_walk *w = calloc(1, sizeof(*w));
 
 	if (!w)
@@ -265,29 +341,30 @@ static int walk_alloc(const struct pt_config *config,
 		return hwtr_fail(hwtr_err_nomem, "cannot allocate a libipt decoder");
 	}
 	w->scan = scan;
+	w->context = stream->context;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
 	*out = w;
 	return 0;
 }
 
-int pt_walk_begin(const struct pt_config *config, const struct psb_scan *scan,
-		  uint64_t start, pt_walk_image_fn image_for, void *ctx,
-		  struct pt_walk **out)
+static void pt_walk_free(struct pt_walk *w);
+
+static int pt_walk_begin(struct pt_stream *stream, decoder_image_fn image_for,
+			 void *ctx, struct pt_walk **out)
 {
-	int err = walk_alloc(config, scan, image_for, ctx, out);
+	int err = walk_alloc(stream, image_for, ctx, out);
 
 	if (!err)
-		(*out)->start = start;
+		(*out)->start = stream->trace_start;
 	return err;
 }
 
-int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
-	       uint64_t offset, pt_walk_image_fn image_for, void *ctx,
-	       struct pt_walk **out)
+static int pt_walk_at(struct pt_stream *stream, uint64_t offset,
+		      decoder_image_fn image_for, void *ctx, struct pt_walk **out)
 {
 	struct pt_walk *w = NULL;
-	int err = walk_alloc(config, scan, image_for, ctx, &w);
+	int err = walk_alloc(stream, image_for, ctx, &w);
 
 	if (err)
 		return err;
@@ -307,7 +384,7 @@ int pt_walk_at(const struct pt_config *config, const struct psb_scan *scan,
 	return 0;
 }
 
-void pt_walk_free(struct pt_walk *w)
+static void pt_walk_free(struct pt_walk *w)
 {
 	if (!w)
 		return;
@@ -342,7 +419,8 @@ static int gap_item(struct pt_walk *w, struct walk_item *item,
 	memset(item, 0, sizeof(*item));
 	item->kind = walk_gap;
 	item->gap = kind;
-	item->pt_error = error < 0 ? -error : error;
+	item->error = error < 0 ? -error : error;
+	item->no_code = item->error == pte_nomap;
 	item->offset = off;
 	item->ip = ip;
 	return 1;
@@ -357,7 +435,7 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 		memset(item, 0, sizeof(*item));
 		item->kind = walk_gap;
 		item->gap = gap_truncated;
-		item->pt_error = pte_eos;
+		item->error = pte_eos;
 		item->offset = w->scan->truncated_at;
 		return 1;
 	}
@@ -405,8 +483,46 @@ static const struct psb_info *psb_while_disabled(struct pt_walk *w)
 	return found;
 }
 
-int pt_walk_next(struct pt_walk *w, struct walk_item *item)
+/* libipt's instruction classes in ours; ptic_error is left to the history. */
+static uint8_t block_class(enum pt_insn_class c)
 {
+	switch (c) {
+	case ptic_other: return hwtr_ic_other;
+	case ptic_call: return hwtr_ic_call;
+	case ptic_return: return hwtr_ic_return;
+	case ptic_jump: return hwtr_ic_jump;
+	case ptic_cond_jump: return hwtr_ic_cond_jump;
+	case ptic_far_call: return hwtr_ic_far_call;
+	case ptic_far_return: return hwtr_ic_far_return;
+	case ptic_far_jump: return hwtr_ic_far_jump;
+	default: return DECODER_UNCLASSIFIED;
+	}
+}
+
+static void block_item(struct pt_walk *w, const struct pt_block *b,
+		       struct walk_item *item)
+{
+	struct decoder_block *d = &item->block;
+
+	d->ip = b->ip;
+	d->end_ip = b->end_ip;
+	d->ninsn = (uint32_t)b->ninsn;
+	d->epoch = w->epoch;
+	d->iclass = block_class(b->iclass);
+	d->isa = hwtr_isa_x86_64;
+	d->speculative = b->speculative;
+	d->truncated = b->truncated;
+	if (b->truncated) {
+		d->size = b->size;
+		memcpy(d->raw, b->raw, b->size < sizeof(d->raw) ? b->size
+								: sizeof(d->raw));
+	}
+}
+
+static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
+{
+	struct pt_block block;
+
 	if (w->deferred_chunk) {
 		const struct psb_info *psb = w->deferred_chunk;
 
@@ -491,9 +607,9 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 			continue;
 		}
 		memset(item, 0, sizeof(*item));
-		w->status = pt_blk_next(w->decoder, &item->block,
-					sizeof(item->block));
-		if (item->block.ninsn > 0 && w->status >= 0) {
+		memset(&block, 0, sizeof(block));
+		w->status = pt_blk_next(w->decoder, &block, sizeof(block));
+		if (block.ninsn > 0 && w->status >= 0) {
 			uint64_t off = 0;
 
 			pt_blk_get_offset(w->decoder, &off);
@@ -504,14 +620,15 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 				/* Report the loop once as a gap, then resync. */
 				w->stuck_blocks = 0;
 				w->status = -pte_internal;
-				gap_item(w, item, gap_no_progress, 0, item->block.ip);
+				gap_item(w, item, gap_no_progress, 0, block.ip);
 				resync(w);
 				return 1;
 			}
 		}
-		if (item->block.ninsn > 0) {
+		if (block.ninsn > 0) {
 			/* A partial block before an error still executed. */
 			item->kind = walk_block;
+			block_item(w, &block, item);
 			w->enabled_seen = true;
 			if (w->status < 0 && w->status != -pte_eos) {
 				/* The error itself is reported by the next call. */
@@ -521,9 +638,149 @@ int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 		if (w->status < 0 && w->status != -pte_eos) {
 			int err = w->status;
 
-			gap_item(w, item, gap_decode_error, err, item->block.ip);
+			gap_item(w, item, gap_decode_error, err, block.ip);
 			resync(w);
 			return 1;
 		}
 	}
 }
+
+/* ------------------------------------------------------------ the ops */
+
+static int context_alloc(struct image_set *images, struct decoder_context **out)
+{
+	struct decoder_context *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	c->images = images;
+	c->iscache = pt_iscache_alloc("hwtrecord");
+	c->isids = calloc(image_set_count(images) + 1, sizeof(*c->isids));
+	if (!c->iscache || !c->isids) {
+		pt_iscache_free(c->iscache);
+		free(c->isids);
+		free(c);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	*out = c;
+	return 0;
+}
+
+static void context_free(struct decoder_context *c)
+{
+	unsigned i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nepochs; i++)
+		pt_image_free(c->by_epoch[i]);
+	free(c->by_epoch);
+	free(c->isids);
+	pt_iscache_free(c->iscache);
+	free(c);
+}
+
+static int stream_open(struct decoder_context *context,
+		       const struct decoder_stream_info *si,
+		       struct decoder_stream **out)
+{
+	struct pt_stream *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	s->context = context;
+	s->trace_start = si->trace_start;
+	pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
+	err = psb_scan_stream(&s->config, si->trace_start, &s->scan);
+	if (err) {
+		free(s);
+		return err;
+	}
+	*out = (struct decoder_stream *)s;
+	return 0;
+}
+
+static void stream_close(struct decoder_stream *stream)
+{
+	struct pt_stream *s = (struct pt_stream *)stream;
+
+	if (!s)
+		return;
+	psb_scan_release(&s->scan);
+	free(s);
+}
+
+static size_t stream_index_bytes(const struct decoder_stream *stream)
+{
+	const struct pt_stream *s = (const struct pt_stream *)stream;
+
+	return s->scan.count * sizeof(*s->scan.psbs);
+}
+
+/* A chunk's window runs from its PSB's TSC to the next PSB's that has one. */
+static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
+			 uint64_t *begin, uint64_t *end)
+{
+	const struct pt_stream *s = (const struct pt_stream *)stream;
+	const struct psb_info *psb = psb_scan_find(&s->scan, offset);
+	size_t i;
+
+	*begin = 0;
+	*end = UINT64_MAX;
+	if (!psb || !psb->has_tsc)
+		return false;
+	*begin = psb->tsc;
+	for (i = psb_scan_index_after(&s->scan, offset); i < s->scan.count; i++)
+		if (s->scan.psbs[i].has_tsc) {
+			*end = s->scan.psbs[i].tsc;
+			break;
+		}
+	return true;
+}
+
+static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
+		      void *ctx, struct decoder_walk **out)
+{
+	return pt_walk_begin((struct pt_stream *)stream, image, ctx,
+			     (struct pt_walk **)out);
+}
+
+static int walk_at(struct decoder_stream *stream, uint64_t offset,
+		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
+{
+	return pt_walk_at((struct pt_stream *)stream, offset, image, ctx,
+			  (struct pt_walk **)out);
+}
+
+static int walk_next(struct decoder_walk *walk, struct walk_item *item)
+{
+	return pt_walk_next((struct pt_walk *)walk, item);
+}
+
+static void walk_free(struct decoder_walk *walk)
+{
+	pt_walk_free((struct pt_walk *)walk);
+}
+
+static const char *errstr(int error)
+{
+	return pt_errstr((enum pt_error_code)error);
+}
+
+const struct decoder_ops decoder_intel_pt = {
+	.name = "intel-pt",
+	.chunk_start_name = "PSB",
+	.libipt_errors = true,
+	.context_alloc = context_alloc,
+	.context_free = context_free,
+	.stream_open = stream_open,
+	.stream_close = stream_close,
+	.stream_index_bytes = stream_index_bytes,
+	.chunk_window = chunk_window,
+	.walk_begin = walk_begin,
+	.walk_at = walk_at,
+	.walk_next = walk_next,
+	.walk_free = walk_free,
+	.errstr = errstr,
+};

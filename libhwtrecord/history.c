@@ -1,6 +1,7 @@
 /* history.c: building each thread's history and decoding chunks on demand.
  *
- * The index pass walks a thread's trace once (decode-pt.c).  Every chunk
+ * The index pass walks a thread's trace once with the recording's decoder
+ * (decoder.h: decode-pt.c, decode-etm.c).  Every chunk
  * start becomes a chunk entry; every block extends or starts a function
  * segment following GDB's btrace model (btrace.c, ftrace_update_function):
  * a new segment at call, return, tail jump and symbol change, returns with
@@ -12,12 +13,11 @@
 
 #include "error.h"
 
-#include <capstone/capstone.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_PSB UINT64_MAX	/* a chunk of gaps only (before the first PSB) */
+#define NO_START UINT64_MAX	/* a chunk of gaps only (before the first start) */
 #define SEG_ENDS_WITH_CALL 0x100u	/* internal: last instruction is a call */
 #define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
 #define DEFAULT_CACHE_BYTES (64u << 20)
@@ -78,59 +78,24 @@ static int grow(void **array, size_t *cap, size_t count, size_t elem)
 
 /* ---------------------------------------------------------- instructions */
 
-/* libipt may leave a block's last instruction unclassified (ptic_error);
- * then capstone's instruction id decides. */
-static enum pt_insn_class classify_by_id(unsigned id)
+/* Decoders may leave a block's last instruction unclassified (libipt's
+ * ptic_error); then its bytes decide. */
+static enum hwtr_insn_class last_insn_class(struct hwtr_history *h,
+					    const struct decoder_block *block)
 {
-	switch (id) {
-	case X86_INS_CALL: return ptic_call;
-	case X86_INS_RET: return ptic_return;
-	case X86_INS_JMP: return ptic_jump;
-	case X86_INS_LCALL: case X86_INS_SYSCALL: case X86_INS_SYSENTER:
-	case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
-		return ptic_far_call;
-	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
-	case X86_INS_IRETD: case X86_INS_IRETQ: case X86_INS_SYSRET:
-	case X86_INS_SYSEXIT:
-		return ptic_far_return;
-	case X86_INS_LJMP: return ptic_far_jump;
-	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
-	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JE: case X86_INS_JGE:
-	case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL: case X86_INS_JNE:
-	case X86_INS_JNO: case X86_INS_JNP: case X86_INS_JNS: case X86_INS_JO:
-	case X86_INS_JP: case X86_INS_JRCXZ: case X86_INS_JS: case X86_INS_LOOP:
-	case X86_INS_LOOPE: case X86_INS_LOOPNE:
-		return ptic_cond_jump;
-	default: return ptic_other;
-	}
-}
-
-static enum pt_insn_class last_insn_class(struct hwtr_history *h,
-					  const struct pt_block *block)
-{
-	csh capstone = (csh)(uintptr_t)h->capstone;
-	enum pt_insn_class iclass = ptic_error;
 	uint8_t bytes[16];
-	cs_insn *insn;
-	int n;
+	size_t n;
 
-	if (block->iclass != ptic_error)
-		return block->iclass;
+	if (block->iclass != DECODER_UNCLASSIFIED)
+		return (enum hwtr_insn_class)block->iclass;
 	if (block->truncated) {
 		memcpy(bytes, block->raw, block->size);
 		n = block->size;
-	} else if (block->isid > 0) {
-		n = pt_iscache_read(image_set_iscache(h->images), bytes,
-				    sizeof(bytes), block->isid, block->end_ip);
 	} else {
-		return ptic_error;
+		n = image_epoch_read(h->images, block->epoch, block->end_ip, bytes,
+				     isa_max_length(block->isa));
 	}
-	if (n <= 0 || cs_disasm(capstone, bytes, (size_t)n, block->end_ip, 1,
-				&insn) != 1)
-		return ptic_error;
-	iclass = classify_by_id(insn->id);
-	cs_free(insn, 1);
-	return iclass;
+	return isa_classify(h->isa, block->isa, bytes, n, block->end_ip);
 }
 
 /* ------------------------------------------------------ function segments */
@@ -139,9 +104,10 @@ struct builder {
 	struct hwtr_thread *thread;
 	size_t cap_chunks, cap_segments, cap_gaps;
 	bool have_last;		/* a block since the last gap */
-	enum pt_insn_class last_iclass;
+	enum hwtr_insn_class last_iclass;
 	uint64_t last_end_ip;
-	int last_isid;
+	unsigned last_epoch;
+	enum hwtr_isa last_isa;
 	uint64_t fn_start, fn_end;	/* range of the current function id */
 	uint32_t fn_id;
 };
@@ -299,14 +265,14 @@ static int new_switch(struct builder *b, uint32_t fid)
 static bool is_pic_call(struct builder *b, uint64_t ip)
 {
 	uint8_t byte = 0;
+	size_t n;
 
 	/* "call next instruction" (e8 00000000) computes the PC, not a call. */
-	if (ip != b->last_end_ip + 5 || b->last_isid <= 0)
+	if (ip != b->last_end_ip + 5)
 		return false;
-	if (pt_iscache_read(image_set_iscache(b->thread->history->images), &byte,
-			    1, b->last_isid, b->last_end_ip) != 1)
-		return false;
-	return byte == 0xe8;
+	n = image_epoch_read(b->thread->history->images, b->last_epoch,
+			     b->last_end_ip, &byte, 1);
+	return isa_is_pic_call(b->last_isa, &byte, n);
 }
 
 static uint32_t function_at(struct builder *b, uint64_t ip)
@@ -338,16 +304,16 @@ static int update_function(struct builder *b, uint64_t ip)
 		return err;
 	}
 	switch (b->last_iclass) {
-	case ptic_return:
+	case hwtr_ic_return:
 		/* _dl_runtime_resolve may "return" into the resolved function. */
 		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
 			return new_call(b, fid, HWTR_SEG_UP_LINKS_TO_TAILCALL);
 		return new_return(b, fid);
-	case ptic_call:
+	case hwtr_ic_call:
 		if (is_pic_call(b, ip))
 			break;
 		return new_call(b, fid, 0);
-	case ptic_jump: {
+	case hwtr_ic_jump: {
 		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
 
 		/* A jump to the start of a function is a tail call. */
@@ -399,40 +365,59 @@ static char *gap_message(struct hwtr_thread *t, const struct walk_item *item)
 		break;
 	case gap_unsynced:
 		snprintf(text, sizeof(text),
-			 "%llu bytes at offset %llu precede the first PSB and "
+			 "%llu bytes at offset %llu precede the first %s and "
 			 "cannot be decoded", (unsigned long long)item->ip,
-			 (unsigned long long)item->offset);
+			 (unsigned long long)item->offset, t->ops->chunk_start_name);
 		break;
 	case gap_no_progress:
 		snprintf(text, sizeof(text),
 			 "code at 0x%llx loops without producing trace (offset "
-			 "%llu); decoding resumes at the next PSB",
+			 "%llu); decoding resumes at the next %s",
 			 (unsigned long long)item->ip,
-			 (unsigned long long)item->offset);
+			 (unsigned long long)item->offset, t->ops->chunk_start_name);
 		break;
 	case gap_decode_error:
 	default: {
 		const struct image_mapping *m =
 			item->ip ? image_set_lookup(t->history->images, item->ip, 0)
 				 : NULL;
+		const char *what = t->ops->errstr(item->error);
 
-		if (item->pt_error == pte_nomap && item->ip && m && m->problem)
+		if (item->no_code && item->ip && m && m->problem)
 			snprintf(text, sizeof(text), "%s at 0x%llx (offset %llu): %s",
-				 pt_errstr(pte_nomap), (unsigned long long)item->ip,
+				 what, (unsigned long long)item->ip,
 				 (unsigned long long)item->offset, m->problem);
-		else if (item->pt_error == pte_nomap && item->ip)
+		else if (item->no_code && item->ip)
 			snprintf(text, sizeof(text),
 				 "%s at 0x%llx (offset %llu): no binary is mapped there",
-				 pt_errstr(pte_nomap), (unsigned long long)item->ip,
+				 what, (unsigned long long)item->ip,
 				 (unsigned long long)item->offset);
 		else
-			snprintf(text, sizeof(text), "%s (offset %llu)",
-				 pt_errstr((enum pt_error_code)item->pt_error),
+			snprintf(text, sizeof(text), "%s (offset %llu)", what,
 				 (unsigned long long)item->offset);
 		break;
 	}
 	}
 	return strdup(text);
+}
+
+/* What kind of gap it is, in words for listings (doc/json-schema.md). */
+static const char *gap_kind_name(struct hwtr_thread *t,
+				 const struct walk_item *item, const char *message)
+{
+	switch (item->gap) {
+	case gap_overflow:
+		return "overflow";
+	case gap_disabled:
+		return "disabled";
+	case gap_truncated:
+		return "truncated";
+	default:
+		break;
+	}
+	if (strstr(message, "missing binary") || strstr(message, "build-id mismatch"))
+		return "missing-binary";
+	return t->ops->errstr(item->gap == gap_decode_error ? item->error : 0);
 }
 
 static int add_gap(struct builder *b, const struct walk_item *item)
@@ -451,11 +436,13 @@ static int add_gap(struct builder *b, const struct walk_item *item)
 	memset(g, 0, sizeof(*g));
 	g->insn = t->ninsns + 1;
 	g->segment = t->nsegments;
-	g->gap.pt_error = item->gap == gap_decode_error ? item->pt_error : 0;
+	g->gap.error = item->gap == gap_decode_error ? item->error : 0;
+	g->gap.pt_error = t->ops->libipt_errors ? g->gap.error : 0;
 	g->gap.offset = item->offset;
 	g->gap.message = gap_message(t, item);
 	if (!g->gap.message)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	g->gap.kind = gap_kind_name(t, item, g->gap.message);
 	t->ninsns++;
 	b->have_last = false;
 	return 0;
@@ -463,37 +450,25 @@ static int add_gap(struct builder *b, const struct walk_item *item)
 
 /* ---------------------------------------------------------------- chunks */
 
-static uint64_t next_tsc_after(const struct psb_scan *scan, uint64_t offset)
-{
-	size_t i;
-
-	for (i = psb_scan_index_after(scan, offset); i < scan->count; i++)
-		if (scan->psbs[i].has_tsc)
-			return scan->psbs[i].tsc;
-	return UINT64_MAX;
-}
-
-/* The image of the chunk starting at a PSB: the mappings of its time window,
- * from its own TSC to the next PSB's.  Index and on-demand decoding both ask
- * this, so they decode with the same code. */
-static int image_for_psb(void *ctx, uint64_t psb_offset, struct pt_image **image)
+/* The image of the chunk starting at OFFSET: the mappings of its time
+ * window, which the decoder knows from its chunk scan.  Index and on-demand
+ * decoding both ask this, so they decode with the same code. */
+static int image_for_chunk(void *ctx, uint64_t offset, unsigned *epoch)
 {
 	struct hwtr_thread *t = ctx;
-	const struct psb_info *psb = psb_scan_find(&t->scan, psb_offset);
 	uint64_t begin = 0, end = UINT64_MAX;
-	unsigned epoch;
 
-	if (psb && psb->has_tsc) {
-		begin = psb->tsc;
-		end = next_tsc_after(&t->scan, psb_offset);
+	if (!t->ops->chunk_window(t->stream, offset, &begin, &end)) {
+		begin = 0;
+		end = UINT64_MAX;
 	}
-	return image_set_for_window(t->history->images, begin, end, image, &epoch);
+	return image_set_for_window(t->history->images, begin, end, epoch);
 }
 
-static int add_chunk(struct builder *b, uint64_t psb_offset, uint64_t tsc,
-		     bool has_tsc)
+static int add_chunk(struct builder *b, uint64_t offset)
 {
 	struct hwtr_thread *t = b->thread;
+	uint64_t begin = 0, end;
 	struct chunk *c;
 	int err = grow((void **)&t->chunks, &b->cap_chunks, t->nchunks,
 		       sizeof(*t->chunks));
@@ -502,47 +477,40 @@ static int add_chunk(struct builder *b, uint64_t psb_offset, uint64_t tsc,
 		return err;
 	c = &t->chunks[t->nchunks++];
 	memset(c, 0, sizeof(*c));
-	c->psb_offset = psb_offset;
+	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
-	c->tsc_begin = has_tsc ? tsc : 0;
+	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
+		c->tsc_begin = begin;
 	return 0;
 }
 
-static bool psb_has_tsc(const struct psb_scan *scan, uint64_t offset)
-{
-	const struct psb_info *psb = psb_scan_find(scan, offset);
-
-	return psb && psb->has_tsc;
-}
-
-static int index_thread(struct hwtr_thread *t, uint64_t trace_start)
+static int index_thread(struct hwtr_thread *t)
 {
 	struct builder b = { .thread = t };
-	struct pt_walk *walk;
+	struct decoder_walk *walk;
 	struct walk_item item;
 	int status, err;
 
-	err = pt_walk_begin(&t->config, &t->scan, trace_start, image_for_psb, t,
-			    &walk);
+	err = t->ops->walk_begin(t->stream, image_for_chunk, t, &walk);
 	if (err)
 		return err;
-	while ((status = pt_walk_next(walk, &item)) > 0) {
+	while ((status = t->ops->walk_next(walk, &item)) > 0) {
 		switch (item.kind) {
 		case walk_chunk_start:
-			err = add_chunk(&b, item.offset, item.tsc,
-					psb_has_tsc(&t->scan, item.offset));
+			err = add_chunk(&b, item.offset);
 			break;
 		case walk_block: {
 			struct chunk *c;
 
 			if (t->nchunks == 0)
-				err = add_chunk(&b, NO_PSB, 0, false);
+				err = add_chunk(&b, NO_START);
 			if (err)
 				break;
 			c = &t->chunks[t->nchunks - 1];
 			if (!c->entry_ip && c->first_insn == t->ninsns + 1)
 				c->entry_ip = item.block.ip;
-			item.block.iclass = last_insn_class(t->history, &item.block);
+			item.block.iclass = (uint8_t)last_insn_class(t->history,
+								      &item.block);
 			if ((err = update_function(&b, item.block.ip)))
 				break;
 			page_filter_add(c->pages, item.block.ip, item.block.end_ip);
@@ -550,21 +518,22 @@ static int index_thread(struct hwtr_thread *t, uint64_t trace_start)
 			{
 				struct segment *s = &t->segments[t->nsegments - 1];
 
-				if (item.block.iclass == ptic_call)
+				if (item.block.iclass == hwtr_ic_call)
 					s->flags |= SEG_ENDS_WITH_CALL;
 				else
 					s->flags &= ~SEG_ENDS_WITH_CALL;
 			}
 			b.have_last = true;
-			b.last_iclass = item.block.iclass;
+			b.last_iclass = (enum hwtr_insn_class)item.block.iclass;
 			b.last_end_ip = item.block.end_ip;
-			b.last_isid = item.block.isid;
+			b.last_epoch = item.block.epoch;
+			b.last_isa = (enum hwtr_isa)item.block.isa;
 			break;
 		}
 		case walk_gap:
 			/* Gaps before any chunk get a chunk of their own. */
 			if (t->nchunks == 0)
-				err = add_chunk(&b, NO_PSB, 0, false);
+				err = add_chunk(&b, NO_START);
 			if (!err)
 				err = add_gap(&b, &item);
 			break;
@@ -572,7 +541,7 @@ static int index_thread(struct hwtr_thread *t, uint64_t trace_start)
 		if (err)
 			break;
 	}
-	pt_walk_free(walk);
+	t->ops->walk_free(walk);
 	if (!err && status < 0)
 		err = status;
 	if (!err) {
@@ -598,7 +567,8 @@ static void thread_release(struct hwtr_thread *t)
 	free(t->gaps);
 	free(t->chunks);
 	free(t->segments);
-	psb_scan_release(&t->scan);
+	if (t->stream)
+		t->ops->stream_close(t->stream);
 }
 
 int hwtr_history_build(struct hwtr_recording *rec,
@@ -611,7 +581,6 @@ int hwtr_history_build(struct hwtr_recording *rec,
 				     ? options->cache_bytes
 				     : DEFAULT_CACHE_BYTES;
 	struct hwtr_history *h;
-	csh capstone;
 	size_t i;
 	int err;
 
@@ -621,6 +590,13 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	if (!h)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	h->recording = rec;
+	h->ops = decoder_for_format(info->trace_format);
+	if (!h->ops) {
+		free(h);
+		return hwtr_fail(hwtr_err_format, "%s: no decoder for trace format "
+				 "\"%s\"", hwtr_recording_path(rec),
+				 info->trace_format);
+	}
 	h->threads = calloc(info->nthreads + 1, sizeof(*h->threads));
 	h->cache_slots = cache_bytes / (1u << 20);
 	if (h->cache_slots < 4)
@@ -633,37 +609,33 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	}
 	for (i = 0; i < h->cache_slots; i++)
 		h->cache[i].key = UINT64_MAX;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &capstone) != CS_ERR_OK) {
-		hwtr_history_free(h);
-		return hwtr_fail(hwtr_err_nomem, "capstone: cannot open x86-64");
-	}
-	h->capstone = (void *)(uintptr_t)capstone;
-	if ((err = image_set_build(rec, debug_dirs, &h->images)) ||
-	    (err = symbolizer_build(h->images, debug_dirs, &h->symbols))) {
+	if ((err = isa_open(&h->isa)) ||
+	    (err = image_set_build(rec, debug_dirs, &h->images)) ||
+	    (err = symbolizer_build(h->images, debug_dirs, &h->symbols)) ||
+	    (err = h->ops->context_alloc(h->images, &h->decoder))) {
 		hwtr_history_free(h);
 		return err;
 	}
 	for (i = 0; i < info->nthreads; i++) {
 		struct hwtr_thread *t = &h->threads[i];
-		const uint8_t *bytes;
-		size_t size;
+		struct decoder_stream_info si = { .info = info, .thread = i };
 
 		t->history = h;
 		t->index = i;
 		t->tid = info->threads[i].tid;
+		t->ops = h->ops;
 		h->nthreads = i + 1;
-		hwtr_recording_trace(rec, i, &bytes, &size);
-		t->trace_bytes = size - info->threads[i].trace_start;
-		pt_config_from_recording(&t->config, &info->pt, bytes, size);
+		hwtr_recording_trace(rec, i, &si.bytes, &si.size);
+		si.trace_start = info->threads[i].trace_start;
+		t->trace_bytes = si.size - si.trace_start;
 		if (options && options->progress)
 			fprintf(options->progress, "hwtrec: decoding thread %u "
-				"(%zu bytes of trace)...\n", t->tid, size);
-		if (size == 0)
+				"(%zu bytes of trace)...\n", t->tid, si.size);
+		if (si.size == 0)
 			continue;	/* an empty trace is an empty history */
-		err = psb_scan_stream(&t->config, info->threads[i].trace_start,
-				      &t->scan);
+		err = h->ops->stream_open(h->decoder, &si, &t->stream);
 		if (!err)
-			err = index_thread(t, info->threads[i].trace_start);
+			err = index_thread(t);
 		if (err) {
 			hwtr_fail_context(err, "%s/%s: ", hwtr_recording_path(rec),
 					  info->threads[i].stream);
@@ -689,11 +661,9 @@ void hwtr_history_free(struct hwtr_history *h)
 	free(h->lengths);
 	free(h->failed_message);
 	free(h->threads);
-	if (h->capstone) {
-		csh capstone = (csh)(uintptr_t)h->capstone;
-
-		cs_close(&capstone);
-	}
+	if (h->decoder)
+		h->ops->context_free(h->decoder);
+	isa_close(h->isa);
 	symbolizer_free(h->symbols);
 	image_set_free(h->images);
 	free(h);
@@ -769,7 +739,7 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	s->index_bytes = t->nchunks * sizeof(*t->chunks) +
 			 t->nsegments * sizeof(*t->segments) +
 			 t->ngaps * sizeof(*t->gaps) +
-			 t->scan.count * sizeof(*t->scan.psbs);
+			 (t->stream ? t->ops->stream_index_bytes(t->stream) : 0);
 	return 0;
 }
 
@@ -862,157 +832,113 @@ int hwtr_thread_segment(const struct hwtr_thread *t, uint64_t number,
 
 /* ---------------------------------------------------- on-demand decoding */
 
-static enum hwtr_insn_class insn_class(enum pt_insn_class c)
-{
-	switch (c) {
-	case ptic_other: return hwtr_ic_other;
-	case ptic_call: return hwtr_ic_call;
-	case ptic_return: return hwtr_ic_return;
-	case ptic_jump: return hwtr_ic_jump;
-	case ptic_cond_jump: return hwtr_ic_cond_jump;
-	case ptic_far_call: return hwtr_ic_far_call;
-	case ptic_far_return: return hwtr_ic_far_return;
-	case ptic_far_jump: return hwtr_ic_far_jump;
-	default: return hwtr_ic_unknown;
-	}
-}
-
 /* Hot code is decoded again and again: instruction lengths by IP (and
- * section, since code at one IP can change with the image). */
-static size_t length_cache_get(struct hwtr_history *h, uint64_t ip, int isid)
+ * epoch, since code at one IP can change with the image). */
+static size_t length_cache_get(struct hwtr_history *h, uint64_t ip,
+			       unsigned epoch)
 {
 	const struct length_slot *slot =
 		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
 
-	return slot->ip == ip && slot->isid == isid ? slot->len : 0;
+	return slot->ip == ip && slot->epoch == epoch ? slot->len : 0;
 }
 
-static void length_cache_put(struct hwtr_history *h, uint64_t ip, int isid,
-			     size_t len)
+static void length_cache_put(struct hwtr_history *h, uint64_t ip,
+			     unsigned epoch, size_t len)
 {
 	struct length_slot *slot =
 		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
 
 	slot->ip = ip;
-	slot->isid = isid;
+	slot->epoch = epoch;
 	slot->len = (uint8_t)len;
 }
 
-/* Length of the instruction at CODE (capstone), or 0 if it does not know it. */
-static size_t insn_length(csh capstone, cs_insn *insn, const uint8_t *code,
-			  size_t left, uint64_t ip)
+/* The code at IP with at least the longest instruction after it, if the
+ * image holds that much: in place, or copied into BUF where an instruction
+ * may cross from one mapping into the next. */
+static const uint8_t *code_at(struct hwtr_history *h, unsigned epoch,
+			      enum hwtr_isa set, uint64_t ip, uint8_t *buf,
+			      size_t *have)
 {
-	uint64_t addr = ip;
+	const uint8_t *code = image_epoch_code(h->images, epoch, ip, have);
 
-	if (!cs_disasm_iter(capstone, &code, &left, &addr, insn))
-		return 0;
-	return insn->size;
-}
-
-/* Capstone does not know every instruction (CET's rdsspq, newer
- * extensions).  The block tells how many instructions lie between its first
- * IP and its last: the unknown instruction's length is the one after which
- * the rest of the block decodes to exactly that. */
-static size_t guess_length(csh capstone, cs_insn *insn, const uint8_t *buf,
-			   size_t have, uint64_t base, uint64_t ip, size_t left_insns,
-			   uint64_t end_ip)
-{
-	size_t len;
-
-	for (len = 1; len <= 15; len++) {
-		uint64_t pos = ip + len;
-		size_t k = 1;
-
-		while (k < left_insns && pos < end_ip && pos + 1 <= base + have) {
-			size_t n = insn_length(capstone, insn, buf + (pos - base),
-					       have - (size_t)(pos - base), pos);
-
-			if (!n)
-				break;
-			pos += n;
-			k++;
-		}
-		if (k == left_insns && pos == end_ip)
-			return len;
+	if (code && *have < isa_max_length(set)) {
+		*have = image_epoch_read(h->images, epoch, ip, buf,
+					 isa_max_length(set));
+		return buf;
 	}
-	return 0;
+	return code;
 }
 
 /* Split a block into instructions: blocks end at every branch, so the
  * instructions in between are contiguous and only their lengths are needed. */
-static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
+static int expand_block(struct hwtr_thread *t, const struct decoder_block *block,
 			struct decoded_insn *out, size_t room)
 {
 	struct hwtr_history *h = t->history;
-	csh capstone = (csh)(uintptr_t)h->capstone;
-	uint8_t buf[4096];
-	uint64_t ip = block->ip;
+	enum hwtr_isa set = (enum hwtr_isa)block->isa;
+	size_t fixed = isa_fixed_length(set), maxlen = isa_max_length(set);
+	const uint8_t *code = NULL;
+	uint8_t edge[16];
+	uint64_t ip = block->ip, base = ip;
 	size_t i, have = 0;
-	uint64_t base = ip;
-	cs_insn *insn;
 
 	if (block->ninsn > room)
 		return hwtr_fail(hwtr_err_decode, "chunk holds more instructions "
 				 "than the index says");
-	insn = cs_malloc(capstone);
-	if (!insn)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < block->ninsn; i++) {
 		struct decoded_insn *d = &out[i];
+		bool last = i + 1 == block->ninsn;
 		size_t len;
 
 		d->ip = ip;
-		d->isid = block->isid;
-		d->speculative = block->speculative;
+		d->epoch = block->epoch;
+		d->isa = (uint8_t)set;
+		d->flags = block->speculative ? INSN_SPECULATIVE : 0;
 		d->iclass = hwtr_ic_other;
-		if (i + 1 == block->ninsn) {
-			d->iclass = (uint8_t)insn_class(last_insn_class(h, block));
+		if (last) {
+			d->iclass = (uint8_t)last_insn_class(h, block);
 			if (block->truncated) {
 				d->size = block->size;
 				break;
 			}
 		}
-		len = length_cache_get(h, ip, block->isid);
-		if (len && i + 1 < block->ninsn) {
+		if (fixed) {
+			d->size = (uint8_t)fixed;
+			ip += fixed;
+			continue;
+		}
+		len = length_cache_get(h, ip, block->epoch);
+		if (len && !last) {
 			d->size = (uint8_t)len;
 			ip += len;
 			continue;
 		}
-		if (ip < base || ip + 16 > base + have) {
-			int n = block->isid > 0
-					? pt_iscache_read(image_set_iscache(h->images),
-							  buf, sizeof(buf),
-							  block->isid, ip)
-					: -pte_nomap;
-
-			if (n <= 0) {
-				cs_free(insn, 1);
+		if (!code || ip < base || ip + maxlen > base + have) {
+			code = code_at(h, block->epoch, set, ip, edge, &have);
+			if (!code || !have)
 				return hwtr_fail(hwtr_err_decode,
 						 "cannot read code at 0x%llx again",
 						 (unsigned long long)ip);
-			}
 			base = ip;
-			have = (size_t)n;
 		}
-		len = insn_length(capstone, insn, buf + (ip - base),
-				  have - (size_t)(ip - base), ip);
-		if (!len && i + 1 < block->ninsn)
-			len = guess_length(capstone, insn, buf, have, base, ip,
-					   block->ninsn - i - 1, block->end_ip);
+		len = isa_length(h->isa, set, code + (ip - base),
+				 have - (size_t)(ip - base), ip);
+		if (!len && !last && set == hwtr_isa_x86_64)
+			len = isa_guess_length(h->isa, code, have, base, ip,
+					       block->ninsn - i - 1, block->end_ip);
 		if (len)
-			length_cache_put(h, ip, block->isid, len);
-		if (!len && i + 1 < block->ninsn) {
-			cs_free(insn, 1);
+			length_cache_put(h, ip, block->epoch, len);
+		if (!len && !last)
 			return hwtr_fail(hwtr_err_decode,
 					 "cannot find the length of the instruction "
 					 "at 0x%llx", (unsigned long long)ip);
-		}
 		d->size = (uint8_t)len;	/* 0: an unknown last instruction */
 		if (!len)
 			d->iclass = hwtr_ic_unknown;
 		ip += len;
 	}
-	cs_free(insn, 1);
 	if (out[block->ninsn - 1].ip != block->end_ip)
 		return hwtr_fail(hwtr_err_decode,
 				 "block 0x%llx..0x%llx re-decoded to end at 0x%llx",
@@ -1022,28 +948,31 @@ static int expand_block(struct hwtr_thread *t, const struct pt_block *block,
 	return 0;
 }
 
+static void gap_insn(struct decoded_insn *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->flags = INSN_GAP;
+}
+
 static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
 		      size_t count)
 {
 	const struct chunk *c = &t->chunks[k];
-	struct pt_walk *walk;
+	struct decoder_walk *walk;
 	struct walk_item item;
 	size_t filled = 0;
 	bool first_chunk_item = true;
-	int status, err;
+	int status, err = 0;
 
-	if (c->psb_offset == NO_PSB) {
+	if (c->offset == NO_START) {
 		/* Gaps only: they come from the index. */
-		for (filled = 0; filled < count; filled++) {
-			memset(&insns[filled], 0, sizeof(insns[filled]));
-			insns[filled].is_gap = 1;
-		}
+		for (filled = 0; filled < count; filled++)
+			gap_insn(&insns[filled]);
 		return 0;
 	}
-	if ((err = pt_walk_at(&t->config, &t->scan, c->psb_offset, image_for_psb,
-			      t, &walk)))
+	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
 		return err;
-	while (filled < count && (status = pt_walk_next(walk, &item)) > 0) {
+	while (filled < count && (status = t->ops->walk_next(walk, &item)) > 0) {
 		if (item.kind == walk_chunk_start) {
 			if (!first_chunk_item)
 				break;	/* the next chunk: ours is complete */
@@ -1051,8 +980,7 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 			continue;
 		}
 		if (item.kind == walk_gap) {
-			memset(&insns[filled], 0, sizeof(insns[filled]));
-			insns[filled++].is_gap = 1;
+			gap_insn(&insns[filled++]);
 			continue;
 		}
 		err = expand_block(t, &item.block, insns + filled, count - filled);
@@ -1060,16 +988,16 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 			break;
 		filled += item.block.ninsn;
 	}
-	pt_walk_free(walk);
+	t->ops->walk_free(walk);
 	if (err)
 		return hwtr_fail_context(err, "thread %u, chunk at offset %llu: ",
-					 t->tid, (unsigned long long)c->psb_offset);
-	if (filled != count || (c->entry_ip && count && !insns[0].is_gap &&
+					 t->tid, (unsigned long long)c->offset);
+	if (filled != count || (c->entry_ip && count && !(insns[0].flags & INSN_GAP) &&
 				insns[0].ip != c->entry_ip))
 		return hwtr_fail(hwtr_err_decode,
 				 "thread %u: the chunk at offset %llu decoded to %zu "
 				 "instructions on demand, the index has %zu",
-				 t->tid, (unsigned long long)c->psb_offset, filled,
+				 t->tid, (unsigned long long)c->offset, filled,
 				 count);
 	return 0;
 }
@@ -1133,7 +1061,7 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 
 /* ------------------------------------------------------------- searching */
 
-static bool block_may_hold(const struct pt_block *block, const uint64_t *addrs,
+static bool block_may_hold(const struct decoder_block *block, const uint64_t *addrs,
 			   size_t n)
 {
 	size_t i;
@@ -1162,7 +1090,7 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	struct decoded_insn *insns = NULL;
 	size_t cap = 0;
 	uint64_t number = c->first_insn, end;
-	struct pt_walk *walk;
+	struct decoder_walk *walk;
 	struct walk_item item;
 	bool first_chunk_item = true;
 	int status, err = 0, hit = 0;
@@ -1170,7 +1098,7 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
 	if (hi > end)
 		hi = end;
-	if (c->psb_offset == NO_PSB || lo >= hi)
+	if (c->offset == NO_START || lo >= hi)
 		return 0;
 	/* Decoded already: look in the cache. */
 	{
@@ -1187,7 +1115,8 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 					const struct decoded_insn *di =
 						&d->insns[m - d->first_insn];
 
-					if (!di->is_gap && in_addrs(di->ip, addrs, naddrs)) {
+					if (!(di->flags & INSN_GAP) &&
+					    in_addrs(di->ip, addrs, naddrs)) {
 						*found = m;
 						return 1;
 					}
@@ -1197,10 +1126,9 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	}
 	/* Otherwise walk the blocks and split only those that may hold an
 	 * address: most of a chunk needs no instruction lengths at all. */
-	if ((err = pt_walk_at(&t->config, &t->scan, c->psb_offset, image_for_psb,
-			      t, &walk)))
+	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
 		return err;
-	while (number < hi && (status = pt_walk_next(walk, &item)) > 0) {
+	while (number < hi && (status = t->ops->walk_next(walk, &item)) > 0) {
 		size_t i;
 
 		if (item.kind == walk_chunk_start) {
@@ -1242,7 +1170,7 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 		}
 		number += item.block.ninsn;
 	}
-	pt_walk_free(walk);
+	t->ops->walk_free(walk);
 	free(insns);
 	return err ? err : hit;
 }

@@ -1,24 +1,26 @@
 /* history.h: the history of each thread (DESIGN.md section 6), internal.
  *
- * Per thread: the chunk index (one entry per PSB at which decoding can
- * start), the function segments of the whole trace, and the gaps.  No
- * per-instruction data is kept; a chunk's instructions are decoded again on
- * demand into a bounded cache.
+ * Per thread: the chunk index (one entry per chunk start at which decoding
+ * can begin: a PSB, an A-sync), the function segments of the whole trace,
+ * and the gaps.  No per-instruction data is kept; a chunk's instructions are
+ * decoded again on demand into a bounded cache.  The trace format is the
+ * decoder's business (decoder.h).
  */
 #ifndef HWTR_HISTORY_H
 #define HWTR_HISTORY_H
 
-#include "decode-pt.h"
+#include "decoder.h"
 #include "hwtrecord.h"
 #include "image.h"
+#include "isa.h"
 #include "symbols.h"
 
 #define PAGE_FILTER_BYTES 32
 
 struct chunk {
-	uint64_t psb_offset;
+	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
 	uint64_t first_insn;	/* instruction number of its first entry */
-	uint64_t tsc_begin;	/* its PSB's time (0 if none) */
+	uint64_t tsc_begin;	/* its start's time (0 if none) */
 	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
 	uint8_t pages[PAGE_FILTER_BYTES];	/* Bloom filter of code pages */
 };
@@ -37,14 +39,17 @@ struct gap_entry {
 	struct hwtr_gap gap;
 };
 
+#define INSN_SPECULATIVE 1u
+#define INSN_GAP 2u
+
 /* One decoded instruction (or gap) in the on-demand cache. */
 struct decoded_insn {
 	uint64_t ip;
-	int32_t isid;		/* libipt section, for reading the bytes */
+	uint32_t epoch;		/* image view, for reading the bytes */
 	uint8_t size;
 	uint8_t iclass;		/* enum hwtr_insn_class */
-	uint8_t speculative;
-	uint8_t is_gap;
+	uint8_t isa;		/* enum hwtr_isa */
+	uint8_t flags;		/* INSN_* */
 };
 
 struct decoded_chunk {
@@ -59,8 +64,8 @@ struct hwtr_thread {
 	struct hwtr_history *history;
 	size_t index;		/* in the recording's thread list */
 	uint32_t tid;
-	struct pt_config config;
-	struct psb_scan scan;
+	const struct decoder_ops *ops;
+	struct decoder_stream *stream;	/* NULL for an empty trace */
 	struct chunk *chunks;
 	size_t nchunks;
 	struct segment *segments;	/* segment number N is segments[N - 1] */
@@ -76,7 +81,7 @@ struct hwtr_thread {
 
 struct length_slot {
 	uint64_t ip;
-	int32_t isid;
+	uint32_t epoch;
 	uint8_t len;
 };
 
@@ -84,12 +89,14 @@ struct hwtr_history {
 	struct hwtr_recording *recording;
 	struct image_set *images;
 	struct hwtr_symbolizer *symbols;
+	const struct decoder_ops *ops;
+	struct decoder_context *decoder;
 	struct hwtr_thread *threads;
 	size_t nthreads;
 	struct decoded_chunk *cache;
 	size_t cache_slots;
 	uint64_t cache_clock;
-	void *capstone;		/* csh, for instruction lengths */
+	struct isa *isa;		/* instruction lengths and classes */
 	struct length_slot *lengths;	/* 1 << LENGTH_CACHE_BITS */
 	uint64_t failed_key;	/* the last chunk that failed to decode */
 	char *failed_message;

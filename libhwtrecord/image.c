@@ -7,20 +7,31 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One address range of a view and the mapping that holds it. */
+struct view_range {
+	uint64_t begin, end;
+	uint32_t map;
+};
+
 struct epoch {
-	uint8_t *alive;		/* one flag per mapping */
-	struct pt_image *image;
+	uint8_t *alive;		/* one role per mapping */
+	uint32_t *layers;	/* mappings with code, later wins */
+	size_t nlayers;
+	struct view_range *ranges;	/* sorted, disjoint */
+	size_t nranges;
 };
 
 struct image_set {
 	struct image_mapping *maps;
 	size_t nmaps;
-	struct pt_image_section_cache *iscache;
-	struct epoch *epochs;	/* one image per distinct set of live mappings */
+	struct epoch *epochs;	/* one view per distinct set of live mappings */
 	unsigned nepochs, cap_epochs;
+	size_t last_range;	/* of the last epoch read: code runs on */
+	unsigned last_epoch;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -127,6 +138,30 @@ static void end_overlapping(struct image_set *set, size_t upto, uint64_t addr,
 	}
 }
 
+/* How much of the mapping the file holds: code past the end of the file is
+ * not in the file.  A file that cannot be opened holds nothing. */
+static void measure_code(struct image_mapping *m)
+{
+	struct stat st;
+	int fd = open(m->file, O_RDONLY | O_CLOEXEC);
+
+	m->code_size = 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		set_problem(m, "%s: cannot load code: %s", m->file, why);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	if ((uint64_t)st.st_size > m->pgoff)
+		m->code_size = (uint64_t)st.st_size - m->pgoff < m->len
+				       ? (uint64_t)st.st_size - m->pgoff
+				       : m->len;
+}
+
 int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
 		    struct image_set **out)
 {
@@ -136,8 +171,7 @@ int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
 	if (!set)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	set->maps = calloc(nev + 1, sizeof(*set->maps));
-	set->iscache = pt_iscache_alloc("hwtrecord");
-	if (!set->maps || !set->iscache) {
+	if (!set->maps) {
 		image_set_free(set);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
@@ -168,26 +202,8 @@ int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
 		m->path = ev->path;
 		m->build_id = ev->build_id;
 		locate_file(m, hwtr_recording_path(rec), ev->saved, debug_dirs);
-		if (m->file) {
-			struct stat st;
-			uint64_t size = m->len;
-
-			/* Code past the end of the file is not in the file. */
-			if (stat(m->file, &st) == 0 &&
-			    (uint64_t)st.st_size < m->pgoff + size)
-				size = (uint64_t)st.st_size > m->pgoff
-					       ? (uint64_t)st.st_size - m->pgoff
-					       : 0;
-			if (size)
-				m->isid = pt_iscache_add_file(set->iscache, m->file,
-							      m->pgoff, size,
-							      m->addr);
-			if (m->isid < 0) {
-				set_problem(m, "%s: cannot load code: %s", m->file,
-					    pt_errstr(pt_errcode(m->isid)));
-				m->isid = 0;
-			}
-		}
+		if (m->file)
+			measure_code(m);
 	}
 	*out = set;
 	return 0;
@@ -200,16 +216,18 @@ void image_set_free(struct image_set *set)
 	if (!set)
 		return;
 	for (i = 0; i < set->nepochs; i++) {
-		pt_image_free(set->epochs[i].image);
 		free(set->epochs[i].alive);
+		free(set->epochs[i].layers);
+		free(set->epochs[i].ranges);
 	}
 	free(set->epochs);
 	for (i = 0; i < set->nmaps; i++) {
+		if (set->maps[i].map)
+			munmap(set->maps[i].map, set->maps[i].map_size);
 		free(set->maps[i].file);
 		free(set->maps[i].problem);
 	}
 	free(set->maps);
-	pt_iscache_free(set->iscache);
 	free(set);
 }
 
@@ -222,11 +240,6 @@ const struct image_mapping *image_set_mapping(const struct image_set *set,
 					      size_t index)
 {
 	return index < set->nmaps ? &set->maps[index] : NULL;
-}
-
-struct pt_image_section_cache *image_set_iscache(struct image_set *set)
-{
-	return set->iscache;
 }
 
 static int alive_in(const struct image_mapping *m, uint64_t begin, uint64_t end)
@@ -250,13 +263,87 @@ static uint8_t window_role(const struct image_mapping *m, uint64_t begin,
 	return not_in_image;
 }
 
+/* Lay mapping MAP over the ranges: it takes [begin, end) from whatever held
+ * it, as pt_image_add splits the sections a new one overlaps. */
+static int lay_over(struct epoch *e, size_t *cap, uint64_t begin, uint64_t end,
+		    uint32_t map)
+{
+	const struct view_range add = { begin, end, map };
+	struct view_range *out;
+	bool added = false;
+	size_t i, n = 0;
+
+	/* At most two more ranges: one split in two, plus the new one. */
+	if (e->nranges + 2 > *cap) {
+		size_t ncap = 2 * *cap + 8;
+		void *p = realloc(e->ranges, ncap * sizeof(*e->ranges));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		e->ranges = p;
+		*cap = ncap;
+	}
+	out = malloc((e->nranges + 2) * sizeof(*out));
+	if (!out)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (i = 0; i < e->nranges; i++) {
+		struct view_range r = e->ranges[i];
+
+		if (r.end <= begin) {
+			out[n++] = r;
+			continue;
+		}
+		if (r.begin < begin)	/* the part before the new one */
+			out[n++] = (struct view_range){ r.begin, begin, r.map };
+		if (!added) {
+			out[n++] = add;
+			added = true;
+		}
+		if (r.end > end)	/* the part after it */
+			out[n++] = (struct view_range){ r.begin > end ? r.begin : end,
+						       r.end, r.map };
+	}
+	if (!added)
+		out[n++] = add;
+	memcpy(e->ranges, out, n * sizeof(*out));
+	e->nranges = n;
+	free(out);
+	return 0;
+}
+
+static int build_epoch(struct image_set *set, struct epoch *e)
+{
+	size_t i, cap = 0;
+	int err;
+
+	e->layers = calloc(set->nmaps + 1, sizeof(*e->layers));
+	if (!e->layers)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	/* The mappings born in the window first, then those alive at its
+	 * start, each in sideband order: later ones win where they overlap. */
+	for (i = 0; i < 2 * set->nmaps; i++) {
+		size_t k = i % set->nmaps;
+		uint8_t role = i < set->nmaps ? born_in_window : alive_at_start;
+		const struct image_mapping *m = &set->maps[k];
+
+		if (e->alive[k] != role || !m->code_size)
+			continue;
+		e->layers[e->nlayers++] = (uint32_t)k;
+		if ((err = lay_over(e, &cap, m->addr, m->addr + m->code_size,
+				    (uint32_t)k)))
+			return err;
+	}
+	return 0;
+}
+
 int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
-			 struct pt_image **image, unsigned *epoch)
+			 unsigned *epoch)
 {
 	uint8_t *alive = calloc(set->nmaps + 1, 1);
 	struct epoch *e;
 	size_t i;
 	unsigned k;
+	int err;
 
 	if (!alive)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -265,7 +352,6 @@ int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 	for (k = 0; k < set->nepochs; k++)
 		if (!memcmp(set->epochs[k].alive, alive, set->nmaps)) {
 			free(alive);
-			*image = set->epochs[k].image;
 			*epoch = k;
 			return 0;
 		}
@@ -281,35 +367,123 @@ int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 		set->cap_epochs = cap;
 	}
 	e = &set->epochs[set->nepochs];
+	memset(e, 0, sizeof(*e));
 	e->alive = alive;
-	e->image = pt_image_alloc(NULL);
-	if (!e->image) {
-		free(alive);
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if ((err = build_epoch(set, e))) {
+		free(e->alive);
+		free(e->layers);
+		free(e->ranges);
+		return err;
 	}
-	/* libipt lets a section added later win where sections overlap: add the
-	 * mappings born in the window first, then those alive at its start, each
-	 * in sideband order. */
-	for (i = 0; i < 2 * set->nmaps; i++) {
-		size_t k = i % set->nmaps;
-		uint8_t role = i < set->nmaps ? born_in_window : alive_at_start;
-		int err;
-
-		if (alive[k] != role || set->maps[k].isid <= 0)
-			continue;
-		err = pt_image_add_cached(e->image, set->iscache,
-					  set->maps[k].isid, NULL);
-		if (err < 0) {
-			pt_image_free(e->image);
-			free(alive);
-			return hwtr_fail(hwtr_err_decode, "%s: cannot add to image: %s",
-					 set->maps[k].file,
-					 pt_errstr(pt_errcode(err)));
-		}
-	}
-	*image = e->image;
 	*epoch = set->nepochs++;
 	return 0;
+}
+
+size_t image_epoch_layers(const struct image_set *set, unsigned epoch,
+			  const uint32_t **mappings)
+{
+	if (epoch >= set->nepochs) {
+		*mappings = NULL;
+		return 0;
+	}
+	*mappings = set->epochs[epoch].layers;
+	return set->epochs[epoch].nlayers;
+}
+
+/* The file's bytes of mapping M (mapped on first use), or NULL. */
+static const uint8_t *mapping_bytes(struct image_mapping *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start, skip;
+	void *p;
+	int fd;
+
+	if (m->map_tried)
+		return m->bytes;
+	m->map_tried = true;
+	if (!m->file || !m->code_size || page <= 0)
+		return NULL;
+	fd = open(m->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	start = m->pgoff & ~((uint64_t)page - 1);
+	skip = m->pgoff - start;
+	p = mmap(NULL, (size_t)(skip + m->code_size), PROT_READ, MAP_PRIVATE, fd,
+		 (off_t)start);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	m->map = p;
+	m->map_size = (size_t)(skip + m->code_size);
+	m->bytes = (const uint8_t *)p + skip;
+	return m->bytes;
+}
+
+/* The range of EPOCH holding IP, or NULL.  Code runs on: the last range
+ * found is tried first. */
+static const struct view_range *find_range(struct image_set *set, unsigned epoch,
+					   uint64_t ip)
+{
+	const struct epoch *e;
+	size_t lo = 0, hi;
+
+	if (epoch >= set->nepochs)
+		return NULL;
+	e = &set->epochs[epoch];
+	if (set->last_epoch == epoch && set->last_range < e->nranges) {
+		const struct view_range *r = &e->ranges[set->last_range];
+
+		if (ip >= r->begin && ip < r->end)
+			return r;
+	}
+	hi = e->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->ranges[mid].end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= e->nranges || ip < e->ranges[lo].begin)
+		return NULL;
+	set->last_epoch = epoch;
+	set->last_range = lo;
+	return &e->ranges[lo];
+}
+
+const uint8_t *image_epoch_code(struct image_set *set, unsigned epoch,
+				uint64_t ip, size_t *avail)
+{
+	const struct view_range *r = find_range(set, epoch, ip);
+	struct image_mapping *m;
+	const uint8_t *bytes;
+
+	if (!r)
+		return NULL;
+	m = &set->maps[r->map];
+	if (!(bytes = mapping_bytes(m)))
+		return NULL;
+	*avail = (size_t)(r->end - ip);
+	return bytes + (ip - m->addr);
+}
+
+size_t image_epoch_read(struct image_set *set, unsigned epoch, uint64_t ip,
+			uint8_t *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		size_t avail = 0, n;
+		const uint8_t *code = image_epoch_code(set, epoch, ip + done, &avail);
+
+		if (!code)
+			break;
+		n = avail < size - done ? avail : size - done;
+		memcpy(buf + done, code, n);
+		done += n;
+	}
+	return done;
 }
 
 const struct image_mapping *image_set_lookup(const struct image_set *set,
@@ -333,16 +507,4 @@ const struct image_mapping *image_set_lookup(const struct image_set *set,
 				best = m;
 		}
 	return best;
-}
-
-int image_set_read(struct image_set *set, const struct image_mapping *m,
-		   uint64_t ip, uint8_t *buf, size_t size)
-{
-	int n;
-
-	if (!m || m->isid <= 0)
-		return 0;
-	n = pt_iscache_read(set->iscache, buf, size > 0xffff ? 0xffff : size,
-			    m->isid, ip);
-	return n < 0 ? 0 : n;
 }

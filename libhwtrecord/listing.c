@@ -30,34 +30,19 @@ static void gap_text(const struct hwtr_gap *gap, char *buf, size_t size)
 {
 	if (!gap)
 		snprintf(buf, size, "[decode error]");
-	else if (strncmp(gap->message, "overflow", 8) == 0)
+	else if (!strcmp(gap->kind, "overflow"))
 		snprintf(buf, size, "[overflow]");
-	else if (strncmp(gap->message, "tracing was disabled", 20) == 0)
+	else if (!strcmp(gap->kind, "disabled"))
 		snprintf(buf, size, "[disabled]");
 	else
 		snprintf(buf, size, "[decode error (%d): %s]",
-			 gap->pt_error ? -gap->pt_error : -1, gap->message);
-}
-
-static const char *gap_kind(const struct hwtr_gap *gap)
-{
-	if (!gap)
-		return "decode-error";
-	if (!strncmp(gap->message, "overflow", 8))
-		return "overflow";
-	if (!strncmp(gap->message, "tracing was disabled", 20))
-		return "disabled";
-	if (strstr(gap->message, "missing binary") ||
-	    strstr(gap->message, "build-id mismatch"))
-		return "missing-binary";
-	if (!strncmp(gap->message, "trace truncated", 15))
-		return "truncated";
-	return pt_errstr((enum pt_error_code)gap->pt_error);
+			 gap->error ? -gap->error : -1, gap->message);
 }
 
 static json_t *gap_json(const struct hwtr_gap *gap)
 {
-	return json_pack("{s:s,s:i,s:I,s:s}", "error", gap_kind(gap), "pt_error",
+	return json_pack("{s:s,s:i,s:I,s:s}", "error",
+			 gap ? gap->kind : "decode-error", "pt_error",
 			 gap ? gap->pt_error : 0, "offset",
 			 (json_int_t)(gap ? gap->offset : 0), "message",
 			 gap ? gap->message : "unknown");
@@ -94,11 +79,97 @@ static bool drop_suffix(const char *mnemonic, bool has_register)
 	return false;
 }
 
+/* One capstone handle per instruction set, opened when first needed. */
+struct disassembler {
+	csh cs[4];		/* by enum hwtr_isa */
+	bool opened[4], failed[4];
+};
+
+static bool disassembler_get(struct disassembler *d, enum hwtr_isa set, csh *cs)
+{
+	static const struct { cs_arch arch; cs_mode mode; } modes[4] = {
+		[hwtr_isa_x86_64] = { CS_ARCH_X86, CS_MODE_64 },
+		[hwtr_isa_a64] = { CS_ARCH_ARM64, CS_MODE_ARM },
+		[hwtr_isa_a32] = { CS_ARCH_ARM, CS_MODE_ARM },
+		[hwtr_isa_t32] = { CS_ARCH_ARM, CS_MODE_THUMB },
+	};
+
+	if ((unsigned)set >= 4 || d->failed[set])
+		return false;
+	if (!d->opened[set]) {
+		if (cs_open(modes[set].arch, modes[set].mode, &d->cs[set]) != CS_ERR_OK) {
+			d->failed[set] = true;
+			return false;
+		}
+		/* GDB prints x86 in AT&T syntax by default. */
+		if (set == hwtr_isa_x86_64)
+			cs_option(d->cs[set], CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+		d->opened[set] = true;
+	}
+	*cs = d->cs[set];
+	return true;
+}
+
+static void disassembler_close(struct disassembler *d)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (d->opened[i])
+			cs_close(&d->cs[i]);
+}
+
+/* " <function+offset>" for a code address, as GDB appends it. */
+static void append_symbol(struct hwtr_symbolizer *sym, uint64_t target,
+			  char *buf, size_t size)
+{
+	uint64_t start = 0;
+	const char *fn = hwtr_symbolize_function(sym, target, &start);
+	size_t n = strlen(buf);
+
+	if (!fn)
+		return;
+	if (target == start)
+		snprintf(buf + n, size - n, " <%s>", fn);
+	else
+		snprintf(buf + n, size - n, " <%s+%llu>", fn,
+			 (unsigned long long)(target - start));
+}
+
+/* Arm code as capstone prints it, with GDB's layout: mnemonic, a tab, the
+ * operands; a branch's target without capstone's '#' and followed by
+ * <function+offset>. */
+static void disassemble_arm(csh cs, struct hwtr_symbolizer *sym,
+			    const struct hwtr_insn *insn, char *buf, size_t size)
+{
+	cs_insn *ci = NULL;
+	const char *target;
+
+	if (!insn->size ||
+	    cs_disasm(cs, insn->raw, insn->size, insn->ip, 1, &ci) != 1) {
+		snprintf(buf, size, "(bad)");
+		return;
+	}
+	target = strrchr(ci->op_str, '#');
+	if (target && !strncmp(target, "#0x", 3) && target[strlen(target) - 1] != ']' &&
+	    (ci->mnemonic[0] == 'b' || !strncmp(ci->mnemonic, "cb", 2) ||
+	     !strncmp(ci->mnemonic, "tb", 2) || !strncmp(ci->mnemonic, "adr", 3))) {
+		snprintf(buf, size, "%s\t%.*s%s", ci->mnemonic,
+			 (int)(target - ci->op_str), ci->op_str, target + 1);
+		append_symbol(sym, strtoull(target + 1, NULL, 16), buf, size);
+	} else if (ci->op_str[0]) {
+		snprintf(buf, size, "%s\t%s", ci->mnemonic, ci->op_str);
+	} else {
+		snprintf(buf, size, "%s", ci->mnemonic);
+	}
+	cs_free(ci, 1);
+}
+
 /* Capstone's AT&T syntax, spelled as GDB spells it: no size suffix where a
  * register gives the size, no space after commas, and direct branch targets
  * followed by <function+offset>. */
-static void disassemble(csh cs, struct hwtr_symbolizer *sym,
-			const struct hwtr_insn *insn, char *buf, size_t size)
+static void disassemble_x86(csh cs, struct hwtr_symbolizer *sym,
+			    const struct hwtr_insn *insn, char *buf, size_t size)
 {
 	char mnemonic[32], operands[160];
 	const char *p;
@@ -166,21 +237,22 @@ static void disassemble(csh cs, struct hwtr_symbolizer *sym,
 	}
 	if (!strncmp(operands, "0x", 2) && !strchr(operands, ',') &&
 	    (ci->id == X86_INS_CALL || ci->id == X86_INS_JMP ||
-	     mnemonic[0] == 'j' || !strncmp(mnemonic, "loop", 4))) {
-		uint64_t target = strtoull(operands, NULL, 16), start = 0;
-		const char *fn = hwtr_symbolize_function(sym, target, &start);
-
-		if (fn) {
-			size_t n = strlen(buf);
-
-			if (target == start)
-				snprintf(buf + n, size - n, " <%s>", fn);
-			else
-				snprintf(buf + n, size - n, " <%s+%llu>", fn,
-					 (unsigned long long)(target - start));
-		}
-	}
+	     mnemonic[0] == 'j' || !strncmp(mnemonic, "loop", 4)))
+		append_symbol(sym, strtoull(operands, NULL, 16), buf, size);
 	cs_free(ci, 1);
+}
+
+static void disassemble(struct disassembler *d, struct hwtr_symbolizer *sym,
+			const struct hwtr_insn *insn, char *buf, size_t size)
+{
+	csh cs;
+
+	if (!disassembler_get(d, insn->isa, &cs))
+		snprintf(buf, size, "(bad)");
+	else if (insn->isa == hwtr_isa_x86_64)
+		disassemble_x86(cs, sym, insn, buf, size);
+	else
+		disassemble_arm(cs, sym, insn, buf, size);
 }
 
 static void print_source_line(FILE *out, const char *file, const char *path,
@@ -211,9 +283,9 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 	struct hwtr_symbolizer *sym;
 	const char *last_file = NULL;
 	int last_line = 0;
+	struct disassembler dis = { 0 };
 	struct hwtr_cursor *cur;
 	uint64_t n;
-	csh cs;
 	int err;
 
 	if (!t || !out || first < 1 || last < first || last > t->ninsns)
@@ -225,11 +297,6 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 	sym = t->history->symbols;
 	if ((err = hwtr_cursor_alloc(t, &cur)))
 		return err;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		hwtr_cursor_free(cur);
-		return hwtr_fail(hwtr_err_nomem, "capstone: cannot open x86-64");
-	}
-	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	for (n = first; n <= last; n++) {
 		struct hwtr_source_line line = { 0 };
 		struct hwtr_insn insn;
@@ -255,7 +322,7 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		fn = hwtr_symbolize_function(sym, insn.ip, &start);
 		if (json || (flags & HWTR_INSN_SOURCE))
 			hwtr_symbolize_line(sym, insn.ip, &line);
-		disassemble(cs, sym, &insn, text, sizeof(text));
+		disassemble(&dis, sym, &insn, text, sizeof(text));
 		if (json) {
 			const struct image_mapping *m =
 				image_set_lookup(t->history->images, insn.ip,
@@ -320,7 +387,7 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		}
 		fprintf(out, "%s\n", text);
 	}
-	cs_close(&cs);
+	disassembler_close(&dis);
 	hwtr_cursor_free(cur);
 	return err;
 }

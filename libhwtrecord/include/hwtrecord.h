@@ -280,9 +280,15 @@ int hwtr_thread_stats(const struct hwtr_thread *thread,
 /* A gap: trace that could not be turned into instructions.  A gap takes one
  * instruction number and its own function segment, as in GDB's btrace. */
 struct hwtr_gap {
-	int pt_error;		/* libipt error code (positive), 0 if none */
+	int pt_error;		/* libipt error code (positive), 0 if none or
+				 * not Intel PT */
 	uint64_t offset;	/* trace stream offset */
 	const char *message;	/* names what was lost, owned by the history */
+	int error;		/* the decoder's error code (positive; libipt's
+				 * for Intel PT, OpenCSD's for ETM), 0 if none */
+	const char *kind;	/* "overflow", "disabled", "missing-binary",
+				 * "truncated", or the decoder's words for
+				 * its error; owned by the history */
 };
 
 /* Function segment flags (as GDB's btrace_function). */
@@ -319,6 +325,14 @@ enum hwtr_insn_class {
 	hwtr_ic_unknown,
 };
 
+/* Instruction sets. */
+enum hwtr_isa {
+	hwtr_isa_x86_64 = 0,
+	hwtr_isa_a64,		/* AArch64 */
+	hwtr_isa_a32,		/* AArch32 Arm */
+	hwtr_isa_t32,		/* AArch32 Thumb */
+};
+
 struct hwtr_insn {
 	uint64_t number;	/* instruction number */
 	uint64_t ip;
@@ -328,6 +342,7 @@ struct hwtr_insn {
 	enum hwtr_insn_class iclass;
 	bool speculative;
 	const struct hwtr_gap *gap;	/* non-NULL if this number is a gap */
+	enum hwtr_isa isa;
 };
 
 struct hwtr_cursor;

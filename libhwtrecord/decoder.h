@@ -1,0 +1,132 @@
+/* decoder.h: trace formats behind one ops table (STYLE.md, DESIGN.md 6).
+ *
+ * A decoder turns one trace stream into a walk of three kinds of items:
+ * blocks of instructions (a first and a last IP, a count, the class of the
+ * last instruction and the instruction set), gaps (trace that could not be
+ * turned into instructions, with the decoder's error and where it was) and
+ * chunk starts (points where decoding can begin on its own: a PSB for Intel
+ * PT, an A-sync for ETM).  The index pass walks a whole stream once
+ * (walk_begin); on-demand decoding walks one chunk from its start (walk_at)
+ * with the same code, which is what makes the two agree instruction for
+ * instruction.
+ *
+ * A block's instructions are contiguous: a decoder ends a block at every
+ * branch (taken or not) and at every call, so only a block's last
+ * instruction can change the function, and the history needs no
+ * per-instruction decoding to build function segments.
+ *
+ * Code comes from the history's image: before decoding a chunk the walk asks
+ * for the epoch (image view) of that chunk, and every block says which epoch
+ * its code was read from.  The history, the cursor and the server never ask
+ * which decoder they have.
+ */
+#ifndef HWTR_DECODER_H
+#define HWTR_DECODER_H
+
+#include "hwtrecord.h"
+#include "image.h"
+
+enum walk_kind {
+	walk_block,
+	walk_gap,
+	walk_chunk_start,
+};
+
+enum gap_kind {
+	gap_decode_error,	/* the decoder's error in `error` */
+	gap_overflow,		/* the trace source dropped trace */
+	gap_disabled,		/* tracing off and on again elsewhere */
+	gap_truncated,		/* the stream ends inside a packet */
+	gap_unsynced,		/* bytes before the first chunk start */
+	gap_no_progress,	/* code that loops without trace (jmp .) */
+};
+
+/* The last instruction's class is left to the history: it reads the
+ * instruction and classifies it (libipt does not classify every one). */
+#define DECODER_UNCLASSIFIED 0xff
+
+struct decoder_block {
+	uint64_t ip;		/* first instruction */
+	uint64_t end_ip;	/* last instruction */
+	uint32_t ninsn;
+	uint32_t epoch;		/* image view the code was read from */
+	uint8_t iclass;		/* enum hwtr_insn_class, or UNCLASSIFIED */
+	uint8_t isa;		/* enum hwtr_isa */
+	bool speculative;
+	bool truncated;		/* the last instruction crosses images: its
+				 * bytes are in raw */
+	uint8_t size;		/* truncated: its length */
+	uint8_t raw[15];
+};
+
+struct walk_item {
+	enum walk_kind kind;
+	struct decoder_block block;	/* walk_block */
+	enum gap_kind gap;		/* walk_gap */
+	int error;			/* gap: the decoder's positive code */
+	bool no_code;			/* gap: no code is mapped at ip */
+	uint64_t offset;		/* gap: trace offset; chunk: its offset */
+	uint64_t ip;			/* gap: IP involved; chunk: entry IP */
+};
+
+/* What a decoder gets to open one stream. */
+struct decoder_stream_info {
+	const struct hwtr_recording_info *info;
+	size_t thread;			/* index in info->threads */
+	const uint8_t *bytes;		/* the whole stream file */
+	size_t size;
+	uint64_t trace_start;		/* kept trace starts here */
+};
+
+struct decoder_context;		/* per history: shared by its streams */
+struct decoder_stream;		/* per stream: its chunk starts */
+struct decoder_walk;
+
+/* The epoch to decode the chunk that starts at OFFSET with.  The walk asks
+ * before every synchronisation, because decoders read code while they
+ * synchronise. */
+typedef int (*decoder_image_fn)(void *ctx, uint64_t offset, unsigned *epoch);
+
+struct decoder_ops {
+	const char *name;		/* the manifest's trace_format */
+	const char *chunk_start_name;	/* "PSB", "A-sync": for messages */
+	bool libipt_errors;		/* gap errors are libipt's (pt_error) */
+
+	int (*context_alloc)(struct image_set *images,
+			     struct decoder_context **context);
+	void (*context_free)(struct decoder_context *context);
+
+	/* Find the stream's chunk starts (a packet scan). */
+	int (*stream_open)(struct decoder_context *context,
+			   const struct decoder_stream_info *info,
+			   struct decoder_stream **stream);
+	void (*stream_close)(struct decoder_stream *stream);
+	/* Memory the stream keeps for the history's life. */
+	size_t (*stream_index_bytes)(const struct decoder_stream *stream);
+	/* The time window of the chunk starting at OFFSET: false (and 0,
+	 * UINT64_MAX) when the trace says no time there. */
+	bool (*chunk_window)(const struct decoder_stream *stream,
+			     uint64_t offset, uint64_t *begin, uint64_t *end);
+
+	/* Walk from the stream's first chunk start (index pass), or from the
+	 * chunk start at OFFSET (on demand). */
+	int (*walk_begin)(struct decoder_stream *stream, decoder_image_fn image,
+			  void *ctx, struct decoder_walk **walk);
+	int (*walk_at)(struct decoder_stream *stream, uint64_t offset,
+		       decoder_image_fn image, void *ctx,
+		       struct decoder_walk **walk);
+	/* Next item: 1, or 0 at the end of the trace, or a negative error. */
+	int (*walk_next)(struct decoder_walk *walk, struct walk_item *item);
+	void (*walk_free)(struct decoder_walk *walk);
+
+	/* Words for a gap's error code. */
+	const char *(*errstr)(int error);
+};
+
+extern const struct decoder_ops decoder_intel_pt;
+extern const struct decoder_ops decoder_etm;
+
+/* The decoder for a manifest's trace_format, or NULL. */
+const struct decoder_ops *decoder_for_format(const char *trace_format);
+
+#endif
