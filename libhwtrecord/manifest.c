@@ -9,6 +9,7 @@
 
 #include "error.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,67 @@ static json_t *pt_encode(const struct hwtr_pt_config *pt)
 			 (json_int_t)pt->psb_period);
 }
 
+/* The trace unit registers by their names in OpenCSD snapshots. */
+static const struct {
+	const char *name;
+	size_t offset;
+} etm_regs[] = {
+#define REG(name, field) { name, offsetof(struct hwtr_etm_config, field) }
+	REG("TRCCONFIGR", trcconfigr),
+	REG("TRCTRACEIDR", trctraceidr),
+	REG("TRCAUTHSTATUS", trcauthstatus),
+	REG("TRCDEVARCH", trcdevarch),
+	REG("TRCIDR0", trcidr[0]), REG("TRCIDR1", trcidr[1]),
+	REG("TRCIDR2", trcidr[2]), REG("TRCIDR3", trcidr[3]),
+	REG("TRCIDR4", trcidr[4]), REG("TRCIDR5", trcidr[5]),
+	REG("TRCIDR6", trcidr[6]), REG("TRCIDR7", trcidr[7]),
+	REG("TRCIDR8", trcidr[8]), REG("TRCIDR9", trcidr[9]),
+	REG("TRCIDR10", trcidr[10]), REG("TRCIDR11", trcidr[11]),
+	REG("TRCIDR12", trcidr[12]), REG("TRCIDR13", trcidr[13]),
+#undef REG
+};
+
+static json_t *hex32(uint32_t v)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "0x%08x", v);
+	return json_string(text);
+}
+
+static json_t *etm_encode(const struct hwtr_etm_config *e)
+{
+	json_t *o = json_object(), *regs = json_object(), *frame;
+	char profile[2] = { e->profile ? e->profile : 'A', 0 };
+	size_t i;
+
+	json_object_set_new(o, "protocol", json_string(e->ete ? "ete" : "etm4"));
+	json_object_set_new(o, "trace_id", json_integer(e->trace_id));
+	json_object_set_new(o, "formatted", json_boolean(e->formatted));
+	if (e->formatted) {
+		frame = json_pack("{s:b,s:b,s:b}",
+				  "mem_align", !!(e->frame_flags & HWTR_ETM_FRAME_MEM_ALIGN),
+				  "fsyncs", !!(e->frame_flags & HWTR_ETM_FRAME_FSYNCS),
+				  "hsyncs", !!(e->frame_flags & HWTR_ETM_FRAME_HSYNCS));
+		json_object_set_new(o, "frame", frame);
+	}
+	json_object_set_new(o, "arch_version", hex32(e->arch_version));
+	json_object_set_new(o, "profile", json_string(profile));
+	if (e->source)
+		json_object_set_new(o, "source", json_string(e->source));
+	if (e->core)
+		json_object_set_new(o, "core", json_string(e->core));
+	if (e->core_type)
+		json_object_set_new(o, "core_type", json_string(e->core_type));
+	json_object_set_new(o, "cpu", json_integer(e->cpu));
+	for (i = 0; i < sizeof(etm_regs) / sizeof(etm_regs[0]); i++)
+		json_object_set_new(regs, etm_regs[i].name,
+				    hex32(*(const uint32_t *)((const char *)e +
+							      etm_regs[i].offset)));
+	json_object_set_new(o, "regs", regs);
+	return o;
+}
+
 json_t *manifest_encode(const struct hwtr_recording_info *info)
 {
 	json_t *root, *argv, *threads, *end;
@@ -47,23 +109,30 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 	for (i = 0; i < info->argc; i++)
 		json_array_append_new(argv, json_string(info->argv[i]));
 	threads = json_array();
-	for (i = 0; i < info->nthreads; i++)
-		json_array_append_new(
-			threads,
-			json_pack("{s:I,s:s,s:I}", "tid",
-				  (json_int_t)info->threads[i].tid, "stream",
-				  info->threads[i].stream, "trace_start",
-				  (json_int_t)info->threads[i].trace_start));
+	for (i = 0; i < info->nthreads; i++) {
+		json_t *t = json_pack("{s:I,s:s,s:I}", "tid",
+				      (json_int_t)info->threads[i].tid, "stream",
+				      info->threads[i].stream, "trace_start",
+				      (json_int_t)info->threads[i].trace_start);
+
+		if (t && info->threads[i].etm)
+			json_object_set_new(t, "etm", etm_encode(info->threads[i].etm));
+		json_array_append_new(threads, t);
+	}
 	end = json_pack("{s:s}", "state", end_state_name(info->end.state));
 	if (info->end.state == hwtr_end_exited)
 		json_object_set_new(end, "exit_code", json_integer(info->end.code));
 	if (info->end.state == hwtr_end_signaled)
 		json_object_set_new(end, "signal", json_integer(info->end.code));
 
-	root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:o,s:{s:i,s:s?,s:o},s:o,s:o,s:b}",
+	/* Only Intel PT recordings have a "pt" object (an ETM one has "etm"
+	 * per thread). */
+	root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:o*,s:{s:i,s:s?,s:o},s:o,s:o,s:b}",
 			 "format", HWTR_FORMAT_NAME, "version", info->version,
 			 "arch", info->arch, "trace_format", info->trace_format,
-			 "source", info->source, "pt", pt_encode(&info->pt),
+			 "source", info->source, "pt",
+			 strcmp(info->trace_format, "intel-pt") ? NULL
+								: pt_encode(&info->pt),
 			 "process", "pid", info->pid, "executable",
 			 info->executable, "argv", argv, "threads", threads,
 			 "end", end, "complete", info->complete);
@@ -157,22 +226,127 @@ static int end_decode(json_t *obj, const struct json_where *w,
 	return err;
 }
 
+/* threads[I].etm: strict, every field named in the message. */
+static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
+		      struct hwtr_etm_config *e)
+{
+	const char *protocol = NULL, *profile = "A";
+	json_t *regs, *frame;
+	uint64_t v = 0;
+	int64_t cpu = -1;
+	size_t k;
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(obj))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm is missing or not an object "
+				 "(an ETM recording needs each source's trace unit)",
+				 w->file, i);
+	if ((err = json_get_string(obj, "protocol", w, &protocol)) ||
+	    (err = json_get_u64(obj, "trace_id", w, &v)))
+		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+	if (strcmp(protocol, "etm4") && strcmp(protocol, "ete"))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.protocol is \"%s\"; only "
+				 "ETMv4 (\"etm4\") and ETE (\"ete\") are decoded",
+				 w->file, i, protocol);
+	e->ete = !strcmp(protocol, "ete");
+	if (v == 0 || v >= 0x70)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.trace_id %llu is not a "
+				 "CoreSight trace ID (1 to 0x6f)",
+				 w->file, i, (unsigned long long)v);
+	e->trace_id = (uint8_t)v;
+	if ((err = json_get_bool_opt(obj, "formatted", w, &e->formatted)))
+		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+	frame = json_object_get(obj, "frame");
+	if (e->formatted && !json_is_object(frame))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.frame is missing or not an "
+				 "object (a formatted stream needs its framing)",
+				 w->file, i);
+	if (e->formatted) {
+		bool b;
+
+		b = false;
+		if ((err = json_get_bool_opt(frame, "mem_align", w, &b)))
+			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
+		e->frame_flags |= b ? HWTR_ETM_FRAME_MEM_ALIGN : 0;
+		b = false;
+		if ((err = json_get_bool_opt(frame, "fsyncs", w, &b)))
+			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
+		e->frame_flags |= b ? HWTR_ETM_FRAME_FSYNCS : 0;
+		b = false;
+		if ((err = json_get_bool_opt(frame, "hsyncs", w, &b)))
+			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
+		e->frame_flags |= b ? HWTR_ETM_FRAME_HSYNCS : 0;
+	}
+	v = 0x800;
+	if ((err = json_get_u64_opt(obj, "arch_version", w, &v)) ||
+	    (err = json_get_string_opt(obj, "profile", w, &profile)) ||
+	    (err = json_get_string_opt(obj, "source", w, &e->source)) ||
+	    (err = json_get_string_opt(obj, "core", w, &e->core)) ||
+	    (err = json_get_string_opt(obj, "core_type", w, &e->core_type)) ||
+	    (err = json_get_i64_opt(obj, "cpu", w, &cpu)))
+		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+	if (v != 0x700 && v != 0x800 && v != 0x803 && v != 0x864)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.arch_version 0x%llx is not "
+				 "0x700, 0x800, 0x803 or 0x864", w->file, i,
+				 (unsigned long long)v);
+	e->arch_version = (uint16_t)v;
+	if (strlen(profile) != 1 || !strchr("ARM", profile[0]))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.profile is \"%s\", expected "
+				 "\"A\", \"R\" or \"M\"", w->file, i, profile);
+	e->profile = profile[0];
+	e->cpu = cpu < INT32_MIN || cpu > INT32_MAX ? -1 : (int32_t)cpu;
+	regs = json_object_get(obj, "regs");
+	if (!json_is_object(regs))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.regs is missing or not an "
+				 "object", w->file, i);
+	for (k = 0; k < sizeof(etm_regs) / sizeof(etm_regs[0]); k++) {
+		v = 0;
+		if ((err = json_get_u64_opt(regs, etm_regs[k].name, w, &v)))
+			return hwtr_fail_context(err, "threads[%zu].etm.regs: ", i);
+		if (v > 0xffffffffu)
+			return hwtr_fail(hwtr_err_format,
+					 "%s: threads[%zu].etm.regs.%s is not a "
+					 "32-bit value", w->file, i, etm_regs[k].name);
+		*(uint32_t *)((char *)e + etm_regs[k].offset) = (uint32_t)v;
+	}
+	/* OpenCSD needs these to configure its decoder. */
+	if (!json_object_get(regs, "TRCCONFIGR") || !json_object_get(regs, "TRCIDR0") ||
+	    !json_object_get(regs, "TRCIDR2") || !json_object_get(regs, "TRCTRACEIDR"))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.regs needs TRCCONFIGR, "
+				 "TRCTRACEIDR, TRCIDR0 and TRCIDR2", w->file, i);
+	return 0;
+}
+
 static int threads_decode(json_t *arr, const struct json_where *w,
-			  struct hwtr_recording_info *info)
+			  bool etm, struct hwtr_recording_info *info)
 {
 	struct hwtr_thread_info *threads;
-	size_t i;
+	struct hwtr_etm_config *etms;
+	size_t i, n;
 	int err;
 
 	if (!json_is_array(arr))
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"threads\" is missing or not an array",
 				 w->file);
-	threads = calloc(json_array_size(arr) + 1, sizeof(*threads));
+	/* The ETM configurations live right after the threads, in one block
+	 * freed with them. */
+	n = json_array_size(arr);
+	threads = calloc(1, (n + 1) * (sizeof(*threads) + sizeof(*etms)));
 	if (!threads)
 		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", w->file);
+	etms = (struct hwtr_etm_config *)(threads + n + 1);
 	info->threads = threads;
-	info->nthreads = json_array_size(arr);
+	info->nthreads = n;
 	for (i = 0; i < info->nthreads; i++) {
 		json_t *t = json_array_get(arr, i);
 		uint64_t tid = 0;
@@ -196,6 +370,12 @@ static int threads_decode(json_t *arr, const struct json_where *w,
 					 "recording directory",
 					 w->file, i, threads[i].stream);
 		threads[i].tid = (uint32_t)tid;
+		if (etm) {
+			if ((err = etm_decode(json_object_get(t, "etm"), w, i,
+					      &etms[i])))
+				return err;
+			threads[i].etm = &etms[i];
+		}
 	}
 	return 0;
 }
@@ -208,7 +388,7 @@ int manifest_decode(json_t *root, const char *file,
 	json_t *process, *argv, *pt;
 	int64_t version = 0;
 	int64_t pid = 0;
-	bool complete = false;
+	bool complete = false, etm;
 	int err;
 	size_t i;
 
@@ -236,18 +416,27 @@ int manifest_decode(json_t *root, const char *file,
 	    (err = json_get_string(root, "trace_format", &w, &info->trace_format)) ||
 	    (err = json_get_string(root, "source", &w, &info->source)))
 		return err;
-	if (strcmp(info->trace_format, "intel-pt"))
+	/* Version 1 is Intel PT only; version 2 adds ETMv4 and ETE. */
+	etm = !strcmp(info->trace_format, "etm4") || !strcmp(info->trace_format, "ete");
+	if (strcmp(info->trace_format, "intel-pt") && !(etm && version >= 2))
 		return hwtr_fail(hwtr_err_format,
 				 "%s: trace format \"%s\" is not supported by "
-				 "this reader (it reads \"intel-pt\")",
-				 file, info->trace_format);
+				 "this reader in version %lld (it reads "
+				 "\"intel-pt\"%s)", file, info->trace_format,
+				 (long long)version,
+				 version >= 2 ? ", \"etm4\" and \"ete\"" : "");
+	if (etm && strcmp(info->arch, "aarch64") && strcmp(info->arch, "arm"))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: an %s recording of arch \"%s\" (expected "
+				 "\"aarch64\" or \"arm\")", file,
+				 info->trace_format, info->arch);
 	pt = json_object_get(root, "pt");
-	if (!pt)
+	if (!pt && !etm)
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"pt\" is missing (an intel-pt "
 				 "recording needs its trace configuration)",
 				 file);
-	if ((err = pt_decode(pt, &w, &info->pt)))
+	if (!etm && (err = pt_decode(pt, &w, &info->pt)))
 		return err;
 
 	process = json_object_get(root, "process");
@@ -277,7 +466,7 @@ int manifest_decode(json_t *root, const char *file,
 					 file, i);
 		((const char **)info->argv)[i] = json_string_value(a);
 	}
-	if ((err = threads_decode(json_object_get(root, "threads"), &w, info)))
+	if ((err = threads_decode(json_object_get(root, "threads"), &w, etm, info)))
 		return err;
 	if ((err = end_decode(json_object_get(root, "end"), &w, &info->end)))
 		return err;

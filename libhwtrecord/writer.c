@@ -24,22 +24,23 @@
 struct writer_thread {
 	struct hwtr_thread_info info;
 	char *stream_path;	/* relative, owned */
-	FILE *file;
+	FILE *file;		/* NULL for a stream saved whole (shared) */
 	uint64_t size;
+	struct hwtr_etm_config etm;	/* strings owned */
 };
 
 struct hwtr_writer {
 	char *dir;
 	struct hwtr_recording_info info;	/* strings owned below */
-	char *source, *trace_format, *executable;
+	char *source, *trace_format, *arch, *executable;
 	char **argv;
 	struct writer_thread *threads;
 	size_t nthreads, cap_threads;
 	struct hwtr_thread_info *thread_infos;	/* manifest view of threads */
 	FILE *sideband;
 	char *core;
-	char **objects;		/* saved object paths, relative */
-	size_t nobjects;
+	char **saved;		/* saved object and trace paths, relative */
+	size_t nsaved;
 	bool failed;		/* a write failed: say so in every later call */
 };
 
@@ -83,8 +84,12 @@ static int write_manifest_in(struct hwtr_writer *w, const char *dir)
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < w->nthreads; i++)
+	for (i = 0; i < w->nthreads; i++) {
 		w->thread_infos[i] = w->threads[i].info;
+		/* The threads array moves as it grows. */
+		if (w->threads[i].info.etm)
+			w->thread_infos[i].etm = &w->threads[i].etm;
+	}
 	w->info.threads = w->thread_infos;
 	w->info.nthreads = w->nthreads;
 	root = manifest_encode(&w->info);
@@ -162,16 +167,19 @@ int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
 	w->source = strdup(info->source);
 	w->trace_format = strdup(info->trace_format ? info->trace_format
 						     : "intel-pt");
+	w->arch = strdup(info->arch ? info->arch : "x86_64");
 	w->executable = strdup_or_null(info->executable);
 	w->argv = calloc(info->argc + 1, sizeof(char *));
-	if (!w->dir || !w->source || !w->trace_format || !w->argv ||
+	if (!w->dir || !w->source || !w->trace_format || !w->arch || !w->argv ||
 	    (info->executable && !w->executable))
 		goto nomem;
 	for (i = 0; i < info->argc; i++)
 		if (!(w->argv[i] = strdup(info->argv[i])))
 			goto nomem;
-	w->info.version = HWTR_FORMAT_VERSION;
-	w->info.arch = "x86_64";
+	/* The lowest version that holds the recording: Intel PT recordings
+	 * stay readable by version 1 readers. */
+	w->info.version = strcmp(w->trace_format, "intel-pt") ? 2 : 1;
+	w->info.arch = w->arch;
 	w->info.trace_format = w->trace_format;
 	w->info.source = w->source;
 	w->info.pt = info->pt;
@@ -251,11 +259,10 @@ int hwtr_writer_event(struct hwtr_writer *w,
 	return err;
 }
 
-int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
+/* A zeroed slot for a new thread TID (not yet counted). */
+static int new_thread(struct hwtr_writer *w, uint32_t tid,
+		      struct writer_thread **out)
 {
-	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start };
-	struct writer_thread *t;
-	char name[64], *full;
 	int err = check_usable(w);
 
 	if (err)
@@ -276,8 +283,34 @@ int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
 		w->thread_infos = q;
 		w->cap_threads = cap;
 	}
-	t = &w->threads[w->nthreads];
-	memset(t, 0, sizeof(*t));
+	*out = &w->threads[w->nthreads];
+	memset(*out, 0, sizeof(**out));
+	(*out)->info.tid = tid;
+	return 0;
+}
+
+/* The thread is complete: count it, log its start, rewrite the manifest. */
+static int thread_added(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
+{
+	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start };
+	int err;
+
+	w->nthreads++;
+	ev.tsc = tsc;
+	ev.tid = tid;
+	if ((err = hwtr_writer_event(w, &ev)))
+		return err;
+	return write_manifest(w);
+}
+
+int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
+{
+	struct writer_thread *t;
+	char name[64], *full;
+	int err = new_thread(w, tid, &t);
+
+	if (err)
+		return err;
 	snprintf(name, sizeof(name), "trace/%u.pt", tid);
 	t->stream_path = strdup(name);
 	full = path_join(w->dir, name);
@@ -295,14 +328,49 @@ int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
 	}
 	free(full);
 	setvbuf(t->file, NULL, _IOFBF, 1 << 16);
-	t->info.tid = tid;
 	t->info.stream = t->stream_path;
-	w->nthreads++;
-	ev.tsc = tsc;
-	ev.tid = tid;
-	if ((err = hwtr_writer_event(w, &ev)))
+	return thread_added(w, tid, tsc);
+}
+
+static void free_etm_strings(struct hwtr_etm_config *e)
+{
+	free((char *)e->source);
+	free((char *)e->core);
+	free((char *)e->core_type);
+}
+
+int hwtr_writer_add_source(struct hwtr_writer *w, uint32_t tid, uint64_t tsc,
+			   const char *stream, const struct hwtr_etm_config *etm)
+{
+	struct writer_thread *t;
+	size_t i;
+	int err;
+
+	if (!stream || !etm)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_writer_add_source: bad argument");
+	for (i = 0; w && i < w->nsaved; i++)
+		if (!strcmp(w->saved[i], stream))
+			break;
+	if (!w || i == w->nsaved || strncmp(stream, "trace/", 6))
+		return hwtr_fail(hwtr_err_invalid,
+				 "trace stream \"%s\" was not saved with "
+				 "hwtr_writer_save_trace", stream);
+	if ((err = new_thread(w, tid, &t)))
 		return err;
-	return write_manifest(w);
+	t->stream_path = strdup(stream);
+	t->etm = *etm;
+	t->etm.source = strdup_or_null(etm->source);
+	t->etm.core = strdup_or_null(etm->core);
+	t->etm.core_type = strdup_or_null(etm->core_type);
+	if (!t->stream_path || (etm->source && !t->etm.source) ||
+	    (etm->core && !t->etm.core) || (etm->core_type && !t->etm.core_type)) {
+		free(t->stream_path);
+		free_etm_strings(&t->etm);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	t->info.stream = t->stream_path;
+	t->info.etm = &t->etm;
+	return thread_added(w, tid, tsc);
 }
 
 int hwtr_writer_trace(struct hwtr_writer *w, uint32_t tid, const void *bytes,
@@ -314,8 +382,9 @@ int hwtr_writer_trace(struct hwtr_writer *w, uint32_t tid, const void *bytes,
 	if (err)
 		return err;
 	t = find_thread(w, tid);
-	if (!t)
-		return hwtr_fail(hwtr_err_notfound, "thread %u has no stream", tid);
+	if (!t || !t->file)
+		return hwtr_fail(hwtr_err_notfound, "thread %u has no stream of "
+				 "its own to append to", tid);
 	if (size && fwrite(bytes, 1, size, t->file) != size) {
 		w->failed = true;
 		return hwtr_fail(hwtr_err_io, "%s/%s: write failed at offset %llu: %s",
@@ -348,9 +417,9 @@ int hwtr_writer_set_trace_start(struct hwtr_writer *w, uint32_t tid,
 	return 0;
 }
 
-int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
-			    const void *bytes, size_t size,
-			    const char **relative_path)
+/* Save BYTES whole as SUBDIR/NAME. */
+static int save_file(struct hwtr_writer *w, const char *subdir, const char *name,
+		     const void *bytes, size_t size, const char **relative_path)
 {
 	char rel[512], *full, *objdir;
 	void *p;
@@ -359,10 +428,11 @@ int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
 
 	if (err)
 		return err;
-	if (!name || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
-		return hwtr_fail(hwtr_err_invalid, "bad object name \"%s\"",
-				 name ? name : "(null)");
-	objdir = path_join(w->dir, "objects");
+	if (!name || !*name || strchr(name, '/') || !strcmp(name, "..") ||
+	    !strcmp(name, "."))
+		return hwtr_fail(hwtr_err_invalid, "bad file name \"%s\" for %s/",
+				 name ? name : "(null)", subdir);
+	objdir = path_join(w->dir, subdir);
 	if (!objdir)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (mkdir(objdir, 0777) < 0 && errno != EEXIST) {
@@ -371,7 +441,7 @@ int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
 		return err;
 	}
 	free(objdir);
-	snprintf(rel, sizeof(rel), "objects/%s", name);
+	snprintf(rel, sizeof(rel), "%s/%s", subdir, name);
 	full = path_join(w->dir, rel);
 	if (!full)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -384,16 +454,30 @@ int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
 		return err;
 	}
 	free(full);
-	p = realloc(w->objects, (w->nobjects + 1) * sizeof(char *));
+	p = realloc(w->saved, (w->nsaved + 1) * sizeof(char *));
 	if (!p)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	w->objects = p;
-	if (!(w->objects[w->nobjects] = strdup(rel)))
+	w->saved = p;
+	if (!(w->saved[w->nsaved] = strdup(rel)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (relative_path)
-		*relative_path = w->objects[w->nobjects];
-	w->nobjects++;
+		*relative_path = w->saved[w->nsaved];
+	w->nsaved++;
 	return 0;
+}
+
+int hwtr_writer_save_object(struct hwtr_writer *w, const char *name,
+			    const void *bytes, size_t size,
+			    const char **relative_path)
+{
+	return save_file(w, "objects", name, bytes, size, relative_path);
+}
+
+int hwtr_writer_save_trace(struct hwtr_writer *w, const char *name,
+			   const void *bytes, size_t size,
+			   const char **relative_path)
+{
+	return save_file(w, "trace", name, bytes, size, relative_path);
 }
 
 static int copy_file(const char *from, const char *to)
@@ -464,7 +548,7 @@ int hwtr_writer_flush(struct hwtr_writer *w)
 	if (err)
 		return err;
 	for (i = 0; i < w->nthreads; i++)
-		if (fflush(w->threads[i].file) == EOF) {
+		if (w->threads[i].file && fflush(w->threads[i].file) == EOF) {
 			w->failed = true;
 			return hwtr_fail(hwtr_err_io, "%s/%s: write failed: %s",
 					 w->dir, w->threads[i].stream_path,
@@ -561,20 +645,22 @@ void hwtr_writer_free(struct hwtr_writer *w)
 		if (w->threads[i].file)
 			fclose(w->threads[i].file);
 		free(w->threads[i].stream_path);
+		free_etm_strings(&w->threads[i].etm);
 	}
 	if (w->sideband)
 		fclose(w->sideband);
 	for (i = 0; w->argv && i < w->info.argc; i++)
 		free(w->argv[i]);
-	for (i = 0; i < w->nobjects; i++)
-		free(w->objects[i]);
-	free(w->objects);
+	for (i = 0; i < w->nsaved; i++)
+		free(w->saved[i]);
+	free(w->saved);
 	free(w->argv);
 	free(w->threads);
 	free(w->thread_infos);
 	free(w->dir);
 	free(w->source);
 	free(w->trace_format);
+	free(w->arch);
 	free(w->executable);
 	free(w->core);
 	free(w);

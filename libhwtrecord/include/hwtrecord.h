@@ -49,7 +49,9 @@ const char *hwtr_last_error(void);
 /* --------------------------------------------------------- recording data */
 
 #define HWTR_FORMAT_NAME "hwtrecord"
-#define HWTR_FORMAT_VERSION 1
+/* Version 2 added ETMv4/ETE recordings; Intel PT recordings are still
+ * written as version 1, which every reader reads (doc/recording-format.md). */
+#define HWTR_FORMAT_VERSION 2
 
 /* What a decoder needs to know about the CPU and the trace configuration. */
 struct hwtr_pt_config {
@@ -68,6 +70,35 @@ struct hwtr_pt_config {
 	uint32_t psb_period;	/* bytes between PSBs (informational) */
 };
 
+/* How a CoreSight formatted stream is framed (OpenCSD's deformatter flags). */
+#define HWTR_ETM_FRAME_MEM_ALIGN 1u	/* 16-byte frames in memory (ETB, ETR) */
+#define HWTR_ETM_FRAME_FSYNCS 2u	/* frame syncs between frames (TPIU) */
+#define HWTR_ETM_FRAME_HSYNCS 4u	/* half-frame syncs (TPIU) */
+
+/* One ETMv4 or ETE trace source: what OpenCSD needs to decode its trace
+ * (the trace unit's ID and configuration registers, the core's architecture
+ * and profile) and how its trace sits in the stream (format version 2). */
+struct hwtr_etm_config {
+	bool ete;		/* ETE, else ETMv4 */
+	uint8_t trace_id;	/* CoreSight trace ID (TRCTRACEIDR) */
+	bool formatted;		/* the stream is CoreSight frames that may
+				 * hold several sources; else this source's
+				 * raw trace alone */
+	uint32_t frame_flags;	/* HWTR_ETM_FRAME_* when formatted */
+	uint16_t arch_version;	/* 0x0700 v7, 0x0800 v8, 0x0803 v8.3,
+				 * 0x0864 AArch64 v8.3+ (OpenCSD's values) */
+	char profile;		/* 'A', 'R' or 'M' */
+	uint32_t trcconfigr;
+	uint32_t trctraceidr;
+	uint32_t trcauthstatus;
+	uint32_t trcdevarch;	/* ETE */
+	uint32_t trcidr[14];	/* TRCIDR0..TRCIDR13 (0-2 and 8-13 are used) */
+	const char *source;	/* the trace source's name ("ETM_0"), or NULL */
+	const char *core;	/* the core's name ("cpu_0"), or NULL */
+	const char *core_type;	/* "Cortex-A53", or NULL */
+	int32_t cpu;		/* CPU number, -1 if unknown */
+};
+
 enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */
 	hwtr_end_exited,	/* exit code in code */
@@ -79,18 +110,21 @@ struct hwtr_end {
 	int code;
 };
 
-/* A thread's trace stream as the manifest names it. */
+/* A thread's trace stream as the manifest names it.  For CoreSight a
+ * "thread" is one trace source (one core), and several can share a stream
+ * (a formatted trace buffer). */
 struct hwtr_thread_info {
 	uint32_t tid;
 	const char *stream;	/* path relative to the recording directory */
 	uint64_t trace_start;	/* stream offset where kept trace starts (ring) */
+	const struct hwtr_etm_config *etm;	/* ETM/ETE recordings, else NULL */
 };
 
 /* The manifest, as read.  Strings are owned by the recording. */
 struct hwtr_recording_info {
 	int version;
-	const char *arch;		/* "x86_64" */
-	const char *trace_format;	/* "intel-pt" */
+	const char *arch;		/* "x86_64", "aarch64" */
+	const char *trace_format;	/* "intel-pt", "etm4", "ete" */
 	const char *source;		/* "valgrind", "linux-perf", ... */
 	struct hwtr_pt_config pt;
 	int32_t pid;
@@ -143,6 +177,7 @@ struct hwtr_writer;
 struct hwtr_writer_info {
 	const char *source;
 	const char *trace_format;	/* NULL means "intel-pt" */
+	const char *arch;		/* NULL means "x86_64" */
 	struct hwtr_pt_config pt;
 	int32_t pid;
 	const char *executable;
@@ -175,6 +210,20 @@ int hwtr_writer_set_trace_start(struct hwtr_writer *writer, uint32_t tid,
 /* Log a sideband event (kind, tsc, and the fields that kind uses). */
 int hwtr_writer_event(struct hwtr_writer *writer,
 		      const struct hwtr_sideband_event *event);
+
+/* Save a whole trace buffer as trace/NAME (a CoreSight trace buffer that
+ * several sources share); the returned path (relative, owned by the writer)
+ * is what hwtr_writer_add_source names. */
+int hwtr_writer_save_trace(struct hwtr_writer *writer, const char *name,
+			   const void *bytes, size_t size,
+			   const char **relative_path);
+
+/* A new thread (for CoreSight: a trace source) whose trace is in STREAM,
+ * saved before with hwtr_writer_save_trace; logs thread-start and updates
+ * the manifest.  ETM is copied. */
+int hwtr_writer_add_source(struct hwtr_writer *writer, uint32_t tid,
+			   uint64_t tsc, const char *stream,
+			   const struct hwtr_etm_config *etm);
 
 /* Save bytes as objects/NAME inside the recording (e.g. the vDSO); the
  * returned path (relative, owned by the writer) goes into an mmap event's

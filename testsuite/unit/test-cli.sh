@@ -41,7 +41,7 @@ out=$($hwtrec info "$tmp/nothing.hwtrec" 2>&1); rc=$?
 check "missing recording" "1 hwtrec info: $tmp/nothing.hwtrec: no manifest.json: not a recording, or its recorder died before writing anything" "$rc $out"
 printf '{"format":"hwtrecord","version":7}' > "$tmp/r.hwtrec/manifest.json"
 out=$($hwtrec dump "$tmp/r.hwtrec" --calls 2>&1); rc=$?
-check "future version" "1 hwtrec dump: $tmp/r.hwtrec/manifest.json: format version 7 is not supported (this reader reads version 1 to 1)" "$rc $out"
+check "future version" "1 hwtrec dump: $tmp/r.hwtrec/manifest.json: format version 7 is not supported (this reader reads version 1 to 2)" "$rc $out"
 out=$($hwtrec dump "$tmp/r.hwtrec" --calls /x 2>&1); rc=$?
 check "bad modifier" "2 hwtrec dump: unknown modifier '/x'" "$rc $out"
 exit $fail

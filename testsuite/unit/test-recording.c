@@ -1,5 +1,6 @@
-/* test-recording: the writer and the reader of format v1 agree, and the
- * reader rejects or reports bad and cut-off recordings precisely. */
+/* test-recording: the writer and the reader of formats v1 (Intel PT) and v2
+ * (ETM) agree, and the reader rejects or reports bad and cut-off recordings
+ * precisely. */
 #include "hwtrecord.h"
 
 #include <check.h>
@@ -228,13 +229,151 @@ START_TEST(writer_refuses_a_non_empty_directory)
 }
 END_TEST
 
+/* A CoreSight trace buffer shared by two sources, as the importer writes
+ * it: version 2, arch aarch64, each source's trace unit in the manifest. */
+START_TEST(etm_recording_is_version_2_with_each_sources_trace_unit)
+{
+	struct hwtr_writer_info winfo = {
+		.source = "opencsd-snapshot", .trace_format = "etm4",
+		.arch = "aarch64",
+	};
+	struct hwtr_etm_config etm = {
+		.trace_id = 0x10, .formatted = true,
+		.frame_flags = HWTR_ETM_FRAME_MEM_ALIGN, .arch_version = 0x800,
+		.profile = 'A', .trcconfigr = 0xc1, .trctraceidr = 0x10,
+		.trcauthstatus = 0xcc, .source = "ETM_0", .core = "cpu_0",
+		.core_type = "Cortex-A53", .cpu = 0,
+	};
+	const struct hwtr_recording_info *info;
+	const char *stream = NULL;
+	struct hwtr_recording *rec;
+	struct hwtr_writer *w;
+	const uint8_t *bytes;
+	size_t size;
+
+	etm.trcidr[0] = 0x28000ea1;
+	etm.trcidr[1] = 0x4100f403;
+	etm.trcidr[2] = 0x488;
+	make_tmpdir();
+	ck_assert_int_eq(hwtr_writer_create(rec_path("e.hwtrec"), &winfo, &w), 0);
+	ck_assert_int_eq(hwtr_writer_save_trace(w, "ETB_0.bin", "\x01\x02\x03", 3,
+						&stream), 0);
+	ck_assert_str_eq(stream, "trace/ETB_0.bin");
+	ck_assert_int_eq(hwtr_writer_add_source(w, 16, 0, stream, &etm), 0);
+	etm.trace_id = 0x11;
+	etm.trctraceidr = 0x11;
+	etm.source = "ETM_1";
+	etm.cpu = 1;
+	ck_assert_int_eq(hwtr_writer_add_source(w, 17, 0, stream, &etm), 0);
+	/* A source needs a saved stream; a shared stream is not appended to. */
+	ck_assert_int_eq(hwtr_writer_add_source(w, 18, 0, "trace/other", &etm),
+			 -hwtr_err_invalid);
+	ck_assert_int_eq(hwtr_writer_trace(w, 16, "x", 1), -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
+	hwtr_writer_free(w);
+
+	ck_assert_int_eq(hwtr_recording_open(rec_path("e.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert_int_eq(info->version, 2);
+	ck_assert_str_eq(info->arch, "aarch64");
+	ck_assert_str_eq(info->trace_format, "etm4");
+	ck_assert_uint_eq(info->nthreads, 2);
+	ck_assert_str_eq(info->threads[0].stream, "trace/ETB_0.bin");
+	ck_assert_str_eq(info->threads[1].stream, "trace/ETB_0.bin");
+	ck_assert_ptr_nonnull(info->threads[0].etm);
+	ck_assert_uint_eq(info->threads[0].etm->trace_id, 0x10);
+	ck_assert_uint_eq(info->threads[1].etm->trace_id, 0x11);
+	ck_assert(info->threads[0].etm->formatted);
+	ck_assert_uint_eq(info->threads[0].etm->frame_flags, HWTR_ETM_FRAME_MEM_ALIGN);
+	ck_assert(!info->threads[0].etm->ete);
+	ck_assert_uint_eq(info->threads[0].etm->trcconfigr, 0xc1);
+	ck_assert_uint_eq(info->threads[0].etm->trcidr[0], 0x28000ea1);
+	ck_assert_uint_eq(info->threads[0].etm->trcidr[1], 0x4100f403);
+	ck_assert_uint_eq(info->threads[0].etm->trcidr[2], 0x488);
+	ck_assert_uint_eq(info->threads[1].etm->trctraceidr, 0x11);
+	ck_assert_uint_eq(info->threads[0].etm->arch_version, 0x800);
+	ck_assert_int_eq(info->threads[0].etm->profile, 'A');
+	ck_assert_str_eq(info->threads[1].etm->source, "ETM_1");
+	ck_assert_str_eq(info->threads[0].etm->core_type, "Cortex-A53");
+	ck_assert_int_eq(info->threads[1].etm->cpu, 1);
+	ck_assert_int_eq(hwtr_recording_trace(rec, 1, &bytes, &size), 0);
+	ck_assert_uint_eq(size, 3);
+	ck_assert_int_eq(bytes[2], 3);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Intel PT recordings stay version 1, so version 1 readers still read them. */
+START_TEST(intel_pt_recordings_are_still_written_as_version_1)
+{
+	const struct hwtr_recording_info *info;
+	struct hwtr_recording *rec;
+	struct hwtr_writer *w;
+
+	make_tmpdir();
+	w = new_writer(rec_path("p.hwtrec"));
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
+	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
+	hwtr_writer_free(w);
+	ck_assert_int_eq(hwtr_recording_open(rec_path("p.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert_int_eq(info->version, 1);
+	ck_assert_ptr_null(info->threads[0].etm);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+#define ETM_HEAD(version) "{\"format\":\"hwtrecord\",\"version\":" version \
+	",\"arch\":\"aarch64\",\"trace_format\":\"etm4\",\"source\":\"t\"," \
+	"\"process\":{},\"threads\":[{\"tid\":16,\"stream\":\"trace/b\""
+#define ETM_REGS "\"regs\":{\"TRCCONFIGR\":0,\"TRCTRACEIDR\":16," \
+	"\"TRCIDR0\":\"0x28000ea1\",\"TRCIDR2\":\"0x488\"}"
+
+START_TEST(bad_etm_manifests_are_rejected_with_the_field_named)
+{
+	make_tmpdir();
+	expect_open_error(ETM_HEAD("1") "}]}", hwtr_err_format,
+			  "not supported by this reader in version 1");
+	expect_open_error(ETM_HEAD("2") "}]}", hwtr_err_format,
+			  "threads[0].etm is missing");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"ptm\","
+			  "\"trace_id\":16}}]}", hwtr_err_format,
+			  "only ETMv4 (\"etm4\") and ETE");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":0}}]}", hwtr_err_format,
+			  "not a CoreSight trace ID");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":16,\"formatted\":true," ETM_REGS "}}]}",
+			  hwtr_err_format, "threads[0].etm.frame is missing");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":16,\"regs\":{\"TRCCONFIGR\":1}}}]}",
+			  hwtr_err_format, "needs TRCCONFIGR, TRCTRACEIDR");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":16,\"regs\":{\"TRCIDR1\":\"0x1ffffffff\"}}}]}",
+			  hwtr_err_format, "regs.TRCIDR1 is not a 32-bit value");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":16,\"profile\":\"X\"," ETM_REGS "}}]}",
+			  hwtr_err_format, "etm.profile is \"X\"");
+	expect_open_error("{\"format\":\"hwtrecord\",\"version\":2,\"arch\":"
+			  "\"x86_64\",\"trace_format\":\"etm4\",\"source\":\"t\","
+			  "\"process\":{},\"threads\":[]}", hwtr_err_format,
+			  "of arch \"x86_64\"");
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recording");
-	TCase *tc = tcase_create("format-v1");
+	TCase *tc = tcase_create("format");
 	SRunner *sr;
 	int failed;
 
+	tcase_add_test(tc, etm_recording_is_version_2_with_each_sources_trace_unit);
+	tcase_add_test(tc, intel_pt_recordings_are_still_written_as_version_1);
+	tcase_add_test(tc, bad_etm_manifests_are_rejected_with_the_field_named);
 	tcase_add_test(tc, writer_and_reader_round_trip);
 	tcase_add_test(tc, unfinished_recording_opens_and_says_cut_off);
 	tcase_add_test(tc, bad_manifests_are_rejected_with_the_field_named);
