@@ -718,6 +718,13 @@ static size_t stream_index_bytes(const struct decoder_stream *stream)
 	return s->scan.count * sizeof(*s->scan.psbs);
 }
 
+static uint64_t stream_trace_bytes(const struct decoder_stream *stream)
+{
+	const struct pt_stream *s = (const struct pt_stream *)stream;
+
+	return (uint64_t)(s->config.end - s->config.begin) - s->trace_start;
+}
+
 /* A chunk's window runs from its PSB's TSC to the next PSB's that has one. */
 static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 			 uint64_t *begin, uint64_t *end)
@@ -777,6 +784,7 @@ const struct decoder_ops decoder_intel_pt = {
 	.stream_open = stream_open,
 	.stream_close = stream_close,
 	.stream_index_bytes = stream_index_bytes,
+	.stream_trace_bytes = stream_trace_bytes,
 	.chunk_window = chunk_window,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,

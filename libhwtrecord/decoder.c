@@ -5,13 +5,18 @@
 
 const struct decoder_ops *decoder_for_format(const char *trace_format)
 {
-	static const struct decoder_ops *const decoders[] = {
-		&decoder_intel_pt,
+	static const struct {
+		const char *format;
+		const struct decoder_ops *ops;
+	} decoders[] = {
+		{ "intel-pt", &decoder_intel_pt },
+		{ "etm4", &decoder_etm },
+		{ "ete", &decoder_etm },	/* ETE: the trace unit says so too */
 	};
 	size_t i;
 
 	for (i = 0; trace_format && i < sizeof(decoders) / sizeof(decoders[0]); i++)
-		if (!strcmp(decoders[i]->name, trace_format))
-			return decoders[i];
+		if (!strcmp(decoders[i].format, trace_format))
+			return decoders[i].ops;
 	return NULL;
 }

@@ -103,6 +103,9 @@ struct decoder_ops {
 	void (*stream_close)(struct decoder_stream *stream);
 	/* Memory the stream keeps for the history's life. */
 	size_t (*stream_index_bytes)(const struct decoder_stream *stream);
+	/* Bytes of this thread's own trace (a formatted buffer's share of
+	 * one source), from the kept trace start. */
+	uint64_t (*stream_trace_bytes)(const struct decoder_stream *stream);
 	/* The time window of the chunk starting at OFFSET: false (and 0,
 	 * UINT64_MAX) when the trace says no time there. */
 	bool (*chunk_window)(const struct decoder_stream *stream,

@@ -634,8 +634,10 @@ int hwtr_history_build(struct hwtr_recording *rec,
 		if (si.size == 0)
 			continue;	/* an empty trace is an empty history */
 		err = h->ops->stream_open(h->decoder, &si, &t->stream);
-		if (!err)
+		if (!err) {
+			t->trace_bytes = h->ops->stream_trace_bytes(t->stream);
 			err = index_thread(t);
+		}
 		if (err) {
 			hwtr_fail_context(err, "%s/%s: ", hwtr_recording_path(rec),
 					  info->threads[i].stream);

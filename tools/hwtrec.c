@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	  "summary of a recording: threads, instructions, segments, gaps" },
 	{ "dump", hwtrec_dump_main,
 	  "instruction or function-call history, GDB formats or JSON" },
+	{ "import", hwtrec_import_main,
+	  "a recording from an OpenCSD snapshot (Arm CoreSight ETMv4/ETE)" },
 };
 
 static void usage(FILE *out)

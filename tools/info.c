@@ -32,6 +32,24 @@ static const char *end_text(const struct hwtr_end *end, char *buf, size_t n)
 	return buf;
 }
 
+/* What a CoreSight "thread" is: a trace source on a core. */
+static void etm_source_line(const struct hwtr_recording_info *info, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < info->nthreads; i++) {
+		const struct hwtr_etm_config *e = info->threads[i].etm;
+
+		if (info->threads[i].tid != tid || !e)
+			continue;
+		printf("    %s %s, trace ID 0x%x, on %s (%s), %s\n",
+		       e->ete ? "ETE" : "ETMv4", e->source ? e->source : "source",
+		       e->trace_id, e->core ? e->core : "a core",
+		       e->core_type ? e->core_type : "unknown type",
+		       info->threads[i].stream);
+	}
+}
+
 static double bits_per_insn(uint64_t bytes, uint64_t insns)
 {
 	return insns ? 8.0 * (double)bytes / (double)insns : 0.0;
@@ -129,6 +147,7 @@ int hwtrec_info_main(int argc, char **argv)
 		       " trace bytes (%.2f bits per instruction)\n",
 		       s.tid, s.instructions, s.segments, s.gaps, s.trace_bytes,
 		       bits_per_insn(s.trace_bytes, s.instructions));
+		etm_source_line(info, s.tid);
 	}
 	close_history(&o);
 	return 0;

@@ -1,0 +1,992 @@
+/* decode-etm.c: the Arm ETMv4/ETE decoder (decoder.h), with OpenCSD.
+ *
+ * A source's trace is its raw ETMv4/ETE byte stream.  When the recording's
+ * stream is a CoreSight formatted buffer (frames mixing several sources),
+ * OpenCSD's deformatter demultiplexes it first: a custom decoder registered
+ * with the library receives this source's bytes, and a table of runs maps
+ * each of them back to its position in the buffer, so that gaps name
+ * offsets as OpenCSD's lister prints them (Idx).
+ *
+ * Chunk starts are the A-sync packets, found by OpenCSD's packet processor
+ * alone (it also reports timestamps, for the image's time windows, and a
+ * packet cut short by the end of the trace).  The walk feeds the raw stream
+ * to a full decoder (packet processor and packet decoder, code read from the
+ * history's image through a memory callback) and turns its generic elements
+ * into items: an instruction range is a block; "address not accessible" is
+ * a gap that names the address; a loss of synchronisation is a gap (an
+ * overflow, or a bad packet); trace turned on again after blocks in the same
+ * chunk is a "disabled" gap at the address it resumed at.  Exceptions,
+ * context changes, timestamps and cycle counts carry no instructions.  An
+ * element belongs to the chunk of the last A-sync at or before its packet;
+ * the index pass decodes straight through, on-demand decoding starts afresh
+ * at the chunk's A-sync.
+ *
+ * Not done yet: context IDs do not split a source into threads; data trace
+ * and speculation (ETE's commit/cancel) are OpenCSD's business and not shown.
+ */
+#include "decoder.h"
+
+#include "error.h"
+
+#include <opencsd/c_api/opencsd_c_api.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FEED_BYTES 512		/* raw trace fed to OpenCSD at a time */
+#define DEMUX_NAME "hwtrecord-demux"
+
+struct decoder_context {
+	struct image_set *images;
+};
+
+/* A stretch of demultiplexed bytes that lies at one place in the buffer. */
+struct demux_run {
+	uint64_t raw;		/* offset in the source's raw trace */
+	uint64_t index;		/* position in the stream (buffer) */
+};
+
+struct timestamp_mark {
+	uint64_t raw;		/* packet offset in the raw trace */
+	uint64_t value;
+};
+
+struct etm_stream {
+	struct decoder_context *context;
+	const struct hwtr_etm_config *cfg;
+	const uint8_t *bytes;	/* the source's raw trace */
+	size_t size;
+	uint8_t *demuxed;	/* owned copy when the stream is formatted */
+	struct demux_run *runs;
+	size_t nruns;
+	bool deformat_failed;	/* frames stopped making sense here: */
+	uint64_t deformat_index;	/* stream position */
+	int deformat_error;
+	uint64_t *asyncs;	/* raw offsets of the A-sync packets */
+	size_t nasyncs;
+	struct timestamp_mark *stamps;
+	size_t nstamps;
+	bool truncated;		/* the trace ends inside a packet */
+	uint64_t truncated_at;	/* raw offset of that packet */
+	uint64_t start;		/* raw offset where kept trace starts */
+};
+
+struct etm_walk {
+	struct etm_stream *s;
+	dcd_tree_handle_t tree;
+	decoder_image_fn image_for;
+	void *image_ctx;
+	unsigned epoch;
+	bool on_demand;		/* walk_at: one chunk, from its A-sync */
+	uint64_t pos;		/* next raw byte to feed */
+	bool eot_sent;
+	bool fatal;
+	size_t next_async;	/* the next A-sync whose chunk is yet to start */
+	bool block_seen;	/* a block since the chunk start or a gap */
+	bool resume_pending;	/* trace turned on again after blocks */
+	uint64_t resume_offset;
+	bool unsynced_reported;
+	bool end_reported;
+	struct walk_item *queue;
+	size_t qhead, qlen, qcap;
+	int error;		/* a failure inside a callback */
+};
+
+/* ------------------------------------------------------------- offsets */
+
+/* The stream position of raw offset RAW (the same when not formatted). */
+static uint64_t stream_offset(const struct etm_stream *s, uint64_t raw)
+{
+	size_t lo = 0, hi = s->nruns;
+
+	if (!s->runs)
+		return raw;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->runs[mid].raw <= raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return raw;
+	return s->runs[lo - 1].index + (raw - s->runs[lo - 1].raw);
+}
+
+/* ------------------------------------------------- OpenCSD configuration */
+
+static void etmv4_config(const struct hwtr_etm_config *e, ocsd_etmv4_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->reg_idr0 = e->trcidr[0];
+	c->reg_idr1 = e->trcidr[1];
+	c->reg_idr2 = e->trcidr[2];
+	c->reg_idr8 = e->trcidr[8];
+	c->reg_idr9 = e->trcidr[9];
+	c->reg_idr10 = e->trcidr[10];
+	c->reg_idr11 = e->trcidr[11];
+	c->reg_idr12 = e->trcidr[12];
+	c->reg_idr13 = e->trcidr[13];
+	c->reg_configr = e->trcconfigr;
+	/* The decoder takes its trace ID from here: the source's, always. */
+	c->reg_traceidr = e->trace_id;
+	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
+	c->core_prof = e->profile == 'M' ? profile_CortexM
+		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
+}
+
+static void ete_config(const struct hwtr_etm_config *e, ocsd_ete_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->reg_idr0 = e->trcidr[0];
+	c->reg_idr1 = e->trcidr[1];
+	c->reg_idr2 = e->trcidr[2];
+	c->reg_idr8 = e->trcidr[8];
+	c->reg_devarch = e->trcdevarch;
+	c->reg_configr = e->trcconfigr;
+	c->reg_traceidr = e->trace_id;
+	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
+	c->core_prof = e->profile == 'M' ? profile_CortexM
+		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
+}
+
+static const char *ocsd_words(ocsd_err_t err, char *buf, size_t size)
+{
+	ocsd_err_str(err, buf, (int)size);
+	return buf;
+}
+
+/* A tree that decodes this source's raw trace: the full decoder, or the
+ * packet processor alone (FLAGS). */
+static int create_tree(const struct etm_stream *s, int flags,
+		       dcd_tree_handle_t *out, unsigned char *csid)
+{
+	const struct hwtr_etm_config *e = s->cfg;
+	dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	ocsd_etmv4_cfg v4;
+	ocsd_ete_cfg ete;
+	ocsd_err_t err;
+	char words[128];
+
+	if (tree == C_API_INVALID_TREE_HANDLE)
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a decode tree");
+	if (e->ete) {
+		ete_config(e, &ete);
+		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, flags, &ete,
+					     csid);
+	} else {
+		etmv4_config(e, &v4);
+		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, flags,
+					     &v4, csid);
+	}
+	if (err != OCSD_OK) {
+		ocsd_destroy_dcd_tree(tree);
+		return hwtr_fail(hwtr_err_format,
+				 "OpenCSD refuses the trace unit of source 0x%x "
+				 "(TRCIDR0 0x%08x, TRCCONFIGR 0x%08x): %s",
+				 e->trace_id, e->trcidr[0], e->trcconfigr,
+				 ocsd_words(err, words, sizeof(words)));
+	}
+	*out = tree;
+	return 0;
+}
+
+/* --------------------------------------------------------------- demux */
+
+/* The custom decoder that only collects a source's deformatted bytes. */
+struct demux {
+	unsigned char cs_id;
+	struct etm_stream *s;
+	size_t cap;
+	bool nomem;
+};
+
+static ocsd_datapath_resp_t demux_data_in(const void *handle,
+					  const ocsd_datapath_op_t op,
+					  const ocsd_trc_index_t index,
+					  const uint32_t size, const uint8_t *data,
+					  uint32_t *processed)
+{
+	struct demux *d = (struct demux *)handle;
+	struct etm_stream *s = d->s;
+
+	/* Flush, reset and end of trace come without a count to fill. */
+	if (op != OCSD_OP_DATA || !size || !processed)
+		return OCSD_RESP_CONT;
+	*processed = 0;
+	if (d->nomem)
+		return OCSD_RESP_FATAL_SYS_ERR;
+	if (s->size + size > d->cap) {
+		size_t cap = 2 * d->cap + size + 4096;
+		uint8_t *p = realloc(s->demuxed, cap);
+
+		if (!p) {
+			d->nomem = true;
+			return OCSD_RESP_FATAL_SYS_ERR;
+		}
+		s->demuxed = p;
+		d->cap = cap;
+	}
+	/* A new run unless these bytes follow the last ones in the buffer. */
+	if (!s->nruns || s->runs[s->nruns - 1].index +
+			 (s->size - s->runs[s->nruns - 1].raw) != index) {
+		if ((s->nruns & (s->nruns - 1)) == 0 || !s->nruns) {
+			size_t cap = s->nruns ? 2 * s->nruns : 64;
+			void *p = realloc(s->runs, cap * sizeof(*s->runs));
+
+			if (!p) {
+				d->nomem = true;
+				return OCSD_RESP_FATAL_SYS_ERR;
+			}
+			s->runs = p;
+		}
+		s->runs[s->nruns++] = (struct demux_run){ s->size, index };
+	}
+	memcpy(s->demuxed + s->size, data, size);
+	s->size += size;
+	*processed = size;
+	return OCSD_RESP_CONT;
+}
+
+static void demux_mon_flags(const void *handle, const int flags)
+{
+}
+
+static ocsd_err_t demux_create(const int flags, const void *cfg,
+			       const ocsd_extern_dcd_cb_fns *callbacks,
+			       ocsd_extern_dcd_inst_t *inst)
+{
+	struct demux *d = (struct demux *)cfg;
+
+	inst->fn_data_in = demux_data_in;
+	inst->fn_update_pkt_mon = demux_mon_flags;
+	inst->decoder_handle = d;
+	inst->p_decoder_name = (char *)DEMUX_NAME;
+	inst->cs_id = d->cs_id;
+	return OCSD_OK;
+}
+
+static ocsd_err_t demux_destroy(const void *handle)
+{
+	return OCSD_OK;
+}
+
+static ocsd_err_t demux_csid(const void *cfg, unsigned char *csid)
+{
+	*csid = ((const struct demux *)cfg)->cs_id;
+	return OCSD_OK;
+}
+
+static ocsd_err_t demux_pkt_str(const void *pkt, char *buf, const int len)
+{
+	if (len > 0)
+		buf[0] = 0;
+	return OCSD_OK;
+}
+
+static ocsd_extern_dcd_fact_t demux_factory = {
+	.createDecoder = demux_create,
+	.destroyDecoder = demux_destroy,
+	.csidFromConfig = demux_csid,
+	.pktToString = demux_pkt_str,
+};
+
+static pthread_once_t demux_once = PTHREAD_ONCE_INIT;
+static ocsd_err_t demux_registered = OCSD_ERR_NOT_INIT;
+
+static void demux_register(void)
+{
+	demux_registered = ocsd_register_custom_decoder(DEMUX_NAME, &demux_factory);
+}
+
+/* This source's bytes out of a formatted buffer. */
+static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
+		       uint64_t start)
+{
+	struct demux d = { .cs_id = s->cfg->trace_id, .s = s };
+	uint32_t flags = 0, done = 0;
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+	uint64_t pos = start;
+	char words[128];
+	ocsd_err_t err;
+
+	pthread_once(&demux_once, demux_register);
+	if (demux_registered != OCSD_OK)
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot register the "
+				 "demultiplexer: %s",
+				 ocsd_words(demux_registered, words, sizeof(words)));
+	if (s->cfg->frame_flags & HWTR_ETM_FRAME_MEM_ALIGN)
+		flags |= OCSD_DFRMTR_FRAME_MEM_ALIGN;
+	if (s->cfg->frame_flags & HWTR_ETM_FRAME_FSYNCS)
+		flags |= OCSD_DFRMTR_HAS_FSYNCS;
+	if (s->cfg->frame_flags & HWTR_ETM_FRAME_HSYNCS)
+		flags |= OCSD_DFRMTR_HAS_HSYNCS;
+	if (!flags)
+		flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, flags);
+	if (tree == C_API_INVALID_TREE_HANDLE)
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a "
+				 "deformatter");
+	err = ocsd_dt_create_decoder(tree, DEMUX_NAME, OCSD_CREATE_FLG_FULL_DECODER,
+				     &d, &csid);
+	if (err != OCSD_OK) {
+		ocsd_destroy_dcd_tree(tree);
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach the "
+				 "demultiplexer: %s",
+				 ocsd_words(err, words, sizeof(words)));
+	}
+	while (pos < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+		uint32_t n = size - pos > (1u << 20) ? 1u << 20 : (uint32_t)(size - pos);
+
+		done = 0;
+		resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n, bytes + pos,
+					    &done);
+		pos += done;
+		if (!done && !OCSD_DATA_RESP_IS_FATAL(resp))
+			break;
+	}
+	if (!OCSD_DATA_RESP_IS_FATAL(resp))
+		resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	ocsd_destroy_dcd_tree(tree);
+	if (d.nomem)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (OCSD_DATA_RESP_IS_FATAL(resp) || pos < size) {
+		/* Frames that do not parse (a bad sync): keep what came before. */
+		s->deformat_failed = true;
+		s->deformat_index = pos;
+		s->deformat_error = OCSD_ERR_DFMTR_BAD_FHSYNC;
+	}
+	s->bytes = s->demuxed;
+	return 0;
+}
+
+/* ---------------------------------------------------------- packet scan */
+
+static int push_u64(uint64_t **array, size_t *count, uint64_t v)
+{
+	if ((*count & (*count - 1)) == 0) {
+		size_t cap = *count ? 2 * *count : 64;
+		void *p = realloc(*array, cap * sizeof(**array));
+
+		if (!p)
+			return -1;
+		*array = p;
+	}
+	(*array)[(*count)++] = v;
+	return 0;
+}
+
+struct scan_state {
+	struct etm_stream *s;
+	bool nomem;
+};
+
+static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_t op,
+					const ocsd_trc_index_t index,
+					const void *packet)
+{
+	struct scan_state *st = (struct scan_state *)ctx;
+	struct etm_stream *s = st->s;
+	const ocsd_etmv4_i_pkt *p = packet;
+
+	if (op != OCSD_OP_DATA || !p)
+		return OCSD_RESP_CONT;
+	switch ((int)p->type) {
+	case ETM4_PKT_I_ASYNC:
+		if (push_u64(&s->asyncs, &s->nasyncs, index) < 0)
+			st->nomem = true;
+		break;
+	case ETM4_PKT_I_TIMESTAMP:
+		if ((s->nstamps & (s->nstamps - 1)) == 0) {
+			size_t cap = s->nstamps ? 2 * s->nstamps : 64;
+			void *q = realloc(s->stamps, cap * sizeof(*s->stamps));
+
+			if (!q) {
+				st->nomem = true;
+				break;
+			}
+			s->stamps = q;
+		}
+		s->stamps[s->nstamps++] = (struct timestamp_mark){ index,
+								  p->ts.timestamp };
+		break;
+	case ETM4_PKT_I_INCOMPLETE_EOT:
+		s->truncated = true;
+		s->truncated_at = index;
+		break;
+	default:
+		break;
+	}
+	return st->nomem ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
+}
+
+static int scan_packets(struct etm_stream *s)
+{
+	struct scan_state st = { .s = s };
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+	uint64_t pos = s->start;
+	int err = create_tree(s, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+
+	if (err)
+		return err;
+	if (ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
+					   (void *)scan_packet, &st) != OCSD_OK) {
+		ocsd_destroy_dcd_tree(tree);
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the "
+				 "packet processor");
+	}
+	while (pos < s->size) {
+		uint32_t done = 0, n = s->size - pos > (1u << 20)
+					       ? 1u << 20 : (uint32_t)(s->size - pos);
+
+		resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n, s->bytes + pos,
+					    &done);
+		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+			/* Start again after the bytes that stopped it. */
+			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+			done = done ? done : 1;
+		}
+		if (!done)
+			break;
+		pos += done;
+	}
+	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	ocsd_destroy_dcd_tree(tree);
+	if (st.nomem)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	return 0;
+}
+
+/* ------------------------------------------------------------ the walk */
+
+static struct walk_item *push_item(struct etm_walk *w)
+{
+	struct walk_item *item;
+
+	if (w->qhead && w->qhead == w->qlen) {
+		w->qhead = 0;
+		w->qlen = 0;
+	}
+	if (w->qlen == w->qcap) {
+		size_t cap = w->qcap ? 2 * w->qcap : 64;
+		void *p = realloc(w->queue, cap * sizeof(*w->queue));
+
+		if (!p) {
+			w->error = hwtr_fail(hwtr_err_nomem, "out of memory");
+			return NULL;
+		}
+		w->queue = p;
+		w->qcap = cap;
+	}
+	item = &w->queue[w->qlen++];
+	memset(item, 0, sizeof(*item));
+	return item;
+}
+
+static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
+{
+	size_t lo = 0, hi = s->nasyncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->asyncs[mid] <= raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The chunk of the element at RAW: start the latest A-sync at or before it
+ * that has not started yet (chunks without items are not reported). */
+static void start_chunks_up_to(struct etm_walk *w, uint64_t raw)
+{
+	const struct etm_stream *s = w->s;
+	size_t k = async_index_after(s, raw);
+	struct walk_item *item;
+
+	if (k == 0 || k <= w->next_async)
+		return;
+	w->next_async = k;
+	item = push_item(w);
+	if (!item)
+		return;
+	item->kind = walk_chunk_start;
+	item->offset = s->asyncs[k - 1];
+	w->block_seen = false;
+	w->resume_pending = false;
+	/* The code of a new chunk is that of its time window. */
+	if (w->image_for(w->image_ctx, item->offset, &w->epoch) < 0)
+		w->error = -hwtr_err_decode;
+}
+
+static struct walk_item *gap(struct etm_walk *w, enum gap_kind kind, int error,
+			     uint64_t raw, uint64_t ip)
+{
+	struct walk_item *item = push_item(w);
+
+	if (!item)
+		return NULL;
+	item->kind = walk_gap;
+	item->gap = kind;
+	item->error = error;
+	item->offset = stream_offset(w->s, raw);
+	item->ip = ip;
+	w->block_seen = false;
+	return item;
+}
+
+/* Trace turned on again after blocks: say so at the address it resumed. */
+static void resume_gap(struct etm_walk *w, uint64_t ip)
+{
+	if (!w->resume_pending)
+		return;
+	w->resume_pending = false;
+	gap(w, gap_disabled, 0, w->resume_offset, ip);
+}
+
+static uint8_t range_class(const ocsd_generic_trace_elem *e)
+{
+	/* A branch that was not taken is only a possible one. */
+	if (e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT) {
+		if (!e->last_instr_exec)
+			return hwtr_ic_cond_jump;
+		if (e->last_i_subtype == OCSD_S_INSTR_BR_LINK)
+			return hwtr_ic_call;
+		if (e->last_i_subtype == OCSD_S_INSTR_V8_RET ||
+		    e->last_i_subtype == OCSD_S_INSTR_V7_IMPLIED_RET)
+			return hwtr_ic_return;
+		if (e->last_i_subtype == OCSD_S_INSTR_V8_ERET)
+			return hwtr_ic_far_return;
+		return e->last_instr_cond ? hwtr_ic_cond_jump : hwtr_ic_jump;
+	}
+	return hwtr_ic_other;
+}
+
+static void range_item(struct etm_walk *w, uint64_t raw,
+		       const ocsd_generic_trace_elem *e)
+{
+	struct walk_item *item;
+	enum hwtr_isa isa;
+
+	switch (e->isa) {
+	case ocsd_isa_aarch64: isa = hwtr_isa_a64; break;
+	case ocsd_isa_arm: isa = hwtr_isa_a32; break;
+	case ocsd_isa_thumb2: isa = hwtr_isa_t32; break;
+	default:
+		gap(w, gap_decode_error, OCSD_ERR_UNSUPPORTED_ISA, raw, e->st_addr);
+		return;
+	}
+	if (!e->num_instr_range || e->en_addr <= e->st_addr ||
+	    e->last_instr_sz == 0 || e->en_addr - e->st_addr < e->last_instr_sz) {
+		gap(w, gap_decode_error, OCSD_ERR_BAD_DECODE_PKT, raw, e->st_addr);
+		return;
+	}
+	resume_gap(w, e->st_addr);
+	item = push_item(w);
+	if (!item)
+		return;
+	item->kind = walk_block;
+	item->block.ip = e->st_addr;
+	item->block.end_ip = e->en_addr - e->last_instr_sz;
+	item->block.ninsn = e->num_instr_range;
+	item->block.epoch = w->epoch;
+	item->block.iclass = range_class(e);
+	item->block.isa = (uint8_t)isa;
+	w->block_seen = true;
+}
+
+static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t index,
+				       const uint8_t chan, const ocsd_generic_trace_elem *e)
+{
+	struct etm_walk *w = (struct etm_walk *)ctx;
+	struct walk_item *item;
+
+	if (w->error)
+		return OCSD_RESP_FATAL_SYS_ERR;
+	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		start_chunks_up_to(w, index);
+		range_item(w, index, e);
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+		start_chunks_up_to(w, index);
+		resume_gap(w, e->st_addr);
+		item = gap(w, gap_decode_error, OCSD_ERR_MEM_NACC, index, e->st_addr);
+		if (item)
+			item->no_code = true;
+		break;
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+		switch (e->unsync_eot_info) {
+		case UNSYNC_OVERFLOW:
+			start_chunks_up_to(w, index);
+			gap(w, gap_overflow, 0, index, 0);
+			break;
+		case UNSYNC_BAD_PACKET:
+		case UNSYNC_DISCARD:
+			start_chunks_up_to(w, index);
+			gap(w, gap_decode_error, OCSD_ERR_BAD_PACKET_SEQ, index, 0);
+			break;
+		default:
+			/* Start of decoding: the unsynced bytes are the scan's
+			 * business; end of trace: nothing lost. */
+			break;
+		}
+		break;
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		start_chunks_up_to(w, index);
+		/* After an overflow the overflow is the gap. */
+		if (w->block_seen && e->trace_on_reason != TRACE_ON_OVERFLOW) {
+			w->resume_pending = true;
+			w->resume_offset = index;
+		}
+		break;
+	case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH:
+		start_chunks_up_to(w, index);
+		gap(w, gap_decode_error, OCSD_ERR_UNSUPP_DECODE_PKT, index, e->st_addr);
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
+		start_chunks_up_to(w, index);
+		gap(w, gap_decode_error, OCSD_ERR_BAD_DECODE_PKT, index, 0);
+		break;
+	default:
+		/* Exceptions, context, timestamps, cycle counts, events: no
+		 * instructions. */
+		break;
+	}
+	return w->error ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
+}
+
+static uint32_t read_code(const void *ctx, const ocsd_vaddr_t address,
+			  const ocsd_mem_space_acc_t space, const uint32_t size,
+			  uint8_t *buf)
+{
+	struct etm_walk *w = (struct etm_walk *)ctx;
+
+	return (uint32_t)image_epoch_read(w->s->context->images, w->epoch, address,
+					  buf, size);
+}
+
+static void etm_walk_free(struct etm_walk *w)
+{
+	if (!w)
+		return;
+	if (w->tree)
+		ocsd_destroy_dcd_tree(w->tree);
+	free(w->queue);
+	free(w);
+}
+
+static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
+		      decoder_image_fn image_for, void *ctx, struct etm_walk **out)
+{
+	struct etm_walk *w = calloc(1, sizeof(*w));
+	unsigned char csid = 0;
+	int err;
+
+	if (!w)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->s = s;
+	w->image_for = image_for;
+	w->image_ctx = ctx;
+	w->on_demand = on_demand;
+	w->pos = from;
+	/* The chunk that starts at FROM (or before the first A-sync). */
+	w->next_async = on_demand ? async_index_after(s, from) - 1 : 0;
+	if ((err = image_for(ctx, from, &w->epoch)) < 0 ||
+	    (err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &w->tree, &csid))) {
+		etm_walk_free(w);
+		return err < 0 ? err : -hwtr_err_decode;
+	}
+	if (ocsd_dt_set_gen_elem_outfn(w->tree, element_in, w) != OCSD_OK ||
+	    ocsd_dt_add_callback_mem_acc(w->tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY,
+					 read_code, w) != OCSD_OK) {
+		etm_walk_free(w);
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot set up the decoder");
+	}
+	*out = w;
+	return 0;
+}
+
+/* Feed the decoder until it has said something or the trace is done. */
+static void feed(struct etm_walk *w)
+{
+	const struct etm_stream *s = w->s;
+
+	while (w->qhead == w->qlen && !w->error) {
+		ocsd_datapath_resp_t resp;
+		uint32_t done = 0, n;
+
+		if (w->pos >= s->size || w->fatal) {
+			if (!w->eot_sent) {
+				w->eot_sent = true;
+				ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+				continue;
+			}
+			return;
+		}
+		n = s->size - w->pos > FEED_BYTES ? FEED_BYTES
+						  : (uint32_t)(s->size - w->pos);
+		resp = ocsd_dt_process_data(w->tree, OCSD_OP_DATA, w->pos, n,
+					    s->bytes + w->pos, &done);
+		if (OCSD_DATA_RESP_IS_FATAL(resp) && !w->error) {
+			/* The decoder gave up on these bytes: a gap, then
+			 * decoding starts afresh at the next A-sync. */
+			size_t k = async_index_after(s, w->pos);
+
+			gap(w, gap_decode_error, OCSD_ERR_DATA_DECODE_FATAL,
+			    w->pos + done, 0);
+			ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+			if (k >= s->nasyncs) {
+				w->fatal = true;
+				continue;
+			}
+			w->pos = s->asyncs[k];
+			continue;
+		}
+		if (!done && OCSD_DATA_RESP_IS_WAIT(resp)) {
+			ocsd_dt_process_data(w->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+			continue;
+		}
+		w->pos += done ? done : n;
+	}
+}
+
+static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
+{
+	const struct etm_stream *s = w->s;
+
+	if (!w->unsynced_reported) {
+		uint64_t first = s->nasyncs ? s->asyncs[0] : s->size;
+
+		w->unsynced_reported = true;
+		/* Bytes before the first A-sync cannot be decoded. */
+		if (!w->on_demand && first > s->start) {
+			memset(item, 0, sizeof(*item));
+			item->kind = walk_gap;
+			item->gap = gap_unsynced;
+			item->offset = stream_offset(s, s->start);
+			item->ip = first - s->start;
+			return 1;
+		}
+	}
+	feed(w);
+	if (w->error)
+		return w->error < 0 ? w->error : -hwtr_err_decode;
+	if (w->qhead < w->qlen) {
+		*item = w->queue[w->qhead++];
+		return 1;
+	}
+	if (w->on_demand || w->end_reported)
+		return 0;
+	w->end_reported = true;
+	/* The end of the trace: a last packet cut short, or frames that
+	 * stopped making sense. */
+	if (s->truncated || s->deformat_failed) {
+		memset(item, 0, sizeof(*item));
+		item->kind = walk_gap;
+		if (s->deformat_failed) {
+			item->gap = gap_decode_error;
+			item->error = s->deformat_error;
+			item->offset = s->deformat_index;
+		} else {
+			item->gap = gap_truncated;
+			item->offset = stream_offset(s, s->truncated_at);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the ops */
+
+static int context_alloc(struct image_set *images, struct decoder_context **out)
+{
+	struct decoder_context *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	c->images = images;
+	*out = c;
+	return 0;
+}
+
+static void context_free(struct decoder_context *c)
+{
+	free(c);
+}
+
+static void stream_close(struct decoder_stream *stream)
+{
+	struct etm_stream *s = (struct etm_stream *)stream;
+
+	if (!s)
+		return;
+	free(s->demuxed);
+	free(s->runs);
+	free(s->asyncs);
+	free(s->stamps);
+	free(s);
+}
+
+static int stream_open(struct decoder_context *context,
+		       const struct decoder_stream_info *si,
+		       struct decoder_stream **out)
+{
+	const struct hwtr_etm_config *cfg = si->info->threads[si->thread].etm;
+	struct etm_stream *s;
+	int err;
+
+	if (!cfg)
+		return hwtr_fail(hwtr_err_format, "thread %zu has no ETM trace unit "
+				 "in the manifest", si->thread);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	s->context = context;
+	s->cfg = cfg;
+	if (cfg->formatted) {
+		err = demultiplex(s, si->bytes, si->size, si->trace_start);
+	} else {
+		s->bytes = si->bytes;
+		s->size = si->size;
+		s->start = si->trace_start;
+		err = 0;
+	}
+	if (!err)
+		err = scan_packets(s);
+	if (err) {
+		stream_close((struct decoder_stream *)s);
+		return err;
+	}
+	*out = (struct decoder_stream *)s;
+	return 0;
+}
+
+static size_t stream_index_bytes(const struct decoder_stream *stream)
+{
+	const struct etm_stream *s = (const struct etm_stream *)stream;
+
+	return s->nasyncs * sizeof(*s->asyncs) + s->nstamps * sizeof(*s->stamps) +
+	       s->nruns * sizeof(*s->runs) + (s->demuxed ? s->size : 0);
+}
+
+static uint64_t stream_trace_bytes(const struct decoder_stream *stream)
+{
+	const struct etm_stream *s = (const struct etm_stream *)stream;
+
+	return s->size - s->start;
+}
+
+/* A chunk's window runs from the last timestamp before its A-sync to the
+ * first after the next A-sync (ETM timestamps follow what they time). */
+static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
+			 uint64_t *begin, uint64_t *end)
+{
+	const struct etm_stream *s = (const struct etm_stream *)stream;
+	size_t lo = 0, hi = s->nstamps, k = async_index_after(s, offset);
+	uint64_t next = k < s->nasyncs ? s->asyncs[k] : UINT64_MAX;
+
+	*begin = 0;
+	*end = UINT64_MAX;
+	if (!s->nstamps)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->stamps[mid].raw <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		*begin = s->stamps[lo - 1].value;
+	for (; lo < s->nstamps; lo++)
+		if (s->stamps[lo].raw > next) {
+			*end = s->stamps[lo].value;
+			break;
+		}
+	return true;
+}
+
+static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
+		      void *ctx, struct decoder_walk **out)
+{
+	struct etm_stream *s = (struct etm_stream *)stream;
+
+	return walk_start(s, s->nasyncs ? s->asyncs[0] : s->size, false, image,
+			  ctx, (struct etm_walk **)out);
+}
+
+static int walk_at(struct decoder_stream *stream, uint64_t offset,
+		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
+{
+	struct etm_stream *s = (struct etm_stream *)stream;
+	size_t k = async_index_after(s, offset);
+
+	if (k == 0 || s->asyncs[k - 1] != offset)
+		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
+				 "source 0x%x", (unsigned long long)offset,
+				 s->cfg->trace_id);
+	return walk_start(s, offset, true, image, ctx, (struct etm_walk **)out);
+}
+
+static int walk_next(struct decoder_walk *walk, struct walk_item *item)
+{
+	return etm_walk_next((struct etm_walk *)walk, item);
+}
+
+static void walk_free(struct decoder_walk *walk)
+{
+	etm_walk_free((struct etm_walk *)walk);
+}
+
+/* Static words: a gap keeps the pointer as its kind. */
+static const char *errstr(int error)
+{
+	switch (error) {
+	case 0:
+		return "no sync";
+	case OCSD_ERR_MEM_NACC:
+		/* OpenCSD's lister says ADDR_NACC. */
+		return "address not accessible";
+	case OCSD_ERR_BAD_PACKET_SEQ:
+		return "bad packet sequence";
+	case OCSD_ERR_DATA_DECODE_FATAL:
+		return "OpenCSD could not decode the trace";
+	case OCSD_ERR_UNSUPPORTED_ISA:
+		return "instruction set not supported";
+	case OCSD_ERR_UNSUPP_DECODE_PKT:
+		return "execution path not traced";
+	case OCSD_ERR_BAD_DECODE_PKT:
+		return "address unknown";
+	case OCSD_ERR_DFMTR_BAD_FHSYNC:
+		return "CoreSight frames do not deformat";
+	default:
+		return "OpenCSD error";
+	}
+}
+
+const struct decoder_ops decoder_etm = {
+	.name = "etm4",
+	.chunk_start_name = "A-sync",
+	.libipt_errors = false,
+	.context_alloc = context_alloc,
+	.context_free = context_free,
+	.stream_open = stream_open,
+	.stream_close = stream_close,
+	.stream_index_bytes = stream_index_bytes,
+	.stream_trace_bytes = stream_trace_bytes,
+	.chunk_window = chunk_window,
+	.walk_begin = walk_begin,
+	.walk_at = walk_at,
+	.walk_next = walk_next,
+	.walk_free = walk_free,
+	.errstr = errstr,
+};

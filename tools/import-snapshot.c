@@ -1,0 +1,894 @@
+/* import-snapshot.c: `hwtrec import --opencsd-snapshot DIR`.
+ *
+ * An OpenCSD snapshot (the format of OpenCSD's test data and of DS-5 / perf
+ * captures converted for it) is a directory: snapshot.ini lists device files
+ * and names the trace metadata; each device_N.ini / cpu_N.ini describes a
+ * trace source (its trace unit registers) or a core (its type and memory
+ * dumps); trace.ini lists the trace buffers, which source writes to which
+ * buffer, and which source traces which core.  We read them with a strict
+ * ini reader (ini.c) and write a format 2 recording: each trace buffer is
+ * saved whole (trace/NAME), each ETMv4/ETE source becomes a thread (its tid
+ * is its trace ID) whose manifest entry holds its trace unit, and each memory
+ * dump of a traced core is saved as objects/NAME and logged as an executable
+ * mapping at its load address.  Sources of other protocols (STM, ITM, PTM,
+ * ETMv3) are skipped with a message.
+ *
+ * Not done yet: memory spaces (EL1N, EL2...) are not kept: all dumps form
+ * one address space, and dumps of different cores that overlap replace each
+ * other (the later wins, with a warning); context IDs do not split a source
+ * into threads.
+ */
+#include "import-snapshot.h"
+
+#include "ini.h"
+
+#include <hwtrecord.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+struct device {
+	char *path;		/* DIR/device_N.ini, for messages */
+	struct ini_file *ini;
+	const struct ini_entry *name, *class, *type;
+};
+
+struct snapshot {
+	const char *dir;
+	FILE *log;
+	char *err;
+	size_t errlen;
+	struct ini_file *snapshot_ini;
+	struct ini_file *trace_ini;
+	char *trace_path;
+	struct device *devices;
+	size_t ndevices;
+};
+
+/* A source we decode. */
+struct source {
+	const struct device *dev;
+	const struct device *core;
+	const struct ini_section *buffer;	/* in trace.ini */
+	struct hwtr_etm_config etm;
+};
+
+/* A trace buffer that at least one decoded source writes to. */
+struct buffer {
+	const struct ini_section *section;
+	const char *stream;	/* trace/NAME in the recording */
+	uint32_t frame_flags;
+	bool formatted;
+	int nsources;
+};
+
+static int fail(struct snapshot *ss, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ss->err, ss->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void warn(struct snapshot *ss, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ss->log)
+		return;
+	fputs("hwtrec import: ", ss->log);
+	va_start(ap, fmt);
+	vfprintf(ss->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', ss->log);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* A number as the snapshot writes it (0x hex or decimal), whole. */
+static int parse_number(const char *text, uint64_t *out)
+{
+	char *end;
+
+	if (!*text || *text == '-' || *text == '+' || isspace((unsigned char)*text))
+		return -1;
+	errno = 0;
+	*out = strtoull(text, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+/* ENTRY's value as a number, or an error naming FILE:LINE. */
+static int entry_number(struct snapshot *ss, const char *file,
+			const struct ini_entry *e, uint64_t max, uint64_t *out)
+{
+	if (parse_number(e->value, out) < 0 || *out > max)
+		return fail(ss, "%s:%d: %s=\"%s\" is not a number%s", file, e->line,
+			    e->key, e->value,
+			    max == UINT32_MAX ? " of 32 bits" : "");
+	return 0;
+}
+
+/* A required key of a section. */
+static const struct ini_entry *need(struct snapshot *ss, const char *file,
+				    const struct ini_section *s, const char *key)
+{
+	const struct ini_entry *e = ini_get(s, key);
+
+	if (!e)
+		fail(ss, "%s:%d: [%s] has no %s=", file, s->line, s->name, key);
+	else if (!*e->value)
+		fail(ss, "%s:%d: %s= is empty", file, e->line, key);
+	return e && *e->value ? e : NULL;
+}
+
+static void snapshot_free(struct snapshot *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->ndevices; i++) {
+		free(ss->devices[i].path);
+		ini_free(ss->devices[i].ini);
+	}
+	free(ss->devices);
+	ini_free(ss->snapshot_ini);
+	ini_free(ss->trace_ini);
+	free(ss->trace_path);
+}
+
+static const struct device *find_device(const struct snapshot *ss,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ss->ndevices; i++)
+		if (!strcmp(ss->devices[i].name->value, name))
+			return &ss->devices[i];
+	return NULL;
+}
+
+static int load_device(struct snapshot *ss, const struct ini_entry *listed,
+		       const char *list_path)
+{
+	struct device *d;
+	const struct ini_section *s;
+	void *p = realloc(ss->devices, (ss->ndevices + 1) * sizeof(*ss->devices));
+
+	if (!p)
+		return fail(ss, "out of memory");
+	ss->devices = p;
+	d = &ss->devices[ss->ndevices];
+	memset(d, 0, sizeof(*d));
+	d->path = join(ss->dir, listed->value);
+	if (!d->path)
+		return fail(ss, "out of memory");
+	ss->ndevices++;
+	if (ini_read(d->path, &d->ini, ss->err, ss->errlen) < 0) {
+		size_t n = strlen(ss->err);
+
+		snprintf(ss->err + n, ss->errlen - n, " (listed at %s:%d)",
+			 list_path, listed->line);
+		return -1;
+	}
+	s = ini_section(d->ini, "device");
+	if (!s)
+		return fail(ss, "%s: no [device] section", d->path);
+	if (!(d->name = need(ss, d->path, s, "name")) ||
+	    !(d->class = need(ss, d->path, s, "class")) ||
+	    !(d->type = need(ss, d->path, s, "type")))
+		return -1;
+	if (find_device(ss, d->name->value) != d)
+		return fail(ss, "%s:%d: a second device named \"%s\" (the first is in "
+			    "%s)", d->path, d->name->line, d->name->value,
+			    find_device(ss, d->name->value)->path);
+	return 0;
+}
+
+static int load_snapshot(struct snapshot *ss)
+{
+	char *path = join(ss->dir, "snapshot.ini");
+	const struct ini_section *s, *list, *trace;
+	const struct ini_entry *e;
+	size_t i;
+	int rc = -1;
+
+	if (!path)
+		return fail(ss, "out of memory");
+	if (ini_read(path, &ss->snapshot_ini, ss->err, ss->errlen) < 0)
+		goto out;
+	s = ini_section(ss->snapshot_ini, "snapshot");
+	e = ini_get(s, "version");
+	if (e && strcmp(e->value, "1.0") && strcmp(e->value, "1")) {
+		fail(ss, "%s:%d: snapshot version \"%s\" (this reader reads 1.0)",
+		     path, e->line, e->value);
+		goto out;
+	}
+	list = ini_section(ss->snapshot_ini, "device_list");
+	if (!list || !list->nentries) {
+		fail(ss, "%s: no devices ([device_list] is missing or empty)", path);
+		goto out;
+	}
+	for (i = 0; i < list->nentries; i++)
+		if (load_device(ss, &list->entries[i], path) < 0)
+			goto out;
+	trace = ini_section(ss->snapshot_ini, "trace");
+	if (!trace) {
+		fail(ss, "%s: no [trace] section: the snapshot holds no trace", path);
+		goto out;
+	}
+	if (!(e = need(ss, path, trace, "metadata")))
+		goto out;
+	ss->trace_path = join(ss->dir, e->value);
+	if (!ss->trace_path) {
+		fail(ss, "out of memory");
+		goto out;
+	}
+	if (ini_read(ss->trace_path, &ss->trace_ini, ss->err, ss->errlen) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(path);
+	return rc;
+}
+
+/* -------------------------------------------------- cores and trace units */
+
+/* Arm cores by name: architecture version (OpenCSD's values) and profile,
+ * which OpenCSD's instruction decoder needs.  The same facts OpenCSD's
+ * snapshot reader knows, and its ARMvN[.m]-P and ARM-AA64 names. */
+static const struct core_arch {
+	const char *name;
+	uint16_t arch;
+	char profile;
+} core_archs[] = {
+	{ "Cortex-A5", 0x700, 'A' }, { "Cortex-A7", 0x700, 'A' },
+	{ "Cortex-A8", 0x700, 'A' }, { "Cortex-A9", 0x700, 'A' },
+	{ "Cortex-A12", 0x700, 'A' }, { "Cortex-A15", 0x700, 'A' },
+	{ "Cortex-A17", 0x700, 'A' },
+	{ "Cortex-A32", 0x800, 'A' }, { "Cortex-A35", 0x800, 'A' },
+	{ "Cortex-A53", 0x800, 'A' }, { "Cortex-A57", 0x800, 'A' },
+	{ "Cortex-A72", 0x800, 'A' }, { "Cortex-A73", 0x800, 'A' },
+	{ "Cortex-A78", 0x800, 'A' },
+	{ "Cortex-A55", 0x803, 'A' }, { "Cortex-A65", 0x803, 'A' },
+	{ "Cortex-A75", 0x803, 'A' }, { "Cortex-A76", 0x803, 'A' },
+	{ "Cortex-A77", 0x803, 'A' },
+	{ "Cortex-R4", 0x700, 'R' }, { "Cortex-R5", 0x700, 'R' },
+	{ "Cortex-R7", 0x700, 'R' }, { "Cortex-R8", 0x700, 'R' },
+	{ "Cortex-R52", 0x800, 'R' },
+	{ "Cortex-M0", 0x700, 'M' }, { "Cortex-M0+", 0x700, 'M' },
+	{ "Cortex-M3", 0x700, 'M' }, { "Cortex-M4", 0x700, 'M' },
+	{ "Cortex-M23", 0x800, 'M' }, { "Cortex-M33", 0x800, 'M' },
+};
+
+static int core_arch(const char *name, uint16_t *arch, char *profile)
+{
+	size_t i;
+	int major, minor = 0, n = 0;
+	char p = 0;
+
+	for (i = 0; i < sizeof(core_archs) / sizeof(core_archs[0]); i++)
+		if (!strcmp(core_archs[i].name, name)) {
+			*arch = core_archs[i].arch;
+			*profile = core_archs[i].profile;
+			return 0;
+		}
+	/* ARMv8-A, ARMv8.3-A, ARMv7-M ... */
+	if ((sscanf(name, "ARMv%d.%d-%c%n", &major, &minor, &p, &n) == 3 ||
+	     (minor = 0, sscanf(name, "ARMv%d-%c%n", &major, &p, &n) == 2)) &&
+	    !name[n] && strchr("ARM", p) && major >= 7 && minor >= 0) {
+		*arch = major == 7 ? 0x700
+			: major == 8 && minor < 3 ? 0x800
+			: major == 8 && minor == 3 ? 0x803 : 0x864;
+		*profile = p;
+		return 0;
+	}
+	if (!strncasecmp(name, "ARM-AA64", 8) && (!name[8] ||
+	    (name[8] == '-' && name[9] && strchr("ARM", name[9]) && !name[10]))) {
+		*arch = 0x864;
+		*profile = name[8] ? name[9] : 'A';
+		return 0;
+	}
+	return -1;
+}
+
+/* [regs] keys are "NAME(0xOFFSET)" or "NAME". */
+static const struct ini_entry *find_reg(const struct ini_section *regs,
+					const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; regs && i < regs->nentries; i++) {
+		const char *k = regs->entries[i].key;
+
+		if (!strncasecmp(k, name, n) && (!k[n] || k[n] == '(' ||
+						 isspace((unsigned char)k[n])))
+			return &regs->entries[i];
+	}
+	return NULL;
+}
+
+static int trace_unit(struct snapshot *ss, struct source *src, bool ete)
+{
+	static const struct {
+		const char *name;
+		bool required;
+		uint32_t fallback;	/* OpenCSD's default when missing */
+	} regs_wanted[] = {
+		{ "TRCCONFIGR", true, 0 }, { "TRCTRACEIDR", true, 0 },
+		{ "TRCIDR0", true, 0 }, { "TRCIDR1", false, 0x4100f403 },
+		{ "TRCIDR2", true, 0 }, { "TRCIDR8", false, 0 },
+		{ "TRCIDR9", false, 0 }, { "TRCIDR10", false, 0 },
+		{ "TRCIDR11", false, 0 }, { "TRCIDR12", false, 0 },
+		{ "TRCIDR13", false, 0 }, { "TRCAUTHSTATUS", false, 0 },
+		{ "TRCDEVARCH", false, 0x47705a13 },
+	};
+	const struct device *d = src->dev;
+	const struct ini_section *regs = ini_section(d->ini, "regs");
+	struct hwtr_etm_config *e = &src->etm;
+	uint32_t values[sizeof(regs_wanted) / sizeof(regs_wanted[0])];
+	size_t i;
+
+	if (!regs)
+		return fail(ss, "%s: no [regs] section: the trace unit's registers "
+			    "are needed to decode", d->path);
+	for (i = 0; i < sizeof(regs_wanted) / sizeof(regs_wanted[0]); i++) {
+		const struct ini_entry *r = find_reg(regs, regs_wanted[i].name);
+		uint64_t v;
+
+		if (!r && regs_wanted[i].required)
+			return fail(ss, "%s:%d: [regs] has no %s (needed to decode)",
+				    d->path, regs->line, regs_wanted[i].name);
+		if (!r) {
+			values[i] = regs_wanted[i].fallback;
+			if (regs_wanted[i].fallback &&
+			    (ete || strcmp(regs_wanted[i].name, "TRCDEVARCH")))
+				warn(ss, "warning: %s:%d: [regs] has no %s; using "
+				     "0x%08x as OpenCSD does", d->path, regs->line,
+				     regs_wanted[i].name, regs_wanted[i].fallback);
+			continue;
+		}
+		if (entry_number(ss, d->path, r, UINT32_MAX, &v) < 0)
+			return -1;
+		values[i] = (uint32_t)v;
+	}
+	e->ete = ete;
+	e->trcconfigr = values[0];
+	e->trctraceidr = values[1];
+	e->trcidr[0] = values[2];
+	e->trcidr[1] = values[3];
+	e->trcidr[2] = values[4];
+	for (i = 0; i < 6; i++)
+		e->trcidr[8 + i] = values[5 + i];
+	e->trcauthstatus = values[11];
+	e->trcdevarch = ete ? values[12] : 0;
+	e->trace_id = (uint8_t)(e->trctraceidr & 0x7f);
+	if (e->trace_id == 0 || e->trace_id >= 0x70)
+		return fail(ss, "%s:%d: TRCTRACEIDR 0x%x gives trace ID 0x%x, which "
+			    "is reserved (1 to 0x6f are sources)", d->path,
+			    find_reg(regs, "TRCTRACEIDR")->line, e->trctraceidr,
+			    e->trace_id);
+	e->source = d->name->value;
+	e->cpu = -1;
+	return 0;
+}
+
+/* The core SOURCE traces (trace.ini's [core_trace_sources]), its type. */
+static int source_core(struct snapshot *ss, struct source *src)
+{
+	const struct ini_section *cores = ini_section(ss->trace_ini,
+						       "core_trace_sources");
+	const struct ini_entry *link = NULL;
+	const char *type;
+	size_t i;
+	int cpu;
+
+	for (i = 0; cores && i < cores->nentries; i++)
+		if (!strcmp(cores->entries[i].value, src->dev->name->value)) {
+			if (link)
+				return fail(ss, "%s:%d: source %s traces a second core "
+					    "(%s, after %s at line %d)",
+					    ss->trace_path, cores->entries[i].line,
+					    src->dev->name->value,
+					    cores->entries[i].key, link->key,
+					    link->line);
+			link = &cores->entries[i];
+		}
+	if (!link)
+		return fail(ss, "%s: no [core_trace_sources] entry names source %s "
+			    "(its core gives the architecture to decode with)",
+			    ss->trace_path, src->dev->name->value);
+	src->core = find_device(ss, link->key);
+	if (!src->core)
+		return fail(ss, "%s:%d: core \"%s\" is not a device of the "
+			    "snapshot", ss->trace_path, link->line, link->key);
+	type = src->core->type->value;
+	if (core_arch(type, &src->etm.arch_version, &src->etm.profile) < 0)
+		return fail(ss, "%s:%d: core type \"%s\" is not one we know the "
+			    "architecture of (a Cortex name, ARMvN[.m]-P or ARM-AA64)",
+			    src->core->path, src->core->type->line, type);
+	src->etm.core = src->core->name->value;
+	src->etm.core_type = type;
+	/* cpu_N: the CPU number, when the name says it. */
+	if (sscanf(src->etm.core, "cpu_%d", &cpu) == 1 && cpu >= 0)
+		src->etm.cpu = cpu;
+	return 0;
+}
+
+/* --------------------------------------------------------- trace buffers */
+
+static int buffer_of(struct snapshot *ss, const char *name,
+		     const struct ini_section **out, int line)
+{
+	const struct ini_section *list = ini_section(ss->trace_ini, "trace_buffers");
+	const struct ini_entry *names = ini_get(list, "buffers");
+	size_t i;
+
+	if (!names)
+		return fail(ss, "%s: [trace_buffers] buffers= is missing",
+			    ss->trace_path);
+	/* The buffer whose name= is NAME, among those listed. */
+	for (i = 0; i < ss->trace_ini->nsections; i++) {
+		const struct ini_section *s = &ss->trace_ini->sections[i];
+		const struct ini_entry *n = ini_get(s, "name");
+		const char *listed = names->value;
+		size_t len = strlen(s->name);
+		bool in_list = false;
+
+		if (!n || strcmp(n->value, name))
+			continue;
+		/* buffers=buffer0,buffer1: is this section listed? */
+		while (*listed) {
+			while (*listed == ',' || isspace((unsigned char)*listed))
+				listed++;
+			if (!strncasecmp(listed, s->name, len) &&
+			    (!listed[len] || listed[len] == ',' ||
+			     isspace((unsigned char)listed[len])))
+				in_list = true;
+			while (*listed && *listed != ',')
+				listed++;
+		}
+		if (!in_list)
+			continue;
+		*out = s;
+		return 0;
+	}
+	return fail(ss, "%s:%d: no buffer named \"%s\" in [trace_buffers]",
+		    ss->trace_path, line, name);
+}
+
+static int read_whole(struct snapshot *ss, const char *path, uint8_t **bytes,
+		      size_t *size, const char *named_at)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	*bytes = NULL;
+	*size = 0;
+	if (!f)
+		return fail(ss, "%s: %s (named at %s)", path, strerror(errno),
+			    named_at);
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return fail(ss, "%s: not a regular file (named at %s)", path,
+			    named_at);
+	}
+	*bytes = malloc((size_t)st.st_size + 1);
+	if (!*bytes) {
+		fclose(f);
+		return fail(ss, "%s: out of memory", path);
+	}
+	*size = fread(*bytes, 1, (size_t)st.st_size, f);
+	fclose(f);
+	if (*size != (size_t)st.st_size) {
+		free(*bytes);
+		*bytes = NULL;
+		return fail(ss, "%s: read error", path);
+	}
+	return 0;
+}
+
+/* File names given out in the recording so far. */
+struct names {
+	char **list;
+	size_t count;
+};
+
+static int names_add(struct names *n, const char *name)
+{
+	void *p = realloc(n->list, (n->count + 1) * sizeof(*n->list));
+
+	if (!p)
+		return -1;
+	n->list = p;
+	if (!(n->list[n->count] = strdup(name)))
+		return -1;
+	n->count++;
+	return 0;
+}
+
+static void names_free(struct names *n)
+{
+	while (n->count)
+		free(n->list[--n->count]);
+	free(n->list);
+}
+
+/* A file name for NAME's basename in SUBDIR that no earlier one took. */
+static void unique_name(const char *path, char **taken, size_t ntaken,
+			char *out, size_t size)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int k = 1;
+	size_t i;
+
+	snprintf(out, size, "%s", *base ? base : "file");
+	for (;;) {
+		for (i = 0; i < ntaken && strcmp(taken[i], out); i++)
+			;
+		if (i == ntaken)
+			return;
+		snprintf(out, size, "%d-%s", ++k, *base ? base : "file");
+	}
+}
+
+static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
+		       struct buffer *b, struct names *names)
+{
+	const struct ini_section *s = b->section;
+	const struct ini_entry *file, *format;
+	char *path, where[600], name[256];
+	uint8_t *bytes;
+	size_t size;
+	int rc;
+
+	if (!(file = need(ss, ss->trace_path, s, "file")) ||
+	    !(format = need(ss, ss->trace_path, s, "format")))
+		return -1;
+	if (!strcmp(format->value, "coresight")) {
+		b->formatted = true;
+		b->frame_flags = HWTR_ETM_FRAME_MEM_ALIGN;
+	} else if (!strcmp(format->value, "dstream_coresight")) {
+		b->formatted = true;
+		b->frame_flags = HWTR_ETM_FRAME_FSYNCS;
+	} else if (!strcmp(format->value, "source_data")) {
+		b->formatted = false;
+	} else {
+		return fail(ss, "%s:%d: buffer format \"%s\" (expected coresight, "
+			    "dstream_coresight or source_data)", ss->trace_path,
+			    format->line, format->value);
+	}
+	path = join(ss->dir, file->value);
+	if (!path)
+		return fail(ss, "out of memory");
+	snprintf(where, sizeof(where), "%s:%d", ss->trace_path, file->line);
+	rc = read_whole(ss, path, &bytes, &size, where);
+	if (rc == 0 && b->formatted && size % 16)
+		warn(ss, "warning: %s: %zu bytes is not a whole number of 16-byte "
+		     "CoreSight frames: the buffer was cut short; the last %zu "
+		     "bytes (from offset %zu) are not decoded", path, size,
+		     size % 16, size - size % 16);
+	if (rc == 0 && !size)
+		warn(ss, "warning: %s: empty trace buffer", path);
+	if (rc == 0) {
+		unique_name(file->value, names->list, names->count, name,
+			    sizeof(name));
+		rc = hwtr_writer_save_trace(w, name, bytes, size, &b->stream);
+		if (rc < 0)
+			fail(ss, "%s", hwtr_last_error());
+		else if (names_add(names, name) < 0)
+			rc = fail(ss, "out of memory");
+	}
+	free(bytes);
+	free(path);
+	return rc;
+}
+
+/* -------------------------------------------------------- memory images */
+
+struct saved_dump {
+	char *path;		/* the dump file */
+	const char *object;	/* objects/NAME */
+	uint64_t addr, len, offset;
+	const char *device;	/* where it was named, for overlaps */
+};
+
+static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
+		      const struct device *core, struct saved_dump **dumps,
+		      size_t *ndumps, struct names *names)
+{
+	size_t i, k;
+
+	for (i = 0; i < core->ini->nsections; i++) {
+		const struct ini_section *s = &core->ini->sections[i];
+		const struct ini_entry *file, *addr, *len, *off, *space;
+		struct hwtr_sideband_event ev = { .kind = hwtr_ev_mmap };
+		uint64_t a, l = 0, o = 0;
+		struct saved_dump *d = NULL;
+		struct stat st;
+		char *path;
+
+		if (strncasecmp(s->name, "dump", 4))
+			continue;
+		if (!(file = need(ss, core->path, s, "file")) ||
+		    !(addr = need(ss, core->path, s, "address")))
+			return -1;
+		for (k = 0; k < s->nentries; k++)
+			if (strcasecmp(s->entries[k].key, "file") &&
+			    strcasecmp(s->entries[k].key, "address") &&
+			    strcasecmp(s->entries[k].key, "length") &&
+			    strcasecmp(s->entries[k].key, "offset") &&
+			    strcasecmp(s->entries[k].key, "space"))
+				return fail(ss, "%s:%d: unknown key \"%s\" in [%s]",
+					    core->path, s->entries[k].line,
+					    s->entries[k].key, s->name);
+		len = ini_get(s, "length");
+		off = ini_get(s, "offset");
+		space = ini_get(s, "space");
+		if (entry_number(ss, core->path, addr, UINT64_MAX, &a) < 0 ||
+		    (len && entry_number(ss, core->path, len, UINT64_MAX, &l) < 0) ||
+		    (off && entry_number(ss, core->path, off, UINT64_MAX, &o) < 0))
+			return -1;
+		if (space && *space->value && strcasecmp(space->value, "ANY"))
+			warn(ss, "warning: %s:%d: memory space \"%s\" is not kept: "
+			     "all dumps share one address space", core->path,
+			     space->line, space->value);
+		path = join(ss->dir, file->value);
+		if (!path)
+			return fail(ss, "out of memory");
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			fail(ss, "%s:%d: memory image %s: %s", core->path, file->line,
+			     path, stat(path, &st) < 0 ? strerror(errno)
+						       : "not a regular file");
+			free(path);
+			return -1;
+		}
+		if (o > (uint64_t)st.st_size) {
+			fail(ss, "%s:%d: offset 0x%llx is past the end of %s (%lld "
+			     "bytes)", core->path, off->line, (unsigned long long)o,
+			     path, (long long)st.st_size);
+			free(path);
+			return -1;
+		}
+		if (!len)
+			l = (uint64_t)st.st_size - o;
+		if (l > (uint64_t)st.st_size - o) {
+			warn(ss, "warning: %s:%d: memory image %s holds %llu bytes "
+			     "from offset 0x%llx, the ini says 0x%llx: the last %llu "
+			     "bytes (from 0x%llx) are not mapped", core->path,
+			     len->line, path,
+			     (unsigned long long)((uint64_t)st.st_size - o),
+			     (unsigned long long)o, (unsigned long long)l,
+			     (unsigned long long)(l - ((uint64_t)st.st_size - o)),
+			     (unsigned long long)(a + (uint64_t)st.st_size - o));
+			l = (uint64_t)st.st_size - o;
+		}
+		if (!l) {
+			warn(ss, "warning: %s:%d: memory image %s is empty there; "
+			     "skipped", core->path, s->line, path);
+			free(path);
+			continue;
+		}
+		if (a + l < a) {
+			fail(ss, "%s:%d: address 0x%llx + length 0x%llx wraps "
+			     "around", core->path, addr->line,
+			     (unsigned long long)a, (unsigned long long)l);
+			free(path);
+			return -1;
+		}
+		/* The same dump for another core: already mapped. */
+		for (k = 0; k < *ndumps; k++) {
+			struct saved_dump *o2 = &(*dumps)[k];
+
+			if (!strcmp(o2->path, path) && o2->addr == a && o2->len == l &&
+			    o2->offset == o)
+				break;
+			if (o2->addr < a + l && a < o2->addr + o2->len)
+				warn(ss, "warning: %s:%d: %s at 0x%llx overlaps %s "
+				     "from %s: one address space, the later wins",
+				     core->path, s->line, file->value,
+				     (unsigned long long)a, o2->path, o2->device);
+		}
+		if (k < *ndumps) {
+			free(path);
+			continue;
+		}
+		/* Save each file once, even when mapped twice. */
+		for (k = 0; k < *ndumps && strcmp((*dumps)[k].path, path); k++)
+			;
+		{
+			void *p = realloc(*dumps, (*ndumps + 1) * sizeof(**dumps));
+
+			if (!p) {
+				free(path);
+				return fail(ss, "out of memory");
+			}
+			*dumps = p;
+		}
+		d = &(*dumps)[*ndumps];
+		memset(d, 0, sizeof(*d));
+		d->path = path;
+		d->addr = a;
+		d->len = l;
+		d->offset = o;
+		d->device = core->path;
+		if (k < *ndumps) {
+			d->object = (*dumps)[k].object;
+		} else {
+			uint8_t *bytes;
+			size_t size;
+			char name[256], where[600];
+			int rc;
+
+			snprintf(where, sizeof(where), "%s:%d", core->path, file->line);
+			if (read_whole(ss, path, &bytes, &size, where) < 0) {
+				free(path);
+				return -1;
+			}
+			unique_name(file->value, names->list, names->count, name,
+				    sizeof(name));
+			rc = hwtr_writer_save_object(w, name, bytes, size, &d->object);
+			free(bytes);
+			if (rc < 0) {
+				free(path);
+				return fail(ss, "%s", hwtr_last_error());
+			}
+			if (names_add(names, name) < 0) {
+				free(path);
+				return fail(ss, "out of memory");
+			}
+		}
+		(*ndumps)++;
+		ev.addr = a;
+		ev.len = l;
+		ev.pgoff = o;
+		ev.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
+		ev.path = file->value;
+		ev.saved = d->object;
+		if (hwtr_writer_event(w, &ev) < 0)
+			return fail(ss, "%s", hwtr_last_error());
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the import */
+
+int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
+			    char *err, size_t errlen)
+{
+	struct snapshot ss = { .dir = dir, .log = log, .err = err, .errlen = errlen };
+	struct hwtr_writer_info winfo = { .source = "opencsd-snapshot" };
+	const struct ini_section *links;
+	struct source *sources = NULL;
+	struct buffer *buffers = NULL;
+	struct saved_dump *dumps = NULL;
+	struct hwtr_writer *w = NULL;
+	size_t nsources = 0, nbuffers = 0, ndumps = 0, i, j;
+	struct names names = { 0 };
+	bool all_ete = true, any_v7 = false;
+	int rc = -1;
+
+	if (load_snapshot(&ss) < 0)
+		goto out;
+	links = ini_section(ss.trace_ini, "source_buffers");
+	if (!links || !links->nentries) {
+		fail(&ss, "%s: no [source_buffers]: no trace source writes to a "
+		     "buffer", ss.trace_path);
+		goto out;
+	}
+	sources = calloc(links->nentries, sizeof(*sources));
+	buffers = calloc(links->nentries, sizeof(*buffers));
+	if (!sources || !buffers) {
+		fail(&ss, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < links->nentries; i++) {
+		const struct ini_entry *link = &links->entries[i];
+		const struct device *dev = find_device(&ss, link->key);
+		struct source *src = &sources[nsources];
+		char protocol[64];
+		const char *dot;
+		bool ete;
+
+		if (!dev) {
+			fail(&ss, "%s:%d: source \"%s\" is not a device of the snapshot",
+			     ss.trace_path, link->line, link->key);
+			goto out;
+		}
+		dot = strchr(dev->type->value, '.');
+		snprintf(protocol, sizeof(protocol), "%.*s",
+			 (int)(dot ? (size_t)(dot - dev->type->value)
+				   : strlen(dev->type->value)), dev->type->value);
+		if (strcasecmp(protocol, "ETM4") && strcasecmp(protocol, "ETE")) {
+			warn(&ss, "skipping trace source %s (%s, %s): only ETMv4 and "
+			     "ETE are decoded", dev->name->value, dev->type->value,
+			     dev->path);
+			continue;
+		}
+		ete = !strcasecmp(protocol, "ETE");
+		src->dev = dev;
+		if (buffer_of(&ss, link->value, &src->buffer, link->line) < 0 ||
+		    trace_unit(&ss, src, ete) < 0 || source_core(&ss, src) < 0)
+			goto out;
+		for (j = 0; j < nsources; j++)
+			if (sources[j].etm.trace_id == src->etm.trace_id) {
+				fail(&ss, "%s and %s both have trace ID 0x%x", dev->path,
+				     sources[j].dev->path, src->etm.trace_id);
+				goto out;
+			}
+		all_ete = all_ete && ete;
+		any_v7 = any_v7 || src->etm.arch_version == 0x700;
+		nsources++;
+	}
+	if (!nsources) {
+		fail(&ss, "%s: no ETMv4 or ETE trace source: nothing to decode",
+		     ss.trace_path);
+		goto out;
+	}
+	winfo.trace_format = all_ete ? "ete" : "etm4";
+	winfo.arch = any_v7 ? "arm" : "aarch64";
+	if (hwtr_writer_create(out, &winfo, &w) < 0) {
+		fail(&ss, "%s", hwtr_last_error());
+		goto out;
+	}
+	for (i = 0; i < nsources; i++) {
+		struct source *src = &sources[i];
+		struct buffer *b = NULL;
+
+		for (j = 0; j < nbuffers; j++)
+			if (buffers[j].section == src->buffer)
+				b = &buffers[j];
+		if (!b) {
+			b = &buffers[nbuffers++];
+			b->section = src->buffer;
+			if (save_buffer(&ss, w, b, &names) < 0)
+				goto out;
+		}
+		if (!b->formatted && b->nsources) {
+			fail(&ss, "%s:%d: buffer %s holds one source's raw trace "
+			     "(source_data), yet %s writes to it too",
+			     ss.trace_path, src->buffer->line, src->buffer->name,
+			     src->dev->name->value);
+			goto out;
+		}
+		b->nsources++;
+		src->etm.formatted = b->formatted;
+		src->etm.frame_flags = b->frame_flags;
+		if (save_dumps(&ss, w, src->core, &dumps, &ndumps, &names) < 0)
+			goto out;
+		if (hwtr_writer_add_source(w, src->etm.trace_id, 0, b->stream,
+					   &src->etm) < 0) {
+			fail(&ss, "%s", hwtr_last_error());
+			goto out;
+		}
+	}
+	if (hwtr_writer_finish(w, NULL) < 0) {
+		fail(&ss, "%s", hwtr_last_error());
+		goto out;
+	}
+	rc = 0;
+out:
+	hwtr_writer_free(w);
+	names_free(&names);
+	for (i = 0; i < ndumps; i++)
+		free(dumps[i].path);
+	free(dumps);
+	free(sources);
+	free(buffers);
+	snapshot_free(&ss);
+	return rc;
+}
