@@ -68,6 +68,8 @@ struct etm_stream {
 	size_t nstamps;
 	bool truncated;		/* the trace ends inside a packet */
 	uint64_t truncated_at;	/* raw offset of that packet */
+	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
+	uint64_t cut_frame_at;	/* stream position of that frame */
 	uint64_t start;		/* raw offset where kept trace starts */
 };
 
@@ -326,6 +328,14 @@ static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
 		flags |= OCSD_DFRMTR_HAS_HSYNCS;
 	if (!flags)
 		flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
+	/* Frames in memory come whole: the deformatter takes no part of one,
+	 * and a buffer cut inside one ends with a gap there. */
+	if ((flags & OCSD_DFRMTR_FRAME_MEM_ALIGN) && start <= size &&
+	    (size - start) % OCSD_DFRMTR_FRAME_SIZE) {
+		s->cut_frame = true;
+		s->cut_frame_at = size - (size - start) % OCSD_DFRMTR_FRAME_SIZE;
+		size = (size_t)s->cut_frame_at;
+	}
 	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, flags);
 	if (tree == C_API_INVALID_TREE_HANDLE)
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a "
@@ -783,18 +793,22 @@ static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
 		*item = w->queue[w->qhead++];
 		return 1;
 	}
-	if (w->on_demand || w->end_reported)
+	/* The last chunk ends there too when decoded on demand. */
+	if (w->end_reported)
 		return 0;
 	w->end_reported = true;
-	/* The end of the trace: a last packet cut short, or frames that
-	 * stopped making sense. */
-	if (s->truncated || s->deformat_failed) {
+	/* The end of the trace: frames that stopped making sense, a last
+	 * frame or packet cut short. */
+	if (s->truncated || s->deformat_failed || s->cut_frame) {
 		memset(item, 0, sizeof(*item));
 		item->kind = walk_gap;
 		if (s->deformat_failed) {
 			item->gap = gap_decode_error;
 			item->error = s->deformat_error;
 			item->offset = s->deformat_index;
+		} else if (s->cut_frame) {
+			item->gap = gap_truncated;
+			item->offset = s->cut_frame_at;
 		} else {
 			item->gap = gap_truncated;
 			item->offset = stream_offset(s, s->truncated_at);
