@@ -247,37 +247,13 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images)
 		}
 		if (seen)
 			continue;
-		/* For the segment that holds file offset pgoff at addr, the load
-		 * bias is addr - (p_vaddr + pgoff - p_offset). */
 		{
 			Dwfl_Module *mod;
 			GElf_Addr bias = 0;
-			Elf *elf;
-			int fd = open(m->file, O_RDONLY);
-			size_t phnum = 0, k;
+			uint64_t b = 0;
 
-			if (fd < 0)
-				continue;
-			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-			if (elf && elf_getphdrnum(elf, &phnum) == 0) {
-				for (k = 0; k < phnum; k++) {
-					GElf_Phdr ph;
-
-					if (!gelf_getphdr(elf, (int)k, &ph) ||
-					    ph.p_type != PT_LOAD)
-						continue;
-					if (m->pgoff >= (ph.p_offset & ~0xfffULL) &&
-					    m->pgoff < ph.p_offset + ph.p_filesz) {
-						bias = m->addr -
-						       (ph.p_vaddr + m->pgoff -
-							ph.p_offset);
-						break;
-					}
-				}
-			}
-			if (elf)
-				elf_end(elf);
-			close(fd);
+			if (hwtr_load_bias_of_file(m->file, m->addr, m->pgoff, &b) > 0)
+				bias = b;
 			mod = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
 					      m->file, -1, bias, false);
 			(void)mod;	/* overlapping modules are skipped */

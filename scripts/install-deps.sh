@@ -5,7 +5,7 @@ set -eu
 PACKAGES="
   build-essential autoconf automake libtool pkg-config
   libipt-dev libelf-dev libdw-dev libjansson-dev libcapstone-dev check
-  valgrind gdb gdbserver python3
+  valgrind gdb gdbserver gdb-multiarch python3
   jq binutils
   clang libclang-rt-14-dev
   libopencsd-dev libopencsd-bin

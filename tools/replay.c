@@ -10,6 +10,14 @@
  * when hwtrec runs from it, else beside the installed hwtrec (the server) and
  * in $(pkgdatadir)/python (the plugin); HWTREC_SERVER and HWTREC_PYTHONDIR
  * override both, HWTREC_GDB names the debugger.
+ *
+ * A recording of another architecture than the host's (AArch64 from an Arm
+ * CoreSight trace) needs a GDB that knows it: gdb-multiarch (Debian's
+ * package of that name), told the architecture before it connects, since
+ * there is no executable to tell it.  A recording that names no executable
+ * (an imported snapshot) has no dynamic linker state for GDB to find its
+ * binaries by: GDB gets the ELF files saved in the recording as symbol
+ * files at the addresses they were mapped at.
  */
 #include "commands.h"
 #include "gdb-launch.h"
@@ -19,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +78,38 @@ static int newest_recording(char *out, size_t size)
 	return found;
 }
 
+/* GDB commands that load the ELF objects saved in the recording, each at
+ * the address it was mapped at; a NULL-terminated array of malloc'd
+ * strings (NULL when there are none). */
+static char **symbol_file_commands(const struct hwtr_recording *rec)
+{
+	size_t n = hwtr_recording_nevents(rec), i, k = 0;
+	char **cmds = calloc(n + 1, sizeof(*cmds));
+
+	for (i = 0; cmds && i < n; i++) {
+		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
+		char path[PATH_MAX], *cmd;
+		uint64_t bias = 0;
+		size_t j;
+		bool seen = false;
+
+		if (ev->kind != hwtr_ev_mmap || !ev->saved || !(ev->prot & HWTR_PROT_EXEC))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", hwtr_recording_path(rec), ev->saved);
+		if (strpbrk(path, "\"\\") ||
+		    hwtr_load_bias_of_file(path, ev->addr, ev->pgoff, &bias) <= 0)
+			continue;	/* not an ELF file: nothing for GDB */
+		for (j = 0; j < k && !seen; j++)
+			seen = strstr(cmds[j], path) != NULL;
+		if (seen || !(cmd = malloc(strlen(path) + 64)))
+			continue;
+		sprintf(cmd, "add-symbol-file \"%s\" -o 0x%llx", path,
+			(unsigned long long)bias);
+		cmds[k++] = cmd;
+	}
+	return cmds;
+}
+
 int hwtrec_replay_main(int argc, char **argv)
 {
 	char rec[PATH_MAX], server[PATH_MAX], plugin[PATH_MAX];
@@ -76,6 +117,9 @@ int hwtrec_replay_main(int argc, char **argv)
 	char target[5 * PATH_MAX], python[3 * PATH_MAX];
 	const char *gdb = getenv("HWTREC_GDB");
 	struct hwtr_recording *recording;
+	char arch[64], set_arch[96];
+	char **symbol_files = NULL;
+	bool foreign;
 	char **gargv;
 	int i, n = 0, first_gdb_arg = argc;
 	const char *name = NULL;
@@ -108,14 +152,21 @@ int hwtrec_replay_main(int argc, char **argv)
 		fprintf(stderr, "hwtrec replay: %s\n", hwtr_last_error());
 		return 1;
 	}
+	snprintf(arch, sizeof(arch), "%s", hwtr_recording_info(recording)->arch);
+	if (!hwtr_recording_info(recording)->executable)
+		symbol_files = symbol_file_commands(recording);
 	hwtr_recording_close(recording);
+	foreign = strcmp(arch, "x86_64") != 0;
 	if (!find_server(server, sizeof(server))) {
 		fprintf(stderr, "hwtrec replay: hwtrec-server not found at %s\n", server);
 		return 1;
 	}
 	if (!gdb || !*gdb)
-		gdb = "gdb";
-	gargv = calloc((size_t)(argc - first_gdb_arg) + 16, sizeof(*gargv));
+		gdb = foreign ? "gdb-multiarch" : "gdb";
+	for (i = 0; symbol_files && symbol_files[i]; i++)
+		;
+	gargv = calloc((size_t)(argc - first_gdb_arg) + 16 + 2 * (size_t)i,
+		       sizeof(*gargv));
 	if (!gargv)
 		return 1;
 	gargv[n++] = (char *)gdb;
@@ -134,17 +185,29 @@ int hwtrec_replay_main(int argc, char **argv)
 	 * (seconds on a long recording): GDB must not give up on them. */
 	gargv[n++] = "-ex";
 	gargv[n++] = "set remotetimeout 600";
+	if (foreign) {
+		snprintf(set_arch, sizeof(set_arch), "set architecture %s", arch);
+		gargv[n++] = "-ex";
+		gargv[n++] = set_arch;
+	}
 	shell_quote(qserver, sizeof(qserver), server);
 	shell_quote(qrec, sizeof(qrec), rec);
 	snprintf(target, sizeof(target), "target remote | %s %s", qserver, qrec);
 	gargv[n++] = "-ex";
 	gargv[n++] = target;
+	for (i = 0; symbol_files && symbol_files[i]; i++) {
+		gargv[n++] = "-ex";
+		gargv[n++] = symbol_files[i];
+	}
 	for (i = first_gdb_arg; i < argc; i++)
 		gargv[n++] = argv[i];
 	gargv[n] = NULL;
 	fflush(stdout);
 	execvp(gdb, gargv);
-	fprintf(stderr, "hwtrec replay: cannot run %s: %s\n", gdb, strerror(errno));
+	fprintf(stderr, "hwtrec replay: cannot run %s: %s%s\n", gdb, strerror(errno),
+		foreign && errno == ENOENT
+			? " (an AArch64 recording needs gdb-multiarch: apt-get "
+			  "install gdb-multiarch)" : "");
 	free(gargv);
 	return 127;
 }

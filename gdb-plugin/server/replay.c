@@ -59,6 +59,7 @@ struct replay {
 	char *dir;
 	struct hwtr_recording *recording;
 	const struct hwtr_recording_info *info;
+	const struct tdesc *tdesc;	/* the recording's registers */
 	struct hwtr_history *history;
 	struct core *core;
 	struct memory *memory;
@@ -165,6 +166,23 @@ static int add_mappings(struct replay *r)
 	return 0;
 }
 
+/* Without a core the end is where the history last knows the PC: gaps
+ * after it (a trace that ends in code with no image) have none to show.
+ * -1 if no instruction of the thread has one. */
+static int end_at_last_pc(struct replay_thread *t)
+{
+	for (;;) {
+		struct hwtr_insn insn;
+
+		if (hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
+			break;
+		if (hwtr_cursor_step(t->cursor, -1) != 0)
+			return -1;
+	}
+	t->instructions = hwtr_cursor_position(t->cursor);
+	return 0;
+}
+
 static void *build_history(void *arg)
 {
 	struct replay *r = arg;
@@ -215,7 +233,7 @@ static int finish_history(struct replay *r)
 			return r->build_rc = -ENOMEM;
 		}
 		if (t->core || end_pc(r, t->tid, &t->tail_pc)) {
-			int off = tdesc_register_offset(tdesc_rip);
+			int off = tdesc_offset(r->tdesc, r->tdesc->pc);
 			struct hwtr_insn last;
 
 			if (t->core)
@@ -223,6 +241,11 @@ static int finish_history(struct replay *r)
 			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
 				      last.gap || last.ip != t->tail_pc;
 			t->at_tail = t->has_tail;
+		} else if (end_at_last_pc(t) < 0) {
+			hwtr_cursor_free(t->cursor);
+			hwtr_cursor_free(t->scratch);
+			t->cursor = t->scratch = NULL;
+			t->history = NULL;
 		}
 	}
 	return 0;
@@ -266,6 +289,14 @@ int replay_open(const char *dir, const struct replay_options *options,
 		goto fail;
 	}
 	r->info = hwtr_recording_info(r->recording);
+	r->tdesc = tdesc_for_arch(r->info->arch);
+	if (!r->tdesc) {
+		say(err, errlen, "%s: arch \"%s\": the server has no target "
+		    "description for it (it serves x86_64 and aarch64)", dir,
+		    r->info->arch);
+		rc = -EINVAL;
+		goto fail;
+	}
 	if (r->info->core) {
 		char *path;
 
@@ -369,9 +400,23 @@ bool replay_has_thread(const struct replay *r, uint32_t tid)
 	return find(r, tid) != NULL;
 }
 
-uint32_t replay_initial_thread(const struct replay *r)
+uint32_t replay_initial_thread(struct replay *r)
 {
+	size_t i;
+
+	if (r->core || r->opt.nends)
+		return r->threads[0].tid;
+	/* No end state: the first thread the history knows a PC for. */
+	wait_history(r);
+	for (i = 0; i < r->nthreads; i++)
+		if (r->threads[i].cursor)
+			return r->threads[i].tid;
 	return r->threads[0].tid;
+}
+
+const struct tdesc *replay_tdesc(const struct replay *r)
+{
+	return r->tdesc;
 }
 
 int replay_end_signal(const struct replay *r)
@@ -598,7 +643,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 {
 	struct replay_thread *t = find(r, tid);
 	struct hwtr_insn insn;
-	int off = tdesc_register_offset(tdesc_rip);
+	int off = tdesc_offset(r->tdesc, r->tdesc->pc);
 
 	if (!t)
 		return -ESRCH;
@@ -877,6 +922,9 @@ int replay_raw_trace(struct replay *r, uint32_t tid, const uint8_t **bytes,
 {
 	size_t i;
 
+	/* GDB's btrace reads Intel PT only. */
+	if (strcmp(r->info->trace_format, "intel-pt"))
+		return -EPROTONOSUPPORT;
 	for (i = 0; i < r->info->nthreads; i++) {
 		uint64_t start = r->info->threads[i].trace_start;
 		int rc;

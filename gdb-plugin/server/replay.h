@@ -43,8 +43,11 @@ void replay_close(struct replay *replay);
 size_t replay_nthreads(const struct replay *replay);
 uint32_t replay_thread_tid(const struct replay *replay, size_t index);
 bool replay_has_thread(const struct replay *replay, uint32_t tid);
-/* The thread GDB is shown first: the one that received the fatal signal. */
-uint32_t replay_initial_thread(const struct replay *replay);
+/* The thread GDB is shown first: the one that received the fatal signal;
+ * without a core, the first one whose history knows a PC. */
+uint32_t replay_initial_thread(struct replay *replay);
+/* The recording's registers: target description and 'g' layout. */
+const struct tdesc *replay_tdesc(const struct replay *replay);
 /* The fatal signal (from the core), or 0. */
 int replay_end_signal(const struct replay *replay);
 /* The process id of the recording. */
@@ -112,7 +115,8 @@ int replay_goto(struct replay *replay, uint32_t tid, uint64_t number,
 
 /* ------------------------------------------------------------- btrace mode */
 
-/* Thread TID's raw Intel PT (from its trace start), and the CPU it ran on. */
+/* Thread TID's raw Intel PT (from its trace start), and the CPU it ran on;
+ * -EPROTONOSUPPORT for a trace of another format. */
 int replay_raw_trace(struct replay *replay, uint32_t tid, const uint8_t **bytes,
 		     size_t *size);
 /* CPU of the trace: vendor "intel" or other, family, model, stepping. */

@@ -10,6 +10,7 @@
 #include "libraries.h"
 #include "tdesc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,18 +58,18 @@ static size_t thread_index(struct session *s, uint32_t tid)
 static int reply_stop(struct session *s, uint32_t tid, int signal,
 		      enum rsp_stop_reason reason)
 {
-	static const unsigned expedite[] = { tdesc_rbp, tdesc_rsp, tdesc_rip };
+	const struct tdesc *d = replay_tdesc(s->replay);
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
 	struct rsp_stop stop = { .signal = signal, .tid = tid, .reason = reason };
 	size_t i;
 
 	if (replay_registers(s->replay, tid, regs, valid) == 0) {
-		for (i = 0; i < sizeof(expedite) / sizeof(expedite[0]); i++) {
-			int off = tdesc_register_offset(expedite[i]);
+		for (i = 0; i < d->nexpedite; i++) {
+			int off = tdesc_offset(d, d->expedite[i]);
 
 			if (!valid[off])
 				continue;
-			stop.regs[stop.nregs].regnum = expedite[i];
+			stop.regs[stop.nregs].regnum = d->expedite[i];
 			stop.regs[stop.nregs].size = 8;
 			memcpy(stop.regs[stop.nregs].bytes, regs + off, 8);
 			stop.nregs++;
@@ -160,8 +161,8 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 	if (!strcmp(r->object, "features")) {
 		if (strcmp(r->annex, "target.xml"))
 			return rsp_reply_error(s->conn, err_malformed);
-		data = tdesc_target_xml;
-		size = strlen(tdesc_target_xml);
+		data = replay_tdesc(s->replay)->xml;
+		size = strlen(data);
 	} else if (!strcmp(r->object, "auxv")) {
 		data = replay_auxv(s->replay, &size);
 		if (!data)
@@ -235,15 +236,16 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 
 static int handle_register(struct session *s, const struct rsp_request *r)
 {
+	const struct tdesc *d = replay_tdesc(s->replay);
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
 	int off, size;
 
 	if (replay_registers(s->replay, pick(s, s->g_thread), regs, valid) < 0)
 		return rsp_reply_error(s->conn, err_thread);
 	if (r->kind == rsp_read_registers)
-		return rsp_reply_hex(s->conn, regs, valid, TDESC_G_SIZE);
-	off = tdesc_register_offset(r->regnum);
-	size = tdesc_register_size(r->regnum);
+		return rsp_reply_hex(s->conn, regs, valid, d->g_size);
+	off = tdesc_offset(d, r->regnum);
+	size = d->size(r->regnum);
 	if (off < 0)
 		return rsp_reply_error(s->conn, err_malformed);
 	return rsp_reply_hex(s->conn, regs + off, valid + off, (size_t)size);
@@ -412,9 +414,15 @@ static int handle(struct session *s, const struct rsp_request *r)
 		const uint8_t *trace;
 		size_t size;
 
+		int rc;
+
 		if (strcmp(r->object, "pt"))
 			return rsp_reply_error_text(s->conn, "only Intel PT traces are recorded");
-		if (i == (size_t)-1 || replay_raw_trace(s->replay, tid, &trace, &size) < 0)
+		rc = i == (size_t)-1 ? -ESRCH : replay_raw_trace(s->replay, tid, &trace, &size);
+		if (rc == -EPROTONOSUPPORT)
+			return rsp_reply_error_text(s->conn, "this recording's trace is not "
+						    "Intel PT: GDB's btrace cannot read it");
+		if (rc < 0)
 			return rsp_reply_error_text(s->conn, "this thread has no trace");
 		s->btrace_on[i] = true;
 		s->btrace_sent[i] = false;

@@ -4,6 +4,8 @@
  * recognises every register. */
 #include "tdesc.h"
 
+#include <string.h>
+
 const char tdesc_target_xml[] =
 	"<?xml version=\"1.0\"?>\n"
 	"<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n"
@@ -162,5 +164,41 @@ int tdesc_register_offset(unsigned regnum)
 		return -1;
 	for (i = 0; i < regnum; i++)
 		offset += tdesc_register_size(i);
+	return offset;
+}
+
+static const unsigned amd64_expedite[] = { tdesc_rbp, tdesc_rsp, tdesc_rip };
+
+const struct tdesc tdesc_amd64_linux = {
+	.arch = "x86_64",
+	.xml = tdesc_target_xml,
+	.nregs = tdesc_nregs,
+	.g_size = TDESC_G_SIZE,
+	.pc = tdesc_rip,
+	.expedite = amd64_expedite,
+	.nexpedite = sizeof(amd64_expedite) / sizeof(amd64_expedite[0]),
+	.size = tdesc_register_size,
+};
+
+const struct tdesc *tdesc_for_arch(const char *arch)
+{
+	static const struct tdesc *const all[] = { &tdesc_amd64_linux, &tdesc_aarch64 };
+	size_t i;
+
+	for (i = 0; arch && i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(all[i]->arch, arch))
+			return all[i];
+	return NULL;
+}
+
+int tdesc_offset(const struct tdesc *d, unsigned regnum)
+{
+	int offset = 0;
+	unsigned i;
+
+	if (regnum >= d->nregs)
+		return -1;
+	for (i = 0; i < regnum; i++)
+		offset += d->size(i);
 	return offset;
 }

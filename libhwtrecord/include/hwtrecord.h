@@ -256,6 +256,12 @@ int hwtr_build_id_of_file(const char *path, char *buf, size_t size);
 int hwtr_build_id_of_image(const void *image, size_t image_size, char *buf,
 			   size_t size);
 
+/* The load bias of the ELF file PATH mapped with file offset PGOFF at ADDR
+ * (what to add to its addresses): 1, or 0 when it is not an ELF file or no
+ * loadable segment holds PGOFF, or a negative error. */
+int hwtr_load_bias_of_file(const char *path, uint64_t addr, uint64_t pgoff,
+			   uint64_t *bias);
+
 /* --------------------------------------------------------------- reading */
 
 struct hwtr_recording;

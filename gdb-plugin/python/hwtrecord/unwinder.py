@@ -69,6 +69,15 @@ def _num(value):
 _after_call = {}
 
 
+def _is_aarch64(arch):
+    return arch.name().startswith("aarch64")
+
+
+def _pc_sp_names(arch):
+    """The PC's and the stack pointer's register names on ARCH."""
+    return ("pc", "sp") if _is_aarch64(arch) else ("rip", "rsp")
+
+
 def _follows_call(pc, function_start=0):
     """True if the instruction before PC is a call (PC is a return address).
 
@@ -80,6 +89,12 @@ def _follows_call(pc, function_start=0):
     found = None
     try:
         arch = gdb.selected_inferior().architecture()
+        if _is_aarch64(arch):
+            # Fixed-length: the instruction before is at PC - 4; calls are
+            # bl and blr (and their pointer-authenticating forms).
+            insn = arch.disassemble(pc - 4)[0]
+            _after_call[pc] = insn["asm"].split()[0].startswith("bl")
+            return _after_call[pc]
         if function_start and 0 < pc - function_start < 0x10000:
             for insn in arch.disassemble(function_start, pc - 1):
                 if insn["addr"] + insn["length"] == pc:
@@ -275,8 +290,9 @@ class HwtrecUnwinder(Unwinder):
         if self.frames is None or self.next_index >= len(self.frames):
             return None
         this = self.frames[self.next_index]
-        rip = pending_frame.read_register("rip")
-        if int(rip) != this.pc:
+        pc_name, sp_name = _pc_sp_names(pending_frame.architecture())
+        pc = pending_frame.read_register(pc_name)
+        if int(pc) != this.pc:
             return None
         self.next_index += 1
         info = pending_frame.create_unwind_info(
@@ -286,11 +302,11 @@ class HwtrecUnwinder(Unwinder):
         # GDB throw "PC not saved" wherever it looks one frame further.
         caller_pc = (self.frames[self.next_index].pc
                      if self.next_index < len(self.frames) else 0)
-        info.add_saved_register("rip", gdb.Value(caller_pc).cast(rip.type))
+        info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
         # GDB asks for the caller's stack pointer in places (infrun); give
         # it this frame's stack address, as a DWARF CFA would be.
-        rsp_type = gdb.lookup_type("void").pointer()
-        info.add_saved_register("rsp", gdb.Value(this.sp).cast(rsp_type))
+        sp_type = gdb.lookup_type("void").pointer()
+        info.add_saved_register(sp_name, gdb.Value(this.sp).cast(sp_type))
         return info
 
 
