@@ -70,12 +70,17 @@ struct etm_stream {
 	uint64_t truncated_at;	/* raw offset of that packet */
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
 	uint64_t cut_frame_at;	/* stream position of that frame */
+	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does
+	 * not free the element callback it allocates for a tree, so trees
+	 * are made once per stream, not once per walk. */
+	dcd_tree_handle_t tree;
+	struct etm_walk *walk;	/* the walk using the tree, or NULL */
 	uint64_t start;		/* raw offset where kept trace starts */
 };
 
 struct etm_walk {
 	struct etm_stream *s;
-	dcd_tree_handle_t tree;
+	dcd_tree_handle_t tree;	/* the stream's */
 	decoder_image_fn image_for;
 	void *image_ctx;
 	unsigned epoch;
@@ -615,10 +620,10 @@ static void range_item(struct etm_walk *w, uint64_t raw,
 static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t index,
 				       const uint8_t chan, const ocsd_generic_trace_elem *e)
 {
-	struct etm_walk *w = (struct etm_walk *)ctx;
+	struct etm_walk *w = ((const struct etm_stream *)ctx)->walk;
 	struct walk_item *item;
 
-	if (w->error)
+	if (!w || w->error)
 		return OCSD_RESP_FATAL_SYS_ERR;
 	switch (e->elem_type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
@@ -677,9 +682,11 @@ static uint32_t read_code(const void *ctx, const ocsd_vaddr_t address,
 			  const ocsd_mem_space_acc_t space, const uint32_t size,
 			  uint8_t *buf)
 {
-	struct etm_walk *w = (struct etm_walk *)ctx;
+	const struct etm_stream *s = ctx;
 
-	return (uint32_t)image_epoch_read(w->s->context->images, w->epoch, address,
+	if (!s->walk)
+		return 0;
+	return (uint32_t)image_epoch_read(s->context->images, s->walk->epoch, address,
 					  buf, size);
 }
 
@@ -687,39 +694,61 @@ static void etm_walk_free(struct etm_walk *w)
 {
 	if (!w)
 		return;
-	if (w->tree)
-		ocsd_destroy_dcd_tree(w->tree);
+	if (w->s->walk == w)
+		w->s->walk = NULL;
 	free(w->queue);
 	free(w);
+}
+
+/* The stream's full decoder, made on first use. */
+static int stream_tree(struct etm_stream *s)
+{
+	unsigned char csid = 0;
+	int err;
+
+	if (s->tree)
+		return 0;
+	if ((err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
+		return err;
+	if (ocsd_dt_set_gen_elem_outfn(s->tree, element_in, s) != OCSD_OK ||
+	    ocsd_dt_add_callback_mem_acc(s->tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY,
+					 read_code, s) != OCSD_OK) {
+		ocsd_destroy_dcd_tree(s->tree);
+		s->tree = NULL;
+		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot set up the decoder");
+	}
+	return 0;
 }
 
 static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 		      decoder_image_fn image_for, void *ctx, struct etm_walk **out)
 {
-	struct etm_walk *w = calloc(1, sizeof(*w));
-	unsigned char csid = 0;
+	struct etm_walk *w;
 	int err;
 
+	if (s->walk)
+		return hwtr_fail(hwtr_err_invalid, "source 0x%x is being decoded "
+				 "already", s->cfg->trace_id);
+	if ((err = stream_tree(s)))
+		return err;
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	w->s = s;
+	w->tree = s->tree;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
 	w->on_demand = on_demand;
 	w->pos = from;
 	/* The chunk that starts at FROM (or before the first A-sync). */
 	w->next_async = on_demand ? async_index_after(s, from) - 1 : 0;
-	if ((err = image_for(ctx, from, &w->epoch)) < 0 ||
-	    (err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &w->tree, &csid))) {
+	if ((err = image_for(ctx, from, &w->epoch)) < 0) {
 		etm_walk_free(w);
-		return err < 0 ? err : -hwtr_err_decode;
+		return err;
 	}
-	if (ocsd_dt_set_gen_elem_outfn(w->tree, element_in, w) != OCSD_OK ||
-	    ocsd_dt_add_callback_mem_acc(w->tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY,
-					 read_code, w) != OCSD_OK) {
-		etm_walk_free(w);
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot set up the decoder");
-	}
+	/* Every walk starts unsynchronised, as a new decoder would. */
+	ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	s->walk = w;
 	*out = w;
 	return 0;
 }
@@ -842,6 +871,8 @@ static void stream_close(struct decoder_stream *stream)
 
 	if (!s)
 		return;
+	if (s->tree)
+		ocsd_destroy_dcd_tree(s->tree);
 	free(s->demuxed);
 	free(s->runs);
 	free(s->asyncs);
