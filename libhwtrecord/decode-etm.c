@@ -21,6 +21,12 @@
  * the index pass decodes straight through, on-demand decoding starts afresh
  * at the chunk's A-sync.
  *
+ * Speculation packets (commit, cancel, mispredict) from a trace unit that
+ * says it does not trace speculatively (TRCIDR8.MAXSPEC 0) are bad data, and
+ * OpenCSD 1.3 can crash on a mispredict with nothing to mispredict (found
+ * by fuzzing): the decoder is never fed them; the walk stops before each
+ * (a gap) and starts again at the next A-sync.
+ *
  * Not done yet: context IDs do not split a source into threads; data trace
  * and speculation (ETE's commit/cancel) are OpenCSD's business and not shown.
  */
@@ -68,6 +74,8 @@ struct etm_stream {
 	size_t nstamps;
 	bool truncated;		/* the trace ends inside a packet */
 	uint64_t truncated_at;	/* raw offset of that packet */
+	uint64_t *unusable;	/* packets never fed to the decoder */
+	size_t nunusable;
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
 	uint64_t cut_frame_at;	/* stream position of that frame */
 	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does
@@ -432,6 +440,16 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 		s->truncated = true;
 		s->truncated_at = index;
 		break;
+	case ETM4_PKT_I_COMMIT:
+	case ETM4_PKT_I_CANCEL_F1:
+	case ETM4_PKT_I_CANCEL_F1_MISPRED:
+	case ETM4_PKT_I_MISPREDICT:
+	case ETM4_PKT_I_CANCEL_F2:
+	case ETM4_PKT_I_CANCEL_F3:
+		if (s->cfg->trcidr[8] == 0 &&
+		    push_u64(&s->unusable, &s->nunusable, index) < 0)
+			st->nomem = true;
+		break;
 	default:
 		break;
 	}
@@ -623,7 +641,9 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 	struct etm_walk *w = ((const struct etm_stream *)ctx)->walk;
 	struct walk_item *item;
 
-	if (!w || w->error)
+	if (!w)
+		return OCSD_RESP_CONT;	/* a walk left early: draining */
+	if (w->error)
 		return OCSD_RESP_FATAL_SYS_ERR;
 	switch (e->elem_type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
@@ -694,8 +714,16 @@ static void etm_walk_free(struct etm_walk *w)
 {
 	if (!w)
 		return;
-	if (w->s->walk == w)
+	if (w->s->walk == w) {
 		w->s->walk = NULL;
+		/* A walk left before the end (a chunk is complete) leaves
+		 * elements pending in OpenCSD's ETMv4 decoder, which a reset
+		 * drops without freeing them (OpenCSD 1.3): the end of the
+		 * trace flushes them out first. */
+		if (!w->eot_sent)
+			ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+		ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	}
 	free(w->queue);
 	free(w);
 }
@@ -753,6 +781,22 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	return 0;
 }
 
+/* The first unusable packet at or after RAW, or UINT64_MAX. */
+static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw)
+{
+	size_t lo = 0, hi = s->nunusable;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->unusable[mid] < raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nunusable ? s->unusable[lo] : UINT64_MAX;
+}
+
 /* Feed the decoder until it has said something or the trace is done. */
 static void feed(struct etm_walk *w)
 {
@@ -761,6 +805,7 @@ static void feed(struct etm_walk *w)
 	while (w->qhead == w->qlen && !w->error) {
 		ocsd_datapath_resp_t resp;
 		uint32_t done = 0, n;
+		uint64_t bad;
 
 		if (w->pos >= s->size || w->fatal) {
 			if (!w->eot_sent) {
@@ -772,6 +817,23 @@ static void feed(struct etm_walk *w)
 		}
 		n = s->size - w->pos > FEED_BYTES ? FEED_BYTES
 						  : (uint32_t)(s->size - w->pos);
+		bad = next_unusable(s, w->pos);
+		if (bad == w->pos) {
+			/* Not for the decoder: what came before is flushed out, a
+			 * gap here, and decoding starts again at the next A-sync. */
+			size_t k = async_index_after(s, w->pos);
+
+			ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+			ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+			gap(w, gap_decode_error, OCSD_ERR_HW_CFG_UNSUPP, w->pos, 0);
+			if (k >= s->nasyncs)
+				w->fatal = true;
+			else
+				w->pos = s->asyncs[k];
+			continue;
+		}
+		if (bad - w->pos < n)
+			n = (uint32_t)(bad - w->pos);
 		resp = ocsd_dt_process_data(w->tree, OCSD_OP_DATA, w->pos, n,
 					    s->bytes + w->pos, &done);
 		if (OCSD_DATA_RESP_IS_FATAL(resp) && !w->error) {
@@ -877,6 +939,7 @@ static void stream_close(struct decoder_stream *stream)
 	free(s->runs);
 	free(s->asyncs);
 	free(s->stamps);
+	free(s->unusable);
 	free(s);
 }
 
@@ -1013,6 +1076,9 @@ static const char *errstr(int error)
 		return "address unknown";
 	case OCSD_ERR_DFMTR_BAD_FHSYNC:
 		return "CoreSight frames do not deformat";
+	case OCSD_ERR_HW_CFG_UNSUPP:
+		return "speculation packet from a trace unit that does not "
+		       "trace speculation";
 	default:
 		return "OpenCSD error";
 	}

@@ -1,0 +1,150 @@
+/* make-etm-seeds.c: seed corpora of the ETM fuzzers (`make seeds`).
+ *
+ * ETMv4 traces along known paths through the unit tests' A64 fixture
+ * (../unit/etm-encode.c): the main path, an overflow, bytes before the
+ * first A-sync, code with no image, a packet cut short; raw (seeds-etm/,
+ * first byte 0) and, with a second source, in CoreSight frames (first byte
+ * 1).  seeds-snapshot/ holds snapshots of the same traces, joined as
+ * fuzz-snapshot.c splits them.
+ *
+ * Usage: make-etm-seeds OUTDIR */
+#include "etm-encode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RECORD_SEPARATOR "\n----\n"
+
+static const char *outdir;
+
+static void write_file(const char *sub, const char *name, const void *a,
+		       size_t an, const void *b, size_t bn)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", outdir, sub);
+	mkdir(path, 0777);
+	snprintf(path, sizeof(path), "%s/%s/%s", outdir, sub, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, an, f) != an || (bn && fwrite(b, 1, bn, f) != bn) ||
+	    fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Source 0x11's path: into the loop at 0x1008, once round, out. */
+static void other_path(struct etm_trace *t)
+{
+	etm_start(t, 0x1008);
+	etm_atom(t, true);
+	etm_atom(t, true);
+	etm_atom(t, true);
+	etm_addr(t, 0x1008);
+	etm_atom(t, false);
+	etm_atom(t, true);
+}
+
+static const char snapshot_ini[] =
+	"[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\n"
+	"device1=device_1.ini\n\n[trace]\nmetadata=trace.ini\n";
+static const char cpu_ini[] =
+	"[device]\nname=cpu_0\nclass=core\ntype=Cortex-A53\n\n[regs]\n"
+	"PC(size:64)=0x1000\n\n[dump1]\nfile=code.bin\naddress=0x1000\n"
+	"length=0x28\n";
+static const char etm_ini[] =
+	"[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4\n\n[regs]\n"
+	"TRCCONFIGR(0x004)=0x00000000\nTRCTRACEIDR(0x010)=0x00000010\n"
+	"TRCIDR0(0x078)=0x28000EA1\nTRCIDR1(0x079)=0x4100F400\n"
+	"TRCIDR2(0x07A)=0x00000488\n";
+static const char trace_ini_fmt[] =
+	"[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
+	"file=trace.bin\nformat=%s\n\n[source_buffers]\nETM_0=ETB_0\n\n"
+	"[core_trace_sources]\ncpu_0=ETM_0\n";
+
+static void snapshot_seed(const char *name, const char *format,
+			  const uint8_t *trace, size_t len)
+{
+	static char text[1 << 16];
+	char trace_ini[512];
+	size_t n = 0;
+
+	snprintf(trace_ini, sizeof(trace_ini), trace_ini_fmt, format);
+#define ADD(p, l) do { memcpy(text + n, p, l); n += l; } while (0)
+#define SEP() ADD(RECORD_SEPARATOR, strlen(RECORD_SEPARATOR))
+	ADD(snapshot_ini, strlen(snapshot_ini)); SEP();
+	ADD(cpu_ini, strlen(cpu_ini)); SEP();
+	ADD(etm_ini, strlen(etm_ini)); SEP();
+	ADD(trace_ini, strlen(trace_ini)); SEP();
+	ADD(trace, len); SEP();
+	ADD(etm_fixture_code, sizeof(etm_fixture_code));
+#undef ADD
+#undef SEP
+	write_file("seeds-snapshot", name, text, n, NULL, 0);
+}
+
+/* TRACE raw and, beside source 0x11's path, in frames; and as a snapshot. */
+static void seeds(const char *name, const struct etm_trace *t)
+{
+	static uint8_t frames[1 << 16];
+	struct etm_trace other = { .len = 0 };
+	struct etm_source src[2];
+	char fname[128];
+	size_t len;
+
+	write_file("seeds-etm", name, "\0", 1, t->buf, t->len);
+	other_path(&other);
+	src[0] = (struct etm_source){ 0x10, t->buf, t->len };
+	src[1] = (struct etm_source){ 0x11, other.buf, other.len };
+	len = etm_frames(src, 2, 7, frames, sizeof(frames));
+	snprintf(fname, sizeof(fname), "%s-frames", name);
+	write_file("seeds-etm", fname, "\1", 1, frames, len);
+	snapshot_seed(name, "source_data", t->buf, t->len);
+	len = etm_frames(src, 1, 7, frames, sizeof(frames));
+	snapshot_seed(fname, "coresight", frames, len);
+}
+
+int main(int argc, char **argv)
+{
+	struct etm_trace t;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: make-etm-seeds OUTDIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+
+	t.len = 0;
+	etm_main_path(&t);
+	seeds("main-path", &t);
+
+	t.len = 0;
+	etm_start(&t, 0x1000);
+	etm_atom(&t, true);
+	etm_atom(&t, true);
+	etm_addr(&t, 0x1008);
+	etm_overflow(&t);
+	other_path(&t);
+	seeds("overflow", &t);
+
+	t.len = 0;
+	etm_bytes(&t, "\x55\x66\x77\x01\x02", 5);
+	etm_main_path(&t);
+	seeds("bytes-before-async", &t);
+
+	t.len = 0;
+	etm_start(&t, 0x9000);
+	etm_atom(&t, true);
+	etm_addr(&t, 0x1010);
+	etm_atom(&t, true);
+	seeds("no-image", &t);
+
+	t.len = 0;
+	etm_main_path(&t);
+	etm_bytes(&t, "\x9d\x12\x34", 3);
+	seeds("truncated", &t);
+	return 0;
+}

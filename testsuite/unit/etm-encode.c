@@ -1,0 +1,201 @@
+/* etm-encode.c: ETMv4 packets and CoreSight frames (see etm-encode.h). */
+#include "etm-encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WORD(w) (uint8_t)(w), (uint8_t)((w) >> 8), (uint8_t)((w) >> 16), \
+		(uint8_t)((w) >> 24)
+
+const uint8_t etm_fixture_code[0x28] = {
+	WORD(0xd2800060),	/* 0x1000 mov x0, #3 */
+	WORD(0x94000007),	/* 0x1004 bl 0x1020 */
+	WORD(0xf1000400),	/* 0x1008 subs x0, x0, #1 */
+	WORD(0x54ffffc1),	/* 0x100c b.ne 0x1004 */
+	WORD(0x14000000),	/* 0x1010 b . */
+	WORD(0xd503201f), WORD(0xd503201f), WORD(0xd503201f),
+	WORD(0xd503201f),	/* 0x1020 nop */
+	WORD(0xd65f03c0),	/* 0x1024 ret */
+};
+
+const uint64_t etm_main_path_ips[18] = {
+	0x1000, 0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1010, 0x1010,
+};
+
+void etm_bytes(struct etm_trace *t, const void *bytes, size_t n)
+{
+	if (t->len + n > sizeof(t->buf))
+		abort();
+	memcpy(t->buf + t->len, bytes, n);
+	t->len += n;
+}
+
+static void byte(struct etm_trace *t, uint8_t b)
+{
+	etm_bytes(t, &b, 1);
+}
+
+void etm_async(struct etm_trace *t)
+{
+	static const uint8_t async[12] = { [11] = 0x80 };
+
+	etm_bytes(t, async, sizeof(async));
+}
+
+void etm_trace_info(struct etm_trace *t)
+{
+	/* Header, PLCTL: the INFO section only; INFO 0: no cycle counts. */
+	static const uint8_t info[] = { 0x01, 0x01, 0x00 };
+
+	etm_bytes(t, info, sizeof(info));
+}
+
+void etm_trace_on(struct etm_trace *t)
+{
+	byte(t, 0x04);
+}
+
+void etm_overflow(struct etm_trace *t)
+{
+	static const uint8_t ovf[] = { 0x00, 0x05 };
+
+	etm_bytes(t, ovf, sizeof(ovf));
+}
+
+/* A 64-bit IS0 address: bits 8:2 and 15:9 in seven-bit bytes, then bytes. */
+static void addr64(struct etm_trace *t, uint64_t a)
+{
+	int i;
+
+	byte(t, (uint8_t)((a >> 2) & 0x7f));
+	byte(t, (uint8_t)((a >> 9) & 0x7f));
+	for (i = 2; i < 8; i++)
+		byte(t, (uint8_t)(a >> (8 * i)));
+}
+
+void etm_addr_ctxt(struct etm_trace *t, uint64_t addr, int el)
+{
+	byte(t, 0x85);		/* Address with Context, long, 64-bit, IS0 */
+	addr64(t, addr);
+	/* EL, SF (AArch64), NS; no VMID, no context ID. */
+	byte(t, (uint8_t)((el & 3) | 0x10 | 0x20));
+}
+
+void etm_addr(struct etm_trace *t, uint64_t addr)
+{
+	byte(t, 0x9d);		/* Long Address, 64-bit, IS0 */
+	addr64(t, addr);
+}
+
+void etm_atom(struct etm_trace *t, bool taken)
+{
+	byte(t, taken ? 0xf7 : 0xf6);	/* format 1 */
+}
+
+void etm_start(struct etm_trace *t, uint64_t addr)
+{
+	etm_async(t);
+	etm_trace_info(t);
+	etm_trace_on(t);
+	etm_addr_ctxt(t, addr, 0);
+}
+
+void etm_main_path(struct etm_trace *t)
+{
+	int i;
+
+	etm_start(t, 0x1000);
+	for (i = 0; i < 3; i++) {
+		etm_atom(t, true);	/* bl 0x1020 */
+		etm_atom(t, true);	/* ret */
+		etm_addr(t, 0x1008);	/* ... to 0x1008 */
+		etm_atom(t, i < 2);	/* b.ne 0x1004: taken twice */
+	}
+	etm_atom(t, true);		/* b . */
+	etm_atom(t, true);		/* b . */
+}
+
+/* The formatter's frame: bytes 0-14 hold data or, in an even byte with bit
+ * 0 set, a new source ID; byte 15 holds bit 0 of each even data byte, or for
+ * an ID byte whether the next byte still belongs to the previous source. */
+size_t etm_frames(const struct etm_source *sources, size_t n, size_t run,
+		  uint8_t *out, size_t size)
+{
+	struct item { uint8_t id, data; } *items;
+	size_t total = 0, i, k = 0, pos = 0, len = 0;
+	uint8_t cur = 0;
+	size_t *done = calloc(n + 1, sizeof(*done));
+
+	for (i = 0; i < n; i++)
+		total += sources[i].len;
+	items = calloc(total + 1, sizeof(*items));
+	if (!items || !done)
+		abort();
+	/* Round robin in runs of RUN bytes. */
+	while (k < total)
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			for (j = 0; j < run && done[i] < sources[i].len; j++)
+				items[k++] = (struct item){ sources[i].id,
+							    sources[i].bytes[done[i]++] };
+		}
+	free(done);
+	k = 0;
+	while (k < total || pos) {
+		uint8_t *f = out + len;
+
+		if (pos == 0) {
+			if (len + 16 > size)
+				abort();
+			memset(f, 0, 16);
+		}
+		if (pos == 14) {
+			/* The last slot has no partner: data, or an ID. */
+			if (k < total && items[k].id != cur) {
+				cur = items[k].id;
+				f[14] = (uint8_t)(cur << 1 | 1);
+			} else if (k < total) {
+				f[14] = items[k].data & 0xfe;
+				f[15] |= (uint8_t)((items[k].data & 1) << 7);
+				k++;
+			} else {
+				f[14] = 0x01;	/* pad: ID 0 */
+			}
+			pos = 0;
+			len += 16;
+			continue;
+		}
+		if (k >= total) {
+			/* Pad with ID 0: no source's data. */
+			f[pos] = 0x01;
+			f[pos + 1] = 0;
+			cur = 0;
+		} else if (items[k].id != cur) {
+			cur = items[k].id;
+			f[pos] = (uint8_t)(cur << 1 | 1);
+			f[pos + 1] = items[k++].data;	/* the new source's */
+		} else if (k + 1 == total || items[k + 1].id != cur) {
+			/* The ID change now (to the next source, or to ID 0
+			 * after the last byte), the byte after still the old
+			 * source's: odd bytes are always data. */
+			uint8_t next = k + 1 < total ? items[k + 1].id : 0;
+
+			f[pos] = (uint8_t)(next << 1 | 1);
+			f[15] |= (uint8_t)(1u << (pos / 2));
+			f[pos + 1] = items[k++].data;
+			cur = next;
+		} else {
+			f[pos] = items[k].data & 0xfe;
+			f[15] |= (uint8_t)((items[k].data & 1) << (pos / 2));
+			f[pos + 1] = items[k + 1].data;
+			k += 2;
+		}
+		pos += 2;
+	}
+	free(items);
+	return len;
+}

@@ -1,0 +1,448 @@
+/* test-etm: the ETMv4 decoder (decode-etm.c) and the history over it.
+ *
+ * Traces are written along known paths through known A64 code
+ * (etm-encode.c: the packets by the ETMv4 specification, the code encoded
+ * by hand, each word given with its instruction), so the oracle is the path
+ * the test chose: instruction addresses, the classes OpenCSD gives the
+ * branches (bl a call, ret a return, b.ne a conditional jump), the function
+ * segments they make, and the gaps for code with no image, an overflow,
+ * bytes before the first A-sync and a packet cut short.  Two sources
+ * interleaved in CoreSight frames decode apart. */
+#include "etm-encode.h"
+
+#include "hwtrecord.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hwtr-etm-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static struct hwtr_etm_config source_config(uint8_t id, bool formatted)
+{
+	/* A Cortex-A53's trace unit (TRCIDR0-2), no options traced. */
+	struct hwtr_etm_config e = {
+		.trace_id = id, .formatted = formatted,
+		.frame_flags = formatted ? HWTR_ETM_FRAME_MEM_ALIGN : 0,
+		.arch_version = 0x800, .profile = 'A', .trctraceidr = id,
+		.cpu = -1,
+	};
+
+	e.trcidr[0] = 0x28000ea1;
+	e.trcidr[1] = 0x4100f400;
+	e.trcidr[2] = 0x488;
+	return e;
+}
+
+/* A recording of the sources over the fixture code: each source's raw
+ * trace in a file of its own, or all of them in CoreSight frames. */
+static struct hwtr_recording *recording_of(const struct etm_source *src,
+					   size_t n, bool formatted)
+{
+	struct hwtr_writer_info winfo = {
+		.source = "test", .trace_format = "etm4", .arch = "aarch64",
+	};
+	struct hwtr_sideband_event mm = {
+		.kind = hwtr_ev_mmap, .addr = ETM_FIXTURE_BASE,
+		.len = sizeof(etm_fixture_code),
+		.prot = HWTR_PROT_READ | HWTR_PROT_EXEC, .path = "code",
+	};
+	struct hwtr_recording *rec = NULL;
+	struct hwtr_writer *w = NULL;
+	char dir[300];
+	size_t i;
+
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", tmpdir);
+	ck_assert_int_eq(hwtr_writer_create(dir, &winfo, &w), 0);
+	ck_assert_int_eq(hwtr_writer_save_object(w, "code", etm_fixture_code,
+						 sizeof(etm_fixture_code),
+						 &mm.saved), 0);
+	ck_assert_int_eq(hwtr_writer_event(w, &mm), 0);
+	if (formatted) {
+		static uint8_t frames[1 << 16];
+		size_t len = etm_frames(src, n, 5, frames, sizeof(frames));
+		const char *stream;
+
+		ck_assert_int_eq(hwtr_writer_save_trace(w, "frames", frames, len,
+							&stream), 0);
+		for (i = 0; i < n; i++) {
+			struct hwtr_etm_config e = source_config(src[i].id, true);
+
+			ck_assert_int_eq(hwtr_writer_add_source(w, src[i].id, 0, stream,
+								&e), 0);
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			struct hwtr_etm_config e = source_config(src[i].id, false);
+			const char *stream;
+			char name[16];
+
+			snprintf(name, sizeof(name), "%u", src[i].id);
+			ck_assert_int_eq(hwtr_writer_save_trace(w, name, src[i].bytes,
+								src[i].len, &stream), 0);
+			ck_assert_int_eq(hwtr_writer_add_source(w, src[i].id, 0, stream,
+								&e), 0);
+		}
+	}
+	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
+	hwtr_writer_free(w);
+	ck_assert_msg(hwtr_recording_open(dir, &rec) == 0, "%s", hwtr_last_error());
+	return rec;
+}
+
+static struct hwtr_history *history_of(struct hwtr_recording *rec,
+				       size_t cache_bytes)
+{
+	struct hwtr_history_options o = { .cache_bytes = cache_bytes };
+	struct hwtr_history *h = NULL;
+
+	ck_assert_msg(hwtr_history_build(rec, &o, &h) == 0, "%s", hwtr_last_error());
+	return h;
+}
+
+/* Every instruction number of the thread, in order, through the cursor:
+ * its IP, or 0 for a gap (whose message goes in GAPS[] when asked). */
+static size_t walk(struct hwtr_thread *t, uint64_t *ips, size_t max,
+		   const char **gaps)
+{
+	struct hwtr_cursor *c;
+	struct hwtr_thread_stats st;
+	size_t n = 0;
+
+	ck_assert_int_eq(hwtr_thread_stats(t, &st), 0);
+	ck_assert_int_le(st.instructions, max);
+	ck_assert_int_eq(hwtr_cursor_alloc(t, &c), 0);
+	for (n = 0; n < st.instructions; n++) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, n + 1), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ips[n] = insn.gap ? 0 : insn.ip;
+		if (gaps)
+			gaps[n] = insn.gap ? insn.gap->message : NULL;
+	}
+	hwtr_cursor_free(c);
+	return n;
+}
+
+START_TEST(the_main_path_decodes_with_branch_classes_and_segments)
+{
+	static const enum hwtr_insn_class classes[18] = {
+		[1] = hwtr_ic_call, [3] = hwtr_ic_return, [5] = hwtr_ic_cond_jump,
+		[6] = hwtr_ic_call, [8] = hwtr_ic_return, [10] = hwtr_ic_cond_jump,
+		[11] = hwtr_ic_call, [13] = hwtr_ic_return, [15] = hwtr_ic_cond_jump,
+		[16] = hwtr_ic_jump, [17] = hwtr_ic_jump,
+	};
+	/* Calls of 0x1020 one level down; returns back to the caller's
+	 * activation (prev links it). */
+	static const struct { uint64_t begin, end; int level; uint64_t up, prev; }
+		segs[7] = {
+		{ 1, 3, 0, 0, 0 }, { 3, 5, 1, 1, 0 }, { 5, 8, 0, 0, 1 },
+		{ 8, 10, 1, 3, 0 }, { 10, 13, 0, 0, 3 }, { 13, 15, 1, 5, 0 },
+		{ 15, 19, 0, 0, 5 },
+	};
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_thread *t;
+	struct hwtr_thread_stats st;
+	struct hwtr_cursor *c;
+	uint64_t ips[64];
+	size_t i;
+
+	make_tmpdir();
+	etm_main_path(&tr);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	t = hwtr_history_find_thread(h, 0x10);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(walk(t, ips, 64, NULL), 18);
+	for (i = 0; i < 18; i++)
+		ck_assert_msg(ips[i] == etm_main_path_ips[i],
+			      "instruction %zu: 0x%llx, the path has 0x%llx", i + 1,
+			      (unsigned long long)ips[i],
+			      (unsigned long long)etm_main_path_ips[i]);
+	ck_assert_int_eq(hwtr_cursor_alloc(t, &c), 0);
+	for (i = 0; i < 18; i++) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i + 1), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		ck_assert_int_eq(insn.isa, hwtr_isa_a64);
+		ck_assert_int_eq(insn.size, 4);
+		ck_assert_int_eq(insn.iclass, classes[i]);
+		ck_assert_mem_eq(insn.raw, etm_fixture_code + (insn.ip - ETM_FIXTURE_BASE), 4);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_int_eq(hwtr_thread_stats(t, &st), 0);
+	ck_assert_uint_eq(st.segments, 7);
+	ck_assert_uint_eq(st.gaps, 0);
+	for (i = 0; i < 7; i++) {
+		struct hwtr_segment s;
+
+		ck_assert_int_eq(hwtr_thread_segment(t, i + 1, &s), 0);
+		ck_assert_uint_eq(s.insn_begin, segs[i].begin);
+		ck_assert_uint_eq(s.insn_end, segs[i].end);
+		ck_assert_int_eq(s.level, segs[i].level);
+		ck_assert_uint_eq(s.up, segs[i].up);
+		ck_assert_uint_eq(s.prev, segs[i].prev);
+	}
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(code_with_no_image_is_a_gap_that_names_the_address)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+
+	make_tmpdir();
+	etm_start(&tr, 0x9000);		/* nothing is mapped there */
+	etm_atom(&tr, true);
+	etm_addr(&tr, 0x1010);
+	etm_atom(&tr, true);		/* b . */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 2);
+	ck_assert_uint_eq(ips[0], 0);
+	ck_assert_msg(strstr(gaps[0], "address not accessible at 0x9000"), "%s",
+		      gaps[0]);
+	ck_assert_uint_eq(ips[1], 0x1010);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_overflow(&tr);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne taken */
+	etm_atom(&tr, true);		/* bl */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 16, gaps), 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(ips[i] == want[i], "instruction %zu: 0x%llx, want 0x%llx",
+			      i + 1, (unsigned long long)ips[i],
+			      (unsigned long long)want[i]);
+	ck_assert_msg(!strncmp(gaps[4], "overflow", 8), "%s", gaps[4]);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, 2);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(bytes_before_the_first_async_are_a_gap)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[32];
+	uint64_t ips[32];
+	size_t i;
+
+	make_tmpdir();
+	etm_bytes(&tr, "\x55\x66\x77\x01\x02", 5);
+	etm_main_path(&tr);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 32, gaps), 19);
+	ck_assert_str_eq(gaps[0], "5 bytes at offset 0 precede the first A-sync "
+			 "and cannot be decoded");
+	for (i = 0; i < 18; i++)
+		ck_assert_uint_eq(ips[i + 1], etm_main_path_ips[i]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(a_trace_cut_inside_a_packet_ends_with_a_gap_there)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[32];
+	uint64_t ips[32];
+	char want[128];
+	size_t cut;
+
+	make_tmpdir();
+	etm_main_path(&tr);
+	cut = tr.len;
+	etm_bytes(&tr, "\x9d\x12\x34", 3);	/* an address packet, cut */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 32, gaps), 19);
+	snprintf(want, sizeof(want), "trace truncated: the stream ends inside a "
+		 "packet at offset %zu", cut);
+	ck_assert_str_eq(gaps[18], want);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(two_sources_in_coresight_frames_decode_apart)
+{
+	static const uint64_t other[] = { 0x1008, 0x100c, 0x1004, 0x1020, 0x1024,
+					  0x1008, 0x100c, 0x1010 };
+	struct etm_trace a = { .len = 0 }, b = { .len = 0 };
+	struct etm_source src[2];
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	uint64_t ips[32];
+	size_t i;
+
+	make_tmpdir();
+	etm_main_path(&a);
+	etm_start(&b, 0x1008);
+	etm_atom(&b, true);		/* b.ne 0x1004 */
+	etm_atom(&b, true);		/* bl */
+	etm_atom(&b, true);		/* ret */
+	etm_addr(&b, 0x1008);
+	etm_atom(&b, false);		/* b.ne falls through */
+	etm_atom(&b, true);		/* b . */
+	src[0] = (struct etm_source){ 0x10, a.buf, a.len };
+	src[1] = (struct etm_source){ 0x11, b.buf, b.len };
+	rec = recording_of(src, 2, true);
+	ck_assert_str_eq(hwtr_recording_info(rec)->threads[0].stream,
+			 hwtr_recording_info(rec)->threads[1].stream);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x10), ips, 32, NULL), 18);
+	for (i = 0; i < 18; i++)
+		ck_assert_uint_eq(ips[i], etm_main_path_ips[i]);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x11), ips, 32, NULL), 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_uint_eq(ips[i], other[i]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Chunks decoded again on demand, in any order and with the smallest
+ * cache, give what the index pass saw. */
+START_TEST(chunks_decode_the_same_on_demand_in_any_order)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { 0x10, NULL, 0 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	uint64_t ips[256];
+	size_t n, i;
+	int k;
+
+	make_tmpdir();
+	etm_main_path(&tr);
+	for (k = 0; k < 5; k++) {
+		etm_start(&tr, 0x1008);
+		etm_atom(&tr, true);	/* b.ne */
+		etm_atom(&tr, true);	/* bl */
+		etm_atom(&tr, true);	/* ret */
+		etm_addr(&tr, 0x1008);
+	}
+	etm_atom(&tr, false);
+	etm_atom(&tr, true);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, 6);
+	n = walk(hwtr_history_thread(h, 0), ips, 256, NULL);
+	ck_assert_uint_eq(n, 18 + 5 * 5 + 3);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = n; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		ck_assert_uint_eq(insn.ip, ips[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("etm");
+	TCase *tc = tcase_create("decode");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, the_main_path_decodes_with_branch_classes_and_segments);
+	tcase_add_test(tc, code_with_no_image_is_a_gap_that_names_the_address);
+	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
+	tcase_add_test(tc, bytes_before_the_first_async_are_a_gap);
+	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);
+	tcase_add_test(tc, two_sources_in_coresight_frames_decode_apart);
+	tcase_add_test(tc, chunks_decode_the_same_on_demand_in_any_order);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
