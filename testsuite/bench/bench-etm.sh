@@ -33,7 +33,8 @@ fi
 tmp=$(mktemp -d /tmp/hwtr-bench-etm-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-exec python3 - "$hwtrec" "$data" "$tmp" "$runs" <<'EOF'
+status=0
+python3 - "$hwtrec" "$data" "$tmp" "$runs" <<'EOF' || status=$?
 import os, re, resource, subprocess, sys, time
 
 hwtrec, data, tmp, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -115,3 +116,4 @@ for name, snap in (("juno_r1_1", os.path.join(data, "juno_r1_1")),
           ("", want, gaps, mb))
 sys.exit(status)
 EOF
+exit $status
