@@ -19,46 +19,14 @@
 
 static void write_recording(const char *name, bool formatted)
 {
-	struct hwtr_writer_info winfo = {
-		.source = "fuzz", .trace_format = "etm4", .arch = "aarch64",
-	};
-	struct hwtr_sideband_event mm = {
-		.kind = hwtr_ev_mmap, .addr = ETM_FIXTURE_BASE,
-		.len = sizeof(etm_fixture_code),
-		.prot = HWTR_PROT_READ | HWTR_PROT_EXEC, .path = "code",
-	};
-	struct hwtr_writer *w = NULL;
-	const char *stream = NULL;
-	uint8_t id;
+	const struct etm_source sources[2] = { { 0x10, NULL, 0 }, { 0x11, NULL, 0 } };
 
-	if (hwtr_writer_create(scratch_path(name), &winfo, &w) ||
-	    hwtr_writer_save_object(w, "code", etm_fixture_code,
-				    sizeof(etm_fixture_code), &mm.saved) ||
-	    hwtr_writer_event(w, &mm) ||
-	    hwtr_writer_save_trace(w, "stream", "", 0, &stream))
-		goto fail;
-	for (id = 0x10; id <= (formatted ? 0x11 : 0x10); id++) {
-		struct hwtr_etm_config e = {
-			.trace_id = id, .formatted = formatted,
-			.frame_flags = formatted ? HWTR_ETM_FRAME_MEM_ALIGN : 0,
-			.arch_version = 0x800, .profile = 'A', .trctraceidr = id,
-			.cpu = -1,
-		};
-
-		e.trcidr[0] = 0x28000ea1;
-		e.trcidr[1] = 0x4100f400;
-		e.trcidr[2] = 0x488;
-		if (hwtr_writer_add_source(w, id, 0, stream, &e))
-			goto fail;
+	if (etm_fixture_recording(scratch_path(name), sources, formatted ? 2 : 1,
+				  formatted) < 0) {
+		fprintf(stderr, "fuzz-etm: cannot write the %s recording: %s\n", name,
+			hwtr_last_error());
+		abort();
 	}
-	if (hwtr_writer_finish(w, NULL))
-		goto fail;
-	hwtr_writer_free(w);
-	return;
-fail:
-	fprintf(stderr, "fuzz-etm: cannot write the %s recording: %s\n", name,
-		hwtr_last_error());
-	abort();
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -77,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hwtr_history *history;
 	char path[64];
 
-	snprintf(path, sizeof(path), "%s/trace/stream", name);
+	snprintf(path, sizeof(path), "%s/trace/%s", name,
+		 strcmp(name, "raw") ? "frames" : "16");
 	scratch_write(path, size ? data + 1 : data, size ? size - 1 : 0);
 	if (hwtr_recording_open(scratch_path(name), &rec) < 0) {
 		fprintf(stderr, "fuzz-etm: the fixed recording does not open: %s\n",

@@ -3,7 +3,7 @@
  * The input is a recording in one piece: manifest.json, sideband.jsonl, the
  * trace stream trace/1.pt and a saved object objects/code (raw code that an
  * mmap event can name as "saved"), separated by the line "----"
- * (RECORD_SEPARATOR); a piece that is absent is not written, as after a
+ * (scratch_write_pieces); a piece that is absent is not written, as after a
  * recorder that died.  The
  * reader must accept the recording or reject it with a message; an accepted
  * one is read field by field, and its history is built and walked too, so
@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RECORD_SEPARATOR "\n----\n"
 
 #define NPIECES 4
 static const char *const pieces[NPIECES] = { "manifest.json", "sideband.jsonl",
@@ -70,23 +68,10 @@ static void read_everything(struct hwtr_recording *rec)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hwtr_history_options options = { .cache_bytes = 4u << 20 };
-	const uint8_t *p = data, *end = data + size;
-	const size_t seplen = strlen(RECORD_SEPARATOR);
 	struct hwtr_recording *rec;
 	struct hwtr_history *history;
-	size_t i;
 
-	for (i = 0; i < NPIECES; i++)
-		scratch_remove(pieces[i]);
-	for (i = 0; i < NPIECES && p; i++) {
-		const uint8_t *sep = i + 1 < NPIECES ? memmem(p, (size_t)(end - p),
-						     RECORD_SEPARATOR, seplen)
-					   : NULL;
-		const uint8_t *stop = sep ? sep : end;
-
-		scratch_write(pieces[i], p, (size_t)(stop - p));
-		p = sep ? sep + seplen : NULL;
-	}
+	scratch_write_pieces(data, size, pieces, NPIECES);
 	if (hwtr_recording_open(scratch_dir(), &rec) < 0) {
 		if (!hwtr_last_error()[0])
 			abort();	/* a rejection must say why */

@@ -20,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define RECORD_SEPARATOR "\n----\n"
-
 #define NPIECES 6
 static const char *const pieces[NPIECES] = {
 	"snap/snapshot.ini", "snap/cpu_0.ini", "snap/device_1.ini",
@@ -47,24 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t probes[] = { 0x1004, 0x1020, 0x1010 };
 	struct hwtr_history_options options = { .cache_bytes = 1 };
-	const uint8_t *p = data, *end = data + size;
-	const size_t seplen = strlen(RECORD_SEPARATOR);
 	struct hwtr_recording *rec;
 	struct hwtr_history *history;
 	char out[512], err[2048] = "";
-	size_t i;
 
-	for (i = 0; i < NPIECES; i++)
-		scratch_remove(pieces[i]);
-	for (i = 0; i < NPIECES && p; i++) {
-		const uint8_t *sep = i + 1 < NPIECES ? memmem(p, (size_t)(end - p),
-						     RECORD_SEPARATOR, seplen)
-					   : NULL;
-		const uint8_t *stop = sep ? sep : end;
-
-		scratch_write(pieces[i], p, (size_t)(stop - p));
-		p = sep ? sep + seplen : NULL;
-	}
+	scratch_write_pieces(data, size, pieces, NPIECES);
 	snprintf(out, sizeof(out), "%s", scratch_path("out.hwtrec"));
 	nftw(out, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	if (import_opencsd_snapshot(scratch_path("snap"), out, NULL, err,

@@ -8,10 +8,14 @@
  * by the library's writer, joined into one input as fuzz-recording.c splits
  * them, plus a few that are cut off or malformed.
  *
+ * The ETM fuzzers' seeds come from etm-seeds.c.
+ *
  * Usage: make-seeds FIXTURE OUTDIR  (writes OUTDIR/seeds-decoder/,
- * OUTDIR/seeds-recording/ and the hand-made cases in OUTDIR/regressions/). */
+ * OUTDIR/seeds-recording/, OUTDIR/seeds-etm/, OUTDIR/seeds-snapshot/ and
+ * the hand-made cases in OUTDIR/regressions/). */
 #define _GNU_SOURCE
 #include "elf-facts.h"
+#include "etm-seeds.h"
 
 #include "hwtrecord.h"
 
@@ -607,5 +611,6 @@ int main(int argc, char **argv)
 	decoder_seeds();
 	recording_seeds();
 	regression_seeds();
+	etm_seeds(write_file);
 	return 0;
 }

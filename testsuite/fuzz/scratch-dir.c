@@ -80,3 +80,24 @@ void scratch_remove(const char *name)
 		abort();
 	}
 }
+
+void scratch_write_pieces(const uint8_t *data, size_t size,
+			  const char *const *names, size_t n)
+{
+	static const char separator[] = "\n----\n";
+	const size_t seplen = sizeof(separator) - 1;
+	const uint8_t *p = data, *end = data + size;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scratch_remove(names[i]);
+	for (i = 0; i < n && p; i++) {
+		const uint8_t *sep = i + 1 < n ? memmem(p, (size_t)(end - p),
+							separator, seplen)
+					       : NULL;
+		const uint8_t *stop = sep ? sep : end;
+
+		scratch_write(names[i], p, (size_t)(stop - p));
+		p = sep ? sep + seplen : NULL;
+	}
+}

@@ -1,6 +1,9 @@
 /* etm-encode.c: ETMv4 packets and CoreSight frames (see etm-encode.h). */
 #include "etm-encode.h"
 
+#include "hwtrecord.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,4 +201,63 @@ size_t etm_frames(const struct etm_source *sources, size_t n, size_t run,
 	}
 	free(items);
 	return len;
+}
+
+static struct hwtr_etm_config source_config(uint8_t id, bool formatted)
+{
+	/* A Cortex-A53's trace unit (TRCIDR0-2), no options traced. */
+	struct hwtr_etm_config e = {
+		.trace_id = id, .formatted = formatted,
+		.frame_flags = formatted ? HWTR_ETM_FRAME_MEM_ALIGN : 0,
+		.arch_version = 0x800, .profile = 'A', .trctraceidr = id,
+		.cpu = -1,
+	};
+
+	e.trcidr[0] = 0x28000ea1;
+	e.trcidr[1] = 0x4100f400;
+	e.trcidr[2] = 0x488;
+	return e;
+}
+
+int etm_fixture_recording(const char *dir, const struct etm_source *src,
+			  size_t n, bool formatted)
+{
+	static uint8_t frames[1 << 16];
+	struct hwtr_writer_info winfo = {
+		.source = "test", .trace_format = "etm4", .arch = "aarch64",
+	};
+	struct hwtr_sideband_event mm = {
+		.kind = hwtr_ev_mmap, .addr = ETM_FIXTURE_BASE,
+		.len = sizeof(etm_fixture_code),
+		.prot = HWTR_PROT_READ | HWTR_PROT_EXEC, .path = "code",
+	};
+	struct hwtr_writer *w = NULL;
+	const char *stream = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (hwtr_writer_create(dir, &winfo, &w) < 0 ||
+	    hwtr_writer_save_object(w, "code", etm_fixture_code,
+				    sizeof(etm_fixture_code), &mm.saved) < 0 ||
+	    hwtr_writer_event(w, &mm) < 0)
+		goto out;
+	if (formatted &&
+	    hwtr_writer_save_trace(w, "frames", frames,
+				   etm_frames(src, n, 5, frames, sizeof(frames)),
+				   &stream) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct hwtr_etm_config e = source_config(src[i].id, formatted);
+		char name[16];
+
+		snprintf(name, sizeof(name), "%u", src[i].id);
+		if ((!formatted && hwtr_writer_save_trace(w, name, src[i].bytes,
+							  src[i].len, &stream) < 0) ||
+		    hwtr_writer_add_source(w, src[i].id, 0, stream, &e) < 0)
+			goto out;
+	}
+	rc = hwtr_writer_finish(w, NULL) < 0 ? -1 : 0;
+out:
+	hwtr_writer_free(w);
+	return rc;
 }

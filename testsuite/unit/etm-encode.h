@@ -6,7 +6,8 @@
  * Trace Info, Trace On, Overflow, 64-bit long addresses (with and without a
  * context), and format 1 atoms; and the CoreSight formatter's 16-byte frames
  * that interleave several sources (IHI0029, D4).  With it, an A64 fixture of
- * known code (etm_fixture_code) is traced along a path the test chooses.
+ * known code (etm_fixture_code) is traced along a path the test chooses, and
+ * written as a recording with the library's writer.
  */
 #ifndef ETM_ENCODE_H
 #define ETM_ENCODE_H
@@ -59,5 +60,13 @@ struct etm_source {
 };
 size_t etm_frames(const struct etm_source *sources, size_t n, size_t run,
 		  uint8_t *out, size_t size);
+
+/* A recording at DIR of the sources over the fixture code (mapped at
+ * ETM_FIXTURE_BASE, saved in the recording): each source's raw trace in a
+ * stream of its own (trace/ID in decimal), or all of them in CoreSight
+ * frames (trace/frames, runs of 5 bytes).  The trace units are a Cortex-A53's
+ * with nothing optional traced.  0, or -1 (hwtr_last_error() says why). */
+int etm_fixture_recording(const char *dir, const struct etm_source *sources,
+			  size_t n, bool formatted);
 
 #endif

@@ -34,74 +34,15 @@ static void remove_tmpdir(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-static struct hwtr_etm_config source_config(uint8_t id, bool formatted)
-{
-	/* A Cortex-A53's trace unit (TRCIDR0-2), no options traced. */
-	struct hwtr_etm_config e = {
-		.trace_id = id, .formatted = formatted,
-		.frame_flags = formatted ? HWTR_ETM_FRAME_MEM_ALIGN : 0,
-		.arch_version = 0x800, .profile = 'A', .trctraceidr = id,
-		.cpu = -1,
-	};
-
-	e.trcidr[0] = 0x28000ea1;
-	e.trcidr[1] = 0x4100f400;
-	e.trcidr[2] = 0x488;
-	return e;
-}
-
-/* A recording of the sources over the fixture code: each source's raw
- * trace in a file of its own, or all of them in CoreSight frames. */
 static struct hwtr_recording *recording_of(const struct etm_source *src,
 					   size_t n, bool formatted)
 {
-	struct hwtr_writer_info winfo = {
-		.source = "test", .trace_format = "etm4", .arch = "aarch64",
-	};
-	struct hwtr_sideband_event mm = {
-		.kind = hwtr_ev_mmap, .addr = ETM_FIXTURE_BASE,
-		.len = sizeof(etm_fixture_code),
-		.prot = HWTR_PROT_READ | HWTR_PROT_EXEC, .path = "code",
-	};
 	struct hwtr_recording *rec = NULL;
-	struct hwtr_writer *w = NULL;
 	char dir[300];
-	size_t i;
 
 	snprintf(dir, sizeof(dir), "%s/r.hwtrec", tmpdir);
-	ck_assert_int_eq(hwtr_writer_create(dir, &winfo, &w), 0);
-	ck_assert_int_eq(hwtr_writer_save_object(w, "code", etm_fixture_code,
-						 sizeof(etm_fixture_code),
-						 &mm.saved), 0);
-	ck_assert_int_eq(hwtr_writer_event(w, &mm), 0);
-	if (formatted) {
-		static uint8_t frames[1 << 16];
-		size_t len = etm_frames(src, n, 5, frames, sizeof(frames));
-		const char *stream;
-
-		ck_assert_int_eq(hwtr_writer_save_trace(w, "frames", frames, len,
-							&stream), 0);
-		for (i = 0; i < n; i++) {
-			struct hwtr_etm_config e = source_config(src[i].id, true);
-
-			ck_assert_int_eq(hwtr_writer_add_source(w, src[i].id, 0, stream,
-								&e), 0);
-		}
-	} else {
-		for (i = 0; i < n; i++) {
-			struct hwtr_etm_config e = source_config(src[i].id, false);
-			const char *stream;
-			char name[16];
-
-			snprintf(name, sizeof(name), "%u", src[i].id);
-			ck_assert_int_eq(hwtr_writer_save_trace(w, name, src[i].bytes,
-								src[i].len, &stream), 0);
-			ck_assert_int_eq(hwtr_writer_add_source(w, src[i].id, 0, stream,
-								&e), 0);
-		}
-	}
-	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
-	hwtr_writer_free(w);
+	ck_assert_msg(etm_fixture_recording(dir, src, n, formatted) == 0, "%s",
+		      hwtr_last_error());
 	ck_assert_msg(hwtr_recording_open(dir, &rec) == 0, "%s", hwtr_last_error());
 	return rec;
 }

@@ -1,40 +1,21 @@
-/* make-etm-seeds.c: seed corpora of the ETM fuzzers (`make seeds`).
+/* etm-seeds.c: seed corpora of the ETM fuzzers, for make-seeds.c.
  *
  * ETMv4 traces along known paths through the unit tests' A64 fixture
  * (../unit/etm-encode.c): the main path, an overflow, bytes before the
  * first A-sync, code with no image, a packet cut short; raw (seeds-etm/,
  * first byte 0) and, with a second source, in CoreSight frames (first byte
  * 1).  seeds-snapshot/ holds snapshots of the same traces, joined as
- * fuzz-snapshot.c splits them.
- *
- * Usage: make-etm-seeds OUTDIR */
+ * fuzz-snapshot.c splits them. */
+#include "etm-seeds.h"
+
 #include "etm-encode.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define RECORD_SEPARATOR "\n----\n"
 
-static const char *outdir;
-
-static void write_file(const char *sub, const char *name, const void *a,
-		       size_t an, const void *b, size_t bn)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", outdir, sub);
-	mkdir(path, 0777);
-	snprintf(path, sizeof(path), "%s/%s/%s", outdir, sub, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(a, 1, an, f) != an || (bn && fwrite(b, 1, bn, f) != bn) ||
-	    fclose(f)) {
-		perror(path);
-		exit(1);
-	}
-}
+static seed_writer write_file;
 
 /* Source 0x11's path: into the loop at 0x1008, once round, out. */
 static void other_path(struct etm_trace *t)
@@ -83,40 +64,40 @@ static void snapshot_seed(const char *name, const char *format,
 	ADD(etm_fixture_code, sizeof(etm_fixture_code));
 #undef ADD
 #undef SEP
-	write_file("seeds-snapshot", name, text, n, NULL, 0);
+	write_file("seeds-snapshot", name, text, n);
 }
 
 /* TRACE raw and, beside source 0x11's path, in frames; and as a snapshot. */
 static void seeds(const char *name, const struct etm_trace *t)
 {
-	static uint8_t frames[1 << 16];
+	static uint8_t frames[1 << 16], seed[1 << 16];
 	struct etm_trace other = { .len = 0 };
 	struct etm_source src[2];
 	char fname[128];
 	size_t len;
 
-	write_file("seeds-etm", name, "\0", 1, t->buf, t->len);
+	/* fuzz-etm's first byte: 0 a raw stream, 1 CoreSight frames. */
+	seed[0] = 0;
+	memcpy(seed + 1, t->buf, t->len);
+	write_file("seeds-etm", name, seed, t->len + 1);
 	other_path(&other);
 	src[0] = (struct etm_source){ 0x10, t->buf, t->len };
 	src[1] = (struct etm_source){ 0x11, other.buf, other.len };
 	len = etm_frames(src, 2, 7, frames, sizeof(frames));
 	snprintf(fname, sizeof(fname), "%s-frames", name);
-	write_file("seeds-etm", fname, "\1", 1, frames, len);
+	seed[0] = 1;
+	memcpy(seed + 1, frames, len);
+	write_file("seeds-etm", fname, seed, len + 1);
 	snapshot_seed(name, "source_data", t->buf, t->len);
 	len = etm_frames(src, 1, 7, frames, sizeof(frames));
 	snapshot_seed(fname, "coresight", frames, len);
 }
 
-int main(int argc, char **argv)
+void etm_seeds(seed_writer write)
 {
 	struct etm_trace t;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: make-etm-seeds OUTDIR\n");
-		return 2;
-	}
-	outdir = argv[1];
-
+	write_file = write;
 	t.len = 0;
 	etm_main_path(&t);
 	seeds("main-path", &t);
@@ -146,5 +127,4 @@ int main(int argc, char **argv)
 	etm_main_path(&t);
 	etm_bytes(&t, "\x9d\x12\x34", 3);
 	seeds("truncated", &t);
-	return 0;
 }
