@@ -27,8 +27,14 @@
  * by fuzzing): the decoder is never fed them; the walk stops before each
  * (a gap) and starts again at the next A-sync.
  *
- * Not done yet: context IDs do not split a source into threads; data trace
- * and speculation (ETE's commit/cancel) are OpenCSD's business and not shown.
+ * Threads: when context IDs are traced, the index pass lists the ones the
+ * source's trace names; a thread that is one context of a source (its
+ * configuration has a context ID) keeps only the ranges decoded while that
+ * context ID is current, and where it comes back after another ran, a
+ * "disabled" gap at the address it resumed at.
+ *
+ * Not done yet: data trace and speculation (ETE's commit/cancel) are
+ * OpenCSD's business and not shown.
  */
 #include "decoder.h"
 
@@ -76,6 +82,8 @@ struct etm_stream {
 	uint64_t truncated_at;	/* raw offset of that packet */
 	uint64_t *unusable;	/* packets never fed to the decoder */
 	size_t nunusable;
+	uint32_t *contexts;	/* context IDs the index pass saw */
+	size_t ncontexts;
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
 	uint64_t cut_frame_at;	/* stream position of that frame */
 	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does
@@ -102,6 +110,8 @@ struct etm_walk {
 	uint64_t resume_offset;
 	bool unsynced_reported;
 	bool end_reported;
+	bool ours;		/* the thread's context ID is current */
+	bool left;		/* another context ran after our blocks */
 	struct walk_item *queue;
 	size_t qhead, qlen, qcap;
 	int error;		/* a failure inside a callback */
@@ -554,6 +564,9 @@ static void start_chunks_up_to(struct etm_walk *w, uint64_t raw)
 	item->offset = s->asyncs[k - 1];
 	w->block_seen = false;
 	w->resume_pending = false;
+	/* The context is known again from the first one after the A-sync. */
+	w->ours = false;
+	w->left = false;
 	/* The code of a new chunk is that of its time window. */
 	if (w->image_for(w->image_ctx, item->offset, &w->epoch) < 0)
 		w->error = -hwtr_err_decode;
@@ -635,6 +648,47 @@ static void range_item(struct etm_walk *w, uint64_t raw,
 	w->block_seen = true;
 }
 
+/* A context ID is current: note it, and follow whether it is the thread's. */
+static void context_in(struct etm_walk *w, uint64_t index, uint32_t id)
+{
+	struct etm_stream *s = w->s;
+	const struct hwtr_etm_config *cfg = s->cfg;
+	size_t i;
+	bool ours;
+
+	if (!w->on_demand) {
+		for (i = 0; i < s->ncontexts && s->contexts[i] != id; i++)
+			;
+		if (i == s->ncontexts) {
+			void *p = realloc(s->contexts, (i + 1) * sizeof(*s->contexts));
+
+			if (!p) {
+				w->error = hwtr_fail(hwtr_err_nomem, "out of memory");
+				return;
+			}
+			s->contexts = p;
+			s->contexts[s->ncontexts++] = id;
+		}
+	}
+	if (!cfg->has_context_id)
+		return;
+	ours = id == cfg->context_id;
+	if (w->ours && !ours && w->block_seen)
+		w->left = true;
+	if (!w->ours && ours && w->left) {
+		w->resume_pending = true;
+		w->resume_offset = index;
+		w->left = false;
+	}
+	w->ours = ours;
+}
+
+/* Instructions of another thread's context: not this thread's. */
+static bool not_ours(const struct etm_walk *w)
+{
+	return w->s->cfg->has_context_id && !w->ours;
+}
+
 static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t index,
 				       const uint8_t chan, const ocsd_generic_trace_elem *e)
 {
@@ -646,12 +700,20 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 	if (w->error)
 		return OCSD_RESP_FATAL_SYS_ERR;
 	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		start_chunks_up_to(w, index);
+		if (e->context.ctxt_id_valid)
+			context_in(w, index, e->context.context_id);
+		break;
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
 		start_chunks_up_to(w, index);
-		range_item(w, index, e);
+		if (!not_ours(w))
+			range_item(w, index, e);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		start_chunks_up_to(w, index);
+		if (not_ours(w))
+			break;
 		resume_gap(w, e->st_addr);
 		item = gap(w, gap_decode_error, OCSD_ERR_MEM_NACC, index, e->st_addr);
 		if (item)
@@ -684,11 +746,14 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 		break;
 	case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH:
 		start_chunks_up_to(w, index);
-		gap(w, gap_decode_error, OCSD_ERR_UNSUPP_DECODE_PKT, index, e->st_addr);
+		if (!not_ours(w))
+			gap(w, gap_decode_error, OCSD_ERR_UNSUPP_DECODE_PKT, index,
+			    e->st_addr);
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
 		start_chunks_up_to(w, index);
-		gap(w, gap_decode_error, OCSD_ERR_BAD_DECODE_PKT, index, 0);
+		if (!not_ours(w))
+			gap(w, gap_decode_error, OCSD_ERR_BAD_DECODE_PKT, index, 0);
 		break;
 	default:
 		/* Exceptions, context, timestamps, cycle counts, events: no
@@ -940,6 +1005,7 @@ static void stream_close(struct decoder_stream *stream)
 	free(s->asyncs);
 	free(s->stamps);
 	free(s->unusable);
+	free(s->contexts);
 	free(s);
 }
 
@@ -990,6 +1056,15 @@ static uint64_t stream_trace_bytes(const struct decoder_stream *stream)
 	const struct etm_stream *s = (const struct etm_stream *)stream;
 
 	return s->size - s->start;
+}
+
+static size_t stream_context_ids(const struct decoder_stream *stream,
+				 const uint32_t **ids)
+{
+	const struct etm_stream *s = (const struct etm_stream *)stream;
+
+	*ids = s->contexts;
+	return s->ncontexts;
 }
 
 /* A chunk's window runs from the last timestamp before its A-sync to the
@@ -1094,6 +1169,7 @@ const struct decoder_ops decoder_etm = {
 	.stream_close = stream_close,
 	.stream_index_bytes = stream_index_bytes,
 	.stream_trace_bytes = stream_trace_bytes,
+	.stream_context_ids = stream_context_ids,
 	.chunk_window = chunk_window,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,

@@ -106,6 +106,9 @@ struct decoder_ops {
 	/* Bytes of this thread's own trace (a formatted buffer's share of
 	 * one source), from the kept trace start. */
 	uint64_t (*stream_trace_bytes)(const struct decoder_stream *stream);
+	/* The distinct context IDs the index pass saw, or none (NULL op). */
+	size_t (*stream_context_ids)(const struct decoder_stream *stream,
+				     const uint32_t **ids);
 	/* The time window of the chunk starting at OFFSET: false (and 0,
 	 * UINT64_MAX) when the trace says no time there. */
 	bool (*chunk_window)(const struct decoder_stream *stream,

@@ -745,6 +745,19 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	return 0;
 }
 
+int hwtr_thread_context_ids(const struct hwtr_thread *t, const uint32_t **ids,
+			    size_t *count)
+{
+	if (!t || !ids || !count)
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_thread_context_ids: bad argument");
+	*ids = NULL;
+	*count = 0;
+	if (t->stream && t->ops->stream_context_ids)
+		*count = t->ops->stream_context_ids(t->stream, ids);
+	return 0;
+}
+
 /* ------------------------------------------------------------- lookups */
 
 size_t history_chunk_of(const struct hwtr_thread *t, uint64_t number)

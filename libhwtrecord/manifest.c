@@ -92,6 +92,8 @@ static json_t *etm_encode(const struct hwtr_etm_config *e)
 	if (e->core_type)
 		json_object_set_new(o, "core_type", json_string(e->core_type));
 	json_object_set_new(o, "cpu", json_integer(e->cpu));
+	if (e->has_context_id)
+		json_object_set_new(o, "context_id", json_integer(e->context_id));
 	for (i = 0; i < sizeof(etm_regs) / sizeof(etm_regs[0]); i++)
 		json_object_set_new(regs, etm_regs[i].name,
 				    hex32(*(const uint32_t *)((const char *)e +
@@ -302,6 +304,17 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "\"A\", \"R\" or \"M\"", w->file, i, profile);
 	e->profile = profile[0];
 	e->cpu = cpu < INT32_MIN || cpu > INT32_MAX ? -1 : (int32_t)cpu;
+	if (json_object_get(obj, "context_id")) {
+		v = 0;
+		if ((err = json_get_u64(obj, "context_id", w, &v)))
+			return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+		if (v > UINT32_MAX)
+			return hwtr_fail(hwtr_err_format,
+					 "%s: threads[%zu].etm.context_id is not a "
+					 "32-bit value", w->file, i);
+		e->has_context_id = true;
+		e->context_id = (uint32_t)v;
+	}
 	regs = json_object_get(obj, "regs");
 	if (!json_is_object(regs))
 		return hwtr_fail(hwtr_err_format,

@@ -13,11 +13,17 @@
  * mapping at its load address.  Sources of other protocols (STM, ITM, PTM,
  * ETMv3) are skipped with a message.
  *
+ * A source whose trace unit traces context IDs (TRCCONFIGR.CID) and whose
+ * trace names more than one becomes one thread per context ID instead
+ * (tid: the context ID, which Linux sets to the running thread's ID; the
+ * idle context 0 gets none): the recording is written once, its history
+ * built to learn the context IDs, then written again with those threads.
+ *
  * Not done yet: memory spaces (EL1N, EL2...) are not kept: all dumps form
  * one address space, and dumps of different cores that overlap replace each
- * other (the later wins, with a warning); context IDs do not split a source
- * into threads.
+ * other (the later wins, with a warning).
  */
+#define _GNU_SOURCE
 #include "import-snapshot.h"
 
 #include "ini.h"
@@ -26,6 +32,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +64,8 @@ struct source {
 	const struct device *core;
 	const struct ini_section *buffer;	/* in trace.ini */
 	struct hwtr_etm_config etm;
+	uint32_t *contexts;	/* a thread for each, when not NULL */
+	size_t ncontexts;
 };
 
 /* A trace buffer that at least one decoded source writes to. */
@@ -767,6 +776,129 @@ static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
 
 /* ------------------------------------------------------------ the import */
 
+/* The recording OUT of the sources (each a thread, or a thread for each of
+ * its context IDs). */
+static int write_recording(struct snapshot *ss, struct source *sources,
+			   size_t nsources, const struct hwtr_writer_info *winfo,
+			   const char *out)
+{
+	struct buffer *buffers = calloc(nsources + 1, sizeof(*buffers));
+	struct saved_dump *dumps = NULL;
+	struct hwtr_writer *w = NULL;
+	struct names names = { 0 };
+	size_t nbuffers = 0, ndumps = 0, i, j;
+	int rc = -1;
+
+	if (!buffers)
+		return fail(ss, "out of memory");
+	if (hwtr_writer_create(out, winfo, &w) < 0) {
+		fail(ss, "%s", hwtr_last_error());
+		goto out;
+	}
+	for (i = 0; i < nsources; i++) {
+		struct source *src = &sources[i];
+		struct buffer *b = NULL;
+
+		for (j = 0; j < nbuffers; j++)
+			if (buffers[j].section == src->buffer)
+				b = &buffers[j];
+		if (!b) {
+			b = &buffers[nbuffers++];
+			b->section = src->buffer;
+			if (save_buffer(ss, w, b, &names) < 0)
+				goto out;
+		}
+		if (!b->formatted && b->nsources) {
+			fail(ss, "%s:%d: buffer %s holds one source's raw trace "
+			     "(source_data), yet %s writes to it too",
+			     ss->trace_path, src->buffer->line, src->buffer->name,
+			     src->dev->name->value);
+			goto out;
+		}
+		b->nsources++;
+		src->etm.formatted = b->formatted;
+		src->etm.frame_flags = b->frame_flags;
+		if (save_dumps(ss, w, src->core, &dumps, &ndumps, &names) < 0)
+			goto out;
+		for (j = 0; j < (src->contexts ? src->ncontexts : 1); j++) {
+			struct hwtr_etm_config e = src->etm;
+			uint32_t tid = e.trace_id;
+
+			if (src->contexts) {
+				e.has_context_id = true;
+				e.context_id = tid = src->contexts[j];
+			}
+			if (hwtr_writer_add_source(w, tid, 0, b->stream, &e) < 0) {
+				fail(ss, "%s: thread %u: %s", src->dev->path, tid,
+				     hwtr_last_error());
+				goto out;
+			}
+		}
+	}
+	if (hwtr_writer_finish(w, NULL) < 0) {
+		fail(ss, "%s", hwtr_last_error());
+		goto out;
+	}
+	rc = 0;
+out:
+	hwtr_writer_free(w);
+	names_free(&names);
+	for (i = 0; i < ndumps; i++)
+		free(dumps[i].path);
+	free(dumps);
+	free(buffers);
+	return rc;
+}
+
+/* The context IDs that each source traced with them names, from the history
+ * of the recording at PATH; SPLIT: a source has more than one. */
+static int learn_contexts(struct snapshot *ss, struct source *sources,
+			  size_t nsources, const char *path, bool *split)
+{
+	struct hwtr_recording *rec = NULL;
+	struct hwtr_history *h = NULL;
+	size_t i, k;
+	int rc = -1;
+
+	*split = false;
+	if (hwtr_recording_open(path, &rec) < 0 ||
+	    hwtr_history_build(rec, NULL, &h) < 0) {
+		fail(ss, "%s", hwtr_last_error());
+		goto out;
+	}
+	for (i = 0; i < nsources; i++) {
+		struct hwtr_thread *t = hwtr_history_find_thread(h, sources[i].etm.trace_id);
+		const uint32_t *ids;
+		size_t n;
+
+		if (!(sources[i].etm.trcconfigr & 0x40) || !t ||
+		    hwtr_thread_context_ids(t, &ids, &n) < 0 || n < 2)
+			continue;
+		sources[i].contexts = calloc(n, sizeof(*ids));
+		if (!sources[i].contexts) {
+			fail(ss, "out of memory");
+			goto out;
+		}
+		for (k = 0; k < n; k++)
+			if (ids[k])	/* not the idle context */
+				sources[i].contexts[sources[i].ncontexts++] = ids[k];
+		*split = true;
+		warn(ss, "source %s traces %zu context IDs: a thread for each",
+		     sources[i].dev->name->value, sources[i].ncontexts);
+	}
+	rc = 0;
+out:
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	return remove(path);
+}
+
 int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 			    char *err, size_t errlen)
 {
@@ -774,11 +906,7 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 	struct hwtr_writer_info winfo = { .source = "opencsd-snapshot" };
 	const struct ini_section *links;
 	struct source *sources = NULL;
-	struct buffer *buffers = NULL;
-	struct saved_dump *dumps = NULL;
-	struct hwtr_writer *w = NULL;
-	size_t nsources = 0, nbuffers = 0, ndumps = 0, i, j;
-	struct names names = { 0 };
+	size_t nsources = 0, i, j;
 	bool all_ete = true, any_v7 = false;
 	int rc = -1;
 
@@ -791,8 +919,7 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 		goto out;
 	}
 	sources = calloc(links->nentries, sizeof(*sources));
-	buffers = calloc(links->nentries, sizeof(*buffers));
-	if (!sources || !buffers) {
+	if (!sources) {
 		fail(&ss, "out of memory");
 		goto out;
 	}
@@ -841,54 +968,36 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 	}
 	winfo.trace_format = all_ete ? "ete" : "etm4";
 	winfo.arch = any_v7 ? "arm" : "aarch64";
-	if (hwtr_writer_create(out, &winfo, &w) < 0) {
-		fail(&ss, "%s", hwtr_last_error());
-		goto out;
-	}
-	for (i = 0; i < nsources; i++) {
-		struct source *src = &sources[i];
-		struct buffer *b = NULL;
+	for (i = 0; i < nsources && !(sources[i].etm.trcconfigr & 0x40); i++)
+		;
+	if (i == nsources) {
+		if (write_recording(&ss, sources, nsources, &winfo, out) < 0)
+			goto out;
+	} else {
+		/* Context IDs traced: learn them from a first recording. */
+		char tmp[4096];
+		bool split;
 
-		for (j = 0; j < nbuffers; j++)
-			if (buffers[j].section == src->buffer)
-				b = &buffers[j];
-		if (!b) {
-			b = &buffers[nbuffers++];
-			b->section = src->buffer;
-			if (save_buffer(&ss, w, b, &names) < 0)
-				goto out;
-		}
-		if (!b->formatted && b->nsources) {
-			fail(&ss, "%s:%d: buffer %s holds one source's raw trace "
-			     "(source_data), yet %s writes to it too",
-			     ss.trace_path, src->buffer->line, src->buffer->name,
-			     src->dev->name->value);
+		snprintf(tmp, sizeof(tmp), "%s.partial", out);
+		if (write_recording(&ss, sources, nsources, &winfo, tmp) < 0 ||
+		    learn_contexts(&ss, sources, nsources, tmp, &split) < 0) {
+			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 			goto out;
 		}
-		b->nsources++;
-		src->etm.formatted = b->formatted;
-		src->etm.frame_flags = b->frame_flags;
-		if (save_dumps(&ss, w, src->core, &dumps, &ndumps, &names) < 0)
-			goto out;
-		if (hwtr_writer_add_source(w, src->etm.trace_id, 0, b->stream,
-					   &src->etm) < 0) {
-			fail(&ss, "%s", hwtr_last_error());
+		ss.log = NULL;	/* said once already */
+		if (split ? write_recording(&ss, sources, nsources, &winfo, out) < 0
+			  : rename(tmp, out) < 0 &&
+			    fail(&ss, "%s: %s", out, strerror(errno)) < 0) {
+			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 			goto out;
 		}
-	}
-	if (hwtr_writer_finish(w, NULL) < 0) {
-		fail(&ss, "%s", hwtr_last_error());
-		goto out;
+		nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	}
 	rc = 0;
 out:
-	hwtr_writer_free(w);
-	names_free(&names);
-	for (i = 0; i < ndumps; i++)
-		free(dumps[i].path);
-	free(dumps);
+	for (i = 0; sources && i < nsources; i++)
+		free(sources[i].contexts);
 	free(sources);
-	free(buffers);
 	snapshot_free(&ss);
 	return rc;
 }

@@ -42,11 +42,14 @@ static void etm_source_line(const struct hwtr_recording_info *info, uint32_t tid
 
 		if (info->threads[i].tid != tid || !e)
 			continue;
-		printf("    %s %s, trace ID 0x%x, on %s (%s), %s\n",
-		       e->ete ? "ETE" : "ETMv4", e->source ? e->source : "source",
-		       e->trace_id, e->core ? e->core : "a core",
+		printf("    %s %s, trace ID 0x%x, on %s (%s), %s", e->ete ? "ETE" : "ETMv4",
+		       e->source ? e->source : "source", e->trace_id,
+		       e->core ? e->core : "a core",
 		       e->core_type ? e->core_type : "unknown type",
 		       info->threads[i].stream);
+		if (e->has_context_id)
+			printf(", context ID %u", e->context_id);
+		putchar('\n');
 	}
 }
 

@@ -97,6 +97,10 @@ struct hwtr_etm_config {
 	const char *core;	/* the core's name ("cpu_0"), or NULL */
 	const char *core_type;	/* "Cortex-A53", or NULL */
 	int32_t cpu;		/* CPU number, -1 if unknown */
+	bool has_context_id;	/* this thread is the source's trace while
+				 * CONTEXTIDR held context_id (the OS's
+				 * thread ID), not all of it */
+	uint32_t context_id;
 };
 
 enum hwtr_end_state {
@@ -331,6 +335,13 @@ struct hwtr_thread_stats {
 };
 int hwtr_thread_stats(const struct hwtr_thread *thread,
 		      struct hwtr_thread_stats *stats);
+
+/* The distinct context IDs (CONTEXTIDR: the OS's thread or process ID) the
+ * thread's trace names, in order of first appearance; none for a trace that
+ * carries none (Intel PT, ETM without context ID tracing).  The array is
+ * the history's. */
+int hwtr_thread_context_ids(const struct hwtr_thread *thread,
+			    const uint32_t **ids, size_t *count);
 
 /* A gap: trace that could not be turned into instructions.  A gap takes one
  * instruction number and its own function segment, as in GDB's btrace. */

@@ -29,41 +29,23 @@ static void other_path(struct etm_trace *t)
 	etm_atom(t, true);
 }
 
-static const char snapshot_ini[] =
-	"[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\n"
-	"device1=device_1.ini\n\n[trace]\nmetadata=trace.ini\n";
-static const char cpu_ini[] =
-	"[device]\nname=cpu_0\nclass=core\ntype=Cortex-A53\n\n[regs]\n"
-	"PC(size:64)=0x1000\n\n[dump1]\nfile=code.bin\naddress=0x1000\n"
-	"length=0x28\n";
-static const char etm_ini[] =
-	"[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4\n\n[regs]\n"
-	"TRCCONFIGR(0x004)=0x00000000\nTRCTRACEIDR(0x010)=0x00000010\n"
-	"TRCIDR0(0x078)=0x28000EA1\nTRCIDR1(0x079)=0x4100F400\n"
-	"TRCIDR2(0x07A)=0x00000488\n";
-static const char trace_ini_fmt[] =
-	"[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
-	"file=trace.bin\nformat=%s\n\n[source_buffers]\nETM_0=ETB_0\n\n"
-	"[core_trace_sources]\ncpu_0=ETM_0\n";
-
 static void snapshot_seed(const char *name, const char *format,
 			  const uint8_t *trace, size_t len)
 {
 	static char text[1 << 16];
-	char trace_ini[512];
-	size_t n = 0;
+	struct etm_file files[ETM_SNAPSHOT_FILES];
+	size_t n = 0, i;
 
-	snprintf(trace_ini, sizeof(trace_ini), trace_ini_fmt, format);
-#define ADD(p, l) do { memcpy(text + n, p, l); n += l; } while (0)
-#define SEP() ADD(RECORD_SEPARATOR, strlen(RECORD_SEPARATOR))
-	ADD(snapshot_ini, strlen(snapshot_ini)); SEP();
-	ADD(cpu_ini, strlen(cpu_ini)); SEP();
-	ADD(etm_ini, strlen(etm_ini)); SEP();
-	ADD(trace_ini, strlen(trace_ini)); SEP();
-	ADD(trace, len); SEP();
-	ADD(etm_fixture_code, sizeof(etm_fixture_code));
-#undef ADD
-#undef SEP
+	/* As fuzz-snapshot.c splits them. */
+	etm_snapshot_files(format, 0, trace, len, files);
+	for (i = 0; i < ETM_SNAPSHOT_FILES; i++) {
+		if (i) {
+			memcpy(text + n, RECORD_SEPARATOR, strlen(RECORD_SEPARATOR));
+			n += strlen(RECORD_SEPARATOR);
+		}
+		memcpy(text + n, files[i].bytes, files[i].len);
+		n += files[i].len;
+	}
 	write_file("seeds-snapshot", name, text, n);
 }
 
@@ -81,8 +63,8 @@ static void seeds(const char *name, const struct etm_trace *t)
 	memcpy(seed + 1, t->buf, t->len);
 	write_file("seeds-etm", name, seed, t->len + 1);
 	other_path(&other);
-	src[0] = (struct etm_source){ 0x10, t->buf, t->len };
-	src[1] = (struct etm_source){ 0x11, other.buf, other.len };
+	src[0] = (struct etm_source){ .id = 0x10, .bytes = t->buf, .len = t->len };
+	src[1] = (struct etm_source){ .id = 0x11, .bytes = other.buf, .len = other.len };
 	len = etm_frames(src, 2, 7, frames, sizeof(frames));
 	snprintf(fname, sizeof(fname), "%s-frames", name);
 	seed[0] = 1;

@@ -19,7 +19,7 @@
 
 static void write_recording(const char *name, bool formatted)
 {
-	const struct etm_source sources[2] = { { 0x10, NULL, 0 }, { 0x11, NULL, 0 } };
+	const struct etm_source sources[2] = { { .id = 0x10 }, { .id = 0x11 } };
 
 	if (etm_fixture_recording(scratch_path(name), sources, formatted ? 2 : 1,
 				  formatted) < 0) {

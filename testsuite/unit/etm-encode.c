@@ -87,6 +87,19 @@ void etm_addr_ctxt(struct etm_trace *t, uint64_t addr, int el)
 	byte(t, (uint8_t)((el & 3) | 0x10 | 0x20));
 }
 
+void etm_addr_ctxt_id(struct etm_trace *t, uint64_t addr, int el,
+		      uint32_t context_id)
+{
+	int i;
+
+	byte(t, 0x85);
+	addr64(t, addr);
+	/* ... and C: the context ID follows, four bytes, little-endian. */
+	byte(t, (uint8_t)((el & 3) | 0x10 | 0x20 | 0x80));
+	for (i = 0; i < 4; i++)
+		byte(t, (uint8_t)(context_id >> (8 * i)));
+}
+
 void etm_addr(struct etm_trace *t, uint64_t addr)
 {
 	byte(t, 0x9d);		/* Long Address, 64-bit, IS0 */
@@ -248,16 +261,51 @@ int etm_fixture_recording(const char *dir, const struct etm_source *src,
 		goto out;
 	for (i = 0; i < n; i++) {
 		struct hwtr_etm_config e = source_config(src[i].id, formatted);
+		uint32_t tid = src[i].tid ? src[i].tid : src[i].id;
 		char name[16];
 
-		snprintf(name, sizeof(name), "%u", src[i].id);
+		e.trcconfigr = src[i].trcconfigr;
+		e.has_context_id = src[i].has_context_id;
+		e.context_id = src[i].context_id;
+		snprintf(name, sizeof(name), "%u", tid);
 		if ((!formatted && hwtr_writer_save_trace(w, name, src[i].bytes,
 							  src[i].len, &stream) < 0) ||
-		    hwtr_writer_add_source(w, src[i].id, 0, stream, &e) < 0)
+		    hwtr_writer_add_source(w, tid, 0, stream, &e) < 0)
 			goto out;
 	}
 	rc = hwtr_writer_finish(w, NULL) < 0 ? -1 : 0;
 out:
 	hwtr_writer_free(w);
 	return rc;
+}
+
+void etm_snapshot_files(const char *format, uint32_t trcconfigr,
+			const uint8_t *trace, size_t len,
+			struct etm_file files[ETM_SNAPSHOT_FILES])
+{
+	static const char snapshot_ini[] =
+		"[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\n"
+		"device1=device_1.ini\n\n[trace]\nmetadata=trace.ini\n";
+	static const char cpu_ini[] =
+		"[device]\nname=cpu_0\nclass=core\ntype=Cortex-A53\n\n[regs]\n"
+		"PC(size:64)=0x1000\n\n[dump1]\nfile=code.bin\naddress=0x1000\n"
+		"length=0x28\n";
+	static char etm_ini[512], trace_ini[512];
+
+	snprintf(etm_ini, sizeof(etm_ini),
+		 "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM4\n\n"
+		 "[regs]\nTRCCONFIGR(0x004)=0x%08X\nTRCTRACEIDR(0x010)=0x00000010\n"
+		 "TRCIDR0(0x078)=0x28000EA1\nTRCIDR1(0x079)=0x4100F400\n"
+		 "TRCIDR2(0x07A)=0x00000488\n", trcconfigr);
+	snprintf(trace_ini, sizeof(trace_ini),
+		 "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
+		 "file=trace.bin\nformat=%s\n\n[source_buffers]\nETM_0=ETB_0\n\n"
+		 "[core_trace_sources]\ncpu_0=ETM_0\n", format);
+	files[0] = (struct etm_file){ "snapshot.ini", snapshot_ini, strlen(snapshot_ini) };
+	files[1] = (struct etm_file){ "cpu_0.ini", cpu_ini, strlen(cpu_ini) };
+	files[2] = (struct etm_file){ "device_1.ini", etm_ini, strlen(etm_ini) };
+	files[3] = (struct etm_file){ "trace.ini", trace_ini, strlen(trace_ini) };
+	files[4] = (struct etm_file){ "trace.bin", trace, len };
+	files[5] = (struct etm_file){ "code.bin", etm_fixture_code,
+				      sizeof(etm_fixture_code) };
 }

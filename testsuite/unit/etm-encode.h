@@ -26,8 +26,11 @@ void etm_async(struct etm_trace *t);
 void etm_trace_info(struct etm_trace *t);
 void etm_trace_on(struct etm_trace *t);
 void etm_overflow(struct etm_trace *t);
-/* Address and context: AArch64, non-secure, exception level EL. */
+/* Address and context: AArch64, non-secure, exception level EL; with the
+ * context ID too (the trace unit traces it: TRCCONFIGR.CID). */
 void etm_addr_ctxt(struct etm_trace *t, uint64_t addr, int el);
+void etm_addr_ctxt_id(struct etm_trace *t, uint64_t addr, int el,
+		      uint32_t context_id);
 void etm_addr(struct etm_trace *t, uint64_t addr);
 /* One atom: the next waypoint (branch) was taken (E) or not (N). */
 void etm_atom(struct etm_trace *t, bool taken);
@@ -57,13 +60,33 @@ struct etm_source {
 	uint8_t id;
 	const uint8_t *bytes;
 	size_t len;
+	/* For a recording: the thread (0: the trace ID), TRCCONFIGR, and the
+	 * context the thread is (when has_context_id). */
+	uint32_t tid;
+	uint32_t trcconfigr;
+	bool has_context_id;
+	uint32_t context_id;
 };
 size_t etm_frames(const struct etm_source *sources, size_t n, size_t run,
 		  uint8_t *out, size_t size);
 
+/* The files of an OpenCSD snapshot of one ETMv4 source (trace ID 0x10, on
+ * a Cortex-A53, TRCCONFIGR) tracing the fixture code: snapshot.ini,
+ * cpu_0.ini, device_1.ini, trace.ini, trace.bin (TRACE, in FORMAT:
+ * "source_data" or "coresight") and code.bin; static storage. */
+struct etm_file {
+	const char *name;
+	const void *bytes;
+	size_t len;
+};
+#define ETM_SNAPSHOT_FILES 6
+void etm_snapshot_files(const char *format, uint32_t trcconfigr,
+			const uint8_t *trace, size_t len,
+			struct etm_file files[ETM_SNAPSHOT_FILES]);
+
 /* A recording at DIR of the sources over the fixture code (mapped at
  * ETM_FIXTURE_BASE, saved in the recording): each source's raw trace in a
- * stream of its own (trace/ID in decimal), or all of them in CoreSight
+ * stream of its own (trace/TID in decimal), or all of them in CoreSight
  * frames (trace/frames, runs of 5 bytes).  The trace units are a Cortex-A53's
  * with nothing optional traced.  0, or -1 (hwtr_last_error() says why). */
 int etm_fixture_recording(const char *dir, const struct etm_source *sources,

@@ -1,7 +1,9 @@
 #!/bin/sh
 # test-cli: hwtrec info and hwtrec dump on the fixture recording.  The
 # expected listings follow from the assembled fixture's labels and the path
-# the trace encodes (fixture.c), not from an earlier run.
+# the trace encodes (fixture.c), not from an earlier run.  hwtrec import of
+# an OpenCSD snapshot whose source traces context IDs: a thread each, with
+# the instructions make-etm-snapshot.c says each context ran.
 set -u
 hwtrec=../../tools/hwtrec
 tmp=$(mktemp -d /tmp/hwtr-cli-XXXXXX)
@@ -44,4 +46,15 @@ out=$($hwtrec dump "$tmp/r.hwtrec" --calls 2>&1); rc=$?
 check "future version" "1 hwtrec dump: $tmp/r.hwtrec/manifest.json: format version 7 is not supported (this reader reads version 1 to 2)" "$rc $out"
 out=$($hwtrec dump "$tmp/r.hwtrec" --calls /x 2>&1); rc=$?
 check "bad modifier" "2 hwtrec dump: unknown modifier '/x'" "$rc $out"
+
+./make-etm-snapshot "$tmp/snap" || exit 1
+out=$($hwtrec import --opencsd-snapshot "$tmp/snap" -o "$tmp/s.hwtrec" 2>&1 >/dev/null)
+check "import: a thread per context ID" \
+	"hwtrec import: source ETM_0 traces 2 context IDs: a thread for each" "$out"
+out=$($hwtrec dump "$tmp/s.hwtrec" --insn --json | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    print(o["thread"], o["ip"] if "ip" in o else o["gap"]["error"])')
+check "import: each context's instructions" "$(printf '100 0x1000\n100 0x1004\n100 0x1020\n100 0x1024\n100 disabled\n100 0x1008\n100 0x100c\n100 0x1004\n200 0x1010\n200 0x1010')" "$out"
 exit $fail

@@ -7,7 +7,8 @@
  * branches (bl a call, ret a return, b.ne a conditional jump), the function
  * segments they make, and the gaps for code with no image, an overflow,
  * bytes before the first A-sync and a packet cut short.  Two sources
- * interleaved in CoreSight frames decode apart. */
+ * interleaved in CoreSight frames decode apart; a source whose trace
+ * carries context IDs splits into one thread per context. */
 #include "etm-encode.h"
 
 #include "hwtrecord.h"
@@ -99,7 +100,7 @@ START_TEST(the_main_path_decodes_with_branch_classes_and_segments)
 		{ 15, 19, 0, 0, 5 },
 	};
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
 	struct hwtr_thread *t;
@@ -156,7 +157,7 @@ END_TEST
 START_TEST(code_with_no_image_is_a_gap_that_names_the_address)
 {
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
 	const char *gaps[8];
@@ -187,7 +188,7 @@ START_TEST(an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async)
 	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
 					 0x1008, 0x100c, 0x1004 };
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_thread_stats st;
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
@@ -225,7 +226,7 @@ END_TEST
 START_TEST(bytes_before_the_first_async_are_a_gap)
 {
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
 	const char *gaps[32];
@@ -253,7 +254,7 @@ END_TEST
 START_TEST(a_trace_cut_inside_a_packet_ends_with_a_gap_there)
 {
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
 	const char *gaps[32];
@@ -299,8 +300,8 @@ START_TEST(two_sources_in_coresight_frames_decode_apart)
 	etm_addr(&b, 0x1008);
 	etm_atom(&b, false);		/* b.ne falls through */
 	etm_atom(&b, true);		/* b . */
-	src[0] = (struct etm_source){ 0x10, a.buf, a.len };
-	src[1] = (struct etm_source){ 0x11, b.buf, b.len };
+	src[0] = (struct etm_source){ .id = 0x10, .bytes = a.buf, .len = a.len };
+	src[1] = (struct etm_source){ .id = 0x11, .bytes = b.buf, .len = b.len };
 	rec = recording_of(src, 2, true);
 	ck_assert_str_eq(hwtr_recording_info(rec)->threads[0].stream,
 			 hwtr_recording_info(rec)->threads[1].stream);
@@ -317,12 +318,78 @@ START_TEST(two_sources_in_coresight_frames_decode_apart)
 }
 END_TEST
 
+/* Two contexts (100, 200) take turns on one source: the source's thread
+ * has both, each context's thread its own instructions, with a gap where
+ * the other ran.  (The trace written here decodes the same way with
+ * OpenCSD's trc_pkt_lister.) */
+START_TEST(a_source_with_context_ids_splits_into_threads)
+{
+	static const uint64_t all[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0x1010,
+					0x1010, 0x1008, 0x100c, 0x1004 };
+	static const uint64_t first[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
+					  0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src[3];
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const uint32_t *ids;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t n, i;
+
+	make_tmpdir();
+	etm_async(&tr);
+	etm_trace_info(&tr);
+	etm_trace_on(&tr);
+	etm_addr_ctxt_id(&tr, 0x1000, 0, 100);
+	etm_atom(&tr, true);		/* bl */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_addr_ctxt_id(&tr, 0x1010, 0, 200);	/* the other context runs */
+	etm_atom(&tr, true);		/* b . */
+	etm_atom(&tr, true);
+	etm_addr_ctxt_id(&tr, 0x1008, 0, 100);	/* and the first again */
+	etm_atom(&tr, true);		/* b.ne */
+	etm_atom(&tr, true);		/* bl */
+	for (i = 0; i < 3; i++)
+		src[i] = (struct etm_source){ .id = 0x10, .bytes = tr.buf,
+					      .len = tr.len, .trcconfigr = 0x40 };
+	src[1].tid = 100;
+	src[1].has_context_id = true;
+	src[1].context_id = 100;
+	src[2].tid = 200;
+	src[2].has_context_id = true;
+	src[2].context_id = 200;
+	rec = recording_of(src, 3, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x10), ips, 16, NULL), 9);
+	for (i = 0; i < 9; i++)
+		ck_assert_uint_eq(ips[i], all[i]);
+	ck_assert_int_eq(hwtr_thread_context_ids(hwtr_history_find_thread(h, 0x10),
+						 &ids, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(ids[0], 100);
+	ck_assert_uint_eq(ids[1], 200);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 100), ips, 16, gaps), 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_uint_eq(ips[i], first[i]);
+	ck_assert_msg(strstr(gaps[4], "tracing was disabled and resumed at 0x1008"),
+		      "%s", gaps[4]);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 200), ips, 16, NULL), 2);
+	ck_assert_uint_eq(ips[0], 0x1010);
+	ck_assert_uint_eq(ips[1], 0x1010);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 /* Chunks decoded again on demand, in any order and with the smallest
  * cache, give what the index pass saw. */
 START_TEST(chunks_decode_the_same_on_demand_in_any_order)
 {
 	struct etm_trace tr = { .len = 0 };
-	struct etm_source src = { 0x10, NULL, 0 };
+	struct etm_source src = { .id = 0x10 };
 	struct hwtr_thread_stats st;
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
@@ -380,6 +447,7 @@ int main(void)
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);
 	tcase_add_test(tc, two_sources_in_coresight_frames_decode_apart);
 	tcase_add_test(tc, chunks_decode_the_same_on_demand_in_any_order);
+	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,49 @@
+/* make-etm-snapshot DIR: an OpenCSD snapshot (etm-encode.c) whose source
+ * traces context IDs, with two contexts taking turns: 100 runs 0x1000,
+ * 0x1004, 0x1020, 0x1024, then 200 runs 0x1010 twice, then 100 again
+ * 0x1008, 0x100c, 0x1004 (test-cli.sh imports it). */
+#include "etm-encode.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int main(int argc, char **argv)
+{
+	struct etm_file files[ETM_SNAPSHOT_FILES];
+	struct etm_trace t = { .len = 0 };
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: make-etm-snapshot DIR\n");
+		return 2;
+	}
+	etm_async(&t);
+	etm_trace_info(&t);
+	etm_trace_on(&t);
+	etm_addr_ctxt_id(&t, 0x1000, 0, 100);
+	etm_atom(&t, true);
+	etm_atom(&t, true);
+	etm_addr(&t, 0x1008);
+	etm_addr_ctxt_id(&t, 0x1010, 0, 200);
+	etm_atom(&t, true);
+	etm_atom(&t, true);
+	etm_addr_ctxt_id(&t, 0x1008, 0, 100);
+	etm_atom(&t, true);
+	etm_atom(&t, true);
+	etm_snapshot_files("source_data", 0x40, t.buf, t.len, files);
+	mkdir(argv[1], 0777);
+	for (i = 0; i < ETM_SNAPSHOT_FILES; i++) {
+		char path[1024];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", argv[1], files[i].name);
+		f = fopen(path, "wb");
+		if (!f || fwrite(files[i].bytes, 1, files[i].len, f) != files[i].len ||
+		    fclose(f)) {
+			perror(path);
+			return 1;
+		}
+	}
+	return 0;
+}
