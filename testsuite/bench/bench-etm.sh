@@ -45,8 +45,9 @@ def timed(cmd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     for _ in range(runs):
+        # (the lister always writes trc_pkt_lister.ppl where it runs)
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=True)
+                       check=True, cwd=tmp)
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -56,7 +57,7 @@ def timed(cmd):
 def lister_insns(snap):
     out = subprocess.run(["trc_pkt_lister", "-ss_dir", snap, "-decode_only",
                           "-logstdout"], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, cwd=tmp).stdout
     return sum(int(n) for n in re.findall(r"INSTR_RANGE\(.*num_i\((\d+)\)", out))
 
 

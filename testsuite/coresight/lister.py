@@ -1,8 +1,10 @@
 """OpenCSD's trc_pkt_lister as an oracle: its decode of a snapshot, per trace
 ID, as the items a history must hold (lister-compare.py, replay-arm.py)."""
 
+import os
 import re
 import subprocess
+import tempfile
 
 ELEM = re.compile(r"Idx:(\d+); ID:([0-9a-f]+); (OCSD_GEN_TRC_ELEM_\w+)\((.*)\)\s*$")
 PACKET = re.compile(r"Idx:(\d+); ID:([0-9a-f]+); \[[^]]*\];\s+(I_\w+)")
@@ -11,9 +13,12 @@ RANGE = re.compile(r"exec range=0x([0-9a-f]+):\[0x([0-9a-f]+)\] num_i\((\d+)\) "
 
 
 def lister(snapshot):
-    out = subprocess.run(["trc_pkt_lister", "-ss_dir", snapshot, "-decode",
-                          "-logstdout"], capture_output=True, text=True,
-                         check=True).stdout
+    # The lister always writes trc_pkt_lister.ppl where it runs.
+    with tempfile.TemporaryDirectory() as cwd:
+        out = subprocess.run(["trc_pkt_lister", "-ss_dir",
+                              os.path.abspath(snapshot), "-decode", "-logstdout"],
+                             capture_output=True, text=True, check=True,
+                             cwd=cwd).stdout
     elements, first_async = {}, {}
     for line in out.splitlines():
         m = PACKET.match(line)
