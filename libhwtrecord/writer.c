@@ -616,12 +616,14 @@ int hwtr_writer_save_copy(struct hwtr_writer *w, const char *dir)
 	if (mkdir(dir, 0777) < 0 && (errno != EEXIST || dir_is_empty(dir) != 1))
 		return hwtr_fail(hwtr_err_io, "%s: %s", dir, errno == EEXIST ?
 				 "exists and is not empty" : strerror(errno));
+	/* A stream saved whole (shared by sources) is among the saved files. */
 	for (i = 0; i < w->nthreads && !err; i++)
-		err = copy_into(w, dir, w->threads[i].stream_path);
+		if (w->threads[i].file)
+			err = copy_into(w, dir, w->threads[i].stream_path);
 	if (!err)
 		err = copy_into(w, dir, "sideband.jsonl");
-	for (i = 0; i < w->nobjects && !err; i++)
-		err = copy_into(w, dir, w->objects[i]);
+	for (i = 0; i < w->nsaved && !err; i++)
+		err = copy_into(w, dir, w->saved[i]);
 	if (!err && w->core)
 		err = copy_into(w, dir, w->core);
 	if (err)
