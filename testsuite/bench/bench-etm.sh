@@ -16,7 +16,7 @@
 # 40 times (whole frames, each copy starting with an A-sync), where decoding
 # dominates.  Times never fail it; a difference in instruction counts does.
 set -eu
-top_builddir=${1:?usage: bench-etm.sh BUILDDIR [RUNS]}
+top_builddir=$(cd "${1:?usage: bench-etm.sh BUILDDIR [RUNS]}" && pwd)
 runs=${2:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 srcroot=$(cd "$here/../.." && pwd)
