@@ -21,7 +21,11 @@
  *
  * With a size limit the stream goes to a ring of max_size bytes instead; at
  * the end the ring is written oldest byte first and the manifest says where
- * its first PSB is (hwtr_writer_set_trace_start).
+ * its first PSB is (hwtr_writer_set_trace_start).  A stream made with
+ * pt_stream_new_sink hands its bytes to a function instead (the hwt(4)
+ * stand-in of the test suite fills its pretend kernel buffers so), and with
+ * no_tsc it has no TSC packet at all, as FreeBSD's PT backend, which clears
+ * TSCEn, writes it.
  */
 #include "record.h"
 
@@ -36,8 +40,11 @@
 
 struct pt_stream {
 	struct hwtr_writer *writer;
+	pt_sink_fn *sink;
+	void *sink_ctx;
 	uint32_t tid;
 	uint32_t psb_period;
+	bool no_tsc;
 	struct pt_encoder *enc;
 	struct pt_config config;
 	uint8_t buf[ENC_BUF_SIZE];
@@ -116,6 +123,8 @@ int pt_stream_flush(struct pt_stream *s)
 		return 0;
 	if (s->ring)
 		err = ring_append(s, s->buf, off);
+	else if (s->sink)
+		err = s->sink(s->sink_ctx, s->buf, off);
 	else
 		err = hwtr_writer_trace(s->writer, s->tid, s->buf, off);
 	s->flushed += off;
@@ -230,6 +239,8 @@ static int emit_tsc(struct pt_stream *s, uint64_t tsc)
 {
 	struct pt_packet p = { .type = ppt_tsc };
 
+	if (s->no_tsc)
+		return 0;
 	if (tsc > s->tsc)
 		s->tsc = tsc;
 	p.payload.tsc.tsc = s->tsc & ((1ull << 56) - 1);
@@ -300,9 +311,10 @@ static int psb_plus(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 	return emit(s, &end);
 }
 
-int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
-		  const struct record_options *options, uint64_t tsc,
-		  struct pt_stream **out)
+static int stream_new(struct hwtr_writer *writer, pt_sink_fn *sink,
+		      void *sink_ctx, uint32_t tid,
+		      const struct record_options *options, uint64_t tsc,
+		      struct pt_stream **out)
 {
 	struct pt_stream *s = calloc(1, sizeof(*s));
 	int err;
@@ -310,8 +322,11 @@ int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
 	if (!s)
 		return -hwtr_err_nomem;
 	s->writer = writer;
+	s->sink = sink;
+	s->sink_ctx = sink_ctx;
 	s->tid = tid;
 	s->psb_period = options->psb_period;
+	s->no_tsc = options->no_tsc;
 	pt_config_init(&s->config);
 	s->config.begin = s->buf;
 	s->config.end = s->buf + sizeof(s->buf);
@@ -342,6 +357,20 @@ int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
 	}
 	*out = s;
 	return 0;
+}
+
+int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
+		  const struct record_options *options, uint64_t tsc,
+		  struct pt_stream **out)
+{
+	return stream_new(writer, NULL, NULL, tid, options, tsc, out);
+}
+
+int pt_stream_new_sink(pt_sink_fn *sink, void *ctx, uint32_t tid,
+		       const struct record_options *options, uint64_t tsc,
+		       struct pt_stream **out)
+{
+	return stream_new(NULL, sink, ctx, tid, options, tsc, out);
 }
 
 void pt_stream_free(struct pt_stream *s)

@@ -51,8 +51,7 @@ struct recorder {
 	bool format_error;
 	bool got_exit;
 	bool stopped;		/* live: the session ended (HWTREC_EV_STOPPED) */
-	uint8_t *in;
-	size_t in_len, in_cap;
+	struct event_reader *reader;
 };
 
 static volatile sig_atomic_t child_pid;
@@ -169,61 +168,24 @@ static int thread_exit(struct recorder *r, uint32_t tid, uint64_t tsc)
 	return hwtr_writer_event(r->writer, &ev);
 }
 
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-
-/* Size of the record at P (N bytes available), 0 if incomplete, -1 if bad. */
-static long record_size(const uint8_t *p, size_t n)
+static int handle_hello(struct recorder *r, const struct vg_event *ev)
 {
-	static const long fixed[] = {
-		[HWTREC_EV_SWITCH] = 12, [HWTREC_EV_TNT] = 9,
-		[HWTREC_EV_TIP] = 8, [HWTREC_EV_PSB] = 16,
-		[HWTREC_EV_PGD_SYSCALL] = 0, [HWTREC_EV_PGD_ASYNC] = 8,
-		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
-		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
-		[HWTREC_EV_FROM_REACHED] = 16, [HWTREC_EV_STOPPED] = 8,
-	};
-
-	switch (p[0]) {
-	case HWTREC_EV_HELLO:
-		return n < 19 ? 0 : 19 + (long)rd16(p + 17);
-	case HWTREC_EV_MMAP:
-		return n < 39 ? 0 : 39 + (long)rd16(p + 37);
-	case HWTREC_EV_AUXV:
-		return n < 3 ? 0 : 3 + 16 * (long)rd16(p + 1);
-	case HWTREC_EV_OBJECT:
-		return n < 13 ? 0 : 13 + (long)rd32(p + 9);
-	case HWTREC_EV_SWITCH: case HWTREC_EV_TNT: case HWTREC_EV_TIP:
-	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
-	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
-	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
-	case HWTREC_EV_FROM_REACHED: case HWTREC_EV_STOPPED:
-		return 1 + fixed[p[0]];
-	default:
-		return -1;
-	}
-}
-
-static int handle_hello(struct recorder *r, const uint8_t *p)
-{
-	uint32_t version = rd32(p + 1);
 	char path[PATH_MAX];
-	size_t n = rd16(p + 17), i;
+	size_t i;
 	int err;
 
-	if (version != HWTREC_EVENT_LOG_VERSION) {
+	if (ev->version != HWTREC_EVENT_LOG_VERSION) {
 		fprintf(stderr, "hwtrec record: the Valgrind tool speaks event "
 			"log version %u, this recorder %d: reinstall hwtrecord\n",
-			version, HWTREC_EVENT_LOG_VERSION);
+			ev->version, HWTREC_EVENT_LOG_VERSION);
 		return -hwtr_err_version;
 	}
-	r->tsc = rd64(p + 9);
+	r->tsc = ev->tsc;
 	if (++r->hellos == 1)
 		return 0;
 	/* A new image after execve: same process, every other thread gone. */
-	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) - 1 ? n :
-		 sizeof(path) - 1), (const char *)p + 19);
+	snprintf(path, sizeof(path), "%.*s", (int)(ev->path_len < sizeof(path) - 1
+		 ? ev->path_len : sizeof(path) - 1), ev->path);
 	for (i = 0; i < r->nstreams; i++) {
 		uint32_t tid = pt_stream_tid(r->streams[i]);
 
@@ -231,163 +193,88 @@ static int handle_hello(struct recorder *r, const uint8_t *p)
 			return err;
 	}
 	{
-		struct hwtr_sideband_event ev = {
+		struct hwtr_sideband_event sev = {
 			.kind = hwtr_ev_exec, .tsc = r->tsc, .path = path,
 		};
-		return hwtr_writer_event(r->writer, &ev);
+		return hwtr_writer_event(r->writer, &sev);
 	}
 }
 
-static int need_stream(struct recorder *r)
-{
-	if (r->cur)
-		return 0;
-	fprintf(stderr, "hwtrec record: event log: trace event before any "
-		"thread switch\n");
-	r->format_error = true;
-	return -hwtr_err_format;
-}
-
-static int handle(struct recorder *r, const uint8_t *p, size_t n)
+/* One record of the log; a negative error stops writing the recording. */
+static int handle(struct recorder *r, const struct vg_event *ev)
 {
 	char path[PATH_MAX];
 	int err;
 
-	switch (p[0]) {
+	if (vg_event_is_trace(ev)) {
+		if (!r->cur) {
+			fprintf(stderr, "hwtrec record: event log: trace event "
+				"before any thread switch\n");
+			r->format_error = true;
+			return -hwtr_err_format;
+		}
+		if (ev->type == HWTREC_EV_PSB || ev->type == HWTREC_EV_PGE)
+			r->tsc = ev->tsc;
+		return vg_event_encode(r->cur, ev);
+	}
+	switch (ev->type) {
 	case HWTREC_EV_HELLO:
-		return handle_hello(r, p);
-	case HWTREC_EV_SWITCH: {
-		uint32_t tid = rd32(p + 1);
-
-		r->tsc = rd64(p + 5);
-		r->cur = find_stream(r, tid);
-		if (!r->cur && (err = add_stream(r, tid, r->tsc, &r->cur)))
+		return handle_hello(r, ev);
+	case HWTREC_EV_SWITCH:
+		r->tsc = ev->tsc;
+		r->cur = find_stream(r, ev->tid);
+		if (!r->cur && (err = add_stream(r, ev->tid, r->tsc, &r->cur)))
 			return err;
 		return 0;
-	}
-	case HWTREC_EV_TNT:
-		if ((err = need_stream(r)))
-			return err;
-		if (p[1] < 1 || p[1] > 64)
-			return -hwtr_err_format;
-		return pt_stream_tnt(r->cur, p[1], rd64(p + 2));
-	case HWTREC_EV_TIP:
-		return need_stream(r) ?: pt_stream_tip(r->cur, rd64(p + 1));
-	case HWTREC_EV_PSB:
-		r->tsc = rd64(p + 9);
-		return need_stream(r) ?: pt_stream_psb(r->cur, rd64(p + 1),
-						      r->tsc);
-	case HWTREC_EV_PGD_SYSCALL:
-		return need_stream(r) ?: pt_stream_disable_syscall(r->cur);
-	case HWTREC_EV_PGD_ASYNC:
-		return need_stream(r) ?: pt_stream_disable_async(r->cur,
-								rd64(p + 1));
-	case HWTREC_EV_PGE:
-		r->tsc = rd64(p + 9);
-		return need_stream(r) ?: pt_stream_enable(r->cur, rd64(p + 1),
-							 r->tsc);
 	case HWTREC_EV_FROM_REACHED:
 		return 0;
-	case HWTREC_EV_MMAP: {
-		size_t len = rd16(p + 37);
-
-		snprintf(path, sizeof(path), "%.*s", (int)len,
-			 (const char *)p + 39);
-		r->tsc = rd64(p + 25);
-		return sideband_mmap(r->sb, rd64(p + 1), rd64(p + 9),
-				     rd64(p + 17), (int)rd32(p + 33), path,
-				     r->tsc);
-	}
+	case HWTREC_EV_MMAP:
+		snprintf(path, sizeof(path), "%.*s", (int)ev->path_len,
+			 ev->path);
+		r->tsc = ev->tsc;
+		return sideband_mmap(r->sb, ev->addr, ev->len, ev->pgoff,
+				     ev->prot, path, r->tsc);
 	case HWTREC_EV_MUNMAP:
-		r->tsc = rd64(p + 17);
-		return sideband_munmap(r->sb, rd64(p + 1), rd64(p + 9), r->tsc);
+		r->tsc = ev->tsc;
+		return sideband_munmap(r->sb, ev->addr, ev->len, r->tsc);
 	case HWTREC_EV_THREAD_EXIT:
-		r->tsc = rd64(p + 5);
-		return thread_exit(r, rd32(p + 1), r->tsc);
+		r->tsc = ev->tsc;
+		return thread_exit(r, ev->tid, r->tsc);
 	case HWTREC_EV_AUXV: {
-		size_t k = rd16(p + 1), i;
-		uint64_t *pairs = malloc(2 * k * sizeof(*pairs) + 1);
+		uint64_t *pairs = malloc(2 * ev->count * sizeof(*pairs) + 1);
+		size_t i;
 
 		if (!pairs)
 			return -hwtr_err_nomem;
-		for (i = 0; i < 2 * k; i++)
-			pairs[i] = rd64(p + 3 + 8 * i);
-		sideband_auxv(r->sb, pairs, k);
+		for (i = 0; i < 2 * ev->count; i++)
+			pairs[i] = vg_event_auxv(ev, i);
+		sideband_auxv(r->sb, pairs, ev->count);
 		free(pairs);
 		return 0;
 	}
 	case HWTREC_EV_OBJECT:
-		return sideband_object(r->sb, rd64(p + 1), p + 13, rd32(p + 9),
+		return sideband_object(r->sb, ev->addr, ev->bytes, ev->count,
 				       r->tsc);
 	case HWTREC_EV_EXIT:
 		r->got_exit = true;
 		return 0;
 	case HWTREC_EV_STOPPED:
-		r->tsc = rd64(p + 1);
+		r->tsc = ev->tsc;
 		r->stopped = true;
 		return 0;
 	}
 	return -hwtr_err_format;
 }
 
-/* Decode every complete record in the input buffer. */
-static int consume(struct recorder *r)
+/* The reader's callback: after a write error the rest is drained unused. */
+static int on_event(void *ctx, const struct vg_event *ev)
 {
-	size_t pos = 0;
-	int err = 0;
+	struct recorder *r = ctx;
+	int err;
 
-	while (pos < r->in_len && !r->format_error) {
-		long size = record_size(r->in + pos, r->in_len - pos);
-
-		if (size < 0) {
-			fprintf(stderr, "hwtrec record: event log: unknown "
-				"record type %u; the rest of the trace is "
-				"dropped\n", r->in[pos]);
-			r->format_error = true;
-			break;
-		}
-		if (!size || (size_t)size > r->in_len - pos) {
-			if ((size_t)size > r->in_cap) {
-				uint8_t *b = realloc(r->in, (size_t)size);
-
-				if (!b)
-					return -hwtr_err_nomem;
-				r->in = b;
-				r->in_cap = (size_t)size;
-			}
-			break;
-		}
-		if (!r->failed && (err = handle(r, r->in + pos, (size_t)size)))
-			fail_write(r, err);
-		pos += (size_t)size;
-	}
-	if (r->format_error)
-		pos = r->in_len;
-	memmove(r->in, r->in + pos, r->in_len - pos);
-	r->in_len -= pos;
-	return 0;
-}
-
-/* Read what the FIFO holds; returns bytes read, 0 if none. */
-static ssize_t read_events(struct recorder *r, int fd)
-{
-	ssize_t n;
-
-	if (r->in_len == r->in_cap) {
-		/* consume() grew the buffer for a long record; read more */
-		uint8_t *b = realloc(r->in, 2 * r->in_cap);
-
-		if (!b)
-			return -1;
-		r->in = b;
-		r->in_cap *= 2;
-	}
-	n = read(fd, r->in + r->in_len, r->in_cap - r->in_len);
-	if (n <= 0)
-		return n < 0 && errno != EAGAIN && errno != EINTR ? -1 : 0;
-	r->in_len += (size_t)n;
-	consume(r);
-	return n;
+	if (!r->failed && (err = handle(r, ev)))
+		fail_write(r, err);
+	return r->format_error;
 }
 
 static void recorder_free(struct recorder *r)
@@ -399,7 +286,7 @@ static void recorder_free(struct recorder *r)
 	free(r->streams);
 	sideband_free(r->sb);
 	hwtr_writer_free(r->writer);
-	free(r->in);
+	event_reader_free(r->reader);
 }
 
 /* ---------------------------------------------------------------- files */
@@ -498,23 +385,78 @@ static bool valgrind_available(char *why, size_t size)
 	return true;
 }
 
+/* Runs in the child: Valgrind with our tool on PROGRAM. */
+void valgrind_exec(const char *fifo, const char *logdir,
+		   const struct record_options *opt, const char *from,
+		   const char *prog, char *const argv[])
+{
+	char valgrind[PATH_MAX], arg_fifo[PATH_MAX + 32], arg_pid[64];
+	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
+	const char *tool_dir = find_tool_dir();
+	const char **vargv;
+	struct rlimit rl;
+	size_t argc = 0, nv = 0, i;
+
+	if (!find_valgrind(valgrind, sizeof(valgrind)) || !tool_dir) {
+		fprintf(stderr, "hwtrec record: valgrind or its hwtrec tool "
+			"is missing\n");
+		return;
+	}
+	while (argv[argc])
+		argc++;
+	vargv = calloc(argc + 20, sizeof(*vargv));
+	if (!vargv)
+		return;
+	/* Valgrind writes its core only if RLIMIT_CORE allows it. */
+	if (getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max != 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_CORE, &rl);
+	}
+	snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
+	snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
+	snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p", logdir);
+	vargv[nv++] = valgrind;
+	vargv[nv++] = "-q";
+	vargv[nv++] = "--tool=hwtrec";
+	vargv[nv++] = arg_fifo;
+	vargv[nv++] = arg_pid;
+	vargv[nv++] = arg_log;
+	vargv[nv++] = "--vex-guest-chase=no";
+	vargv[nv++] = "--run-libc-freeres=no";
+	vargv[nv++] = "--run-cxx-freeres=no";
+	vargv[nv++] = "--trace-children=yes";
+	if (!opt->ret_compression)
+		vargv[nv++] = "--ret-compression=no";
+	snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u", opt->psb_period);
+	vargv[nv++] = arg_psb;
+	if (from) {
+		snprintf(arg_from, sizeof(arg_from), "--from=%s", from);
+		vargv[nv++] = arg_from;
+	}
+	vargv[nv++] = prog;
+	for (i = 1; i < argc; i++)
+		vargv[nv++] = argv[i];
+	vargv[nv] = NULL;
+	setenv("VALGRIND_LIB", tool_dir, 1);
+	execv(valgrind, (char *const *)vargv);
+	fprintf(stderr, "hwtrec record: %s: %s\n", valgrind, strerror(errno));
+	free(vargv);
+}
+
 static int record_valgrind(const struct record_request *req)
 {
 	struct recorder r = { .opt = req->options };
-	const char *tool_dir, *tmpbase;
+	const char *tmpbase;
 	const char *prog = req->program;
-	char valgrind[PATH_MAX], tmpdir[PATH_MAX], why[512];
+	char tmpdir[PATH_MAX], why[512];
 	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX];
-	char arg_fifo[PATH_MAX + 32], arg_pid[64], arg_from[512];
-	char arg_log[PATH_MAX + 32], arg_psb[64];
 	struct hwtr_writer_info info = { .source = "valgrind" };
 	struct hwtr_end end = { hwtr_end_running, 0 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
 	struct sigaction sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	const char **vargv;
 	int go[2], fd, status = 0, rc = EXIT_RECORDER, err;
-	size_t i, nv = 0, argc = 0;
+	size_t i, argc = 0;
 	pid_t pid;
 	bool exited = false;
 	time_t last_flush = time(NULL);
@@ -523,8 +465,6 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: %s\n", why);
 		return EXIT_RECORDER;
 	}
-	find_valgrind(valgrind, sizeof(valgrind));
-	tool_dir = find_tool_dir();
 	while (req->argv[argc])
 		argc++;
 
@@ -550,11 +490,6 @@ static int record_valgrind(const struct record_request *req)
 		return EXIT_RECORDER;
 	}
 
-	vargv = calloc(argc + 20, sizeof(*vargv));
-	if (!vargv) {
-		remove_tree(tmpdir);
-		return EXIT_RECORDER;
-	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -563,52 +498,14 @@ static int record_valgrind(const struct record_request *req)
 		return EXIT_RECORDER;
 	}
 	if (pid == 0) {
-		struct rlimit rl;
 		char byte;
 
 		close(go[1]);
 		if (read(go[0], &byte, 1) != 1)
 			_exit(EXIT_RECORDER);	/* the recorder gave up */
-		/* Valgrind writes its core only if RLIMIT_CORE allows it. */
-		if (getrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max != 0) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_CORE, &rl);
-		}
-		snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
-		snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
-		snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p",
-			 tmpdir);
-		vargv[nv++] = valgrind;
-		vargv[nv++] = "-q";
-		vargv[nv++] = "--tool=hwtrec";
-		vargv[nv++] = arg_fifo;
-		vargv[nv++] = arg_pid;
-		vargv[nv++] = arg_log;
-		vargv[nv++] = "--vex-guest-chase=no";
-		vargv[nv++] = "--run-libc-freeres=no";
-		vargv[nv++] = "--run-cxx-freeres=no";
-		vargv[nv++] = "--trace-children=yes";
-		if (!r.opt.ret_compression)
-			vargv[nv++] = "--ret-compression=no";
-		snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u",
-			 r.opt.psb_period);
-		vargv[nv++] = arg_psb;
-		if (req->from) {
-			snprintf(arg_from, sizeof(arg_from), "--from=%s",
-				 req->from);
-			vargv[nv++] = arg_from;
-		}
-		vargv[nv++] = prog;
-		for (i = 1; i < argc; i++)
-			vargv[nv++] = req->argv[i];
-		vargv[nv] = NULL;
-		setenv("VALGRIND_LIB", tool_dir, 1);
-		execv(valgrind, (char *const *)vargv);
-		fprintf(stderr, "hwtrec record: %s: %s\n", valgrind,
-			strerror(errno));
+		valgrind_exec(fifo, tmpdir, &r.opt, req->from, prog, req->argv);
 		_exit(EXIT_RECORDER);
 	}
-	free(vargv);
 	close(go[0]);
 	child_pid = pid;
 	r.pid = pid;
@@ -627,9 +524,7 @@ static int record_valgrind(const struct record_request *req)
 		return EXIT_RECORDER;
 	}
 	r.sb = sideband_new(r.writer);
-	r.in_cap = 1 << 20;
-	r.in = malloc(r.in_cap);
-	if (!r.sb || !r.in) {
+	if (!r.sb || event_reader_new(&r.reader)) {
 		fprintf(stderr, "hwtrec record: out of memory\n");
 		close(go[1]);
 		waitpid(pid, NULL, 0);
@@ -654,7 +549,7 @@ static int record_valgrind(const struct record_request *req)
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		if (poll(&pfd, 1, 100) > 0)
-			while (read_events(&r, fd) > 0)
+			while (event_reader_read(r.reader, fd, on_event, &r) > 0)
 				;
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			exited = true;
@@ -665,7 +560,7 @@ static int record_valgrind(const struct record_request *req)
 		}
 	}
 	/* Every writer has exited: the FIFO holds the rest. */
-	while (read_events(&r, fd) > 0)
+	while (event_reader_read(r.reader, fd, on_event, &r) > 0)
 		;
 	close(fd);
 	sigaction(SIGINT, &old_int, NULL);
@@ -759,7 +654,7 @@ static int live_sync(struct recorder *r, int fd)
 	size_t i;
 	int err;
 
-	while (read_events(r, fd) > 0)
+	while (event_reader_read(r->reader, fd, on_event, r) > 0)
 		;
 	if (r->failed)
 		return -hwtr_err_io;
@@ -898,9 +793,7 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 		return EXIT_RECORDER;
 	}
 	r.sb = sideband_new(r.writer);
-	r.in_cap = 1 << 20;
-	r.in = malloc(r.in_cap);
-	if (!r.sb || !r.in) {
+	if (!r.sb || event_reader_new(&r.reader)) {
 		printf("error out of memory\n");
 		return EXIT_RECORDER;
 	}
@@ -915,7 +808,7 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 		if (poll(pfd, 2, 1000) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents & POLLIN)
-			while (read_events(&r, fd) > 0)
+			while (event_reader_read(r.reader, fd, on_event, &r) > 0)
 				;
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 			n = read(0, line + line_len, sizeof(line) - 1 - line_len);

@@ -27,7 +27,10 @@
 struct record_options {
 	uint32_t psb_period;		/* bytes between PSB+ */
 	bool ret_compression;
+	bool no_tsc;			/* no TSC packets (FreeBSD's PT backend) */
 	uint64_t max_size;		/* bytes kept per thread, 0 = all */
+	uint64_t buffer_size;		/* kernel trace buffer per thread, 0 =
+					 * the source's default */
 };
 
 struct record_request;
@@ -49,6 +52,11 @@ struct pt_stream;
 int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
 		  const struct record_options *options, uint64_t tsc,
 		  struct pt_stream **stream);
+/* The same, handing the encoded bytes to SINK instead of a writer. */
+typedef int pt_sink_fn(void *ctx, const void *bytes, size_t size);
+int pt_stream_new_sink(pt_sink_fn *sink, void *ctx, uint32_t tid,
+		       const struct record_options *options, uint64_t tsc,
+		       struct pt_stream **stream);
 void pt_stream_free(struct pt_stream *stream);
 uint32_t pt_stream_tid(const struct pt_stream *stream);
 int pt_stream_tnt(struct pt_stream *s, unsigned nbits, uint64_t bits);
@@ -65,6 +73,47 @@ int pt_stream_sync(struct pt_stream *s);
 /* Ring mode: write the kept part and mark where it starts. */
 int pt_stream_finish(struct pt_stream *s);
 uint64_t pt_stream_bytes(const struct pt_stream *s);
+
+/* record-event-log.c: the Valgrind tool's event log (event-log.h), read
+ * from a FIFO and decoded record by record. */
+struct vg_event {
+	uint8_t type;			/* HWTREC_EV_* */
+	uint32_t version, pid, tid;	/* HELLO; SWITCH and THREAD_EXIT */
+	uint64_t tsc;
+	unsigned nbits;			/* TNT */
+	uint64_t bits;
+	uint64_t ip;			/* TIP, PSB, PGD_ASYNC, PGE */
+	uint64_t addr, len, pgoff;	/* MMAP, MUNMAP, OBJECT (addr) */
+	int prot;			/* MMAP: HWTR_PROT_* */
+	const char *path;		/* HELLO, MMAP: not NUL-terminated */
+	size_t path_len;
+	size_t count;			/* AUXV pairs, OBJECT bytes */
+	const uint8_t *bytes;
+	int32_t code;			/* EXIT */
+};
+/* Return 0, or a positive number when the log is malformed (the reader
+ * drops the rest of it). */
+typedef int vg_event_fn(void *ctx, const struct vg_event *ev);
+struct event_reader;
+
+int event_reader_new(struct event_reader **reader);
+void event_reader_free(struct event_reader *reader);
+/* Read what FD holds and hand each complete record to CB: bytes read, 0 if
+ * none, -1 on a read error. */
+ssize_t event_reader_read(struct event_reader *reader, int fd, vg_event_fn *cb,
+			  void *ctx);
+bool event_reader_malformed(const struct event_reader *reader);
+uint64_t vg_event_auxv(const struct vg_event *ev, size_t i);
+/* TNT, TIP, PSB, PGD_*, PGE: the records that are packets. */
+bool vg_event_is_trace(const struct vg_event *ev);
+int vg_event_encode(struct pt_stream *stream, const struct vg_event *ev);
+
+/* record-valgrind.c: in a child process, exec Valgrind with the hwtrec tool
+ * on PROGRAM, sending its event log to FIFO, Valgrind's own log (and core)
+ * to LOGDIR.  Returns only on failure (with the message printed). */
+void valgrind_exec(const char *fifo, const char *logdir,
+		   const struct record_options *options, const char *from,
+		   const char *program, char *const argv[]);
 
 /* Fill the manifest's PT configuration. */
 void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,
