@@ -4,9 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Hardware sources first: where they work they cost almost nothing. */
+/* Hardware sources first: where they work they cost almost nothing.  The
+ * hwt source works on FreeBSD only; elsewhere it comes last, so that auto
+ * does not mention it every time. */
 const struct record_source *const record_sources[] = {
+#ifdef __FreeBSD__
+	&record_source_hwt,
+#endif
 	&record_source_valgrind,
+#ifndef __FreeBSD__
+	&record_source_hwt,
+#endif
 	NULL,
 };
 

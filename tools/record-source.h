@@ -19,6 +19,7 @@ struct record_request {
 	pid_t pid;		/* -p PID: attach to it; 0: start PROGRAM */
 	const char *output;	/* -o NAME, or NULL: PROGRAM-PID.hwtrec */
 	const char *from;	/* --from FUNCTION, or NULL */
+	const char *hwt_backend;	/* --hwt-backend NAME, or NULL */
 	struct record_options options;
 	bool quiet;
 };
@@ -35,6 +36,7 @@ struct record_source {
 };
 
 extern const struct record_source record_source_valgrind;
+extern const struct record_source record_source_hwt;
 
 /* `hwtrec gdb`: the valgrind executable and the VALGRIND_LIB directory
  * holding the hwtrec tool; false, with the reason in WHY, if unusable. */

@@ -26,7 +26,8 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: hwtrec record [-o NAME.hwtrec] [--source=SOURCE] [--from FUNCTION]\n"
 "                     [--max-size MB] [--no-ret-compression]\n"
-"                     [--psb-period BYTES] -- PROGRAM [ARGS...]\n"
+"                     [--psb-period BYTES] [--buffer-size SIZE]\n"
+"                     [--hwt-backend NAME] -- PROGRAM [ARGS...]\n"
 "       hwtrec record [options] -p PID\n"
 "\n"
 "Run PROGRAM until it exits or dies of a signal (or record the running\n"
@@ -46,6 +47,9 @@ static void usage(FILE *out)
 "  --max-size MB           keep only the last MB megabytes of trace per thread\n"
 "  --no-ret-compression    send every return as a TIP packet\n"
 "  --psb-period BYTES      bytes between PSB packets (default %d)\n"
+"  --buffer-size SIZE      the kernel's trace buffer per thread (hwt; bytes,\n"
+"                          or with K, M, G; default 16M)\n"
+"  --hwt-backend NAME      hwt(4) backend: pt (default on amd64), coresight\n"
 "  -q, --quiet             no summary line\n"
 "\n"
 "Exit status: the program's (128+N if signal N killed it); 127 if PROGRAM does\n"
@@ -114,7 +118,27 @@ void record_name(const struct record_request *req, pid_t pid, char *out,
 			 (int)pid);
 }
 
-enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE };
+enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
+       OPT_BUFFER_SIZE, OPT_HWT_BACKEND };
+
+/* SIZE in bytes, with an optional K, M or G (powers of 1024); 0 if bad. */
+static uint64_t parse_size(const char *text)
+{
+	char *e;
+	unsigned long long v = strtoull(text, &e, 10);
+	unsigned shift = 0;
+
+	if (e == text || *text == '-')
+		return 0;
+	switch (*e) {
+	case 'k': case 'K': shift = 10; e++; break;
+	case 'm': case 'M': shift = 20; e++; break;
+	case 'g': case 'G': shift = 30; e++; break;
+	}
+	if (*e || v == 0 || v > (~0ull >> (shift + 1)))
+		return 0;
+	return (uint64_t)v << shift;
+}
 
 /* The options into req; 0, or the exit status (-1: --help, exit 0). */
 static int parse_options(int argc, char **argv, struct record_request *req,
@@ -128,6 +152,8 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "no-ret-compression", no_argument, NULL, OPT_NO_RETC },
 		{ "psb-period", required_argument, NULL, OPT_PSB_PERIOD },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+		{ "hwt-backend", required_argument, NULL, OPT_HWT_BACKEND },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -143,6 +169,16 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		case OPT_SOURCE: *source = optarg; break;
 		case OPT_FROM: req->from = optarg; break;
 		case OPT_NO_RETC: req->options.ret_compression = false; break;
+		case OPT_HWT_BACKEND: req->hwt_backend = optarg; break;
+		case OPT_BUFFER_SIZE:
+			req->options.buffer_size = parse_size(optarg);
+			if (!req->options.buffer_size) {
+				fprintf(stderr, "hwtrec record: --buffer-size: "
+					"'%s' is not a size (bytes, or with K, "
+					"M, G)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'p': {
 			long v = strtol(optarg, &e, 10);
 

@@ -1,0 +1,336 @@
+/* hwt-drain.c: one thread's circular buffer into a stream (hwt-drain.h).
+ *
+ * Positions: W is the absolute number of bytes the kernel wrote as far as
+ * its reports tell (each report moves W forward by the distance from W's
+ * place in the buffer, which is right while reports come at least once per
+ * lap); R is how far the stream has read.  The writer may be up to MARGIN
+ * beyond W, so on copy the bytes older than W + MARGIN - size may already be
+ * overwritten: only [max(R, W + MARGIN - size), W) is copied, and after the
+ * copy the same bound is taken again with whatever newer positions RECHECK
+ * found, trimming the copy's beginning.  Everything between R and the kept
+ * part is lost.
+ *
+ * Packets: the stream is written in whole packets (libipt's packet decoder
+ * finds their ends), holding back an incomplete last one.  At a loss the
+ * held-back bytes are dropped, an OVF packet (the hardware's own "packets
+ * were lost here") is written, and the bytes after the loss are dropped up
+ * to the next PSB, where decoding can start again.  So the stream never
+ * joins two pieces of trace in the middle of a packet.  Bytes before the
+ * first PSB (there should be none) are passed on unparsed.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "hwt-drain.h"
+
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum carry_state {
+	UNSYNCED,	/* no PSB seen yet: bytes pass unparsed */
+	SYNCED,		/* at a packet boundary */
+	SKIPPING,	/* after a loss: dropping bytes up to a PSB */
+};
+
+struct hwt_drain {
+	const uint8_t *buffer;
+	uint64_t size;
+	struct hwt_drain_sink sink;
+	uint64_t written;	/* W */
+	uint64_t read;		/* R */
+	uint8_t *copy;		/* scratch for one copy */
+	size_t copy_cap;
+	/* packet carry */
+	enum carry_state state;
+	uint8_t *pending;
+	size_t npending, cap_pending;
+	uint64_t out;		/* stream bytes written */
+	uint64_t loss_offset, loss_len;
+	struct hwt_drain_stats stats;
+};
+
+static const uint8_t psb[16] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+};
+static const uint8_t ovf[2] = { 0x02, 0xf3 };
+
+int hwt_drain_new(const void *buffer, uint64_t size,
+		  const struct hwt_drain_sink *sink, struct hwt_drain **out)
+{
+	struct hwt_drain *d = calloc(1, sizeof(*d));
+
+	if (!d || !size)
+		return free(d), -1;
+	d->buffer = buffer;
+	d->size = size;
+	d->sink = *sink;
+	d->state = UNSYNCED;
+	*out = d;
+	return 0;
+}
+
+void hwt_drain_free(struct hwt_drain *d)
+{
+	if (!d)
+		return;
+	free(d->copy);
+	free(d->pending);
+	free(d);
+}
+
+void hwt_drain_observe(struct hwt_drain *d, uint64_t position)
+{
+	uint64_t at = d->written % d->size;
+
+	position %= d->size;
+	d->written += (position + d->size - at) % d->size;
+}
+
+uint64_t hwt_drain_pending(const struct hwt_drain *d)
+{
+	return d->written - d->read;
+}
+
+void hwt_drain_stats(const struct hwt_drain *d, struct hwt_drain_stats *st)
+{
+	*st = d->stats;
+	st->written = d->written;
+}
+
+static int emit(struct hwt_drain *d, const uint8_t *p, size_t n, bool trace)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	if ((err = d->sink.bytes(d->sink.ctx, p, n)))
+		return err;
+	d->out += n;
+	if (trace)
+		d->stats.kept += n;
+	return 0;
+}
+
+static void consume(struct hwt_drain *d, size_t n)
+{
+	memmove(d->pending, d->pending + n, d->npending - n);
+	d->npending -= n;
+}
+
+static long find_psb(const uint8_t *p, size_t n)
+{
+	const uint8_t *hit = memmem(p, n, psb, sizeof(psb));
+
+	return hit ? hit - p : -1;
+}
+
+/* Bytes up to the first packet that is incomplete (or not a packet). */
+static size_t whole_packets(const uint8_t *p, size_t n, bool *bad)
+{
+	struct pt_config config;
+	struct pt_packet_decoder *dec;
+	uint64_t off = 0;
+
+	*bad = false;
+	pt_config_init(&config);
+	config.begin = (uint8_t *)p;
+	config.end = (uint8_t *)p + n;
+	dec = pt_pkt_alloc_decoder(&config);
+	if (!dec || pt_pkt_sync_set(dec, 0) < 0) {
+		pt_pkt_free_decoder(dec);
+		*bad = true;
+		return 0;
+	}
+	for (;;) {
+		struct pt_packet pkt;
+		int status;
+
+		pt_pkt_get_offset(dec, &off);
+		status = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (status < 0) {
+			*bad = status != -pte_eos;
+			break;
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return (size_t)off;
+}
+
+static int report_loss(struct hwt_drain *d)
+{
+	char reason[160];
+
+	snprintf(reason, sizeof(reason), "the circular trace buffer was "
+		 "overwritten before it was read: %llu bytes are missing "
+		 "(counted to the next PSB)",
+		 (unsigned long long)d->loss_len);
+	d->stats.lost += d->loss_len;
+	return d->sink.loss(d->sink.ctx, d->loss_offset, d->loss_len, reason);
+}
+
+/* Move what the pending bytes allow into the stream. */
+static int settle(struct hwt_drain *d)
+{
+	int err;
+
+	for (;;) {
+		long at;
+		size_t n;
+		bool bad;
+
+		switch (d->state) {
+		case UNSYNCED:
+			at = find_psb(d->pending, d->npending);
+			if (at < 0) {
+				/* Keep what could be the start of a PSB. */
+				n = d->npending > sizeof(psb) - 1
+					    ? d->npending - (sizeof(psb) - 1) : 0;
+				if ((err = emit(d, d->pending, n, true)))
+					return err;
+				consume(d, n);
+				return 0;
+			}
+			if ((err = emit(d, d->pending, (size_t)at, true)))
+				return err;
+			consume(d, (size_t)at);
+			d->state = SYNCED;
+			break;
+		case SKIPPING:
+			at = find_psb(d->pending, d->npending);
+			if (at < 0) {
+				n = d->npending > sizeof(psb) - 1
+					    ? d->npending - (sizeof(psb) - 1) : 0;
+				d->loss_len += n;
+				consume(d, n);
+				return 0;
+			}
+			d->loss_len += (uint64_t)at;
+			consume(d, (size_t)at);
+			if ((err = report_loss(d)))
+				return err;
+			d->state = SYNCED;
+			break;
+		case SYNCED:
+			n = whole_packets(d->pending, d->npending, &bad);
+			if ((err = emit(d, d->pending, n, true)))
+				return err;
+			consume(d, n);
+			if (!bad)
+				return 0;
+			/* Not a packet: pass the bytes on, the decoder will
+			 * say where it is lost; parse again from a PSB. */
+			d->state = UNSYNCED;
+			if ((err = emit(d, d->pending, 1, true)))
+				return err;
+			consume(d, 1);
+			break;
+		}
+	}
+}
+
+static int append(struct hwt_drain *d, const uint8_t *p, size_t n)
+{
+	if (d->npending + n > d->cap_pending) {
+		size_t cap = d->cap_pending ? d->cap_pending : 4096;
+		uint8_t *v;
+
+		while (cap < d->npending + n)
+			cap *= 2;
+		v = realloc(d->pending, cap);
+		if (!v)
+			return -1;
+		d->pending = v;
+		d->cap_pending = cap;
+	}
+	memcpy(d->pending + d->npending, p, n);
+	d->npending += n;
+	return settle(d);
+}
+
+/* N bytes of the buffer are gone: an OVF stands for them in the stream. */
+static int lose(struct hwt_drain *d, uint64_t n)
+{
+	int err;
+
+	if (d->state != SKIPPING) {
+		d->loss_offset = d->out;
+		d->loss_len = 0;
+		if ((err = emit(d, ovf, sizeof(ovf), false)))
+			return err;
+		d->stats.losses++;
+		d->state = SKIPPING;
+	}
+	/* Held-back bytes belong to a packet whose rest is lost. */
+	d->loss_len += n + d->npending;
+	d->npending = 0;
+	return 0;
+}
+
+static void copy_out(const struct hwt_drain *d, uint64_t from, uint64_t to,
+		     uint8_t *dst)
+{
+	while (from < to) {
+		uint64_t at = from % d->size;
+		uint64_t k = d->size - at < to - from ? d->size - at : to - from;
+
+		memcpy(dst, d->buffer + at, (size_t)k);
+		dst += k;
+		from += k;
+	}
+}
+
+static uint64_t oldest_intact(const struct hwt_drain *d, uint64_t margin)
+{
+	uint64_t reach = d->written + margin;
+
+	return reach > d->size ? reach - d->size : 0;
+}
+
+int hwt_drain_copy(struct hwt_drain *d, uint64_t margin,
+		   void (*recheck)(void *ctx), void *ctx)
+{
+	uint64_t end = d->written, from = d->read, oldest, copied;
+	int err;
+
+	if (end == from)
+		return 0;
+	oldest = oldest_intact(d, margin);
+	if (oldest > from)
+		from = oldest < end ? oldest : end;
+	if (end - from > d->copy_cap) {
+		uint8_t *v = realloc(d->copy, (size_t)(end - from));
+
+		if (!v)
+			return -1;
+		d->copy = v;
+		d->copy_cap = (size_t)(end - from);
+	}
+	copy_out(d, from, end, d->copy);
+	copied = from;
+	if (recheck) {
+		/* Where may the writer have been while we copied? */
+		recheck(ctx);
+		oldest = oldest_intact(d, margin);
+		if (oldest > from)
+			from = oldest < end ? oldest : end;
+	}
+	if (from > d->read && (err = lose(d, from - d->read)))
+		return err;
+	d->read = end;
+	return append(d, d->copy + (from - copied), (size_t)(end - from));
+}
+
+int hwt_drain_finish(struct hwt_drain *d)
+{
+	int err;
+
+	if (d->state == SKIPPING) {
+		d->loss_len += d->npending;
+		d->npending = 0;
+		return report_loss(d);
+	}
+	err = emit(d, d->pending, d->npending, true);
+	d->npending = 0;
+	return err;
+}

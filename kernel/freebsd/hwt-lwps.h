@@ -1,0 +1,41 @@
+/* hwt-lwps.h: naming hwt(4) thread indexes with LWP ids.
+ *
+ * hwt numbers a context's threads 0, 1, 2 ... in creation order (existing
+ * threads at ALLOC in the kernel's p_threads order, later ones as they are
+ * created) and its records carry only that index.  The process's thread list
+ * (kinfo_proc with threads, in p_threads order: creation order) gives LWP ids.
+ * Matching the two in order names each index, provided every thread is seen
+ * in some listing; a thread that is created and ends between two listings is
+ * never seen, and then the threads of that window cannot be told apart: they
+ * are named 0x80000000 + index instead (FreeBSD's LWP ids start at 100001,
+ * so such a name is never an LWP id).
+ */
+#ifndef HWT_LWPS_H
+#define HWT_LWPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HWT_UNNAMED_THREAD(index) (0x80000000u | (uint32_t)(index))
+
+struct hwt_lwps;
+
+int hwt_lwps_new(struct hwt_lwps **lwps);
+void hwt_lwps_free(struct hwt_lwps *lwps);
+
+/* A THREAD_CREATE record named INDEX. */
+int hwt_lwps_created(struct hwt_lwps *lwps, int index);
+/* The process's live threads, in creation order, just listed.  Names as
+ * many created indexes as the listing allows; an index that cannot be named
+ * with certainty gets HWT_UNNAMED_THREAD(index). */
+int hwt_lwps_listed(struct hwt_lwps *lwps, const uint32_t *lwpids, size_t n);
+/* INDEX's name, once it has one. */
+bool hwt_lwps_name(const struct hwt_lwps *lwps, int index, uint32_t *tid);
+/* How many indexes got HWT_UNNAMED_THREAD. */
+size_t hwt_lwps_unnamed(const struct hwt_lwps *lwps);
+/* Indexes created and LWP ids seen in listings, so far. */
+void hwt_lwps_counts(const struct hwt_lwps *lwps, size_t *indexes,
+		     size_t *lwpids);
+
+#endif

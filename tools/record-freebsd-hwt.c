@@ -1,0 +1,325 @@
+/* record-freebsd-hwt.c: the hwt source of `hwtrec record`: FreeBSD's
+ * hwt(4) thread mode (kernel/freebsd/), written into a recording.
+ *
+ * kernel/freebsd/hwt-recorder.c talks to the kernel through the seam of
+ * hwt-sys.h and hands what it learns to the sink here, which writes the
+ * recording with libhwtrecord's writer: manifest source "freebsd-hwt", one
+ * stream per thread named by LWP id, exec and mmap events with build-ids
+ * (record-sideband.c), and loss events where the circular buffer was
+ * overwritten before it was read.  FreeBSD's PT trace has no timestamps, so
+ * the sideband's "tsc" is only an order: a counter, one step per event.
+ *
+ * Outside FreeBSD the seam is empty and the source says so; the test suite
+ * links a stand-in into its own hwtrec (testsuite/hwt-standin).
+ */
+#include "record.h"
+#include "record-source.h"
+#include "../kernel/freebsd/hwt-abi.h"
+#include "../kernel/freebsd/hwt-recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_BUFFER_SIZE (16u << 20)
+
+struct adapter {
+	const struct record_request *req;
+	struct hwtr_writer *writer;
+	struct sideband *sb;
+	uint64_t seq;		/* the sideband's order, there being no clock */
+	char name[PATH_MAX];
+};
+
+static int on_begin(void *ctx, pid_t pid, const char *format,
+		    const struct hwtr_pt_config *pt)
+{
+	struct adapter *a = ctx;
+	struct hwtr_writer_info info = {
+		.source = "freebsd-hwt", .trace_format = format, .pt = *pt,
+		.pid = pid, .executable = a->req->program,
+	};
+	int err;
+
+	if (a->req->argv)
+		while (a->req->argv[info.argc])
+			info.argc++;
+	info.argv = (const char *const *)a->req->argv;
+	record_name(a->req, pid, a->name, sizeof(a->name));
+	if ((err = hwtr_writer_create(a->name, &info, &a->writer)))
+		return err;
+	a->sb = sideband_new(a->writer);
+	return a->sb ? 0 : -hwtr_err_nomem;
+}
+
+static int on_thread(void *ctx, uint32_t tid)
+{
+	struct adapter *a = ctx;
+
+	return hwtr_writer_add_thread(a->writer, tid, ++a->seq);
+}
+
+static int on_trace(void *ctx, uint32_t tid, const void *bytes, size_t size)
+{
+	struct adapter *a = ctx;
+
+	return hwtr_writer_trace(a->writer, tid, bytes, size);
+}
+
+static int on_loss(void *ctx, uint32_t tid, uint64_t offset, uint64_t len,
+		   const char *reason)
+{
+	struct adapter *a = ctx;
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_loss, .tsc = ++a->seq, .tid = tid,
+		.offset = offset, .len = len, .reason = reason,
+	};
+
+	return hwtr_writer_event(a->writer, &ev);
+}
+
+static int on_exec(void *ctx, const char *path)
+{
+	struct adapter *a = ctx;
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_exec, .tsc = ++a->seq, .path = path,
+	};
+
+	return hwtr_writer_event(a->writer, &ev);
+}
+
+static int on_mmap(void *ctx, const struct hwt_vm_entry *m)
+{
+	struct adapter *a = ctx;
+
+	return sideband_mmap(a->sb, m->start, m->end - m->start, m->offset,
+			     m->prot, m->path, ++a->seq);
+}
+
+static int on_munmap(void *ctx, uint64_t start, uint64_t len)
+{
+	struct adapter *a = ctx;
+
+	return sideband_munmap(a->sb, start, len, ++a->seq);
+}
+
+static const struct hwt_backend *backend_of(const struct record_request *req,
+					    char *why, size_t size)
+{
+	const struct hwt_backend *b;
+
+	if (!req || !req->hwt_backend)
+		b = hwt_backend_default();
+	else if (!(b = hwt_backend_find(req->hwt_backend))) {
+		snprintf(why, size, "--hwt-backend=%s: no such backend (one of "
+			 "%s)", req->hwt_backend, hwt_backend_names());
+		return NULL;
+	}
+	if (b->not_ready) {
+		snprintf(why, size, "hwt backend \"%s\": %s", b->name,
+			 b->not_ready);
+		return NULL;
+	}
+	return b;
+}
+
+static bool hwt_available(char *why, size_t size)
+{
+	const struct hwt_sys *sys = hwt_sys_default;
+	const struct hwt_backend *b;
+	struct hwtr_pt_config pt;
+	char cpu[256];
+	int fd;
+
+	if (!sys) {
+		snprintf(why, size, "FreeBSD only (hwt(4))");
+		return false;
+	}
+	if (!(b = backend_of(NULL, why, size)))
+		return false;
+	if ((fd = sys->open(HWT_ABI_DEV, O_RDWR)) < 0) {
+		if (errno == ENOENT)
+			snprintf(why, size, "%s does not exist: kldload hwt "
+				 "%s (the kernel needs options HWT_HOOKS)",
+				 HWT_ABI_DEV, b->module);
+		else
+			snprintf(why, size, "%s: %s", HWT_ABI_DEV,
+				 strerror(errno));
+		return false;
+	}
+	sys->close(fd);
+	if (!sys->cpu(b->name, &pt, cpu, sizeof(cpu))) {
+		snprintf(why, size, "unsupported CPU: %s", cpu);
+		return false;
+	}
+	if (!sys->module_loaded(b->module)) {
+		snprintf(why, size, "the %s module is not loaded: kldload %s",
+			 b->module, b->module);
+		return false;
+	}
+	return true;
+}
+
+/* Options of `hwtrec record` that this source cannot honour. */
+static bool refuse_options(const struct record_request *req)
+{
+	const char *why = NULL;
+
+	if (req->from)
+		why = "--from: the hwt source does not filter by address yet";
+	else if (req->options.max_size)
+		why = "--max-size: the hwt source keeps the whole trace (use "
+		      "--buffer-size for the kernel's buffer)";
+	else if (!req->options.ret_compression)
+		why = "--no-ret-compression: FreeBSD's PT backend always "
+		      "compresses returns (it clears DisRETC)";
+	else if (req->options.psb_period != HWTREC_DEFAULT_PSB_PERIOD)
+		why = "--psb-period: FreeBSD's PT backend ignores it (a PSB "
+		      "every 2 KiB)";
+	if (why)
+		fprintf(stderr, "hwtrec record: %s\n", why);
+	return why != NULL;
+}
+
+/* FreeBSD writes a core as %N.core in the working directory by default
+ * (kern.corefile); take it into the recording if it is this run's. */
+static void add_core(struct adapter *a, time_t started)
+{
+	const char *prog = a->req->program, *base;
+	char path[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (!prog)
+		return;
+	base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	snprintf(path, sizeof(path), "%s.core", base);
+	if (stat(path, &st) < 0 || st.st_mtime < started)
+		return;
+	if ((err = hwtr_writer_add_core(a->writer, path)))
+		fprintf(stderr, "hwtrec record: %s: %s\n", path,
+			hwtr_last_error());
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	hwt_record_interrupt();
+}
+
+static int record_hwt(const struct record_request *req)
+{
+	struct adapter a = { .req = req };
+	const struct hwt_recorder_sink sink = {
+		.ctx = &a, .begin = on_begin, .thread = on_thread,
+		.trace = on_trace, .loss = on_loss, .exec = on_exec,
+		.mmap = on_mmap, .munmap = on_munmap,
+	};
+	struct hwt_recorder_options o = {
+		.sys = hwt_sys_default, .attach = req->pid,
+		.program = req->program, .argv = req->argv,
+		.bufsize = req->options.buffer_size ? req->options.buffer_size
+						    : DEFAULT_BUFFER_SIZE,
+	};
+	struct hwt_recorder_result *res = calloc(1, sizeof(*res));
+	struct hwtr_end end = { hwtr_end_running, 0 };
+	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	time_t started = time(NULL);
+	char why[512];
+	int rc = EXIT_RECORDER, err;
+
+	if (!res)
+		return EXIT_RECORDER;
+	if (!o.sys) {
+		fprintf(stderr, "hwtrec record: the hwt source is FreeBSD only "
+			"(hwt(4)); use --source=valgrind here\n");
+		free(res);
+		return EXIT_RECORDER;
+	}
+	if (refuse_options(req)) {
+		free(res);
+		return 2;
+	}
+	if (!(o.backend = backend_of(req, why, sizeof(why)))) {
+		fprintf(stderr, "hwtrec record: %s\n", why);
+		free(res);
+		return EXIT_RECORDER;
+	}
+	/* Like a shell running a job: ^C and ^\ are for the program; when
+	 * attached, ^C ends the recording (the program goes on untraced). */
+	if (req->pid) {
+		struct sigaction sa_int = { .sa_handler = on_sigint };
+
+		sigaction(SIGINT, &sa_int, &old_int);
+	} else {
+		sigaction(SIGINT, &sa_ign, &old_int);
+	}
+	sigaction(SIGQUIT, &sa_ign, &old_quit);
+
+	err = hwt_record(&o, &sink, res);
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (res->exec_errno) {
+		rc = res->exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+		fprintf(stderr, "hwtrec record: %s\n", res->msg);
+	} else if (err < 0) {
+		fprintf(stderr, "hwtrec record: %s\n", res->msg);
+		if (res->started && a.writer)
+			fprintf(stderr, "hwtrec record: %s is kept up to that "
+				"point\n", a.name);
+	}
+	if (res->ended && WIFEXITED(res->status)) {
+		end.state = hwtr_end_exited;
+		end.code = WEXITSTATUS(res->status);
+	} else if (res->ended && WIFSIGNALED(res->status)) {
+		end.state = hwtr_end_signaled;
+		end.code = WTERMSIG(res->status);
+	}
+	if (res->ended && !res->exec_errno && (res->started || err == 0))
+		rc = end.state == hwtr_end_signaled ? 128 + end.code : end.code;
+	if (a.writer && err == 0) {
+		if (end.state == hwtr_end_signaled && WCOREDUMP(res->status))
+			add_core(&a, started);
+		if (hwtr_writer_finish(a.writer, &end)) {
+			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
+			rc = rc ? rc : EXIT_RECORDER;
+		}
+	}
+	if (!req->quiet && res->losses)
+		fprintf(stderr, "hwtrec record: %llu bytes of trace were "
+			"overwritten in the kernel's buffer before they could "
+			"be read (%u gaps); a larger --buffer-size helps\n",
+			(unsigned long long)res->lost, res->losses);
+	if (!req->quiet && res->unnamed)
+		fprintf(stderr, "hwtrec record: %zu threads ended before their "
+			"LWP ids could be learned; they are named 0x80000000 + "
+			"their hwt index\n", res->unnamed);
+	if (!req->quiet && isatty(2) && a.writer && err == 0)
+		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %.1f KiB of "
+			"trace in %.2f s, program %s %d\n", a.name, res->threads,
+			res->threads == 1 ? "" : "s", res->kept / 1024.0,
+			res->seconds, end.state == hwtr_end_signaled
+					      ? "died of signal" : "exited with",
+			end.code);
+	sideband_free(a.sb);
+	hwtr_writer_free(a.writer);
+	free(res);
+	return rc;
+}
+
+const struct record_source record_source_hwt = {
+	.name = "hwt",
+	.summary = "FreeBSD hwt(4): Intel PT from the kernel (FreeBSD only)",
+	.can_attach = true,
+	.available = hwt_available,
+	.record = record_hwt,
+};
