@@ -15,7 +15,15 @@
 # CASE.rec is sourced; it sets DESCRIPTION, and optionally ARGS, STATUS
 # (expected exit status, default 0), STDOUT_VARIES=1 (the program's output
 # may differ between runs) and CHECK (a function, from it or testlib.sh).
+#
+# Other sources reuse this script (../hwt-standin): RECORD_OPTS are added to
+# `hwtrec record` (e.g. --source=hwt); with REFERENCE_SOURCE set, the program
+# is also recorded with `$HWTREC_REFERENCE record --source=REFERENCE_SOURCE`
+# and the two recorded histories must be equal as well; SOURCE_CHECK names a
+# function (from SOURCE_CHECKS, a file sourced here) that replaces the case's
+# CHECK, whose checks may not apply to that source.
 . "$TESTLIB"
+[ -n "$SOURCE_CHECKS" ] && . "$SOURCE_CHECKS"
 SRCDIR=$(dirname "$TESTLIB")
 
 case_file=$1
@@ -55,7 +63,7 @@ expect_status $st "$STATUS" "hwtr-stepper (the program, natively)"
 # The recording; run in $WORK so that anything the program or Valgrind drops
 # (core files) stays there.
 # shellcheck disable=SC2086
-(cd "$WORK" && "$HWTREC" record -o rec.hwtrec -- "$prog" $ARGS \
+(cd "$WORK" && "$HWTREC" record $RECORD_OPTS -o rec.hwtrec -- "$prog" $ARGS \
 	>record.stdout 2>record.stderr)
 st=$?
 elapsed "hwtrec record"
@@ -77,9 +85,25 @@ expect_status $st 0 "hwtrec dump --insn --json"
 	"$WORK/dump.jsonl" ||
 	fail "the recorded history of $name differs from the single-stepper's (files in $WORK)"
 
+if [ -n "$REFERENCE_SOURCE" ]; then
+	# shellcheck disable=SC2086
+	(cd "$WORK" && "$HWTREC_REFERENCE" record --source="$REFERENCE_SOURCE" \
+		-o ref.hwtrec -- "$prog" $ARGS >ref.stdout 2>ref.stderr)
+	st=$?
+	elapsed "hwtrec record --source=$REFERENCE_SOURCE"
+	show "$WORK/ref.stderr"
+	expect_status $st "$STATUS" "hwtrec record --source=$REFERENCE_SOURCE"
+	"$HWTREC_REFERENCE" dump "$WORK/ref.hwtrec" --insn --json \
+		>"$WORK/ref.jsonl" 2>"$WORK/ref-dump.stderr" ||
+		fail "hwtrec dump of the $REFERENCE_SOURCE recording failed"
+	"$COMPARE" --allow-gap disabled --object "$prog" "$WORK/ref.jsonl" \
+		"$WORK/dump.jsonl" ||
+		fail "the recorded history of $name differs from the one recorded with --source=$REFERENCE_SOURCE (files in $WORK)"
+fi
 if [ -z "$STDOUT_VARIES" ]; then
 	check_same_stdout || fail "the program behaved differently under hwtrec record"
 fi
+[ -n "$SOURCE_CHECK" ] && CHECK=$SOURCE_CHECK
 if [ -n "$CHECK" ]; then
 	"$CHECK" || fail "$CHECK failed"
 fi

@@ -1,0 +1,111 @@
+/* standin.h: the parts of the hwt(4) stand-in (README.md) and what they
+ * share.  standin-kernel.c is the kernel side (devices, contexts, ioctls,
+ * buffers, records) and the seam table the hwt source calls; standin-feed.c
+ * is what the hardware and the kernel's hooks would do (a thread that reads
+ * the Valgrind tool's event log, writes Intel PT into the circular buffers
+ * and queues records).  One lock guards everything.
+ */
+#ifndef HWT_STANDIN_H
+#define HWT_STANDIN_H
+
+#include "../../kernel/freebsd/hwt-abi.h"
+#include "../../kernel/freebsd/hwt-sys.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define STANDIN_PAGE 4096u
+
+struct pt_stream;
+struct event_reader;
+
+/* One hwt thread: its buffer and the trace being written into it. */
+struct sthread {
+	struct sctx *ctx;
+	int index;
+	uint32_t lwpid;
+	bool exited;
+	int memfd;
+	uint8_t *mem;		/* the kernel's view of the buffer */
+	uint64_t pos;		/* absolute bytes written */
+	uint64_t visible;	/* what BUFPTR_GET says (absolute) */
+	uint64_t pmi_at;	/* a BUFFER record is due at this position */
+	bool pmi_due;
+	struct pt_stream *stream;
+	FILE *dump;		/* every byte written, for the tests */
+	uint64_t records;	/* BUFFER records queued */
+};
+
+struct smapping {
+	uint64_t start, end, offset;
+	int prot;
+	char path[1024];
+};
+
+enum sctx_state { SCTX_STOPPED, SCTX_RUNNING };
+
+struct sctx {
+	int ident;
+	pid_t pid;
+	pid_t owner;
+	size_t bufsize;
+	enum sctx_state state;
+	bool configured;
+	bool pause_on_mmap;
+	struct hwt_abi_pt_config config;
+	struct sthread **threads;
+	size_t nthreads;
+	struct hwt_abi_record *queue;	/* FIFO of records */
+	size_t qhead, qlen, qcap;
+	/* the feed */
+	char fifo[1100];
+	int fifo_fd;
+	pthread_t feeder;
+	bool feeder_running;
+	bool feed_done;
+	bool quit;
+	struct event_reader *reader;
+	struct sthread *cur;		/* the thread the log is about */
+	bool exec_pending;		/* HELLO seen, EXECUTABLE not queued */
+	char exec_path[1024];
+	int paused;			/* index held at an exec/mmap, or -1 */
+	unsigned creates_delivered, creates_listed, creates_made;
+	struct smapping *maps;
+	size_t nmaps;
+	unsigned starts;
+};
+
+/* The one lock, and the condition that every change signals. */
+extern pthread_mutex_t standin_lock;
+extern pthread_cond_t standin_cond;
+
+struct standin_config {
+	bool hwt_loaded, pt_loaded, cpu_has_pt, hooks, dev_denied;
+	bool thread_race;
+	unsigned record_delay_ms;
+	bool dump;
+	char dir[1024];
+};
+extern struct standin_config standin_config;
+
+/* standin-kernel.c */
+void standin_queue(struct sctx *ctx, const struct hwt_abi_record *rec);
+struct sthread *standin_thread_new(struct sctx *ctx, uint32_t lwpid);
+bool standin_process_dead(const struct sctx *ctx);
+void standin_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The ABI test acts as other processes (owner checks). */
+void standin_set_caller(pid_t pid);
+
+/* standin-feed.c */
+int standin_feed_start(struct sctx *ctx);
+void standin_feed_stop(struct sctx *ctx);
+/* The traced process is gone: wait until its whole log is in the buffers. */
+void standin_feed_settle(struct sctx *ctx);
+/* Write trace bytes into a thread's buffer (lock held). */
+int standin_write(struct sthread *t, const void *bytes, size_t size);
+void standin_switch_out(struct sthread *t);
+
+#endif
