@@ -248,6 +248,15 @@ static int record_hwt(const struct record_request *req)
 		free(res);
 		return 2;
 	}
+	/* The drain treats the two pages beyond the last reported position as
+	 * possibly written (hwt-drain.c): the buffer must be well above that. */
+	if (o.bufsize < 8 * (size_t)sysconf(_SC_PAGESIZE)) {
+		fprintf(stderr, "hwtrec record: --buffer-size: %zu bytes is too "
+			"small to be read safely; at least %ld (8 pages)\n",
+			o.bufsize, 8 * sysconf(_SC_PAGESIZE));
+		free(res);
+		return 2;
+	}
 	if (!(o.backend = backend_of(req, why, sizeof(why)))) {
 		fprintf(stderr, "hwtrec record: %s\n", why);
 		free(res);

@@ -14,7 +14,11 @@
  * finds their ends), holding back an incomplete last one.  At a loss the
  * held-back bytes are dropped, an OVF packet (the hardware's own "packets
  * were lost here") is written, and the bytes after the loss are dropped up
- * to the next PSB, where decoding can start again.  So the stream never
+ * to the next PSB, where decoding can start again; between the OVF and that
+ * PSB+ goes a FUP with the IP of the PSB+'s own FUP, which is what the
+ * hardware writes after an overflow while tracing (libipt resumes there; an
+ * OVF straight before a PSB+ it mis-decodes).  A loss before anything was
+ * written needs neither: the stream starts at that PSB.  So the stream never
  * joins two pieces of trace in the middle of a packet.  Bytes before the
  * first PSB (there should be none) are passed on unparsed.
  */
@@ -46,6 +50,9 @@ struct hwt_drain {
 	size_t npending, cap_pending;
 	uint64_t out;		/* stream bytes written */
 	uint64_t loss_offset, loss_len;
+	uint64_t loss_certain;	/* of loss_len: surely overwritten */
+	uint64_t loss_margin;	/* ... where the writer may have been */
+	bool ovf_written;	/* for the loss being skipped */
 	struct hwt_drain_stats stats;
 };
 
@@ -53,7 +60,8 @@ static const uint8_t psb[16] = {
 	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 };
-static const uint8_t ovf[2] = { 0x02, 0xf3 };
+/* Longest PSB+ we wait for before giving up on finding its FUP. */
+#define MAX_PSB_PLUS 4096
 
 int hwt_drain_new(const void *buffer, uint64_t size,
 		  const struct hwt_drain_sink *sink, struct hwt_drain **out)
@@ -157,14 +165,80 @@ static size_t whole_packets(const uint8_t *p, size_t n, bool *bad)
 	return (size_t)off;
 }
 
+/* One packet, with libipt's encoder. */
+static int emit_packet(struct hwt_drain *d, const struct pt_packet *pkt)
+{
+	uint8_t buf[32];
+	struct pt_config config;
+	struct pt_encoder *enc;
+	int n;
+
+	pt_config_init(&config);
+	config.begin = buf;
+	config.end = buf + sizeof(buf);
+	enc = pt_alloc_encoder(&config);
+	if (!enc)
+		return -1;
+	n = pt_enc_next(enc, pkt);
+	pt_free_encoder(enc);
+	return n < 0 ? -1 : emit(d, buf, (size_t)n, false);
+}
+
+/* The PSB+ at the start of P: is it all there, and where does its FUP say
+ * execution is?  (Inside PSB+ the last IP is 0, so every form is whole.) */
+static bool psb_plus_fup(const uint8_t *p, size_t n, uint64_t *ip,
+			 bool *has_fup)
+{
+	struct pt_config config;
+	struct pt_packet_decoder *dec;
+	bool complete = false;
+
+	*has_fup = false;
+	pt_config_init(&config);
+	config.begin = (uint8_t *)p;
+	config.end = (uint8_t *)p + n;
+	dec = pt_pkt_alloc_decoder(&config);
+	if (!dec || pt_pkt_sync_set(dec, 0) < 0) {
+		pt_pkt_free_decoder(dec);
+		return n > MAX_PSB_PLUS;
+	}
+	for (;;) {
+		struct pt_packet pkt;
+		int status = pt_pkt_next(dec, &pkt, sizeof(pkt));
+
+		if (status < 0) {
+			/* Incomplete: wait for more, unless it is too long or
+			 * not packets at all. */
+			complete = status != -pte_eos || n > MAX_PSB_PLUS;
+			break;
+		}
+		if (pkt.type == ppt_psbend) {
+			complete = true;
+			break;
+		}
+		if (pkt.type == ppt_fup && pkt.payload.ip.ipc != pt_ipc_suppressed) {
+			*ip = pkt.payload.ip.ipc == pt_ipc_sext_48
+				      ? (uint64_t)((int64_t)(pkt.payload.ip.ip << 16) >> 16)
+				      : pkt.payload.ip.ip;
+			*has_fup = true;
+		}
+	}
+	pt_pkt_free_decoder(dec);
+	return complete;
+}
+
 static int report_loss(struct hwt_drain *d)
 {
-	char reason[160];
+	char reason[256];
 
 	snprintf(reason, sizeof(reason), "the circular trace buffer was "
-		 "overwritten before it was read: %llu bytes are missing "
-		 "(counted to the next PSB)",
-		 (unsigned long long)d->loss_len);
+		 "overwritten before it was read: %llu bytes are missing: %llu "
+		 "surely overwritten, %llu where the writer may have been, %llu "
+		 "more up to the next PSB", (unsigned long long)d->loss_len,
+		 (unsigned long long)d->loss_certain,
+		 (unsigned long long)d->loss_margin,
+		 (unsigned long long)(d->loss_len - d->loss_certain -
+				      d->loss_margin));
 	d->stats.lost += d->loss_len;
 	return d->sink.loss(d->sink.ctx, d->loss_offset, d->loss_len, reason);
 }
@@ -207,6 +281,22 @@ static int settle(struct hwt_drain *d)
 			}
 			d->loss_len += (uint64_t)at;
 			consume(d, (size_t)at);
+			{
+				uint64_t ip = 0;
+				bool has_fup;
+
+				if (!psb_plus_fup(d->pending, d->npending, &ip,
+						  &has_fup))
+					return 0;	/* the rest comes later */
+				if (d->ovf_written && has_fup) {
+					struct pt_packet fup = { .type = ppt_fup };
+
+					fup.payload.ip.ipc = pt_ipc_full;
+					fup.payload.ip.ip = ip;
+					if ((err = emit_packet(d, &fup)))
+						return err;
+				}
+			}
 			if ((err = report_loss(d)))
 				return err;
 			d->state = SYNCED;
@@ -248,20 +338,28 @@ static int append(struct hwt_drain *d, const uint8_t *p, size_t n)
 	return settle(d);
 }
 
-/* N bytes of the buffer are gone: an OVF stands for them in the stream. */
-static int lose(struct hwt_drain *d, uint64_t n)
+/* N bytes of the buffer are gone (CERTAIN of them surely overwritten, the
+ * rest possibly): an OVF stands for them in the stream. */
+static int lose(struct hwt_drain *d, uint64_t n, uint64_t certain)
 {
 	int err;
 
 	if (d->state != SKIPPING) {
+		struct pt_packet ovf = { .type = ppt_ovf };
+
 		d->loss_offset = d->out;
-		d->loss_len = 0;
-		if ((err = emit(d, ovf, sizeof(ovf), false)))
-			return err;
+		d->loss_len = d->loss_certain = d->loss_margin = 0;
 		d->stats.losses++;
 		d->state = SKIPPING;
+		/* Lost before anything was kept: the stream simply starts at
+		 * the next PSB. */
+		d->ovf_written = d->out > 0;
+		if (d->ovf_written && (err = emit_packet(d, &ovf)))
+			return err;
 	}
 	/* Held-back bytes belong to a packet whose rest is lost. */
+	d->loss_certain += certain;
+	d->loss_margin += n - certain;
 	d->loss_len += n + d->npending;
 	d->npending = 0;
 	return 0;
@@ -315,8 +413,16 @@ int hwt_drain_copy(struct hwt_drain *d, uint64_t margin,
 		if (oldest > from)
 			from = oldest < end ? oldest : end;
 	}
-	if (from > d->read && (err = lose(d, from - d->read)))
-		return err;
+	if (from > d->read) {
+		/* What the newest known position alone proves overwritten. */
+		uint64_t sure = oldest_intact(d, 0);
+
+		sure = sure > d->read ? sure - d->read : 0;
+		if (sure > from - d->read)
+			sure = from - d->read;
+		if ((err = lose(d, from - d->read, sure)))
+			return err;
+	}
 	d->read = end;
 	return append(d, d->copy + (from - copied), (size_t)(end - from));
 }

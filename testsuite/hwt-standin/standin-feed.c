@@ -23,11 +23,13 @@
  *     TIP.PGE (user-mode entry) with a PSB+, as at the first TraceEn.  The
  *     packets are encoded with record-encode.c with no TSC (the backend
  *     clears TSCEn), return compression on, a PSB about every 2 KiB.
- *   - ToPA: bytes go into the thread's circular buffer, which overwrites
- *     without a trace; each filled page raises a PMI whose BUFFER record
- *     (page and offset read shortly after, here 32 bytes later or at the end
- *     of the write) is queued, and BUFPTR_GET's position moves then and at
- *     switch-out.
+ *   - ToPA: bytes go into the thread's circular buffer as each event is
+ *     encoded, and the buffer overwrites without a trace; each filled page
+ *     raises a PMI whose BUFFER record (page and offset read shortly after,
+ *     here 32 bytes later or at the end of the write) is queued, and
+ *     BUFPTR_GET's position moves then and at switch-out.  After a PMI the
+ *     feeder lets go of the lock and yields, so that an owner waiting for
+ *     records can run, as it could on another CPU.
  *   - thread exit and process end: the position is flushed.
  * Not modelled: the pause ending on a signal, CPU mode, address filters,
  * the sigcode page of FreeBSD (Linux's signal trampoline is in libc).
@@ -41,6 +43,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +72,7 @@ static void queue_buffer(struct sthread *t)
 	rec.curpage = (int)(at / STANDIN_PAGE);
 	rec.offset = at % STANDIN_PAGE;
 	t->records++;
+	ctx->yield_due = true;
 	standin_queue(ctx, &rec);
 }
 
@@ -254,6 +258,15 @@ static int trace(struct sctx *ctx, const struct vg_event *ev)
 			return 0;
 	}
 	vg_event_encode(t->stream, ev);
+	/* The hardware writes as it goes, not in encoder-sized chunks; after
+	 * a PMI the owner may run (it may be waiting for that record). */
+	pt_stream_flush(t->stream);
+	if (ctx->yield_due) {
+		ctx->yield_due = false;
+		pthread_mutex_unlock(&standin_lock);
+		sched_yield();
+		pthread_mutex_lock(&standin_lock);
+	}
 	return 0;
 }
 

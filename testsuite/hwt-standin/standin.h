@@ -76,6 +76,7 @@ struct sctx {
 	struct smapping *maps;
 	size_t nmaps;
 	unsigned starts;
+	bool yield_due;			/* a PMI: let the reader run */
 };
 
 /* The one lock, and the condition that every change signals. */

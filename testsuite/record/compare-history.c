@@ -2,6 +2,7 @@
  * instructions of one object, per thread, in the same order?
  *
  *     hwtr-compare-history [--lackey-base ADDR] [--allow-gap ERROR]...
+ *                          [--resync-after-gap ERROR]...
  *                          --object PATH EXPECTED ACTUAL
  *
  * Each input is read line by line, in any mix of these formats:
@@ -16,6 +17,11 @@
  *     ADDR minus --lackey-base (where Valgrind loaded PATH: 0 for a non-PIE
  *     executable, 0x108000 for a PIE one on amd64) is turned into a file
  *     offset with PATH's program headers.
+ * With --resync-after-gap ERROR, gaps of that kind in ACTUAL are trace that
+ * was lost (an overflow): ACTUAL is then a series of runs, each of which must
+ * be a contiguous stretch of EXPECTED, in order, later runs after earlier
+ * ones; the first run (if no gap precedes it) starts where EXPECTED starts
+ * and the last (if no gap follows it) ends where EXPECTED ends.
  * Only instructions of PATH are compared, as file offsets: a recording made
  * under Valgrind runs PIE programs at another base and redirects some libc and
  * ld.so functions, so only the program's own code can be compared exactly.
@@ -50,6 +56,8 @@ struct thread {
 	size_t count, alloc;
 	char *gap;		/* first gap in this thread, as text */
 	size_t gap_at;		/* own-code instructions before the gap */
+	size_t *resyncs;	/* own-code counts at lossy gaps */
+	size_t nresyncs, cap_resyncs;
 };
 
 struct view {
@@ -67,6 +75,8 @@ static char *target;		/* realpath of --object */
 static uint64_t lackey_base;
 static const char *allowed_gaps[8];
 static size_t nallowed_gaps;
+static const char *resync_gaps[8];
+static size_t nresync_gaps;
 static uint64_t skipped_gaps;
 static const char *target_base;
 
@@ -213,11 +223,22 @@ static void read_json(struct view *v, const char *line, uint64_t lineno)
 	uint64_t number = json_is_integer(j) ? (uint64_t)json_integer_value(j) : lineno;
 	if ((j = json_object_get(o, "gap"))) {
 		const char *error = json_string_value(json_object_get(j, "error"));
-		bool allowed = false;
+		bool allowed = false, resync = false;
 
 		for (size_t i = 0; error && i < nallowed_gaps; i++)
 			allowed |= !strcmp(error, allowed_gaps[i]);
-		if (allowed)
+		for (size_t i = 0; error && i < nresync_gaps; i++)
+			resync |= !strcmp(error, resync_gaps[i]);
+		if (resync) {
+			if (t->nresyncs == t->cap_resyncs) {
+				t->cap_resyncs = t->cap_resyncs ? 2 * t->cap_resyncs : 16;
+				t->resyncs = realloc(t->resyncs, t->cap_resyncs *
+							 sizeof(*t->resyncs));
+				if (!t->resyncs)
+					fail("out of memory");
+			}
+			t->resyncs[t->nresyncs++] = t->count;
+		} else if (allowed)
 			skipped_gaps++;
 		else if (!t->gap) {
 			char *text = json_dumps(j, JSON_COMPACT);
@@ -321,6 +342,73 @@ static void show_context(const struct thread *e, const struct thread *a, size_t 
 	}
 }
 
+static bool run_at(const struct thread *e, size_t at, const struct insn *run,
+		   size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (e->insns[at + i].offset != run[i].offset)
+			return false;
+	return true;
+}
+
+/* ACTUAL with lossy gaps: each run a stretch of EXPECTED, in order. */
+static bool compare_runs(size_t index, const struct thread *e,
+			 const struct thread *a, const char *object)
+{
+	size_t pos = 0, matched = 0, r;
+
+	if (a->gap && a->gap_at < a->count) {
+		fprintf(stderr, "thread %zu (tid %ld): after %zu instructions the "
+			"recording has a %s\n", index + 1, a->tid, a->gap_at,
+			a->gap);
+		return false;
+	}
+	for (r = 0; r <= a->nresyncs; r++) {
+		size_t from = r ? a->resyncs[r - 1] : 0;
+		size_t to = r < a->nresyncs ? a->resyncs[r] : a->count;
+		size_t len = to - from, at;
+		bool first = r == 0, last = r == a->nresyncs;
+
+		if (!len)
+			continue;
+		if (len > e->count - pos) {
+			at = e->count;
+		} else if (first) {
+			at = run_at(e, 0, a->insns, len) ? 0 : e->count;
+		} else if (last) {
+			at = e->count - len;
+			if (at < pos || !run_at(e, at, a->insns + from, len))
+				at = e->count;
+		} else {
+			for (at = pos; at + len <= e->count; at++)
+				if (run_at(e, at, a->insns + from, len))
+					break;
+			if (at + len > e->count)
+				at = e->count;
+		}
+		if (at == e->count) {
+			fprintf(stderr, "thread %zu (expected tid %ld, recorded tid "
+				"%ld): run %zu of %zu (recorded own-code instructions "
+				"%zu..%zu, numbers %" PRIu64 "..%" PRIu64 ") is not a "
+				"stretch of the expected sequence %s (after expected "
+				"own-code instruction %zu)\n", index + 1, e->tid,
+				a->tid, r + 1, a->nresyncs + 1, from + 1, to,
+				a->insns[from].number, a->insns[to - 1].number,
+				first ? "at its start" : last ? "at its end" :
+				"in order", pos);
+			return false;
+		}
+		pos = at + len;
+		matched += len;
+	}
+	printf("thread %zu (expected tid %ld, recorded tid %ld): %zu runs "
+	       "between %zu lossy gaps, %zu of %zu instructions of %s recorded, "
+	       "each run a stretch of the expected sequence, in order; %zu "
+	       "lost\n", index + 1, e->tid, a->tid, a->nresyncs + 1,
+	       a->nresyncs, matched, e->count, object, e->count - matched);
+	return true;
+}
+
 /* Compare one pair of threads; print the first difference. */
 static bool compare_thread(size_t index, const struct thread *e,
 			   const struct thread *a, const char *object)
@@ -328,6 +416,8 @@ static bool compare_thread(size_t index, const struct thread *e,
 	size_t n = e->count < a->count ? e->count : a->count;
 	size_t i;
 
+	if (nresync_gaps)
+		return compare_runs(index, e, a, object);
 	if (a->gap && a->gap_at <= n)
 		n = a->gap_at;
 	for (i = 0; i < n; i++)
@@ -368,6 +458,7 @@ static void free_view(struct view *v)
 	for (size_t i = 0; i < v->nthreads; i++) {
 		free(v->threads[i].insns);
 		free(v->threads[i].gap);
+		free(v->threads[i].resyncs);
 	}
 	free(v->threads);
 }
@@ -384,6 +475,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "--allow-gap") &&
 			 nallowed_gaps < sizeof(allowed_gaps) / sizeof(allowed_gaps[0]))
 			allowed_gaps[nallowed_gaps++] = argv[2];
+		else if (!strcmp(argv[1], "--resync-after-gap") &&
+			 nresync_gaps < sizeof(resync_gaps) / sizeof(resync_gaps[0]))
+			resync_gaps[nresync_gaps++] = argv[2];
 		else
 			break;
 		argc -= 2;
@@ -391,7 +485,8 @@ int main(int argc, char **argv)
 	}
 	if (argc != 5 || strcmp(argv[1], "--object")) {
 		fprintf(stderr, "usage: hwtr-compare-history [--lackey-base ADDR] "
-			"[--allow-gap ERROR]... --object PATH EXPECTED ACTUAL\n");
+			"[--allow-gap ERROR]... [--resync-after-gap ERROR]... "
+			"--object PATH EXPECTED ACTUAL\n");
 		return 2;
 	}
 	target = realpath(argv[2], NULL);
