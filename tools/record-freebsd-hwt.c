@@ -293,8 +293,12 @@ static int record_hwt(const struct record_request *req)
 		end.state = hwtr_end_signaled;
 		end.code = WTERMSIG(res->status);
 	}
-	if (res->ended && !res->exec_errno && (res->started || err == 0))
+	/* The program's status once tracing began; before, the recording
+	 * could not start (even if the program ran, untraced). */
+	if (res->traced && res->ended)
 		rc = end.state == hwtr_end_signaled ? 128 + end.code : end.code;
+	else if (res->traced && err == 0)
+		rc = 0;		/* attached, and let go */
 	if (a.writer && err == 0) {
 		if (end.state == hwtr_end_signaled && WCOREDUMP(res->status))
 			add_core(&a, started);

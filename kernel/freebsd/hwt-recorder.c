@@ -265,6 +265,7 @@ static int start(struct recorder *r)
 	if (hwt_ctx_start(r->ctx) < 0)
 		return fail(r, "%s", hwt_ctx_error(r->ctx));
 	r->phase = RUNNING;
+	r->res->traced = true;
 	r->t_start = now();
 	return 0;
 }
@@ -416,7 +417,7 @@ static pid_t spawn(struct recorder *r, int *sock)
 	if (read(sv[0], &c, 1) != 1 || c != '+') {
 		fail(r, "the child process did not start");
 		close(sv[0]);
-		waitpid(pid, NULL, 0);
+		r->sys->waitpid(pid, NULL, 0);
 		return -1;
 	}
 	*sock = sv[0];
@@ -446,7 +447,7 @@ static bool process_gone(struct recorder *r, bool child_of_ours)
 	size_t n = 0;
 
 	if (child_of_ours) {
-		pid_t p = waitpid(r->res->pid, &r->res->status, WNOHANG);
+		pid_t p = r->sys->waitpid(r->res->pid, &r->res->status, WNOHANG);
 
 		if (p == r->res->pid) {
 			r->res->ended = true;
@@ -503,7 +504,7 @@ static int await_exec(struct recorder *r, int sock)
 			break;
 		news = exec_at ? 0 : child_news(sock, &err);
 		if (news < 0) {
-			waitpid(r->res->pid, &r->res->status, 0);
+			r->sys->waitpid(r->res->pid, &r->res->status, 0);
 			r->res->exec_errno = err;
 			return fail(r, "%s: %s", r->o->program, strerror(err));
 		}
@@ -516,7 +517,7 @@ static int await_exec(struct recorder *r, int sock)
 				    "(hwt(4) cannot trace threads without it)");
 		if (exec_at && now() - exec_at > EXEC_RECORD_TIMEOUT) {
 			kill(r->res->pid, SIGKILL);
-			waitpid(r->res->pid, &r->res->status, 0);
+			r->sys->waitpid(r->res->pid, &r->res->status, 0);
 			r->res->ended = true;
 			return fail(r, "no EXECUTABLE record %.0f s after the "
 				    "program's exec: the kernel was built "
@@ -643,9 +644,14 @@ int hwt_record(const struct hwt_recorder_options *o,
 	sigaction(SIGCHLD, &sa, &old_chld);
 	sigaction(SIGALRM, &sa, &old_alrm);
 	if (o->attach) {
+		const void *buffer0;
+
 		res->pid = o->attach;
-		if (alloc(&r, o->attach) == 0 && configure(&r, false) == 0 &&
-		    start(&r) == 0) {
+		/* SET_CONFIG goes through thread 0's node: map it first. */
+		if (alloc(&r, o->attach) == 0 &&
+		    (hwt_ctx_map(r.ctx, 0, &buffer0) == 0 ||
+		     fail(&r, "%s", hwt_ctx_error(r.ctx)) == 0) &&
+		    configure(&r, false) == 0 && start(&r) == 0) {
 			res->started = true;
 			refresh_mappings(&r);
 		}
@@ -653,14 +659,13 @@ int hwt_record(const struct hwt_recorder_options *o,
 		const void *buffer0;
 
 		res->pid = spawn(&r, &sock);
-		/* SET_CONFIG goes through thread 0's node: map it first. */
 		if (res->pid > 0 && (alloc(&r, res->pid) < 0 ||
 				     hwt_ctx_map(r.ctx, 0, &buffer0) < 0 ||
 				     configure(&r, true) < 0)) {
 			if (!r.failed)
 				fail(&r, "%s", hwt_ctx_error(r.ctx));
 			kill(res->pid, SIGKILL);
-			waitpid(res->pid, NULL, 0);
+			r.sys->waitpid(res->pid, NULL, 0);
 		} else if (res->pid > 0) {
 			setitimer(ITIMER_REAL, &tick, &old_tick);
 			if (write(sock, "!", 1) == 1) {
@@ -688,7 +693,7 @@ int hwt_record(const struct hwt_recorder_options *o,
 	if (!o->attach && res->started && !res->ended && r.failed &&
 	    res->pid > 0 && !res->exec_errno) {
 		/* The recording failed; the program runs on untraced. */
-		waitpid(res->pid, &res->status, 0);
+		r.sys->waitpid(res->pid, &res->status, 0);
 		res->ended = true;
 	}
 	sigaction(SIGCHLD, &old_chld, NULL);

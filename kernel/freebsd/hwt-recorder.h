@@ -42,6 +42,7 @@ struct hwt_recorder_options {
 
 struct hwt_recorder_result {
 	bool started;		/* the program ran (or was attached to) */
+	bool traced;		/* ... and tracing began (START) */
 	bool ended;		/* ... and ended; status is waitpid's */
 	int status;
 	pid_t pid;

@@ -23,6 +23,7 @@
 #include <sys/module.h>
 #include <sys/sysctl.h>
 #include <sys/user.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libutil.h>
@@ -219,6 +220,7 @@ static const struct hwt_sys native = {
 	.mmap = mmap,
 	.munmap = munmap,
 	.exec = native_exec,
+	.waitpid = waitpid,
 	.vmmap = native_vmmap,
 	.threads = native_threads,
 	.module_loaded = native_module_loaded,

@@ -3,8 +3,8 @@
  * Everything the source asks of the kernel goes through one function table:
  * the device calls (open, close, ioctl, mmap, munmap, with the meaning and
  * errno of the FreeBSD system calls) and a few process questions (exec the
- * program in the child, the process's executable mappings and its threads,
- * whether a module is loaded, what the CPU can trace).  hwt-sys-native.c
+ * program in the child and wait for it, the process's executable mappings
+ * and its threads, whether a module is loaded, what the CPU can trace).  hwt-sys-native.c
  * fills it with the real calls on FreeBSD and leaves it empty elsewhere; the
  * test suite's stand-in (testsuite/hwt-standin) fills it with a pretend
  * kernel on Linux.  Nothing else differs between the two builds.
@@ -39,6 +39,8 @@ struct hwt_sys {
 	/* In the forked child, replace it with PROGRAM; returns only on
 	 * failure, with errno set. */
 	void (*exec)(const char *program, char *const argv[]);
+	/* waitpid(2) for that child. */
+	pid_t (*waitpid)(pid_t pid, int *status, int options);
 	/* The process's mappings, malloc'ed into *entries; -1 with errno. */
 	int (*vmmap)(pid_t pid, struct hwt_vm_entry **entries, size_t *n);
 	/* The process's live threads in creation order (the kernel's

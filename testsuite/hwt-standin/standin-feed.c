@@ -14,7 +14,7 @@
  *   - thread-create hook: a thread id not seen before gets the next hwt
  *     index, a buffer, a node and a THREAD_CREATE record.  The feeder then
  *     waits until the owner has read that record and listed the threads
- *     (or 2 s): the kernel queues the record before the new thread runs, so
+ *     (or 30 s): the kernel queues the record before the new thread runs, so
  *     an owner that reacts at once sees the thread alive.  With
  *     HWT_STANDIN_THREAD_RACE=1 it does not wait, and short threads end
  *     unseen, as they can on FreeBSD.
@@ -29,7 +29,8 @@
  *     here 32 bytes later or at the end of the write) is queued, and
  *     BUFPTR_GET's position moves then and at switch-out.  After a PMI the
  *     feeder lets go of the lock and yields, so that an owner waiting for
- *     records can run, as it could on another CPU.
+ *     records can run, as it could on another CPU; with HWT_STANDIN_PACED
+ *     it waits for the owner to fetch them (see pace()).
  *   - thread exit and process end: the position is flushed.
  * Not modelled: the pause ending on a signal, CPU mode, address filters,
  * the sigcode page of FreeBSD (Linux's signal trampoline is in libc).
@@ -52,7 +53,7 @@
 
 #define PMI_LATENCY 32
 #define HOLD_LIMIT 20		/* seconds a hold may last */
-#define LISTING_WAIT 2		/* seconds the thread-create hook waits */
+#define LISTING_WAIT 30		/* seconds the thread-create hook waits */
 
 static void deadline(struct timespec *ts, int seconds)
 {
@@ -76,6 +77,25 @@ static void queue_buffer(struct sthread *t)
 	standin_queue(ctx, &rec);
 }
 
+/* HWT_STANDIN_PACED: the feeder does not write while more than a quarter
+ * of the buffer's pages have BUFFER records the owner has not fetched.  So a
+ * reader that fetches and copies at once is never lapped: the test of a
+ * reader that keeps up, independent of the machine's load. */
+static void pace(struct sthread *t)
+{
+	struct sctx *ctx = t->ctx;
+	uint64_t ahead = ctx->bufsize / STANDIN_PAGE / 4;
+	struct timespec until;
+
+	if (!standin_config.paced || !pthread_equal(pthread_self(), ctx->feeder))
+		return;
+	deadline(&until, HOLD_LIMIT);
+	while (t->records - t->fetched > ahead && !ctx->quit &&
+	       pthread_cond_timedwait(&standin_cond, &standin_lock, &until) !=
+		       ETIMEDOUT)
+		;
+}
+
 int standin_write(struct sthread *t, const void *bytes, size_t n)
 {
 	const uint8_t *p = bytes;
@@ -89,6 +109,7 @@ int standin_write(struct sthread *t, const void *bytes, size_t n)
 
 		if (k > n)
 			k = n;
+		pace(t);
 		if (t->pmi_due && t->pmi_at - t->pos < k)
 			k = t->pmi_at - t->pos;
 		memcpy(t->mem + at, p, (size_t)k);
@@ -133,7 +154,7 @@ static void hold(struct sctx *ctx, int index)
 		return;
 	ctx->paused = index;
 	deadline(&until, HOLD_LIMIT);
-	while (ctx->paused == index && !ctx->quit && !standin_process_dead(ctx))
+	while (ctx->paused == index && !ctx->quit)
 		if (pthread_cond_timedwait(&standin_cond, &standin_lock,
 					   &until) == ETIMEDOUT) {
 			standin_log("thread %d held %d s without WAKEUP: "
@@ -225,7 +246,6 @@ static struct sthread *new_thread(struct sctx *ctx, uint32_t lwpid)
 		return t;
 	deadline(&until, LISTING_WAIT);
 	while (ctx->creates_listed < ctx->creates_made && !ctx->quit &&
-	       !standin_process_dead(ctx) &&
 	       pthread_cond_timedwait(&standin_cond, &standin_lock, &until) !=
 		       ETIMEDOUT)
 		;
@@ -286,6 +306,7 @@ static int on_event(void *arg, const struct vg_event *ev)
 	switch (ev->type) {
 	case HWTREC_EV_HELLO:
 		ctx->exec_pending = true;
+		ctx->fed = true;
 		snprintf(ctx->exec_path, sizeof(ctx->exec_path), "%.*s",
 			 (int)ev->path_len, ev->path);
 		ctx->nmaps = 0;
@@ -364,7 +385,7 @@ static void *feeder(void *arg)
 		}
 		if (dead)
 			break;		/* and read to the end after death */
-		dead = standin_process_dead(ctx);
+		dead = standin_real_gone(ctx);
 		if (!dead) {
 			struct pollfd pfd = { .fd = ctx->fifo_fd, .events = POLLIN };
 

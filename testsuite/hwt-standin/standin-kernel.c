@@ -31,7 +31,8 @@
  *     (EINVAL: no private mappings of a device), length bufsize (ENXIO): a
  *     real read-only shared mapping of the buffer (a memfd).
  * Behaviour is set by environment variables (README.md): modules loaded,
- * CPU support, HWT_HOOKS, node permissions, a slow reader, and where the
+ * CPU support, HWT_HOOKS, node permissions, a slow reader or a paced writer
+ * (one that never runs far ahead of the owner's reading), and where the
  * stand-in's files go (DIR: the FIFOs, Valgrind's log, the panic marker,
  * standin.log, and the complete streams when HWT_STANDIN_DUMP is set).
  */
@@ -49,6 +50,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,6 +141,7 @@ static void init(void)
 	c->hooks = !env_is("HWT_STANDIN_HOOKS", "0");
 	c->dev_denied = env_is("HWT_STANDIN_NODES", "denied");
 	c->thread_race = env_is("HWT_STANDIN_THREAD_RACE", "1");
+	c->paced = env_is("HWT_STANDIN_PACED", "1");
 	c->record_delay_ms = delay ? (unsigned)atoi(delay) : 0;
 	c->dump = getenv("HWT_STANDIN_DUMP") != NULL;
 	if (dir)
@@ -326,9 +329,16 @@ void standin_queue(struct sctx *ctx, const struct hwt_abi_record *rec)
 	pthread_cond_broadcast(&standin_cond);
 }
 
-bool standin_process_dead(const struct sctx *ctx)
+bool standin_real_gone(const struct sctx *ctx)
 {
-	return kill(ctx->pid, 0) < 0 && errno == ESRCH;
+	return ctx->reaped || (kill(ctx->pid, 0) < 0 && errno == ESRCH);
+}
+
+/* The process has ended when its whole log is in the buffers: the model's
+ * time is the log's, which runs behind the real process. */
+static bool ended(const struct sctx *ctx)
+{
+	return ctx->feed_done || (!ctx->feeder_running && standin_real_gone(ctx));
 }
 
 /* ---------------------------------------------------------------- ALLOC */
@@ -585,7 +595,7 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&standin_lock);
 	}
-	if (g->wait && !ctx->qlen && !standin_process_dead(ctx)) {
+	if (g->wait && !ctx->qlen && !ended(ctx)) {
 		struct timespec until;
 
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -594,7 +604,7 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000;
 		}
-		while (!ctx->qlen && !standin_process_dead(ctx) &&
+		while (!ctx->qlen && !ended(ctx) &&
 		       pthread_cond_timedwait(&standin_cond, &standin_lock,
 					      &until) == 0)
 			;
@@ -603,6 +613,9 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 		g->records[i] = ctx->queue[ctx->qhead];
 		if (g->records[i].record_type == HWT_ABI_RECORD_THREAD_CREATE)
 			ctx->creates_delivered++;
+		if (g->records[i].record_type == HWT_ABI_RECORD_BUFFER &&
+		    (size_t)g->records[i].buf_id < ctx->nthreads)
+			ctx->threads[g->records[i].buf_id]->fetched++;
 		ctx->qhead = (ctx->qhead + 1) % ctx->qcap;
 		ctx->qlen--;
 	}
@@ -624,9 +637,6 @@ static int node_ioctl(struct sdev *d, unsigned long request, void *arg)
 		return ENXIO;
 	if (ctx->owner != caller())
 		return EPERM;
-	/* A process that has ended has all its trace in the buffers. */
-	if (standin_process_dead(ctx))
-		standin_feed_settle(ctx);
 	switch (request) {
 	case HWT_ABI_IOC_START:
 		if (ctx->state == SCTX_RUNNING)
@@ -776,6 +786,44 @@ static struct sctx *ctx_of_pid(pid_t pid)
 	return NULL;
 }
 
+/* waitpid for the traced child: it has ended once the real process is gone
+ * and its log is consumed (until then, WNOHANG says "not yet"). */
+static pid_t standin_waitpid(pid_t pid, int *status, int options)
+{
+	struct sctx *ctx;
+	pid_t r;
+	int st;
+
+	lazy_init();
+	pthread_mutex_lock(&standin_lock);
+	ctx = ctx_of_pid(pid);
+	if (!ctx || !ctx->feeder_running) {
+		pthread_mutex_unlock(&standin_lock);
+		return waitpid(pid, status, options);
+	}
+	if (!ctx->reaped) {
+		pthread_mutex_unlock(&standin_lock);
+		r = waitpid(pid, &st, options);
+		pthread_mutex_lock(&standin_lock);
+		if (r != pid) {
+			pthread_mutex_unlock(&standin_lock);
+			return r;
+		}
+		ctx->reaped = true;
+		ctx->status = st;
+		pthread_cond_broadcast(&standin_cond);
+	}
+	if (!ctx->feed_done && (options & WNOHANG)) {
+		pthread_mutex_unlock(&standin_lock);
+		return 0;
+	}
+	standin_feed_settle(ctx);
+	if (status)
+		*status = ctx->status;
+	pthread_mutex_unlock(&standin_lock);
+	return pid;
+}
+
 static int proc_maps(pid_t pid, struct hwt_vm_entry **out, size_t *n)
 {
 	char path[64], line[4096];
@@ -830,6 +878,9 @@ static int standin_vmmap(pid_t pid, struct hwt_vm_entry **out, size_t *n)
 	lazy_init();
 	pthread_mutex_lock(&standin_lock);
 	ctx = ctx_of_pid(pid);
+	/* A process not under the tool (attached to): the real map. */
+	if (ctx && !ctx->fed)
+		ctx = NULL;
 	if (ctx && ctx->nmaps) {
 		*out = calloc(ctx->nmaps + 1, sizeof(**out));
 		if (!*out) {
@@ -846,7 +897,7 @@ static int standin_vmmap(pid_t pid, struct hwt_vm_entry **out, size_t *n)
 			}
 			*n = ctx->nmaps;
 		}
-	} else if (ctx && standin_process_dead(ctx)) {
+	} else if (ctx && ended(ctx)) {
 		errno = ESRCH;
 		rc = -1;
 	} else if (ctx) {
@@ -878,8 +929,8 @@ static int standin_threads(pid_t pid, uint32_t *out, size_t max, size_t *n)
 		}
 		return 0;
 	}
-	for (i = 0; i < ctx->nthreads && *n < max; i++)
-		if (!ctx->threads[i]->exited && !standin_process_dead(ctx))
+	for (i = 0; i < ctx->nthreads && *n < max && !ended(ctx); i++)
+		if (!ctx->threads[i]->exited)
 			out[(*n)++] = ctx->threads[i]->lwpid;
 	ctx->creates_listed = ctx->creates_delivered;
 	pthread_cond_broadcast(&standin_cond);
@@ -960,6 +1011,7 @@ static const struct hwt_sys standin = {
 	.mmap = standin_mmap,
 	.munmap = standin_munmap,
 	.exec = standin_exec,
+	.waitpid = standin_waitpid,
 	.vmmap = standin_vmmap,
 	.threads = standin_threads,
 	.module_loaded = standin_module_loaded,

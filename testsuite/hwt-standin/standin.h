@@ -37,6 +37,7 @@ struct sthread {
 	struct pt_stream *stream;
 	FILE *dump;		/* every byte written, for the tests */
 	uint64_t records;	/* BUFFER records queued */
+	uint64_t fetched;	/* ... and read by the owner */
 };
 
 struct smapping {
@@ -65,11 +66,15 @@ struct sctx {
 	int fifo_fd;
 	pthread_t feeder;
 	bool feeder_running;
-	bool feed_done;
+	bool feed_done;			/* the log is consumed: the process
+					 * has ended, as far as the model goes */
+	bool reaped;			/* the real process is gone */
+	int status;			/* its wait status */
 	bool quit;
 	struct event_reader *reader;
 	struct sthread *cur;		/* the thread the log is about */
 	bool exec_pending;		/* HELLO seen, EXECUTABLE not queued */
+	bool fed;			/* the tool is sending its log */
 	char exec_path[1024];
 	int paused;			/* index held at an exec/mmap, or -1 */
 	unsigned creates_delivered, creates_listed, creates_made;
@@ -86,6 +91,7 @@ extern pthread_cond_t standin_cond;
 struct standin_config {
 	bool hwt_loaded, pt_loaded, cpu_has_pt, hooks, dev_denied;
 	bool thread_race;
+	bool paced;
 	unsigned record_delay_ms;
 	bool dump;
 	char dir[1024];
@@ -95,7 +101,8 @@ extern struct standin_config standin_config;
 /* standin-kernel.c */
 void standin_queue(struct sctx *ctx, const struct hwt_abi_record *rec);
 struct sthread *standin_thread_new(struct sctx *ctx, uint32_t lwpid);
-bool standin_process_dead(const struct sctx *ctx);
+/* The real process is gone (its log may still be unread). */
+bool standin_real_gone(const struct sctx *ctx);
 void standin_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The ABI test acts as other processes (owner checks). */
 void standin_set_caller(pid_t pid);
