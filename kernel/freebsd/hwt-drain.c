@@ -10,9 +10,11 @@
  * found, trimming the copy's beginning.  Everything between R and the kept
  * part is lost.
  *
- * Packets: the stream is written in whole packets (libipt's packet decoder
- * finds their ends), holding back an incomplete last one.  At a loss the
- * held-back bytes are dropped, an OVF packet (the hardware's own "packets
+ * Packets: the stream is written in whole packets, holding back what
+ * follows the newest PSB (a PSB starts a packet, so what comes before it is
+ * whole; finding one is a memmem, not a decode).  At a loss, libipt's packet
+ * decoder finds where the held-back bytes stop being whole packets; the cut
+ * packet goes with what is lost, an OVF packet (the hardware's own "packets
  * were lost here") is written, and the bytes after the loss are dropped up
  * to the next PSB, where decoding can start again; between the OVF and that
  * PSB+ goes a FUP with the IP of the PSB+'s own FUP, which is what the
@@ -62,6 +64,9 @@ static const uint8_t psb[16] = {
 };
 /* Longest PSB+ we wait for before giving up on finding its FUP. */
 #define MAX_PSB_PLUS 4096
+/* Bytes held back after the newest PSB before they are cut at a packet
+ * boundary the slow way (FreeBSD's PT writes a PSB every 2 KiB). */
+#define MAX_HELD (64u << 10)
 
 int hwt_drain_new(const void *buffer, uint64_t size,
 		  const struct hwt_drain_sink *sink, struct hwt_drain **out)
@@ -131,6 +136,19 @@ static long find_psb(const uint8_t *p, size_t n)
 	const uint8_t *hit = memmem(p, n, psb, sizeof(psb));
 
 	return hit ? hit - p : -1;
+}
+
+/* The last PSB in P, or -1. */
+static long find_last_psb(const uint8_t *p, size_t n)
+{
+	long last = -1, at;
+	size_t from = 0;
+
+	while (from < n && (at = find_psb(p + from, n - from)) >= 0) {
+		last = (long)from + at;
+		from = (size_t)last + sizeof(psb);
+	}
+	return last;
 }
 
 /* Bytes up to the first packet that is incomplete (or not a packet). */
@@ -302,6 +320,18 @@ static int settle(struct hwt_drain *d)
 			d->state = SYNCED;
 			break;
 		case SYNCED:
+			/* Everything before the newest PSB is whole packets:
+			 * pass it on, hold back from there. */
+			at = find_last_psb(d->pending, d->npending);
+			if (at > 0) {
+				if ((err = emit(d, d->pending, (size_t)at, true)))
+					return err;
+				consume(d, (size_t)at);
+				return 0;
+			}
+			if (d->npending <= MAX_HELD)
+				return 0;
+			/* No PSB for long: cut at a packet boundary. */
 			n = whole_packets(d->pending, d->npending, &bad);
 			if ((err = emit(d, d->pending, n, true)))
 				return err;
@@ -309,7 +339,7 @@ static int settle(struct hwt_drain *d)
 			if (!bad)
 				return 0;
 			/* Not a packet: pass the bytes on, the decoder will
-			 * say where it is lost; parse again from a PSB. */
+			 * say where it is lost; look for a PSB again. */
 			d->state = UNSYNCED;
 			if ((err = emit(d, d->pending, 1, true)))
 				return err;
@@ -344,6 +374,16 @@ static int lose(struct hwt_drain *d, uint64_t n, uint64_t certain)
 {
 	int err;
 
+	/* Of the held-back bytes, whole packets stay; the last, cut one
+	 * belongs to what is lost. */
+	if (d->state == SYNCED) {
+		bool bad;
+		size_t whole = whole_packets(d->pending, d->npending, &bad);
+
+		if ((err = emit(d, d->pending, whole, true)))
+			return err;
+		consume(d, whole);
+	}
 	if (d->state != SKIPPING) {
 		struct pt_packet ovf = { .type = ppt_ovf };
 
@@ -357,7 +397,6 @@ static int lose(struct hwt_drain *d, uint64_t n, uint64_t certain)
 		if (d->ovf_written && (err = emit_packet(d, &ovf)))
 			return err;
 	}
-	/* Held-back bytes belong to a packet whose rest is lost. */
 	d->loss_certain += certain;
 	d->loss_margin += n - certain;
 	d->loss_len += n + d->npending;
