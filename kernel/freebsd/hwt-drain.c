@@ -127,6 +127,8 @@ static int emit(struct hwt_drain *d, const uint8_t *p, size_t n, bool trace)
 
 static void consume(struct hwt_drain *d, size_t n)
 {
+	if (!n)
+		return;
 	memmove(d->pending, d->pending + n, d->npending - n);
 	d->npending -= n;
 }
@@ -351,6 +353,8 @@ static int settle(struct hwt_drain *d)
 
 static int append(struct hwt_drain *d, const uint8_t *p, size_t n)
 {
+	if (!n)
+		return 0;
 	if (d->npending + n > d->cap_pending) {
 		size_t cap = d->cap_pending ? d->cap_pending : 4096;
 		uint8_t *v;
