@@ -153,23 +153,34 @@ static long find_last_psb(const uint8_t *p, size_t n)
 	return last;
 }
 
-/* Bytes up to the first packet that is incomplete (or not a packet). */
-static size_t whole_packets(const uint8_t *p, size_t n, bool *bad)
+/* libipt's packet decoder over P, at its first byte; NULL if it cannot be. */
+static struct pt_packet_decoder *packet_decoder(const uint8_t *p, size_t n)
 {
 	struct pt_config config;
 	struct pt_packet_decoder *dec;
-	uint64_t off = 0;
 
-	*bad = false;
+	if (!n)
+		return NULL;
 	pt_config_init(&config);
 	config.begin = (uint8_t *)p;
 	config.end = (uint8_t *)p + n;
 	dec = pt_pkt_alloc_decoder(&config);
-	if (!dec || pt_pkt_sync_set(dec, 0) < 0) {
+	if (dec && pt_pkt_sync_set(dec, 0) < 0) {
 		pt_pkt_free_decoder(dec);
-		*bad = true;
-		return 0;
+		dec = NULL;
 	}
+	return dec;
+}
+
+/* Bytes up to the first packet that is incomplete (or not a packet). */
+static size_t whole_packets(const uint8_t *p, size_t n, bool *bad)
+{
+	struct pt_packet_decoder *dec = packet_decoder(p, n);
+	uint64_t off = 0;
+
+	*bad = !dec;
+	if (!dec)
+		return 0;
 	for (;;) {
 		struct pt_packet pkt;
 		int status;
@@ -209,19 +220,12 @@ static int emit_packet(struct hwt_drain *d, const struct pt_packet *pkt)
 static bool psb_plus_fup(const uint8_t *p, size_t n, uint64_t *ip,
 			 bool *has_fup)
 {
-	struct pt_config config;
-	struct pt_packet_decoder *dec;
+	struct pt_packet_decoder *dec = packet_decoder(p, n);
 	bool complete = false;
 
 	*has_fup = false;
-	pt_config_init(&config);
-	config.begin = (uint8_t *)p;
-	config.end = (uint8_t *)p + n;
-	dec = pt_pkt_alloc_decoder(&config);
-	if (!dec || pt_pkt_sync_set(dec, 0) < 0) {
-		pt_pkt_free_decoder(dec);
+	if (!dec)
 		return n > MAX_PSB_PLUS;
-	}
 	for (;;) {
 		struct pt_packet pkt;
 		int status = pt_pkt_next(dec, &pkt, sizeof(pkt));
