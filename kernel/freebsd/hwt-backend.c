@@ -28,9 +28,12 @@ static const struct hwt_backend backends[] = {
 		.name = "coresight", .module = "coresight",
 		.trace_format = "etm4",
 		.not_ready = "recording Arm CoreSight ETM through hwt(4) needs "
-			     "hwtrecord's ETM decoder and the coresight "
-			     "backend's configuration, neither of which is "
-			     "here yet",
+			     "the coresight backend's configuration and, for "
+			     "the recording, each trace unit's ID and "
+			     "configuration registers (TRCIDR0/2, TRCCONFIGR, "
+			     "the trace ID), which hwt does not hand to user "
+			     "space; hwtrecord decodes ETM (hwtrec import), but "
+			     "this source cannot record it yet",
 	},
 };
 

@@ -6,7 +6,8 @@
  * "pt" (Intel PT, amd64) is complete.  "coresight" (Arm ETM, arm64) is listed
  * so that the rest of the source carries a backend name rather than assuming
  * PT, but it is not ready: its configuration structure was not read from the
- * kernel, and hwtrecord cannot yet decode ETM; choosing it says so.
+ * kernel, and an ETM recording needs the trace units' ID and configuration
+ * registers, which hwt does not give to user space; choosing it says so.
  */
 #ifndef HWT_BACKEND_H
 #define HWT_BACKEND_H
