@@ -23,7 +23,9 @@ static const struct command commands[] = {
 	{ "dump", hwtrec_dump_main,
 	  "instruction or function-call history, GDB formats or JSON" },
 	{ "import", hwtrec_import_main,
-	  "a recording from an OpenCSD snapshot (Arm CoreSight ETMv4/ETE)" },
+	  "a recording from a perf.data (Intel PT) or an OpenCSD snapshot (CoreSight)" },
+	{ "export", hwtrec_export_main,
+	  "a recording as perf.data (perf script, perf report)" },
 };
 
 static void usage(FILE *out)

@@ -1,14 +1,19 @@
 /* import.c: `hwtrec import`: recordings from other tools' captures.
  *
+ *   hwtrec import perf.data [-o NAME.hwtrec] [--debug-dir DIR]...
  *   hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]
  *
- * An OpenCSD snapshot directory (Arm CoreSight ETMv4/ETE trace, the trace
- * units' registers, memory images) becomes a recording with one history per
- * trace source (import-snapshot.c).  The recording is written to
- * NAME.hwtrec, by default DIR's last component with .hwtrec, here.
+ * A perf.data of Intel PT (perf record -e intel_pt//u) becomes a recording
+ * (import-perf.c); the default name is the file's with .hwtrec instead of
+ * .data.  An OpenCSD snapshot directory (Arm CoreSight ETMv4/ETE trace, the
+ * trace units' registers, memory images) becomes a recording with one
+ * history per trace source (import-snapshot.c); the default name is DIR's
+ * last component with .hwtrec.  Both are written here.
  */
 #include "commands.h"
+#include "import-perf.h"
 #include "import-snapshot.h"
+#include "../kernel/linux/perf-error.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -18,17 +23,26 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-"usage: hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]\n"
+"usage: hwtrec import perf.data [-o NAME.hwtrec] [--debug-dir DIR]...\n"
+"       hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]\n"
 "\n"
-"Turn an OpenCSD snapshot directory (CoreSight ETMv4/ETE trace, the trace\n"
-"units' registers, memory images at their load addresses) into a recording:\n"
-"one history per trace source.  Sources of other protocols (STM, ITM, PTM)\n"
-"are skipped with a message.  -o names the recording (default: DIR's name\n"
-"with .hwtrec, in the current directory).\n");
+"Turn a perf.data recorded with perf record -e intel_pt//u (per-thread or\n"
+"per-CPU, with or without timestamps, snapshot mode included) into a\n"
+"recording that hwtrec dump and hwtrec replay open.  Binaries are looked for\n"
+"at their paths, then by build-id in perf's build-id cache ($PERF_BUILDID_DIR\n"
+"or ~/.debug), /usr/lib/debug and each --debug-dir; those found only in a\n"
+"cache are copied into the recording, missing ones are named.  The default\n"
+"name is the file's name with .hwtrec instead of .data.\n"
+"\n"
+"--opencsd-snapshot: turn an OpenCSD snapshot directory (CoreSight ETMv4/ETE\n"
+"trace, the trace units' registers, memory images at their load addresses)\n"
+"into a recording: one history per trace source.  Sources of other protocols\n"
+"(STM, ITM, PTM) are skipped with a message.  The default name is DIR's name\n"
+"with .hwtrec, in the current directory.\n");
 }
 
 /* DIR's last component + ".hwtrec". */
-static void default_name(const char *dir, char *out, size_t size)
+static void snapshot_name(const char *dir, char *out, size_t size)
 {
 	char copy[PATH_MAX];
 	const char *base;
@@ -42,52 +56,80 @@ static void default_name(const char *dir, char *out, size_t size)
 	snprintf(out, size, "%s.hwtrec", *base ? base : "snapshot");
 }
 
+/* perf.data's name with .hwtrec instead of .data, here. */
+static void perf_name(const char *in, char *out, size_t size)
+{
+	const char *base = strrchr(in, '/');
+	size_t n;
+
+	base = base ? base + 1 : in;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".data"))
+		n -= 5;
+	snprintf(out, size, "%.*s.hwtrec", (int)n, base);
+}
+
 int hwtrec_import_main(int argc, char **argv)
 {
-	static const struct option options[] = {
+	static const struct option longopts[] = {
 		{ "opencsd-snapshot", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *snapshot = NULL, *output = NULL;
+	const char *dirs[16], *const *defaults = import_default_debug_dirs();
+	struct import_options opt = { .debug_dirs = dirs, .warn = stderr };
+	const char *snapshot = NULL, *out = NULL;
 	char name[PATH_MAX], err[2048];
+	size_t ndirs = 0, i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			snapshot = optarg;
+		case 's': snapshot = optarg; break;
+		case 'o': out = optarg; break;
+		case 'd':
+			if (ndirs < 8)
+				dirs[ndirs++] = optarg;
 			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hwtrec import: importing %s: only OpenCSD snapshots "
-			"(--opencsd-snapshot DIR) are imported by this version\n",
-			argv[optind]);
-		return 2;
+	if (snapshot) {
+		if (optind < argc) {
+			fprintf(stderr, "hwtrec import: %s: give either a perf.data "
+				"or --opencsd-snapshot DIR\n", argv[optind]);
+			return 2;
+		}
+		if (!out) {
+			snapshot_name(snapshot, name, sizeof(name));
+			out = name;
+		}
+		if (import_opencsd_snapshot(snapshot, out, stderr, err,
+					    sizeof(err)) < 0) {
+			fprintf(stderr, "hwtrec import: %s\n", err);
+			return 1;
+		}
+		printf("%s\n", out);
+		return 0;
 	}
-	if (!snapshot) {
+	if (optind + 1 != argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (!output) {
-		default_name(snapshot, name, sizeof(name));
-		output = name;
+	for (i = 0; defaults[i] && ndirs < 15; i++)
+		dirs[ndirs++] = defaults[i];
+	dirs[ndirs] = NULL;
+	if (!out) {
+		perf_name(argv[optind], name, sizeof(name));
+		out = name;
 	}
-	if (import_opencsd_snapshot(snapshot, output, stderr, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec import: %s\n", err);
+	if (import_perf(argv[optind], out, &opt)) {
+		fprintf(stderr, "hwtrec import: %s\n", perf_last_error());
 		return 1;
 	}
-	printf("%s\n", output);
 	return 0;
 }

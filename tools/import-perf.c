@@ -1,0 +1,1311 @@
+/* import-perf.c: a perf.data of Intel PT as a recording (import-perf.h).
+ *
+ * Reading: perf-data.c walks the file; AUXTRACE records are queued by their
+ * idx (one AUX area each), kernel records are kept, sorted by sample time
+ * and handed to perf-sideband.c (the live source's converter).  Only the
+ * process of the first traced thread is imported (a recording holds one).
+ *
+ * Trace, per-thread files (perf record --per-thread): each queue is one
+ * thread's AUX area; its AUXTRACE payloads are laid end to end in offset
+ * order.  A jump forward in offsets is trace perf did not save (a loss
+ * event); an overlap (snapshots of a ring that had not moved on) is cut.
+ *
+ * Trace, per-CPU files (perf's default): a CPU's trace holds the threads
+ * that ran on it.  With user-mode tracing the trace is disabled (TIP.PGD)
+ * whenever the CPU enters the kernel, hence at every context switch, so the
+ * CPU's trace is cut into pieces after each TIP.PGD; a piece goes to the
+ * thread that ITRACE_START and SWITCH_CPU_WIDE records say ran on that CPU
+ * at the piece's first TSC packet (or the last TSC before it, when the piece
+ * has none).  The precision is therefore that of the TSC packets: a piece is
+ * misattributed only if the switch fell between its TSC and its start,
+ * which needs a TSC older than the previous TIP.PGD (MTC/CYC timing, which
+ * would narrow that, is not used).  Each piece gets its IPs re-encoded in
+ * full and, unless it starts with one, a PSB+ (PSB, TSC, PSBEND) in front,
+ * so that it decodes in its thread's stream on its own; all other packets
+ * are kept as recorded.
+ *
+ * Losses: AUX records with TRUNCATED, COLLISION or PARTIAL, LOST records,
+ * jumps in AUXTRACE offsets and undecodable bytes become loss events; the
+ * history shows them as gaps.
+ *
+ * Binaries: each executable mapping is looked for at its path, then by
+ * build-id in perf's build-id cache and /usr/lib/debug; one found only in a
+ * cache is copied into the recording (objects/BUILDID).  Missing ones are
+ * named in a warning and in the recording.
+ *
+ * Not done: other processes of the file (children perf followed), AUXTRACE
+ * types other than Intel PT (CoreSight goes through the same reader), a
+ * core file (perf.data has none), exit codes (perf does not record them).
+ */
+#define _GNU_SOURCE
+#include "import-perf.h"
+
+#include "perf-data.h"
+#include "perf-intel-pt.h"
+#include "pt-packets.h"
+#include "../kernel/linux/perf-error.h"
+#include "../kernel/linux/perf-sideband.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NO_TID UINT32_MAX
+#define NO_CPU UINT32_MAX
+
+struct abuf {
+	uint64_t offset, size, reference;
+	const uint8_t *data;
+	uint64_t file_offset;
+};
+
+struct aqueue {
+	uint32_t idx, tid, cpu;
+	struct abuf *bufs;
+	size_t n, cap;
+};
+
+struct kept_rec {
+	struct perf_rec rec;
+	uint64_t file_offset;
+};
+
+/* An event for the writer, in time order. */
+struct item {
+	uint64_t tsc, seq;
+	enum { IT_EVENT, IT_THREAD_START } kind;
+	struct hwtr_sideband_event ev;	/* strings owned below */
+	char *path, *build_id, *saved, *reason;
+};
+
+/* A piece of a CPU's trace that belongs to one thread. */
+struct piece {
+	uint32_t tid;
+	uint32_t cpu;
+	uint64_t tsc, seq;
+	uint8_t *bytes;
+	size_t len;
+	bool after_break;	/* trace before it on its CPU was lost */
+};
+
+struct segment {
+	uint64_t aux_begin, aux_end, stream_begin;
+};
+
+struct ithread {
+	uint32_t tid;
+	uint64_t start_tsc;
+	bool started;		/* has a thread_start item */
+	struct pt_out trace;	/* assembled stream */
+	struct segment *segs;	/* per-thread: AUX offset -> stream offset */
+	size_t nsegs;
+};
+
+struct binary {
+	char *path, *build_id;
+	char *saved;		/* relative path in the recording, or NULL */
+};
+
+struct timeline_entry {
+	uint32_t cpu;
+	uint64_t tsc, seq;
+	uint32_t tid;
+};
+
+struct imp {
+	const struct import_options *opt;
+	struct perf_data *pd;
+	const char *path;
+	struct hwtr_writer *w;
+	struct intel_pt_info pti;
+	bool have_info;
+	struct perf_tsc_conv tc;
+	bool have_tc;
+	const struct perf_data_attr *pt_attr;
+	bool have_time, per_cpu;
+	uint32_t pid;
+	struct aqueue *queues;
+	size_t nqueues;
+	struct kept_rec *recs;
+	size_t nrecs, cap_recs;
+	struct item *items;
+	size_t nitems, cap_items;
+	struct ithread *threads;
+	size_t nthreads;
+	struct binary *bins;
+	size_t nbins;
+	struct timeline_entry *timeline;
+	size_t ntimeline, cap_timeline;
+	struct piece *pieces;
+	size_t npieces, cap_pieces;
+	struct perf_sideband sb;
+	uint64_t skipped_types[128];	/* counts of skipped record types */
+	uint64_t skipped_first[128];	/* the first offset of each */
+	uint64_t unattributed;		/* per-CPU bytes with no thread */
+	uint64_t undecodable;		/* bytes that were not packets */
+};
+
+static void warn(struct imp *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct imp *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->opt->warn)
+		return;
+	fprintf(m->opt->warn, "hwtrec import: %s: ", m->path);
+	va_start(ap, fmt);
+	vfprintf(m->opt->warn, fmt, ap);
+	va_end(ap);
+	fputc('\n', m->opt->warn);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? 2 * *cap : 64;
+	p = realloc(*v, ncap * size);
+	if (!p)
+		return perf_fail(hwtr_err_nomem, "out of memory");
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* ------------------------------------------------------------ reading */
+
+static struct aqueue *queue_for(struct imp *m, uint32_t idx, uint32_t tid,
+				uint32_t cpu)
+{
+	struct aqueue *q;
+	size_t i;
+
+	for (i = 0; i < m->nqueues; i++)
+		if (m->queues[i].idx == idx)
+			return &m->queues[i];
+	q = realloc(m->queues, (m->nqueues + 1) * sizeof(*q));
+	if (!q)
+		return NULL;
+	m->queues = q;
+	q = &m->queues[m->nqueues++];
+	memset(q, 0, sizeof(*q));
+	q->idx = idx;
+	q->tid = tid;
+	q->cpu = cpu;
+	return q;
+}
+
+static int read_records(struct imp *m)
+{
+	struct perf_data_iter it;
+	struct perf_data_item item;
+	int status;
+
+	perf_data_iter_init(m->pd, &it);
+	while ((status = perf_data_next(&it, &item)) > 0) {
+		struct perf_rec *r = &item.rec;
+		int err;
+
+		if (r->type == PERF_DATA_AUXTRACE_INFO) {
+			uint64_t priv[64];
+			size_t n;
+
+			if (m->have_info) {
+				warn(m, "offset %llu: a second AUXTRACE_INFO, ignored",
+				     (unsigned long long)item.offset);
+				continue;
+			}
+			m->have_info = true;
+			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT) {
+				static const char *const names[] = {
+					"unknown", "Intel PT", "Intel BTS",
+					"CoreSight ETM", "Arm SPE", "S390 CPUMSF",
+					"HiSilicon PTT" };
+				uint32_t t = item.u.auxtrace_info.type;
+
+				return perf_fail(hwtr_err_invalid, "%s: offset %llu: "
+						 "AUXTRACE_INFO of type %u (%s): hwtrec "
+						 "imports Intel PT (type 1) only",
+						 m->path,
+						 (unsigned long long)item.offset, t,
+						 t < 7 ? names[t] : "unknown");
+			}
+			n = perf_data_auxtrace_priv(&item, priv, 64);
+			if ((err = intel_pt_info_parse(priv, n < 64 ? n : 64,
+						       &m->pti)))
+				return perf_fail_context(err, "%s: offset %llu: ",
+					m->path, (unsigned long long)item.offset);
+		} else if (r->type == PERF_DATA_TIME_CONV) {
+			m->tc = item.u.time_conv;
+			m->have_tc = true;
+		} else if (r->type == PERF_DATA_AUXTRACE) {
+			struct aqueue *q = queue_for(m, item.u.auxtrace.idx,
+						     item.u.auxtrace.tid,
+						     item.u.auxtrace.cpu);
+			struct abuf *b;
+
+			if (!q || grow((void **)&q->bufs, &q->cap, q->n,
+				       sizeof(*q->bufs)))
+				return perf_fail(hwtr_err_nomem, "out of memory");
+			b = &q->bufs[q->n++];
+			b->offset = item.u.auxtrace.offset;
+			b->size = item.u.auxtrace.size;
+			b->reference = item.u.auxtrace.reference;
+			b->data = item.u.auxtrace.data;
+			b->file_offset = item.offset;
+		} else if (r->type < 64 && r->known) {
+			struct kept_rec *k;
+
+			if ((err = grow((void **)&m->recs, &m->cap_recs, m->nrecs,
+					sizeof(*m->recs))))
+				return err;
+			k = &m->recs[m->nrecs++];
+			k->rec = *r;
+			k->file_offset = item.offset;
+			/* Which event wrote it: the trace's own records
+			 * (ITRACE_START, AUX) or the tracking event's. */
+			(void)item.attr;
+		} else if (!r->known) {
+			unsigned t = r->type < 128 ? r->type : 127;
+
+			if (!m->skipped_types[t]++)
+				m->skipped_first[t] = item.offset;
+		}
+	}
+	return status;
+}
+
+static void report_skipped(struct imp *m)
+{
+	unsigned t;
+
+	for (t = 0; t < 128; t++) {
+		/* Records of no use to a recording: samples, perf's own
+		 * bookkeeping.  Skipped silently. */
+		switch (t) {
+		case PERF_RECORD_SAMPLE: case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE: case PERF_RECORD_READ:
+		case PERF_RECORD_KSYMBOL: case PERF_RECORD_BPF_EVENT:
+		case PERF_RECORD_CGROUP: case PERF_RECORD_NAMESPACES:
+		case PERF_RECORD_TEXT_POKE: case PERF_RECORD_AUX_OUTPUT_HW_ID:
+		case PERF_DATA_ID_INDEX: case PERF_DATA_THREAD_MAP:
+		case PERF_DATA_CPU_MAP: case 75: case 76: case 77: case 78:
+		case PERF_DATA_HEADER_FEATURE: case PERF_DATA_AUXTRACE_ERROR:
+		case PERF_DATA_HEADER_BUILD_ID: case 66:
+			continue;
+		}
+		if (m->skipped_types[t])
+			warn(m, "%llu record%s of type %u (%s), the first at offset "
+			     "%llu, skipped: not a type this hwtrec knows",
+			     (unsigned long long)m->skipped_types[t],
+			     m->skipped_types[t] > 1 ? "s" : "", t == 127 ? 0 : t,
+			     t == 127 ? ">= 127" : perf_rec_type_name(t),
+			     (unsigned long long)m->skipped_first[t]);
+	}
+}
+
+/* ----------------------------------------------------------- binaries */
+
+struct build_id_search {
+	const char *path;
+	char *out;
+	size_t size;
+	bool found;
+};
+
+static int match_build_id(void *ctx, const struct perf_build_id_entry *e)
+{
+	struct build_id_search *s = ctx;
+	size_t i;
+
+	if (s->found || strcmp(e->filename, s->path))
+		return 0;
+	for (i = 0; i < e->size && 2 * i + 2 < s->size; i++)
+		snprintf(s->out + 2 * i, 3, "%02x", e->build_id[i]);
+	s->found = e->size > 0;
+	return 0;
+}
+
+/* The BUILD_ID feature's id for PATH (perf's default: MMAP2 records carry
+ * inode numbers, the ids are in the header). */
+static const char *feature_build_id(void *ctx, const char *path, char *buf,
+				    size_t size)
+{
+	struct imp *m = ctx;
+	struct build_id_search s = { path, buf, size, false };
+
+	buf[0] = 0;
+	if (perf_data_build_ids(m->pd, match_build_id, &s) < 0)
+		return NULL;
+	return s.found ? buf : NULL;
+}
+
+static bool has_build_id(const char *file, const char *id)
+{
+	char got[130];
+
+	return hwtr_build_id_of_file(file, got, sizeof(got)) > 0 &&
+	       !strcmp(got, id);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A file in DIR/.build-id/xx/rest: the file itself (a debug tree), or in
+ * perf's cache a directory holding "elf" (or "vdso"). */
+static char *in_cache(const char *dir, const char *id)
+{
+	static const char *const names[] = { "", "/elf", "/vdso" };
+	size_t i;
+
+	if (strlen(id) < 3)
+		return NULL;
+	for (i = 0; i < 3; i++) {
+		char *p = NULL;
+
+		if (asprintf(&p, "%s/.build-id/%.2s/%s%s", dir, id, id + 2,
+			     names[i]) < 0)
+			return NULL;
+		if (is_file(p) && has_build_id(p, id))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static int save_copy(struct imp *m, struct binary *b, const char *file)
+{
+	const char *rel = NULL;
+	FILE *f = fopen(file, "rb");
+	uint8_t *bytes = NULL;
+	long size;
+	int err;
+
+	if (!f)
+		return perf_fail(hwtr_err_io, "%s: %s", file, strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) || !(bytes = malloc(size ? size : 1)) ||
+	    fread(bytes, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		free(bytes);
+		return perf_fail(hwtr_err_io, "%s: cannot read", file);
+	}
+	fclose(f);
+	err = hwtr_writer_save_object(m->w, b->build_id, bytes, (size_t)size,
+				      &rel);
+	free(bytes);
+	if (err)
+		return perf_fail(err, "%s", hwtr_last_error());
+	b->saved = strdup(rel);
+	return b->saved ? 0 : perf_fail(hwtr_err_nomem, "out of memory");
+}
+
+/* Where the code of PATH (build-id ID) is: nothing to do when it is at its
+ * path; a copy in the recording when only a cache has it. */
+static int locate_binary(struct imp *m, const char *path, const char *id,
+			 const char **saved)
+{
+	const char *const *dirs = m->opt->debug_dirs;
+	struct binary *b;
+	size_t i;
+	int err = 0;
+
+	*saved = NULL;
+	for (i = 0; i < m->nbins; i++)
+		if (!strcmp(m->bins[i].path, path) &&
+		    !strcmp(m->bins[i].build_id, id ? id : "")) {
+			*saved = m->bins[i].saved;
+			return 0;
+		}
+	b = realloc(m->bins, (m->nbins + 1) * sizeof(*b));
+	if (!b)
+		return perf_fail(hwtr_err_nomem, "out of memory");
+	m->bins = b;
+	b = &m->bins[m->nbins];
+	memset(b, 0, sizeof(*b));
+	b->path = strdup(path);
+	b->build_id = strdup(id ? id : "");
+	if (!b->path || !b->build_id) {
+		free(b->path);
+		free(b->build_id);
+		return perf_fail(hwtr_err_nomem, "out of memory");
+	}
+	m->nbins++;
+	if (path[0] == '/' && is_file(path) && (!id || has_build_id(path, id)))
+		return 0;
+	for (i = 0; id && dirs && dirs[i]; i++) {
+		char *file = in_cache(dirs[i], id);
+
+		if (file) {
+			err = save_copy(m, b, file);
+			free(file);
+			*saved = b->saved;
+			return err;
+		}
+	}
+	if (!strcmp(path, "[vdso]") && !id)
+		return 0;
+	if (id)
+		warn(m, "missing binary %s (build-id %s): %s, and not in the "
+		     "build-id caches; the history has a gap where it ran",
+		     path, id, is_file(path) ? "the file at that path differs"
+					     : "no file at that path");
+	else
+		warn(m, "missing binary %s (no build-id recorded): the history "
+		     "has a gap where it ran", path);
+	return 0;
+}
+
+/* ------------------------------------------------------------- events */
+
+static struct ithread *thread_of(struct imp *m, uint32_t tid, bool create)
+{
+	struct ithread *t;
+	size_t i;
+
+	for (i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	if (!create)
+		return NULL;
+	t = realloc(m->threads, (m->nthreads + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	m->threads = t;
+	t = &m->threads[m->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+static int add_item(struct imp *m, uint64_t tsc, int kind,
+		    const struct hwtr_sideband_event *ev)
+{
+	struct item *it;
+	bool oom = false;
+	int err;
+
+	if ((err = grow((void **)&m->items, &m->cap_items, m->nitems,
+			sizeof(*m->items))))
+		return err;
+	it = &m->items[m->nitems];
+	memset(it, 0, sizeof(*it));
+	it->tsc = tsc;
+	it->seq = m->nitems;
+	it->kind = kind;
+	it->ev = *ev;
+	it->path = dup_or_null(ev->path, &oom);
+	it->build_id = dup_or_null(ev->build_id, &oom);
+	it->saved = dup_or_null(ev->saved, &oom);
+	it->reason = dup_or_null(ev->reason, &oom);
+	it->ev.path = it->path;
+	it->ev.build_id = it->build_id;
+	it->ev.saved = it->saved;
+	it->ev.reason = it->reason;
+	m->nitems++;
+	return oom ? perf_fail(hwtr_err_nomem, "out of memory") : 0;
+}
+
+static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
+{
+	struct imp *m = ctx;
+	struct hwtr_sideband_event e = *ev;
+	int err;
+
+	if (e.kind == hwtr_ev_mmap && (e.prot & HWTR_PROT_EXEC) && e.path &&
+	    (err = locate_binary(m, e.path, e.build_id, &e.saved)))
+		return err;
+	return add_item(m, e.tsc, IT_EVENT, &e);
+}
+
+static int cb_thread_start(void *ctx, uint32_t tid, uint64_t tsc)
+{
+	struct imp *m = ctx;
+	struct ithread *t = thread_of(m, tid, true);
+	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start,
+					  .tsc = tsc, .tid = tid };
+
+	if (!t)
+		return perf_fail(hwtr_err_nomem, "out of memory");
+	if (t->started)
+		return 0;
+	t->started = true;
+	t->start_tsc = tsc;
+	return add_item(m, tsc, IT_THREAD_START, &ev);
+}
+
+static int cb_thread_exit(void *ctx, uint32_t tid, uint64_t tsc)
+{
+	struct imp *m = ctx;
+	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_exit,
+					  .tsc = tsc, .tid = tid };
+
+	if (!thread_of(m, tid, false))
+		return 0;
+	return add_item(m, tsc, IT_EVENT, &ev);
+}
+
+static uint64_t cb_stream_offset(void *ctx, uint32_t tid, uint64_t aux_offset)
+{
+	struct imp *m = ctx;
+	struct ithread *t = thread_of(m, tid, false);
+	size_t i;
+
+	if (!t)
+		return 0;
+	for (i = t->nsegs; i-- > 0;)
+		if (aux_offset >= t->segs[i].aux_begin) {
+			uint64_t in = aux_offset - t->segs[i].aux_begin;
+			uint64_t len = t->segs[i].aux_end - t->segs[i].aux_begin;
+
+			return t->segs[i].stream_begin + (in < len ? in : len);
+		}
+	return 0;
+}
+
+static uint64_t cb_stream_end(void *ctx, uint32_t tid)
+{
+	struct imp *m = ctx;
+	struct ithread *t = thread_of(m, tid, false);
+
+	return t ? t->trace.len : 0;
+}
+
+static const struct perf_sideband_ops sideband_ops = {
+	.event = cb_event,
+	.thread_start = cb_thread_start,
+	.thread_exit = cb_thread_exit,
+	.stream_offset = cb_stream_offset,
+	.stream_end = cb_stream_end,
+	.build_id = feature_build_id,
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct kept_rec *x = a, *y = b;
+	uint64_t tx = x->rec.sample.time, ty = y->rec.sample.time;
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x->file_offset < y->file_offset ? -1 : 1;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---------------------------------------------------- per-thread trace */
+
+static int cmp_abuf(const void *a, const void *b)
+{
+	const struct abuf *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->file_offset < y->file_offset ? -1 : 1;
+}
+
+static int loss_item(struct imp *m, uint32_t tid, uint64_t tsc, uint64_t offset,
+		     uint64_t len, const char *reason)
+{
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_loss, .tsc = tsc, .tid = tid, .offset = offset,
+		.len = len, .reason = reason,
+	};
+
+	return add_item(m, tsc, IT_EVENT, &ev);
+}
+
+static int per_thread_trace(struct imp *m)
+{
+	size_t qi;
+	int err = 0;
+
+	for (qi = 0; qi < m->nqueues && !err; qi++) {
+		struct aqueue *q = &m->queues[qi];
+		struct ithread *t;
+		uint64_t expect = 0;
+		size_t i;
+
+		if (q->tid == NO_TID)
+			continue;
+		t = thread_of(m, q->tid, true);
+		if (!t)
+			return perf_fail(hwtr_err_nomem, "out of memory");
+		qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
+		for (i = 0; i < q->n && !err; i++) {
+			const struct abuf *b = &q->bufs[i];
+			uint64_t skip = 0;
+			struct segment *s;
+
+			if (i && b->offset < expect) {
+				/* Overlap: a snapshot of data we have. */
+				skip = expect - b->offset;
+				if (skip >= b->size)
+					continue;
+			} else if ((i && b->offset > expect) ||
+				   (!i && t->trace.len)) {
+				err = loss_item(m, q->tid, b->reference,
+					t->trace.len, i ? b->offset - expect : 0,
+					m->pti.snapshot_mode
+					? "trace between two snapshots is not in "
+					  "perf.data"
+					: "perf.data lacks this part of the AUX "
+					  "area (AUXTRACE offsets jump)");
+				if (err)
+					break;
+			}
+			s = realloc(t->segs, (t->nsegs + 1) * sizeof(*s));
+			if (!s)
+				return perf_fail(hwtr_err_nomem, "out of memory");
+			t->segs = s;
+			s[t->nsegs++] = (struct segment){ b->offset + skip,
+							  b->offset + b->size,
+							  t->trace.len };
+			err = pt_out_bytes(&t->trace, b->data + skip,
+					   b->size - skip);
+			expect = b->offset + b->size;
+		}
+	}
+	return err;
+}
+
+/* ------------------------------------------------------- per-CPU trace */
+
+static int cmp_timeline(const void *a, const void *b)
+{
+	const struct timeline_entry *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int timeline_add(struct imp *m, uint32_t cpu, uint64_t tsc, uint32_t tid)
+{
+	int err = grow((void **)&m->timeline, &m->cap_timeline, m->ntimeline,
+		       sizeof(*m->timeline));
+
+	if (err)
+		return err;
+	m->timeline[m->ntimeline] = (struct timeline_entry){
+		cpu, tsc, m->ntimeline, tid };
+	m->ntimeline++;
+	return 0;
+}
+
+/* The thread on CPU at TSC: the latest switch in at or before it. */
+static uint32_t running_at(const struct imp *m, uint32_t cpu, uint64_t tsc)
+{
+	size_t lo = 0, hi = m->ntimeline;
+	uint32_t tid = NO_TID;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct timeline_entry *e = &m->timeline[mid];
+
+		if (e->cpu < cpu || (e->cpu == cpu && e->tsc <= tsc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && m->timeline[lo - 1].cpu == cpu)
+		tid = m->timeline[lo - 1].tid;
+	return tid;
+}
+
+struct splitter {
+	struct imp *m;
+	uint32_t cpu, queue_tid;
+	struct pt_out cur;
+	bool cur_has_tsc, cur_psb, after_break;
+	uint64_t cur_tsc, last_tsc;
+	bool has_last_tsc;
+	int err;
+};
+
+static int piece_end(struct splitter *s)
+{
+	struct imp *m = s->m;
+	uint64_t tsc = s->cur_has_tsc ? s->cur_tsc : s->last_tsc;
+	uint32_t tid;
+	struct piece *p;
+	struct pt_out out;
+	int err;
+
+	if (!s->cur.len)
+		return 0;
+	tid = running_at(m, s->cpu, tsc);
+	if (tid == NO_TID)
+		tid = s->queue_tid;
+	if (tid == NO_TID || !thread_of(m, tid, false)) {
+		m->unattributed += s->cur.len;
+		s->cur.len = 0;
+		s->after_break = true;
+		return 0;
+	}
+	/* A PSB+ in front, so that the piece decodes on its own. */
+	pt_out_init(&out);
+	if (!s->cur_psb) {
+		struct pt_packet pk;
+
+		memset(&pk, 0, sizeof(pk));
+		pk.type = ppt_psb;
+		if ((err = pt_out_packet(&out, &pk)))
+			goto fail;
+		if (s->cur_has_tsc || s->has_last_tsc) {
+			memset(&pk, 0, sizeof(pk));
+			pk.type = ppt_tsc;
+			pk.payload.tsc.tsc = tsc;
+			if ((err = pt_out_packet(&out, &pk)))
+				goto fail;
+		}
+		memset(&pk, 0, sizeof(pk));
+		pk.type = ppt_psbend;
+		if ((err = pt_out_packet(&out, &pk)))
+			goto fail;
+	}
+	if ((err = pt_out_bytes(&out, s->cur.buf, s->cur.len)) ||
+	    (err = grow((void **)&m->pieces, &m->cap_pieces, m->npieces,
+			sizeof(*m->pieces))))
+		goto fail;
+	p = &m->pieces[m->npieces];
+	p->tid = tid;
+	p->cpu = s->cpu;
+	p->tsc = tsc;
+	p->seq = m->npieces++;
+	p->bytes = out.buf;
+	p->len = out.len;
+	p->after_break = s->after_break;
+	out.buf = NULL;
+	pt_out_release(&out);
+	s->cur.len = 0;
+	s->cur_has_tsc = false;
+	s->cur_psb = false;
+	s->after_break = false;
+	return 0;
+fail:
+	pt_out_release(&out);
+	return err;
+}
+
+static int split_packet(void *ctx, const struct pt_pkt_view *v)
+{
+	struct splitter *s = ctx;
+	int err;
+
+	if (v->garbage) {
+		/* Not packets (a snapshot starting mid-packet): lost. */
+		s->m->undecodable += v->size;
+		if ((err = piece_end(s)))
+			return err;
+		s->after_break = true;
+		return 0;
+	}
+	if (!s->cur.len && v->packet.type == ppt_psb)
+		s->cur_psb = true;
+	if (v->packet.type == ppt_tsc) {
+		if (!s->cur_has_tsc) {
+			s->cur_has_tsc = true;
+			s->cur_tsc = v->packet.payload.tsc.tsc;
+		}
+		s->last_tsc = v->packet.payload.tsc.tsc;
+		s->has_last_tsc = true;
+	}
+	if ((err = pt_out_view(&s->cur, v, true)))
+		return err;
+	return v->packet.type == ppt_tip_pgd ? piece_end(s) : 0;
+}
+
+/* Split a run of a CPU's trace that has no hole. */
+static int split_run(struct splitter *s, const uint8_t *bytes, size_t size)
+{
+	int err = pt_packets_walk(bytes, size, split_packet, s);
+
+	if (!err)
+		err = piece_end(s);
+	s->after_break = true;	/* whatever follows is not contiguous */
+	return err;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* AUX data lost on CPU at AUX offset OFF (TRUNCATED and friends). */
+static bool truncated_at(const struct imp *m, uint32_t cpu, uint64_t begin,
+			 uint64_t end, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+		uint64_t at = r->u.aux.aux_offset + r->u.aux.aux_size;
+
+		if (r->type == PERF_RECORD_AUX && r->sample.has_cpu &&
+		    r->sample.cpu == cpu &&
+		    (r->u.aux.flags & (PERF_AUX_FLAG_TRUNCATED |
+				       PERF_AUX_FLAG_COLLISION |
+				       PERF_AUX_FLAG_PARTIAL)) &&
+		    at > begin && at < end) {
+			*off = at;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int per_cpu_trace(struct imp *m)
+{
+	size_t qi, i;
+	int err = 0;
+
+	qsort(m->timeline, m->ntimeline, sizeof(*m->timeline), cmp_timeline);
+	for (qi = 0; qi < m->nqueues && !err; qi++) {
+		struct aqueue *q = &m->queues[qi];
+		struct splitter s = { .m = m, .cpu = q->cpu,
+				      .queue_tid = q->tid };
+		uint64_t expect = 0;
+
+		pt_out_init(&s.cur);
+		qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
+		for (i = 0; i < q->n && !err; i++) {
+			const struct abuf *b = &q->bufs[i];
+			uint64_t skip = 0, begin, cut;
+
+			if (i && b->offset < expect) {
+				skip = expect - b->offset;
+				if (skip >= b->size)
+					continue;
+			}
+			if (i && b->offset > expect)
+				s.after_break = true;
+			begin = b->offset + skip;
+			/* Runs without holes: cut at truncations. */
+			while (!err && truncated_at(m, q->cpu, begin,
+						    b->offset + b->size, &cut)) {
+				err = split_run(&s, b->data + (begin - b->offset),
+						cut - begin);
+				begin = cut;
+			}
+			if (!err)
+				err = split_run(&s, b->data + (begin - b->offset),
+						b->offset + b->size - begin);
+			expect = b->offset + b->size;
+		}
+		pt_out_release(&s.cur);
+	}
+	if (err)
+		return err;
+	/* Each thread's pieces in time order, from all CPUs. */
+	qsort(m->pieces, m->npieces, sizeof(*m->pieces), cmp_piece);
+	for (i = 0; i < m->npieces && !err; i++) {
+		struct piece *p = &m->pieces[i];
+		struct ithread *t = thread_of(m, p->tid, false);
+
+		if (p->after_break && t->trace.len)
+			err = loss_item(m, p->tid, p->tsc, t->trace.len, 0,
+					"trace lost on a CPU before this (perf's "
+					"AUX buffer full, or a snapshot boundary)");
+		if (!err)
+			err = pt_out_bytes(&t->trace, p->bytes, p->len);
+	}
+	if (m->unattributed)
+		warn(m, "%llu bytes of CPU trace ran before any thread of "
+		     "process %u was known on their CPU; not imported",
+		     (unsigned long long)m->unattributed, m->pid);
+	return err;
+}
+
+/* ----------------------------------------------------------- process */
+
+/* The process: the first traced thread's (ITRACE_START, or the first
+ * per-thread queue's thread). */
+static int find_process(struct imp *m)
+{
+	size_t i;
+	uint32_t tid = NO_TID;
+
+	for (i = 0; i < m->nrecs; i++)
+		if (m->recs[i].rec.type == PERF_RECORD_ITRACE_START) {
+			m->pid = m->recs[i].rec.u.itrace_start.pid;
+			return 0;
+		}
+	for (i = 0; i < m->nqueues; i++)
+		if (m->queues[i].tid != NO_TID) {
+			tid = m->queues[i].tid;
+			break;
+		}
+	if (tid == NO_TID)
+		return perf_fail(hwtr_err_format, "%s: no ITRACE_START record and "
+				 "no per-thread trace: cannot tell which process "
+				 "was traced", m->path);
+	m->pid = tid;
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+
+		if (r->sample.has_tid && r->sample.tid == tid) {
+			m->pid = r->sample.pid;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Threads: per-thread queues, ITRACE_START and switches of the process. */
+static int find_threads(struct imp *m)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < m->nqueues; i++)
+		if (m->queues[i].tid != NO_TID && !m->per_cpu &&
+		    !thread_of(m, m->queues[i].tid, true))
+			return perf_fail(hwtr_err_nomem, "out of memory");
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+		uint32_t cpu = r->sample.has_cpu ? r->sample.cpu : 0;
+		uint64_t tsc = m->have_time && r->sample.time
+				       ? perf_time_to_tsc(&m->tc, r->sample.time)
+				       : 0;
+
+		if (r->type == PERF_RECORD_ITRACE_START &&
+		    r->u.itrace_start.pid == m->pid) {
+			if (!thread_of(m, r->u.itrace_start.tid, true))
+				return perf_fail(hwtr_err_nomem, "out of memory");
+			if (m->per_cpu &&
+			    (err = timeline_add(m, cpu, tsc, r->u.itrace_start.tid)))
+				return err;
+		} else if (r->type == PERF_RECORD_SWITCH_CPU_WIDE && m->per_cpu) {
+			/* Switch in: this thread now; switch out: nobody we
+			 * know until the next switch in. */
+			bool ours = r->sample.pid == m->pid;
+			uint32_t tid = ours && !r->u.sw.out ? r->sample.tid : NO_TID;
+
+			if (tid != NO_TID && !thread_of(m, tid, true))
+				return perf_fail(hwtr_err_nomem, "out of memory");
+			if (ours && (err = timeline_add(m, cpu, tsc, tid)))
+				return err;
+		} else if (r->type == PERF_RECORD_SWITCH && m->per_cpu &&
+			   r->sample.pid == m->pid) {
+			if ((err = timeline_add(m, cpu, tsc, r->u.sw.out ? NO_TID
+							     : r->sample.tid)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+static const char *executable_of(struct imp *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+		const struct perf_rec_mmap *mm = &r->u.mmap;
+
+		if ((r->type == PERF_RECORD_MMAP2 &&
+		     (mm->prot & 4 /* PROT_EXEC */)) ||
+		    (r->type == PERF_RECORD_MMAP &&
+		     !(r->misc & PERF_RECORD_MISC_MMAP_DATA)))
+			if (mm->pid == m->pid && mm->filename &&
+			    mm->filename[0] == '/')
+				return mm->filename;
+	}
+	return NULL;
+}
+
+static const char *comm_of(struct imp *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrecs; i++)
+		if (m->recs[i].rec.type == PERF_RECORD_COMM &&
+		    m->recs[i].rec.u.comm.pid == m->pid &&
+		    (m->recs[i].rec.misc & PERF_RECORD_MISC_COMM_EXEC))
+			return m->recs[i].rec.u.comm.comm;
+	for (i = 0; i < m->nrecs; i++)
+		if (m->recs[i].rec.type == PERF_RECORD_COMM &&
+		    m->recs[i].rec.u.comm.pid == m->pid)
+			return m->recs[i].rec.u.comm.comm;
+	return "unknown";
+}
+
+/* The traced program's arguments: perf's command line after "--". */
+static size_t program_args(struct imp *m, char **argv, size_t max,
+			   char *buf, size_t bufsize)
+{
+	size_t n, pos = 4, k = 0, used = 0;
+	const uint8_t *p = perf_data_feature(m->pd, PERF_FEAT_CMDLINE, &n);
+	uint32_t nr, i;
+	bool after = false;
+
+	if (!p || n < 4)
+		return 0;
+	memcpy(&nr, p, 4);
+	for (i = 0; i < nr && pos + 4 <= n; i++) {
+		uint32_t len;
+		size_t sl;
+
+		memcpy(&len, p + pos, 4);
+		pos += 4;
+		if (len > n - pos)
+			break;
+		sl = strnlen((const char *)p + pos, len);
+		if (after && k < max && used + sl + 1 <= bufsize) {
+			memcpy(buf + used, p + pos, sl);
+			buf[used + sl] = 0;
+			argv[k++] = buf + used;
+			used += sl + 1;
+		}
+		if (sl == 2 && !memcmp(p + pos, "--", 2))
+			after = true;
+		pos += len;
+	}
+	return k;
+}
+
+static int create_writer(struct imp *m, const char *out_dir)
+{
+	struct hwtr_writer_info wi = { .source = "perf-import" };
+	char cpuid[128], argbuf[4096];
+	char *argv[64];
+	const char *cpu = perf_data_feature_string(m->pd, PERF_FEAT_CPUID, cpuid,
+						   sizeof(cpuid));
+	size_t argc;
+
+	intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpu, &wi.pt);
+	wi.pid = (int32_t)m->pid;
+	wi.executable = executable_of(m);
+	argc = program_args(m, argv, 64, argbuf, sizeof(argbuf));
+	if (!argc) {
+		argv[0] = (char *)comm_of(m);
+		argc = 1;
+	}
+	wi.argc = argc;
+	wi.argv = (const char *const *)argv;
+	if (!wi.executable)
+		wi.executable = argv[0];
+	if (hwtr_writer_create(out_dir, &wi, &m->w))
+		return perf_fail(hwtr_err_io, "%s", hwtr_last_error());
+	return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+const char *const *import_default_debug_dirs(void)
+{
+	static char cache[PATH_MAX];
+	static const char *dirs[3];
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	size_t n = 0;
+
+	if (env && env[0])
+		snprintf(cache, sizeof(cache), "%s", env);
+	else if (home)
+		snprintf(cache, sizeof(cache), "%s/.debug", home);
+	if (cache[0])
+		dirs[n++] = cache;
+	dirs[n++] = "/usr/lib/debug";
+	dirs[n] = NULL;
+	return dirs;
+}
+
+static int check_file(struct imp *m)
+{
+	size_t i;
+
+	if (!m->have_info)
+		return perf_fail(hwtr_err_format, "%s: no AUXTRACE_INFO record: "
+				 "this perf.data holds no hardware trace (record "
+				 "with perf record -e intel_pt//u)", m->path);
+	for (i = 0; i < perf_data_nattrs(m->pd); i++)
+		if (perf_data_attr(m->pd, i)->attr.type == m->pti.pmu_type)
+			m->pt_attr = perf_data_attr(m->pd, i);
+	if (!m->pt_attr)
+		return perf_fail(hwtr_err_format, "%s: AUXTRACE_INFO names PMU "
+				 "type %u, but no event of the file has that type",
+				 m->path, m->pti.pmu_type);
+	if (!m->nqueues)
+		return perf_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
+				 "file holds no trace", m->path);
+	if (!m->have_tc) {
+		m->tc = m->pti.tc;
+		m->have_tc = m->pti.tc.cap_user_time_zero;
+	}
+	m->have_time = (m->pt_attr->attr.sample_type & PERF_SAMPLE_TIME) &&
+		       m->have_tc && m->tc.time_mult;
+	m->per_cpu = m->pti.per_cpu_mmaps;
+	for (i = 0; i < m->nqueues; i++)
+		if (m->queues[i].tid == NO_TID)
+			m->per_cpu = true;
+	if (m->per_cpu && !m->have_time)
+		return perf_fail(hwtr_err_format, "%s: per-CPU trace without "
+				 "timestamps: the trace cannot be split between "
+				 "threads (record with --per-thread, or with tsc)",
+				 m->path);
+	return 0;
+}
+
+static int write_recording(struct imp *m)
+{
+	size_t i;
+	int err = 0;
+
+	size_t first = m->nitems;
+
+	/* Threads that were there before perf started come first, the
+	 * process's main thread before the others. */
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (!m->threads[i].started && m->threads[i].tid == m->pid)
+			err = cb_thread_start(m, m->threads[i].tid, 0);
+	for (i = 0; i < m->nthreads && !err; i++)
+		if (!m->threads[i].started)
+			err = cb_thread_start(m, m->threads[i].tid, 0);
+	if (err)
+		return err;
+	for (i = first; i < m->nitems; i++)
+		m->items[i].seq = i - first;
+	for (i = 0; i < first; i++)
+		m->items[i].seq += m->nitems;
+	qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
+	for (i = 0; i < m->nitems; i++) {
+		const struct item *it = &m->items[i];
+
+		err = it->kind == IT_THREAD_START
+			      ? hwtr_writer_add_thread(m->w, it->ev.tid, it->tsc)
+			      : hwtr_writer_event(m->w, &it->ev);
+		if (err)
+			return perf_fail(err, "%s", hwtr_last_error());
+	}
+	for (i = 0; i < m->nthreads; i++) {
+		struct ithread *t = &m->threads[i];
+
+		if (t->trace.len &&
+		    (err = hwtr_writer_trace(m->w, t->tid, t->trace.buf,
+					     t->trace.len)))
+			return perf_fail(err, "%s", hwtr_last_error());
+	}
+	if ((err = hwtr_writer_finish(m->w, &(struct hwtr_end){
+			hwtr_end_running, 0 })))
+		return perf_fail(err, "%s", hwtr_last_error());
+	return 0;
+}
+
+static void release(struct imp *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nqueues; i++)
+		free(m->queues[i].bufs);
+	free(m->queues);
+	free(m->recs);
+	for (i = 0; i < m->nitems; i++) {
+		free(m->items[i].path);
+		free(m->items[i].build_id);
+		free(m->items[i].saved);
+		free(m->items[i].reason);
+	}
+	free(m->items);
+	for (i = 0; i < m->nthreads; i++) {
+		pt_out_release(&m->threads[i].trace);
+		free(m->threads[i].segs);
+	}
+	free(m->threads);
+	for (i = 0; i < m->nbins; i++) {
+		free(m->bins[i].path);
+		free(m->bins[i].build_id);
+		free(m->bins[i].saved);
+	}
+	free(m->bins);
+	free(m->timeline);
+	for (i = 0; i < m->npieces; i++)
+		free(m->pieces[i].bytes);
+	free(m->pieces);
+	hwtr_writer_free(m->w);
+	perf_data_close(m->pd);
+}
+
+int import_perf(const char *perf_path, const char *out_dir,
+		const struct import_options *opt)
+{
+	struct imp m = { .opt = opt, .path = perf_path };
+	size_t i;
+	int err;
+
+	if ((err = perf_data_open(perf_path, opt->warn, &m.pd)))
+		return err;
+	if ((err = read_records(&m)) || (err = check_file(&m)))
+		goto out;
+	report_skipped(&m);
+	if ((err = find_process(&m)) || (err = find_threads(&m)) ||
+	    (err = create_writer(&m, out_dir)))
+		goto out;
+	/* Trace first: losses in the sideband need the stream offsets. */
+	err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
+	if (err)
+		goto out;
+	qsort(m.recs, m.nrecs, sizeof(*m.recs), cmp_rec);
+	perf_sideband_init(&m.sb, m.pid, m.have_time, &m.tc, &sideband_ops, &m);
+	for (i = 0; i < m.nrecs && !err; i++) {
+		const struct perf_rec *r = &m.recs[i].rec;
+
+		/* Per-CPU truncations were placed by the splitter. */
+		if (m.per_cpu && r->type == PERF_RECORD_AUX)
+			continue;
+		/* Only the trace event's AUX records speak of our trace. */
+		err = perf_sideband_apply(&m.sb, r);
+	}
+	if (err)
+		goto out;
+	if (m.undecodable)
+		warn(&m, "%llu bytes of trace were not packets (a snapshot "
+		     "starting inside a packet, or damage) and were skipped",
+		     (unsigned long long)m.undecodable);
+	if (m.sb.lost_records)
+		warn(&m, "perf lost %llu sideband records: mappings may be "
+		     "missing", (unsigned long long)m.sb.lost_records);
+	err = write_recording(&m);
+out:
+	release(&m);
+	return err;
+}
