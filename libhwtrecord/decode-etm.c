@@ -27,6 +27,13 @@
  * by fuzzing): the decoder is never fed them; the walk stops before each
  * (a gap) and starts again at the next A-sync.
  *
+ * Losses (decoder.h): a formatted buffer's deformatter starts afresh at each
+ * loss (the frames after it do not continue the ones before), and the loss
+ * is placed in the source's raw trace where its bytes after the loss begin.
+ * The packet scan resets the packet processor there, and the walk flushes
+ * the decoder before it, reports a gap_lost and starts again at the next
+ * A-sync, as for an unusable packet.
+ *
  * Threads: when context IDs are traced, the index pass lists the ones the
  * source's trace names; a thread that is one context of a source (its
  * configuration has a context ID) keeps only the ranges decoded while that
@@ -58,6 +65,13 @@ struct demux_run {
 	uint64_t index;		/* position in the stream (buffer) */
 };
 
+/* A loss event, placed in the source's raw trace. */
+struct etm_loss {
+	uint64_t raw;		/* the first raw byte after the loss */
+	uint64_t offset;	/* the event's stream offset */
+	const char *reason;
+};
+
 struct timestamp_mark {
 	uint64_t raw;		/* packet offset in the raw trace */
 	uint64_t value;
@@ -82,6 +96,8 @@ struct etm_stream {
 	uint64_t truncated_at;	/* raw offset of that packet */
 	uint64_t *unusable;	/* packets never fed to the decoder */
 	size_t nunusable;
+	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
+	size_t nlosses;
 	uint32_t *contexts;	/* context IDs the index pass saw */
 	size_t ncontexts;
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
@@ -105,6 +121,7 @@ struct etm_walk {
 	bool eot_sent;
 	bool fatal;
 	size_t next_async;	/* the next A-sync whose chunk is yet to start */
+	size_t next_loss;	/* the first loss after the walk's position */
 	bool block_seen;	/* a block since the chunk start or a gap */
 	bool resume_pending;	/* trace turned on again after blocks */
 	uint64_t resume_offset;
@@ -337,7 +354,11 @@ static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
 	uint64_t pos = start;
 	char words[128];
 	ocsd_err_t err;
+	size_t li;
 
+	/* Losses the frames do not reach are not placed (UINT64_MAX). */
+	for (li = 0; li < s->nlosses; li++)
+		s->losses[li].raw = UINT64_MAX;
 	pthread_once(&demux_once, demux_register);
 	if (demux_registered != OCSD_OK)
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot register the "
@@ -371,15 +392,30 @@ static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
 				 "demultiplexer: %s",
 				 ocsd_words(err, words, sizeof(words)));
 	}
-	while (pos < size && !OCSD_DATA_RESP_IS_FATAL(resp)) {
-		uint32_t n = size - pos > (1u << 20) ? 1u << 20 : (uint32_t)(size - pos);
+	for (li = 0; li <= s->nlosses && !OCSD_DATA_RESP_IS_FATAL(resp); li++) {
+		uint64_t stop = li < s->nlosses && s->losses[li].offset < size
+					? s->losses[li].offset : size;
 
-		done = 0;
-		resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n, bytes + pos,
-					    &done);
-		pos += done;
-		if (!done && !OCSD_DATA_RESP_IS_FATAL(resp))
+		while (pos < stop && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+			uint32_t n = stop - pos > (1u << 20) ? 1u << 20
+							     : (uint32_t)(stop - pos);
+
+			done = 0;
+			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n,
+						    bytes + pos, &done);
+			pos += done;
+			if (!done && !OCSD_DATA_RESP_IS_FATAL(resp))
+				break;
+		}
+		if (stop == size || OCSD_DATA_RESP_IS_FATAL(resp))
 			break;
+		/* A loss: frames start afresh after it (a frame it cut is
+		 * lost with it), and this source's bytes after it begin at
+		 * the demultiplexed size. */
+		resp = ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+		s->losses[li].raw = s->size;
+		if (pos < stop)
+			pos = stop;
 	}
 	if (!OCSD_DATA_RESP_IS_FATAL(resp))
 		resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
@@ -415,6 +451,7 @@ static int push_u64(uint64_t **array, size_t *count, uint64_t v)
 struct scan_state {
 	struct etm_stream *s;
 	bool nomem;
+	bool after_loss;	/* reset at a loss, no A-sync since */
 };
 
 static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_t op,
@@ -431,6 +468,7 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 	case ETM4_PKT_I_ASYNC:
 		if (push_u64(&s->asyncs, &s->nasyncs, index) < 0)
 			st->nomem = true;
+		st->after_loss = false;
 		break;
 	case ETM4_PKT_I_TIMESTAMP:
 		if ((s->nstamps & (s->nstamps - 1)) == 0) {
@@ -447,8 +485,12 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 								  p->ts.timestamp };
 		break;
 	case ETM4_PKT_I_INCOMPLETE_EOT:
-		s->truncated = true;
-		s->truncated_at = index;
+		/* Bytes after a loss that never reach an A-sync are the
+		 * loss's, not a packet cut short. */
+		if (!st->after_loss) {
+			s->truncated = true;
+			s->truncated_at = index;
+		}
 		break;
 	case ETM4_PKT_I_COMMIT:
 	case ETM4_PKT_I_CANCEL_F1:
@@ -473,6 +515,7 @@ static int scan_packets(struct etm_stream *s)
 	unsigned char csid = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	uint64_t pos = s->start;
+	size_t li = 0;
 	int err = create_tree(s, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
 
 	if (err)
@@ -487,6 +530,10 @@ static int scan_packets(struct etm_stream *s)
 		uint32_t done = 0, n = s->size - pos > (1u << 20)
 					       ? 1u << 20 : (uint32_t)(s->size - pos);
 
+		while (li < s->nlosses && s->losses[li].raw <= pos)
+			li++;
+		if (li < s->nlosses && s->losses[li].raw - pos < n)
+			n = (uint32_t)(s->losses[li].raw - pos);
 		resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n, s->bytes + pos,
 					    &done);
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
@@ -497,6 +544,12 @@ static int scan_packets(struct etm_stream *s)
 		if (!done)
 			break;
 		pos += done;
+		if (li < s->nlosses && pos == s->losses[li].raw) {
+			/* Lost trace: a packet it cut is not a packet; the
+			 * processor looks for an A-sync again. */
+			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+			st.after_loss = true;
+		}
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	ocsd_destroy_dcd_tree(tree);
@@ -835,6 +888,8 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	w->pos = from;
 	/* The chunk that starts at FROM (or before the first A-sync). */
 	w->next_async = on_demand ? async_index_after(s, from) - 1 : 0;
+	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= from)
+		w->next_loss++;
 	if ((err = image_for(ctx, from, &w->epoch)) < 0) {
 		etm_walk_free(w);
 		return err;
@@ -862,6 +917,32 @@ static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw)
 	return lo < s->nunusable ? s->unusable[lo] : UINT64_MAX;
 }
 
+/* The walk reached a loss: what came before is flushed out, a gap, and
+ * decoding starts again at the first A-sync after it. */
+static void lost(struct etm_walk *w)
+{
+	const struct etm_stream *s = w->s;
+	const struct etm_loss *l = &s->losses[w->next_loss];
+	size_t k = async_index_after(s, l->raw - 1);
+	struct walk_item *item;
+
+	ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	item = gap(w, gap_lost, 0, l->raw, 0);
+	if (item) {
+		item->offset = l->offset;
+		item->reason = l->reason;
+	}
+	if (k >= s->nasyncs) {
+		w->fatal = true;
+		w->next_loss = s->nlosses;
+		return;
+	}
+	w->pos = s->asyncs[k];
+	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= w->pos)
+		w->next_loss++;
+}
+
 /* Feed the decoder until it has said something or the trace is done. */
 static void feed(struct etm_walk *w)
 {
@@ -882,6 +963,14 @@ static void feed(struct etm_walk *w)
 		}
 		n = s->size - w->pos > FEED_BYTES ? FEED_BYTES
 						  : (uint32_t)(s->size - w->pos);
+		if (w->next_loss < s->nlosses &&
+		    s->losses[w->next_loss].raw <= w->pos) {
+			lost(w);
+			continue;
+		}
+		if (w->next_loss < s->nlosses &&
+		    s->losses[w->next_loss].raw - w->pos < n)
+			n = (uint32_t)(s->losses[w->next_loss].raw - w->pos);
 		bad = next_unusable(s, w->pos);
 		if (bad == w->pos) {
 			/* Not for the decoder: what came before is flushed out, a
@@ -1005,8 +1094,49 @@ static void stream_close(struct decoder_stream *stream)
 	free(s->asyncs);
 	free(s->stamps);
 	free(s->unusable);
+	free(s->losses);
 	free(s->contexts);
 	free(s);
+}
+
+/* The stream's losses after its kept start (their raw offsets are set by
+ * the demultiplexer, or are the stream offsets). */
+static int copy_losses(struct etm_stream *s, const struct decoder_stream_info *si)
+{
+	size_t i;
+
+	if (!si->nlosses)
+		return 0;
+	s->losses = calloc(si->nlosses, sizeof(*s->losses));
+	if (!s->losses)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (i = 0; i < si->nlosses; i++) {
+		if (si->losses[i].offset <= si->trace_start ||
+		    si->losses[i].offset >= si->size)
+			continue;
+		s->losses[s->nlosses].offset = si->losses[i].offset;
+		s->losses[s->nlosses].raw = si->losses[i].offset;
+		s->losses[s->nlosses].reason = si->losses[i].reason;
+		s->nlosses++;
+	}
+	return 0;
+}
+
+/* Keep one loss per place in the raw trace, and none where the source's
+ * trace has no bytes before or after it. */
+static void place_losses(struct etm_stream *s)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < s->nlosses; i++) {
+		const struct etm_loss *l = &s->losses[i];
+
+		if (l->raw <= s->start || l->raw >= s->size ||
+		    (k && s->losses[k - 1].raw == l->raw))
+			continue;
+		s->losses[k++] = *l;
+	}
+	s->nlosses = k;
 }
 
 static int stream_open(struct decoder_context *context,
@@ -1025,16 +1155,18 @@ static int stream_open(struct decoder_context *context,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	s->context = context;
 	s->cfg = cfg;
-	if (cfg->formatted) {
+	err = copy_losses(s, si);
+	if (!err && cfg->formatted) {
 		err = demultiplex(s, si->bytes, si->size, si->trace_start);
-	} else {
+	} else if (!err) {
 		s->bytes = si->bytes;
 		s->size = si->size;
 		s->start = si->trace_start;
-		err = 0;
 	}
-	if (!err)
+	if (!err) {
+		place_losses(s);
 		err = scan_packets(s);
+	}
 	if (err) {
 		stream_close((struct decoder_stream *)s);
 		return err;

@@ -7,6 +7,13 @@
  * checks that the IPs agree.  After an error the decoder resynchronises at
  * the next PSB (pt_blk_sync_forward), whose offset libipt does report.
  *
+ * Losses (decoder.h): libipt's decoder is given the stream up to the next
+ * loss as its whole trace, so it cannot read a packet across one; at its end
+ * the walk reports the loss as a gap and synchronises at the first PSB after
+ * it with a decoder that ends at the loss after that.  A loss whose offset
+ * holds an OVF packet is marked in the stream already (the hwt source writes
+ * OVF and a FUP where the next PSB+ resumes): libipt's overflow is its gap.
+ *
  * Blocks end at every call and jump (end_on_call, end_on_jump), so only a
  * block's last instruction can change the function: the history needs no
  * per-instruction decoding to build function segments.
@@ -16,6 +23,7 @@
  * history's image, with the same mappings in the same order, so libipt reads
  * exactly the bytes the history reads.
  */
+#define _GNU_SOURCE /* memmem */
 #include "decode-pt.h"
 
 #include "error.h"
@@ -42,6 +50,9 @@ struct pt_stream {
 
 struct pt_walk {
 	struct pt_block_decoder *decoder;
+	struct pt_config config;	/* the whole stream */
+	uint64_t size;		/* of the stream */
+	uint64_t seg_end;	/* the decoder's end: the next loss, or size */
 	const struct psb_scan *scan;
 	size_t next_psb;	/* scan index of the next chunk-start candidate */
 	int status;		/* libipt status of the last call */
@@ -105,23 +116,70 @@ static uint64_t psb_fup_ip(const struct pt_packet_ip *ip)
 	}
 }
 
+/* The offset of the first PSB at or after FROM (a search for its pattern,
+ * as libipt's own synchronisation does), or SIZE. */
+static uint64_t find_psb(const uint8_t *bytes, uint64_t size, uint64_t from)
+{
+	static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+					 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+					 0x02, 0x82, 0x02, 0x82 };
+	const uint8_t *p;
+
+	if (from >= size)
+		return size;
+	p = memmem(bytes + from, size - from, psb, sizeof(psb));
+	return p ? (uint64_t)(p - bytes) : size;
+}
+
+/* The end of the segment that holds OFFSET: the first loss after it. */
+static uint64_t segment_end(const struct psb_scan *scan, uint64_t offset,
+			    uint64_t size)
+{
+	size_t i;
+
+	for (i = 0; i < scan->nlosses; i++)
+		if (scan->losses[i].offset > offset)
+			return scan->losses[i].offset < size ? scan->losses[i].offset
+							     : size;
+	return size;
+}
+
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
+		    const struct decoder_loss *losses, size_t nlosses,
 		    struct psb_scan *scan)
 {
 	struct pt_config cfg = *config;
 	struct pt_packet_decoder *dec;
 	struct psb_info *cur = NULL;
-	size_t size = (size_t)(config->end - config->begin), cap = 0;
+	size_t size = (size_t)(config->end - config->begin), cap = 0, li = 0;
 	int status;
 
 	memset(scan, 0, sizeof(*scan));
 	scan->first_sync = size;
+	if (nlosses) {
+		size_t i;
+
+		scan->losses = malloc(nlosses * sizeof(*losses));
+		if (!scan->losses)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		/* A loss the stream marks itself with an OVF packet (the hwt
+		 * source writes OVF and a FUP there) is libipt's overflow. */
+		for (i = 0; i < nlosses; i++)
+			if (!(losses[i].offset + 1 < size &&
+			      config->begin[losses[i].offset] == 0x02 &&
+			      config->begin[losses[i].offset + 1] == 0xf3))
+				scan->losses[scan->nlosses++] = losses[i];
+	}
 	if (start >= size)
 		return 0;
+	while (li < scan->nlosses && scan->losses[li].offset <= start)
+		li++;
 	cfg.begin = config->begin;
 	dec = pt_pkt_alloc_decoder(&cfg);
-	if (!dec)
+	if (!dec) {
+		psb_scan_release(scan);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
 	/* Read packets from START (a ring's kept part); bytes that are not
 	 * packets are skipped to the next PSB below. */
 	status = pt_pkt_sync_set(dec, start);
@@ -130,7 +188,26 @@ int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		uint64_t off = 0;
 
 		pt_pkt_get_offset(dec, &off);
+		if (li < scan->nlosses && off >= scan->losses[li].offset) {
+			/* Lost trace: packets resume at the next PSB. */
+			uint64_t psb = find_psb(config->begin, size,
+						scan->losses[li].offset);
+
+			while (li < scan->nlosses && scan->losses[li].offset <= psb)
+				li++;
+			cur = NULL;
+			if (psb >= size)
+				break;
+			status = pt_pkt_sync_set(dec, psb);
+			continue;
+		}
 		status = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (status >= 0 && li < scan->nlosses &&
+		    off + pkt.size > scan->losses[li].offset) {
+			/* A packet cut by the loss: not a packet. */
+			pt_pkt_sync_set(dec, scan->losses[li].offset);
+			continue;
+		}
 		if (status < 0) {
 			if (status == -pte_eos) {
 				/* The stream ends inside a packet? */
@@ -195,6 +272,7 @@ int psb_scan_stream(const struct pt_config *config, uint64_t start,
 void psb_scan_release(struct psb_scan *scan)
 {
 	free(scan->psbs);
+	free(scan->losses);
 	memset(scan, 0, sizeof(*scan));
 }
 
@@ -299,10 +377,24 @@ static int epoch_image(struct decoder_context *c, unsigned epoch,
 static int sync_at(struct pt_walk *w, uint64_t offset)
 {
 	struct pt_image *image = NULL;
+	uint64_t end = segment_end(w->scan, offset, w->size);
 	int err = w->image_for(w->image_ctx, offset, &w->epoch);
 
 	if (err < 0)
 		return -pte_internal;
+	if (end != w->seg_end) {
+		/* A decoder that ends at the next loss. */
+		struct pt_config cfg = w->config;
+		struct pt_block_decoder *d;
+
+		cfg.end = cfg.begin + end;
+		d = pt_blk_alloc_decoder(&cfg);
+		if (!d)
+			return -pte_nomem;
+		pt_blk_free_decoder(w->decoder);
+		w->decoder = d;
+		w->seg_end = end;
+	}
 	err = epoch_image(w->context, w->epoch, &image);
 	if (err < 0)
 		return err;
@@ -341,6 +433,9 @@ static int walk_alloc(struct pt_stream *stream, decoder_image_fn image_for,
 		return hwtr_fail(hwtr_err_nomem, "cannot allocate a libipt decoder");
 	}
 	w->scan = scan;
+	w->config = *config;
+	w->size = (uint64_t)(config->end - config->begin);
+	w->seg_end = w->size;
 	w->context = stream->context;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
@@ -402,7 +497,11 @@ static void resync(struct pt_walk *w)
 	 * that chunk's image (sync_at), as decoding the chunk on demand will. */
 	w->status = pt_blk_sync_forward(w->decoder);
 	if (w->status < 0) {
-		w->ended = true;
+		/* No PSB before the next loss: that loss comes next. */
+		if (w->seg_end < w->size)
+			w->status = -pte_eos;
+		else
+			w->ended = true;
 		return;
 	}
 	pt_blk_get_sync_offset(w->decoder, &off);
@@ -440,6 +539,31 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 		return 1;
 	}
 	return 0;
+}
+
+/* The decoder reached a loss: a gap there, then the next PSB. */
+static int lost_item(struct pt_walk *w, struct walk_item *item)
+{
+	const struct psb_scan *scan = w->scan;
+	uint64_t at = w->seg_end;
+	size_t i;
+
+	memset(item, 0, sizeof(*item));
+	item->kind = walk_gap;
+	item->gap = gap_lost;
+	item->offset = at;
+	for (i = 0; i < scan->nlosses; i++)
+		if (scan->losses[i].offset == at)
+			item->reason = scan->losses[i].reason;
+	i = at ? psb_scan_index_after(scan, at - 1) : 0;
+	if (i >= scan->count) {
+		w->ended = true;
+		w->seg_end = w->size;
+		return 1;
+	}
+	w->status = sync_at(w, scan->psbs[i].offset);
+	synced_at(w, scan->psbs[i].offset);
+	return 1;
 }
 
 /* A status-update exec-mode event marks a PSB+ passed while decoding. */
@@ -558,6 +682,8 @@ static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 		int status = w->status;
 
 		if (status < 0) {
+			if (status == -pte_eos && w->seg_end < w->size)
+				return lost_item(w, item);
 			if (status == -pte_eos)
 				return end_item(w, item);
 			/* An error from sync or from the last block: gap, resync. */
@@ -692,7 +818,8 @@ static int stream_open(struct decoder_context *context,
 	s->context = context;
 	s->trace_start = si->trace_start;
 	pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
-	err = psb_scan_stream(&s->config, si->trace_start, &s->scan);
+	err = psb_scan_stream(&s->config, si->trace_start, si->losses,
+			      si->nlosses, &s->scan);
 	if (err) {
 		free(s);
 		return err;

@@ -25,6 +25,8 @@ struct psb_scan {
 	uint64_t first_sync;	/* offset of the first PSB, or size */
 	bool truncated;		/* the stream ends inside a packet */
 	uint64_t truncated_at;	/* offset of that packet */
+	struct decoder_loss *losses;	/* the stream's, sorted by offset */
+	size_t nlosses;
 };
 
 /* Fill a libipt configuration for BYTES from the manifest's PT settings
@@ -33,8 +35,11 @@ void pt_config_from_recording(struct pt_config *config,
 			      const struct hwtr_pt_config *pt,
 			      const uint8_t *bytes, size_t size);
 
-/* Scan packets from START for PSBs; skips garbage by resynchronising. */
+/* Scan packets from START for PSBs; skips garbage by resynchronising, and
+ * at each of the NLOSSES losses (sorted by offset; copied) continues at the
+ * first PSB at or after it: no packet is read across a loss. */
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
+		    const struct decoder_loss *losses, size_t nlosses,
 		    struct psb_scan *scan);
 void psb_scan_release(struct psb_scan *scan);
 /* Index of the first PSB after OFFSET; the PSB at exactly OFFSET, or NULL. */

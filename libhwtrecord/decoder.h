@@ -15,6 +15,15 @@
  * instruction can change the function, and the history needs no
  * per-instruction decoding to build function segments.
  *
+ * Trace the source knows it lost (a sideband loss event: perf's AUX
+ * TRUNCATED, a ring overwritten before it was read) is given to the decoder
+ * as stream offsets: the bytes at such an offset do not continue the
+ * packets before it.  A decoder never reads a packet across a loss: it
+ * stops there with a gap_lost item that carries the loss's reason, and goes
+ * on at the next chunk start after it; its chunk-start scan resynchronises
+ * at each loss too.  Where the stream marks the loss itself (an Intel PT OVF
+ * packet at the offset), the decoder's own overflow handling is the gap.
+ *
  * Code comes from the history's image: before decoding a chunk the walk asks
  * for the epoch (image view) of that chunk, and every block says which epoch
  * its code was read from.  The history, the cursor and the server never ask
@@ -39,6 +48,7 @@ enum gap_kind {
 	gap_truncated,		/* the stream ends inside a packet */
 	gap_unsynced,		/* bytes before the first chunk start */
 	gap_no_progress,	/* code that loops without trace (jmp .) */
+	gap_lost,		/* the source lost trace here (a loss event) */
 };
 
 /* The last instruction's class is left to the history: it reads the
@@ -67,6 +77,14 @@ struct walk_item {
 	bool no_code;			/* gap: no code is mapped at ip */
 	uint64_t offset;		/* gap: trace offset; chunk: its offset */
 	uint64_t ip;			/* gap: IP involved; chunk: entry IP */
+	const char *reason;		/* gap_lost: the loss event's reason */
+};
+
+/* A loss event of the stream's thread: trace is missing between the bytes
+ * before OFFSET and those from it. */
+struct decoder_loss {
+	uint64_t offset;		/* stream offset */
+	const char *reason;		/* owned by the recording, or NULL */
 };
 
 /* What a decoder gets to open one stream. */
@@ -76,6 +94,9 @@ struct decoder_stream_info {
 	const uint8_t *bytes;		/* the whole stream file */
 	size_t size;
 	uint64_t trace_start;		/* kept trace starts here */
+	const struct decoder_loss *losses;	/* sorted by offset; the
+						 * decoder copies them */
+	size_t nlosses;
 };
 
 struct decoder_context;		/* per history: shared by its streams */

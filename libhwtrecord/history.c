@@ -369,6 +369,12 @@ static char *gap_message(struct hwtr_thread *t, const struct walk_item *item)
 			 "cannot be decoded", (unsigned long long)item->ip,
 			 (unsigned long long)item->offset, t->ops->chunk_start_name);
 		break;
+	case gap_lost:
+		snprintf(text, sizeof(text), "trace lost at offset %llu: %s",
+			 (unsigned long long)item->offset,
+			 item->reason ? item->reason
+				      : "the trace source lost trace");
+		break;
 	case gap_no_progress:
 		snprintf(text, sizeof(text),
 			 "code at 0x%llx loops without producing trace (offset "
@@ -412,6 +418,8 @@ static const char *gap_kind_name(struct hwtr_thread *t,
 		return "disabled";
 	case gap_truncated:
 		return "truncated";
+	case gap_lost:
+		return "trace-loss";
 	default:
 		break;
 	}
@@ -571,12 +579,46 @@ static void thread_release(struct hwtr_thread *t)
 		t->ops->stream_close(t->stream);
 }
 
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct decoder_loss *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The thread's loss events as stream offsets, in order (a malloc'ed array,
+ * or NULL when there are none). */
+static int thread_losses(const struct hwtr_recording *rec, uint32_t tid,
+			 struct decoder_loss **out, size_t *n)
+{
+	size_t nev = hwtr_recording_nevents(rec), i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < nev; i++) {
+		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
+
+		if (ev->kind != hwtr_ev_loss || ev->tid != tid)
+			continue;
+		if (!*out && !(*out = calloc(nev, sizeof(**out))))
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		(*out)[k].offset = ev->offset;
+		(*out)[k].reason = ev->reason;
+		k++;
+	}
+	if (k)
+		qsort(*out, k, sizeof(**out), cmp_loss);
+	*n = k;
+	return 0;
+}
+
 int hwtr_history_build(struct hwtr_recording *rec,
 		       const struct hwtr_history_options *options,
 		       struct hwtr_history **out)
 {
 	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
 	const char *const *debug_dirs = options ? options->debug_dirs : NULL;
+	struct decoder_loss *losses = NULL;
 	size_t cache_bytes = options && options->cache_bytes
 				     ? options->cache_bytes
 				     : DEFAULT_CACHE_BYTES;
@@ -633,7 +675,12 @@ int hwtr_history_build(struct hwtr_recording *rec,
 				"(%zu bytes of trace)...\n", t->tid, si.size);
 		if (si.size == 0)
 			continue;	/* an empty trace is an empty history */
-		err = h->ops->stream_open(h->decoder, &si, &t->stream);
+		err = thread_losses(rec, t->tid, &losses, &si.nlosses);
+		si.losses = losses;
+		if (!err)
+			err = h->ops->stream_open(h->decoder, &si, &t->stream);
+		free(losses);
+		losses = NULL;
 		if (!err) {
 			t->trace_bytes = h->ops->stream_trace_bytes(t->stream);
 			err = index_thread(t);

@@ -235,6 +235,13 @@ static struct hwtr_etm_config source_config(uint8_t id, bool formatted)
 int etm_fixture_recording(const char *dir, const struct etm_source *src,
 			  size_t n, bool formatted)
 {
+	return etm_fixture_recording_with(dir, src, n, formatted, NULL);
+}
+
+int etm_fixture_recording_with(const char *dir, const struct etm_source *src,
+			       size_t n, bool formatted,
+			       const struct etm_fixture_extra *extra)
+{
 	static uint8_t frames[1 << 16];
 	struct hwtr_writer_info winfo = {
 		.source = "test", .trace_format = "etm4", .arch = "aarch64",
@@ -254,7 +261,11 @@ int etm_fixture_recording(const char *dir, const struct etm_source *src,
 				    sizeof(etm_fixture_code), &mm.saved) < 0 ||
 	    hwtr_writer_event(w, &mm) < 0)
 		goto out;
-	if (formatted &&
+	if (formatted && extra && extra->frames &&
+	    hwtr_writer_save_trace(w, "frames", extra->frames, extra->frames_len,
+				   &stream) < 0)
+		goto out;
+	if (formatted && !(extra && extra->frames) &&
 	    hwtr_writer_save_trace(w, "frames", frames,
 				   etm_frames(src, n, 5, frames, sizeof(frames)),
 				   &stream) < 0)
@@ -271,6 +282,16 @@ int etm_fixture_recording(const char *dir, const struct etm_source *src,
 		if ((!formatted && hwtr_writer_save_trace(w, name, src[i].bytes,
 							  src[i].len, &stream) < 0) ||
 		    hwtr_writer_add_source(w, tid, 0, stream, &e) < 0)
+			goto out;
+	}
+	for (i = 0; extra && i < extra->nlosses * n; i++) {
+		struct hwtr_sideband_event loss = {
+			.kind = hwtr_ev_loss, .tsc = 0, .offset = extra->losses[i / n],
+			.reason = extra->loss_reason,
+		};
+
+		loss.tid = src[i % n].tid ? src[i % n].tid : src[i % n].id;
+		if (hwtr_writer_event(w, &loss) < 0)
 			goto out;
 	}
 	rc = hwtr_writer_finish(w, NULL) < 0 ? -1 : 0;

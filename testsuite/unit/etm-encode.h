@@ -92,4 +92,18 @@ void etm_snapshot_files(const char *format, uint32_t trcconfigr,
 int etm_fixture_recording(const char *dir, const struct etm_source *sources,
 			  size_t n, bool formatted);
 
+/* The same with a given formatted buffer (FRAMES, instead of the one made
+ * from the sources' bytes) and loss events at the stream offsets LOSSES, for
+ * every source. */
+struct etm_fixture_extra {
+	const uint8_t *frames;
+	size_t frames_len;
+	const uint64_t *losses;
+	size_t nlosses;
+	const char *loss_reason;
+};
+int etm_fixture_recording_with(const char *dir, const struct etm_source *sources,
+			       size_t n, bool formatted,
+			       const struct etm_fixture_extra *extra);
+
 #endif

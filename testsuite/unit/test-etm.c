@@ -6,8 +6,8 @@
  * the test chose: instruction addresses, the classes OpenCSD gives the
  * branches (bl a call, ret a return, b.ne a conditional jump), the function
  * segments they make, and the gaps for code with no image, an overflow,
- * bytes before the first A-sync and a packet cut short.  Two sources
- * interleaved in CoreSight frames decode apart; a source whose trace
+ * bytes before the first A-sync, a packet cut short and a loss event.  Two
+ * sources interleaved in CoreSight frames decode apart; a source whose trace
  * carries context IDs splits into one thread per context. */
 #include "etm-encode.h"
 
@@ -217,6 +217,128 @@ START_TEST(an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async)
 	ck_assert_msg(!strncmp(gaps[4], "overflow", 8), "%s", gaps[4]);
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
 	ck_assert_uint_eq(st.chunks, 2);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A loss event (perf's AUX TRUNCATED for cs_etm): the packets after it
+ * belong elsewhere and must not be read as a continuation; the gap names
+ * the reason and decoding resumes at the next A-sync.  The atoms after the
+ * loss would otherwise run the loop on from 0x1008. */
+static void lossy_path(struct etm_trace *before, struct etm_trace *after)
+{
+	etm_start(before, 0x1000);
+	etm_atom(before, true);		/* bl */
+	etm_atom(before, true);		/* ret */
+	etm_addr(before, 0x1008);
+	etm_atom(after, true);		/* what followed elsewhere */
+	etm_atom(after, true);
+	etm_atom(after, true);
+	etm_start(after, 0x1008);
+	etm_atom(after, true);		/* b.ne taken */
+	etm_atom(after, true);		/* bl */
+}
+
+/* T is lossy_path's: its instructions, and the gap that names the loss at
+ * stream offset LOSS. */
+static void check_lossy_thread(struct hwtr_thread *t, uint64_t loss)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
+					 0x1008, 0x100c, 0x1004 };
+	const char *gaps[32];
+	uint64_t ips[32];
+	char text[128];
+	size_t i;
+
+	ck_assert_uint_eq(walk(t, ips, 32, gaps), 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(ips[i] == want[i], "instruction %zu: 0x%llx, want "
+			      "0x%llx", i + 1, (unsigned long long)ips[i],
+			      (unsigned long long)want[i]);
+	snprintf(text, sizeof(text), "trace lost at offset %llu: AUX buffer full",
+		 (unsigned long long)loss);
+	ck_assert_str_eq(gaps[4], text);
+}
+
+START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async)
+{
+	struct etm_trace tr = { .len = 0 }, after = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	uint64_t loss;
+	struct etm_fixture_extra extra = {
+		.losses = &loss, .nlosses = 1, .loss_reason = "AUX buffer full",
+	};
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	char dir[300];
+
+	make_tmpdir();
+	lossy_path(&tr, &after);
+	loss = tr.len;
+	etm_bytes(&tr, after.buf, after.len);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	/* Without the loss event the atoms after it are decoded. */
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_ne(st.instructions, 8);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	snprintf(dir, sizeof(dir), "%s/lossy.hwtrec", tmpdir);
+	ck_assert_msg(etm_fixture_recording_with(dir, &src, 1, false, &extra) == 0,
+		      "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	h = history_of(rec, 0);
+	check_lossy_thread(hwtr_history_thread(h, 0), loss);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.gaps, 1);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* The same in a CoreSight formatted buffer that two sources share: the
+ * frames after the loss start afresh, the source with trace after it gets
+ * the gap, the other (whose trace all came before it) none. */
+START_TEST(a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes)
+{
+	static uint8_t frames[4096];
+	struct etm_trace a1 = { .len = 0 }, a2 = { .len = 0 }, b = { .len = 0 };
+	struct etm_source first[2], second[1];
+	uint64_t loss;
+	struct etm_fixture_extra extra = {
+		.frames = frames, .losses = &loss, .nlosses = 1,
+		.loss_reason = "AUX buffer full",
+	};
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	uint64_t ips[32];
+	char dir[300];
+	size_t i;
+
+	make_tmpdir();
+	lossy_path(&a1, &a2);
+	etm_main_path(&b);
+	first[0] = (struct etm_source){ .id = 0x10, .bytes = a1.buf, .len = a1.len };
+	first[1] = (struct etm_source){ .id = 0x11, .bytes = b.buf, .len = b.len };
+	second[0] = (struct etm_source){ .id = 0x10, .bytes = a2.buf, .len = a2.len };
+	loss = etm_frames(first, 2, 5, frames, sizeof(frames));
+	extra.frames_len = loss + etm_frames(second, 1, 5, frames + loss,
+					     sizeof(frames) - loss);
+	snprintf(dir, sizeof(dir), "%s/lossy.hwtrec", tmpdir);
+	ck_assert_msg(etm_fixture_recording_with(dir, first, 2, true, &extra) == 0,
+		      "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	h = history_of(rec, 0);
+	check_lossy_thread(hwtr_history_find_thread(h, 0x10), loss);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x11), ips, 32, NULL), 18);
+	for (i = 0; i < 18; i++)
+		ck_assert_uint_eq(ips[i], etm_main_path_ips[i]);
 	hwtr_history_free(h);
 	hwtr_recording_close(rec);
 	remove_tmpdir();
@@ -443,6 +565,8 @@ int main(void)
 	tcase_add_test(tc, the_main_path_decodes_with_branch_classes_and_segments);
 	tcase_add_test(tc, code_with_no_image_is_a_gap_that_names_the_address);
 	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
+	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async);
+	tcase_add_test(tc, a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes);
 	tcase_add_test(tc, bytes_before_the_first_async_are_a_gap);
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);
 	tcase_add_test(tc, two_sources_in_coresight_frames_decode_apart);

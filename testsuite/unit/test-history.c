@@ -411,6 +411,116 @@ START_TEST(garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb)
 }
 END_TEST
 
+/* O: the history of trace T over the fixture, with a loss event at stream
+ * offset LOSS for REASON; T is released. */
+static void open_with_loss(struct opened *o, struct trace *t, uint64_t loss,
+			   const char *reason)
+{
+	struct hwtr_sideband_event ev[2];
+	char dir[512];
+
+	fixture_mapping(fixture_path(), 0, &ev[0]);
+	ev[0].build_id = fixture_build_id();
+	memset(&ev[1], 0, sizeof(ev[1]));
+	ev[1].kind = hwtr_ev_loss;
+	ev[1].tsc = 150;
+	ev[1].tid = 1;
+	ev[1].offset = loss;
+	ev[1].reason = reason;
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording_with(dir, t->buf, trace_size(t), ev, 2);
+	trace_end(t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
+		      hwtr_last_error());
+	o->thread = hwtr_history_thread(o->history, 0);
+	ck_assert_int_eq(hwtr_thread_stats(o->thread, &o->stats), 0);
+}
+
+/* The thread's N instructions are the main path with one gap at index GAP;
+ * after it, instruction I is the path's I - BACK. */
+static void assert_path_with_gap(struct hwtr_thread *th, size_t n, size_t gap,
+				 size_t back)
+{
+	uint64_t ips[64];
+	bool gaps[64];
+	size_t i;
+
+	ck_assert_uint_le(n, 64);
+	read_ips(th, ips, gaps, n);
+	for (i = 0; i < n; i++) {
+		if (i == gap) {
+			ck_assert(gaps[i]);
+			continue;
+		}
+		ck_assert(!gaps[i]);
+		ck_assert_uint_eq(ips[i], fixture_symbol(
+			main_path_labels[i < gap ? i : i - back]));
+	}
+}
+
+/* A source that knows it lost trace (perf's AUX TRUNCATED) logs a loss
+ * event: the packets after it must not be read as a continuation. */
+START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb)
+{
+	struct opened o;
+	struct trace t;
+	size_t loss;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	loss = trace_size(&t);
+	/* What followed the loss: valid packets that belong elsewhere; read
+	 * as a continuation they would steer the decoder wrong. */
+	enc_tnt(&t, "0000");
+	enc_tip(&t, fixture_symbol("i20"));
+	enc_psb(&t, fixture_symbol("loop"), 200);
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_with_loss(&o, &t, loss, "perf's AUX buffer was full");
+	/* Up to the loss: the 13 instructions of the first TNT, and the 3
+	 * that need no trace (i2, i3, i4 run until the ret at i4 needs a
+	 * bit); the gap; then the second PSB's 16 instructions. */
+	ck_assert_uint_eq(o.stats.instructions, 33);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	assert_path_with_gap(o.thread, 33, 16, 4);
+	ck_assert_uint_eq(gap_at(o.thread, 17)->offset, loss);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 17)->message,
+				     "AUX buffer was full"));
+	ck_assert_str_eq(gap_at(o.thread, 17)->kind, "trace-loss");
+	close_history(&o);
+}
+END_TEST
+
+/* The hwt source marks a loss in the stream too (OVF, then a FUP where
+ * trace resumes): the overflow is the gap, not a second one for the loss
+ * event, and decoding resumes at the FUP as without the event. */
+START_TEST(a_loss_the_stream_marks_with_ovf_is_the_overflow_gap)
+{
+	struct opened o;
+	struct trace t;
+	size_t loss;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	loss = trace_size(&t);
+	enc_ovf(&t);
+	enc_fup(&t, fixture_symbol("loop"));
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_with_loss(&o, &t, loss, "the kernel's buffer wrapped");
+	ck_assert_uint_eq(o.stats.instructions, 30);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	assert_path_with_gap(o.thread, 30, 13, 1);
+	ck_assert_str_eq(gap_at(o.thread, 14)->kind, "overflow");
+	close_history(&o);
+}
+END_TEST
+
 START_TEST(trace_cut_inside_a_packet_ends_with_a_gap)
 {
 	uint64_t ips[64];
@@ -746,6 +856,8 @@ int main(void)
 	tcase_add_test(tc, overflow_becomes_a_gap_and_decoding_resumes);
 	tcase_add_test(tc, garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb);
 	tcase_add_test(tc, trace_cut_inside_a_packet_ends_with_a_gap);
+	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb);
+	tcase_add_test(tc, a_loss_the_stream_marks_with_ovf_is_the_overflow_gap);
 	tcase_add_test(tc, missing_binary_gap_names_path_and_build_id);
 	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);
 	tcase_add_test(tc, empty_trace_is_an_empty_history);
