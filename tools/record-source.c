@@ -11,6 +11,7 @@ const struct record_source *const record_sources[] = {
 #ifdef __FreeBSD__
 	&record_source_hwt,
 #endif
+	&record_source_perf,
 	&record_source_valgrind,
 #ifndef __FreeBSD__
 	&record_source_hwt,

@@ -35,6 +35,7 @@ struct record_source {
 	int (*record)(const struct record_request *req);
 };
 
+extern const struct record_source record_source_perf;
 extern const struct record_source record_source_valgrind;
 extern const struct record_source record_source_hwt;
 
@@ -50,7 +51,8 @@ const struct record_source *record_source_find(const char *name);
 
 /* NAME, or for "auto" the first available source (saying on stderr which
  * one and why the ones before it were not usable, unless quiet).  NULL,
- * with the reason on stderr, when there is none. */
+ * with the reason on stderr, when there is none.  A source named that
+ * cannot record here says why when it is asked to record. */
 const struct record_source *record_source_choose(const char *name,
 						 bool attach, bool quiet);
 
