@@ -972,7 +972,7 @@ static int expand_block(struct hwtr_thread *t, const struct decoder_block *block
 			continue;
 		}
 		len = length_cache_get(h, ip, block->epoch);
-		if (len && !last) {
+		if (len) {	/* the last one too: its class is set above */
 			d->size = (uint8_t)len;
 			ip += len;
 			continue;

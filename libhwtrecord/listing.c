@@ -2,6 +2,7 @@
  * (record-btrace.c: btrace_insn_history, btrace_call_history) and as JSON
  * lines (doc/json-schema.md).  Everything streams one entry at a time.
  */
+#define _GNU_SOURCE /* fwrite_unlocked */
 #include "history.h"
 
 #include "error.h"
@@ -277,6 +278,215 @@ static void print_source_line(FILE *out, const char *file, const char *path,
 	fputc('\n', out);
 }
 
+/* Text listings repeat the same few instructions (loops), and formatting
+ * one (capstone, symbol, printf) costs far more than decoding it: the text
+ * after the number and the mark is kept per instruction, keyed by what it
+ * depends on: the IP, the image epoch and the length (which fix its bytes),
+ * and the instruction set (which fixes how they read); symbols depend on
+ * the IP only.  Direct mapped; a collision only costs a new formatting. */
+#define LINE_CACHE_SLOTS 8192
+
+struct line_cache_entry {
+	uint64_t ip;
+	uint32_t epoch_plus_1;	/* 0: empty */
+	uint8_t size;
+	uint8_t isa;
+	uint16_t len;
+	char text[240];
+};
+
+static struct line_cache_entry *line_cache_slot(struct line_cache_entry *cache,
+						const struct decoded_insn *d,
+						bool *hit)
+{
+	uint64_t h = (d->ip ^ (d->ip >> 13)) * UINT64_C(0x9e3779b97f4a7c15);
+	struct line_cache_entry *e = &cache[(h >> 40) % LINE_CACHE_SLOTS];
+
+	*hit = e->epoch_plus_1 == d->epoch + 1 && e->ip == d->ip &&
+	       e->size == d->size && e->isa == d->isa;
+	return e;
+}
+
+/* snprintf at BUF + O that goes on counting once BUF (SIZE bytes) is full. */
+#define APPEND(buf, size, o, ...) \
+	((o) += (size_t)snprintf((o) < (size) ? (buf) + (o) : NULL, \
+				 (o) < (size) ? (size) - (o) : 0, __VA_ARGS__))
+
+/* The line's text after the mark: address, function, bytes, instruction.
+ * Returns its length; it is all in BUF only if that is less than SIZE. */
+static size_t format_insn_text(char *buf, size_t size, const struct hwtr_insn *insn,
+			       const char *fn, uint64_t start, unsigned flags,
+			       const char *text)
+{
+	size_t o = 0;
+	int i;
+
+	APPEND(buf, size, o, "0x%016" PRIx64, insn->ip);
+	if (fn && !(flags & HWTR_INSN_NO_FUNCTION))
+		APPEND(buf, size, o, " <%s+%" PRIu64 ">:\t", fn, insn->ip - start);
+	else if (fn)
+		APPEND(buf, size, o, " <+%" PRIu64 ">:\t", insn->ip - start);
+	else
+		APPEND(buf, size, o, ":\t");
+	if (flags & HWTR_INSN_RAW) {
+		for (i = 0; i < insn->size; i++)
+			APPEND(buf, size, o, "%s%02x", i ? " " : "", insn->raw[i]);
+		APPEND(buf, size, o, "\t");
+	}
+	APPEND(buf, size, o, "%s\n", text);
+	return o;
+}
+
+/* Write HEAD and the line's text (a C++ name can make it long). */
+static int write_insn_line(FILE *out, const char *head, size_t k,
+			   const struct hwtr_insn *insn, const char *fn,
+			   uint64_t start, unsigned flags, const char *text)
+{
+	char buf[512], *line = buf;
+	size_t len = format_insn_text(buf, sizeof(buf), insn, fn, start, flags,
+				      text);
+
+	if (len >= sizeof(buf)) {
+		line = malloc(len + 1);
+		if (!line)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		format_insn_text(line, len + 1, insn, fn, start, flags, text);
+	}
+	fwrite_unlocked(head, 1, k, out);
+	fwrite_unlocked(line, 1, len, out);
+	if (line != buf)
+		free(line);
+	return 0;
+}
+
+/* N in decimal, then a tab; returns the length. */
+static size_t format_number(char *buf, uint64_t n)
+{
+	char tmp[24];
+	size_t k = 0, i;
+
+	do
+		tmp[k++] = (char)('0' + n % 10);
+	while ((n /= 10));
+	for (i = 0; i < k; i++)
+		buf[i] = tmp[k - 1 - i];
+	buf[k] = '\t';
+	return k + 1;
+}
+
+/* The line's number and mark ("=> " at the marked PC, "?" for speculative
+ * instructions). */
+static size_t format_head(char *buf, uint64_t n, bool speculative, bool mark)
+{
+	size_t k = format_number(buf, n);
+
+	memcpy(buf + k, speculative ? (mark ? "?> " : "?  ")
+				    : (mark ? "=> " : "   "), 3);
+	return k + 3;
+}
+
+/* The text listing without source lines: straight from the decoded
+ * chunks, each line's text from the cache when the instruction was seen. */
+static int list_text(struct hwtr_thread *t, uint64_t first, uint64_t last,
+		     unsigned flags, uint64_t mark_pc, FILE *out,
+		     struct disassembler *dis)
+{
+	struct hwtr_symbolizer *sym = t->history->symbols;
+	struct line_cache_entry *cache = calloc(LINE_CACHE_SLOTS, sizeof(*cache));
+	size_t olen = 0, ocap = 1 << 16;
+	char *obuf = malloc(ocap);
+	uint64_t n = first;
+	int err = 0;
+
+	if (!cache || !obuf) {
+		free(cache);
+		free(obuf);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	while (n <= last && !err) {
+		const struct decoded_chunk *d;
+		size_t i;
+
+		if ((err = history_decode_chunk(t, history_chunk_of(t, n), &d)))
+			break;
+		if (n < d->first_insn || n - d->first_insn >= d->count) {
+			err = hwtr_fail(hwtr_err_range, "instruction %llu not in "
+					"its chunk", (unsigned long long)n);
+			break;
+		}
+		for (i = n - d->first_insn; i < d->count && n <= last; i++, n++) {
+			const struct decoded_insn *di = &d->insns[i];
+			struct line_cache_entry *e;
+			char head[32], buf[sizeof(e->text)], text[256];
+			const char *body = buf;
+			size_t k, len;
+			bool hit;
+
+			if (ocap - olen < sizeof(head) + sizeof(e->text)) {
+				fwrite_unlocked(obuf, 1, olen, out);
+				olen = 0;
+			}
+			if (di->flags & INSN_GAP) {
+				const struct gap_entry *g = history_gap_at(t, n);
+
+				gap_text(g ? &g->gap : NULL, text, sizeof(text));
+				fwrite_unlocked(obuf, 1, olen, out);
+				olen = 0;
+				fprintf(out, "%" PRIu64 "\t%s\n", n, text);
+				continue;
+			}
+			k = format_head(head, n, di->flags & INSN_SPECULATIVE,
+					mark_pc && di->ip == mark_pc &&
+					!(flags & HWTR_INSN_OMIT_PC));
+			e = line_cache_slot(cache, di, &hit);
+			if (hit) {
+				body = e->text;
+				len = e->len;
+			} else {
+				struct hwtr_insn insn = {
+					.number = n, .ip = di->ip, .size = di->size,
+					.iclass = (enum hwtr_insn_class)di->iclass,
+					.isa = (enum hwtr_isa)di->isa,
+				};
+				uint64_t start = 0;
+				const char *fn = hwtr_symbolize_function(sym, di->ip,
+									 &start);
+
+				/* The bytes as the cursor reads them. */
+				if (di->size)
+					image_epoch_read(t->history->images, di->epoch,
+							 di->ip, insn.raw, di->size);
+				disassemble(dis, sym, &insn, text, sizeof(text));
+				len = format_insn_text(buf, sizeof(buf), &insn, fn,
+						       start, flags, text);
+				if (len >= sizeof(buf)) {
+					/* Too long to keep: written as it is. */
+					fwrite_unlocked(obuf, 1, olen, out);
+					olen = 0;
+					if ((err = write_insn_line(out, head, k, &insn,
+								   fn, start, flags,
+								   text)))
+						break;
+					continue;
+				}
+				e->ip = di->ip;
+				e->epoch_plus_1 = di->epoch + 1;
+				e->size = di->size;
+				e->isa = di->isa;
+				memcpy(e->text, buf, len);
+				e->len = (uint16_t)len;
+			}
+			memcpy(obuf + olen, head, k);
+			memcpy(obuf + olen + k, body, len);
+			olen += k + len;
+		}
+	}
+	fwrite_unlocked(obuf, 1, olen, out);
+	free(obuf);
+	free(cache);
+	return err;
+}
+
 int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		    unsigned flags, bool json, uint64_t mark_pc, FILE *out)
 {
@@ -295,6 +505,11 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 				 (unsigned long long)last, t ? t->tid : 0,
 				 (unsigned long long)(t ? t->ninsns : 0));
 	sym = t->history->symbols;
+	if (!json && !(flags & HWTR_INSN_SOURCE)) {
+		err = list_text(t, first, last, flags, mark_pc, out, &dis);
+		disassembler_close(&dis);
+		return err;
+	}
 	if ((err = hwtr_cursor_alloc(t, &cur)))
 		return err;
 	for (n = first; n <= last; n++) {
@@ -364,28 +579,16 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 			last_file = line.file;
 			last_line = line.line;
 		}
-		fprintf(out, "%" PRIu64 "\t", n);
-		if (insn.speculative)
-			fputs(mark_pc && insn.ip == mark_pc && !(flags & HWTR_INSN_OMIT_PC)
-				      ? "?> " : "?  ", out);
-		else
-			fputs(mark_pc && insn.ip == mark_pc && !(flags & HWTR_INSN_OMIT_PC)
-				      ? "=> " : "   ", out);
-		fprintf(out, "0x%016" PRIx64, insn.ip);
-		if (fn && !(flags & HWTR_INSN_NO_FUNCTION))
-			fprintf(out, " <%s+%" PRIu64 ">:\t", fn, insn.ip - start);
-		else if (fn)
-			fprintf(out, " <+%" PRIu64 ">:\t", insn.ip - start);
-		else
-			fputs(":\t", out);
-		if (flags & HWTR_INSN_RAW) {
-			int i;
+		{
+			char head[32];
+			size_t k = format_head(head, n, insn.speculative,
+					       mark_pc && insn.ip == mark_pc &&
+					       !(flags & HWTR_INSN_OMIT_PC));
 
-			for (i = 0; i < insn.size; i++)
-				fprintf(out, "%s%02x", i ? " " : "", insn.raw[i]);
-			fputc('\t', out);
+			if ((err = write_insn_line(out, head, k, &insn, fn, start,
+						   flags, text)))
+				break;
 		}
-		fprintf(out, "%s\n", text);
 	}
 	disassembler_close(&dis);
 	hwtr_cursor_free(cur);
