@@ -233,6 +233,7 @@ static int to_stream(void *ctx, const void *bytes, size_t size)
 	return err ? perf_fail(err, "%s", hwtr_last_error()) : 0;
 }
 
+
 static void close_thread(struct pt_session *s, struct pt_session_thread *t)
 {
 	if (t->closed)
@@ -241,44 +242,51 @@ static void close_thread(struct pt_session *s, struct pt_session_thread *t)
 	t->closed = true;
 }
 
+static int drain_aux(struct pt_session *s, struct pt_session_thread *t)
+{
+	struct aux_sink a = { s, t->tid };
+	int64_t got = perf_aux_ring_drain(&t->aux, to_stream, &a);
+
+	return got < 0 ? perf_fail_context((int)got, "thread %u: ", t->tid) : 0;
+}
+
+/* Trace first, then the records: a record that speaks of the trace (AUX
+ * TRUNCATED) or takes effect where the stream is (LOST) then finds every
+ * byte the kernel had written before it. */
 int pt_session_drain(struct pt_session *s)
 {
-	size_t i, n;
+	size_t i;
 	int64_t got;
 	int err = 0;
 
 	for (i = 0; i < s->nrecs; i++)
 		free(s->recs[i].str);
 	s->nrecs = 0;
-	for (i = 0; i < s->nthreads; i++) {
+	for (i = 0; i < s->nthreads && !err; i++)
+		if (!s->threads[i]->closed)
+			err = drain_aux(s, s->threads[i]);
+	for (i = 0; i < s->nthreads && !err; i++) {
 		struct pt_session_thread *t = s->threads[i];
 
 		if (t->closed)
 			continue;
 		got = perf_data_ring_drain(&t->data, keep_record, s);
 		if (got < 0)
-			return perf_fail_context((int)got, "thread %u: ", t->tid);
+			err = perf_fail_context((int)got, "thread %u: ", t->tid);
 	}
+	if (err)
+		return err;
 	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_copied);
 	for (i = 0; i < s->nrecs && !err; i++)
 		err = perf_sideband_apply(&s->sb, &s->recs[i].rec);
-	if (err)
-		return err;
-	/* Threads followed above are in the array now: all get drained. */
-	n = s->nthreads;
-	for (i = 0; i < n; i++) {
+	/* A thread that exited wrote its last trace before its EXIT. */
+	for (i = 0; i < s->nthreads && !err; i++) {
 		struct pt_session_thread *t = s->threads[i];
-		struct aux_sink a = { s, t->tid };
 
-		if (t->closed)
-			continue;
-		got = perf_aux_ring_drain(&t->aux, to_stream, &a);
-		if (got < 0)
-			return perf_fail_context((int)got, "thread %u: ", t->tid);
-		if (t->exited)
+		if (t->exited && !t->closed && !(err = drain_aux(s, t)))
 			close_thread(s, t);
 	}
-	return 0;
+	return err;
 }
 
 int pt_session_finish(struct pt_session *s)

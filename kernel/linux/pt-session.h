@@ -8,10 +8,10 @@
  * and an AUX area (trace) in normal mode, so nothing is overwritten
  * silently.
  *
- * pt_session_drain() reads every thread's data ring, puts the records of
- * all threads in time order and hands them to perf-sideband.c (mappings,
- * exec, thread start/exit, losses), then copies every thread's new AUX
- * bytes into its stream.  Opening and mapping an event are ops, so that all
+ * pt_session_drain() copies every thread's new AUX bytes into its stream,
+ * then reads every thread's data ring, puts the records of all threads in
+ * time order and hands them to perf-sideband.c (mappings, exec, thread
+ * start/exit, losses).  Opening and mapping an event are ops, so that all
  * of this runs in tests over rings in memory; the real ops
  * (perf_event_open, mmap) live with the recorder (tools/record-perf.c).
  */

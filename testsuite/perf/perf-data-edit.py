@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""perf-data-edit.py FILE EDIT [ARGS]: damage a perf.data the way the import
+tests need, with a reader of its own (struct, not our C code).
+
+  records                    list: offset type size
+  set-type TYPE NEW          the first record of TYPE gets type NEW
+  record-size TYPE SIZE      the first record of TYPE claims SIZE bytes
+  auxtrace-size SIZE         the first AUXTRACE's payload size field
+  auxtrace-info-type N       AUXTRACE_INFO's trace type
+  aux-truncated SIZE         the first AUX record covers SIZE bytes, TRUNCATED
+  magic HEX                  the 8-byte magic, as a little-endian number
+  header-size N              the header's size field
+  truncate SIZE              cut the file"""
+import struct
+import sys
+
+path, edit, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+data = bytearray(open(path, 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', data, 40)
+
+
+def records():
+    pos, end = data_off, data_off + data_size
+    while pos + 8 <= end:
+        typ, misc, size = struct.unpack_from('<IHH', data, pos)
+        yield pos, typ, size
+        if size == 0:
+            return
+        step = size
+        if typ == 71:               # AUXTRACE: the payload follows
+            step += struct.unpack_from('<Q', data, pos + 8)[0]
+        pos += step
+
+
+def first(typ):
+    for pos, t, size in records():
+        if t == typ:
+            return pos
+    sys.exit(f'no record of type {typ}')
+
+
+if edit == 'records':
+    for pos, t, size in records():
+        print(pos, t, size)
+    sys.exit(0)
+elif edit == 'set-type':
+    struct.pack_into('<I', data, first(int(args[0])), int(args[1]))
+elif edit == 'record-size':
+    struct.pack_into('<H', data, first(int(args[0])) + 6, int(args[1]))
+elif edit == 'auxtrace-size':
+    struct.pack_into('<Q', data, first(71) + 8, int(args[0]))
+elif edit == 'auxtrace-info-type':
+    struct.pack_into('<I', data, first(70) + 8, int(args[0]))
+elif edit == 'aux-truncated':
+    pos = first(11)
+    struct.pack_into('<QQ', data, pos + 16, int(args[0]), 1)
+elif edit == 'magic':
+    struct.pack_into('<Q', data, 0, int(args[0], 16))
+elif edit == 'header-size':
+    struct.pack_into('<Q', data, 8, int(args[0]))
+elif edit == 'truncate':
+    del data[int(args[0]):]
+else:
+    sys.exit(__doc__)
+open(path, 'wb').write(data)

@@ -1,0 +1,52 @@
+#!/bin/sh
+# test-import-bad.sh: perf.data files that are damaged, from elsewhere or of
+# a kind we do not read are refused with a message naming the file (and the
+# offset), or read with a warning for what was skipped; never a crash.
+. "$PERF_TESTS/testlib.sh"
+build loops
+record loops
+"$HWTREC" dump loops.hwtrec --insn > loops.insn
+"$HWTREC" export --perf loops.hwtrec -o good.data 2>/dev/null
+edit() { cp good.data bad.data; python3 "$PERF_TESTS/perf-data-edit.py" bad.data "$@"; }
+
+# refused EXPECT...: import bad.data fails (exit 1, no signal) and says each
+refused() {
+	rm -rf bad.hwtrec
+	rc=0
+	"$HWTREC" import bad.data -o bad.hwtrec 2>err || rc=$?
+	[ $rc -eq 1 ] || { cat err; fail "$case: exit $rc, not 1"; }
+	grep -q "bad.data" err || { cat err; fail "$case: the file is not named"; }
+	for want in "$@"; do
+		grep -q -- "$want" err || { cat err; fail "$case: no '$want'"; }
+	done
+	echo "$case: $(head -1 err)"
+}
+
+case="other byte order"; edit magic 0x50455246494c4532; refused "other byte order"
+case="version 1"; cp good.data bad.data; printf 'PERFFILE' | dd of=bad.data conv=notrunc 2>/dev/null
+refused "old-format perf.data"
+case="newer header"; edit header-size 200; refused "header size 200" "newer layout"
+case="pipe mode"; edit header-size 16; refused "pipe-mode"
+case="not perf.data"; printf 'hello' > bad.data; refused "too short"
+case="cut in the header"; edit truncate 60; refused "header is cut off"
+case="cut in the attrs"; edit truncate 200; refused "attrs section"
+case="no AUXTRACE_INFO"; edit set-type 70 120; refused "no AUXTRACE_INFO record"
+case="CoreSight"; edit auxtrace-info-type 3; refused "type 3 (CoreSight ETM)" "Intel PT"
+case="AUXTRACE size lies"; edit auxtrace-size 99999999; refused "AUXTRACE record at offset" "runs past"
+case="record size not a multiple of 8"; edit record-size 3 42; refused "offset" "COMM record of size 42"
+case="record size 0"; edit record-size 3 0; refused "offset" "size 0"
+
+# Cut in the middle of the trace: the data section runs past the end.
+size=$(wc -c < good.data)
+case="cut in the trace"; edit truncate $((size / 2)); refused "truncated" "AUXTRACE record at offset"
+
+# An unknown record type is skipped with a warning; the history is whole.
+case="unknown type"; edit set-type 68 120
+rm -rf bad.hwtrec
+"$HWTREC" import bad.data -o bad.hwtrec 2>err || { cat err; fail "$case: refused"; }
+grep -q "1 record of type 120 (unknown perf.data), the first at offset [0-9]*, skipped" err ||
+	{ cat err; fail "$case: no warning"; }
+"$HWTREC" dump bad.hwtrec --insn > bad.insn
+cmp -s loops.insn bad.insn || fail "$case: history differs"
+echo "$case: $(cat err)"
+echo "PASS"
