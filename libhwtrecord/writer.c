@@ -242,6 +242,13 @@ int hwtr_writer_event(struct hwtr_writer *w,
 
 	if (err)
 		return err;
+	/* JSON integers are signed 64-bit: what does not fit would make a
+	 * file the reader rejects. */
+	if (event->tsc > INT64_MAX || event->len > INT64_MAX ||
+	    event->pgoff > INT64_MAX || event->offset > INT64_MAX)
+		return hwtr_fail(hwtr_err_invalid, "%s: sideband event with a "
+				 "time, length or offset of 2^63 or more",
+				 w->dir);
 	obj = sideband_encode(event);
 	if (!obj)
 		return hwtr_fail(hwtr_err_invalid, "%s: cannot encode sideband event",

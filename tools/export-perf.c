@@ -200,7 +200,8 @@ static int write_pending(struct export *x)
 	size_t i;
 	int err;
 
-	qsort(x->pend, x->npend, sizeof(*x->pend), cmp_pending);
+	if (x->npend)
+		qsort(x->pend, x->npend, sizeof(*x->pend), cmp_pending);
 	for (i = 0; i < x->npend; i++) {
 		struct pending *p = &x->pend[i];
 
@@ -690,7 +691,7 @@ static int per_cpu_trace(struct export *x)
 		if (!cpus[k].started)
 			err = perf_fail(hwtr_err_nomem, "out of memory");
 	}
-	if (!err)
+	if (!err && sl.n)
 		qsort(sl.v, sl.n, sizeof(*sl.v), cmp_slice);
 	for (i = 0; i < sl.n && !err; i++) {
 		const struct slice *s = &sl.v[i];

@@ -303,12 +303,18 @@ static void report_skipped(struct imp *m)
 		case PERF_DATA_HEADER_BUILD_ID: case 66:
 			continue;
 		}
-		if (m->skipped_types[t])
+		if (m->skipped_types[t] && t == 127)
+			warn(m, "%llu record%s of types 127 and above, the first "
+			     "at offset %llu, skipped: not types this hwtrec "
+			     "knows", (unsigned long long)m->skipped_types[t],
+			     m->skipped_types[t] > 1 ? "s" : "",
+			     (unsigned long long)m->skipped_first[t]);
+		else if (m->skipped_types[t])
 			warn(m, "%llu record%s of type %u (%s), the first at offset "
 			     "%llu, skipped: not a type this hwtrec knows",
 			     (unsigned long long)m->skipped_types[t],
-			     m->skipped_types[t] > 1 ? "s" : "", t == 127 ? 0 : t,
-			     t == 127 ? ">= 127" : perf_rec_type_name(t),
+			     m->skipped_types[t] > 1 ? "s" : "", t,
+			     perf_rec_type_name(t),
 			     (unsigned long long)m->skipped_first[t]);
 	}
 }
@@ -515,10 +521,15 @@ static int add_item(struct imp *m, uint64_t tsc, int kind,
 		return err;
 	it = &m->items[m->nitems];
 	memset(it, 0, sizeof(*it));
+	/* A recording's times are signed 64-bit numbers; a file's can be
+	 * anything. */
+	if (tsc > INT64_MAX)
+		tsc = INT64_MAX;
 	it->tsc = tsc;
 	it->seq = m->nitems;
 	it->kind = kind;
 	it->ev = *ev;
+	it->ev.tsc = tsc;
 	it->path = dup_or_null(ev->path, &oom);
 	it->build_id = dup_or_null(ev->build_id, &oom);
 	it->saved = dup_or_null(ev->saved, &oom);
@@ -662,7 +673,8 @@ static int per_thread_trace(struct imp *m)
 		t = thread_of(m, q->tid, true);
 		if (!t)
 			return perf_fail(hwtr_err_nomem, "out of memory");
-		qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
+		if (q->n)
+			qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
 		for (i = 0; i < q->n && !err; i++) {
 			const struct abuf *b = &q->bufs[i];
 			uint64_t skip = 0;
@@ -899,7 +911,8 @@ static int per_cpu_trace(struct imp *m)
 	size_t qi, i;
 	int err = 0;
 
-	qsort(m->timeline, m->ntimeline, sizeof(*m->timeline), cmp_timeline);
+	if (m->ntimeline)
+		qsort(m->timeline, m->ntimeline, sizeof(*m->timeline), cmp_timeline);
 	for (qi = 0; qi < m->nqueues && !err; qi++) {
 		struct aqueue *q = &m->queues[qi];
 		struct splitter s = { .m = m, .cpu = q->cpu,
@@ -907,7 +920,8 @@ static int per_cpu_trace(struct imp *m)
 		uint64_t expect = 0;
 
 		pt_out_init(&s.cur);
-		qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
+		if (q->n)
+			qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
 		for (i = 0; i < q->n && !err; i++) {
 			const struct abuf *b = &q->bufs[i];
 			uint64_t skip = 0, begin, cut;
@@ -937,7 +951,8 @@ static int per_cpu_trace(struct imp *m)
 	if (err)
 		return err;
 	/* Each thread's pieces in time order, from all CPUs. */
-	qsort(m->pieces, m->npieces, sizeof(*m->pieces), cmp_piece);
+	if (m->npieces)
+		qsort(m->pieces, m->npieces, sizeof(*m->pieces), cmp_piece);
 	for (i = 0; i < m->npieces && !err; i++) {
 		struct piece *p = &m->pieces[i];
 		struct ithread *t = thread_of(m, p->tid, false);
@@ -1207,7 +1222,8 @@ static int write_recording(struct imp *m)
 		m->items[i].seq = i - first;
 	for (i = 0; i < first; i++)
 		m->items[i].seq += m->nitems;
-	qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
+	if (m->nitems)
+		qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
 	for (i = 0; i < m->nitems; i++) {
 		const struct item *it = &m->items[i];
 
@@ -1284,7 +1300,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 	err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
 	if (err)
 		goto out;
-	qsort(m.recs, m.nrecs, sizeof(*m.recs), cmp_rec);
+	if (m.nrecs)
+		qsort(m.recs, m.nrecs, sizeof(*m.recs), cmp_rec);
 	perf_sideband_init(&m.sb, m.pid, m.have_time, &m.tc, &sideband_ops, &m);
 	for (i = 0; i < m.nrecs && !err; i++) {
 		const struct perf_rec *r = &m.recs[i].rec;

@@ -329,8 +329,9 @@ int perf_data_open(const char *path, FILE *warnf, struct perf_data **out)
 	}
 	close(fd);
 	fd = -1;
-	memcpy(&pd->hdr, pd->map, pd->size < sizeof(pd->hdr) ? pd->size
-							    : sizeof(pd->hdr));
+	if (pd->size)	/* an empty file is not mapped */
+		memcpy(&pd->hdr, pd->map, pd->size < sizeof(pd->hdr)
+					  ? pd->size : sizeof(pd->hdr));
 	if ((err = check_header(pd)) || (err = read_attrs(pd)))
 		goto fail;
 	if (pd->hdr.data.offset > pd->size) {

@@ -105,7 +105,8 @@ void intel_pt_info_to_config(const struct intel_pt_info *info, uint64_t config,
 		pt->model = (uint8_t)model;
 		pt->stepping = (uint8_t)stepping;
 	}
-	pt->mtc_freq = (uint8_t)field(config, info->mtc_freq_bits);
+	/* MTCFreq is 4 bits (a file may claim a wider field). */
+	pt->mtc_freq = (uint8_t)(field(config, info->mtc_freq_bits) & 0xf);
 	pt->nom_freq = (uint8_t)info->max_nonturbo_ratio;
 	pt->cpuid_0x15_eax = info->tsc_ctc_d;
 	pt->cpuid_0x15_ebx = info->tsc_ctc_n;

@@ -26,6 +26,9 @@ uint64_t perf_sideband_tsc(struct perf_sideband *sb, const struct perf_rec *rec)
 	 * started) have time 0: they come before everything. */
 	if (sb->have_time && rec->sample.has_time && rec->sample.time)
 		tsc = perf_time_to_tsc(&sb->tc, rec->sample.time);
+	/* Recordings keep times as signed 64-bit numbers. */
+	if (tsc > INT64_MAX)
+		tsc = INT64_MAX;
 	if (tsc < sb->last_tsc)
 		tsc = sb->last_tsc;
 	sb->last_tsc = tsc;
@@ -51,7 +54,8 @@ static int mmap_event(struct perf_sideband *sb, const struct perf_rec *r,
 	};
 	char id[2 * PERF_BUILD_ID_MAX + 1];
 
-	if (m->pid != sb->pid)
+	/* Not a mapping a process can have (a damaged record). */
+	if (m->pid != sb->pid || m->len > INT64_MAX || m->pgoff > INT64_MAX)
 		return 0;
 	if (r->type == PERF_RECORD_MMAP2)
 		ev.prot = ((m->prot & PROT_READ) ? HWTR_PROT_READ : 0) |

@@ -276,7 +276,8 @@ int pt_session_drain(struct pt_session *s)
 	}
 	if (err)
 		return err;
-	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_copied);
+	if (s->nrecs)
+		qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_copied);
 	for (i = 0; i < s->nrecs && !err; i++)
 		err = perf_sideband_apply(&s->sb, &s->recs[i].rec);
 	/* A thread that exited wrote its last trace before its EXIT. */
