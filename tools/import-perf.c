@@ -1006,16 +1006,45 @@ static int find_process(struct imp *m)
 	return 0;
 }
 
+/* The process of thread TID, as the records say (ours if none does). */
+static uint32_t process_of(const struct imp *m, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+
+		if (r->sample.has_tid && r->sample.tid == tid)
+			return r->sample.pid;
+		if (r->type == PERF_RECORD_ITRACE_START &&
+		    r->u.itrace_start.tid == tid)
+			return r->u.itrace_start.pid;
+	}
+	return m->pid;
+}
+
 /* Threads: per-thread queues, ITRACE_START and switches of the process. */
 static int find_threads(struct imp *m)
 {
 	size_t i;
 	int err;
 
-	for (i = 0; i < m->nqueues; i++)
-		if (m->queues[i].tid != NO_TID && !m->per_cpu &&
-		    !thread_of(m, m->queues[i].tid, true))
+	for (i = 0; i < m->nqueues; i++) {
+		uint32_t tid = m->queues[i].tid, pid = process_of(m, tid);
+
+		if (tid == NO_TID || m->per_cpu)
+			continue;
+		if (pid != m->pid) {
+			/* A child perf followed: another process. */
+			warn(m, "the trace of thread %u (process %u) is not "
+			     "imported: a recording holds one process (%u)", tid,
+			     pid, m->pid);
+			m->queues[i].tid = NO_TID;
+			continue;
+		}
+		if (!thread_of(m, tid, true))
 			return perf_fail(hwtr_err_nomem, "out of memory");
+	}
 	for (i = 0; i < m->nrecs; i++) {
 		const struct perf_rec *r = &m->recs[i].rec;
 		uint32_t cpu = r->sample.has_cpu ? r->sample.cpu : 0;
