@@ -4,13 +4,8 @@
 
 #include "hwtrecord.h"
 
-/* Record a message for hwtr_last_error() and return -code, so that callers
- * write `return hwtr_fail(hwtr_err_format, "%s: ...", path);`. */
-int hwtr_fail(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Prefix the current message with more context ("FILE: " + message). */
-int hwtr_fail_context(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Library files include this for hwtr_fail() and hwtr_fail_context(),
+ * which are declared in the public header: trace sources and importers
+ * built on the library report errors the same way. */
 
 #endif

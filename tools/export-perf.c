@@ -27,11 +27,11 @@
  */
 #define _GNU_SOURCE
 #include "export-perf.h"
+#include "hwtrecord.h"
 
 #include "perf-data.h"
 #include "perf-intel-pt.h"
 #include "pt-packets.h"
-#include "../kernel/linux/perf-error.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -93,7 +93,7 @@ static int add_pending(struct export *x, uint64_t tsc, int which,
 		void *v = realloc(x->pend, cap * sizeof(*x->pend));
 
 		if (!v)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		x->pend = v;
 		x->cap_pend = cap;
 	}
@@ -225,7 +225,7 @@ static int write_pending(struct export *x)
 		if (x->opt->layout == EXPORT_PER_THREAD)
 			p->rec.sample.cpu = 0;
 		if ((err = perf_data_write_rec(x->w, &p->rec, &x->layout)))
-			return perf_fail_context(err, "perf.data: ");
+			return hwtr_fail_context(err, "perf.data: ");
 	}
 	return 0;
 }
@@ -301,7 +301,7 @@ static int sideband_records(struct export *x)
 
 				if (asprintf(&full, "%s/%s", hwtr_recording_path(rec),
 					     ev->saved) < 0)
-					return perf_fail(hwtr_err_nomem,
+					return hwtr_fail(hwtr_err_nomem,
 							 "out of memory");
 				name = keep(x, realpath(full, NULL));
 				if (!name)
@@ -463,7 +463,7 @@ static int per_thread_trace(struct export *x)
 		q->tid = ti->tid;
 		q->cpu = NO_CPU;
 		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size)))
-			return perf_fail(err, "%s", hwtr_last_error());
+			return err;
 		if (ti->trace_start < size) {
 			bytes += ti->trace_start;
 			size -= ti->trace_start;
@@ -533,7 +533,7 @@ static int slice_end(struct slicer *s)
 		void *v = realloc(s->v, cap * sizeof(*s->v));
 
 		if (!v)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		s->v = v;
 		s->cap = cap;
 	}
@@ -659,7 +659,7 @@ static int per_cpu_trace(struct export *x)
 	int err = 0;
 
 	if (!threads || !cpus) {
-		err = perf_fail(hwtr_err_nomem, "out of memory");
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
 	for (t = 0; t < nthreads && !err; t++) {
@@ -667,10 +667,8 @@ static int per_cpu_trace(struct export *x)
 		const uint8_t *bytes;
 		size_t size;
 
-		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size))) {
-			err = perf_fail(err, "%s", hwtr_last_error());
+		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size)))
 			break;
-		}
 		pt_out_init(&threads[t]);
 		sl.out = &threads[t];
 		sl.tid = x->info->threads[t].tid;
@@ -689,7 +687,7 @@ static int per_cpu_trace(struct export *x)
 		pt_out_init(&cpus[k].out);
 		cpus[k].started = calloc(nthreads + 1, sizeof(bool));
 		if (!cpus[k].started)
-			err = perf_fail(hwtr_err_nomem, "out of memory");
+			err = hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	if (!err && sl.n)
 		qsort(sl.v, sl.n, sizeof(*sl.v), cmp_slice);
@@ -875,15 +873,15 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 
 	x.info = hwtr_recording_info(rec);
 	if (strcmp(x.info->trace_format, "intel-pt"))
-		return perf_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
+		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
 				 "export writes Intel PT only",
 				 hwtr_recording_path(rec), x.info->trace_format);
 	if (opt->tsc && !x.info->pt.tsc)
-		return perf_fail(hwtr_err_invalid, "%s: the trace has no "
+		return hwtr_fail(hwtr_err_invalid, "%s: the trace has no "
 				 "timestamps; export it with --no-tsc",
 				 hwtr_recording_path(rec));
 	if (opt->layout == EXPORT_PER_CPU && (!opt->tsc || opt->snapshot))
-		return perf_fail(hwtr_err_invalid, "the per-CPU layout needs "
+		return hwtr_fail(hwtr_err_invalid, "the per-CPU layout needs "
 				 "timestamps and is not written in snapshot mode");
 	x.nqueues = opt->layout == EXPORT_PER_CPU
 			    ? (opt->ncpus ? opt->ncpus : 1)
@@ -898,7 +896,7 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 	x.layout.sample_id_all = true;
 	ids = calloc(2 * x.nqueues, sizeof(*ids));
 	if (!ids)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	make_attrs(&x, attrs, ids);
 	err = perf_data_writer_create(path, attrs, 2, &x.w);
 	if (err)
@@ -926,7 +924,7 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 		goto out;
 	x.queues = calloc(x.nqueues, sizeof(*x.queues));
 	if (!x.queues) {
-		err = perf_fail(hwtr_err_nomem, "out of memory");
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
 	if ((err = sideband_records(&x)))

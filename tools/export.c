@@ -3,7 +3,6 @@
  * tools read.  perf.data is the one format so far (export-perf.c). */
 #include "commands.h"
 #include "export-perf.h"
-#include "../kernel/linux/perf-error.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -99,7 +98,7 @@ int hwtrec_export_main(int argc, char **argv)
 	opt.snapshot = snapshot;
 	err = export_perf(rec, out, &opt, stderr);
 	if (err)
-		fprintf(stderr, "hwtrec export: %s\n", perf_last_error());
+		fprintf(stderr, "hwtrec export: %s\n", hwtr_last_error());
 	hwtr_recording_close(rec);
 	return err ? 1 : 0;
 }

@@ -39,11 +39,11 @@
  */
 #define _GNU_SOURCE
 #include "import-perf.h"
+#include "hwtrecord.h"
 
 #include "perf-data.h"
 #include "perf-intel-pt.h"
 #include "pt-packets.h"
-#include "../kernel/linux/perf-error.h"
 #include "../kernel/linux/perf-sideband.h"
 
 #include <errno.h>
@@ -175,7 +175,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	ncap = *cap ? 2 * *cap : 64;
 	p = realloc(*v, ncap * size);
 	if (!p)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	*v = p;
 	*cap = ncap;
 	return 0;
@@ -232,7 +232,7 @@ static int read_records(struct imp *m)
 					"HiSilicon PTT" };
 				uint32_t t = item.u.auxtrace_info.type;
 
-				return perf_fail(hwtr_err_invalid, "%s: offset %llu: "
+				return hwtr_fail(hwtr_err_invalid, "%s: offset %llu: "
 						 "AUXTRACE_INFO of type %u (%s): hwtrec "
 						 "imports Intel PT (type 1) only",
 						 m->path,
@@ -242,7 +242,7 @@ static int read_records(struct imp *m)
 			n = perf_data_auxtrace_priv(&item, priv, 64);
 			if ((err = intel_pt_info_parse(priv, n < 64 ? n : 64,
 						       &m->pti)))
-				return perf_fail_context(err, "%s: offset %llu: ",
+				return hwtr_fail_context(err, "%s: offset %llu: ",
 					m->path, (unsigned long long)item.offset);
 		} else if (r->type == PERF_DATA_TIME_CONV) {
 			m->tc = item.u.time_conv;
@@ -255,7 +255,7 @@ static int read_records(struct imp *m)
 
 			if (!q || grow((void **)&q->bufs, &q->cap, q->n,
 				       sizeof(*q->bufs)))
-				return perf_fail(hwtr_err_nomem, "out of memory");
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
 			b = &q->bufs[q->n++];
 			b->offset = item.u.auxtrace.offset;
 			b->size = item.u.auxtrace.size;
@@ -401,22 +401,22 @@ static int save_copy(struct imp *m, struct binary *b, const char *file)
 	int err;
 
 	if (!f)
-		return perf_fail(hwtr_err_io, "%s: %s", file, strerror(errno));
+		return hwtr_fail(hwtr_err_io, "%s: %s", file, strerror(errno));
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET) || !(bytes = malloc(size ? size : 1)) ||
 	    fread(bytes, 1, (size_t)size, f) != (size_t)size) {
 		fclose(f);
 		free(bytes);
-		return perf_fail(hwtr_err_io, "%s: cannot read", file);
+		return hwtr_fail(hwtr_err_io, "%s: cannot read", file);
 	}
 	fclose(f);
 	err = hwtr_writer_save_object(m->w, b->build_id, bytes, (size_t)size,
 				      &rel);
 	free(bytes);
 	if (err)
-		return perf_fail(err, "%s", hwtr_last_error());
+		return err;
 	b->saved = strdup(rel);
-	return b->saved ? 0 : perf_fail(hwtr_err_nomem, "out of memory");
+	return b->saved ? 0 : hwtr_fail(hwtr_err_nomem, "out of memory");
 }
 
 /* Where the code of PATH (build-id ID) is: nothing to do when it is at its
@@ -438,7 +438,7 @@ static int locate_binary(struct imp *m, const char *path, const char *id,
 		}
 	b = realloc(m->bins, (m->nbins + 1) * sizeof(*b));
 	if (!b)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	m->bins = b;
 	b = &m->bins[m->nbins];
 	memset(b, 0, sizeof(*b));
@@ -447,7 +447,7 @@ static int locate_binary(struct imp *m, const char *path, const char *id,
 	if (!b->path || !b->build_id) {
 		free(b->path);
 		free(b->build_id);
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	m->nbins++;
 	if (path[0] == '/' && is_file(path) && (!id || has_build_id(path, id)))
@@ -539,7 +539,7 @@ static int add_item(struct imp *m, uint64_t tsc, int kind,
 	it->ev.saved = it->saved;
 	it->ev.reason = it->reason;
 	m->nitems++;
-	return oom ? perf_fail(hwtr_err_nomem, "out of memory") : 0;
+	return oom ? hwtr_fail(hwtr_err_nomem, "out of memory") : 0;
 }
 
 static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
@@ -562,7 +562,7 @@ static int cb_thread_start(void *ctx, uint32_t tid, uint64_t tsc)
 					  .tsc = tsc, .tid = tid };
 
 	if (!t)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (t->started)
 		return 0;
 	t->started = true;
@@ -672,7 +672,7 @@ static int per_thread_trace(struct imp *m)
 			continue;
 		t = thread_of(m, q->tid, true);
 		if (!t)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		if (q->n)
 			qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
 		for (i = 0; i < q->n && !err; i++) {
@@ -699,7 +699,7 @@ static int per_thread_trace(struct imp *m)
 			}
 			s = realloc(t->segs, (t->nsegs + 1) * sizeof(*s));
 			if (!s)
-				return perf_fail(hwtr_err_nomem, "out of memory");
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
 			t->segs = s;
 			s[t->nsegs++] = (struct segment){ b->offset + skip,
 							  b->offset + b->size,
@@ -991,7 +991,7 @@ static int find_process(struct imp *m)
 			break;
 		}
 	if (tid == NO_TID)
-		return perf_fail(hwtr_err_format, "%s: no ITRACE_START record and "
+		return hwtr_fail(hwtr_err_format, "%s: no ITRACE_START record and "
 				 "no per-thread trace: cannot tell which process "
 				 "was traced", m->path);
 	m->pid = tid;
@@ -1043,7 +1043,7 @@ static int find_threads(struct imp *m)
 			continue;
 		}
 		if (!thread_of(m, tid, true))
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	for (i = 0; i < m->nrecs; i++) {
 		const struct perf_rec *r = &m->recs[i].rec;
@@ -1055,7 +1055,7 @@ static int find_threads(struct imp *m)
 		if (r->type == PERF_RECORD_ITRACE_START &&
 		    r->u.itrace_start.pid == m->pid) {
 			if (!thread_of(m, r->u.itrace_start.tid, true))
-				return perf_fail(hwtr_err_nomem, "out of memory");
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
 			if (m->per_cpu &&
 			    (err = timeline_add(m, cpu, tsc, r->u.itrace_start.tid)))
 				return err;
@@ -1066,7 +1066,7 @@ static int find_threads(struct imp *m)
 			uint32_t tid = ours && !r->u.sw.out ? r->sample.tid : NO_TID;
 
 			if (tid != NO_TID && !thread_of(m, tid, true))
-				return perf_fail(hwtr_err_nomem, "out of memory");
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
 			if (ours && (err = timeline_add(m, cpu, tsc, tid)))
 				return err;
 		} else if (r->type == PERF_RECORD_SWITCH && m->per_cpu &&
@@ -1170,7 +1170,7 @@ static int create_writer(struct imp *m, const char *out_dir)
 	if (!wi.executable)
 		wi.executable = argv[0];
 	if (hwtr_writer_create(out_dir, &wi, &m->w))
-		return perf_fail(hwtr_err_io, "%s", hwtr_last_error());
+		return hwtr_fail(hwtr_err_io, "%s", hwtr_last_error());
 	return 0;
 }
 
@@ -1199,18 +1199,18 @@ static int check_file(struct imp *m)
 	size_t i;
 
 	if (!m->have_info)
-		return perf_fail(hwtr_err_format, "%s: no AUXTRACE_INFO record: "
+		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE_INFO record: "
 				 "this perf.data holds no hardware trace (record "
 				 "with perf record -e intel_pt//u)", m->path);
 	for (i = 0; i < perf_data_nattrs(m->pd); i++)
 		if (perf_data_attr(m->pd, i)->attr.type == m->pti.pmu_type)
 			m->pt_attr = perf_data_attr(m->pd, i);
 	if (!m->pt_attr)
-		return perf_fail(hwtr_err_format, "%s: AUXTRACE_INFO names PMU "
+		return hwtr_fail(hwtr_err_format, "%s: AUXTRACE_INFO names PMU "
 				 "type %u, but no event of the file has that type",
 				 m->path, m->pti.pmu_type);
 	if (!m->nqueues)
-		return perf_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
+		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
 				 "file holds no trace", m->path);
 	if (!m->have_tc) {
 		m->tc = m->pti.tc;
@@ -1223,7 +1223,7 @@ static int check_file(struct imp *m)
 		if (m->queues[i].tid == NO_TID)
 			m->per_cpu = true;
 	if (m->per_cpu && !m->have_time)
-		return perf_fail(hwtr_err_format, "%s: per-CPU trace without "
+		return hwtr_fail(hwtr_err_format, "%s: per-CPU trace without "
 				 "timestamps: the trace cannot be split between "
 				 "threads (record with --per-thread, or with tsc)",
 				 m->path);
@@ -1260,7 +1260,7 @@ static int write_recording(struct imp *m)
 			      ? hwtr_writer_add_thread(m->w, it->ev.tid, it->tsc)
 			      : hwtr_writer_event(m->w, &it->ev);
 		if (err)
-			return perf_fail(err, "%s", hwtr_last_error());
+			return err;
 	}
 	for (i = 0; i < m->nthreads; i++) {
 		struct ithread *t = &m->threads[i];
@@ -1268,11 +1268,11 @@ static int write_recording(struct imp *m)
 		if (t->trace.len &&
 		    (err = hwtr_writer_trace(m->w, t->tid, t->trace.buf,
 					     t->trace.len)))
-			return perf_fail(err, "%s", hwtr_last_error());
+			return err;
 	}
 	if ((err = hwtr_writer_finish(m->w, &(struct hwtr_end){
 			hwtr_end_running, 0 })))
-		return perf_fail(err, "%s", hwtr_last_error());
+		return err;
 	return 0;
 }
 

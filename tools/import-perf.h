@@ -19,7 +19,7 @@ struct import_options {
 const char *const *import_default_debug_dirs(void);
 
 /* Import PERF_PATH into the new recording OUT_DIR.  0 or a negative
- * hwtr_error with perf_last_error() naming the file and offset. */
+ * hwtr_error with hwtr_last_error() naming the file and offset. */
 int import_perf(const char *perf_path, const char *out_dir,
 		const struct import_options *opt);
 

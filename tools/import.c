@@ -11,9 +11,9 @@
  * last component with .hwtrec.  Both are written here.
  */
 #include "commands.h"
+#include "hwtrecord.h"
 #include "import-perf.h"
 #include "import-snapshot.h"
-#include "../kernel/linux/perf-error.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -128,7 +128,7 @@ int hwtrec_import_main(int argc, char **argv)
 		out = name;
 	}
 	if (import_perf(argv[optind], out, &opt)) {
-		fprintf(stderr, "hwtrec import: %s\n", perf_last_error());
+		fprintf(stderr, "hwtrec import: %s\n", hwtr_last_error());
 		return 1;
 	}
 	return 0;

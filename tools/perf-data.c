@@ -13,8 +13,8 @@
  */
 #define _GNU_SOURCE
 #include "perf-data.h"
+#include "hwtrecord.h"
 
-#include "../kernel/linux/perf-error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,51 +113,51 @@ static int check_header(struct perf_data *pd)
 	const struct file_header *h = &pd->hdr;
 
 	if (pd->size >= 8 && !memcmp(pd->map, PERF_MAGIC1, 8))
-		return perf_fail(hwtr_err_version, "%s: an old-format perf.data "
+		return hwtr_fail(hwtr_err_version, "%s: an old-format perf.data "
 				 "(PERFFILE, version 1): hwtrec reads version 2 "
 				 "(PERFILE2); rewrite it with a newer perf "
 				 "(perf inject -i FILE -o NEW)", pd->path);
 	if (pd->size < 16)
-		return perf_fail(hwtr_err_format, "%s: %zu bytes: too short for "
+		return hwtr_fail(hwtr_err_format, "%s: %zu bytes: too short for "
 				 "a perf.data header", pd->path, pd->size);
 	if (h->magic == PERF_MAGIC2_SWAPPED)
-		return perf_fail(hwtr_err_version, "%s: written on a machine of "
+		return hwtr_fail(hwtr_err_version, "%s: written on a machine of "
 				 "the other byte order (big-endian); hwtrec reads "
 				 "little-endian perf.data only", pd->path);
 	if (h->magic != PERF_MAGIC2)
-		return perf_fail(hwtr_err_format, "%s: not a perf.data file "
+		return hwtr_fail(hwtr_err_format, "%s: not a perf.data file "
 				 "(magic 0x%016llx at offset 0)", pd->path,
 				 (unsigned long long)h->magic);
 	if (h->size == 16)
-		return perf_fail(hwtr_err_version, "%s: a pipe-mode perf.data "
+		return hwtr_fail(hwtr_err_version, "%s: a pipe-mode perf.data "
 				 "(perf record -o -): hwtrec reads file mode; "
 				 "convert it with perf inject -i FILE -o NEW",
 				 pd->path);
 	if (h->size != sizeof(*h))
-		return perf_fail(hwtr_err_version, "%s: header size %llu at "
+		return hwtr_fail(hwtr_err_version, "%s: header size %llu at "
 				 "offset 8: this hwtrec reads the 104-byte "
 				 "perf.data header of perf 3.x to 6.x; a newer "
 				 "layout is not read", pd->path,
 				 (unsigned long long)h->size);
 	if (pd->size < sizeof(*h))
-		return perf_fail(hwtr_err_format, "%s: %zu bytes: the header is "
+		return hwtr_fail(hwtr_err_format, "%s: %zu bytes: the header is "
 				 "cut off (104 bytes needed)", pd->path, pd->size);
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + 16 || h->attr_size > 4096 ||
 	    h->attr_size % 8)
-		return perf_fail(hwtr_err_format, "%s: header: attr_size %llu at "
+		return hwtr_fail(hwtr_err_format, "%s: header: attr_size %llu at "
 				 "offset 16 is not a perf_event_attr plus its ids "
 				 "section", pd->path,
 				 (unsigned long long)h->attr_size);
 	if (!in_file(pd, h->attrs.offset, h->attrs.size) ||
 	    h->attrs.size % h->attr_size)
-		return perf_fail(hwtr_err_format, "%s: header: attrs section "
+		return hwtr_fail(hwtr_err_format, "%s: header: attrs section "
 				 "[%llu, +%llu) is outside the file (%zu bytes) or "
 				 "not a whole number of %llu-byte entries",
 				 pd->path, (unsigned long long)h->attrs.offset,
 				 (unsigned long long)h->attrs.size, pd->size,
 				 (unsigned long long)h->attr_size);
 	if (h->attrs.size == 0)
-		return perf_fail(hwtr_err_format, "%s: no event attributes: "
+		return hwtr_fail(hwtr_err_format, "%s: no event attributes: "
 				 "nothing was recorded", pd->path);
 	return 0;
 }
@@ -178,7 +178,7 @@ static int read_attrs(struct perf_data *pd)
 	pd->attrs = calloc(n, sizeof(*pd->attrs));
 	pd->attr_ids = calloc(n, sizeof(*pd->attr_ids));
 	if (!pd->attrs || !pd->attr_ids)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	pd->nattrs = n;
 	for (i = 0; i < n; i++) {
 		uint64_t off = h->attrs.offset + i * h->attr_size;
@@ -191,14 +191,14 @@ static int read_attrs(struct perf_data *pd)
 		if (sz == 0)
 			sz = PERF_ATTR_SIZE_VER0;
 		if (sz > attr_bytes || sz < PERF_ATTR_SIZE_VER0)
-			return perf_fail(hwtr_err_format, "%s: attr %zu at offset "
+			return hwtr_fail(hwtr_err_format, "%s: attr %zu at offset "
 					 "%llu: size %u does not fit its %zu-byte "
 					 "entry", pd->path, i,
 					 (unsigned long long)off, sz, attr_bytes);
 		if (sz > sizeof(a->attr)) {
 			for (k = sizeof(a->attr); k < sz; k++)
 				if (p[k])
-					return perf_fail(hwtr_err_version,
+					return hwtr_fail(hwtr_err_version,
 						"%s: attr %zu at offset %llu: a "
 						"%u-byte perf_event_attr from a "
 						"newer perf sets fields this hwtrec "
@@ -211,7 +211,7 @@ static int read_attrs(struct perf_data *pd)
 		a->attr.size = sz;
 		memcpy(&ids, p + attr_bytes, sizeof(ids));
 		if (!in_file(pd, ids.offset, ids.size) || ids.size % 8)
-			return perf_fail(hwtr_err_format, "%s: attr %zu at offset "
+			return hwtr_fail(hwtr_err_format, "%s: attr %zu at offset "
 					 "%llu: its ids [%llu, +%llu) are outside "
 					 "the file", pd->path, i,
 					 (unsigned long long)off,
@@ -221,7 +221,7 @@ static int read_attrs(struct perf_data *pd)
 		if (a->nids) {
 			pd->attr_ids[i] = malloc(ids.size);
 			if (!pd->attr_ids[i])
-				return perf_fail(hwtr_err_nomem, "out of memory");
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
 			memcpy(pd->attr_ids[i], pd->map + ids.offset, ids.size);
 		}
 		a->ids = pd->attr_ids[i];
@@ -231,7 +231,7 @@ static int read_attrs(struct perf_data *pd)
 	}
 	pd->ids = calloc(total_ids + 1, sizeof(*pd->ids));
 	if (!pd->ids)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < n; i++) {
 		size_t k;
 
@@ -252,7 +252,7 @@ static int read_attrs(struct perf_data *pd)
 		for (i = 0; i < n; i++)
 			if (!(pd->attrs[i].attr.sample_type &
 			      PERF_SAMPLE_IDENTIFIER))
-				return perf_fail(hwtr_err_format,
+				return hwtr_fail(hwtr_err_format,
 					"%s: events of different sample layouts "
 					"without PERF_SAMPLE_IDENTIFIER (attr %zu): "
 					"records cannot be told apart", pd->path,
@@ -304,16 +304,16 @@ int perf_data_open(const char *path, FILE *warnf, struct perf_data **out)
 	*out = NULL;
 	if (!pd || !(pd->path = strdup(path))) {
 		free(pd);
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	pd->warn = warnf;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = perf_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+		err = hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = perf_fail(hwtr_err_io, "%s: not a regular file", path);
+		err = hwtr_fail(hwtr_err_io, "%s: not a regular file", path);
 		goto fail;
 	}
 	pd->size = (size_t)st.st_size;
@@ -321,7 +321,7 @@ int perf_data_open(const char *path, FILE *warnf, struct perf_data **out)
 		void *m = mmap(NULL, pd->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (m == MAP_FAILED) {
-			err = perf_fail(hwtr_err_io, "%s: cannot map: %s", path,
+			err = hwtr_fail(hwtr_err_io, "%s: cannot map: %s", path,
 					strerror(errno));
 			goto fail;
 		}
@@ -335,7 +335,7 @@ int perf_data_open(const char *path, FILE *warnf, struct perf_data **out)
 	if ((err = check_header(pd)) || (err = read_attrs(pd)))
 		goto fail;
 	if (pd->hdr.data.offset > pd->size) {
-		err = perf_fail(hwtr_err_format, "%s: header: the data section "
+		err = hwtr_fail(hwtr_err_format, "%s: header: the data section "
 				"starts at offset %llu, past the end of the file "
 				"(%zu bytes)", path,
 				(unsigned long long)pd->hdr.data.offset, pd->size);
@@ -435,13 +435,13 @@ int perf_data_build_ids(const struct perf_data *pd,
 		int err;
 
 		if (n - pos < 36)
-			return perf_fail(hwtr_err_format, "%s: BUILD_ID feature at "
+			return hwtr_fail(hwtr_err_format, "%s: BUILD_ID feature at "
 					 "offset %llu: entry cut off", pd->path,
 					 (unsigned long long)(pd->features[
 						 PERF_FEAT_BUILD_ID].offset + pos));
 		memcpy(&h, p + pos, sizeof(h));
 		if (h.size < 37 || h.size > n - pos)
-			return perf_fail(hwtr_err_format, "%s: BUILD_ID feature at "
+			return hwtr_fail(hwtr_err_format, "%s: BUILD_ID feature at "
 					 "offset %llu: entry size %u does not fit",
 					 pd->path,
 					 (unsigned long long)(pd->features[
@@ -457,7 +457,7 @@ int perf_data_build_ids(const struct perf_data *pd,
 			e.size = PERF_BUILD_ID_MAX;
 		name = (const char *)p + pos + 36;
 		if (!memchr(name, 0, h.size - 36))
-			return perf_fail(hwtr_err_format, "%s: BUILD_ID feature at "
+			return hwtr_fail(hwtr_err_format, "%s: BUILD_ID feature at "
 					 "offset %llu: file name not terminated",
 					 pd->path,
 					 (unsigned long long)(pd->features[
@@ -540,7 +540,7 @@ static int user_record(struct perf_data_iter *it, const uint8_t *p,
 		item->u.auxtrace.data = p + r->size;
 		left = it->end - it->pos - r->size;
 		if (item->u.auxtrace.size > left)
-			return perf_fail(hwtr_err_format, "%s: AUXTRACE record at "
+			return hwtr_fail(hwtr_err_format, "%s: AUXTRACE record at "
 					 "offset %llu: its payload of %llu bytes "
 					 "runs past the end of the data (%llu bytes "
 					 "left)", pd->path,
@@ -571,7 +571,7 @@ static int user_record(struct perf_data_iter *it, const uint8_t *p,
 		break;
 	}
 	case PERF_DATA_COMPRESSED:
-		return perf_fail(hwtr_err_version, "%s: compressed records at "
+		return hwtr_fail(hwtr_err_version, "%s: compressed records at "
 				 "offset %llu (perf record -z): decompress first "
 				 "with perf inject -i FILE -o NEW", pd->path,
 				 (unsigned long long)it->pos);
@@ -582,7 +582,7 @@ static int user_record(struct perf_data_iter *it, const uint8_t *p,
 	}
 	return 0;
 short_record:
-	return perf_fail(hwtr_err_format, "%s: %s record at offset %llu: size "
+	return hwtr_fail(hwtr_err_format, "%s: %s record at offset %llu: size "
 			 "%u is too short", pd->path, perf_rec_type_name(r->type),
 			 (unsigned long long)it->pos, r->size);
 }
@@ -606,7 +606,7 @@ int perf_data_next(struct perf_data_iter *it, struct perf_data_item *item)
 			it->pos = it->end;
 			return 0;
 		}
-		return perf_fail(hwtr_err_format, "%s: offset %llu: %llu bytes "
+		return hwtr_fail(hwtr_err_format, "%s: offset %llu: %llu bytes "
 				 "left in the data section, less than a record "
 				 "header", pd->path, (unsigned long long)it->pos,
 				 (unsigned long long)left);
@@ -614,7 +614,7 @@ int perf_data_next(struct perf_data_iter *it, struct perf_data_item *item)
 	memcpy(&h, p, sizeof(h));
 	if (h.size < sizeof(h) || h.size % 8 ||
 	    (h.size > left && it->end == pd->hdr.data.offset + pd->hdr.data.size))
-		return perf_fail(hwtr_err_format, "%s: offset %llu: %s record "
+		return hwtr_fail(hwtr_err_format, "%s: offset %llu: %s record "
 				 "of size %u: %s", pd->path,
 				 (unsigned long long)it->pos,
 				 perf_rec_type_name(h.type), h.size,
@@ -638,7 +638,7 @@ int perf_data_next(struct perf_data_iter *it, struct perf_data_item *item)
 	} else {
 		item->attr = record_attr(pd, p, h.size, h.type);
 		if (!item->attr)
-			return perf_fail(hwtr_err_format, "%s: offset %llu: %s "
+			return hwtr_fail(hwtr_err_format, "%s: offset %llu: %s "
 					 "record names event id %llu, which no "
 					 "attr has", pd->path,
 					 (unsigned long long)it->pos,
@@ -647,7 +647,7 @@ int perf_data_next(struct perf_data_iter *it, struct perf_data_item *item)
 						? rd64(p + h.size - 8) : 0));
 		err = perf_rec_parse(p, h.size, &item->attr->layout, &item->rec);
 		if (err)
-			return perf_fail_context(err, "%s: offset %llu: ", pd->path,
+			return hwtr_fail_context(err, "%s: offset %llu: ", pd->path,
 						 (unsigned long long)it->pos);
 	}
 	if (err)
@@ -684,7 +684,7 @@ static int wr(struct perf_data_writer *w, const void *p, size_t n)
 		return -hwtr_err_io;
 	if (n && fwrite(p, 1, n, w->f) != n) {
 		w->failed = true;
-		return perf_fail(hwtr_err_io, "%s: write failed: %s", w->path,
+		return hwtr_fail(hwtr_err_io, "%s: write failed: %s", w->path,
 				 strerror(errno));
 	}
 	w->pos += n;
@@ -704,12 +704,12 @@ int perf_data_writer_create(const char *path,
 	if (!w || !id_offsets || !(w->path = strdup(path))) {
 		free(w);
 		free(id_offsets);
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	w->last_feature = -1;
 	w->f = fopen(path, "wb");
 	if (!w->f) {
-		err = perf_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+		err = hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	w->hdr.magic = PERF_MAGIC2;
@@ -768,7 +768,7 @@ int perf_data_write_auxtrace_info(struct perf_data_writer *w, uint32_t type,
 	int err;
 
 	if (16 + 8 * npriv > UINT16_MAX)
-		return perf_fail(hwtr_err_invalid, "AUXTRACE_INFO too large");
+		return hwtr_fail(hwtr_err_invalid, "AUXTRACE_INFO too large");
 	if ((err = wr(w, &h, sizeof(h))) || (err = wr(w, words, sizeof(words))))
 		return err;
 	return wr(w, priv, 8 * npriv);
@@ -820,10 +820,10 @@ int perf_data_add_feature(struct perf_data_writer *w, unsigned bit,
 			  const void *bytes, size_t size)
 {
 	if (bit >= PERF_FEAT_MAX || (int)bit <= w->last_feature)
-		return perf_fail(hwtr_err_invalid, "feature %u out of order", bit);
+		return hwtr_fail(hwtr_err_invalid, "feature %u out of order", bit);
 	w->feat[bit] = malloc(size ? size : 1);
 	if (!w->feat[bit])
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	memcpy(w->feat[bit], bytes, size);
 	w->feat_size[bit] = size;
 	w->hdr.features[bit / 64] |= UINT64_C(1) << (bit % 64);
@@ -836,7 +836,7 @@ static int grow_append(uint8_t **bytes, size_t *size, const void *p, size_t n)
 	uint8_t *b = realloc(*bytes, *size + n);
 
 	if (!b)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	memcpy(b + *size, p, n);
 	*bytes = b;
 	*size += n;
@@ -945,9 +945,9 @@ int perf_data_writer_finish(struct perf_data_writer *w)
 			return err;
 	if (fseeko(w->f, 0, SEEK_SET) < 0 ||
 	    fwrite(&w->hdr, sizeof(w->hdr), 1, w->f) != 1 || fflush(w->f) == EOF)
-		return perf_fail(hwtr_err_io, "%s: write failed: %s", w->path,
+		return hwtr_fail(hwtr_err_io, "%s: write failed: %s", w->path,
 				 strerror(errno));
-	err = fclose(w->f) == EOF ? perf_fail(hwtr_err_io, "%s: %s", w->path,
+	err = fclose(w->f) == EOF ? hwtr_fail(hwtr_err_io, "%s: %s", w->path,
 					      strerror(errno)) : 0;
 	w->f = NULL;
 	perf_data_writer_free(w);

@@ -143,7 +143,7 @@ struct perf_data_iter {
 
 void perf_data_iter_init(struct perf_data *pd, struct perf_data_iter *it);
 /* The next record: 1, 0 at the end of the data section, or a negative
- * error (perf_last_error() names the file and offset).  Records of unknown
+ * error (hwtr_last_error() names the file and offset).  Records of unknown
  * types are returned with rec.known false; callers warn and skip them. */
 int perf_data_next(struct perf_data_iter *it, struct perf_data_item *item);
 

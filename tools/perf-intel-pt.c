@@ -1,7 +1,7 @@
 /* perf-intel-pt.c: Intel PT's AUXTRACE_INFO words and config (see .h). */
 #include "perf-intel-pt.h"
+#include "hwtrecord.h"
 
-#include "../kernel/linux/perf-error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ int intel_pt_info_parse(const uint64_t *priv, size_t n,
 	memset(info, 0, sizeof(*info));
 	info->nwords = n;
 	if (n < INTEL_PT_PRIV_MIN)
-		return perf_fail(hwtr_err_format, "Intel PT AUXTRACE_INFO has %zu "
+		return hwtr_fail(hwtr_err_format, "Intel PT AUXTRACE_INFO has %zu "
 				 "private words, perf writes at least %d", n,
 				 INTEL_PT_PRIV_MIN);
 	info->pmu_type = (uint32_t)priv[INTEL_PT_PMU_TYPE];
@@ -43,7 +43,7 @@ int intel_pt_info_parse(const uint64_t *priv, size_t n,
 		/* The filter string follows, NUL-terminated, padded to 8. */
 		if (len && (len > 8 * (uint64_t)n ||
 			    (len + 8) / 8 > n - INTEL_PT_PRIV_WORDS))
-			return perf_fail(hwtr_err_format, "Intel PT AUXTRACE_INFO: "
+			return hwtr_fail(hwtr_err_format, "Intel PT AUXTRACE_INFO: "
 					 "address filter of %llu bytes does not "
 					 "fit its %zu words",
 					 (unsigned long long)len, n);

@@ -6,8 +6,8 @@
  * first PSB has nothing to update, so such packets have no IP.
  */
 #include "pt-packets.h"
+#include "hwtrecord.h"
 
-#include "../kernel/linux/perf-error.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +69,7 @@ int pt_packets_walk(const uint8_t *bytes, size_t size,
 	cfg.end = cfg.begin + size;
 	dec = pt_pkt_alloc_decoder(&cfg);
 	if (!dec)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	status = pt_pkt_sync_forward(dec);
 	for (;;) {
 		struct pt_pkt_view v;
@@ -167,7 +167,7 @@ int pt_out_bytes(struct pt_out *o, const void *p, size_t n)
 			cap *= 2;
 		b = realloc(o->buf, cap);
 		if (!b)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		o->buf = b;
 		o->cap = cap;
 	}
@@ -195,12 +195,12 @@ int pt_out_packet(struct pt_out *o, const struct pt_packet *pkt)
 		o->enc = pt_alloc_encoder(&cfg);
 		o->enc_scratch = o->scratch;
 		if (!o->enc)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	pt_enc_sync_set(o->enc, 0);
 	status = pt_enc_next(o->enc, pkt);
 	if (status < 0)
-		return perf_fail(hwtr_err_invalid, "cannot encode a PT packet: %s",
+		return hwtr_fail(hwtr_err_invalid, "cannot encode a PT packet: %s",
 				 pt_errstr(pt_errcode(status)));
 	pt_enc_get_offset(o->enc, &end);
 	return pt_out_bytes(o, o->scratch, (size_t)end);

@@ -23,7 +23,6 @@
 #define _GNU_SOURCE
 #include "record.h"
 #include "record-source.h"
-#include "../kernel/linux/perf-error.h"
 #include "../kernel/linux/pt-event.h"
 
 #include <cpuid.h>
@@ -81,7 +80,7 @@ static bool perf_available(char *why, size_t size)
 		return false;
 	}
 	if (err) {
-		snprintf(why, size, "%s", perf_last_error());
+		snprintf(why, size, "%s", hwtr_last_error());
 		return false;
 	}
 	return perf_may_trace(PERF_PARANOID_FILE, perf_cap_effective(), why,
@@ -224,7 +223,7 @@ static int drain(struct perf_recorder *r)
 		return 0;
 	if ((err = pt_session_drain(r->session))) {
 		fprintf(stderr, "hwtrec record: %s; the recording is kept up to "
-			"there, the program keeps running\n", perf_last_error());
+			"there, the program keeps running\n", hwtr_last_error());
 		r->failed = true;
 	}
 	return err;
@@ -287,7 +286,7 @@ static int trace_loop(struct perf_recorder *r, int *exit_status)
 			    pt_session_follow(r->session, (uint32_t)tid, __rdtsc(),
 					      true)) {
 				fprintf(stderr, "hwtrec record: %s\n",
-					perf_last_error());
+					hwtr_last_error());
 				r->failed = true;
 			}
 			break;
@@ -364,7 +363,7 @@ static int attach_process(struct perf_recorder *r, pid_t pid)
 			continue;
 		}
 		if (pt_session_follow(r->session, (uint32_t)tid, 0, true)) {
-			fprintf(stderr, "hwtrec record: %s\n", perf_last_error());
+			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 			closedir(d);
 			return -1;
 		}
@@ -415,7 +414,7 @@ static int record_perf(const struct record_request *req)
 		return 2;
 	}
 	if ((err = perf_pmu_read(PERF_PMU_DEVICES, "intel_pt", &r.cfg.pmu))) {
-		fprintf(stderr, "hwtrec record: %s\n", perf_last_error());
+		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 		return EXIT_RECORDER;
 	}
 	r.cfg.ret_compression = req->options.ret_compression;
@@ -442,8 +441,7 @@ static int record_perf(const struct record_request *req)
 	    !(r.sb = sideband_new(r.writer)) ||
 	    pt_session_new(r.writer, (uint32_t)r.pid, &recorder_ops, &r,
 			   &r.session)) {
-		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error()[0]
-			? hwtr_last_error() : perf_last_error());
+		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 		goto out;
 	}
 	if (req->pid) {
@@ -454,7 +452,7 @@ static int record_perf(const struct record_request *req)
 	} else {
 		child_pid = r.pid;
 		if (pt_session_follow(r.session, (uint32_t)r.pid, 0, false)) {
-			fprintf(stderr, "hwtrec record: %s\n", perf_last_error());
+			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 			kill(r.pid, SIGKILL);
 			waitpid(r.pid, NULL, 0);
 			goto out;

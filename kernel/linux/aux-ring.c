@@ -6,8 +6,8 @@
  * pairing <linux/perf_event.h> asks for.
  */
 #include "aux-ring.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 
 /* Copy [from, to) of the ring (positions, to - from <= size) to SINK. */
 static int copy_range(const struct perf_aux_ring *r, uint64_t from, uint64_t to,
@@ -34,10 +34,10 @@ int64_t perf_aux_ring_drain(struct perf_aux_ring *r, perf_ring_sink sink,
 	int err;
 
 	if (!r->size || (r->size & (r->size - 1)))
-		return perf_fail(hwtr_err_invalid, "AUX area of %llu bytes is not "
+		return hwtr_fail(hwtr_err_invalid, "AUX area of %llu bytes is not "
 				 "a power of two", (unsigned long long)r->size);
 	if (head < tail || head - tail > r->size)
-		return perf_fail(hwtr_err_format, "AUX area: head %llu and tail "
+		return hwtr_fail(hwtr_err_format, "AUX area: head %llu and tail "
 				 "%llu are not %llu bytes apart or less",
 				 (unsigned long long)head, (unsigned long long)tail,
 				 (unsigned long long)r->size);
@@ -55,7 +55,7 @@ int64_t perf_aux_ring_snapshot(const struct perf_aux_ring *r,
 	int err;
 
 	if (!r->size || (r->size & (r->size - 1)))
-		return perf_fail(hwtr_err_invalid, "AUX area of %llu bytes is not "
+		return hwtr_fail(hwtr_err_invalid, "AUX area of %llu bytes is not "
 				 "a power of two", (unsigned long long)r->size);
 	if ((err = copy_range(r, head - n, head, sink, ctx)))
 		return err;

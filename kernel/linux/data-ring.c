@@ -1,7 +1,7 @@
 /* data-ring.c: reading an event's data ring (data-ring.h). */
 #include "data-ring.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 
 #include <string.h>
 
@@ -31,10 +31,10 @@ int64_t perf_data_ring_drain(struct perf_data_ring *r, perf_record_fn fn,
 	int err = 0;
 
 	if (!r->size || (r->size & (r->size - 1)))
-		return perf_fail(hwtr_err_invalid, "data ring of %llu bytes is not "
+		return hwtr_fail(hwtr_err_invalid, "data ring of %llu bytes is not "
 				 "a power of two", (unsigned long long)r->size);
 	if (head < tail || head - tail > r->size) {
-		err = perf_fail(hwtr_err_format, "data ring: head %llu and tail "
+		err = hwtr_fail(hwtr_err_format, "data ring: head %llu and tail "
 				"%llu are not %llu bytes apart or less",
 				(unsigned long long)head, (unsigned long long)tail,
 				(unsigned long long)r->size);
@@ -46,7 +46,7 @@ int64_t perf_data_ring_drain(struct perf_data_ring *r, perf_record_fn fn,
 
 		copy_out(r, pos, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size > head - pos) {
-			err = perf_fail(hwtr_err_format, "data ring position %llu: "
+			err = hwtr_fail(hwtr_err_format, "data ring position %llu: "
 					"a %s record of size %u %s",
 					(unsigned long long)pos,
 					perf_rec_type_name(h.type), h.size,
@@ -56,7 +56,7 @@ int64_t perf_data_ring_drain(struct perf_data_ring *r, perf_record_fn fn,
 		}
 		copy_out(r, pos, buf, h.size);
 		if ((err = perf_rec_parse(buf, h.size, &r->layout, &rec))) {
-			err = perf_fail_context(err, "data ring position %llu: ",
+			err = hwtr_fail_context(err, "data ring position %llu: ",
 						(unsigned long long)pos);
 			break;
 		}

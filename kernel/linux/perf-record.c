@@ -5,8 +5,8 @@
  * make the parser read outside it.  Strings must end inside their record.
  */
 #include "perf-record.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 
 #include <string.h>
 
@@ -208,18 +208,18 @@ int perf_rec_parse(const uint8_t *bytes, size_t avail,
 
 	memset(r, 0, sizeof(*r));
 	if (avail < sizeof(h))
-		return perf_fail(hwtr_err_format, "record header cut off (%zu "
+		return hwtr_fail(hwtr_err_format, "record header cut off (%zu "
 				 "of 8 bytes)", avail);
 	memcpy(&h, bytes, sizeof(h));
 	r->type = h.type;
 	r->misc = h.misc;
 	r->size = h.size;
 	if (h.size < sizeof(h))
-		return perf_fail(hwtr_err_format, "%s record: size %u is less "
+		return hwtr_fail(hwtr_err_format, "%s record: size %u is less "
 				 "than its header", perf_rec_type_name(h.type),
 				 h.size);
 	if (h.size > avail)
-		return perf_fail(hwtr_err_format, "%s record: size %u but only "
+		return hwtr_fail(hwtr_err_format, "%s record: size %u but only "
 				 "%zu bytes left", perf_rec_type_name(h.type),
 				 h.size, avail);
 	/* perf.data's own types (64 and up) have no kernel body or trailer;
@@ -228,14 +228,14 @@ int perf_rec_parse(const uint8_t *bytes, size_t avail,
 		return 0;
 	trailer = perf_rec_trailer_size(layout);
 	if (h.size - sizeof(h) < trailer)
-		return perf_fail(hwtr_err_format, "%s record: size %u is too "
+		return hwtr_fail(hwtr_err_format, "%s record: size %u is too "
 				 "short for its %zu-byte sample_id",
 				 perf_rec_type_name(h.type), h.size, trailer);
 	c = (struct cursor){ .p = bytes, .pos = sizeof(h),
 			     .end = h.size - trailer };
 	parse_body(&c, r);
 	if (c.short_read)
-		return perf_fail(hwtr_err_format, "%s record: size %u is too "
+		return hwtr_fail(hwtr_err_format, "%s record: size %u is too "
 				 "short for its fields%s",
 				 perf_rec_type_name(h.type), h.size,
 				 (r->type == PERF_RECORD_MMAP ||
@@ -244,7 +244,7 @@ int perf_rec_parse(const uint8_t *bytes, size_t avail,
 					 ? " or its name is not terminated" : "");
 	if (r->type == PERF_RECORD_MMAP2 &&
 	    r->u.mmap.build_id_size > PERF_BUILD_ID_MAX)
-		return perf_fail(hwtr_err_format, "MMAP2 record: build-id size "
+		return hwtr_fail(hwtr_err_format, "MMAP2 record: build-id size "
 				 "%u is over %d", r->u.mmap.build_id_size,
 				 PERF_BUILD_ID_MAX);
 	if (trailer) {
@@ -323,7 +323,7 @@ int perf_rec_encode(const struct perf_rec *r, const struct perf_rec_layout *l,
 	struct perf_event_header h = { .type = r->type, .misc = r->misc };
 
 	if (cap < sizeof(h))
-		return perf_fail(hwtr_err_invalid, "record buffer too small");
+		return hwtr_fail(hwtr_err_invalid, "record buffer too small");
 	switch (r->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
@@ -388,12 +388,12 @@ int perf_rec_encode(const struct perf_rec *r, const struct perf_rec_layout *l,
 		put_u32(&o, r->u.sw.next_prev_tid);
 		break;
 	default:
-		return perf_fail(hwtr_err_invalid, "cannot encode a %s record",
+		return hwtr_fail(hwtr_err_invalid, "cannot encode a %s record",
 				 perf_rec_type_name(r->type));
 	}
 	put_trailer(&o, l, &r->sample);
 	if (o.full || o.pos > UINT16_MAX)
-		return perf_fail(hwtr_err_invalid, "%s record does not fit in "
+		return hwtr_fail(hwtr_err_invalid, "%s record does not fit in "
 				 "%zu bytes", perf_rec_type_name(r->type), cap);
 	h.size = (uint16_t)o.pos;
 	memcpy(buf, &h, sizeof(h));

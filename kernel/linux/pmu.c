@@ -1,7 +1,7 @@
 /* pmu.c: PMU discovery from sysfs and the permission check (pmu.h). */
 #include "pmu.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +34,7 @@ int perf_pmu_parse_format(const char *text, struct perf_pmu_format *f)
 	size_t n;
 
 	if (!p || (n = (size_t)(p - text)) >= sizeof(word))
-		return perf_fail(hwtr_err_format, "'%s' is not FIELD:BITS", text);
+		return hwtr_fail(hwtr_err_format, "'%s' is not FIELD:BITS", text);
 	memcpy(word, text, n);
 	word[n] = 0;
 	if (!strcmp(word, "config"))
@@ -46,7 +46,7 @@ int perf_pmu_parse_format(const char *text, struct perf_pmu_format *f)
 	else if (!strcmp(word, "config3"))
 		f->word = 3;
 	else
-		return perf_fail(hwtr_err_format, "'%s': unknown field %s", text,
+		return hwtr_fail(hwtr_err_format, "'%s': unknown field %s", text,
 				 word);
 	f->mask = 0;
 	for (p++; *p;) {
@@ -54,17 +54,17 @@ int perf_pmu_parse_format(const char *text, struct perf_pmu_format *f)
 		unsigned long lo = strtoul(p, &end, 10), hi = lo, b;
 
 		if (end == p)
-			return perf_fail(hwtr_err_format, "'%s': bad bit range",
+			return hwtr_fail(hwtr_err_format, "'%s': bad bit range",
 					 text);
 		if (*end == '-') {
 			p = end + 1;
 			hi = strtoul(p, &end, 10);
 			if (end == p)
-				return perf_fail(hwtr_err_format, "'%s': bad bit "
+				return hwtr_fail(hwtr_err_format, "'%s': bad bit "
 						 "range", text);
 		}
 		if (lo > hi || hi > 63)
-			return perf_fail(hwtr_err_format, "'%s': bits %lu-%lu are "
+			return hwtr_fail(hwtr_err_format, "'%s': bits %lu-%lu are "
 					 "not within 0-63", text, lo, hi);
 		for (b = lo; b <= hi; b++)
 			f->mask |= UINT64_C(1) << b;
@@ -72,13 +72,13 @@ int perf_pmu_parse_format(const char *text, struct perf_pmu_format *f)
 		if (*p == ',')
 			p++;
 		else if (*p && *p != '\n')
-			return perf_fail(hwtr_err_format, "'%s': unexpected '%c'",
+			return hwtr_fail(hwtr_err_format, "'%s': unexpected '%c'",
 					 text, *p);
 		else
 			break;
 	}
 	if (!f->mask)
-		return perf_fail(hwtr_err_format, "'%s': no bits", text);
+		return hwtr_fail(hwtr_err_format, "'%s': no bits", text);
 	return 0;
 }
 
@@ -107,7 +107,7 @@ static int read_dir_files(struct perf_pmu *pmu, const char *sub, bool formats)
 			snprintf(f->name, sizeof(f->name), "%s", e->d_name);
 			err = perf_pmu_parse_format(line, f);
 			if (err)
-				err = perf_fail_context(err, "%s: ", file);
+				err = hwtr_fail_context(err, "%s: ", file);
 			else
 				pmu->nformats++;
 		} else if (!formats && pmu->ncaps < 64) {
@@ -132,12 +132,12 @@ int perf_pmu_read(const char *devices, const char *name, struct perf_pmu *pmu)
 	snprintf(pmu->dir, sizeof(pmu->dir), "%s/%s", devices, name);
 	snprintf(path, sizeof(path), "%s/type", pmu->dir);
 	if (!read_line(path, line, sizeof(line)))
-		return perf_fail(hwtr_err_notfound, "no %s PMU (%s: %s)", name,
+		return hwtr_fail(hwtr_err_notfound, "no %s PMU (%s: %s)", name,
 				 path, strerror(errno));
 	errno = 0;
 	type = strtoul(line, &end, 10);
 	if (errno || end == line || *end || type > UINT32_MAX)
-		return perf_fail(hwtr_err_format, "%s: '%s' is not a PMU type",
+		return hwtr_fail(hwtr_err_format, "%s: '%s' is not a PMU type",
 				 path, line);
 	pmu->type = (uint32_t)type;
 	if ((err = read_dir_files(pmu, "format", true)) ||
@@ -175,7 +175,7 @@ int perf_pmu_set(const struct perf_pmu *pmu, struct perf_event_attr *attr,
 	unsigned b;
 
 	if (!f)
-		return perf_fail(hwtr_err_notfound, "the %s PMU has no '%s' "
+		return hwtr_fail(hwtr_err_notfound, "the %s PMU has no '%s' "
 				 "field (%s/format)", pmu->name, name, pmu->dir);
 	for (b = 0; b < 64; b++)
 		if (f->mask & (UINT64_C(1) << b)) {
@@ -184,14 +184,14 @@ int perf_pmu_set(const struct perf_pmu *pmu, struct perf_event_attr *attr,
 			v >>= 1;
 		}
 	if (v)
-		return perf_fail(hwtr_err_invalid, "%s/%s: %llu does not fit",
+		return hwtr_fail(hwtr_err_invalid, "%s/%s: %llu does not fit",
 				 pmu->name, name, (unsigned long long)value);
 	switch (f->word) {
 	case 0: word = (uint64_t *)&attr->config; break;
 	case 1: word = (uint64_t *)&attr->config1; break;
 	case 2: word = (uint64_t *)&attr->config2; break;
 	default:
-		return perf_fail(hwtr_err_invalid, "%s/%s: config3 is not "
+		return hwtr_fail(hwtr_err_invalid, "%s/%s: config3 is not "
 				 "supported by this build", pmu->name, name);
 	}
 	*word = (*word & ~f->mask) | bits;

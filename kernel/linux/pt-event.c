@@ -12,8 +12,8 @@
  */
 #define _GNU_SOURCE
 #include "pt-event.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -85,22 +85,22 @@ static int open_error(int e, uint32_t tid)
 	switch (e) {
 	case EACCES:
 	case EPERM:
-		return perf_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
+		return hwtr_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
 				 "thread %u: %s: lower kernel.perf_event_paranoid "
 				 "to 2 or give hwtrec CAP_PERFMON", tid,
 				 strerror(e));
 	case EBUSY:
-		return perf_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
+		return hwtr_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
 				 "thread %u: the PMU is busy (another Intel PT "
 				 "user, e.g. perf or GDB's record btrace)", tid);
 	case ENOENT:
 	case ENODEV:
 	case EOPNOTSUPP:
-		return perf_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
+		return hwtr_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
 				 "thread %u: %s: the intel_pt PMU cannot trace "
 				 "here; use --source=valgrind", tid, strerror(e));
 	default:
-		return perf_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
+		return hwtr_fail(hwtr_err_io, "perf_event_open(intel_pt) for "
 				 "thread %u: %s", tid, strerror(e));
 	}
 }
@@ -129,13 +129,13 @@ int pt_event_open(const struct pt_event_config *cfg,
 	maps = calloc(1, sizeof(*maps));
 	if (!maps) {
 		close(fd);
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	maps->base_size = (1 + cfg->data_pages) * page;
 	maps->base = mmap(NULL, maps->base_size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED, fd, 0);
 	if (maps->base == MAP_FAILED) {
-		err = perf_fail(hwtr_err_io, "thread %u: cannot map the perf "
+		err = hwtr_fail(hwtr_err_io, "thread %u: cannot map the perf "
 				"data ring (%zu bytes): %s", t->tid,
 				maps->base_size, strerror(errno));
 		goto fail;
@@ -149,7 +149,7 @@ int pt_event_open(const struct pt_event_config *cfg,
 		if (maps->aux != MAP_FAILED)
 			break;
 		if ((errno != EPERM && errno != ENOMEM) || aux / 2 < MIN_AUX_BYTES) {
-			err = perf_fail(hwtr_err_io, "thread %u: cannot map the AUX "
+			err = hwtr_fail(hwtr_err_io, "thread %u: cannot map the AUX "
 					"area (%zu bytes): %s (raise "
 					"kernel.perf_event_mlock_kb or ulimit -l)",
 					t->tid, aux, strerror(errno));

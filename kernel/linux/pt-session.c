@@ -6,8 +6,8 @@
  * the writer wants the sideband in time order, and each ring alone is.
  */
 #include "pt-session.h"
+#include "hwtrecord.h"
 
-#include "perf-error.h"
 #include "perf-sideband.h"
 
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
 	if (s->ops->event && (err = s->ops->event(s->ctx, &e)))
 		return err;
 	if ((err = hwtr_writer_event(s->w, &e)))
-		return perf_fail(err, "%s", hwtr_last_error());
+		return err;
 	return 0;
 }
 
@@ -123,7 +123,7 @@ int pt_session_new(struct hwtr_writer *w, uint32_t pid,
 	struct pt_session *s = calloc(1, sizeof(*s));
 
 	if (!s)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	s->w = w;
 	s->pid = pid;
 	s->ops = ops;
@@ -150,11 +150,11 @@ int pt_session_follow(struct pt_session *s, uint32_t tid, uint64_t tsc,
 		return 0;
 	v = realloc(s->threads, (s->nthreads + 1) * sizeof(*v));
 	if (!v)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	s->threads = v;
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	t->tid = tid;
 	t->fd = -1;
 	if ((err = s->ops->open(s->ctx, t, enable))) {
@@ -174,7 +174,7 @@ int pt_session_follow(struct pt_session *s, uint32_t tid, uint64_t tsc,
 		s->sb_ready = true;
 	}
 	if ((err = hwtr_writer_add_thread(s->w, tid, pt_session_time(s, tsc))))
-		return perf_fail(err, "%s", hwtr_last_error());
+		return err;
 	return 0;
 }
 
@@ -189,7 +189,7 @@ static int keep_record(void *ctx, const struct perf_rec *r)
 		void *v = realloc(s->recs, cap * sizeof(*s->recs));
 
 		if (!v)
-			return perf_fail(hwtr_err_nomem, "out of memory");
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		s->recs = v;
 		s->cap_recs = cap;
 	}
@@ -202,7 +202,7 @@ static int keep_record(void *ctx, const struct perf_rec *r)
 	else if (r->type == PERF_RECORD_COMM)
 		str = r->u.comm.comm;
 	if (str && !(c->str = strdup(str)))
-		return perf_fail(hwtr_err_nomem, "out of memory");
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2)
 		c->rec.u.mmap.filename = c->str;
 	else if (r->type == PERF_RECORD_COMM)
@@ -230,7 +230,7 @@ static int to_stream(void *ctx, const void *bytes, size_t size)
 	struct aux_sink *a = ctx;
 	int err = hwtr_writer_trace(a->s->w, a->tid, bytes, size);
 
-	return err ? perf_fail(err, "%s", hwtr_last_error()) : 0;
+	return err;
 }
 
 
@@ -247,7 +247,7 @@ static int drain_aux(struct pt_session *s, struct pt_session_thread *t)
 	struct aux_sink a = { s, t->tid };
 	int64_t got = perf_aux_ring_drain(&t->aux, to_stream, &a);
 
-	return got < 0 ? perf_fail_context((int)got, "thread %u: ", t->tid) : 0;
+	return got < 0 ? hwtr_fail_context((int)got, "thread %u: ", t->tid) : 0;
 }
 
 /* Trace first, then the records: a record that speaks of the trace (AUX
@@ -272,7 +272,7 @@ int pt_session_drain(struct pt_session *s)
 			continue;
 		got = perf_data_ring_drain(&t->data, keep_record, s);
 		if (got < 0)
-			err = perf_fail_context((int)got, "thread %u: ", t->tid);
+			err = hwtr_fail_context((int)got, "thread %u: ", t->tid);
 	}
 	if (err)
 		return err;
@@ -297,8 +297,8 @@ int pt_session_finish(struct pt_session *s)
 
 	for (i = 0; i < s->nthreads; i++)
 		close_thread(s, s->threads[i]);
-	if (!err && (err = hwtr_writer_flush(s->w)))
-		err = perf_fail(err, "%s", hwtr_last_error());
+	if (!err)
+		err = hwtr_writer_flush(s->w);
 	return err;
 }
 

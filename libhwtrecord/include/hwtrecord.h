@@ -46,6 +46,18 @@ const char *hwtr_errstr(int code);
 /* The message of the last failing call on this thread ("" if none). */
 const char *hwtr_last_error(void);
 
+/* For code built on the library (trace sources, importers), so that its
+ * errors read as the library's.  hwtr_fail sets the message of
+ * hwtr_last_error() and returns -CODE:
+ *	return hwtr_fail(hwtr_err_format, "%s: offset %llu: ...", path, off);
+ * hwtr_fail_context puts its text before the current message (where a
+ * failure happened, e.g. "FILE: ") and also returns -CODE.  Messages are
+ * per thread and cut at 1 KiB. */
+int hwtr_fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int hwtr_fail_context(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* --------------------------------------------------------- recording data */
 
 #define HWTR_FORMAT_NAME "hwtrecord"

@@ -11,7 +11,6 @@
 #include "scratch-dir.h"
 #include "hwtrecord.h"
 #include "../../tools/import-perf.h"
-#include "../../kernel/linux/perf-error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	err = import_perf(scratch_path("in.data"), out, &opt);
 	if (err) {
-		if (!perf_last_error()[0])
+		if (!hwtr_last_error()[0])
 			abort();	/* a refusal must say why */
 		return 0;
 	}

@@ -1,8 +1,8 @@
 /* perf-data-dump: the records of a perf.data as tools/perf-data.c reads
  * them, one line each, in the words `perf report -D` uses, so that
  * test-perf-reader.sh can compare the two on files perf itself wrote. */
+#include "hwtrecord.h"
 #include "../../tools/perf-data.h"
-#include "../../kernel/linux/perf-error.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (perf_data_open(argv[1], stderr, &pd)) {
-		fprintf(stderr, "%s\n", perf_last_error());
+		fprintf(stderr, "%s\n", hwtr_last_error());
 		return 1;
 	}
 	perf_data_iter_init(pd, &it);
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (status < 0) {
-		fprintf(stderr, "%s\n", perf_last_error());
+		fprintf(stderr, "%s\n", hwtr_last_error());
 		perf_data_close(pd);
 		return 1;
 	}

@@ -2,7 +2,7 @@
  * <linux/perf_event.h> documents them (offsets written out by hand here,
  * not by our encoder), encoded and parsed back, and refused when they lie
  * about their size. */
-#include "../../kernel/linux/perf-error.h"
+#include "hwtrecord.h"
 #include "../../kernel/linux/perf-record.h"
 #include "../../kernel/linux/perf-time.h"
 
@@ -165,7 +165,7 @@ START_TEST(records_that_lie_about_their_size_are_refused)
 	/* fewer bytes than the header says */
 	ck_assert_int_eq(perf_rec_parse(b, size - 8, &tid_time_cpu_ident, &r),
 			 -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "only"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "only"));
 	/* a header shorter than itself */
 	put16(b + 6, 4);
 	ck_assert_int_eq(perf_rec_parse(b, size, &tid_time_cpu_ident, &r),
@@ -179,7 +179,7 @@ START_TEST(records_that_lie_about_their_size_are_refused)
 	memset(b + 72, 'x', 24);
 	ck_assert_int_eq(perf_rec_parse(b, size, &tid_time_cpu_ident, &r),
 			 -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "not terminated"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "not terminated"));
 	/* a build-id longer than 20 bytes */
 	size = hand_mmap2(b);
 	b[40] = 21;

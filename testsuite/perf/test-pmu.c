@@ -1,7 +1,7 @@
 /* test-pmu: PMU discovery over fake sysfs trees laid out like a Skylake's
  * /sys/bus/event_source/devices/intel_pt, the attr of a thread's event, and
  * the permission check over fake perf_event_paranoid files. */
-#include "../../kernel/linux/perf-error.h"
+#include "hwtrecord.h"
 #include "../../kernel/linux/pmu.h"
 #include "../../kernel/linux/pt-event.h"
 
@@ -96,14 +96,14 @@ START_TEST(a_missing_pmu_is_named)
 
 	fake_intel_pt();
 	ck_assert_int_eq(perf_pmu_read(root, "cs_etm", &pmu), -hwtr_err_notfound);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "no cs_etm PMU"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "no cs_etm PMU"));
 	write_file("intel_pt/type", "eight\n");
 	ck_assert_int_eq(perf_pmu_read(root, "intel_pt", &pmu), -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "intel_pt/type"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "intel_pt/type"));
 	write_file("intel_pt/type", "8\n");
 	write_file("intel_pt/format/tsc", "config:70\n");
 	ck_assert_int_eq(perf_pmu_read(root, "intel_pt", &pmu), -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "format/tsc"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "format/tsc"));
 	remove_root();
 }
 END_TEST

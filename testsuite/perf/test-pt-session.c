@@ -5,8 +5,8 @@
  * across wrap-arounds, sideband in time order across threads, new threads
  * followed from FORK records, AUX TRUNCATED and LOST turned into loss
  * events at the right stream offsets, exited threads closed. */
+#include "hwtrecord.h"
 #include "ring-fake.h"
-#include "../../kernel/linux/perf-error.h"
 #include "../../kernel/linux/pt-session.h"
 
 #include <check.h>
@@ -148,7 +148,7 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 	r.u.task = (struct perf_rec_task){ PID, PID, 101, PID, 20 };
 	rec_write(&k, PID, &r, 20);
 	aux_write(&k, PID, 0, 40);
-	ck_assert_msg(pt_session_drain(s) == 0, "%s", perf_last_error());
+	ck_assert_msg(pt_session_drain(s) == 0, "%s", hwtr_last_error());
 	ck_assert_uint_eq(k.nopen, 2);	/* followed from its FORK record */
 	ck_assert_uint_eq(k.tids[1], 101);
 	ck_assert(k.enabled[1]);
@@ -169,7 +169,7 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 	r.u.task = (struct perf_rec_task){ PID, PID, 101, PID, 40 };
 	rec_write(&k, 101, &r, 40);
 	aux_write(&k, PID, 40, 50);	/* wraps at 64 */
-	ck_assert_msg(pt_session_drain(s) == 0, "%s", perf_last_error());
+	ck_assert_msg(pt_session_drain(s) == 0, "%s", hwtr_last_error());
 	ck_assert_uint_eq(k.nclosed, 1);	/* 101: drained, then closed */
 	ck_assert_uint_eq(rings_of(&k, PID)->page.aux_tail, 90);
 	ck_assert_uint_eq(pt_session_losses(s), 2);

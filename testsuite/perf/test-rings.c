@@ -1,10 +1,10 @@
 /* test-rings: draining AUX areas (normal mode with wrap-around and
  * aux_tail, overwrite snapshots) and data rings (records that wrap, damaged
  * records) written in memory the way the kernel writes them. */
+#include "hwtrecord.h"
 #include "ring-fake.h"
 #include "../../kernel/linux/aux-ring.h"
 #include "../../kernel/linux/data-ring.h"
-#include "../../kernel/linux/perf-error.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -77,7 +77,7 @@ START_TEST(aux_head_that_cannot_be_is_refused)
 	f.page.aux_head = 200;		/* more than a ring ahead */
 	f.page.aux_tail = 100;
 	ck_assert_int_eq(perf_aux_ring_drain(&r, collect, &c), -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "head 200"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "head 200"));
 	ck_assert_uint_eq(f.page.aux_tail, 100);	/* untouched */
 	ck_assert_uint_eq(c.n, 0);
 	r.size = 48;
@@ -186,7 +186,7 @@ START_TEST(a_damaged_record_stops_the_drain_and_frees_the_ring)
 	memset(f.data + f.page.data_head, 0, 8);
 	f.page.data_head += 8;
 	ck_assert_int_eq(perf_data_ring_drain(&r, see, &s), -hwtr_err_format);
-	ck_assert_ptr_nonnull(strstr(perf_last_error(), "data ring position 32"));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "data ring position 32"));
 	ck_assert_uint_eq(s.n, 1);
 	ck_assert_uint_eq(f.page.data_tail, f.page.data_head);
 	fake_rings_release(&f);
