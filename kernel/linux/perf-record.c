@@ -184,6 +184,9 @@ static void parse_body(struct cursor *c, struct perf_rec *r)
 		r->u.itrace_start.pid = get_u32(c);
 		r->u.itrace_start.tid = get_u32(c);
 		break;
+	case PERF_RECORD_AUX_OUTPUT_HW_ID:
+		r->u.hw_id = get_u64(c);
+		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		r->u.sw.out = r->misc & PERF_RECORD_MISC_SWITCH_OUT;
@@ -380,6 +383,9 @@ int perf_rec_encode(const struct perf_rec *r, const struct perf_rec_layout *l,
 	case PERF_RECORD_ITRACE_START:
 		put_u32(&o, r->u.itrace_start.pid);
 		put_u32(&o, r->u.itrace_start.tid);
+		break;
+	case PERF_RECORD_AUX_OUTPUT_HW_ID:
+		put_u64(&o, r->u.hw_id);
 		break;
 	case PERF_RECORD_SWITCH:
 		break;

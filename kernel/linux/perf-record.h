@@ -8,7 +8,8 @@
  * perf.data files (tools/perf-data.c).
  *
  * Bodies understood: MMAP, MMAP2 (inode and build-id forms), COMM, FORK,
- * EXIT, LOST, AUX, ITRACE_START, LOST_SAMPLES, SWITCH, SWITCH_CPU_WIDE.  Any
+ * EXIT, LOST, AUX, ITRACE_START, LOST_SAMPLES, SWITCH, SWITCH_CPU_WIDE,
+ * AUX_OUTPUT_HW_ID (CoreSight: the trace ID a CPU's trace unit got).  Any
  * other kernel type is returned with its header and trailer only
  * (PERF_REC_OTHER), so callers can skip it knowingly.  SAMPLE records are
  * not parsed (Intel PT does not need them).
@@ -89,6 +90,7 @@ struct perf_rec {
 		struct {
 			uint32_t pid, tid;
 		} itrace_start;
+		uint64_t hw_id;		/* AUX_OUTPUT_HW_ID */
 	} u;
 	bool has_sample_id;	/* the trailer was read */
 	struct perf_sample_id sample;

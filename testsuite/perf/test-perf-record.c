@@ -156,6 +156,34 @@ START_TEST(every_written_type_parses_back)
 }
 END_TEST
 
+/* AUX_OUTPUT_HW_ID (CoreSight's trace ID of a CPU, perf 6.3): header 8,
+ * u64 hw_id, trailer. */
+START_TEST(aux_output_hw_id_parses_and_encodes_to_the_hand_layout)
+{
+	uint8_t b[64], out[64];
+	struct perf_rec r;
+	size_t size = 16 + 32;
+
+	memset(b, 0, sizeof(b));
+	put32(b, PERF_RECORD_AUX_OUTPUT_HW_ID);
+	put16(b + 6, (uint16_t)size);
+	put64(b + 8, 0x12);		/* version 0, trace ID 0x12 */
+	put32(b + 16, 100);
+	put32(b + 20, 101);
+	put64(b + 24, 5000);
+	put32(b + 32, 2);		/* cpu */
+	put64(b + 40, 7);
+	ck_assert_int_eq(perf_rec_parse(b, size, &tid_time_cpu_ident, &r), 0);
+	ck_assert(r.known);
+	ck_assert_uint_eq(r.u.hw_id, 0x12);
+	ck_assert(r.sample.has_cpu);
+	ck_assert_uint_eq(r.sample.cpu, 2);
+	ck_assert_int_eq(perf_rec_encode(&r, &tid_time_cpu_ident, out,
+					 sizeof(out)), (int)size);
+	ck_assert_mem_eq(out, b, size);
+}
+END_TEST
+
 START_TEST(records_that_lie_about_their_size_are_refused)
 {
 	uint8_t b[256];
@@ -242,6 +270,7 @@ int main(void)
 	tcase_add_test(tc, mmap2_with_build_id_parses_field_by_field);
 	tcase_add_test(tc, encoding_gives_the_same_bytes_as_the_hand_layout);
 	tcase_add_test(tc, every_written_type_parses_back);
+	tcase_add_test(tc, aux_output_hw_id_parses_and_encodes_to_the_hand_layout);
 	tcase_add_test(tc, records_that_lie_about_their_size_are_refused);
 	tcase_add_test(tc, unknown_types_keep_header_and_trailer);
 	tcase_add_test(tc, tsc_and_perf_time_convert_both_ways);
