@@ -20,6 +20,9 @@
  *   - without TSC: TSC packets are taken out of the trace (a trace recorded
  *     without tsc=1 has none), no TIME in samples: perf decodes timeless.
  *
+ * CoreSight ETM recordings are written as perf record -e cs_etm//u
+ * --per-thread writes them (export_cs_etm below).
+ *
  * Mappings: perf has no munmap record; a mapping ends when another
  * replaces it.  Saved objects (the vDSO) are named by their absolute path
  * inside the recording, so perf reads them as files.  Not exported yet:
@@ -29,6 +32,7 @@
 #include "export-perf.h"
 #include "hwtrecord.h"
 
+#include "perf-cs-etm.h"
 #include "perf-data.h"
 #include "perf-intel-pt.h"
 #include "pt-packets.h"
@@ -42,6 +46,9 @@
 #define ID_DUMMY 2000
 #define AUXTRACE_CHUNK (1u << 20)	/* bytes per AUXTRACE record */
 #define NO_CPU UINT32_MAX
+/* perf looks code up in a process's maps: a recording that names no
+ * process (an OpenCSD snapshot) is exported as this one. */
+#define STANDIN_PID 1
 
 /* A record to write, or (queue) the place of an AUX queue's trace. */
 struct pending {
@@ -70,12 +77,15 @@ struct queue {
 struct export {
 	const struct hwtr_recording *rec;
 	const struct hwtr_recording_info *info;
+	uint32_t pid;		/* the recording's, or STANDIN_PID */
+	bool etm;		/* CoreSight ETM, else Intel PT */
 	const struct export_options *opt;
 	FILE *err;
 	struct perf_data_writer *w;
 	struct perf_rec_layout layout;
 	struct perf_tsc_conv tc;
-	unsigned nqueues;	/* threads or CPUs */
+	unsigned nqueues;	/* threads or CPUs (ETM: streams) */
+	unsigned ncpus;		/* ETM: CPU numbers given to trace units */
 	struct queue *queues;
 	struct pending *pend;
 	size_t npend, cap_pend;
@@ -222,7 +232,7 @@ static int write_pending(struct export *x)
 		p->rec.sample.time = x->opt->tsc ? perf_tsc_to_time(&x->tc, p->tsc)
 						 : 0;
 		p->rec.sample.id = (p->which ? ID_DUMMY : ID_PT) + p->index;
-		if (x->opt->layout == EXPORT_PER_THREAD)
+		if (x->opt->layout == EXPORT_PER_THREAD && !x->etm)
 			p->rec.sample.cpu = 0;
 		if ((err = perf_data_write_rec(x->w, &p->rec, &x->layout)))
 			return hwtr_fail_context(err, "perf.data: ");
@@ -258,7 +268,7 @@ static int sideband_records(struct export *x)
 {
 	const struct hwtr_recording *rec = x->rec;
 	size_t n = hwtr_recording_nevents(rec), i;
-	uint32_t pid = (uint32_t)x->info->pid;
+	uint32_t pid = x->pid;
 	char comm[16];
 	struct perf_rec r;
 	bool started = false;
@@ -287,6 +297,11 @@ static int sideband_records(struct export *x)
 
 		if (ev->kind == hwtr_ev_thread_start)
 			started = true;
+		/* An ETM recording's threads are trace units, not threads of
+		 * the process. */
+		if (x->etm && (ev->kind == hwtr_ev_thread_start ||
+			       ev->kind == hwtr_ev_thread_exit))
+			continue;
 		memset(&r, 0, sizeof(r));
 		r.sample.pid = pid;
 		r.sample.tid = ev->tid ? ev->tid : pid;
@@ -372,8 +387,8 @@ static int sideband_records(struct export *x)
 			continue;
 		}
 		if ((err = add_pending(x, tsc, 1,
-				       x->opt->layout == EXPORT_PER_THREAD ? tix : 0,
-				       &r)))
+				       x->opt->layout == EXPORT_PER_THREAD && !x->etm
+				       ? tix : 0, &r)))
 			return err;
 	}
 	return 0;
@@ -410,6 +425,8 @@ struct aux_ctx {
 	struct export *x;
 	unsigned index;
 	uint64_t tsc;
+	uint64_t flags;		/* PERF_AUX_FLAG_* every record has */
+	uint32_t cpu;		/* the sample's CPU */
 };
 
 /* The AUX record the kernel writes for each piece of trace it adds. */
@@ -424,9 +441,11 @@ static int aux_record(void *ctx, uint64_t off, uint64_t size, bool truncated)
 	r.u.aux.aux_offset = off;
 	r.u.aux.aux_size = size;
 	r.u.aux.flags = (truncated ? PERF_AUX_FLAG_TRUNCATED : 0) |
-			(a->x->opt->snapshot ? PERF_AUX_FLAG_OVERWRITE : 0);
-	r.sample.pid = (uint32_t)a->x->info->pid;
+			(a->x->opt->snapshot ? PERF_AUX_FLAG_OVERWRITE : 0) |
+			a->flags;
+	r.sample.pid = a->x->pid;
 	r.sample.tid = q->tid;
+	r.sample.cpu = a->cpu;
 	return add_pending(a->x, a->tsc, 0, a->index, &r);
 }
 
@@ -434,7 +453,7 @@ static uint64_t thread_start_tsc(const struct export *x, uint32_t tid)
 {
 	size_t n = hwtr_recording_nevents(x->rec), i;
 
-	if (tid == (uint32_t)x->info->pid)
+	if (tid == x->pid)
 		return 0;
 	for (i = 0; i < n; i++) {
 		const struct hwtr_sideband_event *ev =
@@ -455,7 +474,7 @@ static int per_thread_trace(struct export *x)
 	for (t = 0; t < x->info->nthreads && !err; t++) {
 		const struct hwtr_thread_info *ti = &x->info->threads[t];
 		struct queue *q = &x->queues[t];
-		struct aux_ctx ac = { x, (unsigned)t, tsc_end };
+		struct aux_ctx ac = { x, (unsigned)t, tsc_end, 0, 0 };
 		struct perf_rec r;
 		const uint8_t *bytes;
 		size_t size;
@@ -485,9 +504,9 @@ static int per_thread_trace(struct export *x)
 						 q->cuts, 64);
 		memset(&r, 0, sizeof(r));
 		r.type = PERF_RECORD_ITRACE_START;
-		r.u.itrace_start.pid = (uint32_t)x->info->pid;
+		r.u.itrace_start.pid = x->pid;
 		r.u.itrace_start.tid = ti->tid;
-		r.sample.pid = (uint32_t)x->info->pid;
+		r.sample.pid = x->pid;
 		r.sample.tid = ti->tid;
 		if ((err = add_pending(x, thread_start_tsc(x, ti->tid), 0,
 				       (unsigned)t, &r)) ||
@@ -607,7 +626,7 @@ static int cpu_psb(struct pt_out *o, uint64_t tsc)
 static int switch_records(struct export *x, struct cpu_stream *c, unsigned cpu,
 			  const struct slice *s)
 {
-	uint32_t pid = (uint32_t)x->info->pid;
+	uint32_t pid = x->pid;
 	struct perf_rec r;
 	int err;
 
@@ -768,7 +787,7 @@ static int build_id_feature(struct export *x)
 		k = hex_to_bytes(ev->build_id, id, sizeof(id));
 		if (k > 0)
 			err = perf_feature_append_build_id(&b, &size,
-				(uint32_t)x->info->pid, PERF_RECORD_MISC_USER,
+				x->pid, PERF_RECORD_MISC_USER,
 				id, (uint8_t)k, ev->path);
 	}
 	if (!err && size)
@@ -779,7 +798,9 @@ static int build_id_feature(struct export *x)
 
 static int features(struct export *x, const struct perf_data_writer_attr *attrs)
 {
-	static const char *const names[] = { "intel_pt//u", "dummy:u" };
+	static const char *const pt_names[] = { "intel_pt//u", "dummy:u" };
+	static const char *const etm_names[] = { "cs_etm//u", "dummy:u" };
+	const char *const *names = x->etm ? etm_names : pt_names;
 	const struct hwtr_pt_config *pt = &x->info->pt;
 	uint32_t nrcpus[2] = { x->nqueues, x->nqueues };
 	char cpuid[64];
@@ -791,14 +812,17 @@ static int features(struct export *x, const struct perf_data_writer_attr *attrs)
 		 pt->model, pt->stepping);
 	if (x->opt->layout == EXPORT_PER_THREAD)
 		nrcpus[0] = nrcpus[1] = 1;
+	if (x->etm)
+		nrcpus[0] = nrcpus[1] = x->ncpus;
 	if ((err = build_id_feature(x)) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_HOSTNAME, "hwtrec-export")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_OSRELEASE, "unknown")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_VERSION, "6.1")) ||
-	    (err = add_string_feature(x->w, PERF_FEAT_ARCH, "x86_64")) ||
+	    (err = add_string_feature(x->w, PERF_FEAT_ARCH,
+				      x->etm ? "aarch64" : "x86_64")) ||
 	    (err = perf_data_add_feature(x->w, PERF_FEAT_NRCPUS, nrcpus,
 					 sizeof(nrcpus))) ||
-	    (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid)))
+	    (!x->etm && (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid))))
 		return err;
 	if ((err = perf_feature_event_desc(attrs, names, 2, &b, &n)))
 		return err;
@@ -861,20 +885,225 @@ static void make_attrs(const struct export *x, struct perf_data_writer_attr *a,
 	}
 }
 
+/* ---------------------------------------------------- CoreSight ETM */
+
+/* An ETM recording as perf record -e cs_etm//u --per-thread writes it:
+ *   - one AUX queue per stream of the recording (a trace buffer one or
+ *     several trace units wrote), its bytes as they are, of the process;
+ *   - AUXTRACE_INFO with a block per trace unit: its registers, its CPU
+ *     (the recording's, else the next free number);
+ *   - AUX records: FORMAT_RAW for a unit's raw (unformatted) trace,
+ *     TRUNCATED where the stream has a loss;
+ *   - no timestamps: perf decodes each queue on its own (timeless).
+ * perf reads a raw stream as raw only through the AUXTRACE index feature,
+ * which is not written: perf decodes formatted streams (the usual kind). */
+
+/* The CPU numbers of the recording's trace units: their own where they
+ * have one that is free, else the lowest free one. */
+static int etm_units(struct export *x, struct cs_etm_info *csi)
+{
+	const struct hwtr_recording_info *info = x->info;
+	size_t t, k;
+
+	csi->cpus = calloc(info->nthreads + 1, sizeof(*csi->cpus));
+	if (!csi->cpus)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (t = 0; t < info->nthreads; t++) {
+		const struct hwtr_etm_config *e = info->threads[t].etm;
+		uint32_t cpu = e && e->cpu >= 0 ? (uint32_t)e->cpu : 0;
+		bool free_cpu;
+
+		for (k = 0; e && k < csi->ncpus; k++)
+			if ((csi->cpus[k].trctraceidr & 0x7f) == e->trace_id)
+				break;
+		if (!e || k < csi->ncpus)
+			continue;	/* a unit split by context IDs */
+		do {
+			free_cpu = true;
+			for (k = 0; k < csi->ncpus; k++)
+				if (csi->cpus[k].cpu == cpu)
+					free_cpu = false;
+			if (!free_cpu)
+				cpu = e->cpu >= 0 && cpu == (uint32_t)e->cpu ? 0 : cpu + 1;
+		} while (!free_cpu);
+		cs_etm_cpu_from_config(e, cpu, &csi->cpus[csi->ncpus++]);
+		if (cpu + 1 > x->ncpus)
+			x->ncpus = cpu + 1;
+	}
+	return 0;
+}
+
+/* The loss offsets of the threads whose trace is in stream STREAM, from
+ * START, sorted, once each. */
+static size_t stream_losses(const struct export *x, const char *stream,
+			    uint64_t start, uint64_t *cuts, size_t max)
+{
+	size_t t, i, j, n = 0;
+
+	for (t = 0; t < x->info->nthreads; t++) {
+		uint64_t got[64];
+		size_t k;
+
+		if (strcmp(x->info->threads[t].stream, stream))
+			continue;
+		k = thread_losses(x, x->info->threads[t].tid, start, got, 64);
+		for (i = 0; i < k; i++) {
+			for (j = 0; j < n && cuts[j] != got[i]; j++)
+				;
+			if (j == n && n < max)
+				cuts[n++] = got[i];
+		}
+	}
+	for (i = 1; i < n; i++)		/* a few: insertion sort */
+		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+			uint64_t v = cuts[j];
+
+			cuts[j] = cuts[j - 1];
+			cuts[j - 1] = v;
+		}
+	return n;
+}
+
+static int etm_queues(struct export *x)
+{
+	const struct hwtr_recording_info *info = x->info;
+	size_t t, k;
+	int err = 0;
+
+	for (t = 0; t < info->nthreads && !err; t++) {
+		const struct hwtr_thread_info *ti = &info->threads[t];
+		struct aux_ctx ac = { x, 0, 0, 0, 0 };
+		struct queue *q;
+		struct perf_rec r;
+		const uint8_t *bytes;
+		size_t size;
+
+		for (k = 0; k < t && strcmp(info->threads[k].stream, ti->stream); k++)
+			;
+		if (k < t)
+			continue;	/* a stream several units share */
+		ac.index = x->nqueues++;
+		q = &x->queues[ac.index];
+		q->tid = x->pid;
+		q->cpu = NO_CPU;
+		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size)))
+			return err;
+		q->bytes = ti->trace_start < size ? bytes + ti->trace_start : bytes;
+		q->size = ti->trace_start < size ? size - ti->trace_start : 0;
+		q->ncuts = stream_losses(x, ti->stream, ti->trace_start, q->cuts, 64);
+		if (ti->etm && !ti->etm->formatted) {
+			ac.flags = CS_ETM_AUX_FORMAT_RAW;
+			ac.cpu = ti->etm->cpu >= 0 ? (uint32_t)ti->etm->cpu : 0;
+		}
+		memset(&r, 0, sizeof(r));
+		r.type = PERF_RECORD_ITRACE_START;
+		r.u.itrace_start.pid = x->pid;
+		r.u.itrace_start.tid = x->pid;
+		r.sample.pid = x->pid;
+		r.sample.tid = x->pid;
+		r.sample.cpu = ac.cpu;
+		if ((err = add_pending(x, 0, 0, ac.index, &r)) ||
+		    (err = add_pending(x, 0, 2, ac.index, &r)))
+			break;
+		err = queue_chunks(q, aux_record, &ac);
+	}
+	return err;
+}
+
+/* PMU config bits of perf's cs_etm format (ETM_OPT_*) that the first unit's
+ * TRCCONFIGR says were on. */
+static uint64_t etm_pmu_config(const struct cs_etm_info *csi)
+{
+	uint64_t c = csi->ncpus ? csi->cpus[0].trcconfigr : 0, config = 0;
+
+	if (c & (1u << 4))
+		config |= UINT64_C(1) << 12;	/* cycacc */
+	if (c & (1u << 6))
+		config |= UINT64_C(1) << 14;	/* contextid */
+	if (c & (1u << 11))
+		config |= UINT64_C(1) << 28;	/* timestamp */
+	if (c & (1u << 12))
+		config |= UINT64_C(1) << 29;	/* retstack */
+	return config;
+}
+
+static int export_cs_etm(struct export *x, const char *path)
+{
+	const struct export_options *opt = x->opt;
+	struct perf_data_writer_attr attrs[2];
+	struct cs_etm_info csi = { .pmu_type = EXPORT_CS_ETM_PMU_TYPE };
+	uint64_t *ids = NULL, *priv = NULL;
+	size_t npriv;
+	int err;
+
+	if (opt->layout == EXPORT_PER_CPU || opt->snapshot || opt->tsc)
+		return hwtr_fail(hwtr_err_invalid, "%s: an ETM recording is "
+				 "exported per thread, without timestamps and not "
+				 "in snapshot mode", hwtr_recording_path(x->rec));
+	x->queues = calloc(x->info->nthreads + 1, sizeof(*x->queues));
+	ids = calloc(2 * (x->info->nthreads + 1), sizeof(*ids));
+	if (!x->queues || !ids) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	if ((err = etm_units(x, &csi)))
+		goto out;
+	npriv = cs_etm_info_encode(&csi, NULL);
+	priv = calloc(npriv, sizeof(*priv));
+	if (!priv) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	cs_etm_info_encode(&csi, priv);
+	x->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	x->layout.sample_id_all = true;
+	/* The sideband before the queues (perf looks a queue's thread up
+	 * when its trace arrives); the queues before the attrs (which have an
+	 * id per queue). */
+	if ((err = sideband_records(x)) || (err = etm_queues(x)))
+		goto out;
+	make_attrs(x, attrs, ids);
+	attrs[0].attr.type = EXPORT_CS_ETM_PMU_TYPE;
+	attrs[0].attr.config = etm_pmu_config(&csi);
+	if ((err = perf_data_writer_create(path, attrs, 2, &x->w)) ||
+	    (err = perf_data_write_auxtrace_info(x->w, PERF_AUXTRACE_CS_ETM,
+						 priv, npriv)) ||
+	    (err = write_pending(x)) ||
+	    (err = perf_data_write_finished_round(x->w)) ||
+	    (err = features(x, attrs)))
+		goto out;
+	err = perf_data_writer_finish(x->w);
+	x->w = NULL;
+out:
+	cs_etm_info_release(&csi);
+	free(priv);
+	free(ids);
+	return err;
+}
+
 int export_perf(const struct hwtr_recording *rec, const char *path,
 		const struct export_options *opt, FILE *errf)
 {
 	struct export x = { .rec = rec, .opt = opt, .err = errf };
 	struct perf_data_writer_attr attrs[2];
 	struct intel_pt_info pti;
-	uint64_t *ids, priv[INTEL_PT_PRIV_WORDS];
+	uint64_t *ids = NULL, priv[INTEL_PT_PRIV_WORDS];
 	size_t i;
 	int err;
 
 	x.info = hwtr_recording_info(rec);
+	x.pid = x.info->pid > 0 ? (uint32_t)x.info->pid : STANDIN_PID;
+	if (!strcmp(x.info->trace_format, "etm4") ||
+	    !strcmp(x.info->trace_format, "ete")) {
+		x.etm = true;
+		ids = NULL;
+		err = export_cs_etm(&x, path);
+		goto out;
+	}
 	if (strcmp(x.info->trace_format, "intel-pt"))
 		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
-				 "export writes Intel PT only",
+				 "export writes Intel PT and CoreSight ETM only",
 				 hwtr_recording_path(rec), x.info->trace_format);
 	if (opt->tsc && !x.info->pt.tsc)
 		return hwtr_fail(hwtr_err_invalid, "%s: the trace has no "

@@ -1,4 +1,5 @@
-/* export-perf.h: a recording as a perf.data file that Linux perf decodes. */
+/* export-perf.h: a recording as a perf.data file that Linux perf decodes
+ * (Intel PT: perf record -e intel_pt//u; CoreSight ETM: -e cs_etm//u). */
 #ifndef HWTREC_EXPORT_PERF_H
 #define HWTREC_EXPORT_PERF_H
 
@@ -32,5 +33,6 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 /* The PMU type we give the intel_pt event (real machines have their own;
  * perf reads it from the file, not from this machine). */
 #define EXPORT_PT_PMU_TYPE 8
+#define EXPORT_CS_ETM_PMU_TYPE 9
 
 #endif

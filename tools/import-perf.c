@@ -1,4 +1,5 @@
-/* import-perf.c: a perf.data of Intel PT as a recording (import-perf.h).
+/* import-perf.c: a perf.data of Intel PT or CoreSight ETM as a recording
+ * (import-perf.h).
  *
  * Reading: perf-data.c walks the file; AUXTRACE records are queued by their
  * idx (one AUX area each), kernel records are kept, sorted by sample time
@@ -33,14 +34,19 @@
  * cache is copied into the recording (objects/BUILDID).  Missing ones are
  * named in a warning and in the recording.
  *
+ * CoreSight ETM (AUXTRACE_INFO of type CS_ETM): see the section of that
+ * name below; the sideband and the binaries are found as for Intel PT.
+ *
  * Not done: other processes of the file (children perf followed), AUXTRACE
- * types other than Intel PT (CoreSight goes through the same reader), a
- * core file (perf.data has none), exit codes (perf does not record them).
+ * types other than Intel PT and CoreSight ETM, a core file (perf.data has
+ * none), exit codes (perf does not record them).
  */
 #define _GNU_SOURCE
 #include "import-perf.h"
 #include "hwtrecord.h"
 
+#include "etm-contexts.h"
+#include "perf-cs-etm.h"
 #include "perf-data.h"
 #include "perf-intel-pt.h"
 #include "pt-packets.h"
@@ -110,6 +116,32 @@ struct binary {
 	char *saved;		/* relative path in the recording, or NULL */
 };
 
+/* CoreSight: an AUX queue's trace as one stream of the recording. */
+struct etm_stream {
+	struct aqueue *queue;
+	struct pt_out bytes;
+	struct segment *segs;	/* AUX offset -> stream offset */
+	size_t nsegs;
+	bool raw;		/* one source's raw trace, not frames */
+	uint32_t raw_cpu;	/* that source's CPU */
+	char name[32];		/* trace/NAME */
+	struct etm_loss {
+		uint64_t tsc, offset, len;
+		const char *reason;	/* static */
+	} *losses;
+	size_t nlosses;
+};
+
+/* CoreSight: a trace unit whose trace is in a stream: one thread, or one
+ * per context ID. */
+struct etm_source {
+	size_t stream;
+	struct hwtr_etm_config etm;
+	char core[16];		/* "cpu_N" */
+	uint32_t tid;
+	struct etm_context_ids contexts;
+};
+
 struct timeline_entry {
 	uint32_t cpu;
 	uint64_t tsc, seq;
@@ -123,6 +155,13 @@ struct imp {
 	struct hwtr_writer *w;
 	struct intel_pt_info pti;
 	bool have_info;
+	bool etm;			/* CoreSight ETM, else Intel PT */
+	struct cs_etm_info csi;
+	bool snapshot;			/* snapshot mode (AUX overwrite) */
+	struct etm_stream *estreams;
+	size_t nestreams;
+	struct etm_source *esources;
+	size_t nesources;
 	struct perf_tsc_conv tc;
 	bool have_tc;
 	const struct perf_data_attr *pt_attr;
@@ -204,6 +243,25 @@ static struct aqueue *queue_for(struct imp *m, uint32_t idx, uint32_t tid,
 	return q;
 }
 
+/* CoreSight's AUXTRACE_INFO: the trace units of the CPUs. */
+static int cs_etm_info_read(struct imp *m, const struct perf_data_item *item)
+{
+	size_t n = item->u.auxtrace_info.npriv;
+	uint64_t *priv = malloc((n ? n : 1) * sizeof(*priv));
+	int err;
+
+	if (!priv)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	perf_data_auxtrace_priv(item, priv, n);
+	err = cs_etm_info_parse(priv, n, &m->csi);
+	free(priv);
+	if (err)
+		return hwtr_fail_context(err, "%s: offset %llu: ", m->path,
+					 (unsigned long long)item->offset);
+	m->etm = true;
+	return 0;
+}
+
 static int read_records(struct imp *m)
 {
 	struct perf_data_iter it;
@@ -225,6 +283,11 @@ static int read_records(struct imp *m)
 				continue;
 			}
 			m->have_info = true;
+			if (item.u.auxtrace_info.type == PERF_AUXTRACE_CS_ETM) {
+				if ((err = cs_etm_info_read(m, &item)))
+					return err;
+				continue;
+			}
 			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT) {
 				static const char *const names[] = {
 					"unknown", "Intel PT", "Intel BTS",
@@ -234,7 +297,8 @@ static int read_records(struct imp *m)
 
 				return hwtr_fail(hwtr_err_invalid, "%s: offset %llu: "
 						 "AUXTRACE_INFO of type %u (%s): hwtrec "
-						 "imports Intel PT (type 1) only",
+						 "imports Intel PT (type 1) and CoreSight "
+						 "ETM (type 3) only",
 						 m->path,
 						 (unsigned long long)item.offset, t,
 						 t < 7 ? names[t] : "unknown");
@@ -548,6 +612,10 @@ static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
 	struct hwtr_sideband_event e = *ev;
 	int err;
 
+	/* CoreSight losses are placed by the stream (etm_streams); a LOST
+	 * record's sideband loss has no place in a trace unit's stream. */
+	if (m->etm && e.kind == hwtr_ev_loss)
+		return 0;
 	if (e.kind == hwtr_ev_mmap && (e.prot & HWTR_PROT_EXEC) && e.path &&
 	    (err = locate_binary(m, e.path, e.build_id, &e.saved)))
 		return err;
@@ -557,10 +625,13 @@ static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
 static int cb_thread_start(void *ctx, uint32_t tid, uint64_t tsc)
 {
 	struct imp *m = ctx;
-	struct ithread *t = thread_of(m, tid, true);
+	struct ithread *t;
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start,
 					  .tsc = tsc, .tid = tid };
 
+	if (m->etm)	/* a CoreSight recording's threads are trace units */
+		return 0;
+	t = thread_of(m, tid, true);
 	if (!t)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (t->started)
@@ -576,27 +647,20 @@ static int cb_thread_exit(void *ctx, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_exit,
 					  .tsc = tsc, .tid = tid };
 
-	if (!thread_of(m, tid, false))
+	if (m->etm || !thread_of(m, tid, false))
 		return 0;
 	return add_item(m, tsc, IT_EVENT, &ev);
 }
+
+static uint64_t segment_map(const struct segment *segs, size_t n,
+			    uint64_t aux_offset);
 
 static uint64_t cb_stream_offset(void *ctx, uint32_t tid, uint64_t aux_offset)
 {
 	struct imp *m = ctx;
 	struct ithread *t = thread_of(m, tid, false);
-	size_t i;
 
-	if (!t)
-		return 0;
-	for (i = t->nsegs; i-- > 0;)
-		if (aux_offset >= t->segs[i].aux_begin) {
-			uint64_t in = aux_offset - t->segs[i].aux_begin;
-			uint64_t len = t->segs[i].aux_end - t->segs[i].aux_begin;
-
-			return t->segs[i].stream_begin + (in < len ? in : len);
-		}
-	return 0;
+	return t ? segment_map(t->segs, t->nsegs, aux_offset) : 0;
 }
 
 static uint64_t cb_stream_end(void *ctx, uint32_t tid)
@@ -657,6 +721,79 @@ static int loss_item(struct imp *m, uint32_t tid, uint64_t tsc, uint64_t offset,
 	return add_item(m, tsc, IT_EVENT, &ev);
 }
 
+/* Told of trace perf did not save, at OFFSET of the stream being laid. */
+typedef int (*lost_fn)(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
+		       uint64_t len, const char *reason);
+
+/* Lay Q's AUXTRACE payloads end to end in offset order into OUT, with the
+ * map from AUX offsets to OUT's in SEGS.  A jump forward in offsets is
+ * trace perf did not save (LOST is told); an overlap (snapshots of a ring
+ * that had not moved on) is cut. */
+static int assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
+			  struct segment **segs, size_t *nsegs, lost_fn lost,
+			  void *ctx)
+{
+	uint64_t expect = 0;
+	size_t i;
+	int err = 0;
+
+	if (q->n)
+		qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
+	for (i = 0; i < q->n && !err; i++) {
+		const struct abuf *b = &q->bufs[i];
+		uint64_t skip = 0;
+		struct segment *s;
+
+		if (i && b->offset < expect) {
+			/* Overlap: a snapshot of data we have. */
+			skip = expect - b->offset;
+			if (skip >= b->size)
+				continue;
+		} else if ((i && b->offset > expect) || (!i && out->len)) {
+			err = lost(m, ctx, b->reference, out->len,
+				   i ? b->offset - expect : 0,
+				   m->snapshot
+				   ? "trace between two snapshots is not in perf.data"
+				   : "perf.data lacks this part of the AUX area "
+				     "(AUXTRACE offsets jump)");
+			if (err)
+				break;
+		}
+		s = realloc(*segs, (*nsegs + 1) * sizeof(*s));
+		if (!s)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		*segs = s;
+		s[(*nsegs)++] = (struct segment){ b->offset + skip,
+						  b->offset + b->size, out->len };
+		err = pt_out_bytes(out, b->data + skip, b->size - skip);
+		expect = b->offset + b->size;
+	}
+	return err;
+}
+
+/* The stream offset of AUX_OFFSET through SEGS. */
+static uint64_t segment_map(const struct segment *segs, size_t n,
+			    uint64_t aux_offset)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (aux_offset >= segs[i].aux_begin) {
+			uint64_t in = aux_offset - segs[i].aux_begin;
+			uint64_t len = segs[i].aux_end - segs[i].aux_begin;
+
+			return segs[i].stream_begin + (in < len ? in : len);
+		}
+	return 0;
+}
+
+static int thread_lost(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
+		       uint64_t len, const char *reason)
+{
+	return loss_item(m, ((struct ithread *)ctx)->tid, tsc, offset, len,
+			 reason);
+}
+
 static int per_thread_trace(struct imp *m)
 {
 	size_t qi;
@@ -665,49 +802,14 @@ static int per_thread_trace(struct imp *m)
 	for (qi = 0; qi < m->nqueues && !err; qi++) {
 		struct aqueue *q = &m->queues[qi];
 		struct ithread *t;
-		uint64_t expect = 0;
-		size_t i;
 
 		if (q->tid == NO_TID)
 			continue;
 		t = thread_of(m, q->tid, true);
 		if (!t)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		if (q->n)
-			qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
-		for (i = 0; i < q->n && !err; i++) {
-			const struct abuf *b = &q->bufs[i];
-			uint64_t skip = 0;
-			struct segment *s;
-
-			if (i && b->offset < expect) {
-				/* Overlap: a snapshot of data we have. */
-				skip = expect - b->offset;
-				if (skip >= b->size)
-					continue;
-			} else if ((i && b->offset > expect) ||
-				   (!i && t->trace.len)) {
-				err = loss_item(m, q->tid, b->reference,
-					t->trace.len, i ? b->offset - expect : 0,
-					m->pti.snapshot_mode
-					? "trace between two snapshots is not in "
-					  "perf.data"
-					: "perf.data lacks this part of the AUX "
-					  "area (AUXTRACE offsets jump)");
-				if (err)
-					break;
-			}
-			s = realloc(t->segs, (t->nsegs + 1) * sizeof(*s));
-			if (!s)
-				return hwtr_fail(hwtr_err_nomem, "out of memory");
-			t->segs = s;
-			s[t->nsegs++] = (struct segment){ b->offset + skip,
-							  b->offset + b->size,
-							  t->trace.len };
-			err = pt_out_bytes(&t->trace, b->data + skip,
-					   b->size - skip);
-			expect = b->offset + b->size;
-		}
+		err = assemble_queue(m, q, &t->trace, &t->segs, &t->nsegs,
+				     thread_lost, t);
 	}
 	return err;
 }
@@ -1157,7 +1259,18 @@ static int create_writer(struct imp *m, const char *out_dir)
 						   sizeof(cpuid));
 	size_t argc;
 
-	intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpu, &wi.pt);
+	if (m->etm) {
+		size_t i;
+		bool all_ete = m->nesources > 0;
+
+		for (i = 0; i < m->nesources; i++)
+			all_ete = all_ete && m->esources[i].etm.ete;
+		wi.trace_format = all_ete ? "ete" : "etm4";
+		wi.arch = "aarch64";
+	} else {
+		intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpu,
+					&wi.pt);
+	}
 	wi.pid = (int32_t)m->pid;
 	wi.executable = executable_of(m);
 	argc = program_args(m, argv, 64, argbuf, sizeof(argbuf));
@@ -1169,9 +1282,307 @@ static int create_writer(struct imp *m, const char *out_dir)
 	wi.argv = (const char *const *)argv;
 	if (!wi.executable)
 		wi.executable = argv[0];
-	if (hwtr_writer_create(out_dir, &wi, &m->w))
-		return hwtr_fail(hwtr_err_io, "%s", hwtr_last_error());
+	return hwtr_writer_create(out_dir, &wi, &m->w);
+}
+
+/* -------------------------------------------------- CoreSight ETM */
+
+/* CoreSight's trace is not split between threads here: each AUX queue's
+ * trace becomes one stream of the recording, as it is (CoreSight frames, in
+ * which every trace unit that wrote to the sink has its trace ID; or one
+ * trace unit's raw trace where AUX records say FORMAT_RAW), and each trace
+ * unit whose trace can be in a stream becomes a thread with that stream
+ * (tid: its trace ID), as for an OpenCSD snapshot; a trace unit tracing
+ * context IDs is split into one thread per context ID (etm-contexts.c).
+ * Losses (AUX records with TRUNCATED..., jumps in AUXTRACE offsets) are loss
+ * events of every thread of their stream. */
+
+static int stream_lost(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
+		       uint64_t len, const char *reason)
+{
+	struct etm_stream *st = ctx;
+	struct etm_loss *l = realloc(st->losses,
+				     (st->nlosses + 1) * sizeof(*st->losses));
+
+	if (!l)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	st->losses = l;
+	l[st->nlosses++] = (struct etm_loss){ tsc, offset, len, reason };
 	return 0;
+}
+
+/* Is R an AUX record of queue Q's event? */
+static bool aux_of_queue(const struct perf_rec *r, const struct aqueue *q)
+{
+	if (r->type != PERF_RECORD_AUX)
+		return false;
+	if (q->cpu != NO_CPU)
+		return r->sample.has_cpu && r->sample.cpu == q->cpu;
+	return r->sample.has_tid && r->sample.tid == q->tid;
+}
+
+/* perf pads each AUXTRACE payload to 8 bytes and counts the padding in its
+ * size; the AUX records say where the trace ends.  Zeros after a raw
+ * ETMv4 trace would read as a packet cut short: they go. */
+static void trim_padding(struct imp *m, struct aqueue *q)
+{
+	size_t b, i;
+
+	for (b = 0; b < q->n; b++) {
+		struct abuf *buf = &q->bufs[b];
+		uint64_t end = buf->offset + buf->size, last = 0;
+
+		for (i = 0; i < m->nrecs; i++) {
+			const struct perf_rec *r = &m->recs[i].rec;
+			uint64_t e = r->u.aux.aux_offset + r->u.aux.aux_size;
+
+			if (aux_of_queue(r, q) && r->u.aux.aux_offset < end &&
+			    e > buf->offset && e <= end && e > last)
+				last = e;
+		}
+		if (last && end - last < 8)
+			buf->size = last - buf->offset;
+	}
+}
+
+static int etm_streams(struct imp *m)
+{
+	size_t qi, i;
+	int err = 0;
+
+	m->estreams = calloc(m->nqueues, sizeof(*m->estreams));
+	if (!m->estreams)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (qi = 0; qi < m->nqueues && !err; qi++) {
+		struct aqueue *q = &m->queues[qi];
+		struct etm_stream *st = &m->estreams[m->nestreams++];
+
+		st->queue = q;
+		pt_out_init(&st->bytes);
+		if (q->cpu != NO_CPU)
+			snprintf(st->name, sizeof(st->name), "cpu%u", q->cpu);
+		else
+			snprintf(st->name, sizeof(st->name), "queue%u", q->idx);
+		trim_padding(m, q);
+		err = assemble_queue(m, q, &st->bytes, &st->segs, &st->nsegs,
+				     stream_lost, st);
+		for (i = 0; i < m->nrecs && !err; i++) {
+			const struct perf_rec *r = &m->recs[i].rec;
+			const char *why;
+			uint64_t at;
+
+			if (!aux_of_queue(r, q))
+				continue;
+			if ((r->u.aux.flags & CS_ETM_AUX_FORMAT_RAW) && !st->raw) {
+				st->raw = true;
+				st->raw_cpu = r->sample.has_cpu ? r->sample.cpu : q->cpu;
+			}
+			why = perf_aux_loss_reason(r->u.aux.flags);
+			at = segment_map(st->segs, st->nsegs,
+					 r->u.aux.aux_offset + r->u.aux.aux_size);
+			if (why && at < st->bytes.len)
+				err = stream_lost(m, st, m->have_time
+						  ? perf_time_to_tsc(&m->tc, r->sample.time)
+						  : 0, at, 0, why);
+		}
+		if (!err && st->raw && st->raw_cpu == NO_CPU)
+			err = hwtr_fail(hwtr_err_format, "%s: AUX queue %u holds "
+					"raw (unformatted) trace, but no record says "
+					"of which CPU", m->path, q->idx);
+	}
+	return err;
+}
+
+/* The trace ID of CPU block C: its TRCTRACEIDR, or (perf 6.3 and later)
+ * the AUX_OUTPUT_HW_ID record of its CPU; 0 when there is none. */
+static uint8_t cpu_trace_id(struct imp *m, const struct cs_etm_cpu *c)
+{
+	uint8_t id = 0;
+	size_t i;
+
+	if (!(c->trctraceidr & CS_ETM_TRACE_ID_UNUSED))
+		id = (uint8_t)(c->trctraceidr & 0x7f);
+	for (i = 0; i < m->nrecs; i++) {
+		const struct perf_rec *r = &m->recs[i].rec;
+
+		if (r->type == PERF_RECORD_AUX_OUTPUT_HW_ID && r->sample.has_cpu &&
+		    r->sample.cpu == c->cpu && CS_ETM_HW_ID_VERSION(r->u.hw_id) <= 1)
+			id = CS_ETM_HW_ID_TRACE_ID(r->u.hw_id);
+	}
+	return id >= 1 && id < 0x70 ? id : 0;
+}
+
+static int etm_sources(struct imp *m)
+{
+	size_t si, k, i, n = m->csi.ncpus * (m->nestreams ? m->nestreams : 1);
+	bool renumbered = false;
+
+	m->esources = calloc(n ? n : 1, sizeof(*m->esources));
+	if (!m->esources)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (k = 0; k < m->csi.ncpus; k++) {
+		const struct cs_etm_cpu *c = &m->csi.cpus[k];
+
+		if (c->protocol == CS_ETM_V3)
+			warn(m, "CPU %u has an ETMv3/PTM trace unit: only ETMv4 and "
+			     "ETE are decoded; its trace is left out", c->cpu);
+		else if (!cpu_trace_id(m, c))
+			warn(m, "CPU %u: its trace unit has no trace ID (TRCTRACEIDR "
+			     "0x%llx, no AUX_OUTPUT_HW_ID record): its trace is "
+			     "left out", c->cpu, (unsigned long long)c->trctraceidr);
+	}
+	for (si = 0; si < m->nestreams; si++) {
+		const struct etm_stream *st = &m->estreams[si];
+
+		for (k = 0; k < m->csi.ncpus; k++) {
+			const struct cs_etm_cpu *c = &m->csi.cpus[k];
+			struct etm_source *src;
+			uint8_t id = c->protocol == CS_ETM_V3 ? 0 : cpu_trace_id(m, c);
+
+			if (!id || (st->raw && c->cpu != st->raw_cpu))
+				continue;
+			src = &m->esources[m->nesources++];
+			src->stream = si;
+			cs_etm_cpu_to_config(c, &src->etm);
+			src->etm.trace_id = id;
+			if (st->raw) {
+				src->etm.formatted = false;
+				src->etm.frame_flags = 0;
+			}
+			snprintf(src->core, sizeof(src->core), "cpu_%u", c->cpu);
+			src->tid = id;
+			/* A trace ID in a second queue: a thread of its own. */
+			for (i = 0; i + 1 < m->nesources; i++)
+				if (m->esources[i].tid == src->tid) {
+					src->tid = (uint32_t)(si + 1) << 8 | id;
+					renumbered = true;
+				}
+		}
+	}
+	if (renumbered)
+		warn(m, "trace IDs appear in several AUX queues: the threads of "
+		     "the later queues are numbered (queue << 8) | trace ID");
+	if (!m->nesources)
+		return hwtr_fail(hwtr_err_format, "%s: AUXTRACE_INFO names no ETMv4 "
+				 "or ETE trace unit with a trace ID: nothing to "
+				 "decode", m->path);
+	return 0;
+}
+
+/* The recording at OUT_DIR: the sideband events, the streams, a thread per
+ * source (or per context ID) and the losses of its stream. */
+static int etm_write(struct imp *m, const char *out_dir)
+{
+	const char **paths = calloc(m->nestreams + 1, sizeof(*paths));
+	size_t i, k, l;
+	int err;
+
+	if (!paths)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if ((err = create_writer(m, out_dir)))
+		goto out;
+	if (m->nitems)
+		qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
+	for (i = 0; i < m->nitems && !err; i++)
+		err = hwtr_writer_event(m->w, &m->items[i].ev);
+	for (i = 0; i < m->nestreams && !err; i++) {
+		const struct etm_stream *st = &m->estreams[i];
+
+		err = hwtr_writer_save_trace(m->w, st->name,
+					     st->bytes.buf ? (const void *)st->bytes.buf
+							   : "",
+					     st->bytes.len, &paths[i]);
+	}
+	for (i = 0; i < m->nesources && !err; i++) {
+		const struct etm_source *src = &m->esources[i];
+		const struct etm_stream *st = &m->estreams[src->stream];
+		size_t nthreads = src->contexts.ids ? src->contexts.n : 1;
+
+		for (k = 0; k < nthreads && !err; k++) {
+			struct hwtr_etm_config e = src->etm;
+			uint32_t tid = src->tid;
+
+			e.core = src->core;
+			if (src->contexts.ids) {
+				e.has_context_id = true;
+				e.context_id = tid = src->contexts.ids[k];
+			}
+			err = hwtr_writer_add_source(m->w, tid, 0, paths[src->stream],
+						     &e);
+			for (l = 0; l < st->nlosses && !err; l++) {
+				struct hwtr_sideband_event ev = {
+					.kind = hwtr_ev_loss, .tsc = st->losses[l].tsc,
+					.tid = tid, .offset = st->losses[l].offset,
+					.len = st->losses[l].len,
+					.reason = st->losses[l].reason,
+				};
+
+				err = hwtr_writer_event(m->w, &ev);
+			}
+		}
+	}
+	if (!err)
+		err = hwtr_writer_finish(m->w, &(struct hwtr_end){
+			hwtr_end_running, 0 });
+out:
+	hwtr_writer_free(m->w);
+	m->w = NULL;
+	free(paths);
+	return err;
+}
+
+/* Write the recording; where a trace unit traces context IDs, learn them
+ * from a first writing and write it again with a thread per context ID. */
+static int etm_import(struct imp *m, const char *out_dir)
+{
+	struct etm_context_ids *ids = NULL;
+	uint32_t *tids = NULL;
+	char *tmp = NULL;
+	bool cid = false, split = false;
+	size_t i;
+	int err;
+
+	for (i = 0; i < m->nesources; i++)
+		cid = cid || (m->esources[i].etm.trcconfigr & 0x40);
+	if (!cid)
+		return etm_write(m, out_dir);
+	ids = calloc(m->nesources, sizeof(*ids));
+	tids = calloc(m->nesources, sizeof(*tids));
+	if (!ids || !tids || asprintf(&tmp, "%s.partial", out_dir) < 0) {
+		tmp = NULL;
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m->nesources; i++)
+		tids[i] = m->esources[i].tid;
+	if ((err = etm_write(m, tmp)))
+		goto out;
+	if (etm_context_ids(tmp, tids, m->nesources, ids) < 0) {
+		err = -hwtr_err_decode;
+		goto out;
+	}
+	for (i = 0; i < m->nesources; i++)
+		if (ids[i].ids) {
+			m->esources[i].contexts = ids[i];
+			ids[i].ids = NULL;
+			split = true;
+			warn(m, "the trace unit of %s traces %zu context IDs: a "
+			     "thread for each", m->esources[i].core,
+			     m->esources[i].contexts.n);
+		}
+	if (split)
+		err = etm_write(m, out_dir);
+	else if (rename(tmp, out_dir) < 0)
+		err = hwtr_fail(hwtr_err_io, "%s: %s", out_dir, strerror(errno));
+out:
+	if (tmp)
+		etm_remove_recording(tmp);
+	free(tmp);
+	if (ids)
+		etm_context_ids_release(ids, m->nesources);
+	free(ids);
+	free(tids);
+	return err;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1198,20 +1609,33 @@ static int check_file(struct imp *m)
 {
 	size_t i;
 
+	uint32_t pmu_type;
+
 	if (!m->have_info)
 		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE_INFO record: "
 				 "this perf.data holds no hardware trace (record "
-				 "with perf record -e intel_pt//u)", m->path);
+				 "with perf record -e intel_pt//u or -e cs_etm//u)",
+				 m->path);
+	pmu_type = m->etm ? m->csi.pmu_type : m->pti.pmu_type;
 	for (i = 0; i < perf_data_nattrs(m->pd); i++)
-		if (perf_data_attr(m->pd, i)->attr.type == m->pti.pmu_type)
+		if (perf_data_attr(m->pd, i)->attr.type == pmu_type)
 			m->pt_attr = perf_data_attr(m->pd, i);
 	if (!m->pt_attr)
 		return hwtr_fail(hwtr_err_format, "%s: AUXTRACE_INFO names PMU "
 				 "type %u, but no event of the file has that type",
-				 m->path, m->pti.pmu_type);
+				 m->path, pmu_type);
 	if (!m->nqueues)
 		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
 				 "file holds no trace", m->path);
+	m->snapshot = m->etm ? m->csi.snapshot : m->pti.snapshot_mode;
+	if (m->etm) {
+		/* Trace units split the trace by their trace IDs; sideband
+		 * times only order the events. */
+		m->have_tc = m->have_tc && m->tc.time_mult;
+		m->have_time = (m->pt_attr->attr.sample_type & PERF_SAMPLE_TIME) &&
+			       m->have_tc;
+		return 0;
+	}
 	if (!m->have_tc) {
 		m->tc = m->pti.tc;
 		m->have_tc = m->pti.tc.cap_user_time_zero;
@@ -1302,6 +1726,16 @@ static void release(struct imp *m)
 		free(m->bins[i].saved);
 	}
 	free(m->bins);
+	for (i = 0; i < m->nestreams; i++) {
+		pt_out_release(&m->estreams[i].bytes);
+		free(m->estreams[i].segs);
+		free(m->estreams[i].losses);
+	}
+	free(m->estreams);
+	for (i = 0; i < m->nesources; i++)
+		etm_context_ids_release(&m->esources[i].contexts, 1);
+	free(m->esources);
+	cs_etm_info_release(&m->csi);
 	free(m->timeline);
 	for (i = 0; i < m->npieces; i++)
 		free(m->pieces[i].bytes);
@@ -1322,11 +1756,15 @@ int import_perf(const char *perf_path, const char *out_dir,
 	if ((err = read_records(&m)) || (err = check_file(&m)))
 		goto out;
 	report_skipped(&m);
-	if ((err = find_process(&m)) || (err = find_threads(&m)) ||
-	    (err = create_writer(&m, out_dir)))
+	if ((err = find_process(&m)))
 		goto out;
-	/* Trace first: losses in the sideband need the stream offsets. */
-	err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
+	if (m.etm)
+		err = etm_streams(&m);
+	else if (!(err = find_threads(&m)) &&
+		 !(err = create_writer(&m, out_dir)))
+		/* Trace first: losses in the sideband need the stream
+		 * offsets. */
+		err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
 	if (err)
 		goto out;
 	if (m.nrecs)
@@ -1335,8 +1773,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 	for (i = 0; i < m.nrecs && !err; i++) {
 		const struct perf_rec *r = &m.recs[i].rec;
 
-		/* Per-CPU truncations were placed by the splitter. */
-		if (m.per_cpu && r->type == PERF_RECORD_AUX)
+		/* Per-CPU and CoreSight truncations are placed already. */
+		if ((m.per_cpu || m.etm) && r->type == PERF_RECORD_AUX)
 			continue;
 		/* Only the trace event's AUX records speak of our trace. */
 		err = perf_sideband_apply(&m.sb, r);
@@ -1350,7 +1788,10 @@ int import_perf(const char *perf_path, const char *out_dir,
 	if (m.sb.lost_records)
 		warn(&m, "perf lost %llu sideband records: mappings may be "
 		     "missing", (unsigned long long)m.sb.lost_records);
-	err = write_recording(&m);
+	if (m.etm)
+		err = etm_sources(&m);
+	if (!err)
+		err = m.etm ? etm_import(&m, out_dir) : write_recording(&m);
 out:
 	release(&m);
 	return err;

@@ -1,4 +1,4 @@
-/* import-perf.h: a perf.data of Intel PT as a recording. */
+/* import-perf.h: a perf.data of Intel PT or CoreSight ETM as a recording. */
 #ifndef HWTREC_IMPORT_PERF_H
 #define HWTREC_IMPORT_PERF_H
 

@@ -26,13 +26,13 @@
 #define _GNU_SOURCE
 #include "import-snapshot.h"
 
+#include "etm-contexts.h"
 #include "ini.h"
 
 #include <hwtrecord.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -855,48 +855,39 @@ out:
 static int learn_contexts(struct snapshot *ss, struct source *sources,
 			  size_t nsources, const char *path, bool *split)
 {
-	struct hwtr_recording *rec = NULL;
-	struct hwtr_history *h = NULL;
-	size_t i, k;
+	struct etm_context_ids *ids = calloc(nsources, sizeof(*ids));
+	uint32_t *tids = calloc(nsources, sizeof(*tids));
+	size_t i;
 	int rc = -1;
 
 	*split = false;
-	if (hwtr_recording_open(path, &rec) < 0 ||
-	    hwtr_history_build(rec, NULL, &h) < 0) {
+	if (!ids || !tids) {
+		fail(ss, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nsources; i++)
+		tids[i] = sources[i].etm.trace_id;
+	if (etm_context_ids(path, tids, nsources, ids) < 0) {
 		fail(ss, "%s", hwtr_last_error());
 		goto out;
 	}
 	for (i = 0; i < nsources; i++) {
-		struct hwtr_thread *t = hwtr_history_find_thread(h, sources[i].etm.trace_id);
-		const uint32_t *ids;
-		size_t n;
-
-		if (!(sources[i].etm.trcconfigr & 0x40) || !t ||
-		    hwtr_thread_context_ids(t, &ids, &n) < 0 || n < 2)
+		if (!ids[i].ids)
 			continue;
-		sources[i].contexts = calloc(n, sizeof(*ids));
-		if (!sources[i].contexts) {
-			fail(ss, "out of memory");
-			goto out;
-		}
-		for (k = 0; k < n; k++)
-			if (ids[k])	/* not the idle context */
-				sources[i].contexts[sources[i].ncontexts++] = ids[k];
+		sources[i].contexts = ids[i].ids;
+		sources[i].ncontexts = ids[i].n;
+		ids[i].ids = NULL;
 		*split = true;
 		warn(ss, "source %s traces %zu context IDs: a thread for each",
 		     sources[i].dev->name->value, sources[i].ncontexts);
 	}
 	rc = 0;
 out:
-	hwtr_history_free(h);
-	hwtr_recording_close(rec);
+	if (ids)
+		etm_context_ids_release(ids, nsources);
+	free(ids);
+	free(tids);
 	return rc;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	return remove(path);
 }
 
 int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
@@ -981,17 +972,17 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 		snprintf(tmp, sizeof(tmp), "%s.partial", out);
 		if (write_recording(&ss, sources, nsources, &winfo, tmp) < 0 ||
 		    learn_contexts(&ss, sources, nsources, tmp, &split) < 0) {
-			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			etm_remove_recording(tmp);
 			goto out;
 		}
 		ss.log = NULL;	/* said once already */
 		if (split ? write_recording(&ss, sources, nsources, &winfo, out) < 0
 			  : rename(tmp, out) < 0 &&
 			    fail(&ss, "%s: %s", out, strerror(errno)) < 0) {
-			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			etm_remove_recording(tmp);
 			goto out;
 		}
-		nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		etm_remove_recording(tmp);
 	}
 	rc = 0;
 out:

@@ -3,8 +3,8 @@
  *   hwtrec import perf.data [-o NAME.hwtrec] [--debug-dir DIR]...
  *   hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]
  *
- * A perf.data of Intel PT (perf record -e intel_pt//u) becomes a recording
- * (import-perf.c); the default name is the file's with .hwtrec instead of
+ * A perf.data of Intel PT or CoreSight ETM (perf record -e intel_pt//u,
+ * -e cs_etm//u) becomes a recording (import-perf.c); the default name is the file's with .hwtrec instead of
  * .data.  An OpenCSD snapshot directory (Arm CoreSight ETMv4/ETE trace, the
  * trace units' registers, memory images) becomes a recording with one
  * history per trace source (import-snapshot.c); the default name is DIR's
@@ -27,12 +27,14 @@ static void usage(FILE *out)
 "       hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]\n"
 "\n"
 "Turn a perf.data recorded with perf record -e intel_pt//u (per-thread or\n"
-"per-CPU, with or without timestamps, snapshot mode included) into a\n"
-"recording that hwtrec dump and hwtrec replay open.  Binaries are looked for\n"
-"at their paths, then by build-id in perf's build-id cache ($PERF_BUILDID_DIR\n"
-"or ~/.debug), /usr/lib/debug and each --debug-dir; those found only in a\n"
-"cache are copied into the recording, missing ones are named.  The default\n"
-"name is the file's name with .hwtrec instead of .data.\n"
+"per-CPU, with or without timestamps, snapshot mode included) or with\n"
+"perf record -e cs_etm//u (Arm CoreSight ETMv4/ETE: a thread per trace unit,\n"
+"or per context ID) into a recording that hwtrec dump and hwtrec replay\n"
+"open.  Binaries are looked for at their paths, then by build-id in perf's\n"
+"build-id cache ($PERF_BUILDID_DIR or ~/.debug), /usr/lib/debug and each\n"
+"--debug-dir; those found only in a cache are copied into the recording,\n"
+"missing ones are named.  The default name is the file's name with .hwtrec\n"
+"instead of .data.\n"
 "\n"
 "--opencsd-snapshot: turn an OpenCSD snapshot directory (CoreSight ETMv4/ETE\n"
 "trace, the trace units' registers, memory images at their load addresses)\n"

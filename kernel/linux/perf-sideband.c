@@ -88,6 +88,19 @@ static int loss_event(struct perf_sideband *sb, uint32_t tid, uint64_t tsc,
 	return sb->ops->event(sb->ctx, &ev);
 }
 
+const char *perf_aux_loss_reason(uint64_t flags)
+{
+	if (flags & PERF_AUX_FLAG_TRUNCATED)
+		return "perf's AUX buffer was full: the kernel dropped trace "
+		       "until there was room";
+	if (flags & PERF_AUX_FLAG_COLLISION)
+		return "perf's AUX sample collided with another: trace "
+		       "overwritten";
+	if (flags & PERF_AUX_FLAG_PARTIAL)
+		return "the PMU reported missing trace in this AUX data";
+	return NULL;
+}
+
 int perf_sideband_apply(struct perf_sideband *sb, const struct perf_rec *r)
 {
 	uint64_t tsc;
@@ -121,17 +134,9 @@ int perf_sideband_apply(struct perf_sideband *sb, const struct perf_rec *r)
 	case PERF_RECORD_AUX: {
 		const struct perf_rec_aux *a = &r->u.aux;
 		uint32_t tid = r->sample.has_tid ? r->sample.tid : sb->pid;
-		const char *why;
+		const char *why = perf_aux_loss_reason(a->flags);
 
-		if (a->flags & PERF_AUX_FLAG_TRUNCATED)
-			why = "perf's AUX buffer was full: the kernel dropped "
-			      "trace until there was room";
-		else if (a->flags & PERF_AUX_FLAG_COLLISION)
-			why = "perf's AUX sample collided with another: trace "
-			      "overwritten";
-		else if (a->flags & PERF_AUX_FLAG_PARTIAL)
-			why = "the PMU reported missing trace in this AUX data";
-		else
+		if (!why)
 			return 0;
 		sb->truncations++;
 		return loss_event(sb, tid, tsc,

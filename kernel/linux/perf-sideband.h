@@ -64,6 +64,10 @@ void perf_sideband_init(struct perf_sideband *sb, uint32_t pid, bool have_time,
 /* The TSC of a record (0 without times), never before the last one. */
 uint64_t perf_sideband_tsc(struct perf_sideband *sb, const struct perf_rec *rec);
 
+/* Why an AUX record with FLAGS (PERF_AUX_FLAG_*) means lost trace, in
+ * words for the loss event; NULL when it does not. */
+const char *perf_aux_loss_reason(uint64_t flags);
+
 /* Apply one record; 0, or the first error of a callback. */
 int perf_sideband_apply(struct perf_sideband *sb, const struct perf_rec *rec);
 

@@ -7,7 +7,9 @@ tests need, with a reader of its own (struct, not our C code).
   record-size TYPE SIZE      the first record of TYPE claims SIZE bytes
   auxtrace-size SIZE         the first AUXTRACE's payload size field
   auxtrace-info-type N       AUXTRACE_INFO's trace type
-  aux-truncated SIZE         the first AUX record covers SIZE bytes, TRUNCATED
+  auxtrace-info-word I V     AUXTRACE_INFO's private word I (V: 0x hex or decimal)
+  aux-truncated SIZE [FLAGS] the first AUX record covers SIZE bytes, TRUNCATED
+                             (FLAGS: its flags, default 1: TRUNCATED alone)
   magic HEX                  the 8-byte magic, as a little-endian number
   header-size N              the header's size field
   truncate SIZE              cut the file"""
@@ -51,9 +53,13 @@ elif edit == 'auxtrace-size':
     struct.pack_into('<Q', data, first(71) + 8, int(args[0]))
 elif edit == 'auxtrace-info-type':
     struct.pack_into('<I', data, first(70) + 8, int(args[0]))
+elif edit == 'auxtrace-info-word':
+    pos = first(70)
+    struct.pack_into('<Q', data, pos + 16 + 8 * int(args[0]), int(args[1], 0))
 elif edit == 'aux-truncated':
     pos = first(11)
-    struct.pack_into('<QQ', data, pos + 16, int(args[0]), 1)
+    flags = int(args[1], 0) if len(args) > 1 else 1
+    struct.pack_into('<QQ', data, pos + 16, int(args[0]), flags)
 elif edit == 'magic':
     struct.pack_into('<Q', data, 0, int(args[0], 16))
 elif edit == 'header-size':

@@ -31,7 +31,10 @@ case="not perf.data"; printf 'hello' > bad.data; refused "too short"
 case="cut in the header"; edit truncate 60; refused "header is cut off"
 case="cut in the attrs"; edit truncate 200; refused "attrs section"
 case="no AUXTRACE_INFO"; edit set-type 70 120; refused "no AUXTRACE_INFO record"
-case="CoreSight"; edit auxtrace-info-type 3; refused "type 3 (CoreSight ETM)" "Intel PT"
+# Intel PT's words read as CoreSight's: its PMU type is no header version.
+case="CoreSight type, Intel PT words"; edit auxtrace-info-type 3
+refused "offset" "CoreSight AUXTRACE_INFO version 8: written by a newer perf"
+case="Arm SPE"; edit auxtrace-info-type 4; refused "type 4 (Arm SPE)" "Intel PT (type 1) and CoreSight ETM (type 3) only"
 case="AUXTRACE size lies"; edit auxtrace-size 99999999; refused "AUXTRACE record at offset" "runs past"
 case="record size not a multiple of 8"; edit record-size 3 42; refused "offset" "COMM record of size 42"
 case="record size 0"; edit record-size 3 0; refused "offset" "size 0"
