@@ -34,11 +34,14 @@ const char *hwtr_last_error(void)
 
 int hwtr_fail(int code, const char *fmt, ...)
 {
+	char message[sizeof(last_error)];
 	va_list ap;
 
+	/* Through a copy: the arguments may include hwtr_last_error(). */
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, message, sizeof(last_error));
 	return code > 0 ? -code : code;
 }
 
