@@ -10,6 +10,10 @@
  * the numbers of that table.  On FreeBSD, hwt-sys-native.c also checks them
  * against the system's own header when it has one.
  *
+ * The coresight backend's configuration (struct etmv4_config) is not in
+ * FreeBSD's main tree but in the hwt development trees; its layout is checked
+ * the same way, against offsets computed from that declaration.
+ *
  * Not declared: CPU mode (cpu_map), kqueue notes, SVC_BUF (SPE only).
  */
 #ifndef HWT_ABI_H
@@ -132,6 +136,87 @@ struct hwt_abi_pt_config {
 	 HWT_ABI_RTIT_CTL_DISTNT | HWT_ABI_RTIT_CTL_USER |                   \
 	 HWT_ABI_RTIT_CTL_OS | HWT_ABI_RTIT_CTL_BRANCHEN)
 
+/* The coresight backend's configuration: struct etmv4_config of
+ * sys/arm64/coresight/coresight_etm4x.h (and its copy in usr.sbin/hwt's
+ * hwt_coresight.h), in the hwt development trees (CTSRD-CHERI/cheribsd,
+ * bnovkov/freebsd-src; see doc/recording-freebsd.md).  The ETM driver takes
+ * it only when SET_CONFIG's size is exactly this struct's and its version 1,
+ * and then writes cfg to TRCCONFIGR, eventctrl0/1, stall_ctrl, ts_ctrl,
+ * syncfreq (TRCSYNCPR), vinst_ctrl (TRCVICTLR), the 16 address comparators
+ * and viiectlr, vissctlr as they are; the other fields are not programmed.
+ * Any other size or version silently gets the driver's default (return
+ * stack, timestamps, context IDs, all ELs but the one it excludes). */
+#define HWT_ABI_ETM_CONFIG_VERSION 1
+#define HWT_ABI_ETM_MAX_SEQ_STATES 4
+#define HWT_ABI_ETM_MAX_CNTR 4
+#define HWT_ABI_ETM_MAX_RES_SEL 32
+#define HWT_ABI_ETM_MAX_SS_CMP 8
+#define HWT_ABI_ETM_MAX_ADDR_CMP 16
+#define HWT_ABI_ETM_MAX_CTXID_CMP 8
+#define HWT_ABI_ETM_MAX_VMID_CMP 8
+struct hwt_abi_etmv4_config {
+	uint32_t mode;
+	uint32_t pe_sel;
+	uint32_t cfg;			/* TRCCONFIGR */
+	uint32_t eventctrl0;		/* TRCEVENTCTL0R */
+	uint32_t eventctrl1;		/* TRCEVENTCTL1R */
+	uint32_t stall_ctrl;		/* TRCSTALLCTLR */
+	uint32_t ts_ctrl;		/* TRCTSCTLR */
+	uint32_t syncfreq;		/* TRCSYNCPR */
+	uint32_t ccctlr;
+	uint32_t bb_ctrl;
+	uint32_t vinst_ctrl;		/* TRCVICTLR */
+	uint32_t viiectlr;		/* TRCVIIECTLR */
+	uint32_t vissctlr;		/* TRCVISSCTLR */
+	uint32_t vipcssctlr;
+	uint8_t seq_idx;
+	uint32_t seq_ctrl[HWT_ABI_ETM_MAX_SEQ_STATES];
+	uint32_t seq_rst;
+	uint32_t seq_state;
+	uint8_t cntr_idx;
+	uint32_t cntrldvr[HWT_ABI_ETM_MAX_CNTR];
+	uint32_t cntr_ctrl[HWT_ABI_ETM_MAX_CNTR];
+	uint32_t cntr_val[HWT_ABI_ETM_MAX_CNTR];
+	uint8_t res_idx;
+	uint32_t res_ctrl[HWT_ABI_ETM_MAX_RES_SEL];
+	uint8_t ss_idx;
+	uint32_t ss_ctrl[HWT_ABI_ETM_MAX_SS_CMP];
+	uint32_t ss_status[HWT_ABI_ETM_MAX_SS_CMP];
+	uint32_t ss_pe_cmp[HWT_ABI_ETM_MAX_SS_CMP];
+	uint8_t addr_idx;
+	uint64_t addr_val[HWT_ABI_ETM_MAX_ADDR_CMP];	/* TRCACVRn */
+	uint64_t addr_acc[HWT_ABI_ETM_MAX_ADDR_CMP];	/* TRCACATRn */
+	uint8_t addr_type[HWT_ABI_ETM_MAX_ADDR_CMP];
+	uint8_t ctxid_idx;
+	uint64_t ctxid_pid[HWT_ABI_ETM_MAX_CTXID_CMP];
+	uint32_t ctxid_mask0;
+	uint32_t ctxid_mask1;
+	uint8_t vmid_idx;
+	uint64_t vmid_val[HWT_ABI_ETM_MAX_VMID_CMP];
+	uint32_t vmid_mask0;
+	uint32_t vmid_mask1;
+	uint32_t ext_inp;
+	uint8_t s_ex_level;
+};
+
+/* ETMv4 register fields the configuration uses (Arm IHI0064). */
+#define HWT_ABI_TRCSYNCPR_4K 12			/* an A-sync every 2^12 bytes */
+#define HWT_ABI_TRCVICTLR_EVENT_TRUE 1		/* resource 1: always true */
+#define HWT_ABI_TRCVICTLR_SSSTATUS (1u << 9)	/* start/stop logic started */
+#define HWT_ABI_TRCVICTLR_EXLEVEL_S(el) (1u << (16 + (el)))	/* exclude */
+#define HWT_ABI_TRCVICTLR_EXLEVEL_NS(el) (1u << (20 + (el)))	/* exclude */
+
+/* The ETM driver's ID registers, read at attach, one sysctl per register
+ * and trace unit (dev.coresight_etm4x.UNIT.idrN, N 0..13). */
+#define HWT_ABI_ETM_IDR_SYSCTL "dev.coresight_etm4x.%d.idr%d"
+#define HWT_ABI_ETM_NIDR 14
+
+/* The backend programs TRCTRACEIDR with the hwt thread index + 1 (thread
+ * mode) at every switch-in: trace IDs 1..0x6f are usable, 0x70 and up are
+ * reserved by CoreSight. */
+#define HWT_ABI_ETM_TRACE_ID(index) ((index) + 1)
+#define HWT_ABI_ETM_MAX_TRACE_ID 0x6f
+
 #define HWT_ABI_IOC_ALLOC HWT_ABI_IOW(HWT_ABI_MAGIC, 0, struct hwt_abi_alloc)
 #define HWT_ABI_IOC_START                                                     \
 	HWT_ABI_IOW(HWT_ABI_MAGIC, 1, struct hwt_abi_reserved)
@@ -193,6 +278,34 @@ _Static_assert(offsetof(struct hwt_abi_pt_config, mtc_freq) == 56,
 	       "pt_cpu_config.mtc_freq");
 _Static_assert(offsetof(struct hwt_abi_pt_config, psb_freq) == 64,
 	       "pt_cpu_config.psb_freq");
+/* struct etmv4_config on arm64 (LP64; fixed-width members only, so the
+ * same on amd64): computed from the declaration, natural alignment. */
+_Static_assert(sizeof(struct hwt_abi_etmv4_config) == 816, "etmv4_config size");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, cfg) == 8,
+	       "etmv4_config.cfg");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, syncfreq) == 28,
+	       "etmv4_config.syncfreq");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, vinst_ctrl) == 40,
+	       "etmv4_config.vinst_ctrl");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, viiectlr) == 44,
+	       "etmv4_config.viiectlr");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, seq_ctrl) == 60,
+	       "etmv4_config.seq_ctrl");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, res_ctrl) == 140,
+	       "etmv4_config.res_ctrl");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, addr_val) == 376,
+	       "etmv4_config.addr_val");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, addr_acc) == 504,
+	       "etmv4_config.addr_acc");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, ctxid_pid) == 656,
+	       "etmv4_config.ctxid_pid");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, vmid_val) == 736,
+	       "etmv4_config.vmid_val");
+_Static_assert(offsetof(struct hwt_abi_etmv4_config, s_ex_level) == 812,
+	       "etmv4_config.s_ex_level");
+_Static_assert(sizeof(struct hwt_abi_etmv4_config) <= HWT_ABI_MAXCONFIGSIZE,
+	       "etmv4_config fits SET_CONFIG");
+
 _Static_assert(HWT_ABI_IOC_ALLOC == 0x80404200UL, "HWT_IOC_ALLOC");
 _Static_assert(HWT_ABI_IOC_START == 0x80104201UL, "HWT_IOC_START");
 _Static_assert(HWT_ABI_IOC_STOP == 0x80104202UL, "HWT_IOC_STOP");
