@@ -2,9 +2,9 @@
  *
  * On FreeBSD: the system calls themselves, kinfo_getvmmap(3) for the
  * mappings, the kern.proc.pid sysctl with threads for the thread list (the
- * kernel walks p_threads, creation order), modfind(2) for modules and CPUID
+ * kernel walks p_threads, creation order), modfind(2) for modules, CPUID
  * for what the CPU can trace (the checks of the intel_pt module's
- * pt_supported()).  Elsewhere there is no hwt(4): the table is NULL and
+ * pt_supported()) and sysctlbyname(3) for the ETM driver's ID registers.  Elsewhere there is no hwt(4): the table is NULL and
  * `hwtrec record` says the source is for FreeBSD only.
  *
  * This file is compiled, but cannot be run or tested, on the Linux machines
@@ -147,7 +147,17 @@ static bool native_module_loaded(const char *name)
 static bool native_cpu(const char *backend, struct hwtr_pt_config *pt,
 		       char *why, size_t size)
 {
-#if defined(__x86_64__)
+#if defined(__aarch64__)
+	/* The coresight backend registers itself only when a TMC-ETR
+	 * attaches; the trace units are checked through their sysctls
+	 * (hwt-backend.c). */
+	(void)pt;
+	if (strcmp(backend, "coresight")) {
+		snprintf(why, size, "the %s backend is not for this CPU", backend);
+		return false;
+	}
+	return true;
+#elif defined(__x86_64__)
 	unsigned a, b, c, d, family, model;
 
 	if (strcmp(backend, "pt")) {
@@ -207,9 +217,14 @@ static bool native_cpu(const char *backend, struct hwtr_pt_config *pt,
 	return true;
 #else
 	snprintf(why, size, "hwtrecord reads this CPU's trace only with the "
-		 "Intel PT backend on amd64");
+		 "Intel PT backend on amd64 and the coresight backend on arm64");
 	return false;
 #endif
+}
+
+static int native_sysctl(const char *name, void *value, size_t *size)
+{
+	return sysctlbyname(name, value, size, NULL, 0);
 }
 
 static const struct hwt_sys native = {
@@ -225,6 +240,7 @@ static const struct hwt_sys native = {
 	.threads = native_threads,
 	.module_loaded = native_module_loaded,
 	.cpu = native_cpu,
+	.sysctl = native_sysctl,
 };
 
 const struct hwt_sys *const hwt_sys_default = &native;

@@ -4,7 +4,8 @@
  * the device calls (open, close, ioctl, mmap, munmap, with the meaning and
  * errno of the FreeBSD system calls) and a few process questions (exec the
  * program in the child and wait for it, the process's executable mappings
- * and its threads, whether a module is loaded, what the CPU can trace).  hwt-sys-native.c
+ * and its threads, whether a module is loaded, what the CPU can trace, a
+ * sysctl for what the trace units say of themselves).  hwt-sys-native.c
  * fills it with the real calls on FreeBSD and leaves it empty elsewhere; the
  * test suite's stand-in (testsuite/hwt-standin) fills it with a pretend
  * kernel on Linux.  Nothing else differs between the two builds.
@@ -49,10 +50,13 @@ struct hwt_sys {
 	int (*threads)(pid_t pid, uint32_t *out, size_t max, size_t *n);
 	/* Is the kernel module NAME loaded? */
 	bool (*module_loaded)(const char *name);
-	/* Can this CPU trace with BACKEND ("pt")?  If so, fill PT with what a
-	 * decoder must know of it; if not, say why in WHY. */
+	/* Can this CPU trace with BACKEND ("pt", "coresight")?  If so, fill
+	 * PT with what a decoder must know of it (PT only); if not, say why in
+	 * WHY. */
 	bool (*cpu)(const char *backend, struct hwtr_pt_config *pt, char *why,
 		    size_t size);
+	/* sysctlbyname(3), read only: -1 with errno (ENOENT: no such name). */
+	int (*sysctl)(const char *name, void *value, size_t *size);
 };
 
 /* The system the hwt source runs on: the real one on FreeBSD, NULL on other
