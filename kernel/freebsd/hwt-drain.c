@@ -23,6 +23,13 @@
  * written needs neither: the stream starts at that PSB.  So the stream never
  * joins two pieces of trace in the middle of a packet.  Bytes before the
  * first PSB (there should be none) are passed on unparsed.
+ *
+ * Frames (hwt_drain_new_frames: a CoreSight buffer, ETR frames of 16 bytes
+ * holding several sources): the stream is written in whole frames, a
+ * partial one held back; at a loss the partial frame goes with what is lost,
+ * copying resumes at the next frame boundary, and nothing is put in the
+ * stream: the sink's loss (the sideband) is what tells the decoder to drop
+ * every source's state there and resynchronise each at its next A-sync.
  */
 #define _GNU_SOURCE /* memmem */
 #include "hwt-drain.h"
@@ -41,6 +48,7 @@ enum carry_state {
 struct hwt_drain {
 	const uint8_t *buffer;
 	uint64_t size;
+	unsigned frame;		/* frame size, or 0: Intel PT packets */
 	struct hwt_drain_sink sink;
 	uint64_t written;	/* W */
 	uint64_t read;		/* R */
@@ -83,6 +91,17 @@ int hwt_drain_new(const void *buffer, uint64_t size,
 	return 0;
 }
 
+int hwt_drain_new_frames(const void *buffer, uint64_t size, unsigned frame,
+			 const struct hwt_drain_sink *sink,
+			 struct hwt_drain **out)
+{
+	if (!frame || size % frame || hwt_drain_new(buffer, size, sink, out) < 0)
+		return -1;
+	(*out)->frame = frame;
+	(*out)->state = SYNCED;
+	return 0;
+}
+
 void hwt_drain_free(struct hwt_drain *d)
 {
 	if (!d)
@@ -98,6 +117,12 @@ void hwt_drain_observe(struct hwt_drain *d, uint64_t position)
 
 	position %= d->size;
 	d->written += (position + d->size - at) % d->size;
+}
+
+void hwt_drain_observe_written(struct hwt_drain *d, uint64_t written)
+{
+	if (written > d->written)
+		d->written = written;
 }
 
 uint64_t hwt_drain_pending(const struct hwt_drain *d)
@@ -258,13 +283,33 @@ static int report_loss(struct hwt_drain *d)
 	snprintf(reason, sizeof(reason), "the circular trace buffer was "
 		 "overwritten before it was read: %llu bytes are missing: %llu "
 		 "surely overwritten, %llu where the writer may have been, %llu "
-		 "more up to the next PSB", (unsigned long long)d->loss_len,
+		 "more up to the next %s", (unsigned long long)d->loss_len,
 		 (unsigned long long)d->loss_certain,
 		 (unsigned long long)d->loss_margin,
 		 (unsigned long long)(d->loss_len - d->loss_certain -
-				      d->loss_margin));
+				      d->loss_margin),
+		 d->frame ? "frame" : "PSB");
 	d->stats.lost += d->loss_len;
 	return d->sink.loss(d->sink.ctx, d->loss_offset, d->loss_len, reason);
+}
+
+/* Frames: every whole frame goes, a partial one waits for its end. */
+static int settle_frames(struct hwt_drain *d)
+{
+	size_t n = d->npending - d->npending % d->frame;
+	int err;
+
+	if (!n)
+		return 0;
+	if (d->state == SKIPPING) {
+		if ((err = report_loss(d)))
+			return err;
+		d->state = SYNCED;
+	}
+	if ((err = emit(d, d->pending, n, true)))
+		return err;
+	consume(d, n);
+	return 0;
 }
 
 /* Move what the pending bytes allow into the stream. */
@@ -272,6 +317,8 @@ static int settle(struct hwt_drain *d)
 {
 	int err;
 
+	if (d->frame)
+		return settle_frames(d);
 	for (;;) {
 		long at;
 		size_t n;
@@ -383,8 +430,9 @@ static int lose(struct hwt_drain *d, uint64_t n, uint64_t certain)
 	int err;
 
 	/* Of the held-back bytes, whole packets stay; the last, cut one
-	 * belongs to what is lost. */
-	if (d->state == SYNCED) {
+	 * belongs to what is lost.  (Held-back frame bytes are a partial
+	 * frame: all of it is lost.) */
+	if (d->state == SYNCED && !d->frame) {
 		bool bad;
 		size_t whole = whole_packets(d->pending, d->npending, &bad);
 
@@ -400,8 +448,8 @@ static int lose(struct hwt_drain *d, uint64_t n, uint64_t certain)
 		d->stats.losses++;
 		d->state = SKIPPING;
 		/* Lost before anything was kept: the stream simply starts at
-		 * the next PSB. */
-		d->ovf_written = d->out > 0;
+		 * the next PSB.  Frames get no marker in the stream. */
+		d->ovf_written = d->out > 0 && !d->frame;
 		if (d->ovf_written && (err = emit_packet(d, &ovf)))
 			return err;
 	}
@@ -432,6 +480,14 @@ static uint64_t oldest_intact(const struct hwt_drain *d, uint64_t margin)
 	return reach > d->size ? reach - d->size : 0;
 }
 
+/* Frames: a loss ends at a frame boundary, where copying can resume. */
+static uint64_t frame_up(const struct hwt_drain *d, uint64_t at)
+{
+	if (!d->frame || !(at % d->frame))
+		return at;
+	return at + d->frame - at % d->frame;
+}
+
 int hwt_drain_copy(struct hwt_drain *d, uint64_t margin,
 		   void (*recheck)(void *ctx), void *ctx)
 {
@@ -440,7 +496,7 @@ int hwt_drain_copy(struct hwt_drain *d, uint64_t margin,
 
 	if (end == from)
 		return 0;
-	oldest = oldest_intact(d, margin);
+	oldest = frame_up(d, oldest_intact(d, margin));
 	if (oldest > from)
 		from = oldest < end ? oldest : end;
 	if (end - from > d->copy_cap) {
@@ -456,7 +512,7 @@ int hwt_drain_copy(struct hwt_drain *d, uint64_t margin,
 	if (recheck) {
 		/* Where may the writer have been while we copied? */
 		recheck(ctx);
-		oldest = oldest_intact(d, margin);
+		oldest = frame_up(d, oldest_intact(d, margin));
 		if (oldest > from)
 			from = oldest < end ? oldest : end;
 	}

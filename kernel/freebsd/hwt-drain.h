@@ -22,7 +22,7 @@ struct hwt_drain_sink {
 	/* The next bytes of the thread's stream. */
 	int (*bytes)(void *ctx, const void *bytes, size_t size);
 	/* LEN bytes of trace are missing where the stream has the OVF packet
-	 * at OFFSET. */
+	 * at OFFSET (frames: where the frames after the loss begin). */
 	int (*loss)(void *ctx, uint64_t offset, uint64_t len,
 		    const char *reason);
 };
@@ -38,10 +38,20 @@ struct hwt_drain;
 
 int hwt_drain_new(const void *buffer, uint64_t size,
 		  const struct hwt_drain_sink *sink, struct hwt_drain **drain);
+/* A buffer of CoreSight formatter frames of FRAME bytes (16: a TMC-ETR's),
+ * SIZE a multiple of it: whole frames into the stream, no packets parsed;
+ * a loss is only the sink's, at the stream offset where the frames after it
+ * begin. */
+int hwt_drain_new_frames(const void *buffer, uint64_t size, unsigned frame,
+			 const struct hwt_drain_sink *sink,
+			 struct hwt_drain **drain);
 void hwt_drain_free(struct hwt_drain *drain);
 
 /* The kernel says its write position is POSITION (an offset in the buffer). */
 void hwt_drain_observe(struct hwt_drain *drain, uint64_t position);
+/* The kernel has written WRITTEN bytes in all (counted by whoever followed
+ * its positions, hwt-bufpoll.c): W moves there if that is ahead. */
+void hwt_drain_observe_written(struct hwt_drain *drain, uint64_t written);
 /* Unread bytes, as far as the reported positions tell. */
 uint64_t hwt_drain_pending(const struct hwt_drain *drain);
 

@@ -5,13 +5,17 @@
  * the hardware's writes (1 to 256 times 61 bytes, so that they straddle
  * pages; never more than a buffer), byte 2 how many writes pass between two
  * copies (1 to 16; a reader that falls behind loses bytes), byte 3 whether
- * the reader re-checks after copying; the rest is what the "hardware"
+ * the reader re-checks after copying (bit 0) and whether the buffer holds
+ * CoreSight frames (bit 1: hwt_drain_new_frames, 16-byte frames, no margin,
+ * as the recorder reads a TMC-ETR); the rest is what the "hardware"
  * writes.  The position is reported after every write, so at least once per
  * lap, which the drain relies on (doc/recording-freebsd.md).  After the run the
  * output must be what check-stream.py checks in the test suite: the kept
  * bytes exactly the written ones at their places, each loss marked by an
- * OVF (and maybe a FUP) except at offset 0, the losses accounting for every
- * byte not kept.  A difference aborts.
+ * OVF (and maybe a FUP) except at offset 0 (frames: nothing marks a loss,
+ * and the stream is whole frames, resuming after each loss at a frame of
+ * the written bytes), the losses accounting for every byte not kept.  A
+ * difference aborts.
  */
 #include "hwt-drain.h"
 
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #define PAGE 4096u
+#define FRAME 16u
 
 struct loss {
 	uint64_t offset, len;
@@ -69,7 +74,8 @@ static void recheck(void *ctx)
 }
 
 /* The output against what was written (check-stream.py's walk). */
-static void check(const struct out *o, const uint8_t *written, size_t n)
+static void check(const struct out *o, const uint8_t *written, size_t n,
+		  int frames)
 {
 	static const unsigned fup_len[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
 	size_t at = 0, pos = 0, i;
@@ -84,7 +90,11 @@ static void check(const struct out *o, const uint8_t *written, size_t n)
 		at = end;
 		if (i == o->nlosses)
 			break;
-		if (at > 0) {
+		if (frames) {
+			/* Whole frames before it, whole frames after it. */
+			if (at % FRAME || (pos + o->losses[i].len) % FRAME)
+				abort();
+		} else if (at > 0) {
 			if (at + 2 > o->n || o->bytes[at] != 0x02 ||
 			    o->bytes[at + 1] != 0xf3)
 				abort();
@@ -106,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t bufsize, chunk, every, n, pos = 0;
 	uint8_t *ring;
 	unsigned writes = 0;
-	int check_after;
+	int check_after, frames;
 
 	if (size < 4)
 		return 0;
@@ -114,10 +124,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chunk = 61 * (1 + (size_t)data[1]);
 	every = 1 + (data[2] & 15);
 	check_after = data[3] & 1;
+	frames = (data[3] >> 1) & 1;
 	data += 4;
 	n = size - 4;
 	ring = calloc(1, bufsize);
-	if (!ring || hwt_drain_new(ring, bufsize, &sink, &d) < 0)
+	if (!ring || (frames ? hwt_drain_new_frames(ring, bufsize, FRAME, &sink, &d)
+			     : hwt_drain_new(ring, bufsize, &sink, &d)) < 0)
 		abort();
 	while (pos < n) {
 		size_t k = n - pos < chunk ? n - pos : chunk, j;
@@ -128,13 +140,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hwt_drain_observe(d, pos % bufsize);	/* a BUFFER record */
 		if (++writes % every && pos < n)
 			continue;
-		if (hwt_drain_copy(d, 2 * PAGE, check_after ? recheck : NULL,
-				   NULL) < 0)
+		if (hwt_drain_copy(d, frames ? 0 : 2 * PAGE,
+				   check_after ? recheck : NULL, NULL) < 0)
+			abort();
+		/* Frames go out whole while the writer goes on. */
+		if (frames && o.n % FRAME)
 			abort();
 	}
 	if (hwt_drain_finish(d) < 0)
 		abort();
-	check(&o, data, n);
+	check(&o, data, n, frames);
 	hwt_drain_free(d);
 	free(ring);
 	free(o.bytes);
