@@ -372,17 +372,41 @@ int hwt_ctx_records(struct hwt_ctx *ctx, struct hwt_abi_record *records,
 	return max;
 }
 
+static struct hwt_abi_bufptr_get bufptr_args(int *page, uintptr_t *offset,
+					     uint64_t *data)
+{
+	return (struct hwt_abi_bufptr_get){
+		.ident = page, .offset = offset, .data = data,
+	};
+}
+
 int hwt_ctx_bufptr(struct hwt_ctx *ctx, int index, uint64_t *position)
 {
 	int page = 0;
 	uintptr_t offset = 0;
 	uint64_t data = 0;
-	struct hwt_abi_bufptr_get get = {
-		.ident = &page, .offset = &offset, .data = &data,
-	};
+	struct hwt_abi_bufptr_get get = bufptr_args(&page, &offset, &data);
 
 	if (node_ioctl(ctx, index, HWT_ABI_IOC_BUFPTR_GET, &get) < 0)
 		return -1;
+	*position = (uint64_t)page * (uint64_t)sysconf(_SC_PAGESIZE) + offset;
+	return 0;
+}
+
+int hwt_node_fd(const struct hwt_ctx *ctx, int index)
+{
+	return (size_t)index < ctx->nnodes ? ctx->nodes[index].fd : -1;
+}
+
+int hwt_node_bufptr(const struct hwt_sys *sys, int fd, uint64_t *position)
+{
+	int page = 0;
+	uintptr_t offset = 0;
+	uint64_t data = 0;
+	struct hwt_abi_bufptr_get get = bufptr_args(&page, &offset, &data);
+
+	if (sys->ioctl(fd, HWT_ABI_IOC_BUFPTR_GET, &get) < 0)
+		return errno;
 	*position = (uint64_t)page * (uint64_t)sysconf(_SC_PAGESIZE) + offset;
 	return 0;
 }

@@ -63,6 +63,11 @@ int hwt_ctx_records(struct hwt_ctx *ctx, struct hwt_abi_record *records,
 		    int max, bool wait);
 /* HWT_IOC_BUFPTR_GET: thread INDEX's write position as a buffer offset. */
 int hwt_ctx_bufptr(struct hwt_ctx *ctx, int index, uint64_t *position);
+/* Thread INDEX's open node, or -1. */
+int hwt_node_fd(const struct hwt_ctx *ctx, int index);
+/* HWT_IOC_BUFPTR_GET on node FD, touching no context (for another thread
+ * of the owner): 0, or the errno. */
+int hwt_node_bufptr(const struct hwt_sys *sys, int fd, uint64_t *position);
 /* HWT_IOC_WAKEUP: release thread INDEX if it is paused at an mmap or exec. */
 int hwt_ctx_wakeup(struct hwt_ctx *ctx, int index);
 
