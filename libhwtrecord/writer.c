@@ -29,6 +29,13 @@ struct writer_thread {
 	struct hwtr_etm_config etm;	/* strings owned */
 };
 
+/* A trace file that several sources share, written piece by piece. */
+struct shared_trace {
+	const char *path;	/* relative, one of saved */
+	FILE *file;
+	uint64_t size;
+};
+
 struct hwtr_writer {
 	char *dir;
 	struct hwtr_recording_info info;	/* strings owned below */
@@ -41,6 +48,8 @@ struct hwtr_writer {
 	char *core;
 	char **saved;		/* saved object and trace paths, relative */
 	size_t nsaved;
+	struct shared_trace *shared;	/* trace files written as they come */
+	size_t nshared;
 	bool failed;		/* a write failed: say so in every later call */
 };
 
@@ -487,6 +496,64 @@ int hwtr_writer_save_trace(struct hwtr_writer *w, const char *name,
 	return save_file(w, "trace", name, bytes, size, relative_path);
 }
 
+int hwtr_writer_open_trace(struct hwtr_writer *w, const char *name,
+			   const char **relative_path)
+{
+	const char *rel;
+	char *full;
+	void *p;
+	FILE *f;
+	int err = save_file(w, "trace", name, "", 0, &rel);
+
+	if (err)
+		return err;
+	p = realloc(w->shared, (w->nshared + 1) * sizeof(*w->shared));
+	if (!p)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->shared = p;
+	full = path_join(w->dir, rel);
+	if (!full)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	f = fopen(full, "a");
+	if (!f) {
+		err = hwtr_fail(hwtr_err_io, "%s: %s", full, strerror(errno));
+		free(full);
+		return err;
+	}
+	free(full);
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	w->shared[w->nshared++] = (struct shared_trace){ rel, f, 0 };
+	if (relative_path)
+		*relative_path = rel;
+	return 0;
+}
+
+int hwtr_writer_append_trace(struct hwtr_writer *w, const char *relative_path,
+			     const void *bytes, size_t size)
+{
+	size_t i;
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	for (i = 0; i < w->nshared; i++)
+		if (!strcmp(w->shared[i].path, relative_path))
+			break;
+	if (i == w->nshared)
+		return hwtr_fail(hwtr_err_notfound, "trace stream \"%s\" was not "
+				 "opened with hwtr_writer_open_trace",
+				 relative_path);
+	if (size && fwrite(bytes, 1, size, w->shared[i].file) != size) {
+		w->failed = true;
+		return hwtr_fail(hwtr_err_io, "%s/%s: write failed at offset %llu: %s",
+				 w->dir, relative_path,
+				 (unsigned long long)w->shared[i].size,
+				 strerror(errno));
+	}
+	w->shared[i].size += size;
+	return 0;
+}
+
 static int copy_file(const char *from, const char *to)
 {
 	char buf[1 << 16];
@@ -560,6 +627,12 @@ int hwtr_writer_flush(struct hwtr_writer *w)
 			return hwtr_fail(hwtr_err_io, "%s/%s: write failed: %s",
 					 w->dir, w->threads[i].stream_path,
 					 strerror(errno));
+		}
+	for (i = 0; i < w->nshared; i++)
+		if (fflush(w->shared[i].file) == EOF) {
+			w->failed = true;
+			return hwtr_fail(hwtr_err_io, "%s/%s: write failed: %s",
+					 w->dir, w->shared[i].path, strerror(errno));
 		}
 	if (fflush(w->sideband) == EOF) {
 		w->failed = true;
@@ -658,6 +731,9 @@ void hwtr_writer_free(struct hwtr_writer *w)
 	}
 	if (w->sideband)
 		fclose(w->sideband);
+	for (i = 0; i < w->nshared; i++)
+		fclose(w->shared[i].file);
+	free(w->shared);
 	for (i = 0; w->argv && i < w->info.argc; i++)
 		free(w->argv[i]);
 	for (i = 0; i < w->nsaved; i++)

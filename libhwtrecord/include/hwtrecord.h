@@ -234,9 +234,21 @@ int hwtr_writer_save_trace(struct hwtr_writer *writer, const char *name,
 			   const void *bytes, size_t size,
 			   const char **relative_path);
 
+/* Create trace/NAME, empty, for a trace buffer that several sources share
+ * and that comes piece by piece (a recorder's); its relative path (owned by
+ * the writer) is what hwtr_writer_add_source and hwtr_writer_append_trace
+ * name. */
+int hwtr_writer_open_trace(struct hwtr_writer *writer, const char *name,
+			   const char **relative_path);
+
+/* Append bytes to a trace file made by hwtr_writer_open_trace. */
+int hwtr_writer_append_trace(struct hwtr_writer *writer,
+			     const char *relative_path, const void *bytes,
+			     size_t size);
+
 /* A new thread (for CoreSight: a trace source) whose trace is in STREAM,
- * saved before with hwtr_writer_save_trace; logs thread-start and updates
- * the manifest.  ETM is copied. */
+ * saved before with hwtr_writer_save_trace or hwtr_writer_open_trace; logs
+ * thread-start and updates the manifest.  ETM is copied. */
 int hwtr_writer_add_source(struct hwtr_writer *writer, uint32_t tid,
 			   uint64_t tsc, const char *stream,
 			   const struct hwtr_etm_config *etm);
