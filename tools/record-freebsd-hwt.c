@@ -4,10 +4,13 @@
  * kernel/freebsd/hwt-recorder.c talks to the kernel through the seam of
  * hwt-sys.h and hands what it learns to the sink here, which writes the
  * recording with libhwtrecord's writer: manifest source "freebsd-hwt", one
- * stream per thread named by LWP id, exec and mmap events with build-ids
+ * stream per thread named by LWP id (Intel PT), or one stream of CoreSight
+ * frames that every thread's source names, each with its trace ID and
+ * trace unit (ETM, format version 2), exec and mmap events with build-ids
  * (record-sideband.c), and loss events where the circular buffer was
- * overwritten before it was read.  FreeBSD's PT trace has no timestamps, so
- * the sideband's "tsc" is only an order: a counter, one step per event.
+ * overwritten before it was read.  FreeBSD's trace has no timestamps (the
+ * PT backend clears TSCEn; we leave the ETM's off), so the sideband's "tsc"
+ * is only an order: a counter, one step per event.
  *
  * Outside FreeBSD the seam is empty and the source says so; the test suite
  * links a stand-in into its own hwtrec (testsuite/hwt-standin).
@@ -36,16 +39,17 @@ struct adapter {
 	struct hwtr_writer *writer;
 	struct sideband *sb;
 	uint64_t seq;		/* the sideband's order, there being no clock */
+	const char *shared;	/* the one stream of a shared buffer, or NULL */
 	char name[PATH_MAX];
 };
 
-static int on_begin(void *ctx, pid_t pid, const char *format,
+static int on_begin(void *ctx, pid_t pid, const struct hwt_backend *backend,
 		    const struct hwtr_pt_config *pt)
 {
 	struct adapter *a = ctx;
 	struct hwtr_writer_info info = {
-		.source = "freebsd-hwt", .trace_format = format, .pt = *pt,
-		.pid = pid, .executable = a->req->program,
+		.source = "freebsd-hwt", .trace_format = backend->trace_format,
+		.arch = backend->arch, .pid = pid, .executable = a->req->program,
 	};
 	int err;
 
@@ -54,16 +58,25 @@ static int on_begin(void *ctx, pid_t pid, const char *format,
 			info.argc++;
 	info.argv = (const char *const *)a->req->argv;
 	record_name(a->req, pid, a->name, sizeof(a->name));
+	if (!backend->trace_unit)
+		info.pt = *pt;
 	if ((err = hwtr_writer_create(a->name, &info, &a->writer)))
+		return err;
+	/* The ETR's buffer: every thread's frames, as they come. */
+	if (backend->shared_buffer &&
+	    (err = hwtr_writer_open_trace(a->writer, "etr.bin", &a->shared)))
 		return err;
 	a->sb = sideband_new(a->writer);
 	return a->sb ? 0 : -hwtr_err_nomem;
 }
 
-static int on_thread(void *ctx, uint32_t tid)
+static int on_thread(void *ctx, uint32_t tid, const struct hwtr_etm_config *etm)
 {
 	struct adapter *a = ctx;
 
+	if (etm)
+		return hwtr_writer_add_source(a->writer, tid, ++a->seq,
+					      a->shared, etm);
 	return hwtr_writer_add_thread(a->writer, tid, ++a->seq);
 }
 
@@ -71,6 +84,8 @@ static int on_trace(void *ctx, uint32_t tid, const void *bytes, size_t size)
 {
 	struct adapter *a = ctx;
 
+	if (a->shared)
+		return hwtr_writer_append_trace(a->writer, a->shared, bytes, size);
 	return hwtr_writer_trace(a->writer, tid, bytes, size);
 }
 
@@ -121,11 +136,6 @@ static const struct hwt_backend *backend_of(const struct record_request *req,
 	else if (!(b = hwt_backend_find(req->hwt_backend))) {
 		snprintf(why, size, "--hwt-backend=%s: no such backend (one of "
 			 "%s)", req->hwt_backend, hwt_backend_names());
-		return NULL;
-	}
-	if (b->not_ready) {
-		snprintf(why, size, "hwt backend \"%s\": %s", b->name,
-			 b->not_ready);
 		return NULL;
 	}
 	return b;
@@ -331,7 +341,8 @@ static int record_hwt(const struct record_request *req)
 
 const struct record_source record_source_hwt = {
 	.name = "hwt",
-	.summary = "FreeBSD hwt(4): Intel PT from the kernel (FreeBSD only)",
+	.summary = "FreeBSD hwt(4): Intel PT or Arm CoreSight ETM from the "
+		   "kernel (FreeBSD only)",
 	.can_attach = true,
 	.available = hwt_available,
 	.record = record_hwt,

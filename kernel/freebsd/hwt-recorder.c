@@ -18,7 +18,9 @@
  * Then until the process ends: RECORD_GET (waiting; SIGCHLD and a 20 ms
  * timer end the wait), and for each record: THREAD_CREATE opens and maps the
  * new thread's buffer and names it (hwt-lwps.c); BUFFER moves that thread's
- * known write position; EXECUTABLE and MMAP refresh the executable mappings
+ * known write position (the coresight backend sends none: thread 0's buffer
+ * is the ETR's, holding every thread's frames under trace ID index + 1, and
+ * its write pointer is read with BUFPTR_GET before and after every copy); EXECUTABLE and MMAP refresh the executable mappings
  * from the VM map (the thread that mapped is held until WAKEUP, so the
  * mapping is there to be read; records carry no length or file offset) and
  * release the thread.  After each batch every thread's new bytes are copied
@@ -26,10 +28,12 @@
  * thread's final position and the last bytes are copied.
  *
  * Not done: following fork children (hwt contexts are per process), CPU
- * mode, address-range filters (--from).
+ * mode, address-range filters (--from), more than 0x6f threads with the
+ * coresight backend (trace IDs from 0x70 are reserved).
  */
 #define _GNU_SOURCE
 #include "hwt-recorder.h"
+#include "hwt-bufpoll.h"
 #include "hwt-context.h"
 #include "hwt-drain.h"
 #include "hwt-lwps.h"
@@ -53,13 +57,17 @@
 /* After the exec (the child's end of the socket closed), how long the
  * EXECUTABLE record may take before we conclude there are no hooks. */
 #define EXEC_RECORD_TIMEOUT 5.0
+/* A TMC-ETR writes CoreSight formatter frames of 16 bytes. */
+#define ETR_FRAME 16
+/* How often a shared buffer's write pointer is read (hwt-bufpoll.h). */
+#define BUFPOLL_US 1000
 
 struct rthread {
 	struct recorder *rec;
 	int index;
 	uint32_t tid;
 	bool named;
-	struct hwt_drain *drain;
+	struct hwt_drain *drain;	/* NULL: its trace is in thread 0's */
 };
 
 enum phase { WAIT_EXEC, RUNNING, ENDED };
@@ -76,6 +84,11 @@ struct recorder {
 	struct hwt_vm_entry *known;	/* executable file mappings reported */
 	size_t nknown;
 	struct hwt_abi_record *batch;
+	uint8_t config[HWT_ABI_MAXCONFIGSIZE];	/* the SET_CONFIG blob */
+	size_t config_size;
+	int config_version;
+	struct hwtr_etm_config etm;	/* ETM backends: the trace unit */
+	struct hwt_bufpoll *poll;	/* a shared buffer's write pointer */
 	enum phase phase;
 	uint64_t page;
 	int failed;			/* sticky: the recording failed */
@@ -157,17 +170,46 @@ static int add_thread(struct recorder *r, int index)
 		r->threads = v;
 		r->nthreads = n;
 	}
-	if (hwt_ctx_map(r->ctx, index, &buffer) < 0)
-		return fail(r, "%s", hwt_ctx_error(r->ctx));
+	if (r->o->backend->shared_buffer &&
+	    HWT_ABI_ETM_TRACE_ID(index) > HWT_ABI_ETM_MAX_TRACE_ID)
+		return fail(r, "thread %d would trace under ID 0x%x, which "
+			    "CoreSight reserves: hwtrecord cannot tell its trace "
+			    "apart", index, HWT_ABI_ETM_TRACE_ID(index));
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return fail(r, "out of memory");
 	t->rec = r;
 	t->index = index;
 	ds.ctx = t;
-	if (hwt_drain_new(buffer, hwt_ctx_bufsize(r->ctx), &ds, &t->drain) < 0) {
-		free(t);
-		return fail(r, "out of memory");
+	/* A shared buffer is thread 0's; the others' are never written. */
+	if (index == 0 || !r->o->backend->shared_buffer) {
+		int err;
+
+		if (hwt_ctx_map(r->ctx, index, &buffer) < 0) {
+			free(t);
+			return fail(r, "%s", hwt_ctx_error(r->ctx));
+		}
+		err = r->o->backend->shared_buffer
+			      ? hwt_drain_new_frames(buffer, hwt_ctx_bufsize(r->ctx),
+						     ETR_FRAME, &ds, &t->drain)
+			      : hwt_drain_new(buffer, hwt_ctx_bufsize(r->ctx), &ds,
+					      &t->drain);
+		if (err < 0) {
+			free(t);
+			return fail(r, "out of memory");
+		}
+		/* No BUFFER records will say where the ETR writes: follow
+		 * its pointer from now on. */
+		if (r->o->backend->shared_buffer &&
+		    (err = hwt_bufpoll_start(r->sys, hwt_node_fd(r->ctx, index),
+					     hwt_ctx_bufsize(r->ctx), BUFPOLL_US,
+					     &r->poll))) {
+			hwt_drain_free(t->drain);
+			free(t);
+			return fail(r, "following the trace buffer's write "
+				    "pointer (HWT_IOC_BUFPTR_GET): %s",
+				    strerror(err));
+		}
 	}
 	r->threads[index] = t;
 	if (hwt_lwps_created(r->lwps, index) < 0)
@@ -194,12 +236,17 @@ static int name_threads(struct recorder *r)
 	free(tids);
 	for (i = 0; i < r->nthreads; i++) {
 		struct rthread *t = r->threads[i];
+		struct hwtr_etm_config etm = r->etm;
 
 		if (!t || t->named || !hwt_lwps_name(r->lwps, t->index, &t->tid))
 			continue;
 		t->named = true;
 		r->res->threads++;
-		if (r->sink->thread(r->sink->ctx, t->tid) < 0)
+		/* What the backend writes to TRCTRACEIDR at its switch-in. */
+		etm.trace_id = (uint8_t)HWT_ABI_ETM_TRACE_ID(t->index);
+		etm.trctraceidr = etm.trace_id;
+		if (r->sink->thread(r->sink->ctx, t->tid,
+				    r->o->backend->trace_unit ? &etm : NULL) < 0)
 			return fail(r, "%s", hwtr_last_error());
 	}
 	return 0;
@@ -300,7 +347,7 @@ static int process(struct recorder *r, const struct hwt_abi_record *recs,
 			break;
 		case HWT_ABI_RECORD_BUFFER:
 			if (rec->buf_id >= 0 && (size_t)rec->buf_id < r->nthreads &&
-			    r->threads[rec->buf_id])
+			    r->threads[rec->buf_id] && r->threads[rec->buf_id]->drain)
 				hwt_drain_observe(r->threads[rec->buf_id]->drain,
 						  (uint64_t)rec->curpage * r->page +
 							  rec->offset);
@@ -354,17 +401,47 @@ static void recheck(void *ctx)
 	get_records(ctx, false);
 }
 
-/* Copy every thread's new bytes; MARGIN as hwt_drain_copy's. */
+/* A shared buffer's write position: the ETR's write pointer, read now and
+ * counted by the poller, which has followed it round the buffer. */
+static void observe_bufptr(struct recorder *r, struct rthread *t)
+{
+	int err = hwt_bufpoll_now(r->poll);
+
+	if (err)
+		fail(r, "HWT_IOC_BUFPTR_GET on thread 0's node: %s",
+		     strerror(err));
+	else
+		hwt_drain_observe_written(t->drain,
+					  hwt_bufpoll_written(r->poll, NULL));
+}
+
+static void recheck_bufptr(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	observe_bufptr(r, r->threads[0]);
+}
+
+/* Copy every thread's new bytes; MARGIN as hwt_drain_copy's.  A shared
+ * buffer is exact (the write pointer itself): no margin, but its position is
+ * read before the copy and again after it. */
 static int copy_all(struct recorder *r, uint64_t margin, bool final)
 {
+	bool shared = r->o->backend->shared_buffer;
 	size_t i;
 
 	for (i = 0; i < r->nthreads && !r->failed; i++) {
 		struct rthread *t = r->threads[i];
 
-		if (!t || !t->named || !hwt_drain_pending(t->drain))
+		if (!t || !t->named || !t->drain)
 			continue;
-		if (hwt_drain_copy(t->drain, margin, final ? NULL : recheck, r) < 0)
+		if (shared && !final)
+			observe_bufptr(r, t);
+		if (r->failed || !hwt_drain_pending(t->drain))
+			continue;
+		if (hwt_drain_copy(t->drain, shared ? 0 : margin,
+				   final ? NULL : shared ? recheck_bufptr : recheck,
+				   r) < 0)
 			return fail(r, "thread %u: writing its trace failed: %s",
 				    t->tid, hwtr_last_error());
 	}
@@ -460,31 +537,34 @@ static bool process_gone(struct recorder *r, bool child_of_ours)
 
 static int configure(struct recorder *r, bool pause_on_mmap)
 {
-	uint8_t config[HWT_ABI_MAXCONFIGSIZE];
-	int version = 0;
-	size_t size = r->o->backend->config(config, sizeof(config), &version);
-
-	if (!size)
-		return fail(r, "the %s backend has no configuration",
-			    r->o->backend->name);
-	if (hwt_ctx_configure(r->ctx, pause_on_mmap, config, size, version) < 0)
+	if (hwt_ctx_configure(r->ctx, pause_on_mmap, r->config, r->config_size,
+			      r->config_version) < 0)
 		return fail(r, "%s", hwt_ctx_error(r->ctx));
 	return 0;
 }
 
 static int alloc(struct recorder *r, pid_t pid)
 {
+	const struct hwt_backend *b = r->o->backend;
 	struct hwtr_pt_config pt;
 	char msg[768];
 
 	memset(&pt, 0, sizeof(pt));
-	if (!r->sys->cpu(r->o->backend->name, &pt, msg, sizeof(msg)))
+	if (!r->sys->cpu(b->name, &pt, msg, sizeof(msg)))
 		return fail(r, "unsupported CPU: %s", msg);
-	if (hwt_ctx_alloc(r->sys, pid, r->o->bufsize, r->o->backend->name,
-			  &r->ctx, msg, sizeof(msg)) < 0)
+	r->config_size = b->config(r->config, sizeof(r->config),
+				   &r->config_version);
+	if (!r->config_size)
+		return fail(r, "the %s backend has no configuration", b->name);
+	if (hwt_ctx_alloc(r->sys, pid, r->o->bufsize, b->name, &r->ctx, msg,
+			  sizeof(msg)) < 0)
 		return fail(r, "%s", msg);
-	if (r->sink->begin(r->sink->ctx, pid, r->o->backend->trace_format,
-			   &pt) < 0)
+	/* The decoder's view of the trace units under that configuration
+	 * (after ALLOC, which says best when the backend is missing). */
+	if (b->trace_unit && b->trace_unit(r->sys, r->config, r->config_size,
+					   &r->etm, msg, sizeof(msg)) < 0)
+		return fail(r, "%s", msg);
+	if (r->sink->begin(r->sink->ctx, pid, b, &pt) < 0)
 		return fail(r, "%s", hwtr_last_error());
 	return 0;
 }
@@ -572,6 +652,12 @@ static int finish(struct recorder *r)
 			if (!t->named)
 				continue;
 		}
+		if (!t->drain)
+			continue;
+		if (r->poll) {
+			observe_bufptr(r, t);
+			continue;
+		}
 		if (hwt_ctx_bufptr(r->ctx, t->index, &pos) < 0)
 			return fail(r, "%s", hwt_ctx_error(r->ctx));
 		hwt_drain_observe(t->drain, pos);
@@ -583,7 +669,7 @@ static int finish(struct recorder *r)
 		struct rthread *t = r->threads[i];
 		struct hwt_drain_stats st;
 
-		if (!t || !t->named)
+		if (!t || !t->named || !t->drain)
 			continue;
 		if (!r->failed && hwt_drain_finish(t->drain) < 0)
 			fail(r, "thread %u: %s", t->tid, hwtr_last_error());
@@ -606,6 +692,7 @@ static void cleanup(struct recorder *r)
 			hwt_drain_free(r->threads[i]->drain);
 			free(r->threads[i]);
 		}
+	hwt_bufpoll_stop(r->poll);
 	free(r->threads);
 	free(r->known);
 	free(r->batch);
@@ -628,11 +715,6 @@ int hwt_record(const struct hwt_recorder_options *o,
 
 	memset(res, 0, sizeof(*res));
 	interrupted = 0;
-	if (o->backend->not_ready) {
-		snprintf(res->msg, sizeof(res->msg), "hwt backend \"%s\": %s",
-			 o->backend->name, o->backend->not_ready);
-		return -1;
-	}
 	r.batch = calloc(BATCH, sizeof(*r.batch));
 	if (!r.batch || hwt_lwps_new(&r.lwps) < 0) {
 		free(r.batch);

@@ -2,7 +2,8 @@
  *
  * The recorder starts PROGRAM stopped (or attaches to PID), allocates the
  * context, configures it, starts it at the right moment, maps every thread's
- * buffer and drains records and buffers until the process ends.  What it
+ * buffer (the coresight backend: thread 0's, which holds them all) and drains
+ * records and buffers until the process ends.  What it
  * learns goes to a sink (the recording, in tools/record-freebsd-hwt.c): the
  * process, threads named by LWP id, trace bytes, losses, exec and the
  * executable mappings.  See README.md beside this file for the sequence.
@@ -19,10 +20,15 @@
 
 struct hwt_recorder_sink {
 	void *ctx;
-	/* The traced process is PID; its trace is FORMAT, described by PT. */
-	int (*begin)(void *ctx, pid_t pid, const char *format,
+	/* The traced process is PID; its trace is BACKEND's (the format and
+	 * arch), described by PT for Intel PT.  A shared-buffer backend's
+	 * trace is one stream for all threads. */
+	int (*begin)(void *ctx, pid_t pid, const struct hwt_backend *backend,
 		     const struct hwtr_pt_config *pt);
-	int (*thread)(void *ctx, uint32_t tid);
+	/* A thread, with its trace unit (ETM: its trace ID in it) or NULL. */
+	int (*thread)(void *ctx, uint32_t tid, const struct hwtr_etm_config *etm);
+	/* Trace bytes of thread TID's buffer (shared: thread 0's, which holds
+	 * every thread's frames), and losses in that stream. */
 	int (*trace)(void *ctx, uint32_t tid, const void *bytes, size_t size);
 	int (*loss)(void *ctx, uint32_t tid, uint64_t offset, uint64_t len,
 		    const char *reason);
