@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""check-stream.py REC.hwtrec TID WRITTEN: is thread TID's stream in the
-recording exactly what the stand-in wrote (WRITTEN, its HWT_STANDIN_DUMP
+"""check-stream.py REC.hwtrec TID WRITTEN [STREAM]: is thread TID's stream in
+the recording exactly what the stand-in wrote (WRITTEN, its HWT_STANDIN_DUMP
 file), except where the recording says trace was lost?
+
+STREAM (a path in the recording, e.g. trace/etr.bin) names a buffer of
+CoreSight frames instead of trace/TID.pt: its losses are TID's too, and
+nothing stands in the stream where bytes are missing (the loss event alone
+tells the decoder).
 
 The recording's sideband lists the losses of the thread (offset: where the
 stream has the OVF packet standing for them, followed by a FUP saying where
@@ -19,11 +24,13 @@ OVF = b"\x02\xf3"
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
         return 2
     rec, tid, written_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    stream = open("%s/trace/%d.pt" % (rec, tid), "rb").read()
+    frames = len(sys.argv) == 5
+    path = sys.argv[4] if frames else "trace/%d.pt" % tid
+    stream = open("%s/%s" % (rec, path), "rb").read()
     written = open(written_path, "rb").read()
     losses = []
     for line in open(rec + "/sideband.jsonl"):
@@ -46,7 +53,7 @@ def main():
         pos += len(kept)
         if length is None:
             break
-        if offset > 0:
+        if offset > 0 and not frames:
             if stream[at:at + 2] != OVF:
                 print("stream offset %d: the loss is not marked by an OVF packet"
                       % at, file=sys.stderr)

@@ -52,10 +52,9 @@
 #include <unistd.h>
 
 #define PMI_LATENCY 32
-#define HOLD_LIMIT 20		/* seconds a hold may last */
 #define LISTING_WAIT 30		/* seconds the thread-create hook waits */
 
-static void deadline(struct timespec *ts, int seconds)
+void standin_deadline(struct timespec *ts, int seconds)
 {
 	clock_gettime(CLOCK_REALTIME, ts);
 	ts->tv_sec += seconds;
@@ -89,7 +88,7 @@ static void pace(struct sthread *t)
 
 	if (!standin_config.paced || !pthread_equal(pthread_self(), ctx->feeder))
 		return;
-	deadline(&until, HOLD_LIMIT);
+	standin_deadline(&until, HOLD_LIMIT);
 	while (t->records - t->fetched > ahead && !ctx->quit &&
 	       pthread_cond_timedwait(&standin_cond, &standin_lock, &until) !=
 		       ETIMEDOUT)
@@ -146,14 +145,14 @@ void standin_switch_out(struct sthread *t)
 }
 
 /* Hold thread INDEX at an exec or mmap until WAKEUP on its node. */
-static void hold(struct sctx *ctx, int index)
+void standin_hold(struct sctx *ctx, int index)
 {
 	struct timespec until;
 
 	if (!ctx->pause_on_mmap || index < 0)
 		return;
 	ctx->paused = index;
-	deadline(&until, HOLD_LIMIT);
+	standin_deadline(&until, HOLD_LIMIT);
 	while (ctx->paused == index && !ctx->quit)
 		if (pthread_cond_timedwait(&standin_cond, &standin_lock,
 					   &until) == ETIMEDOUT) {
@@ -195,7 +194,7 @@ static void executable(struct sctx *ctx)
 	}
 	standin_queue(ctx, &rec);
 	standin_log("EXECUTABLE %s", ctx->exec_path);
-	hold(ctx, t ? t->index : -1);
+	standin_hold(ctx, t ? t->index : -1);
 }
 
 static void set_mapping(struct sctx *ctx, const struct vg_event *ev, bool add)
@@ -244,7 +243,7 @@ static struct sthread *new_thread(struct sctx *ctx, uint32_t lwpid)
 	ctx->creates_made++;
 	if (standin_config.thread_race)
 		return t;
-	deadline(&until, LISTING_WAIT);
+	standin_deadline(&until, LISTING_WAIT);
 	while (ctx->creates_listed < ctx->creates_made && !ctx->quit &&
 	       pthread_cond_timedwait(&standin_cond, &standin_lock, &until) !=
 		       ETIMEDOUT)
@@ -338,7 +337,7 @@ static int on_event(void *arg, const struct vg_event *ev)
 				 (int)ev->path_len, ev->path);
 			rec.addr = ev->addr;
 			standin_queue(ctx, &rec);
-			hold(ctx, ctx->cur ? ctx->cur->index : -1);
+			standin_hold(ctx, ctx->cur ? ctx->cur->index : -1);
 		}
 		break;
 	case HWTREC_EV_MUNMAP:
@@ -403,13 +402,20 @@ static void *feeder(void *arg)
 	return NULL;
 }
 
-int standin_feed_start(struct sctx *ctx)
+int standin_fifo_open(struct sctx *ctx)
 {
 	snprintf(ctx->fifo, sizeof(ctx->fifo), "%s/fifo.%d", standin_config.dir,
 		 (int)ctx->pid);
 	unlink(ctx->fifo);
 	if (mkfifo(ctx->fifo, 0600) < 0 ||
 	    (ctx->fifo_fd = open(ctx->fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return -1;
+	return 0;
+}
+
+int standin_feed_start(struct sctx *ctx)
+{
+	if (standin_fifo_open(ctx) < 0)
 		return -1;
 	fcntl(ctx->fifo_fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	if (event_reader_new(&ctx->reader) < 0)

@@ -5,7 +5,8 @@
  * unchanged.
  *
  * Modelled on sys/dev/hwt (hwt_ioctl.c, hwt_vm.c, hwt_record.c,
- * hwt_config.c) and sys/amd64/pt/pt.c:
+ * hwt_config.c), sys/amd64/pt/pt.c and, for the coresight backend, the hwt
+ * development trees' sys/arm64/coresight (doc/recording-freebsd.md):
  *   - /dev/hwt takes ALLOC only (else ENXIO).  ALLOC: bufsize a page multiple
  *     and at most 32 GiB (EINVAL), backend name NULL (EINVAL), unknown
  *     backend (ENODEV), mode other than thread or CPU (ENXIO), CPU mode not
@@ -30,6 +31,12 @@
  *   - mmap of a node: PROT_READ only and offset 0 (ENXIO), MAP_SHARED
  *     (EINVAL: no private mappings of a device), length bufsize (ENXIO): a
  *     real read-only shared mapping of the buffer (a memfd).
+ *   - coresight (HWT_STANDIN_MODULES with coresight, a capture to play:
+ *     standin-etm.c): ALLOC takes the backend, SET_CONFIG keeps the blob as
+ *     it is (the ETM driver checks its size and version at switch-in), START
+ *     without one takes the driver's default rather than crashing,
+ *     BUFPTR_GET on any node reads the ETR's write pointer in thread 0's
+ *     buffer, no BUFFER records; the ETM driver's ID registers are sysctls.
  * Behaviour is set by environment variables (README.md): modules loaded,
  * CPU support, HWT_HOOKS, node permissions, a slow reader or a paced writer
  * (one that never runs far ahead of the owner's reading), and where the
@@ -144,6 +151,14 @@ static void init(void)
 	c->paced = env_is("HWT_STANDIN_PACED", "1");
 	c->record_delay_ms = delay ? (unsigned)atoi(delay) : 0;
 	c->dump = getenv("HWT_STANDIN_DUMP") != NULL;
+	c->coresight_loaded = listed(modules, "coresight");
+	c->etm_capture = getenv("HWT_STANDIN_ETM");
+	c->etm_source = getenv("HWT_STANDIN_ETM_SOURCE");
+	c->etm_page_us = getenv("HWT_STANDIN_ETM_PAGE_US")
+				 ? (unsigned)atoi(getenv("HWT_STANDIN_ETM_PAGE_US"))
+				 : 2000;
+	c->etm_paced_bytes = getenv("HWT_STANDIN_ETM_PACED_BYTES")
+		? strtoull(getenv("HWT_STANDIN_ETM_PACED_BYTES"), NULL, 0) : 0;
 	if (dir)
 		snprintf(c->dir, sizeof(c->dir), "%s", dir);
 	else
@@ -500,8 +515,20 @@ static int ioctl_alloc(struct hwt_abi_alloc *a)
 	if (strnlen(a->backend_name, sizeof(name)) == sizeof(name))
 		return ENAMETOOLONG;	/* copyinstr */
 	snprintf(name, sizeof(name), "%s", a->backend_name);
-	if (strcmp(name, "pt") || !standin_config.pt_loaded)
+	if (!strcmp(name, "coresight")) {
+		char why[1024];
+
+		/* Registered when a TMC-ETR attaches; here, when there is a
+		 * capture to play as its trace. */
+		if (!standin_config.coresight_loaded)
+			return ENODEV;
+		if (standin_etm_capture(why, sizeof(why)) < 0) {
+			standin_log("coresight: %s", why);
+			return ENODEV;
+		}
+	} else if (strcmp(name, "pt") || !standin_config.pt_loaded) {
 		return ENODEV;
+	}
 	if (a->mode == HWT_ABI_MODE_CPU)
 		return ENODEV;		/* not modelled: as an empty CPU map */
 	if (a->mode != HWT_ABI_MODE_THREAD)
@@ -525,6 +552,7 @@ static int ioctl_alloc(struct hwt_abi_alloc *a)
 	ctx->pid = a->pid;
 	ctx->owner = caller();
 	ctx->bufsize = a->bufsize;
+	ctx->coresight = !strcmp(name, "coresight");
 	ctx->paused = -1;
 	ctx->fifo_fd = -1;
 	n = proc_threads(a->pid, tids, 1024);
@@ -549,9 +577,10 @@ static int ioctl_alloc(struct hwt_abi_alloc *a)
 		ctxs[nctxs++] = ctx;
 	}
 	*a->ident = ctx->ident;
-	standin_log("ALLOC ident %d pid %d bufsize %zu threads %zu", ctx->ident,
-		    (int)ctx->pid, ctx->bufsize, n);
-	if (standin_feed_start(ctx) < 0)
+	standin_log("ALLOC ident %d pid %d bufsize %zu threads %zu backend %s",
+		    ctx->ident, (int)ctx->pid, ctx->bufsize, n, name);
+	if ((ctx->coresight ? standin_etm_feed_start(ctx)
+			    : standin_feed_start(ctx)) < 0)
 		return ENOMEM;
 	return 0;
 }
@@ -620,6 +649,10 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 		ctx->qlen--;
 	}
 	*g->nentries = i;
+	/* A paced ETR may write another quarter buffer: the owner copies
+	 * after each RECORD_GET. */
+	if (ctx->coresight && ctx->nthreads)
+		ctx->etm_quota = ctx->threads[0]->pos + ctx->bufsize / 4;
 	pthread_cond_broadcast(&standin_cond);
 	return 0;
 }
@@ -642,7 +675,8 @@ static int node_ioctl(struct sdev *d, unsigned long request, void *arg)
 		if (ctx->state == SCTX_RUNNING)
 			return ENXIO;
 		ctx->starts++;
-		if (!ctx->configured)
+		/* (The ETM driver takes its default configuration instead.) */
+		if (!ctx->configured && !ctx->coresight)
 			panic_start_without_config(ctx);
 		ctx->state = SCTX_RUNNING;
 		standin_log("START context %d", ctx->ident);
@@ -659,7 +693,13 @@ static int node_ioctl(struct sdev *d, unsigned long request, void *arg)
 		return record_get(ctx, arg);
 	case HWT_ABI_IOC_BUFPTR_GET: {
 		struct hwt_abi_bufptr_get *g = arg;
-		uint64_t at = t->visible % ctx->bufsize;
+		uint64_t at;
+
+		/* coresight: the one TMC-ETR's write pointer, in thread 0's
+		 * buffer, whichever node is asked. */
+		if (ctx->coresight)
+			t = ctx->threads[0];
+		at = t->visible % ctx->bufsize;
 
 		if (g->ident)
 			*g->ident = (int)(at / STANDIN_PAGE);
@@ -678,6 +718,18 @@ static int node_ioctl(struct sdev *d, unsigned long request, void *arg)
 			return 0;	/* and pause_on_mmap is not latched */
 		if (sc->config_size > HWT_ABI_MAXCONFIGSIZE)
 			return EFBIG;
+		if (ctx->coresight) {
+			memcpy(ctx->etm_config, sc->config, sc->config_size);
+			ctx->etm_config_size = sc->config_size;
+			ctx->etm_config_version = sc->config_version;
+			ctx->configured = true;
+			ctx->pause_on_mmap = sc->pause_on_mmap != 0;
+			standin_log("SET_CONFIG context %d coresight %zu bytes "
+				    "version %d pause_on_mmap %d", ctx->ident,
+				    sc->config_size, sc->config_version,
+				    ctx->pause_on_mmap);
+			return 0;
+		}
 		/* Passed to the backend unchecked; it reads a pt_cpu_config
 		 * at switch-in, whatever the size said. */
 		memset(&ctx->config, 0, sizeof(ctx->config));
@@ -769,8 +821,15 @@ static void standin_exec(const char *program, char *const argv[])
 		.ret_compression = true,
 	};
 	char fifo[PATH_MAX];
+	struct stat st;
 
 	lazy_init();
+	/* The coresight backend plays a capture: the child only waits.  (It
+	 * was forked before the ALLOC; the ALLOC's FIFOs say which.) */
+	snprintf(fifo, sizeof(fifo), "%s/etm-done.%d", standin_config.dir,
+		 (int)getpid());
+	if (stat(fifo, &st) == 0)
+		standin_etm_exec();
 	snprintf(fifo, sizeof(fifo), "%s/fifo.%d", standin_config.dir,
 		 (int)getpid());
 	valgrind_exec(fifo, standin_config.dir, &opt, NULL, program, argv);
@@ -945,6 +1004,8 @@ static bool standin_module_loaded(const char *name)
 		return standin_config.hwt_loaded;
 	if (!strcmp(name, "intel_pt"))
 		return standin_config.pt_loaded;
+	if (!strcmp(name, "coresight"))
+		return standin_config.coresight_loaded;
 	return false;
 }
 
@@ -952,8 +1013,13 @@ static bool standin_cpu(const char *backend, struct hwtr_pt_config *pt,
 			char *why, size_t size)
 {
 	lazy_init();
+	/* An Arm CPU, whose trace units are the capture's (ALLOC and the
+	 * sysctls need it). */
+	if (!strcmp(backend, "coresight"))
+		return true;
 	if (strcmp(backend, "pt")) {
-		snprintf(why, size, "the stand-in models the pt backend only");
+		snprintf(why, size, "the stand-in models the pt and coresight "
+			 "backends only");
 		return false;
 	}
 	if (!standin_config.cpu_has_pt) {
@@ -987,6 +1053,8 @@ static void cleanup_at_exit(void)
 			thread_free(t, ctx->bufsize);
 		}
 		standin_log("context %d: %u START", ctx->ident, ctx->starts);
+		if (ctx->coresight)
+			unlink(ctx->etm_done);
 		release_pid(ctx->pid);
 		free(ctx->threads);
 		free(ctx->queue);
@@ -1003,6 +1071,12 @@ static void cleanup_at_exit(void)
 	ndevs = 0;
 }
 
+static int standin_sysctl(const char *name, void *value, size_t *size)
+{
+	lazy_init();
+	return standin_etm_sysctl(name, value, size);
+}
+
 static const struct hwt_sys standin = {
 	.name = "stand-in",
 	.open = standin_open,
@@ -1016,6 +1090,7 @@ static const struct hwt_sys standin = {
 	.threads = standin_threads,
 	.module_loaded = standin_module_loaded,
 	.cpu = standin_cpu,
+	.sysctl = standin_sysctl,
 };
 
 const struct hwt_sys *const hwt_sys_default = &standin;

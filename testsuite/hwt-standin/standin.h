@@ -1,9 +1,11 @@
 /* standin.h: the parts of the hwt(4) stand-in (README.md) and what they
  * share.  standin-kernel.c is the kernel side (devices, contexts, ioctls,
  * buffers, records) and the seam table the hwt source calls; standin-feed.c
- * is what the hardware and the kernel's hooks would do (a thread that reads
- * the Valgrind tool's event log, writes Intel PT into the circular buffers
- * and queues records).  One lock guards everything.
+ * is what the hardware and the kernel's hooks would do with the pt backend
+ * (a thread that reads the Valgrind tool's event log, writes Intel PT into
+ * the circular buffers and queues records); standin-etm.c the same with the
+ * coresight backend (a thread that plays a captured ETM trace out through
+ * the ETR's buffer).  One lock guards everything.
  */
 #ifndef HWT_STANDIN_H
 #define HWT_STANDIN_H
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define STANDIN_PAGE 4096u
 
@@ -57,6 +60,13 @@ struct sctx {
 	bool configured;
 	bool pause_on_mmap;
 	struct hwt_abi_pt_config config;
+	/* the coresight backend */
+	bool coresight;
+	uint8_t etm_config[HWT_ABI_MAXCONFIGSIZE];	/* as SET_CONFIG gave it */
+	size_t etm_config_size;
+	int etm_config_version;
+	uint64_t etm_quota;		/* a paced ETR writes up to here */
+	char etm_done[1100];		/* FIFO that lets the child exit */
 	struct sthread **threads;
 	size_t nthreads;
 	struct hwt_abi_record *queue;	/* FIFO of records */
@@ -90,6 +100,11 @@ extern pthread_cond_t standin_cond;
 
 struct standin_config {
 	bool hwt_loaded, pt_loaded, cpu_has_pt, hooks, dev_denied;
+	bool coresight_loaded;		/* HWT_STANDIN_MODULES has coresight */
+	const char *etm_capture;	/* HWT_STANDIN_ETM: a snapshot dir */
+	const char *etm_source;		/* HWT_STANDIN_ETM_SOURCE: its source */
+	unsigned etm_page_us;		/* HWT_STANDIN_ETM_PAGE_US */
+	uint64_t etm_paced_bytes;	/* HWT_STANDIN_ETM_PACED_BYTES */
 	bool thread_race;
 	bool paced;
 	unsigned record_delay_ms;
@@ -108,6 +123,14 @@ void standin_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void standin_set_caller(pid_t pid);
 
 /* standin-feed.c */
+#define HOLD_LIMIT 20		/* seconds a hold may last */
+void standin_deadline(struct timespec *ts, int seconds);
+/* Hold thread INDEX at an exec or mmap until WAKEUP on its node (with
+ * pause_on_mmap; lock held). */
+void standin_hold(struct sctx *ctx, int index);
+/* Make and open (read-write, non-blocking) the FIFO DIR/fifo.PID through
+ * which the traced child talks to the feeder. */
+int standin_fifo_open(struct sctx *ctx);
 int standin_feed_start(struct sctx *ctx);
 void standin_feed_stop(struct sctx *ctx);
 /* The traced process is gone: wait until its whole log is in the buffers. */
@@ -115,5 +138,14 @@ void standin_feed_settle(struct sctx *ctx);
 /* Write trace bytes into a thread's buffer (lock held). */
 int standin_write(struct sthread *t, const void *bytes, size_t size);
 void standin_switch_out(struct sthread *t);
+
+/* standin-etm.c */
+/* The capture is there and loads (once): 0, or -1 with WHY. */
+int standin_etm_capture(char *why, size_t size);
+/* sysctl: the capture's trace units as the ETM driver's idrN. */
+int standin_etm_sysctl(const char *name, void *value, size_t *size);
+int standin_etm_feed_start(struct sctx *ctx);
+/* In the forked child: wait as the traced program would run, then exit. */
+void standin_etm_exec(void);
 
 #endif
