@@ -72,6 +72,12 @@ struct rthread {
 
 enum phase { WAIT_EXEC, RUNNING, ENDED };
 
+/* A loss in a shared buffer: every thread's trace is cut there. */
+struct shared_loss {
+	uint64_t offset, len;
+	char *reason;
+};
+
 struct recorder {
 	const struct hwt_recorder_options *o;
 	const struct hwt_sys *sys;
@@ -89,6 +95,8 @@ struct recorder {
 	int config_version;
 	struct hwtr_etm_config etm;	/* ETM backends: the trace unit */
 	struct hwt_bufpoll *poll;	/* a shared buffer's write pointer */
+	struct shared_loss *losses;	/* a shared buffer's, so far */
+	size_t nlosses;
 	enum phase phase;
 	uint64_t page;
 	int failed;			/* sticky: the recording failed */
@@ -139,13 +147,34 @@ static int thread_bytes(void *ctx, const void *bytes, size_t size)
 	return t->rec->sink->trace(t->rec->sink->ctx, t->tid, bytes, size);
 }
 
+/* A shared buffer's loss is every thread's: each gets the loss event
+ * (the decoder breaks a thread's trace at its own losses), those named
+ * later too (name_threads). */
 static int thread_loss(void *ctx, uint64_t offset, uint64_t len,
 		       const char *reason)
 {
 	struct rthread *t = ctx;
+	struct recorder *r = t->rec;
+	struct shared_loss *v;
+	size_t i;
+	int err;
 
-	return t->rec->sink->loss(t->rec->sink->ctx, t->tid, offset, len,
-				  reason);
+	if (!r->o->backend->shared_buffer)
+		return r->sink->loss(r->sink->ctx, t->tid, offset, len, reason);
+	v = realloc(r->losses, (r->nlosses + 1) * sizeof(*v));
+	if (!v)
+		return -hwtr_err_nomem;
+	r->losses = v;
+	v[r->nlosses] = (struct shared_loss){ offset, len, strdup(reason) };
+	if (!v[r->nlosses].reason)
+		return -hwtr_err_nomem;
+	r->nlosses++;
+	for (i = 0; i < r->nthreads; i++)
+		if (r->threads[i] && r->threads[i]->named &&
+		    (err = r->sink->loss(r->sink->ctx, r->threads[i]->tid, offset,
+					 len, reason)))
+			return err;
+	return 0;
 }
 
 static int add_thread(struct recorder *r, int index)
@@ -222,7 +251,7 @@ static int add_thread(struct recorder *r, int index)
 static int name_threads(struct recorder *r)
 {
 	uint32_t *tids = malloc(MAX_LISTED * sizeof(*tids));
-	size_t n = 0, i;
+	size_t n = 0, i, k;
 
 	if (!tids)
 		return fail(r, "out of memory");
@@ -248,6 +277,11 @@ static int name_threads(struct recorder *r)
 		if (r->sink->thread(r->sink->ctx, t->tid,
 				    r->o->backend->trace_unit ? &etm : NULL) < 0)
 			return fail(r, "%s", hwtr_last_error());
+		/* The shared buffer's losses so far cut its trace too. */
+		for (k = 0; k < r->nlosses; k++)
+			if (r->sink->loss(r->sink->ctx, t->tid, r->losses[k].offset,
+					  r->losses[k].len, r->losses[k].reason) < 0)
+				return fail(r, "%s", hwtr_last_error());
 	}
 	return 0;
 }
@@ -693,6 +727,9 @@ static void cleanup(struct recorder *r)
 			free(r->threads[i]);
 		}
 	hwt_bufpoll_stop(r->poll);
+	for (i = 0; i < r->nlosses; i++)
+		free(r->losses[i].reason);
+	free(r->losses);
 	free(r->threads);
 	free(r->known);
 	free(r->batch);

@@ -11,7 +11,7 @@ buffer is the capture with its ID bytes rewritten in place, so indexes are
 the capture's).  That is ../coresight/lister-compare.py's comparison.
 
 With losses, the history is cut where the buffer was overwritten:
-  - every loss after the stream's start is an "overflow" gap at its offset;
+  - every loss after the stream's start is a "trace-loss" gap at its offset;
   - before the first of them the stream is the capture, byte for byte at the
     same offsets: our instructions and NACC gaps there (address, index) are
     the lister's first ones, in order;
@@ -113,21 +113,24 @@ def main():
         print("thread %d = source 0x%x: %d ranges (%d instructions) and %d "
               "gaps agree with the lister" % (tid, source, ranges, insns, gaps))
         return 0
-    overflows = {g[2] for g in got if g[0] == "gap" and g[1] == "overflow"}
+    lost = {g[2] for g in got if g[0] == "gap" and g[1] == "trace-loss"}
     cuts = sorted(o for o in losses if o > 0)
     for o in cuts:
-        if o not in overflows:
-            fail("the loss at stream offset %d is no overflow gap" % o)
+        if o not in lost:
+            fail("the loss at stream offset %d is no trace-loss gap" % o)
+    if lost - set(cuts):
+        fail("trace-loss gaps where the sideband has no loss: %s" %
+             sorted(lost - set(cuts)))
     first = next(i for i, g in enumerate(got) if g[0] == "gap" and
-                 g[1] == "overflow" and g[2] == cuts[0]) if cuts else len(got)
+                 g[1] == "trace-loss" and g[2] == cuts[0]) if cuts else len(got)
     before = prefix(want, got[:first])
     runs, insns = runs_in_order(want, got[first:], before)
     if cuts and not insns:
         fail("nothing was kept after the first loss")
     insns += before
     total = sum(1 for w in want if w[0] == "insn")
-    print("thread %d = source 0x%x: %d losses (%d cutting the stream, each an "
-          "overflow gap); %d instructions before the first as the lister's, "
+    print("thread %d = source 0x%x: %d losses (%d cutting the stream, each a "
+          "trace-loss gap); %d instructions before the first as the lister's, "
           "%d runs after it, %d of the lister's %d instructions kept, each "
           "run a stretch of its sequence in order" %
           (tid, source, len(losses), len(cuts), before, len(runs), insns,
