@@ -3,6 +3,10 @@
  * Positions are instruction numbers (1-based, as GDB's btrace).  Seeking is a
  * binary search over chunks plus decoding at most one chunk; searching for
  * addresses skips every chunk whose page filter rules them out.
+ *
+ * A history that is extended (hwtr_history_extend) keeps the meaning of
+ * every position before its threads' last chunks; a position past a
+ * thread's new end (an end that was a gap, decoded again) is its new end.
  */
 #include "history.h"
 
@@ -39,9 +43,15 @@ void hwtr_cursor_free(struct hwtr_cursor *c)
 	free(c);
 }
 
+/* The position, within the thread's history as it is now. */
+static uint64_t where(const struct hwtr_cursor *c)
+{
+	return c->position > c->thread->ninsns ? c->thread->ninsns : c->position;
+}
+
 uint64_t hwtr_cursor_position(const struct hwtr_cursor *c)
 {
-	return c ? c->position : 0;
+	return c ? where(c) : 0;
 }
 
 int hwtr_cursor_goto(struct hwtr_cursor *c, uint64_t number)
@@ -65,6 +75,7 @@ int hwtr_cursor_step(struct hwtr_cursor *c, int64_t delta)
 	if (!c)
 		return hwtr_fail(hwtr_err_invalid, "no cursor");
 	n = c->thread->ninsns;
+	c->position = where(c);
 	/* -(delta + 1) + 1 is |delta| without overflow at INT64_MIN. */
 	if (delta < 0 && (uint64_t)(-(delta + 1)) + 1 >= c->position) {
 		c->position = 1;
@@ -103,6 +114,7 @@ int hwtr_cursor_insn(struct hwtr_cursor *c, struct hwtr_insn *out)
 	if (!c || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_insn: bad argument");
 	t = c->thread;
+	c->position = where(c);
 	if ((err = decoded_at(t, c->position, &d)))
 		return err;
 	memset(out, 0, sizeof(*out));
@@ -128,7 +140,7 @@ int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
 {
 	if (!c || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_segment: bad argument");
-	history_segment_view(c->thread, history_segment_of(c->thread, c->position),
+	history_segment_view(c->thread, history_segment_of(c->thread, where(c)),
 			     out);
 	return 0;
 }
@@ -157,7 +169,7 @@ int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
 	t = c->thread;
 	if (naddrs == 0)
 		return 0;
-	pos = c->position;
+	pos = where(c);
 	k = history_chunk_of(t, pos);
 	for (;;) {
 		const struct chunk *ch = &t->chunks[k];
@@ -201,7 +213,7 @@ int hwtr_cursor_callstack(const struct hwtr_cursor *c,
 	if (!c || (!segments && max))
 		return hwtr_fail(hwtr_err_invalid,
 				 "hwtr_cursor_callstack: bad argument");
-	number = history_segment_of(c->thread, c->position);
+	number = history_segment_of(c->thread, where(c));
 	while (number && n < max) {
 		history_segment_view(c->thread, number, &segments[n]);
 		number = segments[n].up;

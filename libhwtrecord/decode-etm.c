@@ -866,8 +866,11 @@ static int stream_tree(struct etm_stream *s)
 	return 0;
 }
 
+/* A walk from FROM: the index pass (from the first A-sync, or RESUME: from
+ * a chunk's A-sync on), or ON_DEMAND one chunk. */
 static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
-		      decoder_image_fn image_for, void *ctx, struct etm_walk **out)
+		      bool resume, decoder_image_fn image_for, void *ctx,
+		      struct etm_walk **out)
 {
 	struct etm_walk *w;
 	int err;
@@ -887,7 +890,8 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	w->on_demand = on_demand;
 	w->pos = from;
 	/* The chunk that starts at FROM (or before the first A-sync). */
-	w->next_async = on_demand ? async_index_after(s, from) - 1 : 0;
+	w->next_async = on_demand || resume ? async_index_after(s, from) - 1 : 0;
+	w->unsynced_reported = resume;	/* that was the first chunk's */
 	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= from)
 		w->next_loss++;
 	if ((err = image_for(ctx, from, &w->epoch)) < 0) {
@@ -1081,12 +1085,8 @@ static void context_free(struct decoder_context *c)
 	free(c);
 }
 
-static void stream_close(struct decoder_stream *stream)
+static void stream_fini(struct etm_stream *s)
 {
-	struct etm_stream *s = (struct etm_stream *)stream;
-
-	if (!s)
-		return;
 	if (s->tree)
 		ocsd_destroy_dcd_tree(s->tree);
 	free(s->demuxed);
@@ -1096,6 +1096,15 @@ static void stream_close(struct decoder_stream *stream)
 	free(s->unusable);
 	free(s->losses);
 	free(s->contexts);
+}
+
+static void stream_close(struct decoder_stream *stream)
+{
+	struct etm_stream *s = (struct etm_stream *)stream;
+
+	if (!s)
+		return;
+	stream_fini(s);
 	free(s);
 }
 
@@ -1230,13 +1239,52 @@ static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 	return true;
 }
 
+/* The deformatter and the packet scan have no place to start again in the
+ * middle (a formatted buffer's frames, OpenCSD's packet processor state):
+ * the stream is opened again, as a scan, and keeps the context IDs the index
+ * pass saw.  It costs a packet scan of the whole stream, not a decode. */
+static int stream_extend(struct decoder_stream *stream,
+			 const struct decoder_stream_info *si, uint64_t keep,
+			 bool *windows)
+{
+	struct etm_stream *s = (struct etm_stream *)stream, *n = NULL;
+	size_t i;
+	int err;
+
+	if (s->walk)
+		return hwtr_fail(hwtr_err_invalid, "source 0x%x is being decoded",
+				 s->cfg->trace_id);
+	if ((err = stream_open(s->context, si, (struct decoder_stream **)&n)))
+		return err;
+	*windows = false;
+	for (i = 0; i < s->nasyncs && s->asyncs[i] < keep; i++) {
+		uint64_t b0, e0, b1, e1;
+		bool t0 = chunk_window(stream, s->asyncs[i], &b0, &e0);
+		bool t1 = chunk_window((struct decoder_stream *)n, s->asyncs[i],
+				       &b1, &e1);
+
+		if (i >= n->nasyncs || n->asyncs[i] != s->asyncs[i] || t0 != t1 ||
+		    b0 != b1 || e0 != e1) {
+			*windows = true;
+			break;
+		}
+	}
+	n->contexts = s->contexts;
+	n->ncontexts = s->ncontexts;
+	s->contexts = NULL;
+	stream_fini(s);
+	*s = *n;
+	free(n);
+	return 0;
+}
+
 static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 		      void *ctx, struct decoder_walk **out)
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
 
-	return walk_start(s, s->nasyncs ? s->asyncs[0] : s->size, false, image,
-			  ctx, (struct etm_walk **)out);
+	return walk_start(s, s->nasyncs ? s->asyncs[0] : s->size, false, false,
+			  image, ctx, (struct etm_walk **)out);
 }
 
 static int walk_at(struct decoder_stream *stream, uint64_t offset,
@@ -1249,7 +1297,22 @@ static int walk_at(struct decoder_stream *stream, uint64_t offset,
 		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
 				 "source 0x%x", (unsigned long long)offset,
 				 s->cfg->trace_id);
-	return walk_start(s, offset, true, image, ctx, (struct etm_walk **)out);
+	return walk_start(s, offset, true, false, image, ctx,
+			  (struct etm_walk **)out);
+}
+
+static int walk_resume(struct decoder_stream *stream, uint64_t offset,
+		       decoder_image_fn image, void *ctx, struct decoder_walk **out)
+{
+	struct etm_stream *s = (struct etm_stream *)stream;
+	size_t k = async_index_after(s, offset);
+
+	if (k == 0 || s->asyncs[k - 1] != offset)
+		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
+				 "source 0x%x", (unsigned long long)offset,
+				 s->cfg->trace_id);
+	return walk_start(s, offset, false, true, image, ctx,
+			  (struct etm_walk **)out);
 }
 
 static int walk_next(struct decoder_walk *walk, struct walk_item *item)
@@ -1299,12 +1362,14 @@ const struct decoder_ops decoder_etm = {
 	.context_free = context_free,
 	.stream_open = stream_open,
 	.stream_close = stream_close,
+	.stream_extend = stream_extend,
 	.stream_index_bytes = stream_index_bytes,
 	.stream_trace_bytes = stream_trace_bytes,
 	.stream_context_ids = stream_context_ids,
 	.chunk_window = chunk_window,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,
+	.walk_resume = walk_resume,
 	.walk_next = walk_next,
 	.walk_free = walk_free,
 	.errstr = errstr,

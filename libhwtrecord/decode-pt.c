@@ -36,6 +36,7 @@ struct decoder_context {
 	struct image_set *images;
 	struct pt_image_section_cache *iscache;
 	int *isids;		/* per mapping: 0 not added yet, < 0 failed */
+	size_t nisids;		/* grows with the image (history_extend) */
 	struct pt_image **by_epoch;
 	unsigned nepochs;
 };
@@ -144,42 +145,49 @@ static uint64_t segment_end(const struct psb_scan *scan, uint64_t offset,
 	return size;
 }
 
-int psb_scan_stream(const struct pt_config *config, uint64_t start,
-		    const struct decoder_loss *losses, size_t nlosses,
-		    struct psb_scan *scan)
+/* The stream's losses, but those it marks itself with an OVF packet (the
+ * hwt source writes OVF and a FUP there): those are libipt's overflows. */
+static int keep_losses(const struct pt_config *config,
+		       const struct decoder_loss *losses, size_t nlosses,
+		       struct psb_scan *scan)
+{
+	size_t size = (size_t)(config->end - config->begin), i;
+
+	free(scan->losses);
+	scan->losses = NULL;
+	scan->nlosses = 0;
+	if (!nlosses)
+		return 0;
+	scan->losses = malloc(nlosses * sizeof(*losses));
+	if (!scan->losses)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (i = 0; i < nlosses; i++)
+		if (!(losses[i].offset + 1 < size &&
+		      config->begin[losses[i].offset] == 0x02 &&
+		      config->begin[losses[i].offset + 1] == 0xf3))
+			scan->losses[scan->nlosses++] = losses[i];
+	return 0;
+}
+
+/* Scan packets from START, a packet boundary (the kept trace's start or a
+ * PSB), adding to SCAN. */
+static int psb_scan_from(const struct pt_config *config, uint64_t start,
+			 struct psb_scan *scan)
 {
 	struct pt_config cfg = *config;
 	struct pt_packet_decoder *dec;
 	struct psb_info *cur = NULL;
-	size_t size = (size_t)(config->end - config->begin), cap = 0, li = 0;
+	size_t size = (size_t)(config->end - config->begin), li = 0;
 	int status;
 
-	memset(scan, 0, sizeof(*scan));
-	scan->first_sync = size;
-	if (nlosses) {
-		size_t i;
-
-		scan->losses = malloc(nlosses * sizeof(*losses));
-		if (!scan->losses)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		/* A loss the stream marks itself with an OVF packet (the hwt
-		 * source writes OVF and a FUP there) is libipt's overflow. */
-		for (i = 0; i < nlosses; i++)
-			if (!(losses[i].offset + 1 < size &&
-			      config->begin[losses[i].offset] == 0x02 &&
-			      config->begin[losses[i].offset + 1] == 0xf3))
-				scan->losses[scan->nlosses++] = losses[i];
-	}
 	if (start >= size)
 		return 0;
 	while (li < scan->nlosses && scan->losses[li].offset <= start)
 		li++;
 	cfg.begin = config->begin;
 	dec = pt_pkt_alloc_decoder(&cfg);
-	if (!dec) {
-		psb_scan_release(scan);
+	if (!dec)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	}
 	/* Read packets from START (a ring's kept part); bytes that are not
 	 * packets are skipped to the next PSB below. */
 	status = pt_pkt_sync_set(dec, start);
@@ -224,17 +232,16 @@ int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		}
 		switch (pkt.type) {
 		case ppt_psb:
-			if (scan->count == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
+			if (scan->count == scan->cap) {
+				size_t ncap = scan->cap ? 2 * scan->cap : 256;
 				void *p = realloc(scan->psbs, ncap * sizeof(*scan->psbs));
 
 				if (!p) {
 					pt_pkt_free_decoder(dec);
-					psb_scan_release(scan);
 					return hwtr_fail(hwtr_err_nomem, "out of memory");
 				}
 				scan->psbs = p;
-				cap = ncap;
+				scan->cap = ncap;
 			}
 			cur = &scan->psbs[scan->count++];
 			memset(cur, 0, sizeof(*cur));
@@ -266,6 +273,59 @@ int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		}
 	}
 	pt_pkt_free_decoder(dec);
+	return 0;
+}
+
+int psb_scan_stream(const struct pt_config *config, uint64_t start,
+		    const struct decoder_loss *losses, size_t nlosses,
+		    struct psb_scan *scan)
+{
+	int err;
+
+	memset(scan, 0, sizeof(*scan));
+	scan->first_sync = (uint64_t)(config->end - config->begin);
+	if ((err = keep_losses(config, losses, nlosses, scan)) ||
+	    (err = psb_scan_from(config, start, scan)))
+		psb_scan_release(scan);
+	return err;
+}
+
+/* The TSC of the first PSB from index K on that has one, or UINT64_MAX. */
+static uint64_t first_tsc_from(const struct psb_scan *scan, size_t k,
+			       bool *found)
+{
+	for (; k < scan->count; k++)
+		if (scan->psbs[k].has_tsc) {
+			*found = true;
+			return scan->psbs[k].tsc;
+		}
+	*found = false;
+	return UINT64_MAX;
+}
+
+int psb_scan_extend(const struct pt_config *config,
+		    const struct decoder_loss *losses, size_t nlosses,
+		    uint64_t keep, struct psb_scan *scan, bool *windows)
+{
+	size_t k = psb_scan_index_after(scan, keep);
+	bool had = false, has = false;
+	uint64_t was, now;
+	int err;
+
+	if (k == 0 || scan->psbs[k - 1].offset != keep)
+		return -hwtr_err_notfound;
+	k--;
+	was = first_tsc_from(scan, k, &had);
+	scan->count = k;
+	scan->truncated = false;
+	scan->truncated_at = 0;
+	if (k == 0)
+		scan->first_sync = (uint64_t)(config->end - config->begin);
+	if ((err = keep_losses(config, losses, nlosses, scan)) ||
+	    (err = psb_scan_from(config, keep, scan)))
+		return err;
+	now = first_tsc_from(scan, k, &has);
+	*windows = had != has || was != now;
 	return 0;
 }
 
@@ -350,6 +410,16 @@ static int epoch_image(struct decoder_context *c, unsigned epoch,
 	if (!c->by_epoch[epoch])
 		return -pte_nomem;
 	n = image_epoch_layers(c->images, epoch, &layers);
+	if (image_set_count(c->images) > c->nisids) {
+		size_t count = image_set_count(c->images);
+		int *p = realloc(c->isids, (count + 1) * sizeof(*p));
+
+		if (!p)
+			return -pte_nomem;
+		memset(p + c->nisids, 0, (count + 1 - c->nisids) * sizeof(*p));
+		c->isids = p;
+		c->nisids = count;
+	}
 	for (i = 0; i < n; i++) {
 		const struct image_mapping *m = image_set_mapping(c->images, layers[i]);
 		int *isid = &c->isids[layers[i]];
@@ -781,7 +851,8 @@ static int context_alloc(struct image_set *images, struct decoder_context **out)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	c->images = images;
 	c->iscache = pt_iscache_alloc("hwtrecord");
-	c->isids = calloc(image_set_count(images) + 1, sizeof(*c->isids));
+	c->nisids = image_set_count(images);
+	c->isids = calloc(c->nisids + 1, sizeof(*c->isids));
 	if (!c->iscache || !c->isids) {
 		pt_iscache_free(c->iscache);
 		free(c->isids);
@@ -826,6 +897,27 @@ static int stream_open(struct decoder_context *context,
 	}
 	*out = (struct decoder_stream *)s;
 	return 0;
+}
+
+static int stream_extend(struct decoder_stream *stream,
+			 const struct decoder_stream_info *si, uint64_t keep,
+			 bool *windows)
+{
+	struct pt_stream *s = (struct pt_stream *)stream;
+	int err;
+
+	pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
+	err = psb_scan_extend(&s->config, si->losses, si->nlosses, keep,
+			      &s->scan, windows);
+	if (err == -hwtr_err_notfound) {
+		/* Not a PSB of the scan: scan it all again, and let the
+		 * history start again too. */
+		psb_scan_release(&s->scan);
+		*windows = true;
+		err = psb_scan_stream(&s->config, s->trace_start, si->losses,
+				      si->nlosses, &s->scan);
+	}
+	return err;
 }
 
 static void stream_close(struct decoder_stream *stream)
@@ -910,11 +1002,13 @@ const struct decoder_ops decoder_intel_pt = {
 	.context_free = context_free,
 	.stream_open = stream_open,
 	.stream_close = stream_close,
+	.stream_extend = stream_extend,
 	.stream_index_bytes = stream_index_bytes,
 	.stream_trace_bytes = stream_trace_bytes,
 	.chunk_window = chunk_window,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,
+	.walk_resume = walk_at,	/* a chunk start restarts libipt anyway */
 	.walk_next = walk_next,
 	.walk_free = walk_free,
 	.errstr = errstr,

@@ -21,7 +21,7 @@ struct psb_info {
 
 struct psb_scan {
 	struct psb_info *psbs;
-	size_t count;
+	size_t count, cap;
 	uint64_t first_sync;	/* offset of the first PSB, or size */
 	bool truncated;		/* the stream ends inside a packet */
 	uint64_t truncated_at;	/* offset of that packet */
@@ -41,6 +41,14 @@ void pt_config_from_recording(struct pt_config *config,
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		    const struct decoder_loss *losses, size_t nlosses,
 		    struct psb_scan *scan);
+/* The stream grew (CONFIG: its new bytes; LOSSES: all of them): keep the
+ * PSBs before KEEP, a PSB of the scan, and scan on from it.  *WINDOWS: the
+ * first PSB with a TSC at or after KEEP is not the one it was (so the time
+ * window of a chunk before KEEP may have changed).  -hwtr_err_notfound when
+ * KEEP is not a PSB of the scan. */
+int psb_scan_extend(const struct pt_config *config,
+		    const struct decoder_loss *losses, size_t nlosses,
+		    uint64_t keep, struct psb_scan *scan, bool *windows);
 void psb_scan_release(struct psb_scan *scan);
 /* Index of the first PSB after OFFSET; the PSB at exactly OFFSET, or NULL. */
 size_t psb_scan_index_after(const struct psb_scan *scan, uint64_t offset);

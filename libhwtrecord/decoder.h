@@ -8,7 +8,11 @@
  * PT, an A-sync for ETM).  The index pass walks a whole stream once
  * (walk_begin); on-demand decoding walks one chunk from its start (walk_at)
  * with the same code, which is what makes the two agree instruction for
- * instruction.
+ * instruction.  A chunk start also resets whatever the index pass carries
+ * (PT: libipt's decoder; ETM: OpenCSD's is reset at on-demand starts), so
+ * the index pass can go on from the last chunk start of a stream that grew
+ * (stream_extend, walk_resume) and give what a pass from the beginning
+ * gives.
  *
  * A block's instructions are contiguous: a decoder ends a block at every
  * branch (taken or not) and at every call, so only a block's last
@@ -122,6 +126,15 @@ struct decoder_ops {
 			   const struct decoder_stream_info *info,
 			   struct decoder_stream **stream);
 	void (*stream_close)(struct decoder_stream *stream);
+	/* The stream's file grew (INFO: the new bytes, the old ones their
+	 * prefix, and all its losses, of which none before KEEP is new).
+	 * Keep what the chunk scan found before KEEP, a chunk start the index
+	 * pass reported, and scan on from there.  *WINDOWS is set when the
+	 * time window of a chunk before KEEP changed (its end came from trace
+	 * at or after KEEP).  On failure the stream may only be closed. */
+	int (*stream_extend)(struct decoder_stream *stream,
+			     const struct decoder_stream_info *info,
+			     uint64_t keep, bool *windows);
 	/* Memory the stream keeps for the history's life. */
 	size_t (*stream_index_bytes)(const struct decoder_stream *stream);
 	/* Bytes of this thread's own trace (a formatted buffer's share of
@@ -142,6 +155,12 @@ struct decoder_ops {
 	int (*walk_at)(struct decoder_stream *stream, uint64_t offset,
 		       decoder_image_fn image, void *ctx,
 		       struct decoder_walk **walk);
+	/* The index pass again from the chunk start at OFFSET, which an
+	 * earlier index pass reported: the items it gave from there on
+	 * (history_extend). */
+	int (*walk_resume)(struct decoder_stream *stream, uint64_t offset,
+			   decoder_image_fn image, void *ctx,
+			   struct decoder_walk **walk);
 	/* Next item: 1, or 0 at the end of the trace, or a negative error. */
 	int (*walk_next)(struct decoder_walk *walk, struct walk_item *item);
 	void (*walk_free)(struct decoder_walk *walk);

@@ -8,6 +8,21 @@
  * no matching call one level up; every gap takes one instruction number and
  * a segment of its own.  Per-instruction data is never kept: a chunk is
  * decoded again, with the same walk, when a cursor needs it.
+ *
+ * A recording that grows (live mode) extends the history instead of
+ * building it again (hwtr_history_extend).  A chunk start resets the
+ * decoder, so what the index pass makes from a chunk start on depends only
+ * on the trace from there and on the builder's state at that point: the
+ * segments so far, the last block's class and address, the lowest level.
+ * At every chunk start the pass notes that state (struct restart), and
+ * until the next one it logs the older segments it changes (links to a
+ * caller found late, a caller's next) so they can be put back.  Extending a
+ * thread drops its last chunk (its trace may have been cut mid-way, and its
+ * time window was open), puts the noted state back and goes on from that
+ * chunk start over the grown trace: the cost is the new trace plus one
+ * chunk.  Where the trace before that chunk changed its meaning (a loss
+ * event, a mapping whose time reaches back into an earlier chunk's window,
+ * a moved trace start) the thread is built again from its start.
  */
 #include "history.h"
 
@@ -100,16 +115,49 @@ static enum hwtr_insn_class last_insn_class(struct hwtr_history *h,
 
 /* ------------------------------------------------------ function segments */
 
-struct builder {
-	struct hwtr_thread *thread;
-	size_t cap_chunks, cap_segments, cap_gaps;
+/* What the pass knows of the last block: how the next one changes the
+ * function. */
+struct last_block {
 	bool have_last;		/* a block since the last gap */
 	enum hwtr_insn_class last_iclass;
 	uint64_t last_end_ip;
 	unsigned last_epoch;
 	enum hwtr_isa last_isa;
+};
+
+/* An older segment as it was before the pass changed it. */
+struct segment_undo {
+	uint64_t number;
+	struct segment was;
+};
+
+/* The pass's state at the start of the thread's last chunk (see the top). */
+struct restart {
+	bool valid;		/* a chunk start with an offset was seen */
+	size_t nchunks;		/* chunks before it */
+	uint64_t ninsns;
+	size_t nsegments, ngaps;
+	struct last_block last;
+	struct segment last_segment;	/* segment nsegments as it was */
+	int32_t min_level;	/* over segments 1..nsegments */
+	uint64_t window_end;	/* latest window end of the chunks before */
+	struct segment_undo *undo;	/* older segments changed since */
+	size_t nundo, cap_undo;
+	bool undo_failed;	/* out of memory: build the thread again */
+};
+
+/* The index pass of one thread; it lives with the thread so that the pass
+ * can go on when the recording grows. */
+struct builder {
+	struct hwtr_thread *thread;
+	size_t cap_chunks, cap_segments, cap_gaps;
+	struct last_block last;
 	uint64_t fn_start, fn_end;	/* range of the current function id */
 	uint32_t fn_id;
+	int32_t min_level;	/* over segments 1..min_upto */
+	size_t min_upto;
+	uint64_t window_end;	/* latest window end of the chunks so far */
+	struct restart restart;
 };
 
 static struct segment *seg(struct hwtr_thread *t, uint64_t number)
@@ -151,8 +199,35 @@ static const char *function_name(struct hwtr_thread *t, uint32_t id)
 	return name ? name : "";
 }
 
-static void set_up(struct segment *s, uint64_t up, uint32_t flags)
+/* Segment NUMBER is about to change: an older one than the last chunk's
+ * start is logged, so that the chunk can be decoded again (restore). */
+static void changing(struct builder *b, uint64_t number)
 {
+	struct restart *r = &b->restart;
+	struct segment_undo *u;
+
+	if (!r->valid || number >= r->nsegments)
+		return;	/* new, or the one the start saved whole */
+	if (r->nundo == r->cap_undo) {
+		size_t cap = r->cap_undo ? 2 * r->cap_undo : 16;
+		void *p = realloc(r->undo, cap * sizeof(*r->undo));
+
+		if (!p) {
+			r->undo_failed = true;
+			return;
+		}
+		r->undo = p;
+		r->cap_undo = cap;
+	}
+	u = &r->undo[r->nundo++];
+	u->number = number;
+	u->was = b->thread->segments[number - 1];
+}
+
+static void set_up(struct builder *b, struct segment *s, uint64_t up,
+		   uint32_t flags)
+{
+	changing(b, seg_number(b->thread, s));
 	s->up = (uint32_t)up;
 	s->flags = (s->flags & ~(HWTR_SEG_UP_LINKS_TO_RET |
 				 HWTR_SEG_UP_LINKS_TO_TAILCALL)) | flags;
@@ -160,16 +235,17 @@ static void set_up(struct segment *s, uint64_t up, uint32_t flags)
 
 /* GDB's ftrace_fixup_caller: every segment of BFUN's activation gets CALLER
  * as its caller. */
-static void fixup_caller(struct hwtr_thread *t, struct segment *bfun,
+static void fixup_caller(struct builder *b, struct segment *bfun,
 			 uint64_t caller, uint32_t flags)
 {
+	struct hwtr_thread *t = b->thread;
 	struct segment *s;
 
-	set_up(bfun, caller, flags);
+	set_up(b, bfun, caller, flags);
 	for (s = seg(t, bfun->prev); s; s = seg(t, s->prev))
-		set_up(s, caller, flags);
+		set_up(b, s, caller, flags);
 	for (s = seg(t, bfun->next); s; s = seg(t, s->next))
-		set_up(s, caller, flags);
+		set_up(b, s, caller, flags);
 }
 
 static int new_return(struct builder *b, uint32_t fid)
@@ -206,6 +282,7 @@ static int new_return(struct builder *b, uint32_t fid)
 		return err;
 	prev = &t->segments[prev_n - 1];
 	if (caller_n) {
+		changing(b, caller_n);
 		caller = seg(t, caller_n);
 		caller->next = (uint32_t)t->nsegments;
 		s->prev = (uint32_t)caller_n;
@@ -223,11 +300,11 @@ static int new_return(struct builder *b, uint32_t fid)
 		while (top->up)
 			top = seg(t, top->up);
 		s->level = top->level - 1;
-		fixup_caller(t, top, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
+		fixup_caller(b, top, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
 	} else {
 		/* Start a separate back trace at PREV's level. */
 		s->level = prev->level - 1;
-		set_up(prev, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
+		set_up(b, prev, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
 	}
 	return 0;
 }
@@ -268,11 +345,11 @@ static bool is_pic_call(struct builder *b, uint64_t ip)
 	size_t n;
 
 	/* "call next instruction" (e8 00000000) computes the PC, not a call. */
-	if (ip != b->last_end_ip + 5)
+	if (ip != b->last.last_end_ip + 5)
 		return false;
-	n = image_epoch_read(b->thread->history->images, b->last_epoch,
-			     b->last_end_ip, &byte, 1);
-	return isa_is_pic_call(b->last_isa, &byte, n);
+	n = image_epoch_read(b->thread->history->images, b->last.last_epoch,
+			     b->last.last_end_ip, &byte, 1);
+	return isa_is_pic_call(b->last.last_isa, &byte, n);
 }
 
 static uint32_t function_at(struct builder *b, uint64_t ip)
@@ -295,7 +372,7 @@ static int update_function(struct builder *b, uint64_t ip)
 	if (t->nsegments == 0)
 		return new_segment(b, fid, &s);
 	bfun = &t->segments[t->nsegments - 1];
-	if (bfun->flags & HWTR_SEG_GAP || !b->have_last) {
+	if (bfun->flags & HWTR_SEG_GAP || !b->last.have_last) {
 		int32_t level = bfun->level;	/* bfun may move below */
 		int err = new_segment(b, fid, &s);
 
@@ -303,7 +380,7 @@ static int update_function(struct builder *b, uint64_t ip)
 			s->level = level;
 		return err;
 	}
-	switch (b->last_iclass) {
+	switch (b->last.last_iclass) {
 	case hwtr_ic_return:
 		/* _dl_runtime_resolve may "return" into the resolved function. */
 		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
@@ -452,7 +529,7 @@ static int add_gap(struct builder *b, const struct walk_item *item)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	g->gap.kind = gap_kind_name(t, item, g->gap.message);
 	t->ninsns++;
-	b->have_last = false;
+	b->last.have_last = false;
 	return 0;
 }
 
@@ -473,45 +550,90 @@ static int image_for_chunk(void *ctx, uint64_t offset, unsigned *epoch)
 	return image_set_for_window(t->history->images, begin, end, epoch);
 }
 
+/* Fold the levels of the segments made since into the lowest one. */
+static void fold_levels(struct builder *b)
+{
+	struct hwtr_thread *t = b->thread;
+
+	for (; b->min_upto < t->nsegments; b->min_upto++)
+		if (t->segments[b->min_upto].level < b->min_level)
+			b->min_level = t->segments[b->min_upto].level;
+}
+
+/* A chunk with an offset starts: note the pass's state (see the top). */
+static void note_restart(struct builder *b)
+{
+	struct hwtr_thread *t = b->thread;
+	struct restart *r = &b->restart;
+
+	fold_levels(b);
+	r->valid = true;
+	r->nchunks = t->nchunks;
+	r->ninsns = t->ninsns;
+	r->nsegments = t->nsegments;
+	r->ngaps = t->ngaps;
+	r->last = b->last;
+	if (t->nsegments)
+		r->last_segment = t->segments[t->nsegments - 1];
+	r->min_level = b->min_level;
+	r->window_end = b->window_end;
+	r->nundo = 0;
+	r->undo_failed = false;
+}
+
 static int add_chunk(struct builder *b, uint64_t offset)
 {
 	struct hwtr_thread *t = b->thread;
-	uint64_t begin = 0, end;
+	uint64_t begin = 0, end = UINT64_MAX;
 	struct chunk *c;
 	int err = grow((void **)&t->chunks, &b->cap_chunks, t->nchunks,
 		       sizeof(*t->chunks));
 
 	if (err)
 		return err;
+	if (offset != NO_START)
+		note_restart(b);
 	c = &t->chunks[t->nchunks++];
 	memset(c, 0, sizeof(*c));
 	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
 	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
 		c->tsc_begin = begin;
+	else
+		end = UINT64_MAX;	/* every mapping's time is in its window */
+	if (end > b->window_end)
+		b->window_end = end;
 	return 0;
 }
 
-static int index_thread(struct hwtr_thread *t)
-{
-	struct builder b = { .thread = t };
-	struct decoder_walk *walk;
-	struct walk_item item;
-	int status, err;
+#define NOT_RESUMED 1	/* index_walk: the walk did not start at the chunk */
 
-	err = t->ops->walk_begin(t->stream, image_for_chunk, t, &walk);
-	if (err)
-		return err;
+/* Feed the walk's items to the builder up to the end of the trace.  With
+ * RESUME, the first item must be the chunk start at offset *RESUME. */
+static int index_walk(struct builder *b, struct decoder_walk *walk,
+		      const uint64_t *resume)
+{
+	struct hwtr_thread *t = b->thread;
+	struct walk_item item;
+	bool first = true;
+	int status, err = 0;
+
 	while ((status = t->ops->walk_next(walk, &item)) > 0) {
+		if (first && resume && (item.kind != walk_chunk_start ||
+					item.offset != *resume)) {
+			err = NOT_RESUMED;
+			break;
+		}
+		first = false;
 		switch (item.kind) {
 		case walk_chunk_start:
-			err = add_chunk(&b, item.offset);
+			err = add_chunk(b, item.offset);
 			break;
 		case walk_block: {
 			struct chunk *c;
 
 			if (t->nchunks == 0)
-				err = add_chunk(&b, NO_START);
+				err = add_chunk(b, NO_START);
 			if (err)
 				break;
 			c = &t->chunks[t->nchunks - 1];
@@ -519,11 +641,13 @@ static int index_thread(struct hwtr_thread *t)
 				c->entry_ip = item.block.ip;
 			item.block.iclass = (uint8_t)last_insn_class(t->history,
 								      &item.block);
-			if ((err = update_function(&b, item.block.ip)))
+			if ((err = update_function(b, item.block.ip)))
 				break;
 			page_filter_add(c->pages, item.block.ip, item.block.end_ip);
 			t->ninsns += item.block.ninsn;
 			{
+				/* The last segment: new, or saved whole by the
+				 * last chunk start. */
 				struct segment *s = &t->segments[t->nsegments - 1];
 
 				if (item.block.iclass == hwtr_ic_call)
@@ -531,52 +655,64 @@ static int index_thread(struct hwtr_thread *t)
 				else
 					s->flags &= ~SEG_ENDS_WITH_CALL;
 			}
-			b.have_last = true;
-			b.last_iclass = (enum hwtr_insn_class)item.block.iclass;
-			b.last_end_ip = item.block.end_ip;
-			b.last_epoch = item.block.epoch;
-			b.last_isa = (enum hwtr_isa)item.block.isa;
+			b->last.have_last = true;
+			b->last.last_iclass = (enum hwtr_insn_class)item.block.iclass;
+			b->last.last_end_ip = item.block.end_ip;
+			b->last.last_epoch = item.block.epoch;
+			b->last.last_isa = (enum hwtr_isa)item.block.isa;
 			break;
 		}
 		case walk_gap:
 			/* Gaps before any chunk get a chunk of their own. */
 			if (t->nchunks == 0)
-				err = add_chunk(&b, NO_START);
+				err = add_chunk(b, NO_START);
 			if (!err)
-				err = add_gap(&b, &item);
+				err = add_gap(b, &item);
 			break;
 		}
 		if (err)
 			break;
 	}
-	t->ops->walk_free(walk);
 	if (!err && status < 0)
 		err = status;
 	if (!err) {
-		int32_t min_level = 0;
-		size_t i;
-
-		for (i = 0; i < t->nsegments; i++)
-			if (t->segments[i].level < min_level)
-				min_level = t->segments[i].level;
-		t->level_base = -min_level;
+		fold_levels(b);
+		t->level_base = -b->min_level;
 	}
 	return err;
 }
 
 /* ------------------------------------------------------------ the history */
 
-static void thread_release(struct hwtr_thread *t)
+static void release_gaps(struct hwtr_thread *t, size_t from)
 {
 	size_t i;
 
-	for (i = 0; i < t->ngaps; i++)
+	for (i = from; i < t->ngaps; i++)
 		free((char *)t->gaps[i].gap.message);
+	t->ngaps = from;
+}
+
+/* Everything the thread's index holds, but its place in the history. */
+static void thread_release(struct hwtr_thread *t)
+{
+	release_gaps(t, 0);
 	free(t->gaps);
 	free(t->chunks);
 	free(t->segments);
 	if (t->stream)
 		t->ops->stream_close(t->stream);
+	if (t->builder)
+		free(t->builder->restart.undo);
+	free(t->builder);
+	t->gaps = NULL;
+	t->chunks = NULL;
+	t->segments = NULL;
+	t->stream = NULL;
+	t->builder = NULL;
+	t->nchunks = t->nsegments = 0;
+	t->ninsns = 0;
+	t->level_base = 0;
 }
 
 static int cmp_loss(const void *a, const void *b)
@@ -612,13 +748,119 @@ static int thread_losses(const struct hwtr_recording *rec, uint32_t tid,
 	return 0;
 }
 
+/* What a decoder needs to open (or extend) the stream of thread T. */
+static int stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
+		       struct decoder_loss **losses)
+{
+	struct hwtr_recording *rec = t->history->recording;
+	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
+	int err;
+
+	memset(si, 0, sizeof(*si));
+	si->info = info;
+	si->thread = t->index;
+	hwtr_recording_trace(rec, t->index, &si->bytes, &si->size);
+	si->trace_start = info->threads[t->index].trace_start;
+	err = thread_losses(rec, t->tid, losses, &si->nlosses);
+	si->losses = *losses;
+	return err;
+}
+
+/* Decode thread T from its start (its index is empty). */
+static int thread_build(struct hwtr_thread *t, FILE *progress)
+{
+	struct decoder_loss *losses = NULL;
+	struct decoder_stream_info si;
+	struct decoder_walk *walk;
+	int err;
+
+	t->rebuilt = true;
+	t->decoded = 0;
+	err = stream_info(t, &si, &losses);
+	t->trace_bytes = si.size - si.trace_start;
+	t->stream_size = si.size;
+	t->trace_start = si.trace_start;
+	if (progress)
+		fprintf(progress, "hwtrec: decoding thread %u "
+			"(%zu bytes of trace)...\n", t->tid, si.size);
+	if (!err && si.size == 0) {
+		free(losses);
+		return 0;	/* an empty trace is an empty history */
+	}
+	if (!err)
+		err = t->ops->stream_open(t->history->decoder, &si, &t->stream);
+	free(losses);
+	if (!err && !(t->builder = calloc(1, sizeof(*t->builder))))
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (err)
+		return err;
+	t->builder->thread = t;
+	t->trace_bytes = t->ops->stream_trace_bytes(t->stream);
+	if ((err = t->ops->walk_begin(t->stream, image_for_chunk, t, &walk)))
+		return err;
+	err = index_walk(t->builder, walk, NULL);
+	t->ops->walk_free(walk);
+	t->decoded = t->ninsns;
+	return err;
+}
+
+static int thread_failed(struct hwtr_thread *t, int err)
+{
+	const struct hwtr_recording *rec = t->history->recording;
+
+	return hwtr_fail_context(err, "%s/%s: ", hwtr_recording_path(rec),
+				 hwtr_recording_info(rec)->threads[t->index].stream);
+}
+
+static int add_thread(struct hwtr_history *h, size_t index)
+{
+	const struct hwtr_recording_info *info = hwtr_recording_info(h->recording);
+	struct hwtr_thread *t;
+
+	if (h->nthreads == h->cap_threads) {
+		size_t cap = h->cap_threads ? 2 * h->cap_threads : 8;
+		void *p = realloc(h->threads, cap * sizeof(*h->threads));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		h->threads = p;
+		h->cap_threads = cap;
+	}
+	/* Threads do not move: cursors point at them. */
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	t->history = h;
+	t->index = index;
+	t->tid = info->threads[index].tid;
+	t->ops = h->ops;
+	h->threads[h->nthreads++] = t;
+	return 0;
+}
+
+static char **copy_strings(const char *const *from)
+{
+	size_t n = 0, i;
+	char **to;
+
+	while (from && from[n])
+		n++;
+	to = calloc(n + 1, sizeof(*to));
+	for (i = 0; to && i < n; i++)
+		if (!(to[i] = strdup(from[i]))) {
+			while (i--)
+				free(to[i]);
+			free(to);
+			return NULL;
+		}
+	return to;
+}
+
 int hwtr_history_build(struct hwtr_recording *rec,
 		       const struct hwtr_history_options *options,
 		       struct hwtr_history **out)
 {
 	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
-	const char *const *debug_dirs = options ? options->debug_dirs : NULL;
-	struct decoder_loss *losses = NULL;
 	size_t cache_bytes = options && options->cache_bytes
 				     ? options->cache_bytes
 				     : DEFAULT_CACHE_BYTES;
@@ -639,60 +881,212 @@ int hwtr_history_build(struct hwtr_recording *rec,
 				 "\"%s\"", hwtr_recording_path(rec),
 				 info->trace_format);
 	}
-	h->threads = calloc(info->nthreads + 1, sizeof(*h->threads));
 	h->cache_slots = cache_bytes / (1u << 20);
 	if (h->cache_slots < 4)
 		h->cache_slots = 4;
 	h->cache = calloc(h->cache_slots, sizeof(*h->cache));
 	h->lengths = calloc((size_t)1 << LENGTH_CACHE_BITS, sizeof(*h->lengths));
-	if (!h->threads || !h->cache || !h->lengths) {
+	/* The image reads the debug directories again when the recording
+	 * grows: a copy. */
+	h->debug_dirs = copy_strings(options ? options->debug_dirs : NULL);
+	if (!h->cache || !h->lengths || !h->debug_dirs) {
 		hwtr_history_free(h);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
 	for (i = 0; i < h->cache_slots; i++)
 		h->cache[i].key = UINT64_MAX;
 	if ((err = isa_open(&h->isa)) ||
-	    (err = image_set_build(rec, debug_dirs, &h->images)) ||
-	    (err = symbolizer_build(h->images, debug_dirs, &h->symbols)) ||
+	    (err = image_set_build(rec, (const char *const *)h->debug_dirs,
+				   &h->images)) ||
+	    (err = symbolizer_build(h->images, (const char *const *)h->debug_dirs,
+				    &h->symbols)) ||
 	    (err = h->ops->context_alloc(h->images, &h->decoder))) {
 		hwtr_history_free(h);
 		return err;
 	}
 	for (i = 0; i < info->nthreads; i++) {
-		struct hwtr_thread *t = &h->threads[i];
-		struct decoder_stream_info si = { .info = info, .thread = i };
-
-		t->history = h;
-		t->index = i;
-		t->tid = info->threads[i].tid;
-		t->ops = h->ops;
-		h->nthreads = i + 1;
-		hwtr_recording_trace(rec, i, &si.bytes, &si.size);
-		si.trace_start = info->threads[i].trace_start;
-		t->trace_bytes = si.size - si.trace_start;
-		if (options && options->progress)
-			fprintf(options->progress, "hwtrec: decoding thread %u "
-				"(%zu bytes of trace)...\n", t->tid, si.size);
-		if (si.size == 0)
-			continue;	/* an empty trace is an empty history */
-		err = thread_losses(rec, t->tid, &losses, &si.nlosses);
-		si.losses = losses;
-		if (!err)
-			err = h->ops->stream_open(h->decoder, &si, &t->stream);
-		free(losses);
-		losses = NULL;
-		if (!err) {
-			t->trace_bytes = h->ops->stream_trace_bytes(t->stream);
-			err = index_thread(t);
-		}
-		if (err) {
-			hwtr_fail_context(err, "%s/%s: ", hwtr_recording_path(rec),
-					  info->threads[i].stream);
+		if ((err = add_thread(h, i)) ||
+		    (err = thread_build(h->threads[i],
+					options ? options->progress : NULL))) {
+			if (i < h->nthreads)
+				thread_failed(h->threads[i], err);
 			hwtr_history_free(h);
 			return err;
 		}
 	}
 	*out = h;
+	return 0;
+}
+
+/* Forget the decoded chunks of thread T from chunk K on. */
+static void forget_chunks(struct hwtr_thread *t, size_t k)
+{
+	struct hwtr_history *h = t->history;
+	size_t i;
+
+	for (i = 0; i < h->cache_slots; i++) {
+		struct decoded_chunk *d = &h->cache[i];
+
+		if (d->key == UINT64_MAX || d->key >> 40 != t->index ||
+		    (d->key & ((1ull << 40) - 1)) < k)
+			continue;
+		free(d->insns);
+		d->insns = NULL;
+		d->key = UINT64_MAX;
+		d->last_use = 0;
+	}
+	free(h->failed_message);
+	h->failed_message = NULL;
+	h->failed_key = UINT64_MAX;
+}
+
+/* Thread T's index from its start again. */
+static int thread_rebuild(struct hwtr_thread *t)
+{
+	forget_chunks(t, 0);
+	thread_release(t);
+	return thread_build(t, NULL);
+}
+
+/* Put the thread's index back as it was at the start of its last chunk. */
+static void restore(struct hwtr_thread *t)
+{
+	struct builder *b = t->builder;
+	struct restart *r = &b->restart;
+	size_t i;
+
+	for (i = r->nundo; i-- > 0;)
+		t->segments[r->undo[i].number - 1] = r->undo[i].was;
+	r->nundo = 0;
+	if (r->nsegments)
+		t->segments[r->nsegments - 1] = r->last_segment;
+	release_gaps(t, r->ngaps);
+	t->nsegments = r->nsegments;
+	t->nchunks = r->nchunks;
+	t->ninsns = r->ninsns;
+	b->last = r->last;
+	b->fn_id = 0;
+	b->min_level = r->min_level;
+	b->min_upto = r->nsegments;
+	b->window_end = r->window_end;
+}
+
+/* What changed in the recording since the history last read it. */
+struct growth {
+	size_t first_event, nevents;	/* the new sideband events */
+	bool image;		/* a mapping came or went */
+	uint64_t image_tsc;	/* from this time on */
+};
+
+/* Does the trace before chunk start KEEP of thread T mean something else
+ * now: a new loss event before it? */
+static bool new_loss_before(const struct hwtr_thread *t, const struct growth *g,
+			    uint64_t keep, bool *any)
+{
+	const struct hwtr_recording *rec = t->history->recording;
+	size_t i;
+
+	*any = false;
+	for (i = g->first_event; i < g->nevents; i++) {
+		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
+
+		if (ev->kind != hwtr_ev_loss || ev->tid != t->tid)
+			continue;
+		*any = true;
+		if (ev->offset < keep)
+			return true;
+	}
+	return false;
+}
+
+static int thread_extend(struct hwtr_thread *t, const struct growth *g)
+{
+	struct hwtr_recording *rec = t->history->recording;
+	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
+	struct decoder_loss *losses = NULL;
+	struct decoder_stream_info si;
+	struct decoder_walk *walk;
+	struct restart *r;
+	bool windows = false, losses_new = false;
+	uint64_t keep, from;
+	const uint8_t *bytes;
+	size_t size;
+	int err;
+
+	hwtr_recording_trace(rec, t->index, &bytes, &size);
+	t->rebuilt = false;
+	t->decoded = 0;
+	if (!t->stream || !t->builder || !t->builder->restart.valid ||
+	    t->builder->restart.undo_failed ||
+	    info->threads[t->index].trace_start != t->trace_start)
+		return size || t->stream ? thread_rebuild(t) : 0;
+	r = &t->builder->restart;
+	keep = t->chunks[r->nchunks].offset;
+	if (new_loss_before(t, g, keep, &losses_new) ||
+	    (g->image && g->image_tsc <= r->window_end))
+		return thread_rebuild(t);
+	if (size == t->stream_size && !losses_new && !g->image)
+		return 0;	/* nothing new for this thread */
+	if ((err = stream_info(t, &si, &losses)) == 0)
+		err = t->ops->stream_extend(t->stream, &si, keep, &windows);
+	free(losses);
+	if (err)
+		return err;
+	t->stream_size = si.size;
+	t->trace_bytes = t->ops->stream_trace_bytes(t->stream);
+	if (windows)
+		return thread_rebuild(t);
+	from = r->ninsns;
+	forget_chunks(t, r->nchunks);
+	restore(t);
+	err = t->ops->walk_resume(t->stream, keep, image_for_chunk, t, &walk);
+	if (err)
+		return thread_rebuild(t);
+	err = index_walk(t->builder, walk, &keep);
+	t->ops->walk_free(walk);
+	if (err == NOT_RESUMED)
+		return thread_rebuild(t);
+	t->decoded = t->ninsns - from;
+	return err;
+}
+
+int hwtr_history_extend(struct hwtr_history *h)
+{
+	const struct hwtr_recording_info *info;
+	struct growth g = { 0 };
+	size_t i, nthreads;
+	int err;
+
+	if (!h)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_history_extend: bad argument");
+	info = hwtr_recording_info(h->recording);
+	g.first_event = image_set_nevents(h->images);
+	g.nevents = hwtr_recording_nevents(h->recording);
+	for (i = g.first_event; i < g.nevents && !g.image; i++) {
+		const struct hwtr_sideband_event *ev =
+			hwtr_recording_event(h->recording, i);
+
+		/* Any of these may end a mapping or start one. */
+		if (ev->kind == hwtr_ev_mmap || ev->kind == hwtr_ev_munmap ||
+		    ev->kind == hwtr_ev_exec) {
+			g.image = true;
+			g.image_tsc = ev->tsc;	/* the earliest: in time order */
+		}
+	}
+	if ((err = image_set_extend(h->images, h->recording)) ||
+	    (err = symbolizer_extend(h->symbols, h->images)))
+		return err;
+	nthreads = h->nthreads;
+	for (i = 0; i < info->nthreads; i++) {
+		if (i >= nthreads)
+			err = add_thread(h, i);
+		if (!err)
+			err = i < nthreads ? thread_extend(h->threads[i], &g)
+					   : thread_build(h->threads[i], NULL);
+		if (err)
+			return i < h->nthreads ? thread_failed(h->threads[i], err)
+					       : err;
+	}
 	return 0;
 }
 
@@ -702,8 +1096,10 @@ void hwtr_history_free(struct hwtr_history *h)
 
 	if (!h)
 		return;
-	for (i = 0; i < h->nthreads; i++)
-		thread_release(&h->threads[i]);
+	for (i = 0; i < h->nthreads; i++) {
+		thread_release(h->threads[i]);
+		free(h->threads[i]);
+	}
 	for (i = 0; h->cache && i < h->cache_slots; i++)
 		free(h->cache[i].insns);
 	free(h->cache);
@@ -715,6 +1111,9 @@ void hwtr_history_free(struct hwtr_history *h)
 	isa_close(h->isa);
 	symbolizer_free(h->symbols);
 	image_set_free(h->images);
+	for (i = 0; h->debug_dirs && h->debug_dirs[i]; i++)
+		free(h->debug_dirs[i]);
+	free(h->debug_dirs);
 	free(h);
 }
 
@@ -725,7 +1124,7 @@ size_t hwtr_history_nthreads(const struct hwtr_history *h)
 
 struct hwtr_thread *hwtr_history_thread(struct hwtr_history *h, size_t index)
 {
-	return h && index < h->nthreads ? &h->threads[index] : NULL;
+	return h && index < h->nthreads ? h->threads[index] : NULL;
 }
 
 struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *h,
@@ -734,8 +1133,8 @@ struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *h,
 	size_t i;
 
 	for (i = 0; h && i < h->nthreads; i++)
-		if (h->threads[i].tid == tid)
-			return &h->threads[i];
+		if (h->threads[i]->tid == tid)
+			return h->threads[i];
 	return NULL;
 }
 
@@ -785,6 +1184,8 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	s->gaps = t->ngaps;
 	s->chunks = t->nchunks;
 	s->trace_bytes = t->trace_bytes;
+	s->decoded_instructions = t->decoded;
+	s->rebuilt = t->rebuilt;
 	s->index_bytes = t->nchunks * sizeof(*t->chunks) +
 			 t->nsegments * sizeof(*t->segments) +
 			 t->ngaps * sizeof(*t->gaps) +

@@ -75,6 +75,12 @@ struct hwtr_thread {
 	uint64_t ninsns;
 	int32_t level_base;	/* added to levels so the minimum is 0 */
 	uint64_t trace_bytes;
+	/* Where the index pass stands (history_extend) */
+	struct builder *builder;	/* NULL for an empty trace */
+	size_t stream_size;	/* stream bytes the index has read */
+	uint64_t trace_start;	/* the manifest's, when it was read */
+	uint64_t decoded;	/* instructions the last build/extend made */
+	bool rebuilt;		/* ... from the thread's start */
 };
 
 #define LENGTH_CACHE_BITS 16
@@ -91,8 +97,10 @@ struct hwtr_history {
 	struct hwtr_symbolizer *symbols;
 	const struct decoder_ops *ops;
 	struct decoder_context *decoder;
-	struct hwtr_thread *threads;
-	size_t nthreads;
+	struct hwtr_thread **threads;	/* each allocated alone: cursors point
+					 * at them while the array grows */
+	size_t nthreads, cap_threads;
+	char **debug_dirs;		/* the options', copied */
 	struct decoded_chunk *cache;
 	size_t cache_slots;
 	uint64_t cache_clock;

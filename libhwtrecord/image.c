@@ -27,7 +27,9 @@ struct epoch {
 
 struct image_set {
 	struct image_mapping *maps;
-	size_t nmaps;
+	size_t nmaps, cap_maps;
+	size_t nevents;		/* sideband events read */
+	const char *const *debug_dirs;
 	struct epoch *epochs;	/* one view per distinct set of live mappings */
 	unsigned nepochs, cap_epochs;
 	size_t last_range;	/* of the last epoch read: code runs on */
@@ -162,20 +164,44 @@ static void measure_code(struct image_mapping *m)
 				       : m->len;
 }
 
-int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
-		    struct image_set **out)
+/* Room for N more mappings, and every view's roles for them (none: a view
+ * made before a mapping was known does not have it). */
+static int reserve_maps(struct image_set *set, size_t n)
+{
+	size_t need = set->nmaps + n, cap = set->cap_maps ? set->cap_maps : 16;
+	unsigned k;
+	void *p;
+
+	if (need <= set->cap_maps)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(set->maps, cap * sizeof(*set->maps));
+	if (!p)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	set->maps = p;
+	memset(set->maps + set->cap_maps, 0,
+	       (cap - set->cap_maps) * sizeof(*set->maps));
+	for (k = 0; k < set->nepochs; k++) {
+		p = realloc(set->epochs[k].alive, cap + 1);
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		set->epochs[k].alive = p;
+		memset(set->epochs[k].alive + set->nmaps, 0, cap + 1 - set->nmaps);
+	}
+	set->cap_maps = cap;
+	return 0;
+}
+
+/* The sideband's events from the first not read yet. */
+static int read_events(struct image_set *set, struct hwtr_recording *rec)
 {
 	size_t nev = hwtr_recording_nevents(rec), i;
-	struct image_set *set = calloc(1, sizeof(*set));
+	int err = reserve_maps(set, nev - set->nevents + 1);
 
-	if (!set)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	set->maps = calloc(nev + 1, sizeof(*set->maps));
-	if (!set->maps) {
-		image_set_free(set);
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	}
-	for (i = 0; i < nev; i++) {
+	if (err)
+		return err;
+	for (i = set->nevents; i < nev; i++) {
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
 		struct image_mapping *m;
 
@@ -201,12 +227,34 @@ int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
 		m->tsc_end = UINT64_MAX;
 		m->path = ev->path;
 		m->build_id = ev->build_id;
-		locate_file(m, hwtr_recording_path(rec), ev->saved, debug_dirs);
+		locate_file(m, hwtr_recording_path(rec), ev->saved, set->debug_dirs);
 		if (m->file)
 			measure_code(m);
 	}
+	set->nevents = nev;
+	return 0;
+}
+
+int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
+		    struct image_set **out)
+{
+	struct image_set *set = calloc(1, sizeof(*set));
+	int err;
+
+	if (!set)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	set->debug_dirs = debug_dirs;
+	if ((err = read_events(set, rec))) {
+		image_set_free(set);
+		return err;
+	}
 	*out = set;
 	return 0;
+}
+
+int image_set_extend(struct image_set *set, struct hwtr_recording *rec)
+{
+	return read_events(set, rec);
 }
 
 void image_set_free(struct image_set *set)
@@ -339,7 +387,7 @@ static int build_epoch(struct image_set *set, struct epoch *e)
 int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 			 unsigned *epoch)
 {
-	uint8_t *alive = calloc(set->nmaps + 1, 1);
+	uint8_t *alive = calloc(set->cap_maps + 1, 1);
 	struct epoch *e;
 	size_t i;
 	unsigned k;
@@ -507,4 +555,9 @@ const struct image_mapping *image_set_lookup(const struct image_set *set,
 				best = m;
 		}
 	return best;
+}
+
+size_t image_set_nevents(const struct image_set *set)
+{
+	return set->nevents;
 }

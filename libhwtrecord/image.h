@@ -40,6 +40,13 @@ struct image_set;
 int image_set_build(struct hwtr_recording *recording,
 		    const char *const *debug_dirs, struct image_set **set);
 void image_set_free(struct image_set *set);
+/* Read the sideband events added since (hwtr_recording_refresh): new
+ * mappings come after the old ones, whose indexes stay; views (epochs) made
+ * before keep their numbers and roles, the new mappings having none in
+ * them.  DEBUG_DIRS of the build must still be valid. */
+int image_set_extend(struct image_set *set, struct hwtr_recording *recording);
+/* Sideband events read so far. */
+size_t image_set_nevents(const struct image_set *set);
 
 size_t image_set_count(const struct image_set *set);
 const struct image_mapping *image_set_mapping(const struct image_set *set,

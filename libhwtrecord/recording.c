@@ -4,6 +4,20 @@
  * last line without its newline is the mark of a writer that was cut off: the
  * events before it are kept and the recording says where it was cut.  Trace
  * streams are mapped read-only; their bytes are checked by the decoder.
+ *
+ * A recording still being written (live mode) is read again where it grew
+ * (hwtr_recording_refresh): the manifest when its text changed (new threads,
+ * the end), the sideband from the first byte not read yet (a half-written
+ * last line is read again next time), and each stream that grew is mapped
+ * again.  Opening is a refresh of an empty recording.  A refresh reads and
+ * checks everything before it changes anything, so a refused one leaves the
+ * recording as it was.  What it replaces stays valid for a while: old
+ * manifests (their strings) until the recording closes, a stream's previous
+ * mapping until the next refresh, so that histories built on the bytes can
+ * be extended from them (hwtr_history_extend).
+ *
+ * Not done yet: a stream that shrinks or a manifest that contradicts the
+ * one before (another recording put in its place) is refused, not reread.
  */
 #include "hwtrecord.h"
 
@@ -22,17 +36,56 @@
 struct mapped_stream {
 	const uint8_t *bytes;
 	size_t size;
+	const uint8_t *retired;	/* the mapping before the last refresh */
+	size_t retired_size;
+};
+
+/* A manifest replaced by a refresh: its strings may still be in use. */
+struct old_manifest {
+	json_t *root;
+	struct hwtr_recording_info info;
 };
 
 struct hwtr_recording {
 	char *dir;
 	json_t *manifest;
+	char *manifest_text;	/* to see whether it changed */
+	size_t manifest_size;
 	struct hwtr_recording_info info;
 	char *cut_off_reason;
+	struct old_manifest *old;
+	size_t nold;
+	char **old_reasons;	/* cut-off messages replaced by a refresh */
+	size_t nold_reasons;
 	json_t *sideband;	/* array of event objects, keeps strings alive */
 	struct hwtr_sideband_event *events;
-	size_t nevents;
+	size_t nevents, cap_events;
+	uint64_t sideband_read;	/* bytes of sideband.jsonl read (whole lines) */
+	long sideband_lines;
+	uint64_t last_tsc;
 	struct mapped_stream *streams;
+	uint64_t refreshes;
+};
+
+/* What a refresh read, before it changes the recording. */
+struct update {
+	char *manifest_text;	/* NULL: unchanged */
+	size_t manifest_size;
+	json_t *manifest;
+	struct hwtr_recording_info info;
+	bool info_valid;
+	json_t *sideband;	/* the new lines' objects */
+	struct hwtr_sideband_event *events;
+	size_t nevents, cap_events;
+	uint64_t sideband_read;
+	long sideband_lines;
+	uint64_t last_tsc;
+	bool sideband_missing;
+	bool sideband_cut;
+	uint64_t sideband_cut_at;
+	struct mapped_stream *streams;	/* per thread of the new info */
+	size_t nstreams;
+	char **missing;		/* per thread: a missing stream's path */
 };
 
 static char *path_join(const char *dir, const char *name)
@@ -58,11 +111,13 @@ static void note_cut_off(struct hwtr_recording *r, const char *fmt,
 	r->info.cut_off_reason = r->cut_off_reason;
 }
 
-static int read_file(const char *path, char **data, size_t *size)
+/* The file at PATH from byte FROM on (NUL-terminated). */
+static int read_file_from(const char *path, uint64_t from, char **data,
+			  size_t *size, uint64_t *file_size)
 {
 	struct stat st;
 	ssize_t n;
-	size_t got = 0;
+	size_t got = 0, want;
 	int fd = open(path, O_RDONLY);
 
 	if (fd < 0)
@@ -72,13 +127,22 @@ static int read_file(const char *path, char **data, size_t *size)
 		close(fd);
 		return hwtr_fail(hwtr_err_io, "%s: not a regular file", path);
 	}
-	*data = malloc((size_t)st.st_size + 1);
+	*file_size = (uint64_t)st.st_size;
+	if ((uint64_t)st.st_size < from) {
+		close(fd);
+		return hwtr_fail(hwtr_err_format,
+				 "%s: shrank to %lld bytes, %llu were read before "
+				 "(a recording only grows)", path,
+				 (long long)st.st_size, (unsigned long long)from);
+	}
+	want = (size_t)((uint64_t)st.st_size - from);
+	*data = malloc(want + 1);
 	if (!*data) {
 		close(fd);
 		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", path);
 	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
+	while (got < want &&
+	       (n = pread(fd, *data + got, want - got, (off_t)(from + got))) > 0)
 		got += (size_t)n;
 	close(fd);
 	(*data)[got] = 0;
@@ -86,17 +150,61 @@ static int read_file(const char *path, char **data, size_t *size)
 	return 0;
 }
 
-static int load_manifest(struct hwtr_recording *r)
+static bool same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A refresh reads the manifest of the same recording: the same format and
+ * trace configuration, the same threads first. */
+static int check_same_recording(const struct hwtr_recording_info *was,
+				const struct hwtr_recording_info *now,
+				const char *path)
+{
+	const char *what = NULL;
+	size_t i;
+
+	if (was->version != now->version)
+		what = "version";
+	else if (!same_string(was->arch, now->arch))
+		what = "arch";
+	else if (!same_string(was->trace_format, now->trace_format))
+		what = "trace_format";
+	else if (memcmp(&was->pt, &now->pt, sizeof(was->pt)))
+		what = "pt";
+	else if (was->pid != now->pid)
+		what = "process.pid";
+	else if (now->nthreads < was->nthreads)
+		what = "threads (fewer than before)";
+	for (i = 0; !what && i < was->nthreads; i++)
+		if (was->threads[i].tid != now->threads[i].tid ||
+		    !same_string(was->threads[i].stream, now->threads[i].stream) ||
+		    !was->threads[i].etm != !now->threads[i].etm ||
+		    (was->threads[i].etm &&
+		     (was->threads[i].etm->trace_id != now->threads[i].etm->trace_id ||
+		      was->threads[i].etm->formatted != now->threads[i].etm->formatted ||
+		      was->threads[i].etm->context_id != now->threads[i].etm->context_id)))
+			what = "threads";
+	if (what)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"%s\" changed since the recording was "
+				 "read: it is not the same recording any more",
+				 path, what);
+	return 0;
+}
+
+static int read_manifest(struct hwtr_recording *r, struct update *u)
 {
 	char *path = path_join(r->dir, "manifest.json");
 	json_error_t jerr;
+	uint64_t file_size = 0;
 	char *text = NULL;
 	size_t size = 0;
 	int err;
 
 	if (!path)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	err = read_file(path, &text, &size);
+	err = read_file_from(path, 0, &text, &size, &file_size);
 	if (err == -hwtr_err_notfound) {
 		err = hwtr_fail(hwtr_err_notfound,
 				"%s: no manifest.json: not a recording, or its "
@@ -105,92 +213,115 @@ static int load_manifest(struct hwtr_recording *r)
 	}
 	if (err)
 		goto out;
-	r->manifest = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
-	if (!r->manifest) {
+	if (r->manifest_text && size == r->manifest_size &&
+	    !memcmp(text, r->manifest_text, size))
+		goto out;	/* unchanged */
+	u->manifest = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+	if (!u->manifest) {
 		err = hwtr_fail(hwtr_err_format, "%s:%d:%d: %s", path, jerr.line,
 				jerr.column, jerr.text);
 		goto out;
 	}
-	err = manifest_decode(r->manifest, path, &r->info);
-	if (!err && !r->info.complete)
-		note_cut_off(r,
-			     "%s: the recorder did not finish (\"complete\": "
-			     "false); history ends where the recording was cut%.0llu",
-			     path, 0);
+	u->info_valid = true;
+	err = manifest_decode(u->manifest, path, &u->info);
+	if (!err && r->manifest)
+		err = check_same_recording(&r->info, &u->info, path);
+	if (!err) {
+		u->manifest_text = text;
+		u->manifest_size = size;
+		text = NULL;
+	}
 out:
 	free(text);
 	free(path);
 	return err;
 }
 
-static int load_sideband(struct hwtr_recording *r)
+static const struct hwtr_recording_info *update_info(const struct hwtr_recording *r,
+						     const struct update *u)
+{
+	return u->manifest_text ? &u->info : &r->info;
+}
+
+/* The sideband's lines from the first one not read yet. */
+static int read_sideband(struct hwtr_recording *r, struct update *u)
 {
 	char *path = path_join(r->dir, "sideband.jsonl");
 	char *text = NULL, *line, *nl;
-	size_t size = 0, cap = 0;
-	long lineno = 0;
-	uint64_t last_tsc = 0;
+	uint64_t file_size = 0;
+	size_t size = 0;
 	int err;
 
 	if (!path)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	r->sideband = json_array();
-	err = read_file(path, &text, &size);
-	if (err == -hwtr_err_notfound && !r->info.complete) {
-		note_cut_off(r, "%s: missing (recording cut off at offset %llu)",
-			     path, 0);
+	u->sideband = json_array();
+	u->sideband_read = r->sideband_read;
+	u->sideband_lines = r->sideband_lines;
+	u->last_tsc = r->last_tsc;
+	if (!u->sideband) {
+		free(path);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	err = read_file_from(path, r->sideband_read, &text, &size, &file_size);
+	if (err == -hwtr_err_notfound && !update_info(r, u)->complete &&
+	    r->sideband_read == 0) {
+		u->sideband_missing = true;
 		err = 0;
 		goto out;
 	}
 	if (err)
 		goto out;
 	for (line = text; line < text + size; line = nl + 1) {
-		struct json_where where = { path, ++lineno };
+		struct json_where where = { path, u->sideband_lines + 1 };
 		struct hwtr_sideband_event ev;
 		json_error_t jerr;
 		json_t *obj;
 
 		nl = memchr(line, '\n', (size_t)(text + size - line));
 		if (!nl) {
-			/* A last line without newline: the writer was cut off. */
-			note_cut_off(r, "%s: last line is incomplete at offset %llu "
-				     "(recording cut off); events before it are kept",
-				     path, (unsigned long long)(line - text));
+			/* A last line without newline: the writer was cut off,
+			 * or is writing it now. */
+			u->sideband_cut = true;
+			u->sideband_cut_at = u->sideband_read;
 			break;
 		}
-		if (nl == line)
+		u->sideband_lines++;
+		if (nl == line) {
+			u->sideband_read += 1;
 			continue;
+		}
 		obj = json_loadb(line, (size_t)(nl - line), 0, &jerr);
 		if (!obj) {
-			err = hwtr_fail(hwtr_err_format, "%s:%ld: %s", path, lineno,
-					jerr.text);
+			err = hwtr_fail(hwtr_err_format, "%s:%ld: %s", path,
+					u->sideband_lines, jerr.text);
 			goto out;
 		}
-		json_array_append_new(r->sideband, obj);
+		json_array_append_new(u->sideband, obj);
 		err = sideband_decode(obj, &where, &ev);
 		if (err)
 			goto out;
-		if (ev.tsc < last_tsc) {
+		if (ev.tsc < u->last_tsc) {
 			err = hwtr_fail(hwtr_err_format,
 					"%s:%ld: tsc %llu goes back in time (previous "
-					"event had %llu)", path, lineno,
+					"event had %llu)", path, u->sideband_lines,
 					(unsigned long long)ev.tsc,
-					(unsigned long long)last_tsc);
+					(unsigned long long)u->last_tsc);
 			goto out;
 		}
-		last_tsc = ev.tsc;
-		if (r->nevents == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			void *p = realloc(r->events, ncap * sizeof(*r->events));
+		u->last_tsc = ev.tsc;
+		if (u->nevents == u->cap_events) {
+			size_t ncap = u->cap_events ? 2 * u->cap_events : 64;
+			void *p = realloc(u->events, ncap * sizeof(*u->events));
 
 			if (!p) {
 				err = hwtr_fail(hwtr_err_nomem, "out of memory");
 				goto out;
 			}
-			r->events = p;
-			cap = ncap;
+			u->events = p;
+			u->cap_events = ncap;
 		}
-		r->events[r->nevents++] = ev;
+		u->events[u->nevents++] = ev;
+		u->sideband_read += (uint64_t)(nl - line) + 1;
 	}
 out:
 	free(text);
@@ -198,66 +329,241 @@ out:
 	return err;
 }
 
-static int map_streams(struct hwtr_recording *r)
+static int map_stream(const char *path, size_t size, const uint8_t **bytes)
 {
+	int fd = open(path, O_RDONLY);
+	void *map;
+
+	if (fd < 0)
+		return hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return hwtr_fail(hwtr_err_io, "%s: mmap: %s", path, strerror(errno));
+	*bytes = map;
+	return 0;
+}
+
+/* Each thread's stream: mapped again where it grew. */
+static int read_streams(struct hwtr_recording *r, struct update *u)
+{
+	const struct hwtr_recording_info *info = update_info(r, u);
 	size_t i;
 
-	r->streams = calloc(r->info.nthreads + 1, sizeof(*r->streams));
-	if (!r->streams)
+	u->streams = calloc(info->nthreads + 1, sizeof(*u->streams));
+	u->missing = calloc(info->nthreads + 1, sizeof(*u->missing));
+	if (!u->streams || !u->missing)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (i = 0; i < r->info.nthreads; i++) {
-		const struct hwtr_thread_info *t = &r->info.threads[i];
+	u->nstreams = info->nthreads;
+	for (i = 0; i < info->nthreads; i++) {
+		const struct hwtr_thread_info *t = &info->threads[i];
+		const struct mapped_stream *was =
+			i < r->info.nthreads && r->streams ? &r->streams[i] : NULL;
 		char *path = path_join(r->dir, t->stream);
 		struct stat st;
-		void *map;
-		int fd, err;
+		int err = 0;
 
 		if (!path)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		fd = open(path, O_RDONLY);
-		if (fd < 0) {
-			if (errno == ENOENT && !r->info.complete) {
-				note_cut_off(r, "%s: missing (recording cut off%.0llu)",
-					     path, 0);
-				free(path);
+		if (stat(path, &st) < 0) {
+			if (errno == ENOENT && !info->complete && !(was && was->size)) {
+				u->missing[i] = path;
 				continue;
 			}
 			err = hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
-			free(path);
-			return err;
-		}
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
+		} else if (!S_ISREG(st.st_mode)) {
 			err = hwtr_fail(hwtr_err_io, "%s: not a regular file", path);
-			free(path);
-			return err;
-		}
-		if (t->trace_start > (uint64_t)st.st_size) {
-			close(fd);
+		} else if (t->trace_start > (uint64_t)st.st_size) {
 			err = hwtr_fail(hwtr_err_format,
 					"%s: manifest says kept trace starts at offset "
 					"%llu, beyond the stream's %lld bytes",
 					path, (unsigned long long)t->trace_start,
 					(long long)st.st_size);
-			free(path);
-			return err;
+		} else if (was && (uint64_t)st.st_size < was->size) {
+			err = hwtr_fail(hwtr_err_format,
+					"%s: shrank from %zu to %lld bytes since it was "
+					"read (a recording only grows)", path,
+					was->size, (long long)st.st_size);
+		} else if (was && (size_t)st.st_size == was->size) {
+			u->streams[i].bytes = was->bytes;	/* unchanged */
+			u->streams[i].size = was->size;
+		} else if (st.st_size > 0) {
+			err = map_stream(path, (size_t)st.st_size, &u->streams[i].bytes);
+			if (!err)
+				u->streams[i].size = (size_t)st.st_size;
 		}
-		if (st.st_size > 0) {
-			map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-				   fd, 0);
-			if (map == MAP_FAILED) {
-				close(fd);
-				err = hwtr_fail(hwtr_err_io, "%s: mmap: %s", path,
-						strerror(errno));
-				free(path);
-				return err;
-			}
-			r->streams[i].bytes = map;
-			r->streams[i].size = (size_t)st.st_size;
-		}
-		close(fd);
 		free(path);
+		if (err)
+			return err;
 	}
+	return 0;
+}
+
+/* Drop what an update read (a refused refresh, or after it was applied). */
+static void update_release(struct hwtr_recording *r, struct update *u, bool applied)
+{
+	size_t i;
+
+	for (i = 0; u->streams && i < u->nstreams; i++) {
+		const struct mapped_stream *was =
+			i < r->info.nthreads && r->streams ? &r->streams[i] : NULL;
+
+		if (!applied && u->streams[i].bytes &&
+		    !(was && was->bytes == u->streams[i].bytes))
+			munmap((void *)u->streams[i].bytes, u->streams[i].size);
+	}
+	for (i = 0; u->missing && i < u->nstreams; i++)
+		free(u->missing[i]);
+	free(u->missing);
+	free(u->streams);
+	free(u->events);
+	json_decref(u->sideband);
+	if (!applied) {
+		if (u->info_valid)
+			manifest_release(&u->info);
+		json_decref(u->manifest);
+		free(u->manifest_text);
+	}
+}
+
+/* Note what is cut off, in the order it is read. */
+static void note_cuts(struct hwtr_recording *r, const struct update *u)
+{
+	char *manifest = path_join(r->dir, "manifest.json");
+	char *sideband = path_join(r->dir, "sideband.jsonl");
+	char *old_reason;
+	size_t i;
+
+	/* The message may be in use: it is kept while the recording is open
+	 * (a new one is made only when it says something else). */
+	old_reason = r->cut_off_reason;
+	r->cut_off_reason = NULL;
+	r->info.cut_off = false;
+	r->info.cut_off_reason = NULL;
+	if (!r->info.complete)
+		note_cut_off(r,
+			     "%s: the recorder did not finish (\"complete\": "
+			     "false); history ends where the recording was cut%.0llu",
+			     manifest ? manifest : "manifest.json", 0);
+	if (u->sideband_missing)
+		note_cut_off(r, "%s: missing (recording cut off at offset %llu)",
+			     sideband ? sideband : "sideband.jsonl", 0);
+	if (u->sideband_cut)
+		note_cut_off(r, "%s: last line is incomplete at offset %llu "
+			     "(recording cut off); events before it are kept",
+			     sideband ? sideband : "sideband.jsonl",
+			     (unsigned long long)u->sideband_cut_at);
+	for (i = 0; i < u->nstreams; i++)
+		if (u->missing[i])
+			note_cut_off(r, "%s: missing (recording cut off%.0llu)",
+				     u->missing[i], 0);
+	if (old_reason && r->cut_off_reason &&
+	    !strcmp(old_reason, r->cut_off_reason)) {
+		free(r->cut_off_reason);
+		r->cut_off_reason = old_reason;
+		r->info.cut_off_reason = old_reason;
+	} else if (old_reason) {
+		void *p = realloc(r->old_reasons,
+				  (r->nold_reasons + 1) * sizeof(char *));
+
+		if (p) {
+			r->old_reasons = p;
+			r->old_reasons[r->nold_reasons++] = old_reason;
+		} else {
+			free(old_reason);
+		}
+	}
+	free(manifest);
+	free(sideband);
+}
+
+/* Make the update the recording's.  Only allocations can fail, and they
+ * come first. */
+static int apply(struct hwtr_recording *r, struct update *u)
+{
+	size_t i, was_threads = r->info.nthreads, need = r->nevents + u->nevents;
+	struct mapped_stream *streams = calloc(u->nstreams + 1, sizeof(*streams));
+	void *p;
+
+	if (!streams)
+		goto nomem;
+	if (need > r->cap_events) {
+		size_t ncap = r->cap_events ? r->cap_events : 64;
+
+		while (ncap < need)
+			ncap *= 2;
+		if (!(p = realloc(r->events, ncap * sizeof(*r->events))))
+			goto nomem;
+		r->events = p;
+		r->cap_events = ncap;
+	}
+	if (u->manifest_text && r->manifest) {
+		if (!(p = realloc(r->old, (r->nold + 1) * sizeof(*r->old))))
+			goto nomem;
+		r->old = p;
+		r->old[r->nold].root = r->manifest;
+		r->old[r->nold].info = r->info;
+		r->nold++;
+	}
+	/* Only the array grows if this fails: its objects are kept alive. */
+	if (json_array_extend(r->sideband, u->sideband) < 0) {
+		if (u->manifest_text && r->manifest)
+			r->nold--;
+		goto nomem;
+	}
+	if (u->manifest_text) {
+		r->manifest = u->manifest;
+		r->info = u->info;
+		free(r->manifest_text);
+		r->manifest_text = u->manifest_text;
+		r->manifest_size = u->manifest_size;
+	}
+	if (u->nevents)
+		memcpy(r->events + r->nevents, u->events,
+		       u->nevents * sizeof(*u->events));
+	r->nevents = need;
+	r->sideband_read = u->sideband_read;
+	r->sideband_lines = u->sideband_lines;
+	r->last_tsc = u->last_tsc;
+	/* A stream mapped again keeps its previous mapping until the next
+	 * refresh: histories still read it until they are extended. */
+	for (i = 0; i < u->nstreams; i++) {
+		struct mapped_stream *was = i < was_threads ? &r->streams[i] : NULL;
+
+		streams[i].bytes = u->streams[i].bytes;
+		streams[i].size = u->streams[i].size;
+		if (!was)
+			continue;
+		if (was->retired)
+			munmap((void *)was->retired, was->retired_size);
+		if (was->bytes != streams[i].bytes) {
+			streams[i].retired = was->bytes;
+			streams[i].retired_size = was->size;
+		}
+	}
+	free(r->streams);
+	r->streams = streams;
+	note_cuts(r, u);
+	r->refreshes++;
+	return 0;
+nomem:
+	free(streams);
+	return hwtr_fail(hwtr_err_nomem, "out of memory");
+}
+
+static int refresh(struct hwtr_recording *r)
+{
+	struct update u = { 0 };
+	int err;
+
+	if ((err = read_manifest(r, &u)) ||
+	    (err = read_sideband(r, &u)) ||
+	    (err = read_streams(r, &u)) ||
+	    (err = apply(r, &u))) {
+		update_release(r, &u, false);
+		return err;
+	}
+	update_release(r, &u, true);
 	return 0;
 }
 
@@ -269,15 +575,13 @@ int hwtr_recording_open(const char *dir, struct hwtr_recording **out)
 	if (!dir || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_recording_open: bad argument");
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->dir = strdup(dir))) {
+	if (!r || !(r->dir = strdup(dir)) || !(r->sideband = json_array())) {
+		if (r)
+			free(r->dir);
 		free(r);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
-	err = load_manifest(r);
-	if (!err)
-		err = load_sideband(r);
-	if (!err)
-		err = map_streams(r);
+	err = refresh(r);
 	if (err) {
 		hwtr_recording_close(r);
 		return err;
@@ -286,18 +590,38 @@ int hwtr_recording_open(const char *dir, struct hwtr_recording **out)
 	return 0;
 }
 
+int hwtr_recording_refresh(struct hwtr_recording *r)
+{
+	if (!r)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_recording_refresh: bad argument");
+	return refresh(r);
+}
+
 void hwtr_recording_close(struct hwtr_recording *r)
 {
 	size_t i;
 
 	if (!r)
 		return;
-	for (i = 0; r->streams && i < r->info.nthreads; i++)
+	for (i = 0; r->streams && i < r->info.nthreads; i++) {
 		if (r->streams[i].bytes)
 			munmap((void *)r->streams[i].bytes, r->streams[i].size);
+		if (r->streams[i].retired)
+			munmap((void *)r->streams[i].retired,
+			       r->streams[i].retired_size);
+	}
 	free(r->streams);
+	for (i = 0; i < r->nold; i++) {
+		manifest_release(&r->old[i].info);
+		json_decref(r->old[i].root);
+	}
+	free(r->old);
+	for (i = 0; i < r->nold_reasons; i++)
+		free(r->old_reasons[i]);
+	free(r->old_reasons);
 	manifest_release(&r->info);
 	json_decref(r->manifest);
+	free(r->manifest_text);
 	json_decref(r->sideband);
 	free(r->events);
 	free(r->cut_off_reason);

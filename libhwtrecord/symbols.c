@@ -1,4 +1,5 @@
 /* symbols.c: function and line lookup over the recording's binaries. */
+#define _GNU_SOURCE /* qsort_r */
 #include "symbols.h"
 
 #include "error.h"
@@ -33,19 +34,14 @@ struct hwtr_symbolizer {
 	size_t nowned, cap_owned;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
-	struct function *functions;	/* [0] is "no symbol" */
-	size_t nfunctions;
+	struct function *functions;	/* [0] is "no symbol"; ids never move */
+	size_t nfunctions, cap_functions;
+	uint32_t *order;	/* ids of the functions by address, one per
+				 * address */
+	size_t norder;
+	size_t nmappings;	/* image mappings whose files are read */
 	struct cache_slot cache[CACHE_SIZE];
 };
-
-static int compare_functions(const void *a, const void *b)
-{
-	const struct function *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return y->rank - x->rank;	/* best rank first */
-}
 
 static int symbol_rank(unsigned char info)
 {
@@ -58,17 +54,17 @@ static int symbol_rank(unsigned char info)
 
 static uint64_t current_module_end;	/* set while collecting one module */
 
-static int add_function(struct hwtr_symbolizer *s, size_t *cap, uint64_t start,
+static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 			uint64_t end, const char *name, int rank)
 {
-	if (s->nfunctions == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 1024;
+	if (s->nfunctions == s->cap_functions) {
+		size_t ncap = s->cap_functions ? 2 * s->cap_functions : 1024;
 		void *p = realloc(s->functions, ncap * sizeof(*s->functions));
 
 		if (!p)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		s->functions = p;
-		*cap = ncap;
+		s->cap_functions = ncap;
 	}
 	s->functions[s->nfunctions++] =
 		(struct function){ start, end, current_module_end, name, rank };
@@ -143,8 +139,7 @@ static bool got_slot_name(Elf *elf, GElf_Addr slot, char *buf, size_t size)
 /* PLT stubs have no symbols; GDB names them NAME@plt (BFD's synthetic
  * symbols).  Each entry of .plt, .plt.sec and .plt.got jumps through a GOT
  * slot (jmp *disp(%rip)); the relocation of that slot gives the name. */
-static int add_plt_functions(struct hwtr_symbolizer *s, size_t *cap,
-			     Dwfl_Module *mod)
+static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 {
 	GElf_Addr bias = 0;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
@@ -185,7 +180,7 @@ static int add_plt_functions(struct hwtr_symbolizer *s, size_t *cap,
 				snprintf(full, sizeof(full), "%s@plt", name);
 				owned = own_name(s, full);
 				if (!owned ||
-				    add_function(s, cap, sh.sh_addr + off + bias,
+				    add_function(s, sh.sh_addr + off + bias,
 						 sh.sh_addr + off + entsize + bias,
 						 owned, 0) < 0)
 					return -1;
@@ -196,12 +191,8 @@ static int add_plt_functions(struct hwtr_symbolizer *s, size_t *cap,
 	return 0;
 }
 
-static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
-			  Dwarf_Addr base, void *arg)
+static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 {
-	void **args = arg;
-	struct hwtr_symbolizer *s = args[0];
-	size_t *cap = args[1];
 	int n = dwfl_module_getsymtab(mod), i;
 	Dwarf_Addr mod_start = 0, mod_end = 0;
 
@@ -218,22 +209,23 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 		if (!sname || !*sname || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		if (add_function(s, cap, addr, addr + (sym.st_size ? sym.st_size : 1),
+		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, symbol_rank(sym.st_info)) < 0)
-			return DWARF_CB_ABORT;
+			return -1;
 	}
-	if (add_plt_functions(s, cap, mod) < 0)
-		return DWARF_CB_ABORT;
-	return DWARF_CB_OK;
+	return add_plt_functions(s, mod);
 }
 
-/* Report each loaded file once, at the bias its mappings imply. */
-static void report_modules(struct hwtr_symbolizer *s, struct image_set *images)
+/* Report each file of mappings FROM.. once, at the bias its mappings
+ * imply (a file reported before is not reported again); NEW gets the
+ * modules reported. */
+static size_t report_modules(struct hwtr_symbolizer *s, struct image_set *images,
+			     size_t from, Dwfl_Module **new, size_t max)
 {
-	size_t i, j;
+	size_t i, j, n = 0;
 
-	dwfl_report_begin(s->dwfl);
-	for (i = 0; i < image_set_count(images); i++) {
+	dwfl_report_begin_add(s->dwfl);
+	for (i = from; i < image_set_count(images); i++) {
 		const struct image_mapping *m = image_set_mapping(images, i);
 		bool seen = false;
 
@@ -256,18 +248,91 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images)
 				bias = b;
 			mod = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
 					      m->file, -1, bias, false);
-			(void)mod;	/* overlapping modules are skipped */
+			/* Overlapping modules are skipped (NULL). */
+			if (mod && n < max)
+				new[n++] = mod;
 		}
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
+	return n;
+}
+
+static int compare_ids(const void *a, const void *b, void *table)
+{
+	const struct function *functions = table;
+	const struct function *x = &functions[*(const uint32_t *)a];
+	const struct function *y = &functions[*(const uint32_t *)b];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* At one address: best rank first, then the oldest id (an id in use
+	 * keeps its place). */
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* The functions of the mappings not read yet: new ids after the old ones,
+ * and the address order again.  Where a symbol has no size it ends at the
+ * next function, and no function runs into the next; only the new ones are
+ * adjusted, since modules do not overlap. */
+static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
+{
+	size_t count = image_set_count(images), first = s->nfunctions, i, w, n;
+	Dwfl_Module **mods = calloc(count - s->nmappings + 1, sizeof(*mods));
+	uint32_t *order;
+
+	if (!mods)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	n = report_modules(s, images, s->nmappings, mods, count - s->nmappings);
+	for (i = 0; i < n; i++)
+		if (collect_module(s, mods[i]) < 0) {
+			free(mods);
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		}
+	free(mods);
+	s->nmappings = count;
+	order = realloc(s->order, (s->nfunctions + 1) * sizeof(*order));
+	if (!order)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	s->order = order;
+	for (i = first; i < s->nfunctions; i++)
+		order[s->norder++] = (uint32_t)i;
+	qsort_r(order, s->norder, sizeof(*order), compare_ids, s->functions);
+	/* One function per address: the best-ranked, or the one in use. */
+	for (i = 0, w = 0; i < s->norder; i++) {
+		if (w && s->functions[order[w - 1]].start ==
+			      s->functions[order[i]].start)
+			continue;
+		order[w++] = order[i];
+	}
+	s->norder = w;
+	for (i = 0; i < s->norder; i++) {
+		struct function *f = &s->functions[order[i]];
+		const struct function *next =
+			i + 1 < s->norder ? &s->functions[order[i + 1]] : NULL;
+		uint64_t next_start = next ? next->start : f->module_end;
+
+		if (order[i] < first)
+			continue;
+		if (f->end == f->start + 1)	/* no size: up to the next symbol */
+			f->end = next_start < f->module_end ? next_start
+							    : f->module_end;
+		if (next && f->end > next->start)
+			f->end = next->start;
+		if (f->end <= f->start)
+			f->end = f->start + 1;
+	}
+	memset(s->cache, 0, sizeof(s->cache));
+	return 0;
 }
 
 int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 		     struct hwtr_symbolizer **out)
 {
 	struct hwtr_symbolizer *s = calloc(1, sizeof(*s));
-	size_t cap = 0, i, w, len = 1;
-	void *args[2];
+	size_t i, len = 1;
+	int err;
 
 	if (!s)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -292,38 +357,20 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 		symbolizer_free(s);
 		return hwtr_fail(hwtr_err_nomem, "libdw: %s", dwfl_errmsg(-1));
 	}
-	if (add_function(s, &cap, 0, 0, NULL, 0) < 0) {
+	if ((err = add_function(s, 0, 0, NULL, 0)) < 0 ||
+	    (err = add_modules(s, images)) < 0) {
 		symbolizer_free(s);
-		return -hwtr_err_nomem;
-	}
-	report_modules(s, images);
-	args[0] = s;
-	args[1] = &cap;
-	dwfl_getmodules(s->dwfl, collect_module, args, 0);
-
-	/* Sort, keep the best-ranked symbol per address, and end each function
-	 * at the next one where the symbol had no size. */
-	qsort(s->functions + 1, s->nfunctions - 1, sizeof(*s->functions),
-	      compare_functions);
-	for (i = 1, w = 1; i < s->nfunctions; i++) {
-		if (w > 1 && s->functions[w - 1].start == s->functions[i].start)
-			continue;
-		s->functions[w++] = s->functions[i];
-	}
-	s->nfunctions = w;
-	for (i = 1; i < s->nfunctions; i++) {
-		struct function *f = &s->functions[i];
-		uint64_t next = i + 1 < s->nfunctions ? f[1].start : f->module_end;
-
-		if (f->end == f->start + 1)	/* no size: up to the next symbol */
-			f->end = next < f->module_end ? next : f->module_end;
-		if (i + 1 < s->nfunctions && f->end > f[1].start)
-			f->end = f[1].start;
-		if (f->end <= f->start)
-			f->end = f->start + 1;
+		return err;
 	}
 	*out = s;
 	return 0;
+}
+
+int symbolizer_extend(struct hwtr_symbolizer *s, struct image_set *images)
+{
+	if (image_set_count(images) == s->nmappings)
+		return 0;
+	return add_modules(s, images);
 }
 
 void symbolizer_free(struct hwtr_symbolizer *s)
@@ -336,25 +383,26 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 		free(s->owned_names[--s->nowned]);
 	free(s->owned_names);
 	free(s->functions);
+	free(s->order);
 	free(s->debuginfo_path);
 	free(s);
 }
 
 static uint32_t find_function(const struct hwtr_symbolizer *s, uint64_t ip)
 {
-	size_t lo = 1, hi = s->nfunctions;
+	size_t lo = 0, hi = s->norder;
 
 	/* The last function starting at or before IP. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->functions[mid].start <= ip)
+		if (s->functions[s->order[mid]].start <= ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > 1 && ip < s->functions[lo - 1].end)
-		return (uint32_t)(lo - 1);
+	if (lo > 0 && ip < s->functions[s->order[lo - 1]].end)
+		return s->order[lo - 1];
 	return 0;
 }
 

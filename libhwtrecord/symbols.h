@@ -14,6 +14,10 @@
 int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 		     struct hwtr_symbolizer **symbolizer);
 void symbolizer_free(struct hwtr_symbolizer *symbolizer);
+/* Read the files of the image's mappings added since (image_set_extend):
+ * function ids given before keep their meaning. */
+int symbolizer_extend(struct hwtr_symbolizer *symbolizer,
+		      struct image_set *images);
 
 uint32_t symbolizer_function(struct hwtr_symbolizer *symbolizer, uint64_t ip);
 const char *symbolizer_function_name(const struct hwtr_symbolizer *symbolizer,

@@ -308,9 +308,22 @@ size_t hwtr_recording_nevents(const struct hwtr_recording *recording);
 const struct hwtr_sideband_event *
 hwtr_recording_event(const struct hwtr_recording *recording, size_t index);
 
-/* A thread's raw trace, mapped read-only; valid until the recording closes. */
+/* A thread's raw trace, mapped read-only; valid until the recording closes,
+ * or until the second refresh after the one that mapped it. */
 int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
 			 const uint8_t **bytes, size_t *size);
+
+/* Read a recording that is still being written again where it grew: a
+ * changed manifest (new threads, how it ended), the sideband lines written
+ * since (a half-written last line waits for the next refresh), the trace
+ * streams that grew (mapped again).  Events, threads and bytes read before
+ * keep their indexes and offsets; strings stay valid while the recording is
+ * open; the mapping a stream had before stays valid until the next refresh.
+ * A stream that shrank, a sideband that shrank or a manifest of another
+ * recording is refused, and the recording is left as it was.  Histories
+ * built on the recording follow with hwtr_history_extend (before the next
+ * refresh). */
+int hwtr_recording_refresh(struct hwtr_recording *recording);
 
 /* ---------------------------------------------------------------- history */
 
@@ -335,6 +348,19 @@ int hwtr_history_build(struct hwtr_recording *recording,
 		       struct hwtr_history **history);
 void hwtr_history_free(struct hwtr_history *history);
 
+/* Bring the history up to date with its recording after
+ * hwtr_recording_refresh: each thread keeps its chunks and function
+ * segments up to the start of its last chunk and decodes on from there
+ * (its tail may have been cut mid-way); new threads are built; new mappings
+ * join the image and the symbols.  Instruction and segment numbers before
+ * the last chunk keep their meaning, so cursors stay valid (one past the
+ * new end moves to it).  Where trace before that chunk changed its meaning
+ * (a loss event or a mapping that reaches back into it, a moved trace
+ * start), that thread is built again from its start.  Costs in proportion
+ * to the new trace, not to the history.  On failure the history may only be
+ * freed. */
+int hwtr_history_extend(struct hwtr_history *history);
+
 size_t hwtr_history_nthreads(const struct hwtr_history *history);
 struct hwtr_thread *hwtr_history_thread(struct hwtr_history *history,
 					size_t index);
@@ -356,6 +382,11 @@ struct hwtr_thread_stats {
 	uint64_t chunks;
 	uint64_t trace_bytes;
 	uint64_t index_bytes;	/* memory held by this thread's index */
+	/* The last hwtr_history_build or hwtr_history_extend: instructions it
+	 * decoded for this thread (a build, or an extension from the start of
+	 * the last chunk), and whether it decoded the thread from its start. */
+	uint64_t decoded_instructions;
+	bool rebuilt;
 };
 int hwtr_thread_stats(const struct hwtr_thread *thread,
 		      struct hwtr_thread_stats *stats);
