@@ -24,6 +24,16 @@ const char *fixture_exec_path(void)
 	return FIXTURE_EXEC;
 }
 
+const char *fixture_far_path(void)
+{
+#ifdef FIXTURE_FAR
+	return FIXTURE_FAR;
+#else
+	ck_abort_msg("FIXTURE_FAR is not set");
+	return NULL;
+#endif
+}
+
 static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
@@ -36,16 +46,16 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
-static Elf *open_fixture(int *fd)
+uint64_t fixture_symbol(const char *name)
 {
-	return open_elf(fixture_path(), fd);
+	return fixture_symbol_in(fixture_path(), name);
 }
 
-uint64_t fixture_symbol(const char *name)
+uint64_t fixture_symbol_in(const char *path, const char *name)
 {
 	Elf_Scn *scn = NULL;
 	int fd;
-	Elf *elf = open_fixture(&fd);
+	Elf *elf = open_elf(path, &fd);
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
@@ -67,7 +77,7 @@ uint64_t fixture_symbol(const char *name)
 			}
 		}
 	}
-	ck_abort_msg("symbol %s not in fixture", name);
+	ck_abort_msg("symbol %s not in %s", name, path);
 	return 0;
 }
 

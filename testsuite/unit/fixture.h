@@ -14,6 +14,8 @@
 const char *fixture_path(void);
 /* Address of a label or function in the fixture (aborts if missing). */
 uint64_t fixture_symbol(const char *name);
+/* Address of a label or function in another test binary. */
+uint64_t fixture_symbol_in(const char *path, const char *name);
 /* The fixture's real build-id, lower-case hex. */
 const char *fixture_build_id(void);
 
@@ -51,6 +53,8 @@ void fixture_mapping(const char *path, uint64_t tsc,
 		     struct hwtr_sideband_event *event);
 /* Path of fixture-exec.S assembled: other code at the same address. */
 const char *fixture_exec_path(void);
+/* fixture-exec.S linked at 0x600000: code in a mapping of its own. */
+const char *fixture_far_path(void);
 /* A PSB+ while tracing is off (no FUP), and TIP.PGE. */
 void enc_psb_disabled(struct trace *t, uint64_t tsc);
 
