@@ -205,6 +205,10 @@ int hwtrec_gdb_main(int argc, char **argv)
 		WORD("--timing");
 		WORD(getenv("HWTREC_LIVE_TIMING"));
 	}
+	/* bench-live.sh: the history built again at every stop, as before it
+	 * was extended, for the comparison. */
+	if (getenv("HWTREC_LIVE_REBUILD"))
+		WORD("--rebuild");
 	WORD("--");
 	WORD(prog);
 	for (i = dashdash + 2; i < argc; i++)

@@ -8,9 +8,15 @@
  *
  * At a stop of a recording session, when something needs the history (a
  * reverse resume, a history request), the tracer brings the recording up
- * to the stop and the history is rebuilt from it (replay_open on the
- * growing recording), with each thread's live PC as its end (the "tail"):
- * the simplest correct approach; bench-live.sh measures what it costs.
+ * to the stop and the history follows it, with each thread's live PC as its
+ * end (the "tail").  The first time it is built (replay_open on the growing
+ * recording); afterwards it is extended (replay_refresh: the library reads
+ * what the recording gained and decodes on from each thread's last chunk),
+ * so a stop costs in proportion to the trace since the last one, not to the
+ * whole history (bench-live.sh measures both).  While the program runs live
+ * the history is kept but stale: nothing is served from it until it has
+ * been brought up to the next stop.  An extension that fails falls back to
+ * building the history again.
  *
  * Replay: entered by bs/bc or qHwtr:goto.  A thread away from its end
  * answers registers with its PC only (the stub's 'g' layout, every other
@@ -55,7 +61,8 @@ struct live {
 	char dir[PATH_MAX];		/* the session's recording */
 	int sessions;
 	struct replay *replay;		/* the history at the last stop */
-	bool stale;			/* the program ran since it was built */
+	bool stale;			/* the program ran since it was brought
+					 * up to a stop: not to be served */
 	char history_error[512];	/* why there is none */
 	uint32_t end_tids[MAX_THREADS];
 	uint64_t end_pcs[MAX_THREADS];
@@ -110,14 +117,14 @@ static uint32_t stop_thread(const char *reply)
 
 static bool replaying_thread(struct live *l, uint32_t tid)
 {
-	return l->replay && !replay_at_end(l->replay, tid);
+	return l->replay && !l->stale && !replay_at_end(l->replay, tid);
 }
 
 static bool replaying(struct live *l)
 {
 	size_t i;
 
-	for (i = 0; l->replay && i < l->nends; i++)
+	for (i = 0; l->replay && !l->stale && i < l->nends; i++)
 		if (!replay_at_end(l->replay, l->end_tids[i]))
 			return true;
 	return false;
@@ -175,9 +182,10 @@ static int live_pcs(struct live *l)
 }
 
 /* The history, brought up to the stop if the program ran since it was
- * last built.  Built only when something needs it (a reverse resume, a
- * history request, qHwtr:info:1): GDB stops many times for one `next` or a breakpoint
- * condition, and a rebuild costs time in proportion to the history. */
+ * last brought up.  Only when something needs it (a reverse resume, a
+ * history request, qHwtr:info:1): GDB stops many times for one `next` or a
+ * breakpoint condition, and each flush of the trace costs a round trip to
+ * the tool and the recorder. */
 static void rebuild_history(struct live *l);
 
 static struct replay *history(struct live *l)
@@ -195,10 +203,12 @@ static void rebuild_history(struct live *l)
 	size_t i;
 	struct timespec t0, t1;
 
+	const char *how = "built";
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	drop_history(l);
 	l->history_error[0] = 0;
 	if (tracer_sync(l->tracer, err, sizeof(err)) < 0 || live_pcs(l) < 0) {
+		drop_history(l);
 		snprintf(l->history_error, sizeof(l->history_error),
 			 "the recording could not be brought up to the stop: %s",
 			 err[0] ? err : "the stub went away");
@@ -208,6 +218,15 @@ static void rebuild_history(struct live *l)
 	ro.end_tids = l->end_tids;
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
+	if (l->replay && !l->opt->rebuild) {
+		if (replay_refresh(l->replay, &ro, err, sizeof(err)) == 0) {
+			how = "extended";
+			goto done;
+		}
+		fprintf(stderr, "hwtrec-server: extending the history failed, "
+			"building it again: %s\n", err);
+	}
+	drop_history(l);
 	if (replay_open(l->dir, &ro, &l->replay, err, sizeof(err)) < 0) {
 		l->replay = NULL;
 		snprintf(l->history_error, sizeof(l->history_error),
@@ -217,12 +236,15 @@ static void rebuild_history(struct live *l)
 	for (i = 0; i < l->npoints; i++)
 		replay_insert_breakpoint(l->replay, l->points[i].type,
 					 l->points[i].addr);
+done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (logf_(l) || l->opt->timing)
 		fprintf(l->opt->timing ? l->opt->timing : logf_(l),
-			"hwtrec-server: history brought up to the stop in %.3f s\n",
+			"hwtrec-server: history brought up to the stop in %.3f s "
+			"(%s, %llu instructions decoded)\n",
 			(double)(t1.tv_sec - t0.tv_sec) +
-			(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			(t1.tv_nsec - t0.tv_nsec) / 1e9, how,
+			(unsigned long long)replay_decoded(l->replay));
 }
 
 static void end_session(struct live *l, const char *state, int code,
@@ -285,7 +307,8 @@ static int stopped(struct live *l)
  * GDB's ^C and the program's console output. */
 static int run_live(struct live *l, const char *payload, size_t len)
 {
-	drop_history(l);
+	/* The history is kept, to be extended at the next stop. */
+	l->stale = l->replay != NULL;
 	if (rsp_send(&l->stub, payload, len) < 0) {
 		l->program_gone = true;
 		return rsp_reply_error(l->gdb, 1);

@@ -17,9 +17,12 @@ struct live_options {
 	/* -o: the recording of a session is kept there when the session ends
 	 * with the program (exit, kill, GDB going away); NULL: discarded. */
 	const char *output;
-	/* --timing FILE: how long each history rebuild took (GDB shows a
+	/* --timing FILE: how long bringing the history up to each stop took (GDB shows a
 	 * pipe server's stderr only when it happens to read it) */
 	FILE *timing;
+	/* --rebuild: build the history again at every stop instead of
+	 * extending it (bench-live.sh compares the two) */
+	bool rebuild;
 };
 
 /* Start the program and serve GDB on CONN until it detaches, kills or goes

@@ -40,6 +40,7 @@ static void usage(FILE *out)
 		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
 		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
 		"  [--psb-period BYTES] [--no-ret-compression] [--timing FILE]\n"
+		"  [--rebuild]\n"
 		"  -- PROGRAM [ARGS...]\n"
 		"  starts PROGRAM stopped under the hwtrec Valgrind tool and serves it to\n"
 		"  GDB; `record hwt` records, reverse execution replays.\n"
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "no-ret-compression", no_argument, NULL, 'N' },
 		{ "timing", required_argument, NULL, 'T' },
+		{ "rebuild", no_argument, NULL, 'r' },
 		{ "log", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
 		case 'o': lopt.output = optarg; break;
 		case 'P': lopt.tracer.psb_period = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'N': lopt.tracer.no_ret_compression = true; break;
+		case 'r': lopt.rebuild = true; break;
 		case 'T':
 		case 'G': {
 			FILE *f = fopen(optarg, "a");

@@ -65,6 +65,7 @@ struct replay {
 	struct memory *memory;
 	size_t nthreads;
 	struct replay_thread *threads;
+	size_t nevents;		/* sideband events whose mappings are added */
 	size_t nbreak, capbreak;
 	struct breakpoint *breaks;
 	uint64_t *addrs;		/* distinct breakpoint addresses */
@@ -138,7 +139,7 @@ static int add_mappings(struct replay *r)
 {
 	size_t i, n = hwtr_recording_nevents(r->recording);
 
-	for (i = 0; i < n; i++) {
+	for (i = r->nevents; i < n; i++) {
 		const struct hwtr_sideband_event *ev =
 			hwtr_recording_event(r->recording, i);
 		struct memory_mapping m;
@@ -156,13 +157,14 @@ static int add_mappings(struct replay *r)
 		if (rc < 0)
 			return -ENOMEM;
 	}
-	for (i = 0; r->core && i < r->core->nfiles; i++) {
+	for (i = 0; r->core && !r->nevents && i < r->core->nfiles; i++) {
 		const struct core_file_map *f = &r->core->files[i];
 		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path };
 
 		if (memory_add_mapping(r->memory, &m) < 0)
 			return -ENOMEM;
 	}
+	r->nevents = n;
 	return 0;
 }
 
@@ -207,47 +209,61 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
 	return false;
 }
 
+/* Thread T at the end of its history, and its tail: after a build, and
+ * after an extension (live mode: the program ran on, the threads are live
+ * again).  Its cursors move there; they stay valid across an extension. */
+static int thread_at_end(struct replay *r, struct replay_thread *t)
+{
+	struct hwtr_thread_stats st;
+
+	t->history = hwtr_history_find_thread(r->history, t->tid);
+	t->has_tail = t->at_tail = false;
+	if (!t->history || hwtr_thread_stats(t->history, &st) < 0 ||
+	    st.instructions == 0) {
+		hwtr_cursor_free(t->cursor);
+		hwtr_cursor_free(t->scratch);
+		t->cursor = t->scratch = NULL;
+		t->history = NULL;
+		t->instructions = 0;
+		return 0;
+	}
+	t->instructions = st.instructions;
+	if ((!t->cursor && hwtr_cursor_alloc(t->history, &t->cursor) < 0) ||
+	    (!t->scratch && hwtr_cursor_alloc(t->history, &t->scratch) < 0)) {
+		snprintf(r->build_err, sizeof(r->build_err), "thread %u: %s",
+			 t->tid, hwtr_last_error());
+		return r->build_rc = -ENOMEM;
+	}
+	hwtr_cursor_goto(t->cursor, t->instructions);
+	if (t->core || end_pc(r, t->tid, &t->tail_pc)) {
+		int off = tdesc_offset(r->tdesc, r->tdesc->pc);
+		struct hwtr_insn last;
+
+		if (t->core)
+			memcpy(&t->tail_pc, t->core->regs + off, 8);
+		t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
+			      last.gap || last.ip != t->tail_pc;
+		t->at_tail = t->has_tail;
+	} else if (end_at_last_pc(t) < 0) {
+		hwtr_cursor_free(t->cursor);
+		hwtr_cursor_free(t->scratch);
+		t->cursor = t->scratch = NULL;
+		t->history = NULL;
+	}
+	return 0;
+}
+
 /* After the build: a cursor per thread, at the end, and the tail. */
 static int finish_history(struct replay *r)
 {
 	size_t i;
+	int rc;
 
 	if (r->build_rc < 0)
 		return r->build_rc;
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-		struct hwtr_thread_stats st;
-
-		t->history = hwtr_history_find_thread(r->history, t->tid);
-		if (!t->history)
-			continue;
-		if (hwtr_thread_stats(t->history, &st) < 0 || st.instructions == 0) {
-			t->history = NULL;
-			continue;
-		}
-		t->instructions = st.instructions;
-		if (hwtr_cursor_alloc(t->history, &t->cursor) < 0 ||
-		    hwtr_cursor_alloc(t->history, &t->scratch) < 0) {
-			snprintf(r->build_err, sizeof(r->build_err), "thread %u: %s",
-				 t->tid, hwtr_last_error());
-			return r->build_rc = -ENOMEM;
-		}
-		if (t->core || end_pc(r, t->tid, &t->tail_pc)) {
-			int off = tdesc_offset(r->tdesc, r->tdesc->pc);
-			struct hwtr_insn last;
-
-			if (t->core)
-				memcpy(&t->tail_pc, t->core->regs + off, 8);
-			t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
-				      last.gap || last.ip != t->tail_pc;
-			t->at_tail = t->has_tail;
-		} else if (end_at_last_pc(t) < 0) {
-			hwtr_cursor_free(t->cursor);
-			hwtr_cursor_free(t->scratch);
-			t->cursor = t->scratch = NULL;
-			t->history = NULL;
-		}
-	}
+	for (i = 0; i < r->nthreads; i++)
+		if ((rc = thread_at_end(r, &r->threads[i])) < 0)
+			return rc;
 	return 0;
 }
 
@@ -355,6 +371,55 @@ int replay_open(const char *dir, const struct replay_options *options,
 fail:
 	replay_close(r);
 	return rc < 0 ? rc : -EINVAL;
+}
+
+int replay_refresh(struct replay *r, const struct replay_options *options,
+		   char *err, size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	wait_history(r);
+	if (!r->history) {
+		say(err, errlen, "no history to extend");
+		return -EINVAL;
+	}
+	if (options) {
+		r->opt.end_tids = options->end_tids;
+		r->opt.end_pcs = options->end_pcs;
+		r->opt.nends = options->nends;
+	}
+	if (hwtr_recording_refresh(r->recording) < 0 ||
+	    hwtr_history_extend(r->history) < 0) {
+		say(err, errlen, "%s", hwtr_last_error());
+		return -EIO;
+	}
+	if (add_mappings(r) < 0)
+		return -ENOMEM;
+	for (i = 0; i < r->info->nthreads; i++)
+		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
+			return rc;
+	for (i = 0; i < r->nthreads; i++)
+		if ((rc = thread_at_end(r, &r->threads[i])) < 0) {
+			say(err, errlen, "%s", r->build_err);
+			return rc;
+		}
+	return 0;
+}
+
+uint64_t replay_decoded(struct replay *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	wait_history(r);
+	for (i = 0; r->history && i < hwtr_history_nthreads(r->history); i++) {
+		struct hwtr_thread_stats st;
+
+		if (hwtr_thread_stats(hwtr_history_thread(r->history, i), &st) == 0)
+			n += st.decoded_instructions;
+	}
+	return n;
 }
 
 void replay_close(struct replay *r)

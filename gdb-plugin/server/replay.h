@@ -40,6 +40,17 @@ int replay_open(const char *dir, const struct replay_options *options,
 		struct replay **replay, char *err, size_t errlen);
 void replay_close(struct replay *replay);
 
+/* Live mode: the recording grew (the program ran on and stopped again).
+ * Read what is new and extend the history (in proportion to the new trace,
+ * not the whole history); every thread stands at its new end, with its tail
+ * at its PC in OPTIONS (end_tids, end_pcs, nends; the rest is ignored).
+ * Breakpoints stay.  On failure the replay may only be closed. */
+int replay_refresh(struct replay *replay, const struct replay_options *options,
+		   char *err, size_t errlen);
+
+/* Instructions the last build or refresh decoded, over all threads. */
+uint64_t replay_decoded(struct replay *replay);
+
 size_t replay_nthreads(const struct replay *replay);
 uint32_t replay_thread_tid(const struct replay *replay, size_t index);
 bool replay_has_thread(const struct replay *replay, uint32_t tid);
