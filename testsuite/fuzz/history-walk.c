@@ -182,3 +182,69 @@ void history_walk(struct hwtr_history *h, const uint64_t *probes, size_t nprobes
 	for (i = 0; i < hwtr_history_nthreads(h); i++)
 		walk_thread(hwtr_history_thread(h, i), probes, nprobes);
 }
+
+/* Compare what the public API shows of two histories of the same bytes
+ * (segments, gaps, instructions up to WALK_MAX per thread). */
+void history_same(struct hwtr_history *a, struct hwtr_history *b)
+{
+	size_t i;
+
+	REQUIRE(hwtr_history_nthreads(a) == hwtr_history_nthreads(b),
+		"%zu threads, a build has %zu", hwtr_history_nthreads(a),
+		hwtr_history_nthreads(b));
+	for (i = 0; i < hwtr_history_nthreads(a); i++) {
+		struct hwtr_thread *ta = hwtr_history_thread(a, i);
+		struct hwtr_thread *tb = hwtr_history_thread(b, i);
+		struct hwtr_thread_stats sa, sb;
+		struct hwtr_cursor *ca = NULL, *cb = NULL;
+		uint64_t n;
+
+		REQUIRE(hwtr_thread_stats(ta, &sa) == 0 &&
+			hwtr_thread_stats(tb, &sb) == 0, "stats");
+		REQUIRE(sa.tid == sb.tid && sa.instructions == sb.instructions &&
+			sa.segments == sb.segments && sa.gaps == sb.gaps &&
+			sa.chunks == sb.chunks,
+			"thread %u: extended %" PRIu64 " instructions, %" PRIu64
+			" segments, %" PRIu64 " gaps, %" PRIu64 " chunks; built %"
+			PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64, sa.tid,
+			sa.instructions, sa.segments, sa.gaps, sa.chunks,
+			sb.instructions, sb.segments, sb.gaps, sb.chunks);
+		for (n = 1; n <= sa.segments && n <= WALK_MAX; n++) {
+			struct hwtr_segment x, y;
+
+			REQUIRE(hwtr_thread_segment(ta, n, &x) == 0 &&
+				hwtr_thread_segment(tb, n, &y) == 0, "segment");
+			REQUIRE(x.up == y.up && x.prev == y.prev && x.next == y.next &&
+				x.level == y.level && x.flags == y.flags &&
+				x.insn_begin == y.insn_begin && x.insn_end == y.insn_end &&
+				x.function_start == y.function_start &&
+				!x.gap == !y.gap,
+				"thread %u segment %" PRIu64 " differs from a build",
+				sa.tid, n);
+		}
+		if (!sa.instructions || hwtr_cursor_alloc(ta, &ca) < 0 ||
+		    hwtr_cursor_alloc(tb, &cb) < 0) {
+			hwtr_cursor_free(ca);
+			continue;
+		}
+		for (n = 1; n <= sa.instructions && n <= WALK_MAX; n++) {
+			struct hwtr_insn x, y;
+			int ra, rb;
+
+			hwtr_cursor_goto(ca, n);
+			hwtr_cursor_goto(cb, n);
+			ra = hwtr_cursor_insn(ca, &x);
+			rb = hwtr_cursor_insn(cb, &y);
+			REQUIRE((ra < 0) == (rb < 0), "thread %u instruction %"
+				PRIu64 ": decodes in one history only", sa.tid, n);
+			if (ra < 0)
+				continue;
+			REQUIRE(x.ip == y.ip && x.size == y.size && !x.gap == !y.gap &&
+				x.iclass == y.iclass,
+				"thread %u instruction %" PRIu64 ": 0x%" PRIx64
+				", a build has 0x%" PRIx64, sa.tid, n, x.ip, y.ip);
+		}
+		hwtr_cursor_free(ca);
+		hwtr_cursor_free(cb);
+	}
+}

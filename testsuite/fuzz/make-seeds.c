@@ -524,6 +524,93 @@ static void recording_seeds(void)
 		die("cannot remove %s", tmp);
 }
 
+/* A fuzz-refresh seed: DIR's recording with its sideband cut at SB bytes
+ * and its stream at TR (SIZE_MAX: whole), then "====", the manifest that
+ * replaces it (NULL: none), what is appended to the sideband (the rest of
+ * it, then EXTRA) and to the stream (its rest), and CONTROL. */
+static void refresh_seed(const char *name, const char *dir, size_t sb, size_t tr,
+			 const char *manifest_dir, const char *extra, int control)
+{
+	static const char *const pieces[] = { "manifest.json", "sideband.jsonl",
+					      "trace/1.pt", "objects/code" };
+	struct joined j = { 0 };
+	char path[1024];
+	char *data[4], *after = NULL;
+	size_t n[4], after_n = 0, i, cut[4] = { SIZE_MAX, sb, tr, SIZE_MAX };
+
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pieces[i]);
+		data[i] = slurp(path, &n[i]);
+		if (cut[i] > n[i])
+			cut[i] = n[i];
+		join(&j, data[i], cut[i], i > 0);
+	}
+	join(&j, "\n====\n", 6, 0);
+	if (manifest_dir) {
+		snprintf(path, sizeof(path), "%s/manifest.json", manifest_dir);
+		after = slurp(path, &after_n);
+	}
+	join(&j, after, after_n, 0);
+	join(&j, data[1] + cut[1], n[1] - cut[1], 1);
+	join(&j, extra, extra ? strlen(extra) : 0, 0);
+	join(&j, data[2] + cut[2], n[2] - cut[2], 1);
+	if (control) {
+		char c = (char)control;
+
+		join(&j, &c, 1, 1);
+	}
+	write_file("seeds-refresh", name, j.data, j.size);
+	for (i = 0; i < 4; i++)
+		free(data[i]);
+	free(after);
+	free(j.data);
+}
+
+static void refresh_seeds(void)
+{
+	char tmp[] = "/tmp/hwtr-seeds-XXXXXX", one[1100], three[1100], cmd[1200];
+	size_t sb, tr;
+	char *text;
+
+	if (!mkdtemp(tmp))
+		die("mkdtemp");
+	snprintf(one, sizeof(one), "%s/one", tmp);
+	writer_recording(one, 0, 1);
+	snprintf(three, sizeof(three), "%s/three", tmp);
+	writer_recording(three, 0, 3);
+	snprintf(cmd, sizeof(cmd), "%s/trace/1.pt", one);
+	free(slurp(cmd, &tr));
+	snprintf(cmd, sizeof(cmd), "%s/sideband.jsonl", one);
+	text = slurp(cmd, &sb);
+	/* The stream grows from inside a packet, the sideband from inside a
+	 * line, as a recorder that is still writing leaves them. */
+	refresh_seed("stream-grows", one, SIZE_MAX, tr / 2 + 3, NULL, NULL, 0);
+	refresh_seed("sideband-line-completed", one, sb - 17, tr / 3, NULL, NULL, 0);
+	refresh_seed("nothing-new", one, SIZE_MAX, SIZE_MAX, NULL, NULL, 0);
+	refresh_seed("loss-appended", one, SIZE_MAX, tr / 2, NULL,
+		     "{\"event\":\"loss\",\"tsc\":600,\"tid\":1,\"offset\":40,"
+		     "\"len\":8,\"reason\":\"late\"}\n", 0);
+	refresh_seed("mapping-appended", one, SIZE_MAX, tr / 2, NULL,
+		     "{\"event\":\"mmap\",\"tsc\":700,\"addr\":\"0x500000\","
+		     "\"len\":4096,\"prot\":\"r-x\",\"path\":\"/late\","
+		     "\"saved\":\"objects/code\"}\n", 0);
+	refresh_seed("threads-appear", one, SIZE_MAX, tr / 2, three, NULL, 0);
+	refresh_seed("stream-cut-shorter", one, SIZE_MAX, tr, NULL, NULL, 1);
+	refresh_seed("sideband-cut-shorter", one, SIZE_MAX, tr, NULL, NULL, 2);
+	refresh_seed("stream-removed", one, SIZE_MAX, tr, NULL, NULL, 4);
+	/* Another process's recording in its place. */
+	snprintf(cmd, sizeof(cmd), "mkdir '%s/other' && sed 's/\"pid\": 42/\"pid\": 43/' "
+		 "'%s/manifest.json' > '%s/other/manifest.json'", tmp, one, tmp);
+	if (system(cmd) != 0)
+		die("cannot write %s/other", tmp);
+	snprintf(three, sizeof(three), "%s/other", tmp);
+	refresh_seed("other-recording", one, SIZE_MAX, tr / 2, three, NULL, 0);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		die("cannot remove %s", tmp);
+}
+
 /* The loop through leaf K times: each pass adds two function segments (the
  * call into leaf, the return to _start); the first segment is _start's. */
 static void loop_passes(struct trace *t, int k)
@@ -610,6 +697,7 @@ int main(int argc, char **argv)
 	outdir = argv[2];
 	decoder_seeds();
 	recording_seeds();
+	refresh_seeds();
 	regression_seeds();
 	etm_seeds(write_file);
 	return 0;
