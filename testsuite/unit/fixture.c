@@ -247,6 +247,36 @@ const char *const main_path_labels[29] = {
 	"i21", "i3",  "i4", "i24", "i25", "i26", "i27", "i28", "i29",
 };
 
+const struct fixture_segment main_path_segments[12] = {
+	{ "_start", 1, 2, 1, 0, 0, 3, 0 },
+	{ "leaf", 3, 4, 2, 1, 0, 0, 0 },
+	{ "_start", 5, 8, 1, 0, 1, 5, 0 },
+	{ "leaf", 9, 10, 2, 3, 0, 0, 0 },
+	{ "_start", 11, 14, 1, 0, 3, 7, 0 },
+	{ "leaf", 15, 16, 2, 5, 0, 0, 0 },
+	{ "_start", 17, 20, 1, 0, 5, 12, 0 },
+	{ "outer", 21, 21, 2, 7, 0, 10, 0 },
+	{ "leaf", 22, 23, 3, 8, 0, 0, 0 },
+	{ "outer", 24, 24, 2, 7, 8, 0, 0 },
+	{ "tail", 25, 25, 3, 10, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
+	{ "_start", 26, 29, 1, 0, 7, 0, 0 },
+};
+
+const char *const recursion_path_labels[14] = {
+	"r1", "r2", "t1", "t2", "t3", "t4", "t1", "t2", "t6", "i3", "i4", "t5",
+	"r3", "r4" };
+
+const struct fixture_segment recursion_path_segments[6] = {
+	{ "entry2", 1, 2, 1, 0, 0, 6, 0 },
+	{ "twice", 3, 6, 2, 1, 0, 5, 0 },
+	{ "twice", 7, 9, 3, 2, 0, 0, 0 },
+	{ "leaf", 10, 11, 4, 3, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
+	/* GDB's btrace would match the inner "twice" by name here (one
+	 * frame too many); the return goes to the outer activation. */
+	{ "twice", 12, 12, 2, 1, 2, 0, 0 },
+	{ "entry2", 13, 14, 1, 0, 1, 0, 0 },
+};
+
 void fixture_mapping(const char *path, uint64_t tsc,
 		     struct hwtr_sideband_event *event)
 {

@@ -40,6 +40,23 @@ void enc_fup(struct trace *t, uint64_t ip);
 void trace_main_path(struct trace *t);
 extern const char *const main_path_labels[29];
 
+/* A function segment of a known path as GDB's btrace model makes it:
+ * instruction numbers (inclusive) and links within the path; levels count
+ * from 1 (the depth; normalised levels are one less). */
+struct fixture_segment {
+	const char *function;
+	uint64_t begin, end;
+	int level;
+	uint64_t up, prev, next;
+	uint32_t flags;
+};
+extern const struct fixture_segment main_path_segments[12];
+/* The recursion from entry2 whose inner call ends in a tail jump to leaf
+ * (trace: PSB+ at r1, TNT 0111, TIP.PGD): the return from the tail-called
+ * function goes to the outer activation. */
+extern const char *const recursion_path_labels[14];
+extern const struct fixture_segment recursion_path_segments[6];
+
 /* Write a recording of one thread (tid 1) with TRACE, mapping the fixture's
  * text as PATH with BUILD_ID (NULL: the real ones). */
 void fixture_recording(const char *dir, const uint8_t *trace, size_t size,

@@ -225,19 +225,10 @@ struct path {
 };
 
 /* Append one trip through a path whose segments TABLE gives (numbers
- * relative to the trip, levels from 1 as in test-history), after a gap
- * when it does not start the thread. */
-struct trip_segment {
-	const char *function;
-	uint64_t begin, end;
-	int level;
-	uint64_t up, prev, next;
-	uint32_t flags;
-};
-
+ * relative to the trip), after a gap when it does not start the thread. */
 static void add_trip(struct path *p, const char *binary,
 		     const char *const *labels, size_t nlabels,
-		     const struct trip_segment *table, size_t nsegs)
+		     const struct fixture_segment *table, size_t nsegs)
 {
 	size_t base, first, i;
 
@@ -252,7 +243,7 @@ static void add_trip(struct path *p, const char *binary,
 	for (i = 0; i < nlabels; i++)
 		p->ips[p->n++] = fixture_symbol_in(binary, labels[i]);
 	for (i = 0; i < nsegs; i++) {
-		const struct trip_segment *t = &table[i];
+		const struct fixture_segment *t = &table[i];
 
 		p->segs[p->nsegs++] = (struct expected_segment){
 			.function = t->function,
@@ -264,38 +255,11 @@ static void add_trip(struct path *p, const char *binary,
 	}
 }
 
-static const struct trip_segment main_trip[] = {
-	{ "_start", 1, 2, 1, 0, 0, 3, 0 },
-	{ "leaf", 3, 4, 2, 1, 0, 0, 0 },
-	{ "_start", 5, 8, 1, 0, 1, 5, 0 },
-	{ "leaf", 9, 10, 2, 3, 0, 0, 0 },
-	{ "_start", 11, 14, 1, 0, 3, 7, 0 },
-	{ "leaf", 15, 16, 2, 5, 0, 0, 0 },
-	{ "_start", 17, 20, 1, 0, 5, 12, 0 },
-	{ "outer", 21, 21, 2, 7, 0, 10, 0 },
-	{ "leaf", 22, 23, 3, 8, 0, 0, 0 },
-	{ "outer", 24, 24, 2, 7, 8, 0, 0 },
-	{ "tail", 25, 25, 3, 10, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
-	{ "_start", 26, 29, 1, 0, 7, 0, 0 },
-};
-
-static const char *const recursion_labels[] = {
-	"r1", "r2", "t1", "t2", "t3", "t4", "t1", "t2", "t6", "i3", "i4", "t5",
-	"r3", "r4" };
-static const struct trip_segment recursion_trip[] = {
-	{ "entry2", 1, 2, 1, 0, 0, 6, 0 },
-	{ "twice", 3, 6, 2, 1, 0, 5, 0 },
-	{ "twice", 7, 9, 3, 2, 0, 0, 0 },
-	{ "leaf", 10, 11, 4, 3, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
-	{ "twice", 12, 12, 2, 1, 2, 0, 0 },
-	{ "entry2", 13, 14, 1, 0, 1, 0, 0 },
-};
-
 /* From inside leaf up to outer and _start, which the trace did not see
  * call: callers are added above the top (GDB's btrace does the same). */
 static const char *const leaf_start_labels[] = {
 	"i3", "i4", "i24", "i25", "i26", "i27", "i28", "i29" };
-static const struct trip_segment leaf_start_trip[] = {
+static const struct fixture_segment leaf_start_trip[] = {
 	{ "leaf", 1, 2, 3, 2, 0, 0, HWTR_SEG_UP_LINKS_TO_RET },
 	{ "outer", 3, 3, 2, 4, 0, 0, HWTR_SEG_UP_LINKS_TO_RET },
 	{ "tail", 4, 4, 3, 2, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
@@ -303,7 +267,7 @@ static const struct trip_segment leaf_start_trip[] = {
 };
 
 static const char *const far_labels[] = { "e1", "e2", "e3", "e4" };
-static const struct trip_segment far_trip[] = {
+static const struct fixture_segment far_trip[] = {
 	{ "_start", 1, 4, 1, 0, 0, 0, 0 },
 };
 
@@ -472,8 +436,8 @@ static void write_pt_final(struct pt_final *f, const char *base)
 		}
 		enc_tip(&t1, fixture_symbol("done"));
 		enc_tip_pgd(&t1);
-		add_trip(&f->path1, fixture_path(), main_path_labels, 29, main_trip,
-			 12);
+		add_trip(&f->path1, fixture_path(), main_path_labels, 29,
+			 main_path_segments, 12);
 	}
 	note_psb(f, &t1);
 	enc_psb_disabled(&t1, 100 + 100 * ROUNDS);
@@ -495,7 +459,8 @@ static void write_pt_final(struct pt_final *f, const char *base)
 	enc_tip_pge(&t2, fixture_symbol("r1"));
 	enc_tnt(&t2, "0111");
 	enc_tip_pgd(&t2);
-	add_trip(&f->path2, fixture_path(), recursion_labels, 14, recursion_trip, 6);
+	add_trip(&f->path2, fixture_path(), recursion_path_labels, 14,
+		 recursion_path_segments, 6);
 
 	strcpy(info.pt.vendor, "intel");
 	info.pt.family = 6;

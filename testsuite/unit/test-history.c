@@ -123,39 +123,15 @@ START_TEST(instruction_classes_sizes_and_bytes)
 }
 END_TEST
 
-/* Expected segments of the main path under GDB's btrace model. */
-struct expected_segment {
-	const char *function;
-	uint64_t begin, end;	/* instruction numbers, inclusive */
-	int level;
-	uint64_t up, prev, next;
-	uint32_t flags;
-};
-
-static const struct expected_segment main_segments[] = {
-	{ "_start", 1, 2, 1, 0, 0, 3, 0 },
-	{ "leaf", 3, 4, 2, 1, 0, 0, 0 },
-	{ "_start", 5, 8, 1, 0, 1, 5, 0 },
-	{ "leaf", 9, 10, 2, 3, 0, 0, 0 },
-	{ "_start", 11, 14, 1, 0, 3, 7, 0 },
-	{ "leaf", 15, 16, 2, 5, 0, 0, 0 },
-	{ "_start", 17, 20, 1, 0, 5, 12, 0 },
-	{ "outer", 21, 21, 2, 7, 0, 10, 0 },
-	{ "leaf", 22, 23, 3, 8, 0, 0, 0 },
-	{ "outer", 24, 24, 2, 7, 8, 0, 0 },
-	{ "tail", 25, 25, 3, 10, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
-	{ "_start", 26, 29, 1, 0, 7, 0, 0 },
-};
-
 START_TEST(function_segments_follow_gdb_btrace)
 {
 	struct opened o;
-	size_t i, n = sizeof(main_segments) / sizeof(main_segments[0]);
+	size_t i, n = sizeof(main_path_segments) / sizeof(main_path_segments[0]);
 
 	open_main_path(&o);
 	ck_assert_uint_eq(o.stats.segments, n);
 	for (i = 0; i < n; i++) {
-		const struct expected_segment *e = &main_segments[i];
+		const struct fixture_segment *e = &main_path_segments[i];
 		struct hwtr_segment s;
 
 		ck_assert_int_eq(hwtr_thread_segment(o.thread, i + 1, &s), 0);
@@ -692,19 +668,8 @@ END_TEST
 
 START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
 {
-	static const char *const labels[] = { "r1", "r2", "t1", "t2", "t3",
-					      "t4", "t1", "t2", "t6", "i3",
-					      "i4", "t5", "r3", "r4" };
-	static const struct expected_segment expected[] = {
-		{ "entry2", 1, 2, 1, 0, 0, 6, 0 },
-		{ "twice", 3, 6, 2, 1, 0, 5, 0 },
-		{ "twice", 7, 9, 3, 2, 0, 0, 0 },
-		{ "leaf", 10, 11, 4, 3, 0, 0, HWTR_SEG_UP_LINKS_TO_TAILCALL },
-		/* GDB's btrace would match the inner "twice" by name here (one
-		 * frame too many); the return goes to the outer activation. */
-		{ "twice", 12, 12, 2, 1, 2, 0, 0 },
-		{ "entry2", 13, 14, 1, 0, 1, 0, 0 },
-	};
+	const char *const *labels = recursion_path_labels;
+	const struct fixture_segment *expected = recursion_path_segments;
 	uint64_t ips[14];
 	bool gaps[14];
 	struct opened o;
@@ -723,7 +688,7 @@ START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
 		ck_assert_uint_eq(ips[i], fixture_symbol(labels[i]));
 	ck_assert_uint_eq(o.stats.segments, 6);
 	for (i = 0; i < 6; i++) {
-		const struct expected_segment *e = &expected[i];
+		const struct fixture_segment *e = &expected[i];
 		struct hwtr_segment s;
 
 		ck_assert_int_eq(hwtr_thread_segment(o.thread, i + 1, &s), 0);
