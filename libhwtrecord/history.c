@@ -7,7 +7,10 @@
  * a new segment at call, return, tail jump and symbol change, returns with
  * no matching call one level up; every gap takes one instruction number and
  * a segment of its own.  Per-instruction data is never kept: a chunk is
- * decoded again, with the same walk, when a cursor needs it.
+ * decoded again, with the same walk, when a cursor needs it.  What a block
+ * does to the segments is planned first and done after (plan_next,
+ * start_segment), so that the stack of an instruction after the end (a live
+ * PC, a faulting one) is the pass's own answer (hwtr_thread_callstack_next).
  *
  * A recording that grows (live mode) extends the history instead of
  * building it again (hwtr_history_extend).  A chunk start resets the
@@ -160,12 +163,12 @@ struct builder {
 	struct restart restart;
 };
 
-static struct segment *seg(struct hwtr_thread *t, uint64_t number)
+static struct segment *seg(const struct hwtr_thread *t, uint64_t number)
 {
 	return number ? &t->segments[number - 1] : NULL;
 }
 
-static uint64_t seg_number(struct hwtr_thread *t, const struct segment *s)
+static uint64_t seg_number(const struct hwtr_thread *t, const struct segment *s)
 {
 	return s ? (uint64_t)(s - t->segments) + 1 : 0;
 }
@@ -192,7 +195,7 @@ static int new_segment(struct builder *b, uint32_t function,
 	return 0;
 }
 
-static const char *function_name(struct hwtr_thread *t, uint32_t id)
+static const char *function_name(const struct hwtr_thread *t, uint32_t id)
 {
 	const char *name = symbolizer_function_name(t->history->symbols, id);
 
@@ -241,108 +244,184 @@ static void fixup_caller(struct builder *b, struct segment *bfun,
 		set_up(b, s, caller, flags);
 }
 
-static int new_return(struct builder *b, uint32_t fid)
-{
-	struct hwtr_thread *t = b->thread;
-	uint64_t prev_n = t->nsegments, caller_n = 0, call_n = 0;
-	struct segment *prev, *caller, *s;
-	int err;
+#define LINK_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL)
 
-	/* Segments are found by number: new_segment() may move the array. */
+/* What the next block does to the function segments, decided without
+ * changing them (plan_next) and then done (start_segment): the index pass
+ * does both; hwtr_thread_callstack_next only plans, for an instruction
+ * after the end of the history. */
+struct next_segment {
+	bool same;		/* the block goes on in the last segment */
+	/* Else the new segment: */
+	uint32_t function;
+	int32_t level;
+	uint64_t up, prev;
+	uint32_t flags;
+	/* A return to no caller in the trace: the segment that gets the new
+	 * one as its caller (a return link): the last one when the return
+	 * starts a separate back trace, the topmost, with every segment of
+	 * its activation (WHOLE_ACTIVATION), when the call is not traced. */
+	uint64_t callee;
+	bool whole_activation;
+};
+
+static void plan_call(const struct hwtr_thread *t, uint32_t flags,
+		      struct next_segment *n)
+{
+	n->up = t->nsegments;
+	n->level = t->segments[t->nsegments - 1].level + 1;
+	n->flags = flags;
+}
+
+/* GDB's ftrace_new_return, returning to function FID. */
+static void plan_return(const struct hwtr_thread *t, uint32_t fid,
+			struct next_segment *n)
+{
+	const struct segment *prev = &t->segments[t->nsegments - 1], *caller;
+	const struct segment *top;
 
 	/* The last caller up the stack that is the function we return to.  A
 	 * function entered by a tail jump returns to its tail-caller's caller,
 	 * so tail-call links are skipped first (GDB's btrace matches by name
 	 * only and, with recursion, returns one activation too deep). */
-	caller = &t->segments[prev_n - 1];
+	caller = prev;
 	while (caller && (caller->flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
 		caller = seg(t, caller->up);
 	for (caller = caller ? seg(t, caller->up) : NULL; caller;
 	     caller = seg(t, caller->up))
 		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
 			break;
-	if (caller && caller->next == 0)
-		caller_n = seg_number(t, caller);
+	if (caller && caller->next == 0) {
+		n->prev = seg_number(t, caller);
+		n->level = caller->level;
+		n->up = caller->up;
+		n->flags = caller->flags & LINK_FLAGS;
+		return;
+	}
 	/* Else: is there any call up the stack we should have returned to? */
-	for (caller = seg(t, t->segments[prev_n - 1].up); !caller_n && caller;
-	     caller = seg(t, caller->up))
+	for (caller = seg(t, prev->up); caller; caller = seg(t, caller->up))
 		if (!(caller->flags & HWTR_SEG_GAP) &&
-		    (caller->flags & SEG_ENDS_WITH_CALL)) {
-			call_n = seg_number(t, caller);
+		    (caller->flags & SEG_ENDS_WITH_CALL))
 			break;
-		}
-	if ((err = new_segment(b, fid, &s)))
-		return err;
-	prev = &t->segments[prev_n - 1];
-	if (caller_n) {
-		changing(b, caller_n);
-		caller = seg(t, caller_n);
-		caller->next = (uint32_t)t->nsegments;
-		s->prev = (uint32_t)caller_n;
-		s->level = caller->level;
-		s->up = caller->up;
-		s->flags = caller->flags & (HWTR_SEG_UP_LINKS_TO_RET |
-					    HWTR_SEG_UP_LINKS_TO_TAILCALL);
-		return 0;
-	}
-	if (!call_n) {
-		/* The call is not in the trace: add a caller above the topmost
-		 * segment (handles a series of initial tail calls too). */
-		struct segment *top = prev;
-
-		while (top->up)
-			top = seg(t, top->up);
-		s->level = top->level - 1;
-		fixup_caller(b, top, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
-	} else {
+	if (caller) {
 		/* Start a separate back trace at PREV's level. */
-		s->level = prev->level - 1;
-		set_up(b, prev, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
+		n->level = prev->level - 1;
+		n->callee = t->nsegments;
+		return;
 	}
-	return 0;
+	/* The call is not in the trace: add a caller above the topmost
+	 * segment (handles a series of initial tail calls too). */
+	for (top = prev; top->up; top = seg(t, top->up))
+		;
+	n->level = top->level - 1;
+	n->callee = seg_number(t, top);
+	n->whole_activation = true;
 }
 
-static int new_call(struct builder *b, uint32_t fid, uint32_t flags)
-{
-	struct hwtr_thread *t = b->thread;
-	uint64_t caller = t->nsegments;
-	struct segment *s;
-	int err = new_segment(b, fid, &s);
-
-	if (err)
-		return err;
-	s->up = (uint32_t)caller;
-	s->level = t->segments[caller - 1].level + 1;
-	s->flags = flags;
-	return 0;
-}
-
-static int new_switch(struct builder *b, uint32_t fid)
-{
-	struct hwtr_thread *t = b->thread;
-	struct segment prev = t->segments[t->nsegments - 1], *s;
-	int err = new_segment(b, fid, &s);
-
-	if (err)
-		return err;
-	s->up = prev.up;
-	s->level = prev.level;
-	s->flags = prev.flags & (HWTR_SEG_UP_LINKS_TO_RET |
-				 HWTR_SEG_UP_LINKS_TO_TAILCALL);
-	return 0;
-}
-
-static bool is_pic_call(struct builder *b, uint64_t ip)
+static bool is_pic_call(const struct hwtr_thread *t,
+			const struct last_block *last, uint64_t ip)
 {
 	uint8_t byte = 0;
 	size_t n;
 
 	/* "call next instruction" (e8 00000000) computes the PC, not a call. */
-	if (ip != b->last.last_end_ip + 5)
+	if (ip != last->last_end_ip + 5)
 		return false;
-	n = image_epoch_read(b->thread->history->images, b->last.last_epoch,
-			     b->last.last_end_ip, &byte, 1);
-	return isa_is_pic_call(b->last.last_isa, &byte, n);
+	n = image_epoch_read(t->history->images, last->last_epoch,
+			     last->last_end_ip, &byte, 1);
+	return isa_is_pic_call(last->last_isa, &byte, n);
+}
+
+/* GDB's ftrace_update_function, for a block at IP in function FID after
+ * LAST: a new segment at call, return, tail jump and symbol change. */
+static void plan_next(const struct hwtr_thread *t, const struct last_block *last,
+		      uint64_t ip, uint32_t fid, struct next_segment *n)
+{
+	const struct segment *bfun;
+
+	memset(n, 0, sizeof(*n));
+	n->function = fid;
+	if (t->nsegments == 0)
+		return;
+	bfun = &t->segments[t->nsegments - 1];
+	n->level = bfun->level;
+	if (bfun->flags & HWTR_SEG_GAP || !last->have_last)
+		return;		/* after a gap: no caller known */
+	switch (last->last_iclass) {
+	case hwtr_ic_return:
+		/* _dl_runtime_resolve may "return" into the resolved function. */
+		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
+			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
+		else
+			plan_return(t, fid, n);
+		return;
+	case hwtr_ic_call:
+		if (is_pic_call(t, last, ip))
+			break;
+		plan_call(t, 0, n);
+		return;
+	case hwtr_ic_jump: {
+		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
+
+		/* A jump to the start of a function is a tail call. */
+		if (start == ip) {
+			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
+			return;
+		}
+		/* _Unwind_* "return" to a handler with an indirect jump. */
+		if (!strncmp(function_name(t, bfun->function), "_Unwind_", 8)) {
+			const struct segment *c;
+
+			for (c = seg(t, bfun->up); c; c = seg(t, c->up))
+				if (c->function == fid) {
+					plan_return(t, fid, n);
+					return;
+				}
+		}
+		if (start == 0 && fid != bfun->function) {
+			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	/* Any other change of function: longjmp, odd calling conventions. */
+	if (fid != bfun->function) {
+		n->up = bfun->up;
+		n->flags = bfun->flags & LINK_FLAGS;
+		return;
+	}
+	n->same = true;
+}
+
+static int start_segment(struct builder *b, const struct next_segment *n)
+{
+	struct hwtr_thread *t = b->thread;
+	struct segment *s;
+	int err;
+
+	if (n->same)
+		return 0;
+	/* Segments are found by number: new_segment() may move the array. */
+	if ((err = new_segment(b, n->function, &s)))
+		return err;
+	s->level = n->level;
+	s->up = (uint32_t)n->up;
+	s->prev = (uint32_t)n->prev;
+	s->flags = n->flags;
+	if (n->prev) {
+		changing(b, n->prev);
+		seg(t, n->prev)->next = (uint32_t)t->nsegments;
+	}
+	if (n->callee && n->whole_activation)
+		fixup_caller(b, seg(t, n->callee), t->nsegments,
+			     HWTR_SEG_UP_LINKS_TO_RET);
+	else if (n->callee)
+		set_up(b, seg(t, n->callee), t->nsegments,
+		       HWTR_SEG_UP_LINKS_TO_RET);
+	return 0;
 }
 
 static uint32_t function_at(struct builder *b, uint64_t ip)
@@ -355,59 +434,13 @@ static uint32_t function_at(struct builder *b, uint64_t ip)
 	return b->fn_id;
 }
 
-/* GDB's ftrace_update_function, for the first instruction of a block. */
+/* The first instruction of a block, at IP. */
 static int update_function(struct builder *b, uint64_t ip)
 {
-	struct hwtr_thread *t = b->thread;
-	uint32_t fid = function_at(b, ip);
-	struct segment *bfun, *s;
+	struct next_segment n;
 
-	if (t->nsegments == 0)
-		return new_segment(b, fid, &s);
-	bfun = &t->segments[t->nsegments - 1];
-	if (bfun->flags & HWTR_SEG_GAP || !b->last.have_last) {
-		int32_t level = bfun->level;	/* bfun may move below */
-		int err = new_segment(b, fid, &s);
-
-		if (!err)
-			s->level = level;
-		return err;
-	}
-	switch (b->last.last_iclass) {
-	case hwtr_ic_return:
-		/* _dl_runtime_resolve may "return" into the resolved function. */
-		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
-			return new_call(b, fid, HWTR_SEG_UP_LINKS_TO_TAILCALL);
-		return new_return(b, fid);
-	case hwtr_ic_call:
-		if (is_pic_call(b, ip))
-			break;
-		return new_call(b, fid, 0);
-	case hwtr_ic_jump: {
-		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
-
-		/* A jump to the start of a function is a tail call. */
-		if (start == ip)
-			return new_call(b, fid, HWTR_SEG_UP_LINKS_TO_TAILCALL);
-		/* _Unwind_* "return" to a handler with an indirect jump. */
-		if (!strncmp(function_name(t, bfun->function), "_Unwind_", 8)) {
-			struct segment *c;
-
-			for (c = seg(t, bfun->up); c; c = seg(t, c->up))
-				if (c->function == fid)
-					return new_return(b, fid);
-		}
-		if (start == 0 && fid != bfun->function)
-			return new_call(b, fid, HWTR_SEG_UP_LINKS_TO_TAILCALL);
-		break;
-	}
-	default:
-		break;
-	}
-	/* Any other change of function: longjmp, odd calling conventions. */
-	if (fid != bfun->function)
-		return new_switch(b, fid);
-	return 0;
+	plan_next(b->thread, &b->last, ip, function_at(b, ip), &n);
+	return start_segment(b, &n);
 }
 
 /* ------------------------------------------------------------------ gaps */
@@ -1243,11 +1276,11 @@ const struct gap_entry *history_gap_at(const struct hwtr_thread *t,
 	return lo < t->ngaps && t->gaps[lo].insn == number ? &t->gaps[lo] : NULL;
 }
 
-void history_segment_view(const struct hwtr_thread *t, uint64_t number,
-			  struct hwtr_segment *out)
+/* Segment S as the public struct; NUMBER 0 for one the history does not
+ * hold (hwtr_thread_callstack_next), which holds no instruction. */
+static void segment_view(const struct hwtr_thread *t, const struct segment *s,
+			 uint64_t number, struct hwtr_segment *out)
 {
-	const struct segment *s = &t->segments[number - 1];
-
 	memset(out, 0, sizeof(*out));
 	out->number = number;
 	out->up = s->up;
@@ -1256,8 +1289,12 @@ void history_segment_view(const struct hwtr_thread *t, uint64_t number,
 	out->level = s->level + t->level_base;
 	out->flags = s->flags & SEG_PUBLIC_FLAGS;
 	out->insn_begin = s->insn_begin;
-	out->insn_end = number < t->nsegments ? t->segments[number].insn_begin
-					      : t->ninsns + 1;
+	if (number == 0)
+		out->insn_end = s->insn_begin;
+	else if (number < t->nsegments)
+		out->insn_end = t->segments[number].insn_begin;
+	else
+		out->insn_end = t->ninsns + 1;
 	out->function = symbolizer_function_name(t->history->symbols, s->function);
 	out->function_start =
 		symbolizer_function_start(t->history->symbols, s->function);
@@ -1266,6 +1303,12 @@ void history_segment_view(const struct hwtr_thread *t, uint64_t number,
 
 		out->gap = g ? &g->gap : NULL;
 	}
+}
+
+void history_segment_view(const struct hwtr_thread *t, uint64_t number,
+			  struct hwtr_segment *out)
+{
+	segment_view(t, &t->segments[number - 1], number, out);
 }
 
 int hwtr_thread_segment(const struct hwtr_thread *t, uint64_t number,
@@ -1280,6 +1323,44 @@ int hwtr_thread_segment(const struct hwtr_thread *t, uint64_t number,
 				 t->nsegments);
 	history_segment_view(t, number, segment);
 	return 0;
+}
+
+/* The index pass's own decision for a block at IP after the last one
+ * (plan_next), without making the segment: the tail is not in the trace,
+ * and the next extension decodes what really follows. */
+int hwtr_thread_callstack_next(const struct hwtr_thread *t, uint64_t ip,
+			       struct hwtr_segment *segments, size_t max)
+{
+	struct next_segment n = { .same = true };
+	struct segment planned;
+	uint64_t number;
+	size_t k = 0;
+
+	if (!t || (!segments && max))
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_thread_callstack_next: bad argument");
+	if (t->nsegments == 0)
+		return 0;
+	if (t->builder)
+		plan_next(t, &t->builder->last, ip,
+			  symbolizer_function(t->history->symbols, ip), &n);
+	number = n.same ? t->nsegments : n.up;
+	if (!n.same && max) {
+		memset(&planned, 0, sizeof(planned));
+		planned.insn_begin = t->ninsns + 1;
+		planned.up = (uint32_t)n.up;
+		planned.prev = (uint32_t)n.prev;
+		planned.level = n.level;
+		planned.function = n.function;
+		planned.flags = n.flags;
+		segment_view(t, &planned, 0, &segments[k++]);
+	}
+	while (number && k < max) {
+		history_segment_view(t, number, &segments[k]);
+		number = segments[k].up;
+		k++;
+	}
+	return (int)k;
 }
 
 /* ---------------------------------------------------- on-demand decoding */

@@ -432,6 +432,20 @@ struct hwtr_segment {
 int hwtr_thread_segment(const struct hwtr_thread *thread, uint64_t number,
 			struct hwtr_segment *segment);
 
+/* The call stack of an instruction at IP right after the thread's last
+ * one, where the thread stands when that instruction is not in the trace:
+ * a live thread's PC at a stop, a faulting instruction that never
+ * completed (GDB's btrace keeps that "current instruction" as the last of
+ * its trace).  The segments are those the history would give it if the
+ * trace went on to IP: after a return, the caller's; after a call or a tail
+ * jump, a new segment above the last one; else the last segment's.  A new
+ * segment comes first with number 0 (the history does not hold it; it
+ * holds no instruction; after a return with no call in the trace its level
+ * can be one below the thread's lowest).  Returns the number of frames (at
+ * most max). */
+int hwtr_thread_callstack_next(const struct hwtr_thread *thread, uint64_t ip,
+			       struct hwtr_segment *segments, size_t max);
+
 /* ----------------------------------------------------------------- cursor */
 
 enum hwtr_insn_class {

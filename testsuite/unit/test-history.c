@@ -706,6 +706,106 @@ START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
 }
 END_TEST
 
+/* A thread stopped after instruction K of a path (the trace ends with
+ * FUP + TIP.PGD at the next instruction, as a live stop or a fault leaves
+ * it): the stack hwtr_thread_callstack_next gives that next instruction at
+ * NEXT_LABEL must be the one the btrace model of the whole path (MODEL, N
+ * segments) gives instruction K + 1; a segment that starts there is new
+ * (number 0, not in the history yet). */
+static void check_stack_after(struct trace *t, uint64_t k, const char *next_label,
+			      const struct fixture_segment *model, size_t n)
+{
+	struct hwtr_segment stack[8];
+	struct opened o;
+	uint64_t number = 0;
+	size_t i, depth = 0;
+	int got;
+
+	enc_fup(t, fixture_symbol(next_label));
+	enc_tip_pgd(t);
+	open_history(&o, t->buf, trace_size(t), NULL, NULL);
+	trace_end(t);
+	ck_assert_uint_eq(o.stats.instructions, k);
+	got = hwtr_thread_callstack_next(o.thread, fixture_symbol(next_label),
+					 stack, 8);
+	for (i = 0; i < n; i++)
+		if (model[i].begin <= k + 1 && k + 1 <= model[i].end)
+			number = i + 1;
+	ck_assert_uint_ne(number, 0);
+	while (number) {
+		const struct fixture_segment *e = &model[number - 1];
+		const struct hwtr_segment *s = &stack[depth];
+		bool fresh = depth == 0 && e->begin == k + 1;
+
+		ck_assert_msg((int)depth < got, "after %llu: %d frames, the model "
+			      "has more", (unsigned long long)k, got);
+		ck_assert_msg(s->function && !strcmp(s->function, e->function),
+			      "after %llu, frame %zu: %s, expected %s",
+			      (unsigned long long)k, depth,
+			      s->function ? s->function : "(none)", e->function);
+		ck_assert_uint_eq(s->number, fresh ? 0 : number);
+		ck_assert_int_eq(s->level, e->level - 1);
+		ck_assert_uint_eq(s->up, e->up);
+		ck_assert_uint_eq(s->flags, e->flags);
+		ck_assert_uint_eq(s->function_start, fixture_symbol(e->function));
+		if (fresh) {
+			ck_assert_uint_eq(s->prev, e->prev);
+			ck_assert_uint_eq(s->insn_begin, k + 1);
+			ck_assert_uint_eq(s->insn_end, k + 1);
+		}
+		number = e->up;
+		depth++;
+	}
+	ck_assert_int_eq(got, (int)depth);
+	close_history(&o);
+}
+
+START_TEST(the_instruction_after_the_end_gets_the_stack_the_trace_would_give_it)
+{
+	/* A path from START with TNT bits, a second PSB+ at "loop" and more
+	 * bits (main path only), cut after instruction K, before NEXT. */
+	static const struct {
+		bool recursion;
+		const char *tnt, *tnt_after_psb;
+		uint64_t k;
+		const char *next;
+	} cases[] = {
+		{ false, "1", NULL, 4, "i5" },	/* a return: the caller goes on */
+		{ false, "1", NULL, 5, "i6" },	/* inside a function */
+		{ false, "1111", "10", 20, "i21" },	/* a call: the callee */
+		{ false, "1111", "101", 23, "i24" },	/* a return to outer */
+		{ false, "1111", "101", 24, "i25" },	/* a tail jump */
+		/* the return of a tail-called function: to the outer
+		 * activation of the tail caller's caller */
+		{ true, "011", NULL, 11, "t5" },
+		{ true, "0", NULL, 6, "t1" },	/* the recursive call */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace t;
+
+		trace_begin(&t);
+		enc_psb(&t, fixture_symbol(cases[i].recursion ? "r1" : "i1"), 100);
+		enc_tnt(&t, cases[i].tnt);
+		if (cases[i].tnt_after_psb) {
+			enc_psb(&t, fixture_symbol("loop"), 200);
+			enc_tnt(&t, cases[i].tnt_after_psb);
+		}
+		if (cases[i].recursion)
+			check_stack_after(&t, cases[i].k, cases[i].next,
+					  recursion_path_segments,
+					  sizeof(recursion_path_segments) /
+					  sizeof(recursion_path_segments[0]));
+		else
+			check_stack_after(&t, cases[i].k, cases[i].next,
+					  main_path_segments,
+					  sizeof(main_path_segments) /
+					  sizeof(main_path_segments[0]));
+	}
+}
+END_TEST
+
 START_TEST(a_psb_right_after_tracing_resumes_starts_a_chunk)
 {
 	struct hwtr_sideband_event events[3];
@@ -829,6 +929,7 @@ int main(void)
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
 	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
 	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
+	tcase_add_test(tc, the_instruction_after_the_end_gets_the_stack_the_trace_would_give_it);
 	tcase_add_test(tc, a_psb_right_after_tracing_resumes_starts_a_chunk);
 	tcase_add_test(tc, a_long_history_grows_the_segment_array_safely);
 	tcase_add_test(tc, build_ids_of_files_and_images_match_readelf);
