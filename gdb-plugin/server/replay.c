@@ -13,7 +13,11 @@
  *
  * When the core's PC is not the history's last instruction (a crash: the
  * faulting instruction did not complete), the core's state is one more
- * position after the history, the "tail" (number instructions + 1).
+ * position after the history, the "tail" (number instructions + 1).  Live,
+ * the tail is the live PC at the stop.  The tail's frames are those the
+ * history would give an instruction at its PC after the last one
+ * (hwtr_thread_callstack_next: after a return, the caller's), so that they
+ * pair with the frames GDB unwinds from the real registers there.
  *
  * Not done yet: threads do not share a time axis (a resume moves only the
  * thread it names), and registers other than the PC are not recovered at
@@ -871,7 +875,15 @@ static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
 	json_t *a;
 	int n, i;
 
-	n = hwtr_cursor_callstack(t->cursor, segs, sizeof(segs) / sizeof(segs[0]));
+	/* The tail is not in the trace: its frames are those the history
+	 * would give an instruction at its PC after the last one (after a
+	 * return, the caller's), as GDB's unwinders see them there. */
+	if (t->at_tail)
+		n = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
+					       sizeof(segs) / sizeof(segs[0]));
+	else
+		n = hwtr_cursor_callstack(t->cursor, segs,
+					  sizeof(segs) / sizeof(segs[0]));
 	if (n < 0) {
 		say(err, errlen, "call stack: %s", hwtr_last_error());
 		return NULL;
