@@ -76,20 +76,26 @@ static void queue_buffer(struct sthread *t)
 	standin_queue(ctx, &rec);
 }
 
-/* HWT_STANDIN_PACED: the feeder does not write while more than a quarter
- * of the buffer's pages have BUFFER records the owner has not fetched.  So a
- * reader that fetches and copies at once is never lapped: the test of a
- * reader that keeps up, independent of the machine's load. */
+/* HWT_STANDIN_PACED: the feeder does not write while the owner has not
+ * fetched every BUFFER record, so a reader that fetches and copies at once is
+ * never lapped: the test of a reader that keeps up, independent of the
+ * machine's load.  Why every record: after a fetch the writer may go on to
+ * the end of its page and the next PMI (a page and 32 bytes); the recorder
+ * copies what a fetch reports only after its next fetch (the one after each
+ * copy reads newer positions), so what it has not copied can reach three
+ * such spans, which must stay below the buffer less its margin of two pages
+ * (32 KiB: 6 pages).  A quarter of the buffer per fetch (2 pages) let a
+ * reader descheduled after each fetch lose bytes, and once, at load 3, in a
+ * plain make check. */
 static void pace(struct sthread *t)
 {
 	struct sctx *ctx = t->ctx;
-	uint64_t ahead = ctx->bufsize / STANDIN_PAGE / 4;
 	struct timespec until;
 
 	if (!standin_config.paced || !pthread_equal(pthread_self(), ctx->feeder))
 		return;
 	standin_deadline(&until, HOLD_LIMIT);
-	while (t->records - t->fetched > ahead && !ctx->quit &&
+	while (t->records > t->fetched && !ctx->quit &&
 	       pthread_cond_timedwait(&standin_cond, &standin_lock, &until) !=
 		       ETIMEDOUT)
 		;

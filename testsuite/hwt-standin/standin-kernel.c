@@ -138,6 +138,7 @@ static void init(void)
 	const char *modules = getenv("HWT_STANDIN_MODULES");
 	const char *dir = getenv("HWT_STANDIN_DIR");
 	const char *delay = getenv("HWT_STANDIN_RECORD_DELAY_MS");
+	const char *fetch_delay = getenv("HWT_STANDIN_FETCH_DELAY_MS");
 
 	if (!modules)
 		modules = "hwt,intel_pt";
@@ -150,6 +151,7 @@ static void init(void)
 	c->thread_race = env_is("HWT_STANDIN_THREAD_RACE", "1");
 	c->paced = env_is("HWT_STANDIN_PACED", "1");
 	c->record_delay_ms = delay ? (unsigned)atoi(delay) : 0;
+	c->fetch_delay_ms = fetch_delay ? (unsigned)atoi(fetch_delay) : 0;
 	c->dump = getenv("HWT_STANDIN_DUMP") != NULL;
 	c->coresight_loaded = listed(modules, "coresight");
 	c->etm_capture = getenv("HWT_STANDIN_ETM");
@@ -607,23 +609,25 @@ static void panic_start_without_config(struct sctx *ctx)
 	abort();
 }
 
+/* The caller sleeps MS milliseconds, the stand-in's lock let go. */
+static void sleep_ms_unlocked(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	pthread_mutex_unlock(&standin_lock);
+	nanosleep(&ts, NULL);
+	pthread_mutex_lock(&standin_lock);
+}
+
 static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 {
 	int want = *g->nentries, i;
 
 	if (want < 1 || want > HWT_ABI_RECORD_GET_MAX)
 		return ENXIO;
-	if (standin_config.record_delay_ms) {
-		/* A reader that is slow to come back for its records. */
-		struct timespec ts = {
-			standin_config.record_delay_ms / 1000,
-			(long)(standin_config.record_delay_ms % 1000) * 1000000,
-		};
-
-		pthread_mutex_unlock(&standin_lock);
-		nanosleep(&ts, NULL);
-		pthread_mutex_lock(&standin_lock);
-	}
+	/* A reader that is slow to come back for its records. */
+	if (standin_config.record_delay_ms)
+		sleep_ms_unlocked(standin_config.record_delay_ms);
 	if (g->wait && !ctx->qlen && !ended(ctx)) {
 		struct timespec until;
 
@@ -654,6 +658,10 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 	if (ctx->coresight && ctx->nthreads)
 		ctx->etm_quota = ctx->threads[0]->pos + ctx->bufsize / 4;
 	pthread_cond_broadcast(&standin_cond);
+	/* A reader descheduled between taking its records and copying what
+	 * they report, as a loaded machine may do to it. */
+	if (standin_config.fetch_delay_ms && i)
+		sleep_ms_unlocked(standin_config.fetch_delay_ms);
 	return 0;
 }
 

@@ -108,6 +108,7 @@ struct standin_config {
 	bool thread_race;
 	bool paced;
 	unsigned record_delay_ms;
+	unsigned fetch_delay_ms;
 	bool dump;
 	char dir[1024];
 };
