@@ -98,6 +98,9 @@ struct etm_stream {
 	size_t nunusable;
 	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
 	size_t nlosses;
+	bool leading_loss;	/* a loss at or before the kept start */
+	uint64_t leading_loss_offset;
+	const char *leading_loss_reason;
 	uint32_t *contexts;	/* context IDs the index pass saw */
 	size_t ncontexts;
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
@@ -1025,6 +1028,16 @@ static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
 		uint64_t first = s->nasyncs ? s->asyncs[0] : s->size;
 
 		w->unsynced_reported = true;
+		/* A loss before the kept start is the history's first gap; it
+		 * also stands for any bytes before the first A-sync. */
+		if (!w->on_demand && s->leading_loss) {
+			memset(item, 0, sizeof(*item));
+			item->kind = walk_gap;
+			item->gap = gap_lost;
+			item->offset = s->leading_loss_offset;
+			item->reason = s->leading_loss_reason;
+			return 1;
+		}
 		/* Bytes before the first A-sync cannot be decoded. */
 		if (!w->on_demand && first > s->start) {
 			memset(item, 0, sizeof(*item));
@@ -1120,6 +1133,14 @@ static int copy_losses(struct etm_stream *s, const struct decoder_stream_info *s
 	if (!s->losses)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < si->nlosses; i++) {
+		if (si->losses[i].offset <= si->trace_start &&
+		    si->losses[i].offset < si->size && !s->leading_loss) {
+			/* Lost before the kept start: the history begins
+			 * with that gap. */
+			s->leading_loss = true;
+			s->leading_loss_offset = si->losses[i].offset;
+			s->leading_loss_reason = si->losses[i].reason;
+		}
 		if (si->losses[i].offset <= si->trace_start ||
 		    si->losses[i].offset >= si->size)
 			continue;

@@ -611,6 +611,16 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 	return 0;
 }
 
+/* A loss at or before the kept trace's start (a ring that lapped before
+ * anything was kept): nothing marks it in the stream. */
+static const struct decoder_loss *leading_loss(const struct pt_walk *w)
+{
+	const struct psb_scan *scan = w->scan;
+
+	return scan->nlosses && scan->losses[0].offset <= w->start
+		       ? &scan->losses[0] : NULL;
+}
+
 /* The decoder reached a loss: a gap there, then the next PSB. */
 static int lost_item(struct pt_walk *w, struct walk_item *item)
 {
@@ -727,12 +737,29 @@ static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 	if (w->ended)
 		return end_item(w, item);
 	if (!w->started) {
+		const struct decoder_loss *lead = leading_loss(w);
+
 		w->started = true;
-		if (w->scan->count == 0)
+		if (w->scan->count == 0 && !lead)
 			return end_item(w, item);
-		w->status = sync_at(w, w->scan->psbs[0].offset);
-		if (w->status >= 0)
-			synced_at(w, w->scan->psbs[0].offset);
+		if (w->scan->count == 0)
+			w->ended = true;
+		else {
+			w->status = sync_at(w, w->scan->psbs[0].offset);
+			if (w->status >= 0)
+				synced_at(w, w->scan->psbs[0].offset);
+		}
+		if (lead) {
+			/* Trace was lost before the kept start: the history
+			 * begins with that gap, which also stands for any
+			 * bytes before the first PSB. */
+			memset(item, 0, sizeof(*item));
+			item->kind = walk_gap;
+			item->gap = gap_lost;
+			item->offset = lead->offset;
+			item->reason = lead->reason;
+			return 1;
+		}
 		if (w->scan->first_sync > w->start) {
 			/* Bytes before the first PSB cannot be decoded. */
 			memset(item, 0, sizeof(*item));

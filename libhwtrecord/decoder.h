@@ -25,7 +25,8 @@
  * packets before it.  A decoder never reads a packet across a loss: it
  * stops there with a gap_lost item that carries the loss's reason, and goes
  * on at the next chunk start after it; its chunk-start scan resynchronises
- * at each loss too.  Where the stream marks the loss itself (an Intel PT OVF
+ * at each loss too.  A loss at or before the kept start is the walk's first
+ * item, a gap_lost (the history must not start silently mid-program).  Where the stream marks the loss itself (an Intel PT OVF
  * packet at the offset), the decoder's own overflow handling is the gap.
  *
  * Code comes from the history's image: before decoding a chunk the walk asks

@@ -302,6 +302,46 @@ START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async)
 }
 END_TEST
 
+/* A buffer that lapped before anything was read: a loss at offset 0.  The
+ * history begins with that gap (which stands for the bytes before the
+ * first A-sync too), not with an unsynced-bytes gap as without it. */
+START_TEST(a_loss_at_the_start_is_the_first_gap)
+{
+	static const uint64_t want[] = { 0, 0x1008, 0x100c, 0x1004 };
+	struct etm_trace before = { .len = 0 }, tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	uint64_t loss = 0;
+	struct etm_fixture_extra extra = {
+		.losses = &loss, .nlosses = 1, .loss_reason = "buffer lapped",
+	};
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[32];
+	uint64_t ips[32];
+	char dir[300];
+	size_t i;
+
+	make_tmpdir();
+	lossy_path(&before, &tr);	/* the part after the loss only */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	snprintf(dir, sizeof(dir), "%s/lost-start.hwtrec", tmpdir);
+	ck_assert_msg(etm_fixture_recording_with(dir, &src, 1, false, &extra) == 0,
+		      "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 32, gaps), 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_msg(ips[i] == want[i], "instruction %zu: 0x%llx, want "
+			      "0x%llx", i + 1, (unsigned long long)ips[i],
+			      (unsigned long long)want[i]);
+	ck_assert_str_eq(gaps[0], "trace lost at offset 0: buffer lapped");
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 /* The same in a CoreSight formatted buffer that two sources share: the
  * frames after the loss start afresh, the source with trace after it gets
  * the gap, the other (whose trace all came before it) none. */
@@ -566,6 +606,7 @@ int main(void)
 	tcase_add_test(tc, code_with_no_image_is_a_gap_that_names_the_address);
 	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async);
+	tcase_add_test(tc, a_loss_at_the_start_is_the_first_gap);
 	tcase_add_test(tc, a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes);
 	tcase_add_test(tc, bytes_before_the_first_async_are_a_gap);
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);

@@ -470,6 +470,41 @@ START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb)
 }
 END_TEST
 
+/* A ring that lapped before anything was read: the stream starts at a PSB
+ * with a loss at offset 0 and no OVF.  The history must begin with that
+ * gap, not start silently in the middle of the program. */
+START_TEST(a_loss_before_the_first_psb_is_the_first_gap)
+{
+	uint64_t ips[17];
+	bool gaps[17];
+	struct opened o;
+	struct trace t;
+	size_t i;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("loop"), 200);
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	open_with_loss(&o, &t, 0, "the buffer lapped before it was read");
+	/* The gap, then the 16 instructions from "loop" (the main path's
+	 * 14th on). */
+	ck_assert_uint_eq(o.stats.instructions, 17);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	read_ips(o.thread, ips, gaps, 17);
+	ck_assert(gaps[0]);
+	for (i = 1; i < 17; i++) {
+		ck_assert(!gaps[i]);
+		ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[i + 12]));
+	}
+	ck_assert_str_eq(gap_at(o.thread, 1)->kind, "trace-loss");
+	ck_assert_uint_eq(gap_at(o.thread, 1)->offset, 0);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 1)->message,
+				     "lapped before it was read"));
+	close_history(&o);
+}
+END_TEST
+
 /* The hwt source marks a loss in the stream too (OVF, then a FUP where
  * trace resumes): the overflow is the gap, not a second one for the loss
  * event, and decoding resumes at the FUP as without the event. */
@@ -922,6 +957,7 @@ int main(void)
 	tcase_add_test(tc, garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb);
 	tcase_add_test(tc, trace_cut_inside_a_packet_ends_with_a_gap);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb);
+	tcase_add_test(tc, a_loss_before_the_first_psb_is_the_first_gap);
 	tcase_add_test(tc, a_loss_the_stream_marks_with_ovf_is_the_overflow_gap);
 	tcase_add_test(tc, missing_binary_gap_names_path_and_build_id);
 	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);
