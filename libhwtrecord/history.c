@@ -1001,7 +1001,8 @@ struct growth {
 };
 
 /* Does the trace before chunk start KEEP of thread T mean something else
- * now: a new loss event before it? */
+ * now: a new loss event before it, or at it (a build gives a gap before the
+ * chunk there, the first item when KEEP is the trace's start)? */
 static bool new_loss_before(const struct hwtr_thread *t, const struct growth *g,
 			    uint64_t keep, bool *any)
 {
@@ -1015,7 +1016,7 @@ static bool new_loss_before(const struct hwtr_thread *t, const struct growth *g,
 		if (ev->kind != hwtr_ev_loss || ev->tid != t->tid)
 			continue;
 		*any = true;
-		if (ev->offset < keep)
+		if (ev->offset <= keep)
 			return true;
 	}
 	return false;

@@ -783,6 +783,61 @@ START_TEST(a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did)
 }
 END_TEST
 
+/* A late loss exactly at a chunk start: a build puts a trace-loss gap
+ * before that chunk (before the first one, at the trace's start), which
+ * going on from the chunk start cannot give: the thread is built again.
+ * Both places: the last chunk's start, and the only chunk's (offset 0). */
+START_TEST(a_late_loss_at_the_kept_chunk_start_builds_the_thread_again)
+{
+	const char *base = fixture_tmpdir();
+	struct hwtr_thread_stats st;
+	struct pt_final f;
+	struct growing g;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	char line[200];
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+	uint64_t n, at;
+	size_t psb;
+	int lost = 0;
+
+	write_pt_final(&f, base);
+	psb = _i == 0 ? f.psbs[7] : f.psbs[0];
+	ck_assert(_i == 0 || psb == 0);
+	start_growing(&g, base);
+	grow_to(&g, &f, 0, f.lines[1], psb + 40, -1);
+	ck_assert_int_eq(hwtr_recording_open(g.dir, &rec), 0);
+	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
+	snprintf(line, sizeof(line), "{\"event\":\"loss\",\"tsc\":400,\"tid\":1,"
+		 "\"offset\":%zu,\"len\":1,\"reason\":\"late\"}\n", psb);
+	add_line(&g, line);
+	grow_to(&g, &f, 0, g.sideband, f.psbs[8] + 20, -1);
+	ck_assert_int_eq(hwtr_recording_refresh(rec), 0);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert(st.rebuilt);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (n = 1, at = 0; n <= st.instructions; n++) {
+		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		if (insn.gap && !strcmp(insn.gap->kind, "trace-loss")) {
+			lost++;
+			at = n;
+		}
+	}
+	hwtr_cursor_free(c);
+	ck_assert_int_eq(lost, 1);
+	if (psb == 0)
+		ck_assert_uint_eq(at, 1);	/* the history's first item */
+	same_as_built(g.dir, h, "after a loss at the chunk start");
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	free_pt_final(&f);
+	fixture_cleanup();
+}
+END_TEST
+
 START_TEST(a_recording_that_shrinks_or_changes_is_refused_as_it_was)
 {
 	const char *base = fixture_tmpdir();
@@ -964,6 +1019,7 @@ int main(void)
 	tcase_add_test(tc, a_history_extended_piece_by_piece_is_the_path_and_a_full_build);
 	tcase_add_test(tc, what_reaches_back_builds_the_thread_again);
 	tcase_add_test(tc, a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did);
+	tcase_add_loop_test(tc, a_late_loss_at_the_kept_chunk_start_builds_the_thread_again, 0, 2);
 	tcase_add_test(tc, a_recording_that_shrinks_or_changes_is_refused_as_it_was);
 	tcase_add_test(tc, an_etm_history_extends_as_its_raw_trace_grows);
 	tcase_add_test(tc, an_etm_history_extends_as_its_coresight_frames_grow);
