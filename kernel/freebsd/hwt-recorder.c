@@ -24,7 +24,10 @@
  * from the VM map (the thread that mapped is held until WAKEUP, so the
  * mapping is there to be read; records carry no length or file offset) and
  * release the thread.  After each batch every thread's new bytes are copied
- * out (hwt-drain.c).  When the process has ended, BUFPTR_GET gives each
+ * out (hwt-drain.c); a copy ends with a RECORD_GET that looks for newer
+ * positions, and what that reports is copied before the next RECORD_GET, so
+ * the bytes not yet copied never span more than two fetches' worth of
+ * writing.  When the process has ended, BUFPTR_GET gives each
  * thread's final position and the last bytes are copied.
  *
  * Not done: following fork children (hwt contexts are per process), CPU
@@ -643,17 +646,39 @@ static int await_exec(struct recorder *r, int sock)
 	return r->failed ? -1 : 0;
 }
 
+/* A thread buffer's bytes that a copy's recheck reported and no copy has
+ * taken yet.  (A shared buffer's position is read at each copy instead.) */
+static bool reported_uncopied(struct recorder *r)
+{
+	size_t i;
+
+	if (r->o->backend->shared_buffer)
+		return false;
+	for (i = 0; i < r->nthreads; i++) {
+		struct rthread *t = r->threads[i];
+
+		if (t && t->named && t->drain && hwt_drain_pending(t->drain))
+			return true;
+	}
+	return false;
+}
+
 static int run(struct recorder *r)
 {
 	bool ours = !r->o->attach;
 
 	while (!r->failed) {
-		int n = get_records(r, true);
+		/* Bytes the last copy's recheck reported are copied before
+		 * anything else is fetched: each fetch lets the writer on, and
+		 * what is not copied must stay within the buffer. */
+		if (!reported_uncopied(r)) {
+			int n = get_records(r, true);
 
-		if (n < 0)
-			return -1;
-		if (n == BATCH)
-			continue;	/* more queued: read them first */
+			if (n < 0)
+				return -1;
+			if (n == BATCH)
+				continue;	/* more queued: read them first */
+		}
 		if (copy_all(r, 2 * r->page, false) < 0)
 			return -1;
 		if (process_gone(r, ours))
