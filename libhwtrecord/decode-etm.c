@@ -1031,11 +1031,8 @@ static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
 		/* A loss before the kept start is the history's first gap; it
 		 * also stands for any bytes before the first A-sync. */
 		if (!w->on_demand && s->leading_loss) {
-			memset(item, 0, sizeof(*item));
-			item->kind = walk_gap;
-			item->gap = gap_lost;
-			item->offset = s->leading_loss_offset;
-			item->reason = s->leading_loss_reason;
+			walk_item_lost(item, s->leading_loss_offset,
+				       s->leading_loss_reason);
 			return 1;
 		}
 		/* Bytes before the first A-sync cannot be decoded. */

@@ -628,10 +628,7 @@ static int lost_item(struct pt_walk *w, struct walk_item *item)
 	uint64_t at = w->seg_end;
 	size_t i;
 
-	memset(item, 0, sizeof(*item));
-	item->kind = walk_gap;
-	item->gap = gap_lost;
-	item->offset = at;
+	walk_item_lost(item, at, NULL);
 	for (i = 0; i < scan->nlosses; i++)
 		if (scan->losses[i].offset == at)
 			item->reason = scan->losses[i].reason;
@@ -753,11 +750,7 @@ static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 			/* Trace was lost before the kept start: the history
 			 * begins with that gap, which also stands for any
 			 * bytes before the first PSB. */
-			memset(item, 0, sizeof(*item));
-			item->kind = walk_gap;
-			item->gap = gap_lost;
-			item->offset = lead->offset;
-			item->reason = lead->reason;
+			walk_item_lost(item, lead->offset, lead->reason);
 			return 1;
 		}
 		if (w->scan->first_sync > w->start) {

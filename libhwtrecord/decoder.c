@@ -20,3 +20,12 @@ const struct decoder_ops *decoder_for_format(const char *trace_format)
 			return decoders[i].ops;
 	return NULL;
 }
+
+void walk_item_lost(struct walk_item *item, uint64_t offset, const char *reason)
+{
+	memset(item, 0, sizeof(*item));
+	item->kind = walk_gap;
+	item->gap = gap_lost;
+	item->offset = offset;
+	item->reason = reason;
+}

@@ -235,6 +235,11 @@ void trace_main_path(struct trace *t)
 {
 	enc_psb(t, fixture_symbol("i1"), 100);
 	enc_tnt(t, "1111");		/* ret, jne, ret, jne */
+	trace_main_path_from_loop(t);
+}
+
+void trace_main_path_from_loop(struct trace *t)
+{
 	enc_psb(t, fixture_symbol("loop"), 200);
 	enc_tnt(t, "1011");		/* ret, jne (exit), ret (leaf), ret (tail) */
 	enc_tip(t, fixture_symbol("done"));	/* jmp *%rax */

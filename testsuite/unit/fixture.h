@@ -38,6 +38,8 @@ void enc_fup(struct trace *t, uint64_t ip);
 
 /* The main path through the fixture (see fixture.c) and what it executes. */
 void trace_main_path(struct trace *t);
+/* Its second part: the PSB at "loop" (main_path_labels[13] on) to the end. */
+void trace_main_path_from_loop(struct trace *t);
 extern const char *const main_path_labels[29];
 
 /* A function segment of a known path as GDB's btrace model makes it:

@@ -645,6 +645,51 @@ START_TEST(a_history_extended_piece_by_piece_is_the_path_and_a_full_build)
 }
 END_TEST
 
+/* Append LINE to the growing recording's sideband (after what it has of
+ * the final one). */
+static void add_line(struct growing *g, const char *line)
+{
+	struct blob b = { (char *)line, strlen(line) };
+	size_t have = 0;
+
+	grow(g->dir, "sideband.jsonl", &b, &have, b.len);
+	g->sideband += b.len;
+}
+
+/* Append a loss event of thread 1 at stream OFFSET, written late. */
+static void add_late_loss(struct growing *g, size_t offset)
+{
+	char line[200];
+
+	snprintf(line, sizeof(line), "{\"event\":\"loss\",\"tsc\":400,\"tid\":1,"
+		 "\"offset\":%zu,\"len\":1,\"reason\":\"late\"}\n", offset);
+	add_line(g, line);
+}
+
+/* How many trace-loss gaps thread T has; *LAST: the last one's number. */
+static int trace_loss_gaps(struct hwtr_thread *t, uint64_t *last)
+{
+	struct hwtr_thread_stats st;
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+	uint64_t n;
+	int lost = 0;
+
+	*last = 0;
+	ck_assert_int_eq(hwtr_thread_stats(t, &st), 0);
+	ck_assert_int_eq(hwtr_cursor_alloc(t, &c), 0);
+	for (n = 1; n <= st.instructions; n++) {
+		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		if (insn.gap && !strcmp(insn.gap->kind, "trace-loss")) {
+			lost++;
+			*last = n;
+		}
+	}
+	hwtr_cursor_free(c);
+	return lost;
+}
+
 START_TEST(what_reaches_back_builds_the_thread_again)
 {
 	const char *base = fixture_tmpdir();
@@ -655,6 +700,7 @@ START_TEST(what_reaches_back_builds_the_thread_again)
 	struct hwtr_history *h;
 	char loss[200];
 	struct blob line;
+	uint64_t at;
 	int n;
 
 	write_pt_final(&f, base);
@@ -697,22 +743,7 @@ START_TEST(what_reaches_back_builds_the_thread_again)
 	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_find_thread(h, 2), &st), 0);
 	ck_assert(st.rebuilt);
-	{
-		struct hwtr_cursor *c;
-		bool lost = false;
-		uint64_t n;
-
-		ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_find_thread(h, 2), &c), 0);
-		for (n = 1; n <= st.instructions; n++) {
-			struct hwtr_insn insn;
-
-			ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
-			ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
-			lost |= insn.gap && !strcmp(insn.gap->kind, "trace-loss");
-		}
-		hwtr_cursor_free(c);
-		ck_assert(lost);
-	}
+	ck_assert_int_gt(trace_loss_gaps(hwtr_history_find_thread(h, 2), &at), 0);
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_find_thread(h, 1), &st), 0);
 	ck_assert(!st.rebuilt);
 	ck_assert_uint_eq(st.decoded_instructions, 0);
@@ -723,17 +754,6 @@ START_TEST(what_reaches_back_builds_the_thread_again)
 	fixture_cleanup();
 }
 END_TEST
-
-/* Append LINE to the growing recording's sideband (after what it has of
- * the final one). */
-static void add_line(struct growing *g, const char *line)
-{
-	struct blob b = { (char *)line, strlen(line) };
-	size_t have = 0;
-
-	grow(g->dir, "sideband.jsonl", &b, &have, b.len);
-	g->sideband += b.len;
-}
 
 START_TEST(a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did)
 {
@@ -764,9 +784,7 @@ START_TEST(a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did)
 	ck_assert_str_eq(caller.function, "_start");
 	ck_assert_uint_eq(caller.next, 3 * 13 + 5);
 	/* Trace was lost right before that return, the source says late. */
-	snprintf(line, sizeof(line), "{\"event\":\"loss\",\"tsc\":400,\"tid\":1,"
-		 "\"offset\":%zu,\"len\":1,\"reason\":\"late\"}\n", tip);
-	add_line(&g, line);
+	add_late_loss(&g, tip);
 	grow_to(&g, &f, 0, g.sideband, f.psbs[8] + 20, -1);
 	ck_assert_int_eq(hwtr_recording_refresh(rec), 0);
 	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
@@ -795,12 +813,8 @@ START_TEST(a_late_loss_at_the_kept_chunk_start_builds_the_thread_again)
 	struct growing g;
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
-	char line[200];
-	struct hwtr_cursor *c;
-	struct hwtr_insn insn;
-	uint64_t n, at;
+	uint64_t at;
 	size_t psb;
-	int lost = 0;
 
 	write_pt_final(&f, base);
 	psb = _i == 0 ? f.psbs[7] : f.psbs[0];
@@ -809,25 +823,13 @@ START_TEST(a_late_loss_at_the_kept_chunk_start_builds_the_thread_again)
 	grow_to(&g, &f, 0, f.lines[1], psb + 40, -1);
 	ck_assert_int_eq(hwtr_recording_open(g.dir, &rec), 0);
 	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
-	snprintf(line, sizeof(line), "{\"event\":\"loss\",\"tsc\":400,\"tid\":1,"
-		 "\"offset\":%zu,\"len\":1,\"reason\":\"late\"}\n", psb);
-	add_line(&g, line);
+	add_late_loss(&g, psb);
 	grow_to(&g, &f, 0, g.sideband, f.psbs[8] + 20, -1);
 	ck_assert_int_eq(hwtr_recording_refresh(rec), 0);
 	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
 	ck_assert(st.rebuilt);
-	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
-	for (n = 1, at = 0; n <= st.instructions; n++) {
-		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
-		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
-		if (insn.gap && !strcmp(insn.gap->kind, "trace-loss")) {
-			lost++;
-			at = n;
-		}
-	}
-	hwtr_cursor_free(c);
-	ck_assert_int_eq(lost, 1);
+	ck_assert_int_eq(trace_loss_gaps(hwtr_history_thread(h, 0), &at), 1);
 	if (psb == 0)
 		ck_assert_uint_eq(at, 1);	/* the history's first item */
 	same_as_built(g.dir, h, "after a loss at the chunk start");

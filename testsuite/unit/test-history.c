@@ -451,10 +451,7 @@ START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb)
 	 * as a continuation they would steer the decoder wrong. */
 	enc_tnt(&t, "0000");
 	enc_tip(&t, fixture_symbol("i20"));
-	enc_psb(&t, fixture_symbol("loop"), 200);
-	enc_tnt(&t, "1011");
-	enc_tip(&t, fixture_symbol("done"));
-	enc_tip_pgd(&t);
+	trace_main_path_from_loop(&t);
 	open_with_loss(&o, &t, loss, "perf's AUX buffer was full");
 	/* Up to the loss: the 13 instructions of the first TNT, and the 3
 	 * that need no trace (i2, i3, i4 run until the ret at i4 needs a
@@ -482,10 +479,7 @@ START_TEST(a_loss_before_the_first_psb_is_the_first_gap)
 	size_t i;
 
 	trace_begin(&t);
-	enc_psb(&t, fixture_symbol("loop"), 200);
-	enc_tnt(&t, "1011");
-	enc_tip(&t, fixture_symbol("done"));
-	enc_tip_pgd(&t);
+	trace_main_path_from_loop(&t);
 	open_with_loss(&o, &t, 0, "the buffer lapped before it was read");
 	/* The gap, then the 16 instructions from "loop" (the main path's
 	 * 14th on). */
