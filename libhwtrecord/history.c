@@ -1459,11 +1459,13 @@ static int expand_block(struct hwtr_thread *t, const struct decoder_block *block
 		}
 		len = isa_length(h->isa, set, code + (ip - base),
 				 have - (size_t)(ip - base), ip);
-		if (!len && !last && set == hwtr_isa_x86_64)
-			len = isa_guess_length(h->isa, code, have, base, ip,
-					       block->ninsn - i - 1, block->end_ip);
 		if (len)
 			length_cache_put(h, ip, block->epoch, len);
+		/* A guess depends on this block (what is left of it, where it
+		 * ends): not cached, or another block would get it. */
+		else if (!last && set == hwtr_isa_x86_64)
+			len = isa_guess_length(h->isa, code, have, base, ip,
+					       block->ninsn - i - 1, block->end_ip);
 		if (!len && !last)
 			return hwtr_fail(hwtr_err_decode,
 					 "cannot find the length of the instruction "
@@ -1486,6 +1488,23 @@ static void gap_insn(struct decoded_insn *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->flags = INSN_GAP;
+}
+
+/* A block's last instruction whose length the ISA tables do not know (an
+ * instruction Capstone cannot decode) that NEXT goes on from, straight after
+ * it: the distance is its length, and it did not branch.  Where the decoder
+ * ends its blocks varies (libipt's block cache), and the same instruction in
+ * the middle of a block gets its length from the block (isa_guess_length):
+ * this gives it the same wherever the blocks end. */
+static void follow_unknown_length(struct decoded_insn *last,
+				  const struct decoder_block *next)
+{
+	if (last->flags & INSN_GAP || last->size ||
+	    last->iclass != hwtr_ic_unknown || next->ip <= last->ip ||
+	    next->ip - last->ip > isa_max_length((enum hwtr_isa)last->isa))
+		return;
+	last->size = (uint8_t)(next->ip - last->ip);
+	last->iclass = hwtr_ic_other;
 }
 
 static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
@@ -1517,6 +1536,8 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 			gap_insn(&insns[filled++]);
 			continue;
 		}
+		if (filled)
+			follow_unknown_length(&insns[filled - 1], &item.block);
 		err = expand_block(t, &item.block, insns + filled, count - filled);
 		if (err)
 			break;
