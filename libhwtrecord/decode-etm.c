@@ -1133,7 +1133,8 @@ static int copy_losses(struct etm_stream *s, const struct decoder_stream_info *s
 		if (si->losses[i].offset <= si->trace_start &&
 		    si->losses[i].offset < si->size && !s->leading_loss) {
 			/* Lost before the kept start: the history begins
-			 * with that gap. */
+			 * with that gap (if the source has trace after it:
+			 * place_losses). */
 			s->leading_loss = true;
 			s->leading_loss_offset = si->losses[i].offset;
 			s->leading_loss_reason = si->losses[i].reason;
@@ -1150,10 +1151,15 @@ static int copy_losses(struct etm_stream *s, const struct decoder_stream_info *s
 }
 
 /* Keep one loss per place in the raw trace, and none where the source's
- * trace has no bytes before or after it. */
+ * trace has no bytes before or after it; a loss before the kept start only
+ * where the source has trace after it (in a shared buffer, a source with no
+ * bytes gets no history for another's loss). */
 static void place_losses(struct etm_stream *s)
 {
 	size_t i, k = 0;
+
+	if (s->size <= s->start)
+		s->leading_loss = false;
 
 	for (i = 0; i < s->nlosses; i++) {
 		const struct etm_loss *l = &s->losses[i];

@@ -612,12 +612,14 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 }
 
 /* A loss at or before the kept trace's start (a ring that lapped before
- * anything was kept): nothing marks it in the stream. */
+ * anything was kept), with trace after it: nothing marks it in the stream.
+ * (A loss at the end of an empty stream is not one: a killed recorder's.) */
 static const struct decoder_loss *leading_loss(const struct pt_walk *w)
 {
 	const struct psb_scan *scan = w->scan;
 
-	return scan->nlosses && scan->losses[0].offset <= w->start
+	return scan->nlosses && scan->losses[0].offset <= w->start &&
+			       w->start < w->size
 		       ? &scan->losses[0] : NULL;
 }
 

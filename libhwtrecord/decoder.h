@@ -173,10 +173,10 @@ struct decoder_ops {
 extern const struct decoder_ops decoder_intel_pt;
 extern const struct decoder_ops decoder_etm;
 
-/* The decoder for a manifest's trace_format, or NULL. */
 /* ITEM: a gap_lost at stream OFFSET for REASON (or NULL). */
 void walk_item_lost(struct walk_item *item, uint64_t offset, const char *reason);
 
+/* The decoder for a manifest's trace_format, or NULL. */
 const struct decoder_ops *decoder_for_format(const char *trace_format);
 
 #endif

@@ -25,9 +25,11 @@
  * mapping is there to be read; records carry no length or file offset) and
  * release the thread.  After each batch every thread's new bytes are copied
  * out (hwt-drain.c); a copy ends with a RECORD_GET that looks for newer
- * positions, and what that reports is copied before the next RECORD_GET, so
- * the bytes not yet copied never span more than two fetches' worth of
- * writing.  When the process has ended, BUFPTR_GET gives each
+ * positions, and what that reports is copied before the next round's
+ * RECORD_GET: with one traced thread the bytes not yet copied never span
+ * more than two fetches' worth of writing (with N threads copied in turn,
+ * each copy's RECORD_GET lets the others on: up to N + 1).  When the
+ * process has ended, BUFPTR_GET gives each
  * thread's final position and the last bytes are copied.
  *
  * Not done: following fork children (hwt contexts are per process), CPU

@@ -81,9 +81,9 @@ static void queue_buffer(struct sthread *t)
  * is never lapped: the test of a reader that keeps up, independent of the
  * machine's load.  The bound: after a fetch the writer may go two pages and
  * the next PMI's 32 bytes further; the recorder copies what a copy's recheck
- * fetched before fetching again (hwt-recorder.c, run), so what it has not
- * copied stays within two such spans, 4 pages and 64 bytes, below the 6 a
- * 32 KiB buffer allows beside its margin of two pages.  (Had the recorder
+ * fetched before fetching again (hwt-recorder.c, run), so with one traced
+ * thread what it has not copied stays within two such spans, 4 pages and 64
+ * bytes, below the 6 a 32 KiB buffer allows beside its margin of two pages.  (Had the recorder
  * fetched again first, three spans would pass 6 pages: pressure.test's fast
  * reader, which sleeps after each fetch, lost bytes that way.) */
 static void pace(struct sthread *t)

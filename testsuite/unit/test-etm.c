@@ -385,6 +385,50 @@ START_TEST(a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes)
 }
 END_TEST
 
+/* A loss at the start of a CoreSight buffer that two sources share, one of
+ * which has no bytes in it: the other's history begins with the gap, the
+ * empty one gets none (a loss is logged for every source of the buffer). */
+START_TEST(a_leading_loss_in_shared_frames_is_no_history_for_a_source_without_trace)
+{
+	static uint8_t frames[4096];
+	struct etm_trace a = { .len = 0 };
+	struct etm_source srcs[2];
+	uint64_t loss = 0;
+	struct etm_fixture_extra extra = {
+		.frames = frames, .losses = &loss, .nlosses = 1,
+		.loss_reason = "buffer lapped",
+	};
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[32];
+	uint64_t ips[32];
+	char dir[300];
+	size_t i;
+
+	make_tmpdir();
+	etm_main_path(&a);
+	srcs[0] = (struct etm_source){ .id = 0x10, .bytes = a.buf, .len = a.len };
+	srcs[1] = (struct etm_source){ .id = 0x11, .bytes = NULL, .len = 0 };
+	extra.frames_len = etm_frames(srcs, 1, 5, frames, sizeof(frames));
+	snprintf(dir, sizeof(dir), "%s/lost-shared.hwtrec", tmpdir);
+	ck_assert_msg(etm_fixture_recording_with(dir, srcs, 2, true, &extra) == 0,
+		      "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x10), ips, 32, gaps), 19);
+	ck_assert_str_eq(gaps[0], "trace lost at offset 0: buffer lapped");
+	for (i = 0; i < 18; i++)
+		ck_assert_uint_eq(ips[i + 1], etm_main_path_ips[i]);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_find_thread(h, 0x11), &st), 0);
+	ck_assert_uint_eq(st.instructions, 0);
+	ck_assert_uint_eq(st.gaps, 0);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(bytes_before_the_first_async_are_a_gap)
 {
 	struct etm_trace tr = { .len = 0 };
@@ -607,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_at_the_start_is_the_first_gap);
+	tcase_add_test(tc, a_leading_loss_in_shared_frames_is_no_history_for_a_source_without_trace);
 	tcase_add_test(tc, a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes);
 	tcase_add_test(tc, bytes_before_the_first_async_are_a_gap);
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);

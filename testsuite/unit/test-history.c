@@ -499,6 +499,21 @@ START_TEST(a_loss_before_the_first_psb_is_the_first_gap)
 }
 END_TEST
 
+/* A loss at the end of an empty stream (a recorder killed before it kept
+ * anything) is not a leading gap: there is no trace after it. */
+START_TEST(a_loss_with_no_trace_after_it_makes_no_history)
+{
+	struct opened o;
+	struct trace t;
+
+	trace_begin(&t);
+	open_with_loss(&o, &t, 0, "killed");
+	ck_assert_uint_eq(o.stats.instructions, 0);
+	ck_assert_uint_eq(o.stats.gaps, 0);
+	close_history(&o);
+}
+END_TEST
+
 /* The hwt source marks a loss in the stream too (OVF, then a FUP where
  * trace resumes): the overflow is the gap, not a second one for the loss
  * event, and decoding resumes at the FUP as without the event. */
@@ -952,6 +967,7 @@ int main(void)
 	tcase_add_test(tc, trace_cut_inside_a_packet_ends_with_a_gap);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb);
 	tcase_add_test(tc, a_loss_before_the_first_psb_is_the_first_gap);
+	tcase_add_test(tc, a_loss_with_no_trace_after_it_makes_no_history);
 	tcase_add_test(tc, a_loss_the_stream_marks_with_ovf_is_the_overflow_gap);
 	tcase_add_test(tc, missing_binary_gap_names_path_and_build_id);
 	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);
