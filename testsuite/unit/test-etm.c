@@ -35,17 +35,27 @@ static void remove_tmpdir(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-static struct hwtr_recording *recording_of(const struct etm_source *src,
-					   size_t n, bool formatted)
+/* A recording of the sources (with EXTRA's frames and losses, if any),
+ * opened. */
+static struct hwtr_recording *recording_with(const struct etm_source *src,
+					     size_t n, bool formatted,
+					     const struct etm_fixture_extra *extra)
 {
+	static unsigned serial;	/* a test may make several */
 	struct hwtr_recording *rec = NULL;
 	char dir[300];
 
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", tmpdir);
-	ck_assert_msg(etm_fixture_recording(dir, src, n, formatted) == 0, "%s",
-		      hwtr_last_error());
+	snprintf(dir, sizeof(dir), "%s/r%u.hwtrec", tmpdir, serial++);
+	ck_assert_msg(etm_fixture_recording_with(dir, src, n, formatted, extra) == 0,
+		      "%s", hwtr_last_error());
 	ck_assert_msg(hwtr_recording_open(dir, &rec) == 0, "%s", hwtr_last_error());
 	return rec;
+}
+
+static struct hwtr_recording *recording_of(const struct etm_source *src,
+					   size_t n, bool formatted)
+{
+	return recording_with(src, n, formatted, NULL);
 }
 
 static struct hwtr_history *history_of(struct hwtr_recording *rec,
@@ -273,7 +283,6 @@ START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async)
 	struct hwtr_thread_stats st;
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
-	char dir[300];
 
 	make_tmpdir();
 	lossy_path(&tr, &after);
@@ -288,10 +297,7 @@ START_TEST(a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async)
 	ck_assert_uint_ne(st.instructions, 8);
 	hwtr_history_free(h);
 	hwtr_recording_close(rec);
-	snprintf(dir, sizeof(dir), "%s/lossy.hwtrec", tmpdir);
-	ck_assert_msg(etm_fixture_recording_with(dir, &src, 1, false, &extra) == 0,
-		      "%s", hwtr_last_error());
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	rec = recording_with(&src, 1, false, &extra);
 	h = history_of(rec, 0);
 	check_lossy_thread(hwtr_history_thread(h, 0), loss);
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
@@ -318,17 +324,13 @@ START_TEST(a_loss_at_the_start_is_the_first_gap)
 	struct hwtr_history *h;
 	const char *gaps[32];
 	uint64_t ips[32];
-	char dir[300];
 	size_t i;
 
 	make_tmpdir();
 	lossy_path(&before, &tr);	/* the part after the loss only */
 	src.bytes = tr.buf;
 	src.len = tr.len;
-	snprintf(dir, sizeof(dir), "%s/lost-start.hwtrec", tmpdir);
-	ck_assert_msg(etm_fixture_recording_with(dir, &src, 1, false, &extra) == 0,
-		      "%s", hwtr_last_error());
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	rec = recording_with(&src, 1, false, &extra);
 	h = history_of(rec, 0);
 	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 32, gaps), 4);
 	for (i = 0; i < 4; i++)
@@ -358,7 +360,6 @@ START_TEST(a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes)
 	struct hwtr_recording *rec;
 	struct hwtr_history *h;
 	uint64_t ips[32];
-	char dir[300];
 	size_t i;
 
 	make_tmpdir();
@@ -370,10 +371,7 @@ START_TEST(a_loss_in_coresight_frames_is_a_gap_where_the_source_resumes)
 	loss = etm_frames(first, 2, 5, frames, sizeof(frames));
 	extra.frames_len = loss + etm_frames(second, 1, 5, frames + loss,
 					     sizeof(frames) - loss);
-	snprintf(dir, sizeof(dir), "%s/lossy.hwtrec", tmpdir);
-	ck_assert_msg(etm_fixture_recording_with(dir, first, 2, true, &extra) == 0,
-		      "%s", hwtr_last_error());
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	rec = recording_with(first, 2, true, &extra);
 	h = history_of(rec, 0);
 	check_lossy_thread(hwtr_history_find_thread(h, 0x10), loss);
 	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x11), ips, 32, NULL), 18);
@@ -403,7 +401,6 @@ START_TEST(a_leading_loss_in_shared_frames_is_no_history_for_a_source_without_tr
 	struct hwtr_history *h;
 	const char *gaps[32];
 	uint64_t ips[32];
-	char dir[300];
 	size_t i;
 
 	make_tmpdir();
@@ -411,10 +408,7 @@ START_TEST(a_leading_loss_in_shared_frames_is_no_history_for_a_source_without_tr
 	srcs[0] = (struct etm_source){ .id = 0x10, .bytes = a.buf, .len = a.len };
 	srcs[1] = (struct etm_source){ .id = 0x11, .bytes = NULL, .len = 0 };
 	extra.frames_len = etm_frames(srcs, 1, 5, frames, sizeof(frames));
-	snprintf(dir, sizeof(dir), "%s/lost-shared.hwtrec", tmpdir);
-	ck_assert_msg(etm_fixture_recording_with(dir, srcs, 2, true, &extra) == 0,
-		      "%s", hwtr_last_error());
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	rec = recording_with(srcs, 2, true, &extra);
 	h = history_of(rec, 0);
 	ck_assert_uint_eq(walk(hwtr_history_find_thread(h, 0x10), ips, 32, gaps), 19);
 	ck_assert_str_eq(gaps[0], "trace lost at offset 0: buffer lapped");
