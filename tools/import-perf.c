@@ -244,7 +244,9 @@ static struct aqueue *queue_for(struct imp *m, uint32_t idx, uint32_t tid,
 }
 
 /* CoreSight's AUXTRACE_INFO: the trace units of the CPUs. */
-static int cs_etm_info_read(struct imp *m, const struct perf_data_item *item)
+/* AUXTRACE_INFO's private words, all of them (an Intel PT address filter
+ * string makes them as long as it needs), given to the format's parser. */
+static int auxtrace_info_read(struct imp *m, const struct perf_data_item *item)
 {
 	size_t n = item->u.auxtrace_info.npriv;
 	uint64_t *priv = malloc((n ? n : 1) * sizeof(*priv));
@@ -252,13 +254,17 @@ static int cs_etm_info_read(struct imp *m, const struct perf_data_item *item)
 
 	if (!priv)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	perf_data_auxtrace_priv(item, priv, n);
-	err = cs_etm_info_parse(priv, n, &m->csi);
+	n = perf_data_auxtrace_priv(item, priv, n);
+	if (item->u.auxtrace_info.type == PERF_AUXTRACE_CS_ETM) {
+		err = cs_etm_info_parse(priv, n, &m->csi);
+		m->etm = !err;
+	} else {
+		err = intel_pt_info_parse(priv, n, &m->pti);
+	}
 	free(priv);
 	if (err)
 		return hwtr_fail_context(err, "%s: offset %llu: ", m->path,
 					 (unsigned long long)item->offset);
-	m->etm = true;
 	return 0;
 }
 
@@ -274,21 +280,14 @@ static int read_records(struct imp *m)
 		int err;
 
 		if (r->type == PERF_DATA_AUXTRACE_INFO) {
-			uint64_t priv[64];
-			size_t n;
-
 			if (m->have_info) {
 				warn(m, "offset %llu: a second AUXTRACE_INFO, ignored",
 				     (unsigned long long)item.offset);
 				continue;
 			}
 			m->have_info = true;
-			if (item.u.auxtrace_info.type == PERF_AUXTRACE_CS_ETM) {
-				if ((err = cs_etm_info_read(m, &item)))
-					return err;
-				continue;
-			}
-			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT) {
+			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT &&
+			    item.u.auxtrace_info.type != PERF_AUXTRACE_CS_ETM) {
 				static const char *const names[] = {
 					"unknown", "Intel PT", "Intel BTS",
 					"CoreSight ETM", "Arm SPE", "S390 CPUMSF",
@@ -303,11 +302,8 @@ static int read_records(struct imp *m)
 						 (unsigned long long)item.offset, t,
 						 t < 7 ? names[t] : "unknown");
 			}
-			n = perf_data_auxtrace_priv(&item, priv, 64);
-			if ((err = intel_pt_info_parse(priv, n < 64 ? n : 64,
-						       &m->pti)))
-				return hwtr_fail_context(err, "%s: offset %llu: ",
-					m->path, (unsigned long long)item.offset);
+			if ((err = auxtrace_info_read(m, &item)))
+				return err;
 		} else if (r->type == PERF_DATA_TIME_CONV) {
 			m->tc = item.u.time_conv;
 			m->have_tc = true;
@@ -335,9 +331,6 @@ static int read_records(struct imp *m)
 			k = &m->recs[m->nrecs++];
 			k->rec = *r;
 			k->file_offset = item.offset;
-			/* Which event wrote it: the trace's own records
-			 * (ITRACE_START, AUX) or the tracking event's. */
-			(void)item.attr;
 		} else if (!r->known) {
 			unsigned t = r->type < 128 ? r->type : 127;
 
@@ -997,9 +990,7 @@ static bool truncated_at(const struct imp *m, uint32_t cpu, uint64_t begin,
 
 		if (r->type == PERF_RECORD_AUX && r->sample.has_cpu &&
 		    r->sample.cpu == cpu &&
-		    (r->u.aux.flags & (PERF_AUX_FLAG_TRUNCATED |
-				       PERF_AUX_FLAG_COLLISION |
-				       PERF_AUX_FLAG_PARTIAL)) &&
+		    perf_aux_loss_reason(r->u.aux.flags) &&
 		    at > begin && at < end) {
 			*off = at;
 			return true;

@@ -8,6 +8,9 @@ tests need, with a reader of its own (struct, not our C code).
   auxtrace-size SIZE         the first AUXTRACE's payload size field
   auxtrace-info-type N       AUXTRACE_INFO's trace type
   auxtrace-info-word I V     AUXTRACE_INFO's private word I (V: 0x hex or decimal)
+  auxtrace-info-filter LEN   Intel PT's AUXTRACE_INFO gets an address filter
+                             string of LEN bytes (the record grows; the
+                             data and feature sections follow it)
   aux-truncated SIZE [FLAGS] the first AUX record covers SIZE bytes, TRUNCATED
                              (FLAGS: its flags, default 1: TRUNCATED alone)
   magic HEX                  the 8-byte magic, as a little-endian number
@@ -56,6 +59,24 @@ elif edit == 'auxtrace-info-type':
 elif edit == 'auxtrace-info-word':
     pos = first(70)
     struct.pack_into('<Q', data, pos + 16 + 8 * int(args[0]), int(args[1], 0))
+elif edit == 'auxtrace-info-filter':
+    # Word 16 (after the 16 fixed words from PMU type on) is the filter
+    # string's length; the string follows, NUL-terminated, padded to 8.
+    length = int(args[0])
+    pos = first(70)
+    size = struct.unpack_from('<H', data, pos + 6)[0]
+    nwords = (size - 16) // 8
+    struct.pack_into('<Q', data, pos + 16 + 8 * (nwords - 1), length)
+    text = (b'f' * length + b'\0').ljust((length + 8) // 8 * 8, b'\0')
+    data[pos + size:pos + size] = text
+    struct.pack_into('<H', data, pos + 6, size + len(text))
+    struct.pack_into('<Q', data, 48, data_size + len(text))
+    # The feature sections' table follows the data; each section moves.
+    table = data_off + data_size + len(text)
+    nfeat = sum(bin(w).count('1') for w in struct.unpack_from('<4Q', data, 72))
+    for i in range(nfeat):
+        off, = struct.unpack_from('<Q', data, table + 16 * i)
+        struct.pack_into('<Q', data, table + 16 * i, off + len(text))
 elif edit == 'aux-truncated':
     pos = first(11)
     flags = int(args[1], 0) if len(args) > 1 else 1

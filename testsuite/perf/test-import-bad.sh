@@ -52,4 +52,15 @@ grep -q "1 record of type 120 (unknown perf.data), the first at offset [0-9]*, s
 "$HWTREC" dump bad.hwtrec --insn > bad.insn
 cmp -s loops.insn bad.insn || fail "$case: history differs"
 echo "$case: $(cat err)"
+
+# A long address filter (perf record --filter) makes AUXTRACE_INFO longer
+# than the fixed words: 600 bytes are 76 more words; imported as usual.
+case="long address filter"; edit auxtrace-info-filter 600
+perf script -D -i bad.data 2>/dev/null | grep -q "Filter string len\. *600" ||
+	fail "$case: perf does not read the edited file's filter"
+rm -rf bad.hwtrec
+"$HWTREC" import bad.data -o bad.hwtrec 2>err || { cat err; fail "$case: refused"; }
+"$HWTREC" dump bad.hwtrec --insn > bad.insn
+cmp -s loops.insn bad.insn || fail "$case: history differs"
+echo "$case: imported, the same history"
 echo "PASS"
