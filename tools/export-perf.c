@@ -67,7 +67,7 @@ struct queue {
 	const uint8_t *bytes;
 	size_t size;
 	struct pt_out rewritten;	/* BYTES when the trace was rewritten */
-	uint64_t cuts[64];
+	uint64_t *cuts;		/* loss offsets, sorted, once each */
 	size_t ncuts;
 	uint64_t reference;	/* AUXTRACE reference: a TSC at or after the
 				 * trace's (perf completes the 7-byte TSC
@@ -404,21 +404,50 @@ static int drop_tsc(void *ctx, const struct pt_pkt_view *v)
 	return pt_out_view(ctx, v, false);
 }
 
-/* The loss events of thread TID, as stream offsets from START. */
-static size_t thread_losses(const struct export *x, uint32_t tid,
-			    uint64_t start, uint64_t *offsets, size_t max)
+static int cmp_u64(const void *a, const void *b)
 {
-	size_t n = hwtr_recording_nevents(x->rec), i, k = 0;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	for (i = 0; i < n && k < max; i++) {
+	return x < y ? -1 : x > y;
+}
+
+/* Q's cuts: the loss events, as stream offsets from START, of thread TID
+ * or (STREAM not NULL) of every thread whose trace is in STREAM; sorted,
+ * once each. */
+static int queue_losses(const struct export *x, struct queue *q,
+			const char *stream, uint32_t tid, uint64_t start)
+{
+	size_t n = hwtr_recording_nevents(x->rec), i, t, k = 0, cap = 0;
+
+	for (i = 0; i < n; i++) {
 		const struct hwtr_sideband_event *ev =
 			hwtr_recording_event(x->rec, i);
+		bool ours = !stream && ev->tid == tid;
 
-		if (ev->kind == hwtr_ev_loss && ev->tid == tid &&
-		    ev->offset >= start)
-			offsets[k++] = ev->offset - start;
+		if (ev->kind != hwtr_ev_loss || ev->offset < start)
+			continue;
+		for (t = 0; stream && !ours && t < x->info->nthreads; t++)
+			ours = x->info->threads[t].tid == ev->tid &&
+			       !strcmp(x->info->threads[t].stream, stream);
+		if (!ours)
+			continue;
+		if (k == cap) {
+			uint64_t *v = realloc(q->cuts, (cap ? 2 * cap : 8) *
+						       sizeof(*v));
+
+			if (!v)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			q->cuts = v;
+			cap = cap ? 2 * cap : 8;
+		}
+		q->cuts[k++] = ev->offset - start;
 	}
-	return k;
+	if (k)
+		qsort(q->cuts, k, sizeof(*q->cuts), cmp_u64);
+	for (i = 0, q->ncuts = 0; i < k; i++)
+		if (!q->ncuts || q->cuts[q->ncuts - 1] != q->cuts[i])
+			q->cuts[q->ncuts++] = q->cuts[i];
+	return 0;
 }
 
 struct aux_ctx {
@@ -474,6 +503,7 @@ static int per_thread_trace(struct export *x)
 	for (t = 0; t < x->info->nthreads && !err; t++) {
 		const struct hwtr_thread_info *ti = &x->info->threads[t];
 		struct queue *q = &x->queues[t];
+		uint64_t start_tsc;
 		struct aux_ctx ac = { x, (unsigned)t, tsc_end, 0, 0 };
 		struct perf_rec r;
 		const uint8_t *bytes;
@@ -499,19 +529,18 @@ static int per_thread_trace(struct export *x)
 		q->bytes = bytes;
 		q->size = size;
 		/* Loss offsets hold where the bytes are the recording's. */
-		if (x->opt->tsc)
-			q->ncuts = thread_losses(x, ti->tid, ti->trace_start,
-						 q->cuts, 64);
+		if (x->opt->tsc &&
+		    (err = queue_losses(x, q, NULL, ti->tid, ti->trace_start)))
+			break;
 		memset(&r, 0, sizeof(r));
 		r.type = PERF_RECORD_ITRACE_START;
 		r.u.itrace_start.pid = x->pid;
 		r.u.itrace_start.tid = ti->tid;
 		r.sample.pid = x->pid;
 		r.sample.tid = ti->tid;
-		if ((err = add_pending(x, thread_start_tsc(x, ti->tid), 0,
-				       (unsigned)t, &r)) ||
-		    (err = add_pending(x, thread_start_tsc(x, ti->tid), 2,
-				       (unsigned)t, &r)))
+		start_tsc = thread_start_tsc(x, ti->tid);
+		if ((err = add_pending(x, start_tsc, 0, (unsigned)t, &r)) ||
+		    (err = add_pending(x, start_tsc, 2, (unsigned)t, &r)))
 			break;
 		err = queue_chunks(q, aux_record, &ac);
 	}
@@ -933,37 +962,6 @@ static int etm_units(struct export *x, struct cs_etm_info *csi)
 	return 0;
 }
 
-/* The loss offsets of the threads whose trace is in stream STREAM, from
- * START, sorted, once each. */
-static size_t stream_losses(const struct export *x, const char *stream,
-			    uint64_t start, uint64_t *cuts, size_t max)
-{
-	size_t t, i, j, n = 0;
-
-	for (t = 0; t < x->info->nthreads; t++) {
-		uint64_t got[64];
-		size_t k;
-
-		if (strcmp(x->info->threads[t].stream, stream))
-			continue;
-		k = thread_losses(x, x->info->threads[t].tid, start, got, 64);
-		for (i = 0; i < k; i++) {
-			for (j = 0; j < n && cuts[j] != got[i]; j++)
-				;
-			if (j == n && n < max)
-				cuts[n++] = got[i];
-		}
-	}
-	for (i = 1; i < n; i++)		/* a few: insertion sort */
-		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
-			uint64_t v = cuts[j];
-
-			cuts[j] = cuts[j - 1];
-			cuts[j - 1] = v;
-		}
-	return n;
-}
-
 static int etm_queues(struct export *x)
 {
 	const struct hwtr_recording_info *info = x->info;
@@ -990,7 +988,8 @@ static int etm_queues(struct export *x)
 			return err;
 		q->bytes = ti->trace_start < size ? bytes + ti->trace_start : bytes;
 		q->size = ti->trace_start < size ? size - ti->trace_start : 0;
-		q->ncuts = stream_losses(x, ti->stream, ti->trace_start, q->cuts, 64);
+		if ((err = queue_losses(x, q, ti->stream, 0, ti->trace_start)))
+			return err;
 		if (ti->etm && !ti->etm->formatted) {
 			ac.flags = CS_ETM_AUX_FORMAT_RAW;
 			ac.cpu = ti->etm->cpu >= 0 ? (uint32_t)ti->etm->cpu : 0;
@@ -1171,8 +1170,10 @@ out:
 	for (i = 0; i < x.nowned; i++)
 		free(x.owned[i]);
 	free(x.owned);
-	for (i = 0; x.queues && i < x.nqueues; i++)
+	for (i = 0; x.queues && i < x.nqueues; i++) {
 		pt_out_release(&x.queues[i].rewritten);
+		free(x.queues[i].cuts);
+	}
 	free(x.queues);
 	free(x.pend);
 	free(ids);

@@ -5,7 +5,8 @@
 # and function-call histories are those of the original.  Then: a binary
 # found only in perf's build-id cache is copied into the recording; one
 # found nowhere is named; an AUX record flagged TRUNCATED becomes a gap
-# after which decoding resumes with the original's instructions.
+# after which decoding resumes with the original's instructions; 70 losses
+# are 70 TRUNCATED AUX records.
 . "$PERF_TESTS/testlib.sh"
 
 for prog in loops threads plt; do
@@ -78,4 +79,18 @@ ok = any(a[i:i + len(b)] == b for i in range(len(a)) if a[i] == b[0])
 raise SystemExit(0 if ok else 1)
 PY
 echo "AUX TRUNCATED: a gap, then $n instructions as in the original"
+
+# Many losses (70, one every 100 bytes): each is an AUX record flagged
+# TRUNCATED in the export, as perf's own reader counts them.
+rm -rf many.hwtrec
+cp -r loops.hwtrec many.hwtrec
+tid=$(jq -r '.threads[0].tid' many.hwtrec/manifest.json)
+last=$(tail -1 many.hwtrec/sideband.jsonl | jq .tsc)
+for k in $(seq 1 70); do
+	echo "{\"event\":\"loss\",\"tsc\":$last,\"tid\":$tid,\"offset\":$((k * 100)),\"len\":0,\"reason\":\"test\"}"
+done >> many.hwtrec/sideband.jsonl
+"$HWTREC" export --perf many.hwtrec -o many.data 2>/dev/null || fail "export with 70 losses failed"
+n=$(perf script -D -i many.data 2>/dev/null | grep -c "PERF_RECORD_AUX .*flags: 0x1 \[T\]")
+[ "$n" = 70 ] || fail "70 losses, $n TRUNCATED AUX records in perf's reading"
+echo "70 losses: 70 TRUNCATED AUX records (perf script -D)"
 echo "PASS"
