@@ -93,8 +93,12 @@ int hwtrec_import_main(int argc, char **argv)
 		case 's': snapshot = optarg; break;
 		case 'o': out = optarg; break;
 		case 'd':
-			if (ndirs < 8)
-				dirs[ndirs++] = optarg;
+			if (ndirs == 8) {	/* the rest is for the defaults */
+				fprintf(stderr, "hwtrec import: at most 8 "
+					"--debug-dir options\n");
+				return 2;
+			}
+			dirs[ndirs++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -53,6 +53,14 @@ grep -q "1 record of type 120 (unknown perf.data), the first at offset [0-9]*, s
 cmp -s loops.insn bad.insn || fail "$case: history differs"
 echo "$case: $(cat err)"
 
+# More --debug-dir options than it keeps: said, not dropped.
+rc=0
+"$HWTREC" import --debug-dir a --debug-dir b --debug-dir c --debug-dir d \
+	--debug-dir e --debug-dir f --debug-dir g --debug-dir h --debug-dir i \
+	good.data -o nine.hwtrec 2>err || rc=$?
+[ $rc = 2 ] && grep -q "at most 8 --debug-dir options" err ||
+	{ cat err; fail "nine --debug-dir: exit $rc"; }
+
 # A long address filter (perf record --filter) makes AUXTRACE_INFO longer
 # than the fixed words: 600 bytes are 76 more words; imported as usual.
 case="long address filter"; edit auxtrace-info-filter 600
