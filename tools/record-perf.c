@@ -24,6 +24,7 @@
 #include "record.h"
 #include "record-source.h"
 #include "../kernel/linux/pt-event.h"
+#include "../kernel/pt-cpu.h"
 
 #include <cpuid.h>
 #include <inttypes.h>
@@ -103,17 +104,8 @@ static void cpu_config(struct hwtr_pt_config *pt, bool ret_compression,
 		if (!strcmp(vendor, "GenuineIntel"))
 			snprintf(pt->vendor, sizeof(pt->vendor), "intel");
 	}
-	if (__get_cpuid(1, &a, &b, &c, &d)) {
-		unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
-
-		if (family == 0xf)
-			family += (a >> 20) & 0xff;
-		if (family == 6 || family == 0xf)
-			model += ((a >> 16) & 0xf) << 4;
-		pt->family = (uint16_t)family;
-		pt->model = (uint8_t)model;
-		pt->stepping = a & 0xf;
-	}
+	if (__get_cpuid(1, &a, &b, &c, &d))
+		pt_cpu_identity(a, pt);
 	if (__get_cpuid_count(0x14, 0, &a, &b, &c, &d)) {
 		pt->cpuid_0x14_ebx = b;
 		pt->cpuid_0x14_ecx = c;

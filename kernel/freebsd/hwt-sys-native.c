@@ -16,6 +16,7 @@
 #ifdef __FreeBSD__
 
 #include "hwt-abi.h"
+#include "../pt-cpu.h"
 
 #include <sys/param.h>
 #include <sys/ioctl.h>
@@ -158,7 +159,7 @@ static bool native_cpu(const char *backend, struct hwtr_pt_config *pt,
 	}
 	return true;
 #elif defined(__x86_64__)
-	unsigned a, b, c, d, family, model;
+	unsigned a, b, c, d;
 
 	if (strcmp(backend, "pt")) {
 		snprintf(why, size, "the %s backend is not for this CPU", backend);
@@ -179,17 +180,9 @@ static bool native_cpu(const char *backend, struct hwtr_pt_config *pt,
 			 "module needs");
 		return false;
 	}
-	family = (a >> 8) & 0xf;
-	model = (a >> 4) & 0xf;
-	if (family == 6 || family == 15)
-		model |= ((a >> 16) & 0xf) << 4;
-	if (family == 15)
-		family += (a >> 20) & 0xff;
 	memset(pt, 0, sizeof(*pt));
 	snprintf(pt->vendor, sizeof(pt->vendor), "intel");
-	pt->family = (uint16_t)family;
-	pt->model = (uint8_t)model;
-	pt->stepping = a & 0xf;
+	pt_cpu_identity(a, pt);
 	__get_cpuid_count(0xd, 1, &a, &b, &c, &d);
 	if (!(a & (1u << 1)) || !(a & (1u << 3)) || !(c & (1u << 8))) {
 		snprintf(why, size, "this CPU cannot save the PT state with "

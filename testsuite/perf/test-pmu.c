@@ -4,6 +4,7 @@
 #include "hwtrecord.h"
 #include "../../kernel/linux/pmu.h"
 #include "../../kernel/linux/pt-event.h"
+#include "../../kernel/pt-cpu.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -172,6 +173,28 @@ START_TEST(the_thread_event_attr_follows_the_format_files)
 }
 END_TEST
 
+/* CPUID leaf 1 EAX, composed by hand from the SDM's fields: extended
+ * family 3 and model 0xA over base family 0xF (family 18, model 0xA5), a
+ * family 6 part (Ice Lake, model 0x7E), and a base family below 6 that
+ * takes neither extension. */
+START_TEST(the_cpu_identity_follows_the_sdm)
+{
+	struct hwtr_pt_config pt;
+
+	pt_cpu_identity(3u << 20 | 0xAu << 16 | 0xFu << 8 | 0x5u << 4 | 1, &pt);
+	ck_assert_uint_eq(pt.family, 18);
+	ck_assert_uint_eq(pt.model, 0xA5);
+	ck_assert_uint_eq(pt.stepping, 1);
+	pt_cpu_identity(0x7u << 16 | 0x6u << 8 | 0xEu << 4 | 5, &pt);
+	ck_assert_uint_eq(pt.family, 6);
+	ck_assert_uint_eq(pt.model, 0x7E);
+	ck_assert_uint_eq(pt.stepping, 5);
+	pt_cpu_identity(3u << 20 | 0xAu << 16 | 0x5u << 8 | 0x2u << 4, &pt);
+	ck_assert_uint_eq(pt.family, 5);
+	ck_assert_uint_eq(pt.model, 2);
+}
+END_TEST
+
 START_TEST(permission_says_what_to_change)
 {
 	char why[512], path[512];
@@ -207,6 +230,7 @@ int main(void)
 	tcase_add_test(tc, values_are_scattered_into_the_field_bits);
 	tcase_add_test(tc, the_thread_event_attr_follows_the_format_files);
 	tcase_add_test(tc, permission_says_what_to_change);
+	tcase_add_test(tc, the_cpu_identity_follows_the_sdm);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
