@@ -115,7 +115,8 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 		{ hwtr_ev_mmap, 11, 0, 0 },
 		{ hwtr_ev_thread_start, 20, 101, 0 },
 		{ hwtr_ev_loss, 30, 101, 20 },	/* TRUNCATED after 20 bytes */
-		{ hwtr_ev_loss, 31, 101, 20 },	/* LOST: where the stream is */
+		{ hwtr_ev_loss, 31, 101, 28 },	/* LOST: where the stream is */
+		{ hwtr_ev_mmap, 35, 0, 0 },	/* the other ring's, between */
 		{ hwtr_ev_thread_exit, 40, 101, 0 },
 	};
 
@@ -154,12 +155,22 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 	ck_assert(k.enabled[1]);
 
 	/* The new thread: 20 bytes, then its buffer filled up (TRUNCATED),
-	 * records were lost, it exited.  The main thread wraps its ring. */
+	 * 8 more bytes, records were lost, it exited.  The main thread maps
+	 * a library meanwhile (its record must come between, in time
+	 * order, though its ring is drained first) and wraps its ring. */
 	aux_write(&k, 101, 100, 20);
 	memset(&r, 0, sizeof(r));
 	r.type = PERF_RECORD_AUX;
 	r.u.aux = (struct perf_rec_aux){ 0, 20, PERF_AUX_FLAG_TRUNCATED };
 	rec_write(&k, 101, &r, 30);
+	aux_write(&k, 101, 120, 8);
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_MMAP2;
+	r.misc = PERF_RECORD_MISC_USER;
+	r.u.mmap = (struct perf_rec_mmap){ .pid = PID, .tid = PID,
+		.addr = 0x7f0000000000, .len = 0x1000, .prot = 5, .flags = 2,
+		.filename = "/lib/libc.so.6" };
+	rec_write(&k, PID, &r, 35);
 	memset(&r, 0, sizeof(r));
 	r.type = PERF_RECORD_LOST;
 	r.u.lost = (struct perf_rec_lost){ 0, 3 };
@@ -190,10 +201,11 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 	for (i = 0; i < 90; i++)
 		ck_assert_uint_eq(bytes[i], (uint8_t)i);
 	ck_assert_int_eq(hwtr_recording_trace(rec, 1, &bytes, &size), 0);
-	ck_assert_uint_eq(size, 20);
-	ck_assert_uint_eq(bytes[0], 100);
-	ck_assert_uint_eq(hwtr_recording_nevents(rec), 7);
-	for (i = 0; i < 7; i++) {
+	ck_assert_uint_eq(size, 28);
+	for (i = 0; i < 28; i++)
+		ck_assert_uint_eq(bytes[i], (uint8_t)(100 + i));
+	ck_assert_uint_eq(hwtr_recording_nevents(rec), 8);
+	for (i = 0; i < 8; i++) {
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
 
 		ck_assert_int_eq(ev->kind, expect[i].kind);
@@ -212,6 +224,7 @@ START_TEST(threads_sideband_trace_and_losses_reach_the_recording)
 				     "AUX buffer was full"));
 	ck_assert_ptr_nonnull(strstr(hwtr_recording_event(rec, 5)->reason,
 				     "sideband records"));
+	ck_assert_str_eq(hwtr_recording_event(rec, 6)->path, "/lib/libc.so.6");
 	hwtr_recording_close(rec);
 	for (i = 0; i < k.nopen; i++)
 		fake_rings_release(&k.rings[i]);
