@@ -764,20 +764,27 @@ static int assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 	return err;
 }
 
-/* The stream offset of AUX_OFFSET through SEGS. */
+/* The stream offset of AUX_OFFSET through SEGS (in AUX order: a binary
+ * search, as every AUX record asks). */
 static uint64_t segment_map(const struct segment *segs, size_t n,
 			    uint64_t aux_offset)
 {
-	size_t i;
+	size_t lo = 0, hi = n;
+	uint64_t in, len;
 
-	for (i = n; i-- > 0;)
-		if (aux_offset >= segs[i].aux_begin) {
-			uint64_t in = aux_offset - segs[i].aux_begin;
-			uint64_t len = segs[i].aux_end - segs[i].aux_begin;
+	while (lo < hi) {	/* the first segment that begins after it */
+		size_t mid = lo + (hi - lo) / 2;
 
-			return segs[i].stream_begin + (in < len ? in : len);
-		}
-	return 0;
+		if (segs[mid].aux_begin <= aux_offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	in = aux_offset - segs[lo - 1].aux_begin;
+	len = segs[lo - 1].aux_end - segs[lo - 1].aux_begin;
+	return segs[lo - 1].stream_begin + (in < len ? in : len);
 }
 
 static int thread_lost(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
@@ -1123,10 +1130,11 @@ static int find_threads(struct imp *m)
 	int err;
 
 	for (i = 0; i < m->nqueues; i++) {
-		uint32_t tid = m->queues[i].tid, pid = process_of(m, tid);
+		uint32_t tid = m->queues[i].tid, pid;
 
 		if (tid == NO_TID || m->per_cpu)
 			continue;
+		pid = process_of(m, tid);	/* a scan of the records */
 		if (pid != m->pid) {
 			/* A child perf followed: another process. */
 			warn(m, "the trace of thread %u (process %u) is not "
