@@ -138,7 +138,6 @@ int perf_sideband_apply(struct perf_sideband *sb, const struct perf_rec *r)
 
 		if (!why)
 			return 0;
-		sb->truncations++;
 		return loss_event(sb, tid, tsc,
 				  sb->ops->stream_offset(sb->ctx, tid,
 							 a->aux_offset + a->aux_size),

@@ -54,7 +54,6 @@ struct perf_sideband {
 	void *ctx;
 	uint64_t last_tsc;		/* events never go back in time */
 	uint64_t lost_records;		/* sum of LOST records */
-	uint64_t truncations;		/* AUX records with data lost */
 };
 
 void perf_sideband_init(struct perf_sideband *sb, uint32_t pid, bool have_time,
