@@ -70,15 +70,13 @@ int cs_etm_info_parse(const uint64_t *priv, size_t n, struct cs_etm_info *info)
 			err = hwtr_fail(hwtr_err_format, "CoreSight AUXTRACE_INFO "
 					 "word %zu: an ETE block in a version 0 "
 					 "header (perf writes ETE from version 1)", i);
-			cs_etm_info_release(info);
-			return err;
+			goto fail;
 		} else {
 			err = hwtr_fail(hwtr_err_format, "CoreSight AUXTRACE_INFO "
 					 "word %zu: CPU block %zu has magic 0x%016llx, "
 					 "not ETMv3, ETMv4 or ETE (a newer perf?)",
 					 i, k, (unsigned long long)magic);
-			cs_etm_info_release(info);
-			return err;
+			goto fail;
 		}
 		if (i + 2 > n)
 			goto cut;
@@ -87,8 +85,7 @@ int cs_etm_info_parse(const uint64_t *priv, size_t n, struct cs_etm_info *info)
 			err = hwtr_fail(hwtr_err_format, "CoreSight AUXTRACE_INFO "
 					 "word %zu: CPU %llu", i + CS_CPU,
 					 (unsigned long long)priv[i + CS_CPU]);
-			cs_etm_info_release(info);
-			return err;
+			goto fail;
 		}
 		if (info->version == 0) {
 			nparams = c->protocol == CS_ETM_V3 ? V3_PARAMS_V0 : P_V4_KNOWN;
@@ -111,8 +108,7 @@ int cs_etm_info_parse(const uint64_t *priv, size_t n, struct cs_etm_info *info)
 					 (unsigned long long)nparams,
 					 protocol_name(c->protocol),
 					 (unsigned long long)need);
-			cs_etm_info_release(info);
-			return err;
+			goto fail;
 		}
 		if (c->protocol != CS_ETM_V3) {
 			const uint64_t *p = priv + first;
@@ -139,8 +135,7 @@ int cs_etm_info_parse(const uint64_t *priv, size_t n, struct cs_etm_info *info)
 						 "AUXTRACE_INFO word %zu: CPU %u has a "
 						 "block already (word %zu)", i + CS_CPU,
 						 c->cpu, info->cpus[j].word);
-				cs_etm_info_release(info);
-				return err;
+				goto fail;
 			}
 		i = first + nparams;
 		info->ncpus = k + 1;
@@ -151,13 +146,13 @@ int cs_etm_info_parse(const uint64_t *priv, size_t n, struct cs_etm_info *info)
 		err = hwtr_fail(hwtr_err_format, "CoreSight AUXTRACE_INFO: %zu "
 				 "word%s after the last CPU's block (word %zu)",
 				 left, left > 1 ? "s" : "", i);
-		cs_etm_info_release(info);
-		return err;
+		goto fail;
 	}
 	return 0;
 cut:
 	err = hwtr_fail(hwtr_err_format, "CoreSight AUXTRACE_INFO: CPU block %zu "
 			 "(word %zu) runs past the %zu private words", k, i, n);
+fail:
 	cs_etm_info_release(info);
 	return err;
 }
