@@ -539,8 +539,14 @@ static int record_valgrind(const struct record_request *req)
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	if (write(go[1], "g", 1) != 1) {
+	/* A child killed before it was let go (EPIPE) is reported below from
+	 * its wait status, as any other death of the program. */
+	if (write(go[1], "g", 1) != 1 && errno != EPIPE) {
 		perror("hwtrec record: pipe");
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		recorder_free(&r);
+		remove_tree(tmpdir);
 		return EXIT_RECORDER;
 	}
 	close(go[1]);
