@@ -26,6 +26,7 @@
 #include "replay.h"
 
 #include "corefile.h"
+#include "loaded-objects.h"
 #include "memory.h"
 
 #include <errno.h>
@@ -66,6 +67,9 @@ struct replay {
 	const struct tdesc *tdesc;	/* the recording's registers */
 	struct hwtr_history *history;
 	struct core *core;
+	struct loaded_objects *objects;	/* the program's images at the end */
+	void *objects_auxv;		/* the auxv they imply, or NULL */
+	size_t objects_auxv_size;
 	struct memory *memory;
 	size_t nthreads;
 	struct replay_thread *threads;
@@ -169,6 +173,29 @@ static int add_mappings(struct replay *r)
 			return -ENOMEM;
 	}
 	r->nevents = n;
+	return 0;
+}
+
+/* The read-only parts of the objects loaded at the end (the executable's
+ * program headers, constants): the file holds what the program had.
+ * Writable data is left to the core: the file holds its first value only. */
+static int add_object_segments(struct replay *r)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->objects->n; i++) {
+		const struct loaded_object *o = &r->objects->objects[i];
+
+		for (k = 0; k < o->nsegments; k++) {
+			const struct loaded_segment *g = &o->segments[k];
+			struct memory_mapping m = { g->addr, g->addr + g->filesz,
+						    g->offset, o->file };
+
+			if (!g->writable && g->filesz &&
+			    memory_add_mapping(r->memory, &m) < 0)
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -329,8 +356,14 @@ int replay_open(const char *dir, const struct replay_options *options,
 		if (rc < 0)
 			goto fail;
 	}
+	if ((rc = loaded_objects_build(r->recording, &r->objects)) < 0)
+		goto fail;
+	if (r->objects->problems)
+		fprintf(stderr, "hwtrec-server: left out of the program's image:\n%s\n",
+			r->objects->problems);
+	r->objects_auxv = loaded_objects_auxv(r->objects, &r->objects_auxv_size);
 	rc = memory_create(r->core, &r->memory);
-	if (rc < 0 || add_mappings(r) < 0) {
+	if (rc < 0 || add_mappings(r) < 0 || add_object_segments(r) < 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -446,6 +479,8 @@ void replay_close(struct replay *r)
 		hwtr_history_free(r->history);
 	memory_free(r->memory);
 	core_close(r->core);
+	loaded_objects_free(r->objects);
+	free(r->objects_auxv);
 	if (r->recording)
 		hwtr_recording_close(r->recording);
 	free(r->breaks);
@@ -504,15 +539,24 @@ int32_t replay_pid(const struct replay *r)
 
 const void *replay_auxv(const struct replay *r, size_t *size)
 {
-	if (!r->core || !r->core->auxv)
-		return NULL;
-	*size = r->core->auxv_size;
-	return r->core->auxv;
+	if (r->core && r->core->auxv) {
+		*size = r->core->auxv_size;
+		return r->core->auxv;
+	}
+	*size = r->objects_auxv_size;
+	return r->objects_auxv;
 }
 
 const char *replay_executable(const struct replay *r)
 {
+	if (r->objects && r->objects->exe != (size_t)-1)
+		return r->objects->objects[r->objects->exe].file;
 	return r->info->executable;
+}
+
+const struct loaded_objects *replay_loaded_objects(const struct replay *r)
+{
+	return r->objects;
 }
 
 const char *replay_path(const struct replay *r)

@@ -98,10 +98,14 @@ int replay_registers(struct replay *replay, uint32_t tid,
 size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
 			  size_t len);
 
-/* The auxiliary vector (from the core), or NULL. */
+/* The auxiliary vector: the core's, else the one the objects loaded at the
+ * end imply (loaded-objects.h); NULL if neither is known. */
 const void *replay_auxv(const struct replay *replay, size_t *size);
-/* The executable's path as the recording names it. */
+/* The program running at the end (after any exec): the file mapped as its
+ * executable, else the path the manifest names. */
 const char *replay_executable(const struct replay *replay);
+/* The ELF objects loaded at the end, from the recording's mappings. */
+const struct loaded_objects *replay_loaded_objects(const struct replay *replay);
 /* The recording's directory. */
 const char *replay_path(const struct replay *replay);
 
