@@ -870,6 +870,10 @@ char *replay_info_json(struct replay *r, bool wait, char *err, size_t errlen)
 
 		json_object_set_new(j, "tid", json_integer(t->tid));
 		json_object_set_new(j, "at_end", json_boolean(building || at_end(t)));
+		/* Without them (no core: a program that exited) GDB cannot
+		 * unwind at the end, and the plugin's unwinder does it. */
+		json_object_set_new(j, "registers_at_end",
+				    json_boolean(t->core || r->opt.nends));
 		if (building) {
 			json_array_append_new(threads, j);
 			continue;
