@@ -260,17 +260,36 @@ out:
 	return rc;
 }
 
-/* The mappings of the program alive at the end: from the last exec on. */
-static int final_mappings(const struct hwtr_recording *rec, struct maps *m,
-			  bool *execd, uint64_t *vdso)
+/* The sideband's exec events: how many, and where the Nth is (or n). */
+static size_t exec_event(const struct hwtr_recording *rec, size_t nth, size_t *count)
 {
-	size_t n = hwtr_recording_nevents(rec), first = 0, i;
+	size_t n = hwtr_recording_nevents(rec), i, seen = 0, at = n;
 
 	for (i = 0; i < n; i++)
-		if (hwtr_recording_event(rec, i)->kind == hwtr_ev_exec)
-			first = i + 1;
-	*execd = first > 0;
-	for (i = first; i < n; i++) {
+		if (hwtr_recording_event(rec, i)->kind == hwtr_ev_exec && seen++ == nth)
+			at = i;
+	if (count)
+		*count = seen;
+	return at;
+}
+
+size_t loaded_objects_nimages(const struct hwtr_recording *rec)
+{
+	size_t count;
+
+	exec_event(rec, 0, &count);
+	return count + 1;
+}
+
+/* The mappings of image IMAGE alive at its end: from its exec (or the
+ * start) to the next exec (or the end). */
+static int final_mappings(const struct hwtr_recording *rec, size_t image,
+			  struct maps *m, uint64_t *vdso)
+{
+	size_t first = image ? exec_event(rec, image - 1, NULL) + 1 : 0;
+	size_t last = exec_event(rec, image, NULL), i;
+
+	for (i = first; i < last; i++) {
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
 
 		if (ev->kind != hwtr_ev_mmap && ev->kind != hwtr_ev_munmap)
@@ -299,7 +318,7 @@ static int final_mappings(const struct hwtr_recording *rec, struct maps *m,
 	return 0;
 }
 
-int loaded_objects_build(const struct hwtr_recording *rec,
+int loaded_objects_build(const struct hwtr_recording *rec, size_t image,
 			 struct loaded_objects **out)
 {
 	struct loaded_objects *lo = calloc(1, sizeof(*lo));
@@ -314,7 +333,8 @@ int loaded_objects_build(const struct hwtr_recording *rec,
 	/* x86-64 has one page size; AArch64 kernels have three. */
 	if (!strcmp(hwtr_recording_info(rec)->arch, "x86_64"))
 		lo->page_size = 4096;
-	rc = final_mappings(rec, &m, &lo->execd, &lo->vdso);
+	lo->execd = image > 0;
+	rc = final_mappings(rec, image, &m, &lo->vdso);
 	for (i = 0; rc == 0 && i < m.n; i++) {
 		bool first = !lo->n && !lo->problems;
 
@@ -334,6 +354,10 @@ int loaded_objects_build(const struct hwtr_recording *rec,
 	for (i = 0; lo->exe == 0 && lo->objects[0].interp && i < lo->n; i++)
 		if (i != lo->exe && is_file(&lo->objects[i], lo->objects[0].interp))
 			lo->interp = i;
+	if (lo->interp != (size_t)-1)
+		lo->first_ip = lo->objects[lo->interp].entry;
+	else if (lo->exe != (size_t)-1 && !lo->objects[0].interp)
+		lo->first_ip = lo->objects[0].entry;
 	*out = lo;
 	return 0;
 }

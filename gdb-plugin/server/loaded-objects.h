@@ -2,6 +2,9 @@
  * (the executable, its dynamic linker, the libraries) and where each was
  * loaded, from the recording's own mappings.
  *
+ * A recording holds one image per program the process ran: image 0 before
+ * the first exec, image N after the Nth.
+ *
  * What a live process (or its core) tells GDB through the auxiliary vector
  * and the dynamic linker's link_map, a recording without a core does not
  * hold: only the sideband's mmap events.  From the mappings alive at the end
@@ -54,13 +57,20 @@ struct loaded_objects {
 	size_t interp;			/* index, or (size_t)-1 */
 	uint64_t vdso;			/* the [vdso] mapping, or 0 */
 	uint64_t page_size;		/* the architecture's, or 0 if it has several */
-	bool execd;			/* the process exec'd during the recording */
+	bool execd;			/* the image was started by an exec */
+	uint64_t first_ip;		/* where its code starts: the interpreter's
+					 * entry, or a static program's; 0 if not
+					 * known */
 	char *problems;			/* what was left out and why, or NULL */
 };
 
-/* From RECORDING's sideband events: the objects loaded at the end.  Only
- * out of memory fails (-ENOMEM). */
-int loaded_objects_build(const struct hwtr_recording *recording,
+/* The number of images: the sideband's exec events plus one. */
+size_t loaded_objects_nimages(const struct hwtr_recording *recording);
+
+/* From RECORDING's sideband events: the objects of image IMAGE loaded at its
+ * end (the last image: at the end of the recording).  Only out of memory
+ * fails (-ENOMEM). */
+int loaded_objects_build(const struct hwtr_recording *recording, size_t image,
 			 struct loaded_objects **objects);
 void loaded_objects_free(struct loaded_objects *objects);
 

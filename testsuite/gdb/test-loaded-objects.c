@@ -53,7 +53,7 @@ static void build(const struct mapping *maps, size_t n)
 	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
 	hwtr_writer_free(w);
 	ck_assert_int_eq(hwtr_recording_open(dir, &recording), 0);
-	ck_assert_int_eq(loaded_objects_build(recording, &objects), 0);
+	ck_assert_int_eq(loaded_objects_build(recording, loaded_objects_nimages(recording) - 1, &objects), 0);
 }
 
 static void teardown(void)
@@ -176,10 +176,21 @@ START_TEST(exec_forgets_the_first_program)
 	auxv = loaded_objects_auxv(objects, &size);
 	ck_assert_uint_eq(auxv_get(auxv, size, AT_ENTRY, &found),
 			  fixture_symbol_in(FIXTURE_EXEC, "_start"));
-	/* A static program: no interpreter. */
+	/* A static program: no interpreter; its code starts at its entry. */
 	ck_assert_uint_eq(auxv_get(auxv, size, AT_BASE, &found), 0);
 	ck_assert(found);
 	free(auxv);
+	ck_assert_uint_eq(objects->first_ip, fixture_symbol_in(FIXTURE_EXEC, "_start"));
+	/* The program before the exec is image 0. */
+	ck_assert_uint_eq(loaded_objects_nimages(recording), 2);
+	loaded_objects_free(objects);
+	objects = NULL;
+	ck_assert_int_eq(loaded_objects_build(recording, 0, &objects), 0);
+	ck_assert(!objects->execd);
+	ck_assert_uint_eq(objects->n, 2);
+	ck_assert_str_eq(objects->objects[objects->exe].path, PIE);
+	ck_assert_ptr_nonnull(object_named(SHARED));
+	ck_assert_uint_eq(objects->first_ip, 0);	/* its interpreter is not mapped */
 }
 END_TEST
 

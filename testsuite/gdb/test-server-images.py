@@ -37,6 +37,7 @@ BUILDDIR = os.environ.get("TESTDIR", os.getcwd())
 HWTREC = os.environ.get("HWTREC", "")
 GDB = os.environ.get("GDB", "gdb")
 PROG = os.path.join(BUILDDIR, "images-prog")
+LAUNCHER = os.path.join(BUILDDIR, "images-launch")
 TIMEOUT = 120
 failures = []
 
@@ -168,10 +169,17 @@ def kernel_bases(maps):
 
 def oracle_at_exit(work, prog):
     """GDB on PROG under Valgrind, stopped at exit_group."""
+    return oracle_live(work, [prog], "catch syscall exit_group\ncontinue\n",
+                       END_COMMANDS)
+
+
+def oracle_live(work, argv, stop, commands):
+    """GDB on ARGV under Valgrind: STOP gets it where COMMANDS run."""
     prefix = os.path.join(work, "vgdb")
+    prog = argv[0]
     log = open(os.path.join(work, "valgrind.log"), "w")
     vg = subprocess.Popen(["valgrind", "-q", "--tool=none", "--vgdb=yes",
-                           "--vgdb-error=0", "--vgdb-prefix=" + prefix, prog],
+                           "--vgdb-error=0", "--vgdb-prefix=" + prefix] + argv,
                           stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                           cwd=work)
     try:
@@ -185,8 +193,8 @@ def oracle_at_exit(work, prog):
             f.write(GDB_HELPERS)
             f.write("target remote | vgdb --vgdb-prefix=%s --pid=%d\n"
                     % (prefix, vg.pid))
-            f.write("catch syscall exit_group\ncontinue\n")
-            f.write(END_COMMANDS)
+            f.write(stop)
+            f.write(commands)
             f.write("echo ==maps\\n\nshell cat /proc/%d/maps\necho ==endmaps\\n\n"
                     % vg.pid)
             f.write("kill\n")
@@ -281,6 +289,45 @@ def record(work, name, argv):
     return rec, rc, out
 
 
+# In the first program, before its exec: where the breakpoint stops.
+BEFORE_EXEC_COMMANDS = r"""python hwt_pos()
+python hwt_stack()
+python hwt_exe()
+echo ==libs\n
+info sharedlibrary
+echo ==auxv\n
+info auxv
+echo ==endauxv\n
+"""
+
+
+def compare_before_exec(what, oracle, server, launcher, prog):
+    """At `launch` in the first program, reached backwards across the exec;
+    then forward again to the end, in the program exec'd."""
+    check("executing new program: %s" % os.path.realpath(launcher) in server,
+          what + ": GDB follows the exec backwards", server)
+    pos_o, pos_s = all_of(r"^POS (.*)$", oracle), all_of(r"^POS (.*)$", server)
+    check(pos_o and pos_o[0].startswith("launch ") and pos_s[:1] == pos_o,
+          what + ": break launch stops where it does in the live program",
+          "live: %s\nserver: %s\n%s" % (pos_o, pos_s, server))
+    st_o, st_s = stack(oracle), stack(server)
+    check(len(st_o) >= 2 and st_s == st_o, what + ": bt in launch as live",
+          "live: %s\nserver: %s" % (st_o, st_s))
+    exes = all_of(r"^EXE (.*)$", server)
+    check(exes == [os.path.realpath(launcher), os.path.realpath(prog)],
+          what + ": GDB's executable is the launcher, then the program again",
+          "%s\n%s" % (exes, server))
+    lib_o, lib_s = libraries(oracle), libraries(server)
+    check(lib_o and lib_s == lib_o, what + ": info sharedlibrary as live",
+          "live: %s\nserver: %s" % (sorted(lib_o), sorted(lib_s)))
+    av_o, av_s = auxv(oracle), auxv(server)
+    check(av_s.get("ENTRY") == av_o.get("ENTRY") and
+          av_s.get("PHDR") == av_o.get("PHDR") and "ENTRY" in av_o,
+          what + ": the launcher's auxv", "live: %s\nserver: %s" % (av_o, av_s))
+    check(pos_s[1:2] and pos_s[1].startswith("__GI__exit "),
+          what + ": continue goes forward across the exec to the end", server)
+
+
 def main():
     if not shutil.which("valgrind") or not shutil.which("vgdb") or not HWTREC:
         print("SKIP: needs valgrind, vgdb and hwtrec")
@@ -322,6 +369,18 @@ def main():
                   what + ": bt in twice as record full",
                   "record full: %s\nserver: %s" % (names_f,
                                                    one(r"^NAMES (.*)$", server)))
+
+        # A C program that runs a function, then execs images-prog.
+        launcher = os.path.join(work, "images-launch")
+        shutil.copy(LAUNCHER, launcher)
+        oracle = oracle_live(work, [launcher, "./images-prog"],
+                             "break launch\ncontinue\n", BEFORE_EXEC_COMMANDS)
+        rec, rc, out = record(work, "launch", [launcher, "./images-prog"])
+        for name, r in variants(rec, work):
+            server = replay(work, r, "set breakpoint pending on\nbreak launch\n"
+                            "reverse-continue\n" + BEFORE_EXEC_COMMANDS +
+                            "continue\npython hwt_pos()\npython hwt_exe()\n")
+            compare_before_exec("launch, " + name, oracle, server, launcher, prog)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d failures" % len(failures))
