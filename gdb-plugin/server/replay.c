@@ -297,7 +297,10 @@ static int finish_history(struct replay *r)
 	for (i = 0; i < r->nthreads; i++)
 		if ((rc = thread_at_end(r, &r->threads[i])) < 0)
 			return rc;
-	for (i = 0; program_images_count(r->images) > 1 && i < r->nthreads; i++) {
+	/* Live, GDB debugs the program running now, and live.c reports no
+	 * exec: the history is not split into programs. */
+	for (i = 0; program_images_count(r->images) > 1 && !r->opt.nends &&
+		    i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];
 
 		if (!t->cursor)
