@@ -1,4 +1,4 @@
-/* loaded-objects.c: the ELF objects alive at the end of a recording (see
+/* loaded-objects.c: the ELF objects alive at the end of a program image (see
  * loaded-objects.h).
  *
  * A mapping of file offset PGOFF at address A puts the segment whose file
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A mapping of the program's final image, trimmed by later munmaps. */
+/* A mapping of the image, trimmed by later munmaps and mmaps over it. */
 struct live_map {
 	uint64_t start, end, pgoff;
 	const struct hwtr_sideband_event *ev;
