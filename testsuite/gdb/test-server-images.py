@@ -18,7 +18,11 @@ by function: the live PC is past the system call, the history's on it), and
 library load addresses (l_addr) equal to where the kernel mapped each
 file's first page.  After the exec: GDB's executable is the exec'd program,
 `hwtrec info` names the exec, and a breakpoint, `bt` and `reverse-step` land
-where `record full` on the live new program lands.
+where `record full` on the live new program lands.  Before an exec
+(images-launch runs launch(), then execs images-prog): a pending `break
+launch` reached by reverse-continue from the end stops where GDB on the live
+launcher stops (line, PC, bt), with the launcher as GDB's executable and its
+auxv, and `continue` comes back to images-prog's end.
 
 Exit 0 when all agree, 1 otherwise, 77 without valgrind/vgdb or a recorder.
 """
