@@ -53,6 +53,47 @@ static void etm_source_line(const struct hwtr_recording_info *info, uint32_t tid
 	}
 }
 
+/* The file the kernel mapped for the program an exec event (number I)
+ * started: the first file mapped after it (the program comes before its
+ * interpreter), or NULL. */
+static const char *execd_file(const struct hwtr_recording *rec, size_t i)
+{
+	size_t n = hwtr_recording_nevents(rec);
+
+	for (i++; i < n; i++) {
+		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
+
+		if (ev->kind == hwtr_ev_exec)
+			return NULL;
+		if (ev->kind == hwtr_ev_mmap && ev->path && ev->path[0] != '[')
+			return ev->path;
+	}
+	return NULL;
+}
+
+/* Each exec the process did, as "Exec'd: PATH (FILE)", or into a JSON
+ * array of {"path", "file"} when EXECS is set. */
+static void show_execs(const struct hwtr_recording *rec, json_t *execs)
+{
+	size_t n = hwtr_recording_nevents(rec), i;
+
+	for (i = 0; i < n; i++) {
+		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
+		const char *file;
+
+		if (ev->kind != hwtr_ev_exec)
+			continue;
+		file = execd_file(rec, i);
+		if (execs)
+			json_array_append_new(execs, json_pack("{s:s?,s:s?}", "path",
+							       ev->path, "file", file));
+		else if (file && (!ev->path || strcmp(file, ev->path)))
+			printf("Exec'd:        %s (%s)\n", ev->path ? ev->path : "?", file);
+		else
+			printf("Exec'd:        %s\n", ev->path ? ev->path : "?");
+	}
+}
+
 static double bits_per_insn(uint64_t bytes, uint64_t insns)
 {
 	return insns ? 8.0 * (double)bytes / (double)insns : 0.0;
@@ -93,6 +134,7 @@ int hwtrec_info_main(int argc, char **argv)
 	end_text(&info->end, endbuf, sizeof(endbuf));
 	if (json) {
 		json_t *threads = json_array(), *problems = json_array(), *root;
+		json_t *execs = json_array();
 
 		for (i = 0; i < hwtr_history_nthreads(o.history); i++) {
 			struct hwtr_thread_stats s;
@@ -111,11 +153,13 @@ int hwtrec_info_main(int argc, char **argv)
 		for (i = 0; i < hwtr_history_nproblems(o.history); i++)
 			json_array_append_new(problems, json_string(
 				hwtr_history_problem(o.history, i)));
-		root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:s?,s:s,s:b,s:s?,s:o,s:o}",
+		show_execs(o.recording, execs);
+		root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:s?,s:o,s:s,s:b,s:s?,s:o,s:o}",
 				 "recording", argv[optind], "version", info->version,
 				 "trace_format", info->trace_format, "source",
 				 info->source, "arch", info->arch, "pid", info->pid,
-				 "executable", info->executable, "end", endbuf,
+				 "executable", info->executable, "execs", execs,
+				 "end", endbuf,
 				 "complete", info->complete, "cut_off",
 				 info->cut_off_reason, "threads", threads,
 				 "problems", problems);
@@ -133,7 +177,9 @@ int hwtrec_info_main(int argc, char **argv)
 	       info->executable ? info->executable : "(unknown)");
 	for (i = 1; i < info->argc; i++)
 		printf(" %s", info->argv[i]);
-	printf("\nEnded:         %s\n", endbuf);
+	putchar('\n');
+	show_execs(o.recording, NULL);
+	printf("Ended:         %s\n", endbuf);
 	if (info->core)
 		printf("Core:          %s\n", info->core);
 	if (info->cut_off)

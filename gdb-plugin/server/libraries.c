@@ -1,4 +1,6 @@
-/* libraries.c: walking the dynamic linker's list of loaded objects.
+/* libraries.c: the shared-library list, from the dynamic linker's list of
+ * loaded objects in memory or, when memory does not hold it (no core), from
+ * the objects the recording's mappings show loaded at the end.
  *
  * AT_PHDR in the auxv gives the executable's program headers in memory; the
  * load bias is AT_PHDR minus PT_PHDR's p_vaddr; PT_DYNAMIC's DT_DEBUG entry
@@ -7,6 +9,7 @@
  * (GDB's main-lm); the others are the libraries, in load order. */
 #include "libraries.h"
 
+#include "loaded-objects.h"
 #include "replay.h"
 
 #include <elf.h>
@@ -160,7 +163,44 @@ static void add_name(struct text *t, const char *name)
 	}
 }
 
-char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
+static char *finish(struct text *t, char *err, size_t errlen)
+{
+	if (t->oom) {
+		free(t->s);
+		say(err, errlen, "out of memory");
+		return NULL;
+	}
+	return t->s;
+}
+
+/* The list from the recording's mappings: l_addr and l_ld from each file's
+ * load bias, as ld.so would have set them.  There is no link_map in memory:
+ * lm is 0 (GDB then has no thread-local storage to read, and there is no
+ * memory to read it from) and there is no main-lm. */
+static char *from_loaded_objects(struct replay *r, char *err, size_t errlen)
+{
+	const struct loaded_objects *lo = replay_loaded_objects(r);
+	struct text t = { 0 };
+	size_t i;
+
+	if (!lo || lo->exe == (size_t)-1)
+		return NULL;
+	add(&t, "<library-list-svr4 version=\"1.0\">");
+	for (i = 0; i < lo->n; i++) {
+		const struct loaded_object *o = &lo->objects[i];
+
+		if (i == lo->exe || !o->shared || !o->dynamic)
+			continue;
+		add(&t, "<library name=\"");
+		add_name(&t, o->file);
+		add(&t, "\" lm=\"0x0\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
+		    (unsigned long long)o->bias, (unsigned long long)o->dynamic);
+	}
+	add(&t, "</library-list-svr4>");
+	return finish(&t, err, errlen);
+}
+
+static char *from_link_map(struct replay *r, char *err, size_t errlen)
 {
 	uint64_t r_debug = find_r_debug(r, err, errlen), lm, main_lm;
 	uint64_t vdso_start, vdso_end;
@@ -200,10 +240,12 @@ char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
 		lm = next;
 	}
 	add(&t, "</library-list-svr4>");
-	if (t.oom) {
-		free(t.s);
-		say(err, errlen, "out of memory");
-		return NULL;
-	}
-	return t.s;
+	return finish(&t, err, errlen);
+}
+
+char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
+{
+	char *xml = from_link_map(r, err, errlen);
+
+	return xml ? xml : from_loaded_objects(r, err, errlen);
 }

@@ -1,7 +1,9 @@
 /* libraries.h: the shared-library list GDB asks for with
  * qXfer:libraries-svr4:read, read from the dynamic linker's link_map in the
  * recorded process's memory (as gdbserver does), so that GDB finds every
- * library's symbols at the crash without help. */
+ * library's symbols at the crash without help; without a link_map in memory
+ * (no core), from the objects the recording's mappings show loaded at the
+ * end (loaded-objects.h). */
 #ifndef HWTREC_LIBRARIES_H
 #define HWTREC_LIBRARIES_H
 
@@ -11,7 +13,7 @@ struct replay;
 
 /* <library-list-svr4 version="1.0" main-lm="..."><library name= lm= l_addr=
  * l_ld=/>...</library-list-svr4>, malloc'd; NULL with a message in ERR when
- * the memory does not hold the list (no auxv, no r_debug). */
+ * neither the memory nor the mappings give the list. */
 char *libraries_svr4_xml(struct replay *replay, char *err, size_t errlen);
 
 #endif /* HWTREC_LIBRARIES_H */

@@ -26,7 +26,9 @@
 #include "replay.h"
 
 #include "corefile.h"
+#include "loaded-objects.h"
 #include "memory.h"
+#include "program-images.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -52,6 +54,9 @@ struct replay_thread {
 	bool has_tail;
 	bool at_tail;
 	uint64_t tail_pc;
+	/* Where each program image starts (program-images.h), or NULL when
+	 * the process never exec'd. */
+	uint64_t *image_starts;
 };
 
 struct breakpoint {
@@ -66,6 +71,10 @@ struct replay {
 	const struct tdesc *tdesc;	/* the recording's registers */
 	struct hwtr_history *history;
 	struct core *core;
+	/* The programs the process ran (one per exec), and the one GDB is
+	 * shown: the one the last thread to move stands in. */
+	struct program_images *images;
+	size_t image;
 	struct memory *memory;
 	size_t nthreads;
 	struct replay_thread *threads;
@@ -172,6 +181,26 @@ static int add_mappings(struct replay *r)
 	return 0;
 }
 
+/* The last image's objects, whose memory is the replay's own. */
+static const struct loaded_objects *last_objects(const struct replay *r)
+{
+	return program_images_objects(r->images, program_images_count(r->images) - 1);
+}
+
+/* The image thread T stands in. */
+static size_t thread_image(const struct replay *r, const struct replay_thread *t)
+{
+	size_t k = program_images_count(r->images) - 1;
+	uint64_t pos;
+
+	if (!t->image_starts || !t->cursor)
+		return k;
+	pos = hwtr_cursor_position(t->cursor) + t->at_tail;
+	while (k > 0 && t->image_starts[k] > pos)
+		k--;
+	return k;
+}
+
 /* Without a core the end is where the history last knows the PC: gaps
  * after it (a trace that ends in code with no image) have none to show.
  * -1 if no instruction of the thread has one. */
@@ -268,6 +297,21 @@ static int finish_history(struct replay *r)
 	for (i = 0; i < r->nthreads; i++)
 		if ((rc = thread_at_end(r, &r->threads[i])) < 0)
 			return rc;
+	/* Live, GDB debugs the program running now, and live.c reports no
+	 * exec: the history is not split into programs. */
+	for (i = 0; program_images_count(r->images) > 1 && !r->opt.nends &&
+		    i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (!t->cursor)
+			continue;
+		t->image_starts = calloc(program_images_count(r->images),
+					 sizeof(*t->image_starts));
+		if (!t->image_starts)
+			return -ENOMEM;
+		program_images_starts(r->images, t->scratch, t->instructions,
+				      t->image_starts);
+	}
 	return 0;
 }
 
@@ -329,8 +373,12 @@ int replay_open(const char *dir, const struct replay_options *options,
 		if (rc < 0)
 			goto fail;
 	}
+	if ((rc = program_images_build(r->recording, r->dir, &r->images)) < 0)
+		goto fail;
+	r->image = program_images_count(r->images) - 1;
 	rc = memory_create(r->core, &r->memory);
-	if (rc < 0 || add_mappings(r) < 0) {
+	if (rc < 0 || add_mappings(r) < 0 ||
+	    program_images_add_segments(r->memory, last_objects(r)) < 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -440,12 +488,14 @@ void replay_close(struct replay *r)
 	for (i = 0; i < r->nthreads; i++) {
 		hwtr_cursor_free(r->threads[i].cursor);
 		hwtr_cursor_free(r->threads[i].scratch);
+		free(r->threads[i].image_starts);
 	}
 	free(r->threads);
 	if (r->history)
 		hwtr_history_free(r->history);
 	memory_free(r->memory);
 	core_close(r->core);
+	program_images_free(r->images);
 	if (r->recording)
 		hwtr_recording_close(r->recording);
 	free(r->breaks);
@@ -502,17 +552,37 @@ int32_t replay_pid(const struct replay *r)
 	return r->info->pid;
 }
 
+static bool last_image(const struct replay *r)
+{
+	return r->image + 1 == program_images_count(r->images);
+}
+
 const void *replay_auxv(const struct replay *r, size_t *size)
 {
-	if (!r->core || !r->core->auxv)
-		return NULL;
-	*size = r->core->auxv_size;
-	return r->core->auxv;
+	if (r->core && r->core->auxv && last_image(r)) {
+		*size = r->core->auxv_size;
+		return r->core->auxv;
+	}
+	return program_images_auxv(r->images, r->image, size);
 }
 
 const char *replay_executable(const struct replay *r)
 {
+	const struct loaded_objects *lo = replay_loaded_objects(r);
+
+	if (lo && lo->exe != (size_t)-1)
+		return lo->objects[lo->exe].file;
 	return r->info->executable;
+}
+
+const struct loaded_objects *replay_loaded_objects(const struct replay *r)
+{
+	return r->images ? program_images_objects(r->images, r->image) : NULL;
+}
+
+size_t replay_image(const struct replay *r)
+{
+	return r->image;
 }
 
 const char *replay_path(const struct replay *r)
@@ -627,12 +697,41 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 	return 0;
 }
 
+/* A continue that went past an exec (from IMAGE into another program)
+ * stops on the other side of it, at the first instruction of the program it
+ * came into: GDB follows the exec there, sets the breakpoints that program
+ * has, and continues. */
+static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image,
+			 bool reverse, enum replay_event *event)
+{
+	size_t next = image + 1;
+	uint64_t boundary;
+
+	if (thread_image(r, t) == image)
+		return;
+	if (reverse) {
+		boundary = t->image_starts[image] - 1;	/* the exec itself */
+	} else {
+		while (t->image_starts[next] == UINT64_MAX)	/* not found */
+			next++;
+		boundary = t->image_starts[next];
+	}
+	hwtr_cursor_goto(t->cursor, boundary);
+	/* Back in the first program: its last instruction that has a PC
+	 * (the exec system call), not the gap the exec left in the trace. */
+	while (reverse && gap_at(t) > 0 && hwtr_cursor_step(t->cursor, -1) == 0)
+		;
+	t->at_tail = false;
+	*event = replay_stepped;
+}
+
 int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		  enum replay_event *event, char *err, size_t errlen)
 {
 	struct replay_thread *t = find(r, tid);
 	uint64_t pos;
 	bool at_tail;
+	size_t image;
 	int rc;
 
 	if (!t)
@@ -645,12 +744,16 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	/* A failed move (a decode error) leaves the thread where it was. */
 	pos = hwtr_cursor_position(t->cursor);
 	at_tail = t->at_tail;
+	image = thread_image(r, t);
 	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
 	if (rc < 0) {
 		say(err, errlen, "%s", hwtr_last_error());
 		hwtr_cursor_goto(t->cursor, pos);
 		t->at_tail = at_tail;
+	} else if (!step_one) {
+		stop_at_exec(r, t, image, reverse, event);
 	}
+	r->image = thread_image(r, t);
 	return rc;
 }
 
@@ -762,7 +865,9 @@ void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
 
 size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
 {
-	return memory_read(r->memory, addr, buf, len);
+	struct memory *own = program_images_memory(r->images, r->image);
+
+	return memory_read(own ? own : r->memory, addr, buf, len);
 }
 
 /* ------------------------------------------------------- plugin requests */
@@ -826,6 +931,10 @@ char *replay_info_json(struct replay *r, bool wait, char *err, size_t errlen)
 
 		json_object_set_new(j, "tid", json_integer(t->tid));
 		json_object_set_new(j, "at_end", json_boolean(building || at_end(t)));
+		/* Without them (no core: a program that exited) GDB cannot
+		 * unwind at the end, and the plugin's unwinder does it. */
+		json_object_set_new(j, "registers_at_end",
+				    json_boolean(t->core || r->opt.nends));
 		if (building) {
 			json_array_append_new(threads, j);
 			continue;
@@ -989,6 +1098,8 @@ int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
 		say(err, errlen, "%s", hwtr_last_error());
 	else
 		t->at_tail = false;
+	/* GDB is not told of an exec here (no stop reply): the image it is
+	 * shown changes at the next resume, which reports the exec. */
 	return rc;
 }
 

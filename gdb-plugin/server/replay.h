@@ -98,10 +98,18 @@ int replay_registers(struct replay *replay, uint32_t tid,
 size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
 			  size_t len);
 
-/* The auxiliary vector (from the core), or NULL. */
+/* The auxiliary vector: the core's (in the last image), else the one the
+ * image's objects imply (loaded-objects.h); NULL if neither is known. */
 const void *replay_auxv(const struct replay *replay, size_t *size);
-/* The executable's path as the recording names it. */
+/* The image's program (at the end: the one running after any exec): the
+ * file mapped as its executable, else the path the manifest names. */
 const char *replay_executable(const struct replay *replay);
+/* The image's ELF objects, from the recording's mappings. */
+const struct loaded_objects *replay_loaded_objects(const struct replay *replay);
+/* The program image GDB is shown (program-images.h): the one the thread
+ * that last moved stands in.  The auxv, executable, objects and memory
+ * above are that image's; a resume that changes it is an exec for GDB. */
+size_t replay_image(const struct replay *replay);
 /* The recording's directory. */
 const char *replay_path(const struct replay *replay);
 

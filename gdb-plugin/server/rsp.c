@@ -436,6 +436,12 @@ int rsp_reply_stop(struct rsp_conn *conn, const struct rsp_stop *stop)
 		out_hex(conn, stop->regs[i].bytes, NULL, stop->regs[i].size);
 		out_append(conn, ";", 1);
 	}
+	if (stop->exec_path) {
+		out_printf(conn, "exec:");
+		out_hex(conn, (const uint8_t *)stop->exec_path, NULL,
+			strlen(stop->exec_path));
+		out_append(conn, ";", 1);
+	}
 	switch (stop->reason) {
 	case rsp_stop_none:
 		break;

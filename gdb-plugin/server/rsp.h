@@ -181,6 +181,8 @@ struct rsp_stop {
 	enum rsp_stop_reason reason;
 	struct rsp_expedite regs[4];	/* registers worth sending along */
 	size_t nregs;
+	const char *exec_path;	/* the thread came into another program: the
+				 * stop is an exec event (GDB then loads it) */
 };
 int rsp_reply_stop(struct rsp_conn *conn, const struct rsp_stop *stop);
 /* W code: the process is gone. */

@@ -56,11 +56,12 @@ static size_t thread_index(struct session *s, uint32_t tid)
 }
 
 static int reply_stop(struct session *s, uint32_t tid, int signal,
-		      enum rsp_stop_reason reason)
+		      enum rsp_stop_reason reason, const char *exec_path)
 {
 	const struct tdesc *d = replay_tdesc(s->replay);
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
-	struct rsp_stop stop = { .signal = signal, .tid = tid, .reason = reason };
+	struct rsp_stop stop = { .signal = signal, .tid = tid, .reason = reason,
+				 .exec_path = exec_path };
 	size_t i;
 
 	if (replay_registers(s->replay, tid, regs, valid) == 0) {
@@ -206,6 +207,7 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 					 : pick(s, s->c_thread);
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
+	size_t image = replay_image(s->replay);
 	char err[512] = "";
 
 	if (!replay_has_thread(s->replay, tid))
@@ -231,7 +233,11 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	/* As rr: after a stop, resume and query follow the stopped thread. */
 	s->c_thread = 0;
 	s->g_thread = 0;
-	return reply_stop(s, tid, SIGTRAP_GDB, reason);
+	/* Into another program's history (across an exec, either way): GDB
+	 * follows it as an exec, loading that program and its libraries. */
+	return reply_stop(s, tid, SIGTRAP_GDB, reason,
+			  replay_image(s->replay) != image ? replay_executable(s->replay)
+							   : NULL);
 }
 
 static int handle_register(struct session *s, const struct rsp_request *r)
@@ -352,7 +358,7 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return rc;
 	}
 	case rsp_halt_reason:
-		return reply_stop(s, s->current, s->last_signal, s->last_reason);
+		return reply_stop(s, s->current, s->last_signal, s->last_reason, NULL);
 	case rsp_read_registers:
 	case rsp_read_register:
 		return handle_register(s, r);

@@ -221,6 +221,12 @@ START_TEST(reply_stop_formats_reasons)
 	stop.nregs = 0;
 	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
 	ck_assert(!strncmp(gdb_read(), "$T05thread:1a2b;swbreak:;#", 26));
+	/* Across an exec: the program's path, hex, as gdbserver sends it. */
+	stop.reason = rsp_stop_none;
+	stop.exec_path = "/bin/a";
+	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
+	text = gdb_read();
+	ck_assert_msg(!strncmp(text, "$T05thread:1a2b;exec:2f62696e2f61;#", 35), "got %s", text);
 }
 END_TEST
 

@@ -187,6 +187,13 @@ def at_end(entry, conn=None):
     return bool(entry["at_end"])
 
 
+def real_registers(entry, conn=None):
+    """Does the thread stand where GDB has its real registers (the end, with
+    a core or live)?  A program that exited without a core has only the PC
+    there."""
+    return at_end(entry, conn) and entry.get("registers_at_end", True)
+
+
 def frames(tid, position=None):
     """qHwtr:frames for TID: the call stack at the position (or at
     instruction POSITION, without moving), innermost first."""

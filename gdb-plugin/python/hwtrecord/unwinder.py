@@ -234,7 +234,7 @@ def _on_stop(event):
             _final_gdb.pop(conn.num, None)
         if conn.num in _final or conn.num in _final_gdb:
             return
-        if at_end:
+        if at_end and (entry is None or target.real_registers(entry, conn)):
             _final_gdb[conn.num] = (tid, entry.get("end") if entry else None,
                                     _gdb_stack())
     except gdb.error as err:
@@ -272,7 +272,7 @@ class HwtrecUnwinder(Unwinder):
         # qHwtr:info without waiting: live, right after a stop every thread
         # is at its end, and the history need not be brought up to it.
         entry = target.find_thread_info(tid)
-        if entry is None or target.at_end(entry, conn):
+        if entry is None or target.real_registers(entry, conn):
             return      # the core's registers: GDB's own unwinders work
         self.frames = layout(target.frames(tid), final_stack(conn))
 
