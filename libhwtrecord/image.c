@@ -2,6 +2,7 @@
 #include "image.h"
 
 #include "error.h"
+#include "recording-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,11 +47,26 @@ static char *path_join(const char *a, const char *b)
 	return p;
 }
 
-static int is_file(const char *path)
+/* A candidate for a mapping's code: a name inside the recording (opened
+ * under recording-file.h's policy) or a path of the system's. */
+struct candidate {
+	char *path;
+	const char *inside;	/* the name in the recording, or NULL */
+	bool saved;		/* the recording's own copy of these bytes */
+};
+
+/* 0 if the candidate is a regular file (inside the recording if it says
+ * so), else the error (its message names the file). */
+static int candidate_usable(const struct candidate *c, const char *recdir)
 {
 	struct stat st;
+	int fd, err;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	err = c->inside ? recording_file_open(recdir, c->inside, &fd, &st)
+			: regular_file_open(c->path, &fd, &st);
+	if (!err)
+		close(fd);
+	return err;
 }
 
 static void set_problem(struct image_mapping *m, const char *fmt,
@@ -63,53 +79,68 @@ static void set_problem(struct image_mapping *m, const char *fmt,
 	m->problem = strdup(text);
 }
 
-/* Find the file that holds the mapping's code, checking its build-id. */
+/* Find the file that holds the mapping's code, checking its build-id: the
+ * recording's saved copy (its own bytes, no build-id needed), the copy named
+ * by the build-id in objects/, the mapped file's own path, the debug
+ * directories.  Every candidate but the saved copy must carry the
+ * sideband's build-id: a file with another one, or none, did not run. */
 static void locate_file(struct image_mapping *m, const char *recdir,
 			const char *saved, const char *const *debug_dirs)
 {
-	char *candidates[8] = { 0 };
-	char idbuf[130];
+	struct candidate candidates[8];
+	char name[200], idbuf[130];
 	size_t n = 0, i;
 
+	memset(candidates, 0, sizeof(candidates));
 	if (saved)
-		candidates[n++] = path_join(recdir, saved);
+		candidates[n++] = (struct candidate){ path_join(recdir, saved),
+						      saved, true };
 	if (m->build_id) {
-		char name[200];
-
 		snprintf(name, sizeof(name), "objects/%s", m->build_id);
-		candidates[n++] = path_join(recdir, name);
+		candidates[n] = (struct candidate){ path_join(recdir, name), NULL,
+						    false };
+		candidates[n++].inside = name;
 	}
 	if (m->path && m->path[0] == '/')
-		candidates[n++] = strdup(m->path);
-	for (i = 0; debug_dirs && debug_dirs[i] && n < 7 && m->build_id &&
-		    strlen(m->build_id) > 2; i++) {
-		char name[400];
+		candidates[n++] = (struct candidate){ strdup(m->path), NULL, false };
+	for (i = 0; debug_dirs && debug_dirs[i] && n < 7 && m->build_id; i++) {
+		char file[400];
 
 		/* The .build-id tree holds the binary without ".debug". */
-		snprintf(name, sizeof(name), "%s/.build-id/%.2s/%s", debug_dirs[i],
+		snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s", debug_dirs[i],
 			 m->build_id, m->build_id + 2);
-		candidates[n++] = strdup(name);
+		candidates[n++] = (struct candidate){ strdup(file), NULL, false };
 	}
 	for (i = 0; i < n && !m->file; i++) {
-		if (!candidates[i] || !is_file(candidates[i]))
-			continue;
-		if (m->build_id && !saved) {
-			int got = hwtr_build_id_of_file(candidates[i], idbuf,
-						      sizeof(idbuf));
+		struct candidate *c = &candidates[i];
+		int err;
 
-			if (got > 0 && strcmp(idbuf, m->build_id)) {
+		if (!c->path)
+			continue;
+		err = candidate_usable(c, recdir);
+		if (err == -hwtr_err_notfound)
+			continue;
+		if (err) {
+			/* A FIFO, a link out of the recording: never read. */
+			set_problem(m, "%s%s", hwtr_last_error(), "");
+			continue;
+		}
+		if (m->build_id && !c->saved) {
+			int got = hwtr_build_id_of_file(c->path, idbuf, sizeof(idbuf));
+
+			if (got <= 0 || strcmp(idbuf, m->build_id)) {
 				char both[400];
 
 				snprintf(both, sizeof(both),
 					 "recording says %s, file has %s",
-					 m->build_id, idbuf);
+					 m->build_id, got > 0 ? idbuf : "none");
 				set_problem(m, "build-id mismatch for %s: %s",
-					    candidates[i], both);
+					    c->path, both);
 				continue;
 			}
 		}
-		m->file = candidates[i];
-		candidates[i] = NULL;
+		m->file = c->path;
+		c->path = NULL;
 	}
 	if (!m->file && !m->problem && m->path && m->path[0])
 		set_problem(m, "missing binary %s (build-id %s)", m->path,
@@ -122,7 +153,7 @@ static void locate_file(struct image_mapping *m, const char *recdir,
 		m->problem = NULL;
 	}
 	for (i = 0; i < n; i++)
-		free(candidates[i]);
+		free(candidates[i].path);
 }
 
 /* End the life of earlier mappings that EV (mmap or munmap) overlaps. */
@@ -145,16 +176,11 @@ static void end_overlapping(struct image_set *set, size_t upto, uint64_t addr,
 static void measure_code(struct image_mapping *m)
 {
 	struct stat st;
-	int fd = open(m->file, O_RDONLY | O_CLOEXEC);
+	int fd;
 
 	m->code_size = 0;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		set_problem(m, "%s: cannot load code: %s", m->file, why);
-		if (fd >= 0)
-			close(fd);
+	if (regular_file_open(m->file, &fd, &st) < 0) {
+		set_problem(m, "cannot load code: %s%s", hwtr_last_error(), "");
 		return;
 	}
 	close(fd);
@@ -443,6 +469,7 @@ static const uint8_t *mapping_bytes(struct image_mapping *m)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t start, skip;
+	struct stat st;
 	void *p;
 	int fd;
 
@@ -451,8 +478,7 @@ static const uint8_t *mapping_bytes(struct image_mapping *m)
 	m->map_tried = true;
 	if (!m->file || !m->code_size || page <= 0)
 		return NULL;
-	fd = open(m->file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (regular_file_open(m->file, &fd, &st) < 0)
 		return NULL;
 	start = m->pgoff & ~((uint64_t)page - 1);
 	skip = m->pgoff - start;
