@@ -200,6 +200,7 @@ START_TEST(bad_sideband_line_is_named)
 
 	make_tmpdir();
 	w = new_writer(rec_path("s.hwtrec"));
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
 	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
 	hwtr_writer_free(w);
 	snprintf(path, sizeof(path), "%s/sideband.jsonl", rec_path("s.hwtrec"));
