@@ -500,7 +500,7 @@ static int check_files(struct hwtr_recording *r,
 /* What a recording names besides its streams is checked whether it is
  * finished or not: the core must be a regular file inside the recording.
  * A finished recording's files are checked against its manifest once. */
-static int check_files_named(struct hwtr_recording *r, struct update *u)
+static int check_named_files(struct hwtr_recording *r, struct update *u)
 {
 	const struct hwtr_recording_info *info = update_info(r, u);
 	struct stat st;
@@ -681,7 +681,7 @@ static int refresh(struct hwtr_recording *r)
 	if ((err = read_manifest(r, &u)) ||
 	    (err = read_sideband(r, &u)) ||
 	    (err = read_streams(r, &u)) ||
-	    (err = check_files_named(r, &u)) ||
+	    (err = check_named_files(r, &u)) ||
 	    (err = apply(r, &u))) {
 		update_release(r, &u, false);
 		return err;
