@@ -5,6 +5,7 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -17,15 +18,19 @@ uint32_t integrity_crc32(uint32_t crc, const void *bytes, size_t size)
 int integrity_crc32_of_fd(int fd, const char *path, uint64_t *size,
 			  uint32_t *crc)
 {
-	static __thread unsigned char buf[1 << 16];
+	enum { chunk = 1 << 16 };
+	unsigned char *buf = malloc(chunk);
 	uint64_t done = 0;
 	uint32_t c = 0;
 	ssize_t n;
 
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)done)) > 0) {
+	if (!buf)
+		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", path);
+	while ((n = pread(fd, buf, chunk, (off_t)done)) > 0) {
 		c = integrity_crc32(c, buf, (size_t)n);
 		done += (uint64_t)n;
 	}
+	free(buf);
 	if (n < 0)
 		return hwtr_fail(hwtr_err_io, "%s: read failed at offset %llu: %s",
 				 path, (unsigned long long)done, strerror(errno));
