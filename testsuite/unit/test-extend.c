@@ -401,7 +401,8 @@ static void check_prefix(struct hwtr_thread *t, const struct path *p,
 
 struct pt_final {
 	char dir[512];
-	struct blob manifests[3];	/* thread 1; threads 1 and 2; finished */
+	struct blob manifests[4];	/* thread 1; threads 1 and 2; finished
+					 * (without its checks); finished */
 	struct blob sideband;
 	struct blob trace1, trace2;
 	size_t lines[5];		/* where each sideband line ends */
@@ -511,6 +512,7 @@ static void write_pt_final(struct pt_final *f, const char *base)
 	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
 	hwtr_writer_free(w);
 	capture_manifest(f, 2);
+	capture_manifest(f, 3);
 	strip_checks(&f->manifests[2]);
 	trace_end(&t1);
 	trace_end(&t2);
@@ -528,7 +530,7 @@ static void free_pt_final(struct pt_final *f)
 {
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		free(f->manifests[k].bytes);
 	free(f->sideband.bytes);
 	free(f->trace1.bytes);
@@ -775,6 +777,43 @@ START_TEST(what_reaches_back_builds_the_thread_again)
 	ck_assert(!st.rebuilt);
 	ck_assert_uint_eq(st.decoded_instructions, 0);
 	same_as_built(g.dir, h, "after the loss");
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	free_pt_final(&f);
+	fixture_cleanup();
+}
+END_TEST
+
+/* The refresh that reads the finished manifest checks the files against
+ * its lengths and checksums: while a stream is short of them it is refused
+ * and leaves the recording as it was; once all are whole it succeeds. */
+START_TEST(a_recording_that_finishes_is_checked_by_the_refresh_that_sees_it)
+{
+	const char *base = fixture_tmpdir();
+	struct pt_final f;
+	struct growing g;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+
+	write_pt_final(&f, base);
+	start_growing(&g, base);
+	grow_to(&g, &f, 1, f.lines[3], f.trace1.len / 2, (long)f.trace2.len);
+	ck_assert_int_eq(hwtr_recording_open(g.dir, &rec), 0);
+	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
+	grow_to(&g, &f, 3, f.sideband.len, f.trace1.len - 1, (long)f.trace2.len);
+	ck_assert_int_eq(hwtr_recording_refresh(rec), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "trace/1.pt") &&
+		      strstr(hwtr_last_error(), "the file was cut"), "%s",
+		      hwtr_last_error());
+	ck_assert(!hwtr_recording_info(rec)->complete);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	grow_to(&g, &f, 3, f.sideband.len, f.trace1.len, (long)f.trace2.len);
+	ck_assert_msg(hwtr_recording_refresh(rec) == 0, "%s", hwtr_last_error());
+	ck_assert(hwtr_recording_info(rec)->complete);
+	ck_assert(hwtr_recording_info(rec)->threads[0].has_stream_check);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	check_against_paths(h, &f, true, "finished");
+	same_as_built(g.dir, h, "finished");
 	hwtr_history_free(h);
 	hwtr_recording_close(rec);
 	free_pt_final(&f);
@@ -1056,6 +1095,7 @@ int main(void)
 	tcase_add_test(tc, a_history_extended_piece_by_piece_is_the_path_and_a_full_build);
 	tcase_add_test(tc, what_reaches_back_builds_the_thread_again);
 	tcase_add_test(tc, a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did);
+	tcase_add_test(tc, a_recording_that_finishes_is_checked_by_the_refresh_that_sees_it);
 	tcase_add_loop_test(tc, a_late_loss_at_the_kept_chunk_start_builds_the_thread_again, 0, 2);
 	tcase_add_test(tc, a_recording_that_shrinks_or_changes_is_refused_as_it_was);
 	tcase_add_test(tc, an_etm_history_extends_as_its_raw_trace_grows);
