@@ -8,6 +8,7 @@
 #include "hwtrecord.h"
 
 #include "error.h"
+#include "recording-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,15 +79,15 @@ static int checked_build_id(Elf *elf, const char *what, char *buf, size_t size)
 
 int hwtr_build_id_of_file(const char *path, char *buf, size_t size)
 {
+	struct stat st;
 	int fd, found;
 
 	if (!path || !buf || size == 0)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_build_id_of_file: bad argument");
 	buf[0] = 0;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return hwtr_fail(hwtr_err_notfound, "%s: %s", path, strerror(errno));
+	if ((found = regular_file_open(path, &fd, &st)) < 0)
+		return found;
 	found = checked_build_id(elf_begin(fd, ELF_C_READ_MMAP, NULL), path, buf,
 				 size);
 	close(fd);

@@ -1,7 +1,17 @@
-/* image.c: the image of binaries over time (see image.h). */
+/* image.c: the image of binaries over time (see image.h).
+ *
+ * What grows with the number of mappings stays O(log n) a step: the live
+ * mappings (never overlapping) are kept sorted by address, so an event finds
+ * the ones it ends by binary search; a time window finds its view by the
+ * counts of births and ends before its bounds, which fix every mapping's
+ * role in it; a view's address ranges are laid out by one sweep; and which
+ * mapping holds an address at a time is image-index.c's.
+ */
 #include "image.h"
 
 #include "error.h"
+#include "image-index.h"
+#include "recording-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +28,7 @@ struct view_range {
 };
 
 struct epoch {
+	uint64_t hash;		/* of alive, up to its last role */
 	uint8_t *alive;		/* one role per mapping */
 	uint32_t *layers;	/* mappings with code, later wins */
 	size_t nlayers;
@@ -32,8 +43,26 @@ struct image_set {
 	const char *const *debug_dirs;
 	struct epoch *epochs;	/* one view per distinct set of live mappings */
 	unsigned nepochs, cap_epochs;
+	unsigned *by_hash;	/* open addressing: epoch + 1, or 0 */
+	size_t cap_by_hash;
+	struct window_key *by_window;	/* open addressing on the key */
+	size_t nby_window, cap_by_window;
 	size_t last_range;	/* of the last epoch read: code runs on */
 	unsigned last_epoch;
+	uint32_t *live;		/* mappings not ended, sorted by address */
+	size_t nlive;
+	uint64_t *ends;		/* times mappings ended, in order (sorted) */
+	size_t nends;
+	struct image_index *index;	/* address and time -> mapping */
+};
+
+/* A window's view is fixed by how many mappings were born at or before
+ * its begin (BORN_BEGIN) and its end (BORN_END), and how many had ended at
+ * or before its begin (ENDED): mappings and ends only ever come after the
+ * ones read before (the sideband is in time order). */
+struct window_key {
+	size_t born_begin, ended, born_end;
+	unsigned epoch_plus_one;	/* 0: empty slot */
 };
 
 static char *path_join(const char *a, const char *b)
@@ -46,11 +75,26 @@ static char *path_join(const char *a, const char *b)
 	return p;
 }
 
-static int is_file(const char *path)
+/* A candidate for a mapping's code: a name inside the recording (opened
+ * under recording-file.h's policy) or a path of the system's. */
+struct candidate {
+	char *path;
+	const char *inside;	/* the name in the recording, or NULL */
+	bool saved;		/* the recording's own copy of these bytes */
+};
+
+/* 0 if the candidate is a regular file (inside the recording if it says
+ * so), else the error (its message names the file). */
+static int candidate_usable(const struct candidate *c, const char *recdir)
 {
 	struct stat st;
+	int fd, err;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	err = c->inside ? recording_file_open(recdir, c->inside, &fd, &st)
+			: regular_file_open(c->path, &fd, &st);
+	if (!err)
+		close(fd);
+	return err;
 }
 
 static void set_problem(struct image_mapping *m, const char *fmt,
@@ -63,53 +107,68 @@ static void set_problem(struct image_mapping *m, const char *fmt,
 	m->problem = strdup(text);
 }
 
-/* Find the file that holds the mapping's code, checking its build-id. */
+/* Find the file that holds the mapping's code, checking its build-id: the
+ * recording's saved copy (its own bytes, no build-id needed), the copy named
+ * by the build-id in objects/, the mapped file's own path, the debug
+ * directories.  Every candidate but the saved copy must carry the
+ * sideband's build-id: a file with another one, or none, did not run. */
 static void locate_file(struct image_mapping *m, const char *recdir,
 			const char *saved, const char *const *debug_dirs)
 {
-	char *candidates[8] = { 0 };
-	char idbuf[130];
+	struct candidate candidates[8];
+	char name[200], idbuf[130];
 	size_t n = 0, i;
 
+	memset(candidates, 0, sizeof(candidates));
 	if (saved)
-		candidates[n++] = path_join(recdir, saved);
+		candidates[n++] = (struct candidate){ path_join(recdir, saved),
+						      saved, true };
 	if (m->build_id) {
-		char name[200];
-
 		snprintf(name, sizeof(name), "objects/%s", m->build_id);
-		candidates[n++] = path_join(recdir, name);
+		candidates[n] = (struct candidate){ path_join(recdir, name), NULL,
+						    false };
+		candidates[n++].inside = name;
 	}
 	if (m->path && m->path[0] == '/')
-		candidates[n++] = strdup(m->path);
-	for (i = 0; debug_dirs && debug_dirs[i] && n < 7 && m->build_id &&
-		    strlen(m->build_id) > 2; i++) {
-		char name[400];
+		candidates[n++] = (struct candidate){ strdup(m->path), NULL, false };
+	for (i = 0; debug_dirs && debug_dirs[i] && n < 7 && m->build_id; i++) {
+		char file[400];
 
 		/* The .build-id tree holds the binary without ".debug". */
-		snprintf(name, sizeof(name), "%s/.build-id/%.2s/%s", debug_dirs[i],
+		snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s", debug_dirs[i],
 			 m->build_id, m->build_id + 2);
-		candidates[n++] = strdup(name);
+		candidates[n++] = (struct candidate){ strdup(file), NULL, false };
 	}
 	for (i = 0; i < n && !m->file; i++) {
-		if (!candidates[i] || !is_file(candidates[i]))
-			continue;
-		if (m->build_id && !saved) {
-			int got = hwtr_build_id_of_file(candidates[i], idbuf,
-						      sizeof(idbuf));
+		struct candidate *c = &candidates[i];
+		int err;
 
-			if (got > 0 && strcmp(idbuf, m->build_id)) {
+		if (!c->path)
+			continue;
+		err = candidate_usable(c, recdir);
+		if (err == -hwtr_err_notfound)
+			continue;
+		if (err) {
+			/* A FIFO, a link out of the recording: never read. */
+			set_problem(m, "%s%s", hwtr_last_error(), "");
+			continue;
+		}
+		if (m->build_id && !c->saved) {
+			int got = hwtr_build_id_of_file(c->path, idbuf, sizeof(idbuf));
+
+			if (got <= 0 || strcmp(idbuf, m->build_id)) {
 				char both[400];
 
 				snprintf(both, sizeof(both),
 					 "recording says %s, file has %s",
-					 m->build_id, idbuf);
+					 m->build_id, got > 0 ? idbuf : "none");
 				set_problem(m, "build-id mismatch for %s: %s",
-					    candidates[i], both);
+					    c->path, both);
 				continue;
 			}
 		}
-		m->file = candidates[i];
-		candidates[i] = NULL;
+		m->file = c->path;
+		c->path = NULL;
 	}
 	if (!m->file && !m->problem && m->path && m->path[0])
 		set_problem(m, "missing binary %s (build-id %s)", m->path,
@@ -122,22 +181,39 @@ static void locate_file(struct image_mapping *m, const char *recdir,
 		m->problem = NULL;
 	}
 	for (i = 0; i < n; i++)
-		free(candidates[i]);
+		free(candidates[i].path);
 }
 
-/* End the life of earlier mappings that EV (mmap or munmap) overlaps. */
-static void end_overlapping(struct image_set *set, size_t upto, uint64_t addr,
-			    uint64_t len, uint64_t tsc)
+static uint64_t end_of(uint64_t addr, uint64_t len)
 {
-	size_t i;
+	return len > UINT64_MAX - addr ? UINT64_MAX : addr + len;
+}
 
-	for (i = 0; i < upto; i++) {
-		struct image_mapping *m = &set->maps[i];
+/* End the life of the live mappings that [ADDR, ADDR + LEN) overlaps, at
+ * TSC; returns where a mapping of that range goes in the live list. */
+static size_t end_overlapping(struct image_set *set, uint64_t addr,
+			      uint64_t len, uint64_t tsc)
+{
+	uint64_t end = end_of(addr, len);
+	size_t lo = 0, hi = set->nlive, k;
 
-		if (m->tsc_end == UINT64_MAX && m->addr < addr + len &&
-		    addr < m->addr + m->len)
-			m->tsc_end = tsc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct image_mapping *m = &set->maps[set->live[mid]];
+
+		if (end_of(m->addr, m->len) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (k = lo; k < set->nlive && set->maps[set->live[k]].addr < end; k++) {
+		set->maps[set->live[k]].tsc_end = tsc;
+		set->ends[set->nends++] = tsc;
+	}
+	memmove(set->live + lo, set->live + k,
+		(set->nlive - k) * sizeof(*set->live));
+	set->nlive -= k - lo;
+	return lo;
 }
 
 /* How much of the mapping the file holds: code past the end of the file is
@@ -145,16 +221,11 @@ static void end_overlapping(struct image_set *set, size_t upto, uint64_t addr,
 static void measure_code(struct image_mapping *m)
 {
 	struct stat st;
-	int fd = open(m->file, O_RDONLY | O_CLOEXEC);
+	int fd;
 
 	m->code_size = 0;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		set_problem(m, "%s: cannot load code: %s", m->file, why);
-		if (fd >= 0)
-			close(fd);
+	if (regular_file_open(m->file, &fd, &st) < 0) {
+		set_problem(m, "cannot load code: %s%s", hwtr_last_error(), "");
 		return;
 	}
 	close(fd);
@@ -180,6 +251,12 @@ static int reserve_maps(struct image_set *set, size_t n)
 	if (!p)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	set->maps = p;
+	if (!(p = realloc(set->live, cap * sizeof(*set->live))))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	set->live = p;
+	if (!(p = realloc(set->ends, cap * sizeof(*set->ends))))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	set->ends = p;
 	memset(set->maps + set->cap_maps, 0,
 	       (cap - set->cap_maps) * sizeof(*set->maps));
 	for (k = 0; k < set->nepochs; k++) {
@@ -205,20 +282,26 @@ static int read_events(struct image_set *set, struct hwtr_recording *rec)
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
 		struct image_mapping *m;
 
+		size_t at;
+
 		if (ev->kind == hwtr_ev_munmap) {
-			end_overlapping(set, set->nmaps, ev->addr, ev->len, ev->tsc);
+			end_overlapping(set, ev->addr, ev->len, ev->tsc);
 			continue;
 		}
 		if (ev->kind == hwtr_ev_exec) {
 			/* A new program image: everything before it is gone. */
-			end_overlapping(set, set->nmaps, 0, UINT64_MAX, ev->tsc);
+			end_overlapping(set, 0, UINT64_MAX, ev->tsc);
 			continue;
 		}
 		if (ev->kind != hwtr_ev_mmap)
 			continue;
-		end_overlapping(set, set->nmaps, ev->addr, ev->len, ev->tsc);
+		at = end_overlapping(set, ev->addr, ev->len, ev->tsc);
 		if (!(ev->prot & HWTR_PROT_EXEC) || ev->len == 0)
 			continue;
+		memmove(set->live + at + 1, set->live + at,
+			(set->nlive - at) * sizeof(*set->live));
+		set->live[at] = (uint32_t)set->nmaps;
+		set->nlive++;
 		m = &set->maps[set->nmaps++];
 		m->addr = ev->addr;
 		m->len = ev->len;
@@ -232,7 +315,10 @@ static int read_events(struct image_set *set, struct hwtr_recording *rec)
 			measure_code(m);
 	}
 	set->nevents = nev;
-	return 0;
+	/* Later events end earlier mappings: the index is made again. */
+	image_index_free(set->index);
+	set->index = NULL;
+	return image_index_build(set->maps, set->nmaps, &set->index);
 }
 
 int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
@@ -269,6 +355,11 @@ void image_set_free(struct image_set *set)
 		free(set->epochs[i].ranges);
 	}
 	free(set->epochs);
+	free(set->by_hash);
+	free(set->by_window);
+	free(set->live);
+	free(set->ends);
+	image_index_free(set->index);
 	for (i = 0; i < set->nmaps; i++) {
 		if (set->maps[i].map)
 			munmap(set->maps[i].map, set->maps[i].map_size);
@@ -290,11 +381,6 @@ const struct image_mapping *image_set_mapping(const struct image_set *set,
 	return index < set->nmaps ? &set->maps[index] : NULL;
 }
 
-static int alive_in(const struct image_mapping *m, uint64_t begin, uint64_t end)
-{
-	return m->tsc_begin <= end && m->tsc_end > begin;
-}
-
 /* How a mapping takes part in the image of a chunk's window: those alive at
  * the window's start win; those made during the window (the sideband's time
  * is coarser than the trace's: a dlopen'ed library may run before the next
@@ -311,57 +397,104 @@ static uint8_t window_role(const struct image_mapping *m, uint64_t begin,
 	return not_in_image;
 }
 
-/* Lay mapping MAP over the ranges: it takes [begin, end) from whatever held
- * it, as pt_image_add splits the sections a new one overlaps. */
-static int lay_over(struct epoch *e, size_t *cap, uint64_t begin, uint64_t end,
-		    uint32_t map)
+/* One layer's bound in a view: later ranks win where layers overlap, as
+ * pt_image_add lays a new section over the ones it overlaps. */
+struct layer_bound {
+	uint64_t at;
+	uint32_t rank;
+	bool begins;
+};
+
+static int compare_bounds(const void *a, const void *b)
 {
-	const struct view_range add = { begin, end, map };
-	struct view_range *out;
-	bool added = false;
-	size_t i, n = 0;
+	const struct layer_bound *x = a, *y = b;
 
-	/* At most two more ranges: one split in two, plus the new one. */
-	if (e->nranges + 2 > *cap) {
-		size_t ncap = 2 * *cap + 8;
-		void *p = realloc(e->ranges, ncap * sizeof(*e->ranges));
+	return x->at < y->at ? -1 : x->at > y->at;
+}
 
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		e->ranges = p;
-		*cap = ncap;
+/* Max-heap of layer ranks. */
+static void heap_push(uint32_t *heap, size_t *n, uint32_t rank)
+{
+	size_t i = (*n)++;
+
+	for (; i && heap[(i - 1) / 2] < rank; i = (i - 1) / 2)
+		heap[i] = heap[(i - 1) / 2];
+	heap[i] = rank;
+}
+
+static void heap_pop(uint32_t *heap, size_t *n)
+{
+	uint32_t last = heap[--*n];
+	size_t i = 0, child;
+
+	while ((child = 2 * i + 1) < *n) {
+		if (child + 1 < *n && heap[child + 1] > heap[child])
+			child++;
+		if (heap[child] <= last)
+			break;
+		heap[i] = heap[child];
+		i = child;
 	}
-	out = malloc((e->nranges + 2) * sizeof(*out));
-	if (!out)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (i = 0; i < e->nranges; i++) {
-		struct view_range r = e->ranges[i];
+	if (*n)
+		heap[i] = last;
+}
 
-		if (r.end <= begin) {
-			out[n++] = r;
+/* The view's ranges from its layers: sweep the layers' bounds in address
+ * order, the highest rank among the layers open there owning each piece. */
+static int lay_out(struct image_set *set, struct epoch *e)
+{
+	size_t n = e->nlayers, i, nheap = 0;
+	struct layer_bound *bounds = malloc((2 * n + 1) * sizeof(*bounds));
+	uint32_t *heap = malloc((n + 1) * sizeof(*heap));
+	uint8_t *closed = calloc(n + 1, 1);
+	int err = 0;
+
+	e->ranges = malloc((2 * n + 1) * sizeof(*e->ranges));
+	if (!bounds || !heap || !closed || !e->ranges) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct image_mapping *m = &set->maps[e->layers[i]];
+
+		bounds[2 * i] = (struct layer_bound){ m->addr, (uint32_t)i, true };
+		bounds[2 * i + 1] = (struct layer_bound){
+			end_of(m->addr, m->code_size), (uint32_t)i, false };
+	}
+	qsort(bounds, 2 * n, sizeof(*bounds), compare_bounds);
+	for (i = 0; i < 2 * n;) {
+		uint64_t at = bounds[i].at;
+		uint32_t owner;
+
+		for (; i < 2 * n && bounds[i].at == at; i++) {
+			if (bounds[i].begins)
+				heap_push(heap, &nheap, bounds[i].rank);
+			else
+				closed[bounds[i].rank] = 1;
+		}
+		while (nheap && closed[heap[0]])
+			heap_pop(heap, &nheap);
+		if (!nheap || i == 2 * n)
 			continue;
-		}
-		if (r.begin < begin)	/* the part before the new one */
-			out[n++] = (struct view_range){ r.begin, begin, r.map };
-		if (!added) {
-			out[n++] = add;
-			added = true;
-		}
-		if (r.end > end)	/* the part after it */
-			out[n++] = (struct view_range){ r.begin > end ? r.begin : end,
-						       r.end, r.map };
+		owner = e->layers[heap[0]];
+		if (e->nranges && e->ranges[e->nranges - 1].end == at &&
+		    e->ranges[e->nranges - 1].map == owner)
+			e->ranges[e->nranges - 1].end = bounds[i].at;
+		else
+			e->ranges[e->nranges++] =
+				(struct view_range){ at, bounds[i].at, owner };
 	}
-	if (!added)
-		out[n++] = add;
-	memcpy(e->ranges, out, n * sizeof(*out));
-	e->nranges = n;
-	free(out);
-	return 0;
+out:
+	free(bounds);
+	free(heap);
+	free(closed);
+	return err;
 }
 
 static int build_epoch(struct image_set *set, struct epoch *e)
 {
-	size_t i, cap = 0;
+	size_t i;
+	void *p;
 	int err;
 
 	e->layers = calloc(set->nmaps + 1, sizeof(*e->layers));
@@ -377,32 +510,175 @@ static int build_epoch(struct image_set *set, struct epoch *e)
 		if (e->alive[k] != role || !m->code_size)
 			continue;
 		e->layers[e->nlayers++] = (uint32_t)k;
-		if ((err = lay_over(e, &cap, m->addr, m->addr + m->code_size,
-				    (uint32_t)k)))
-			return err;
 	}
+	/* Views are many: each keeps only what it holds. */
+	if ((p = realloc(e->layers, (e->nlayers + 1) * sizeof(*e->layers))))
+		e->layers = p;
+	if ((err = lay_out(set, e)))
+		return err;
+	if ((p = realloc(e->ranges, (e->nranges + 1) * sizeof(*e->ranges))))
+		e->ranges = p;
+	return 0;
+}
+
+/* FNV-1a of the roles up to the last mapping that has one: a view made
+ * before later mappings were read hashes the same with them (no role). */
+static uint64_t roles_hash(const uint8_t *alive, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+
+	while (n && !alive[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		h = (h ^ alive[i]) * 1099511628211ULL;
+	return h;
+}
+
+static void hash_insert(struct image_set *set, unsigned k)
+{
+	size_t mask = set->cap_by_hash - 1, i;
+
+	for (i = set->epochs[k].hash & mask; set->by_hash[i]; i = (i + 1) & mask)
+		;
+	set->by_hash[i] = k + 1;
+}
+
+/* Views by the hash of their roles (open addressing), with view K. */
+static int index_epoch(struct image_set *set, unsigned k)
+{
+	if (2 * ((size_t)k + 1) > set->cap_by_hash) {
+		size_t cap = set->cap_by_hash ? 2 * set->cap_by_hash : 64;
+		unsigned *table = calloc(cap, sizeof(*table)), e;
+
+		if (!table)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		free(set->by_hash);
+		set->by_hash = table;
+		set->cap_by_hash = cap;
+		for (e = 0; e < k; e++)
+			hash_insert(set, e);
+	}
+	hash_insert(set, k);
+	return 0;
+}
+
+static bool find_epoch(const struct image_set *set, const uint8_t *alive,
+		       uint64_t hash, unsigned *epoch)
+{
+	size_t i, mask = set->cap_by_hash - 1;
+
+	if (!set->cap_by_hash)
+		return false;
+	for (i = hash & mask; set->by_hash[i]; i = (i + 1) & mask) {
+		const struct epoch *e = &set->epochs[set->by_hash[i] - 1];
+
+		if (e->hash == hash && !memcmp(e->alive, alive, set->nmaps)) {
+			*epoch = set->by_hash[i] - 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* How many mappings were born at or before TSC (they come in time order). */
+static size_t born_by(const struct image_set *set, uint64_t tsc)
+{
+	size_t lo = 0, hi = set->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set->maps[mid].tsc_begin <= tsc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* How many mappings had ended at or before TSC. */
+static size_t ended_by(const struct image_set *set, uint64_t tsc)
+{
+	size_t lo = 0, hi = set->nends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set->ends[mid] <= tsc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct window_key *window_slot(struct image_set *set,
+				      const struct window_key *k)
+{
+	uint64_t h = k->born_begin * 0x9e3779b97f4a7c15ULL ^
+		     k->ended * 0xc2b2ae3d27d4eb4fULL ^ k->born_end;
+	size_t mask = set->cap_by_window - 1, i;
+
+	for (i = (size_t)(h ^ (h >> 29)) & mask;; i = (i + 1) & mask) {
+		struct window_key *w = &set->by_window[i];
+
+		if (!w->epoch_plus_one ||
+		    (w->born_begin == k->born_begin && w->ended == k->ended &&
+		     w->born_end == k->born_end))
+			return w;
+	}
+}
+
+static int remember_window(struct image_set *set, struct window_key key,
+			   unsigned epoch)
+{
+	if (2 * (set->nby_window + 1) > set->cap_by_window) {
+		size_t cap = set->cap_by_window ? 2 * set->cap_by_window : 64, i;
+		size_t old_cap = set->cap_by_window;
+		struct window_key *old = set->by_window, *table;
+
+		if (!(table = calloc(cap, sizeof(*table))))
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		set->by_window = table;
+		set->cap_by_window = cap;
+		for (i = 0; i < old_cap; i++)
+			if (old[i].epoch_plus_one)
+				*window_slot(set, &old[i]) = old[i];
+		free(old);
+	}
+	key.epoch_plus_one = epoch + 1;
+	*window_slot(set, &key) = key;
+	set->nby_window++;
 	return 0;
 }
 
 int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 			 unsigned *epoch)
 {
-	uint8_t *alive = calloc(set->cap_maps + 1, 1);
+	struct window_key key = { born_by(set, begin), ended_by(set, begin),
+				  born_by(set, end), 0 };
+	struct window_key *known;
+	uint8_t *alive;
 	struct epoch *e;
+	uint64_t hash;
 	size_t i;
-	unsigned k;
 	int err;
 
-	if (!alive)
+	if (set->cap_by_window &&
+	    (known = window_slot(set, &key))->epoch_plus_one) {
+		*epoch = known->epoch_plus_one - 1;
+		return 0;
+	}
+	if (!(alive = calloc(set->cap_maps + 1, 1)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < set->nmaps; i++)
 		alive[i] = window_role(&set->maps[i], begin, end);
-	for (k = 0; k < set->nepochs; k++)
-		if (!memcmp(set->epochs[k].alive, alive, set->nmaps)) {
-			free(alive);
-			*epoch = k;
-			return 0;
-		}
+	hash = roles_hash(alive, set->nmaps);
+	if (find_epoch(set, alive, hash, epoch)) {
+		free(alive);
+		return remember_window(set, key, *epoch);
+	}
 	if (set->nepochs == set->cap_epochs) {
 		unsigned cap = set->cap_epochs ? 2 * set->cap_epochs : 8;
 		void *p = realloc(set->epochs, cap * sizeof(*set->epochs));
@@ -417,14 +693,15 @@ int image_set_for_window(struct image_set *set, uint64_t begin, uint64_t end,
 	e = &set->epochs[set->nepochs];
 	memset(e, 0, sizeof(*e));
 	e->alive = alive;
-	if ((err = build_epoch(set, e))) {
+	e->hash = hash;
+	if ((err = build_epoch(set, e)) || (err = index_epoch(set, set->nepochs))) {
 		free(e->alive);
 		free(e->layers);
 		free(e->ranges);
 		return err;
 	}
 	*epoch = set->nepochs++;
-	return 0;
+	return remember_window(set, key, *epoch);
 }
 
 size_t image_epoch_layers(const struct image_set *set, unsigned epoch,
@@ -443,6 +720,7 @@ static const uint8_t *mapping_bytes(struct image_mapping *m)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t start, skip;
+	struct stat st;
 	void *p;
 	int fd;
 
@@ -451,8 +729,7 @@ static const uint8_t *mapping_bytes(struct image_mapping *m)
 	m->map_tried = true;
 	if (!m->file || !m->code_size || page <= 0)
 		return NULL;
-	fd = open(m->file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (regular_file_open(m->file, &fd, &st) < 0)
 		return NULL;
 	start = m->pgoff & ~((uint64_t)page - 1);
 	skip = m->pgoff - start;
@@ -537,24 +814,9 @@ size_t image_epoch_read(struct image_set *set, unsigned epoch, uint64_t ip,
 const struct image_mapping *image_set_lookup(const struct image_set *set,
 					     uint64_t ip, uint64_t tsc)
 {
-	const struct image_mapping *best = NULL;
-	size_t i;
+	long k = image_index_lookup(set->index, set->maps, ip, tsc);
 
-	for (i = 0; i < set->nmaps; i++) {
-		const struct image_mapping *m = &set->maps[i];
-
-		if (ip >= m->addr && ip - m->addr < m->len &&
-		    alive_in(m, tsc, tsc))
-			best = m;
-	}
-	if (!best)	/* no time information fits: any mapping of IP */
-		for (i = 0; i < set->nmaps; i++) {
-			const struct image_mapping *m = &set->maps[i];
-
-			if (ip >= m->addr && ip - m->addr < m->len)
-				best = m;
-		}
-	return best;
+	return k < 0 ? NULL : &set->maps[k];
 }
 
 size_t image_set_nevents(const struct image_set *set)

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "json-util.h"
+#include "recording-file.h"
 
 #include <capstone/capstone.h>
 #include <ctype.h>
@@ -14,6 +15,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *class_name(enum hwtr_insn_class c)
 {
@@ -260,9 +262,14 @@ static void print_source_line(FILE *out, const char *file, const char *path,
 			      int line)
 {
 	char text[512];
-	FILE *src = fopen(path ? path : file, "r");
-	int n = 0;
+	struct stat st;
+	FILE *src = NULL;
+	int n = 0, fd;
 
+	/* A path from debug information: a FIFO there must not block. */
+	if (regular_file_open(path ? path : file, &fd, &st) == 0 &&
+	    !(src = fdopen(fd, "r")))
+		close(fd);
 	fprintf(out, "%s:%d", file, line);
 	if (src) {
 		while (fgets(text, sizeof(text), src))

@@ -8,6 +8,7 @@
 #include "hwtrecord.h"
 
 #include "error.h"
+#include "recording-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,14 +21,14 @@ int hwtr_load_bias_of_file(const char *path, uint64_t addr, uint64_t pgoff,
 			   uint64_t *bias)
 {
 	size_t phnum = 0, k;
-	int fd, found = 0;
+	struct stat st;
+	int fd, found;
 	Elf *elf;
 
 	if (!path || !bias)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_load_bias_of_file: bad argument");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+	if ((found = regular_file_open(path, &fd, &st)) < 0)
+		return found;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0) {

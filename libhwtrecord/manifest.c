@@ -5,9 +5,11 @@
  * its message; unknown fields are ignored so that later minor additions do
  * not break older readers.
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include "manifest.h"
 
 #include "error.h"
+#include "recording-file.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -119,6 +121,12 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 
 		if (t && info->threads[i].etm)
 			json_object_set_new(t, "etm", etm_encode(info->threads[i].etm));
+		if (t && info->threads[i].has_stream_check) {
+			json_object_set_new(t, "stream_size",
+					    json_integer((json_int_t)info->threads[i].stream_size));
+			json_object_set_new(t, "stream_crc32",
+					    json_integer(info->threads[i].stream_crc32));
+		}
 		json_array_append_new(threads, t);
 	}
 	end = json_pack("{s:s}", "state", end_state_name(info->end.state));
@@ -140,6 +148,17 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 			 "end", end, "complete", info->complete);
 	if (root && info->core)
 		json_object_set_new(root, "core", json_string(info->core));
+	if (root && info->nfiles) {
+		json_t *files = json_object();
+
+		for (i = 0; i < info->nfiles; i++)
+			json_object_set_new(files, info->files[i].name,
+					    json_pack("{s:I,s:I}", "size",
+						      (json_int_t)info->files[i].size,
+						      "crc32",
+						      (json_int_t)info->files[i].crc32));
+		json_object_set_new(root, "files", files);
+	}
 	return root;
 }
 
@@ -339,6 +358,156 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 	return 0;
 }
 
+/* threads[I].stream_size and stream_crc32: both or neither. */
+static int stream_check_decode(json_t *t, const struct json_where *w, size_t i,
+			       struct hwtr_thread_info *thread)
+{
+	bool has_size = json_object_get(t, "stream_size") != NULL;
+	uint64_t crc = 0;
+	int err;
+
+	if (has_size != (json_object_get(t, "stream_crc32") != NULL))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu] has only one of \"stream_size\" "
+				 "and \"stream_crc32\"", w->file, i);
+	if (!has_size)
+		return 0;
+	if ((err = json_get_u64(t, "stream_size", w, &thread->stream_size)) ||
+	    (err = json_get_u64(t, "stream_crc32", w, &crc)))
+		return hwtr_fail_context(err, "threads[%zu]: ", i);
+	if (crc > UINT32_MAX)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].stream_crc32 is not a 32-bit "
+				 "value", w->file, i);
+	thread->stream_crc32 = (uint32_t)crc;
+	thread->has_stream_check = true;
+	return 0;
+}
+
+/* Each thread's trace once: a tid listed twice, or one source's trace
+ * named twice (a stream of its own, or the same trace ID and context of a
+ * shared buffer), would be decoded twice and shown as two histories. */
+static int compare_sources(const void *a, const void *b, void *threads)
+{
+	const struct hwtr_thread_info *x =
+		&((const struct hwtr_thread_info *)threads)[*(const size_t *)a];
+	const struct hwtr_thread_info *y =
+		&((const struct hwtr_thread_info *)threads)[*(const size_t *)b];
+	int c = strcmp(x->stream, y->stream);
+
+	if (c || !x->etm || !y->etm)
+		return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
+	if (x->etm->trace_id != y->etm->trace_id)
+		return x->etm->trace_id < y->etm->trace_id ? -1 : 1;
+	if (x->etm->has_context_id != y->etm->has_context_id)
+		return x->etm->has_context_id ? 1 : -1;
+	if (x->etm->context_id != y->etm->context_id)
+		return x->etm->context_id < y->etm->context_id ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int compare_tids(const void *a, const void *b, void *threads)
+{
+	const struct hwtr_thread_info *x =
+		&((const struct hwtr_thread_info *)threads)[*(const size_t *)a];
+	const struct hwtr_thread_info *y =
+		&((const struct hwtr_thread_info *)threads)[*(const size_t *)b];
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static bool same_source(const struct hwtr_thread_info *x,
+			const struct hwtr_thread_info *y)
+{
+	if (strcmp(x->stream, y->stream))
+		return false;
+	if (!x->etm || !y->etm)
+		return true;
+	return x->etm->trace_id == y->etm->trace_id &&
+	       x->etm->has_context_id == y->etm->has_context_id &&
+	       x->etm->context_id == y->etm->context_id;
+}
+
+static int threads_check_unique(const struct hwtr_recording_info *info,
+				const char *file)
+{
+	size_t n = info->nthreads, k, *order;
+	int err = 0;
+
+	if (n < 2)
+		return 0;
+	if (!(order = malloc(n * sizeof(*order))))
+		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", file);
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	qsort_r(order, n, sizeof(*order), compare_tids, (void *)info->threads);
+	for (k = 1; k < n && !err; k++)
+		if (info->threads[order[k]].tid == info->threads[order[k - 1]].tid)
+			err = hwtr_fail(hwtr_err_format,
+					"%s: threads[%zu] and threads[%zu] are both "
+					"thread %u", file, order[k - 1], order[k],
+					info->threads[order[k]].tid);
+	qsort_r(order, n, sizeof(*order), compare_sources, (void *)info->threads);
+	for (k = 1; k < n && !err; k++)
+		if (same_source(&info->threads[order[k - 1]], &info->threads[order[k]]))
+			err = hwtr_fail(hwtr_err_format,
+					"%s: threads[%zu] and threads[%zu] both name "
+					"the trace of stream \"%s\"%s", file,
+					order[k - 1], order[k],
+					info->threads[order[k]].stream,
+					info->threads[order[k]].etm
+						? " under the same trace ID and context"
+						: "");
+	free(order);
+	return err;
+}
+
+/* "files": {NAME: {"size": N, "crc32": N}, ...}. */
+static int files_decode(json_t *obj, const struct json_where *w,
+			struct hwtr_recording_info *info)
+{
+	struct hwtr_file_check *files;
+	const char *name;
+	json_t *v;
+	size_t n = 0;
+	int err;
+
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"files\" is not an object", w->file);
+	files = calloc(json_object_size(obj) + 1, sizeof(*files));
+	if (!files)
+		return hwtr_fail(hwtr_err_nomem, "%s: out of memory", w->file);
+	info->files = files;
+	json_object_foreach(obj, name, v) {
+		uint64_t crc = 0;
+
+		if (!recording_name_inside(name))
+			return hwtr_fail(hwtr_err_format,
+					 "%s: files: \"%s\" leaves the recording "
+					 "directory", w->file, name);
+		if (!json_is_object(v))
+			return hwtr_fail(hwtr_err_format,
+					 "%s: files.\"%s\" is not an object",
+					 w->file, name);
+		if ((err = json_get_u64(v, "size", w, &files[n].size)) ||
+		    (err = json_get_u64(v, "crc32", w, &crc)))
+			return hwtr_fail_context(err, "files.\"%s\": ", name);
+		if (crc > UINT32_MAX)
+			return hwtr_fail(hwtr_err_format,
+					 "%s: files.\"%s\".crc32 is not a 32-bit "
+					 "value", w->file, name);
+		files[n].name = name;
+		files[n].crc32 = (uint32_t)crc;
+		info->nfiles = ++n;
+	}
+	return 0;
+}
+
 static int threads_decode(json_t *arr, const struct json_where *w,
 			  bool etm, struct hwtr_recording_info *info)
 {
@@ -377,11 +546,13 @@ static int threads_decode(json_t *arr, const struct json_where *w,
 			return hwtr_fail(hwtr_err_format,
 					 "%s: threads[%zu].tid is out of range",
 					 w->file, i);
-		if (strstr(threads[i].stream, "..") || threads[i].stream[0] == '/')
+		if (!recording_name_inside(threads[i].stream))
 			return hwtr_fail(hwtr_err_format,
 					 "%s: threads[%zu].stream \"%s\" leaves the "
 					 "recording directory",
 					 w->file, i, threads[i].stream);
+		if ((err = stream_check_decode(t, w, i, &threads[i])))
+			return err;
 		threads[i].tid = (uint32_t)tid;
 		if (etm) {
 			if ((err = etm_decode(json_object_get(t, "etm"), w, i,
@@ -483,11 +654,24 @@ int manifest_decode(json_t *root, const char *file,
 		return err;
 	if ((err = end_decode(json_object_get(root, "end"), &w, &info->end)))
 		return err;
+	if ((err = threads_check_unique(info, file)))
+		return err;
 	if ((err = json_get_string_opt(root, "core", &w, &info->core)))
+		return err;
+	if (info->core && !recording_name_inside(info->core))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"core\" (\"%s\") leaves the "
+				 "recording directory", file, info->core);
+	if ((err = files_decode(json_object_get(root, "files"), &w, info)))
 		return err;
 	if ((err = json_get_bool_opt(root, "complete", &w, &complete)))
 		return err;
 	info->complete = complete;
+	/* Live recordings start with no thread; a finished one has some. */
+	if (complete && !info->nthreads)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"threads\" is empty, but the recording "
+				 "is finished: it names no trace", file);
 	return 0;
 }
 
@@ -495,6 +679,8 @@ void manifest_release(struct hwtr_recording_info *info)
 {
 	free((void *)info->threads);
 	free((void *)info->argv);
+	free((void *)info->files);
 	info->threads = NULL;
 	info->argv = NULL;
+	info->files = NULL;
 }

@@ -16,13 +16,21 @@
  * mapping until the next refresh, so that histories built on the bytes can
  * be extended from them (hwtr_history_extend).
  *
+ * Every file is opened under recording-file.h's policy (inside the
+ * directory, no symbolic links, regular files only).  A finished recording
+ * is checked against the lengths and checksums its manifest carries
+ * (integrity.h) when it is opened, or by the refresh that sees it finish.
+ *
  * Not done yet: a stream that shrinks or a manifest that contradicts the
  * one before (another recording put in its place) is refused, not reread.
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include "hwtrecord.h"
 
 #include "error.h"
+#include "integrity.h"
 #include "manifest.h"
+#include "recording-file.h"
 #include "sideband.h"
 
 #include <errno.h>
@@ -65,6 +73,7 @@ struct hwtr_recording {
 	uint64_t last_tsc;
 	struct mapped_stream *streams;
 	uint64_t refreshes;
+	bool checked;		/* a finished recording's files were checked */
 };
 
 /* What a refresh read, before it changes the recording. */
@@ -86,6 +95,7 @@ struct update {
 	struct mapped_stream *streams;	/* per thread of the new info */
 	size_t nstreams;
 	char **missing;		/* per thread: a missing stream's path */
+	bool checked;		/* the finished recording's files were checked */
 };
 
 static char *path_join(const char *dir, const char *name)
@@ -111,22 +121,19 @@ static void note_cut_off(struct hwtr_recording *r, const char *fmt,
 	r->info.cut_off_reason = r->cut_off_reason;
 }
 
-/* The file at PATH from byte FROM on (NUL-terminated). */
-static int read_file_from(const char *path, uint64_t from, char **data,
-			  size_t *size, uint64_t *file_size)
+/* File NAME of recording DIR (PATH for messages) from byte FROM on
+ * (NUL-terminated). */
+static int read_file_from(const char *dir, const char *name, const char *path,
+			  uint64_t from, char **data, size_t *size,
+			  uint64_t *file_size)
 {
 	struct stat st;
 	ssize_t n;
 	size_t got = 0, want;
-	int fd = open(path, O_RDONLY);
+	int fd, err = recording_file_open(dir, name, &fd, &st);
 
-	if (fd < 0)
-		return hwtr_fail(errno == ENOENT ? hwtr_err_notfound : hwtr_err_io,
-				 "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return hwtr_fail(hwtr_err_io, "%s: not a regular file", path);
-	}
+	if (err)
+		return err;
 	*file_size = (uint64_t)st.st_size;
 	if ((uint64_t)st.st_size < from) {
 		close(fd);
@@ -204,7 +211,8 @@ static int read_manifest(struct hwtr_recording *r, struct update *u)
 
 	if (!path)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	err = read_file_from(path, 0, &text, &size, &file_size);
+	err = read_file_from(r->dir, "manifest.json", path, 0, &text, &size,
+			     &file_size);
 	if (err == -hwtr_err_notfound) {
 		err = hwtr_fail(hwtr_err_notfound,
 				"%s: no manifest.json: not a recording, or its "
@@ -262,7 +270,8 @@ static int read_sideband(struct hwtr_recording *r, struct update *u)
 		free(path);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
-	err = read_file_from(path, r->sideband_read, &text, &size, &file_size);
+	err = read_file_from(r->dir, "sideband.jsonl", path, r->sideband_read,
+			     &text, &size, &file_size);
 	if (err == -hwtr_err_notfound && !update_info(r, u)->complete &&
 	    r->sideband_read == 0) {
 		u->sideband_missing = true;
@@ -329,15 +338,11 @@ out:
 	return err;
 }
 
-static int map_stream(const char *path, size_t size, const uint8_t **bytes)
+static int map_stream(int fd, const char *path, size_t size,
+		      const uint8_t **bytes)
 {
-	int fd = open(path, O_RDONLY);
-	void *map;
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-	if (fd < 0)
-		return hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED)
 		return hwtr_fail(hwtr_err_io, "%s: mmap: %s", path, strerror(errno));
 	*bytes = map;
@@ -361,24 +366,30 @@ static int read_streams(struct hwtr_recording *r, struct update *u)
 			i < r->info.nthreads && r->streams ? &r->streams[i] : NULL;
 		char *path = path_join(r->dir, t->stream);
 		struct stat st;
-		int err = 0;
+		int fd = -1, err;
 
 		if (!path)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		if (stat(path, &st) < 0) {
-			if (errno == ENOENT && !info->complete && !(was && was->size)) {
-				u->missing[i] = path;
-				continue;
-			}
-			err = hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
-		} else if (!S_ISREG(st.st_mode)) {
-			err = hwtr_fail(hwtr_err_io, "%s: not a regular file", path);
+		err = recording_file_open(r->dir, t->stream, &fd, &st);
+		if (err == -hwtr_err_notfound && !info->complete &&
+		    !(was && was->size)) {
+			u->missing[i] = path;
+			continue;
+		} else if (err) {
+			/* the message names the file */
 		} else if (t->trace_start > (uint64_t)st.st_size) {
 			err = hwtr_fail(hwtr_err_format,
 					"%s: manifest says kept trace starts at offset "
 					"%llu, beyond the stream's %lld bytes",
 					path, (unsigned long long)t->trace_start,
 					(long long)st.st_size);
+		} else if (info->complete && st.st_size > 0 &&
+			   t->trace_start == (uint64_t)st.st_size) {
+			err = hwtr_fail(hwtr_err_format,
+					"%s: manifest says kept trace starts at offset "
+					"%llu, the end of the finished stream: none of "
+					"its trace would be read", path,
+					(unsigned long long)t->trace_start);
 		} else if (was && (uint64_t)st.st_size < was->size) {
 			err = hwtr_fail(hwtr_err_format,
 					"%s: shrank from %zu to %lld bytes since it was "
@@ -388,14 +399,124 @@ static int read_streams(struct hwtr_recording *r, struct update *u)
 			u->streams[i].bytes = was->bytes;	/* unchanged */
 			u->streams[i].size = was->size;
 		} else if (st.st_size > 0) {
-			err = map_stream(path, (size_t)st.st_size, &u->streams[i].bytes);
+			err = map_stream(fd, path, (size_t)st.st_size,
+					 &u->streams[i].bytes);
 			if (!err)
 				u->streams[i].size = (size_t)st.st_size;
 		}
+		if (fd >= 0)
+			close(fd);
 		free(path);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+static int compare_streams(const void *a, const void *b, void *threads)
+{
+	const struct hwtr_thread_info *t = threads;
+	int c = strcmp(t[*(const size_t *)a].stream, t[*(const size_t *)b].stream);
+
+	if (c)
+		return c;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Each stream of a finished recording against its length and CRC-32; a
+ * stream several sources share is read once, and they must agree on it. */
+static int check_streams(struct hwtr_recording *r, const struct update *u,
+			 const struct hwtr_recording_info *info)
+{
+	size_t n = info->nthreads, k, *order = calloc(n + 1, sizeof(size_t));
+	int err = 0;
+
+	if (!order)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	qsort_r(order, n, sizeof(*order), compare_streams, (void *)info->threads);
+	for (k = 0; k < n && !err; k++) {
+		const struct hwtr_thread_info *t = &info->threads[order[k]];
+		const struct hwtr_thread_info *prev =
+			k ? &info->threads[order[k - 1]] : NULL;
+		char field[64], *path;
+
+		if (!t->has_stream_check)
+			continue;
+		if (prev && prev->has_stream_check &&
+		    !strcmp(prev->stream, t->stream)) {
+			if (prev->stream_size != t->stream_size ||
+			    prev->stream_crc32 != t->stream_crc32)
+				err = hwtr_fail(hwtr_err_format,
+						"%s/manifest.json: threads[%zu] and "
+						"threads[%zu] name stream \"%s\" with "
+						"different lengths or checksums",
+						r->dir, order[k - 1], order[k],
+						t->stream);
+			continue;
+		}
+		if (!(path = path_join(r->dir, t->stream))) {
+			err = hwtr_fail(hwtr_err_nomem, "out of memory");
+			break;
+		}
+		snprintf(field, sizeof(field), "threads[%zu].stream_size/crc32",
+			 order[k]);
+		err = integrity_check(path, field, u->streams[order[k]].bytes,
+				      u->streams[order[k]].size, t->stream_size,
+				      t->stream_crc32);
+		free(path);
+	}
+	free(order);
+	return err;
+}
+
+/* The other files a finished recording lists, each read once. */
+static int check_files(struct hwtr_recording *r,
+		       const struct hwtr_recording_info *info)
+{
+	size_t k;
+	int err = 0;
+
+	for (k = 0; k < info->nfiles && !err; k++) {
+		const struct hwtr_file_check *f = &info->files[k];
+		char *path = path_join(r->dir, f->name), field[300];
+		struct stat st;
+		int fd;
+
+		if (!path)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		snprintf(field, sizeof(field), "files.\"%s\"", f->name);
+		err = recording_file_open(r->dir, f->name, &fd, &st);
+		if (!err) {
+			err = integrity_check_fd(fd, path, field, f->size, f->crc32);
+			close(fd);
+		}
+		free(path);
+	}
+	return err;
+}
+
+/* What a recording names besides its streams is checked whether it is
+ * finished or not: the core must be a regular file inside the recording.
+ * A finished recording's files are checked against its manifest once. */
+static int check_named_files(struct hwtr_recording *r, struct update *u)
+{
+	const struct hwtr_recording_info *info = update_info(r, u);
+	struct stat st;
+	int fd, err;
+
+	if (info->core) {
+		if ((err = recording_file_open(r->dir, info->core, &fd, &st)))
+			return hwtr_fail_context(err, "core of the recording: ");
+		close(fd);
+	}
+	u->checked = r->checked && !u->manifest_text;
+	if (!info->complete || u->checked)
+		return 0;
+	if ((err = check_streams(r, u, info)) || (err = check_files(r, info)))
+		return err;
+	u->checked = true;
 	return 0;
 }
 
@@ -544,6 +665,7 @@ static int apply(struct hwtr_recording *r, struct update *u)
 	free(r->streams);
 	r->streams = streams;
 	note_cuts(r, u);
+	r->checked = u->checked;
 	r->refreshes++;
 	return 0;
 nomem:
@@ -559,6 +681,7 @@ static int refresh(struct hwtr_recording *r)
 	if ((err = read_manifest(r, &u)) ||
 	    (err = read_sideband(r, &u)) ||
 	    (err = read_streams(r, &u)) ||
+	    (err = check_named_files(r, &u)) ||
 	    (err = apply(r, &u))) {
 		update_release(r, &u, false);
 		return err;

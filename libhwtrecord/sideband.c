@@ -10,7 +10,9 @@
 #include "sideband.h"
 
 #include "error.h"
+#include "recording-file.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static const char *const kind_names[] = {
@@ -97,6 +99,38 @@ static int prot_parse(const char *text, int *prot)
 	return 0;
 }
 
+/* A build-id names objects/BUILD_ID and DEBUG_DIR/.build-id/xx/rest: hex
+ * digits only, so that it cannot name anything else. */
+static bool build_id_ok(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (n < 2 || n > 128 || n % 2)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)id[i]))
+			return false;
+	return true;
+}
+
+/* A mapping or unmapping covers at least a byte and ends inside the
+ * address space. */
+static int range_check(const struct hwtr_sideband_event *e,
+		       const struct json_where *w, const char *kind)
+{
+	if (e->len == 0)
+		return hwtr_fail(hwtr_err_format,
+				 "%s:%ld: %s at 0x%llx has length 0", w->file,
+				 w->line, kind, (unsigned long long)e->addr);
+	if (e->addr + e->len < e->addr && e->addr + e->len != 0)
+		return hwtr_fail(hwtr_err_format,
+				 "%s:%ld: %s at 0x%llx of length 0x%llx wraps "
+				 "past the end of the address space", w->file,
+				 w->line, kind, (unsigned long long)e->addr,
+				 (unsigned long long)e->len);
+	return 0;
+}
+
 static int tid_get(json_t *obj, const struct json_where *w, uint32_t *tid)
 {
 	uint64_t v = 0;
@@ -147,14 +181,23 @@ int sideband_decode(json_t *obj, const struct json_where *w,
 					 "%s:%ld: field \"prot\" is \"%s\", "
 					 "expected three of r/w/x or -",
 					 w->file, w->line, prot);
-		if (e->saved && (strstr(e->saved, "..") || e->saved[0] == '/'))
+		if (e->saved && !recording_name_inside(e->saved))
 			return hwtr_fail(hwtr_err_format,
-					 "%s:%ld: field \"saved\" leaves the "
-					 "recording directory", w->file, w->line);
+					 "%s:%ld: field \"saved\" (\"%s\") leaves "
+					 "the recording directory", w->file,
+					 w->line, e->saved);
+		if (e->build_id && !build_id_ok(e->build_id))
+			return hwtr_fail(hwtr_err_format,
+					 "%s:%ld: field \"build_id\" (\"%.140s\") is "
+					 "not a build-id (2 to 128 hex digits)",
+					 w->file, w->line, e->build_id);
+		if ((err = range_check(e, w, "mmap")))
+			return err;
 		break;
 	case hwtr_ev_munmap:
 		if ((err = json_get_u64(obj, "addr", w, &e->addr)) ||
-		    (err = json_get_u64(obj, "len", w, &e->len)))
+		    (err = json_get_u64(obj, "len", w, &e->len)) ||
+		    (err = range_check(e, w, "munmap")))
 			return err;
 		break;
 	case hwtr_ev_exec:

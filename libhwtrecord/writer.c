@@ -5,11 +5,13 @@
  * atomically (write + rename) whenever a thread is added and at the end.
  * Until hwtr_writer_finish() the manifest says "complete": false, so a
  * recorder that is killed leaves a recording that the reader opens up to its
- * last complete piece and reports as cut off.
+ * last complete piece and reports as cut off.  The finished manifest carries
+ * every file's length and CRC-32 (integrity.h), counted as the bytes go out.
  */
 #include "hwtrecord.h"
 
 #include "error.h"
+#include "integrity.h"
 #include "manifest.h"
 #include "sideband.h"
 
@@ -26,14 +28,21 @@ struct writer_thread {
 	char *stream_path;	/* relative, owned */
 	FILE *file;		/* NULL for a stream saved whole (shared) */
 	uint64_t size;
+	uint32_t crc;		/* CRC-32 of the SIZE bytes written */
 	struct hwtr_etm_config etm;	/* strings owned */
+};
+
+/* A file saved in the recording besides the streams and the sideband. */
+struct saved_file {
+	char *path;		/* relative, owned */
+	uint64_t size;
+	uint32_t crc;
 };
 
 /* A trace file that several sources share, written piece by piece. */
 struct shared_trace {
-	const char *path;	/* relative, one of saved */
+	size_t saved;		/* its entry in saved */
 	FILE *file;
-	uint64_t size;
 };
 
 struct hwtr_writer {
@@ -45,9 +54,14 @@ struct hwtr_writer {
 	size_t nthreads, cap_threads;
 	struct hwtr_thread_info *thread_infos;	/* manifest view of threads */
 	FILE *sideband;
+	uint64_t sideband_size;
+	uint32_t sideband_crc;
 	char *core;
-	char **saved;		/* saved object and trace paths, relative */
+	uint64_t core_size;
+	uint32_t core_crc;
+	struct saved_file *saved;	/* saved objects and trace buffers */
 	size_t nsaved;
+	struct hwtr_file_check *file_checks;	/* manifest view of files */
 	struct shared_trace *shared;	/* trace files written as they come */
 	size_t nshared;
 	bool failed;		/* a write failed: say so in every later call */
@@ -78,6 +92,65 @@ static int dir_is_empty(const char *dir)
 	return empty;
 }
 
+static const struct saved_file *find_saved(const struct hwtr_writer *w,
+					   const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < w->nsaved; i++)
+		if (!strcmp(w->saved[i].path, path))
+			return &w->saved[i];
+	return NULL;
+}
+
+static bool is_stream(const struct hwtr_writer *w, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < w->nthreads; i++)
+		if (!strcmp(w->threads[i].info.stream, path))
+			return true;
+	return false;
+}
+
+/* A finished recording says how long each file is and its CRC-32; one that
+ * is still being written says nothing (its files grow). */
+static int note_checks(struct hwtr_writer *w)
+{
+	struct hwtr_file_check *files;
+	size_t i, n = 0;
+
+	w->info.nfiles = 0;
+	w->info.files = NULL;
+	if (!w->info.complete)
+		return 0;
+	for (i = 0; i < w->nthreads; i++) {
+		struct hwtr_thread_info *t = &w->thread_infos[i];
+		const struct saved_file *whole =
+			w->threads[i].file ? NULL : find_saved(w, t->stream);
+
+		t->has_stream_check = true;
+		t->stream_size = whole ? whole->size : w->threads[i].size;
+		t->stream_crc32 = whole ? whole->crc : w->threads[i].crc;
+	}
+	files = realloc(w->file_checks, (w->nsaved + 2) * sizeof(*files));
+	if (!files)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->file_checks = files;
+	files[n++] = (struct hwtr_file_check){ "sideband.jsonl", w->sideband_size,
+					       w->sideband_crc };
+	if (w->core)
+		files[n++] = (struct hwtr_file_check){ w->core, w->core_size,
+						       w->core_crc };
+	for (i = 0; i < w->nsaved; i++)
+		if (!is_stream(w, w->saved[i].path))
+			files[n++] = (struct hwtr_file_check){
+				w->saved[i].path, w->saved[i].size, w->saved[i].crc };
+	w->info.nfiles = n;
+	w->info.files = files;
+	return 0;
+}
+
 /* Write the manifest to a temporary file and rename it into place, so that
  * readers see the old or the new manifest, never half of one. */
 static int write_manifest_in(struct hwtr_writer *w, const char *dir)
@@ -101,6 +174,8 @@ static int write_manifest_in(struct hwtr_writer *w, const char *dir)
 	}
 	w->info.threads = w->thread_infos;
 	w->info.nthreads = w->nthreads;
+	if ((err = note_checks(w)))
+		goto out;
 	root = manifest_encode(&w->info);
 	if (!root) {
 		err = hwtr_fail(hwtr_err_nomem, "%s: cannot encode manifest", final);
@@ -258,6 +333,16 @@ int hwtr_writer_event(struct hwtr_writer *w,
 		return hwtr_fail(hwtr_err_invalid, "%s: sideband event with a "
 				 "time, length or offset of 2^63 or more",
 				 w->dir);
+	/* What the reader refuses is not written either. */
+	if ((event->kind == hwtr_ev_mmap || event->kind == hwtr_ev_munmap) &&
+	    (event->len == 0 || (event->addr + event->len < event->addr &&
+				 event->addr + event->len != 0)))
+		return hwtr_fail(hwtr_err_invalid, "%s: sideband %s at 0x%llx of "
+				 "length 0x%llx: empty, or wraps past the end of "
+				 "the address space", w->dir,
+				 event->kind == hwtr_ev_mmap ? "mmap" : "munmap",
+				 (unsigned long long)event->addr,
+				 (unsigned long long)event->len);
 	obj = sideband_encode(event);
 	if (!obj)
 		return hwtr_fail(hwtr_err_invalid, "%s: cannot encode sideband event",
@@ -270,6 +355,10 @@ int hwtr_writer_event(struct hwtr_writer *w,
 		w->failed = true;
 		err = hwtr_fail(hwtr_err_io, "%s/sideband.jsonl: write failed: %s",
 				w->dir, strerror(errno));
+	} else {
+		w->sideband_crc = integrity_crc32(w->sideband_crc, line, strlen(line));
+		w->sideband_crc = integrity_crc32(w->sideband_crc, "\n", 1);
+		w->sideband_size += strlen(line) + 1;
 	}
 	free(line);
 	return err;
@@ -365,7 +454,7 @@ int hwtr_writer_add_source(struct hwtr_writer *w, uint32_t tid, uint64_t tsc,
 	if (!stream || !etm)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_writer_add_source: bad argument");
 	for (i = 0; w && i < w->nsaved; i++)
-		if (!strcmp(w->saved[i], stream))
+		if (!strcmp(w->saved[i].path, stream))
 			break;
 	if (!w || i == w->nsaved || strncmp(stream, "trace/", 6))
 		return hwtr_fail(hwtr_err_invalid,
@@ -407,6 +496,7 @@ int hwtr_writer_trace(struct hwtr_writer *w, uint32_t tid, const void *bytes,
 				 w->dir, t->stream_path,
 				 (unsigned long long)t->size, strerror(errno));
 	}
+	t->crc = integrity_crc32(t->crc, bytes, size);
 	t->size += size;
 	return 0;
 }
@@ -470,14 +560,16 @@ static int save_file(struct hwtr_writer *w, const char *subdir, const char *name
 		return err;
 	}
 	free(full);
-	p = realloc(w->saved, (w->nsaved + 1) * sizeof(char *));
+	p = realloc(w->saved, (w->nsaved + 1) * sizeof(*w->saved));
 	if (!p)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	w->saved = p;
-	if (!(w->saved[w->nsaved] = strdup(rel)))
+	w->saved[w->nsaved] = (struct saved_file){
+		strdup(rel), size, integrity_crc32(0, bytes, size) };
+	if (!w->saved[w->nsaved].path)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (relative_path)
-		*relative_path = w->saved[w->nsaved];
+		*relative_path = w->saved[w->nsaved].path;
 	w->nsaved++;
 	return 0;
 }
@@ -522,7 +614,7 @@ int hwtr_writer_open_trace(struct hwtr_writer *w, const char *name,
 	}
 	free(full);
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	w->shared[w->nshared++] = (struct shared_trace){ rel, f, 0 };
+	w->shared[w->nshared++] = (struct shared_trace){ w->nsaved - 1, f };
 	if (relative_path)
 		*relative_path = rel;
 	return 0;
@@ -531,26 +623,28 @@ int hwtr_writer_open_trace(struct hwtr_writer *w, const char *name,
 int hwtr_writer_append_trace(struct hwtr_writer *w, const char *relative_path,
 			     const void *bytes, size_t size)
 {
+	struct saved_file *saved;
 	size_t i;
 	int err = check_usable(w);
 
 	if (err)
 		return err;
 	for (i = 0; i < w->nshared; i++)
-		if (!strcmp(w->shared[i].path, relative_path))
+		if (!strcmp(w->saved[w->shared[i].saved].path, relative_path))
 			break;
 	if (i == w->nshared)
 		return hwtr_fail(hwtr_err_notfound, "trace stream \"%s\" was not "
 				 "opened with hwtr_writer_open_trace",
 				 relative_path);
+	saved = &w->saved[w->shared[i].saved];
 	if (size && fwrite(bytes, 1, size, w->shared[i].file) != size) {
 		w->failed = true;
 		return hwtr_fail(hwtr_err_io, "%s/%s: write failed at offset %llu: %s",
 				 w->dir, relative_path,
-				 (unsigned long long)w->shared[i].size,
-				 strerror(errno));
+				 (unsigned long long)saved->size, strerror(errno));
 	}
-	w->shared[i].size += size;
+	saved->crc = integrity_crc32(saved->crc, bytes, size);
+	saved->size += size;
 	return 0;
 }
 
@@ -583,6 +677,17 @@ static int copy_file(const char *from, const char *to)
 	return err;
 }
 
+static int checksum_file(const char *path, uint64_t *size, uint32_t *crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+	err = integrity_crc32_of_fd(fd, path, size, crc);
+	close(fd);
+	return err;
+}
+
 int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
 {
 	char *dest;
@@ -607,7 +712,10 @@ int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
 		}
 		unlink(core_path);
 	}
+	err = checksum_file(dest, &w->core_size, &w->core_crc);
 	free(dest);
+	if (err)
+		return err;
 	free(w->core);
 	w->core = strdup("core");
 	w->info.core = w->core;
@@ -632,7 +740,8 @@ int hwtr_writer_flush(struct hwtr_writer *w)
 		if (fflush(w->shared[i].file) == EOF) {
 			w->failed = true;
 			return hwtr_fail(hwtr_err_io, "%s/%s: write failed: %s",
-					 w->dir, w->shared[i].path, strerror(errno));
+					 w->dir, w->saved[w->shared[i].saved].path,
+				 strerror(errno));
 		}
 	if (fflush(w->sideband) == EOF) {
 		w->failed = true;
@@ -703,7 +812,7 @@ int hwtr_writer_save_copy(struct hwtr_writer *w, const char *dir)
 	if (!err)
 		err = copy_into(w, dir, "sideband.jsonl");
 	for (i = 0; i < w->nsaved && !err; i++)
-		err = copy_into(w, dir, w->saved[i]);
+		err = copy_into(w, dir, w->saved[i].path);
 	if (!err && w->core)
 		err = copy_into(w, dir, w->core);
 	if (err)
@@ -737,8 +846,9 @@ void hwtr_writer_free(struct hwtr_writer *w)
 	for (i = 0; w->argv && i < w->info.argc; i++)
 		free(w->argv[i]);
 	for (i = 0; i < w->nsaved; i++)
-		free(w->saved[i]);
+		free(w->saved[i].path);
 	free(w->saved);
+	free(w->file_checks);
 	free(w->argv);
 	free(w->threads);
 	free(w->thread_infos);

@@ -134,6 +134,20 @@ struct hwtr_thread_info {
 	const char *stream;	/* path relative to the recording directory */
 	uint64_t trace_start;	/* stream offset where kept trace starts (ring) */
 	const struct hwtr_etm_config *etm;	/* ETM/ETE recordings, else NULL */
+	/* Written when the recorder finished (doc/recording-format.md): the
+	 * stream's length and CRC-32, checked when the recording is opened. */
+	bool has_stream_check;
+	uint64_t stream_size;
+	uint32_t stream_crc32;
+};
+
+/* Another file of a finished recording (the sideband, the core, a saved
+ * object or trace buffer) with its length and CRC-32 when the recorder
+ * finished, checked when the recording is opened. */
+struct hwtr_file_check {
+	const char *name;	/* relative to the recording directory */
+	uint64_t size;
+	uint32_t crc32;
 };
 
 /* The manifest, as read.  Strings are owned by the recording. */
@@ -151,6 +165,8 @@ struct hwtr_recording_info {
 	const struct hwtr_thread_info *threads;
 	struct hwtr_end end;
 	const char *core;		/* relative path, or NULL */
+	size_t nfiles;			/* files checked besides the streams */
+	const struct hwtr_file_check *files;
 	bool complete;			/* the writer finished */
 	bool cut_off;			/* something was cut off (see cut_off_reason) */
 	const char *cut_off_reason;	/* names the file and offset, or NULL */

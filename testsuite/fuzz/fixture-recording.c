@@ -41,4 +41,5 @@ void fixture_recording_write(const char *code)
 		abort();
 	}
 	hwtr_writer_free(w);
+	scratch_drop_checks("rec");
 }

@@ -27,6 +27,7 @@ static void write_recording(const char *name, bool formatted)
 			hwtr_last_error());
 		abort();
 	}
+	scratch_drop_checks(name);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -18,6 +18,11 @@ void scratch_write_pieces(const uint8_t *data, size_t size,
 			  const char *const *names, size_t n);
 /* Remove NAME if it exists. */
 void scratch_remove(const char *name);
+/* Recording NAME's manifest without the lengths and checksums of a
+ * finished recording (doc/recording-format.md): the harnesses replace its
+ * trace with each input, which those checks would refuse before any decoder
+ * saw it.  Aborts if the manifest cannot be rewritten. */
+void scratch_drop_checks(const char *name);
 /* The path of NAME inside the directory (static buffer). */
 const char *scratch_path(const char *name);
 

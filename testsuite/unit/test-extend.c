@@ -16,6 +16,7 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,31 @@ static void put(const char *dir, const char *name, const struct blob *b)
 	ck_assert_uint_eq(fwrite(b->bytes, 1, b->len, f), b->len);
 	fclose(f);
 	ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* Manifest B without the lengths and checksums a finished recording
+ * carries: these tests grow files after the final manifest is in place (and
+ * add late losses to it), as an older writer's recording was read; a
+ * finished recording with its checks refuses any of that
+ * (test-damaged.c). */
+static void strip_checks(struct blob *b)
+{
+	json_t *root = json_loadb(b->bytes, b->len, 0, NULL), *t;
+	size_t i;
+	char *text;
+
+	ck_assert_ptr_nonnull(root);
+	json_object_del(root, "files");
+	json_array_foreach(json_object_get(root, "threads"), i, t) {
+		json_object_del(t, "stream_size");
+		json_object_del(t, "stream_crc32");
+	}
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ck_assert_ptr_nonnull(text);
+	json_decref(root);
+	free(b->bytes);
+	b->bytes = text;
+	b->len = strlen(text);
 }
 
 static void make_dir(const char *dir, const char *sub)
@@ -375,7 +401,8 @@ static void check_prefix(struct hwtr_thread *t, const struct path *p,
 
 struct pt_final {
 	char dir[512];
-	struct blob manifests[3];	/* thread 1; threads 1 and 2; finished */
+	struct blob manifests[4];	/* thread 1; threads 1 and 2; finished
+					 * (without its checks); finished */
 	struct blob sideband;
 	struct blob trace1, trace2;
 	size_t lines[5];		/* where each sideband line ends */
@@ -485,6 +512,8 @@ static void write_pt_final(struct pt_final *f, const char *base)
 	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
 	hwtr_writer_free(w);
 	capture_manifest(f, 2);
+	capture_manifest(f, 3);
+	strip_checks(&f->manifests[2]);
 	trace_end(&t1);
 	trace_end(&t2);
 	read_blob(f->dir, "sideband.jsonl", &f->sideband);
@@ -501,7 +530,7 @@ static void free_pt_final(struct pt_final *f)
 {
 	int k;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		free(f->manifests[k].bytes);
 	free(f->sideband.bytes);
 	free(f->trace1.bytes);
@@ -755,6 +784,43 @@ START_TEST(what_reaches_back_builds_the_thread_again)
 }
 END_TEST
 
+/* The refresh that reads the finished manifest checks the files against
+ * its lengths and checksums: while a stream is short of them it is refused
+ * and leaves the recording as it was; once all are whole it succeeds. */
+START_TEST(a_recording_that_finishes_is_checked_by_the_refresh_that_sees_it)
+{
+	const char *base = fixture_tmpdir();
+	struct pt_final f;
+	struct growing g;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+
+	write_pt_final(&f, base);
+	start_growing(&g, base);
+	grow_to(&g, &f, 1, f.lines[3], f.trace1.len / 2, (long)f.trace2.len);
+	ck_assert_int_eq(hwtr_recording_open(g.dir, &rec), 0);
+	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
+	grow_to(&g, &f, 3, f.sideband.len, f.trace1.len - 1, (long)f.trace2.len);
+	ck_assert_int_eq(hwtr_recording_refresh(rec), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "trace/1.pt") &&
+		      strstr(hwtr_last_error(), "the file was cut"), "%s",
+		      hwtr_last_error());
+	ck_assert(!hwtr_recording_info(rec)->complete);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	grow_to(&g, &f, 3, f.sideband.len, f.trace1.len, (long)f.trace2.len);
+	ck_assert_msg(hwtr_recording_refresh(rec) == 0, "%s", hwtr_last_error());
+	ck_assert(hwtr_recording_info(rec)->complete);
+	ck_assert(hwtr_recording_info(rec)->threads[0].has_stream_check);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	check_against_paths(h, &f, true, "finished");
+	same_as_built(g.dir, h, "finished");
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	free_pt_final(&f);
+	fixture_cleanup();
+}
+END_TEST
+
 START_TEST(a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did)
 {
 	const char *base = fixture_tmpdir();
@@ -935,6 +1001,14 @@ static void etm_extension(bool formatted)
 	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s' && : > '%s/%s'", final, grown,
 		 grown, stream);
 	ck_assert_int_eq(system(cmd), 0);
+	{
+		struct blob manifest;
+
+		read_blob(grown, "manifest.json", &manifest);
+		strip_checks(&manifest);
+		put(grown, "manifest.json", &manifest);
+		free(manifest.bytes);
+	}
 	have = 0;
 	len = formatted ? 16 : 5;
 	grow(grown, stream, &whole, &have, len);
@@ -1021,6 +1095,7 @@ int main(void)
 	tcase_add_test(tc, a_history_extended_piece_by_piece_is_the_path_and_a_full_build);
 	tcase_add_test(tc, what_reaches_back_builds_the_thread_again);
 	tcase_add_test(tc, a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did);
+	tcase_add_test(tc, a_recording_that_finishes_is_checked_by_the_refresh_that_sees_it);
 	tcase_add_loop_test(tc, a_late_loss_at_the_kept_chunk_start_builds_the_thread_again, 0, 2);
 	tcase_add_test(tc, a_recording_that_shrinks_or_changes_is_refused_as_it_was);
 	tcase_add_test(tc, an_etm_history_extends_as_its_raw_trace_grows);

@@ -4,6 +4,7 @@
 #include "hwtrecord.h"
 
 #include <check.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,7 @@ START_TEST(bad_sideband_line_is_named)
 
 	make_tmpdir();
 	w = new_writer(rec_path("s.hwtrec"));
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
 	ck_assert_int_eq(hwtr_writer_finish(w, NULL), 0);
 	hwtr_writer_free(w);
 	snprintf(path, sizeof(path), "%s/sideband.jsonl", rec_path("s.hwtrec"));
@@ -212,6 +214,71 @@ START_TEST(bad_sideband_line_is_named)
 			 -hwtr_err_format);
 	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "sideband.jsonl:2:"));
 	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "\"prot\""));
+	remove_tmpdir();
+}
+END_TEST
+
+/* A finished recording carries each file's length and CRC-32, a copy saved
+ * from a live one too; the values are those of the bytes the test wrote
+ * (zlib's crc32 of them is the oracle). */
+START_TEST(finished_recordings_and_saved_copies_carry_lengths_and_crcs)
+{
+	static const uint8_t first[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+	static const uint8_t more[] = { 0x00, 0x00, 0x19, 0x01 };
+	const struct hwtr_recording_info *info;
+	struct hwtr_recording *rec;
+	struct hwtr_writer *w;
+	struct hwtr_end end = { hwtr_end_exited, 0 };
+	uint32_t crc_first = (uint32_t)crc32(0, first, sizeof(first));
+	uint32_t crc_all = (uint32_t)crc32(crc_first, more, sizeof(more));
+	size_t i;
+
+	make_tmpdir();
+	w = new_writer(rec_path("live.hwtrec"));
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 9, 1), 0);
+	ck_assert_int_eq(hwtr_writer_trace(w, 9, first, sizeof(first)), 0);
+	ck_assert_int_eq(hwtr_writer_save_copy(w, rec_path("copy.hwtrec")), 0);
+	ck_assert_int_eq(hwtr_writer_trace(w, 9, more, sizeof(more)), 0);
+
+	/* The live recording says nothing of lengths until it is finished. */
+	ck_assert_int_eq(hwtr_recording_open(rec_path("live.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert(!info->complete);
+	ck_assert(!info->threads[0].has_stream_check);
+	ck_assert_uint_eq(info->nfiles, 0);
+	hwtr_recording_close(rec);
+
+	ck_assert_int_eq(hwtr_recording_open(rec_path("copy.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert(info->complete);
+	ck_assert(info->threads[0].has_stream_check);
+	ck_assert_uint_eq(info->threads[0].stream_size, sizeof(first));
+	ck_assert_uint_eq(info->threads[0].stream_crc32, crc_first);
+	hwtr_recording_close(rec);
+
+	ck_assert_int_eq(hwtr_writer_finish(w, &end), 0);
+	hwtr_writer_free(w);
+	ck_assert_int_eq(hwtr_recording_open(rec_path("live.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert_uint_eq(info->threads[0].stream_size, sizeof(first) + sizeof(more));
+	ck_assert_uint_eq(info->threads[0].stream_crc32, crc_all);
+	ck_assert_uint_eq(info->nfiles, 1);
+	ck_assert_str_eq(info->files[0].name, "sideband.jsonl");
+	for (i = 0; i < info->nfiles; i++) {
+		char path[600];
+		FILE *f;
+		long size;
+
+		snprintf(path, sizeof(path), "%s/%s", rec_path("live.hwtrec"),
+			 info->files[i].name);
+		f = fopen(path, "rb");
+		ck_assert_ptr_nonnull(f);
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		fclose(f);
+		ck_assert_uint_eq(info->files[i].size, (uint64_t)size);
+	}
+	hwtr_recording_close(rec);
 	remove_tmpdir();
 }
 END_TEST
@@ -379,6 +446,7 @@ int main(void)
 	tcase_add_test(tc, bad_manifests_are_rejected_with_the_field_named);
 	tcase_add_test(tc, bad_sideband_line_is_named);
 	tcase_add_test(tc, writer_refuses_a_non_empty_directory);
+	tcase_add_test(tc, finished_recordings_and_saved_copies_carry_lengths_and_crcs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
