@@ -66,12 +66,12 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
 
 pid_t tracer_pid(const struct tracer *t)
 {
-	return t->program;
+	return t ? t->program : 0;
 }
 
 bool tracer_recording(const struct tracer *t)
 {
-	return t->recorder > 0;
+	return t && t->recorder > 0;
 }
 
 /* In a child: die with the server, and leave the terminal's signals to
@@ -525,6 +525,13 @@ int tracer_record_end(struct tracer *t, const char *state, int code,
 void tracer_detach(struct tracer *t)
 {
 	t->detached = true;
+	/* Nothing more to say to the stub: vgdb ends when its input does,
+	 * Valgrind's gdbserver lets the program run on. */
+	if (t->stub && t->vgdb > 0) {
+		close(t->stub->in_fd);
+		close(t->stub->out_fd);
+	}
+	t->stub = NULL;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag,

@@ -35,6 +35,7 @@ struct tracer;
  * (initialised here) to its debugger stub.  On failure ERR says why. */
 int tracer_start(const struct tracer_config *config, struct tracer **tracer,
 		 struct rsp_conn *stub, char *err, size_t errlen);
+/* 0 for no tracer (NULL: live.c between a kill and the next run). */
 pid_t tracer_pid(const struct tracer *tracer);
 
 /* A recording session into the new directory DIR: from now on every thread
@@ -51,11 +52,12 @@ int tracer_save(struct tracer *tracer, const char *dir, char *err,
  * finished (complete). */
 int tracer_record_end(struct tracer *tracer, const char *state, int code,
 		      char *err, size_t errlen);
-bool tracer_recording(const struct tracer *tracer);
+bool tracer_recording(const struct tracer *tracer);  /* false for NULL */
 
 /* The stub said the program ended (W or X): reap it. */
 void tracer_program_done(struct tracer *tracer);
-/* Detach: the program runs on; tracer_close then waits for it to end. */
+/* Detach (once the stub answered D): the stub connection is closed, the
+ * program runs on; tracer_close then waits for it to end. */
 void tracer_detach(struct tracer *tracer);
 /* Kill what is left (the program, the stub; a recorder still in a session
  * is told nothing more, so its recording is kept marked cut off), wait for
