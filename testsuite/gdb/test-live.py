@@ -27,6 +27,8 @@ HWTREC = os.environ.get("HWTREC", "")
 PYTHONDIR = os.environ.get("HWTREC_PYTHONDIR", "")
 THREADS = os.path.join(BUILDDIR, "threads-prog")
 SPIN = os.path.join(BUILDDIR, "spin-prog")
+SCENARIO = os.path.join(BUILDDIR, "scenario-prog")
+PRINTF = "/usr/bin/printf"
 failures = []
 passes = []
 
@@ -66,12 +68,14 @@ def no_leftovers(tmp, what):
 
 
 def hwtrec_gdb(tmp, script, prog, options=(), timeout=240):
+    """PROG: the program, or a list of it and its arguments."""
+    argv = [prog] if isinstance(prog, str) else list(prog)
     path = os.path.join(tmp, "script.gdb")
     with open(path, "w") as f:
         f.write("set pagination off\nset confirm off\n" + script)
     env = dict(os.environ, TMPDIR=tmp)
     proc = subprocess.run([HWTREC, "gdb"] + list(options) +
-                          ["-nx", "-batch", "-x", path, "--", prog],
+                          ["-nx", "-batch", "-x", path, "--"] + argv,
                           env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           timeout=timeout, cwd=tmp)
@@ -205,6 +209,106 @@ def case_gdb_killed(tmp):
           "GDB killed mid-recording: the recording says it was cut off", text)
 
 
+def case_run_args(tmp):
+    """`run` restarts the program with hwtrec gdb's arguments (GDB's `set
+    args`, split as GDB splits them for a remote run), `run ARGS` replaces
+    them and a later `run` keeps them, as GDB does; the program's own output
+    is the oracle.  Every run after the first follows an exit."""
+    out = hwtrec_gdb(tmp, """run
+run '[%s|]' x 'y z'
+run
+""", [PRINTF, "<%s>", "a", "b c", ""])
+    check(out.count("<a><b c><>") == 1,
+          "run: the program's arguments, an empty one and one with a space "
+          "(%d)" % out.count("<a><b c><>"), out)
+    check(out.count("[x|][y z|]") == 2,
+          "run ARGS replaces them, a later run keeps them (%d)"
+          % out.count("[x|][y z|]"), out)
+    check(out.count("exited normally") == 3,
+          "run after the program exited: three runs to the end (%d)"
+          % out.count("exited normally"), out)
+
+
+def record_full_count(commands):
+    """Instructions GDB's own record full logs for COMMANDS after `break
+    main`, `run`, `record full` on scenario-prog (the oracle)."""
+    args = ["gdb", "-nx", "-batch", "-ex", "break main", "-ex", "run",
+            "-ex", "record full"]
+    for command in commands:
+        args += ["-ex", command]
+    args += ["-ex", "info record", SCENARIO]
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    match = re.search(r"Log contains (\d+) instructions", out)
+    return int(match.group(1)) if match else None, out
+
+
+def recorded_count(rec):
+    match = re.search(r"thread \d+: (\d+) instructions", info(rec))
+    return int(match.group(1)) if match else None
+
+
+def case_run_recordings(tmp):
+    """-o with `run`: the killed run's recording is kept, finished, holding
+    what was recorded up to the stop where `run` killed it (as many
+    instructions as record full logs for the same commands); the next run's
+    goes beside it (NAME-2.hwtrec), and GDB says nothing is recorded between."""
+    rec = os.path.join(tmp, "rec.hwtrec")
+    rec2 = os.path.join(tmp, "rec-2.hwtrec")
+    want, oracle = record_full_count(["next", "next"])
+    check(want is not None and want > 0,
+          "record full logs main's first two lines (%s)" % want, oracle)
+    out = hwtrec_gdb(tmp, """break main
+run
+record hwt
+next
+next
+run
+info record
+record hwt
+next
+next
+""", SCENARIO, ["-o", rec])
+    check("No recording is currently active." in out,
+          "run: the new process is not recorded until record hwt", out)
+    for path in (rec, rec2):
+        text = info(path)
+        check("killed by signal 9" in text,
+              "run: %s is finished, killed" % os.path.basename(path), text)
+        check(recorded_count(path) == want,
+              "run: %s holds the %s instructions record full logs (%s)"
+              % (os.path.basename(path), want, recorded_count(path)), text)
+    pids = re.findall(r"^Process: +(\d+)", info(rec) + info(rec2), re.M)
+    check(len(pids) == 2 and pids[0] != pids[1],
+          "run: the two recordings are of two processes (%s)" % pids)
+
+
+def case_run_discards(tmp):
+    """Without -o the killed run's recording is removed when `run` (or
+    `kill`) kills the process; reverse execution then has no history; `kill`
+    leaves GDB connected for another `run`."""
+    count = ("shell echo RECORDINGS $(ls -d $TMPDIR/*.hwtrec 2>/dev/null "
+             "| wc -l)\n")
+    out = hwtrec_gdb(tmp, """break main
+run
+record hwt
+next
+%srun
+%s%srecord hwt
+next
+%skill
+%srun
+""" % (count, count, tolerate("reverse-step"), count, count), SCENARIO)
+    counts = re.findall(r"^RECORDINGS (\d+)", out, re.M)
+    check(counts == ["1", "0", "1", "0"],
+          "run, kill: the recording goes with the process (%s)" % counts, out)
+    check("not recording" in out,
+          "run: reverse execution says nothing is recorded", out)
+    check(out.count("Breakpoint 1, main ()") == 3,
+          "kill, then run: the program runs again to main", out)
+
+
 def case_messages(tmp):
     path = os.path.join(tmp, "native.gdb")
     with open(path, "w") as f:
@@ -229,6 +333,7 @@ def main():
         print("SKIP: valgrind not installed")
         return 77
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
+                 case_run_args, case_run_recordings, case_run_discards,
                  case_messages):
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:
