@@ -309,6 +309,48 @@ next
           "kill, then run: the program runs again to main", out)
 
 
+def case_run_signals(tmp):
+    """The stub of a second run is told what GDB told the first: GDB sends
+    QPassSignals once and remembers it, so without the server's replay
+    Valgrind's gdbserver would stop the second run at each SIGUSR1 that
+    `handle SIGUSR1 nostop noprint pass` passes silently (the packet log
+    shows the stub's stop replies; GDB's output looks the same)."""
+    log = os.path.join(tmp, "packets.log")
+    os.environ["HWTREC_SERVER_LOG"] = log
+    try:
+        out = hwtrec_gdb(tmp, """handle SIGUSR1 nostop noprint pass
+run
+run
+""", ["/bin/sh", "-c", "trap 'echo caught' USR1; kill -USR1 $$; "
+      "kill -USR1 $$; echo over"])
+    finally:
+        del os.environ["HWTREC_SERVER_LOG"]
+    check(len(re.findall(r"^caught$", out, re.M)) == 4
+          and len(re.findall(r"^over$", out, re.M)) == 2,
+          "run twice: the program handles both SIGUSR1 each time", out)
+    with open(log, errors="replace") as f:
+        text = f.read()
+    runs = text.split("<- vRun")
+    stops = [len(re.findall(r"^stub <- T1e", part, re.M)) for part in runs]
+    check(len(runs) == 3 and stops == [0, 0, 0],
+          "run twice: no SIGUSR1 stop from either run's stub (%s)" % stops,
+          text[-3000:])
+
+
+def case_run_after_detach(tmp):
+    """detach leaves GDB connected (extended-remote): the detached program
+    runs to its end on its own while `run` starts another."""
+    out = hwtrec_gdb(tmp, """break main
+run
+detach
+run
+""", THREADS)
+    check("[Inferior 1 (Remote target) detached]" in out,
+          "detach: GDB detaches", out)
+    check(out.count("Breakpoint 1, main ()") == 2,
+          "detach, then run: the program runs again to main", out)
+
+
 def case_messages(tmp):
     path = os.path.join(tmp, "native.gdb")
     with open(path, "w") as f:
@@ -334,6 +376,7 @@ def main():
         return 77
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
                  case_run_args, case_run_recordings, case_run_discards,
+                 case_run_signals, case_run_after_detach,
                  case_messages):
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:
