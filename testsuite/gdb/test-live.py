@@ -27,6 +27,7 @@ HWTREC = os.environ.get("HWTREC", "")
 PYTHONDIR = os.environ.get("HWTREC_PYTHONDIR", "")
 THREADS = os.path.join(BUILDDIR, "threads-prog")
 SPIN = os.path.join(BUILDDIR, "spin-prog")
+SIGNAL = os.path.join(BUILDDIR, "signal-prog")
 SCENARIO = os.path.join(BUILDDIR, "scenario-prog")
 PRINTF = "/usr/bin/printf"
 failures = []
@@ -310,19 +311,19 @@ next
 
 
 def case_run_signals(tmp):
-    """The stub of a second run is told what GDB told the first: GDB sends
-    QPassSignals once and remembers it, so without the server's replay
-    Valgrind's gdbserver would stop the second run at each SIGUSR1 that
-    `handle SIGUSR1 nostop noprint pass` passes silently (the packet log
-    shows the stub's stop replies; GDB's output looks the same)."""
+    """Each run's new stub is told what GDB told the stub before it: GDB
+    sends QPassSignals when its set changes and remembers it (here before
+    the first vRun, to the stub of the program hwtrec gdb started), so
+    without the server's replay Valgrind's gdbserver stops both runs at each
+    SIGUSR1 that `handle SIGUSR1 nostop noprint pass` passes silently (stop
+    replies in the packet log; GDB's output looks the same)."""
     log = os.path.join(tmp, "packets.log")
     os.environ["HWTREC_SERVER_LOG"] = log
     try:
         out = hwtrec_gdb(tmp, """handle SIGUSR1 nostop noprint pass
 run
 run
-""", ["/bin/sh", "-c", "trap 'echo caught' USR1; kill -USR1 $$; "
-      "kill -USR1 $$; echo over"])
+""", SIGNAL)
     finally:
         del os.environ["HWTREC_SERVER_LOG"]
     check(len(re.findall(r"^caught$", out, re.M)) == 4
