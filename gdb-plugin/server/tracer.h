@@ -21,6 +21,12 @@
 
 struct tracer_config {
 	char *const *argv;		/* PROGRAM and its arguments */
+	/* GDB's changes to the environment the server got, NULL-terminated
+	 * (or NULL): "NAME=VALUE" set, NAME unset; and its `set cwd` (or
+	 * NULL: the server's) */
+	char *const *env_set;
+	char *const *env_unset;
+	const char *cwd;
 	const char *valgrind;		/* the valgrind executable */
 	const char *valgrind_lib;	/* VALGRIND_LIB holding our tool */
 	const char *recorder;		/* the hwtrec executable */

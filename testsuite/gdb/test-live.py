@@ -338,6 +338,32 @@ run
           text[-3000:])
 
 
+def case_run_environment(tmp):
+    """set environment, unset environment and set cwd reach the program of
+    the next run, and a later run gets GDB's changed set (GDB resets and
+    sends it all again); the shell run says what it got."""
+    sub = os.path.join(tmp, "sub")
+    os.mkdir(sub)
+    os.environ["HWTREC_GONE"] = "inherited"
+    try:
+        out = hwtrec_gdb(tmp, """set environment HWTREC_RUN_VAR=from gdb
+unset environment HWTREC_GONE
+set cwd %s
+run
+unset environment HWTREC_RUN_VAR
+set environment HWTREC_GONE=back
+set cwd
+run
+""" % sub, ["/bin/sh", "-c", 'echo "var=[$HWTREC_RUN_VAR] '
+            'gone=[${HWTREC_GONE-unset}] cwd=[$(pwd)]"'])
+    finally:
+        del os.environ["HWTREC_GONE"]
+    runs = re.findall(r"^var=.*$", out, re.M)
+    check(runs == ["var=[from gdb] gone=[unset] cwd=[%s]" % sub,
+                   "var=[] gone=[back] cwd=[%s]" % tmp],
+          "run: GDB's environment and working directory (%s)" % runs, out)
+
+
 def case_run_after_detach(tmp):
     """detach leaves GDB connected (extended-remote): the detached program
     runs to its end on its own while `run` starts another."""
@@ -377,7 +403,7 @@ def main():
         return 77
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
                  case_run_args, case_run_recordings, case_run_discards,
-                 case_run_signals, case_run_after_detach,
+                 case_run_signals, case_run_environment, case_run_after_detach,
                  case_messages):
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:
