@@ -48,6 +48,7 @@
 #include "live.h"
 
 #include "replay.h"
+#include "run-request.h"
 #include "server.h"
 
 #include <errno.h>
@@ -66,28 +67,19 @@
 #define RIP_REGNUM 16	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
 #define RIP_OFFSET 128
 
-/* A NULL-terminated list of "NAME=VALUE" or NAME strings (owned). */
-struct names {
-	char **v;
-	size_t n;
-};
-
 struct live {
 	const struct live_options *opt;
 	struct rsp_conn *gdb;
 	struct rsp_conn stub;
 	struct tracer *tracer;		/* NULL between a kill and the next run */
 	struct tracer_config config;	/* the program of this run */
-	char **run_argv;		/* its argv, when vRun gave it (owned) */
+	struct run_request run;		/* what `run` starts */
 	struct tracer **detached;	/* programs left running by a detach */
 	size_t ndetached;
 	char *gdb_supported;		/* GDB's qSupported, for each new stub */
 	char *settings[MAX_SETTINGS];	/* GDB's settings packets (see
 					 * remember_setting) */
 	size_t nsettings;
-	struct names env_set, env_unset;	/* for the next run (see
-						 * run_setting) */
-	char *cwd;
 	int kept;			/* recordings kept under -o so far */
 	bool extended;			/* GDB said '!' (extended-remote) */
 	char dir[PATH_MAX];		/* the session's recording */
@@ -673,90 +665,6 @@ static int stub_setup(struct live *l)
 	return 0;
 }
 
-static bool same_name(const char *entry, const char *name, size_t len)
-{
-	return !strncmp(entry, name, len) && (!entry[len] || entry[len] == '=');
-}
-
-static void names_drop(struct names *list, const char *name, size_t len)
-{
-	size_t i = 0;
-
-	while (i < list->n)
-		if (same_name(list->v[i], name, len)) {
-			free(list->v[i]);
-			list->v[i] = list->v[--list->n];
-			list->v[list->n] = NULL;
-		} else {
-			i++;
-		}
-}
-
-static int names_add(struct names *list, const char *entry)
-{
-	char **more = realloc(list->v, (list->n + 2) * sizeof(*more));
-
-	if (!more)
-		return -1;
-	list->v = more;
-	if (!(list->v[list->n] = strdup(entry)))
-		return -1;
-	list->v[++list->n] = NULL;
-	return 0;
-}
-
-static void names_clear(struct names *list)
-{
-	while (list->n)
-		free(list->v[--list->n]);
-	free(list->v);
-	list->v = NULL;
-}
-
-/* What the next run starts with, as gdbserver takes it (GDB sends these
- * before vRun when we offer them in qSupported): QEnvironmentReset (back
- * to the server's environment), QEnvironmentHexEncoded:HEX(NAME=VALUE),
- * QEnvironmentUnset:HEX(NAME), QSetWorkingDir:HEX(DIR), empty: ours. */
-static int run_setting(struct live *l, const char *payload, size_t len)
-{
-	const char *arg = memchr(payload, ':', len);
-	size_t n = arg ? len - (size_t)(arg + 1 - payload) : 0;
-	char *text = calloc(n / 2 + 1, 1);
-	int rc = 0;
-
-	if (!text)
-		return rsp_reply_error(l->gdb, 12);
-	if (arg && (n % 2 || !rsp_unhex(arg + 1, n / 2, (uint8_t *)text))) {
-		free(text);
-		return reply_error(l, "%.*s: not hex", (int)(arg - payload),
-				   payload);
-	}
-	if (len == 17 && !strncmp(payload, "QEnvironmentReset", 17)) {
-		names_clear(&l->env_set);
-		names_clear(&l->env_unset);
-	} else if (!strncmp(payload, "QEnvironmentHexEncoded:", 23) &&
-		   strchr(text, '=')) {
-		size_t name = (size_t)(strchr(text, '=') - text);
-
-		names_drop(&l->env_set, text, name);
-		names_drop(&l->env_unset, text, name);
-		rc = names_add(&l->env_set, text);
-	} else if (!strncmp(payload, "QEnvironmentUnset:", 18)) {
-		names_drop(&l->env_set, text, strlen(text));
-		names_drop(&l->env_unset, text, strlen(text));
-		rc = names_add(&l->env_unset, text);
-	} else if (!strncmp(payload, "QSetWorkingDir:", 15)) {
-		free(l->cwd);
-		l->cwd = text[0] ? text : NULL;
-		text = NULL;
-	} else {
-		free(text);
-		return reply_error(l, "%.*s: not understood", (int)len, payload);
-	}
-	free(text);
-	return rc < 0 ? rsp_reply_error(l->gdb, 12) : rsp_reply_ok(l->gdb);
-}
-
 /* Every process of the program goes; the stub connection is closed. */
 static void close_program(struct live *l)
 {
@@ -787,63 +695,6 @@ static void kill_program(struct live *l)
 	close_program(l);
 }
 
-/* vRun;FILENAME;ARG...: hex each; an empty file name is the program the
- * server was started with (as gdbserver runs its last program). */
-static char **vrun_argv(const struct live *l, const char *p, size_t len)
-{
-	size_t n = 1, i, k = 0;
-	char **argv;
-	const char *end = p + len;
-
-	for (i = 0; i < len; i++)
-		n += p[i] == ';';
-	argv = calloc(n + 1, sizeof(*argv));
-	if (!argv)
-		return NULL;
-	while (k < n) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		size_t field = (size_t)((semi ? semi : end) - p);
-
-		argv[k] = calloc(field / 2 + 1, 1);
-		if (!argv[k] || field % 2 ||
-		    !rsp_unhex(p, field / 2, (uint8_t *)argv[k]))
-			goto bad;
-		if (k == 0 && !argv[0][0]) {
-			free(argv[0]);
-			argv[0] = strdup(l->opt->tracer.argv[0]);
-			if (!argv[0])
-				goto bad;
-		}
-		/* A path relative to us stays right under `set cwd`. */
-		if (k == 0 && argv[0][0] != '/' && strchr(argv[0], '/')) {
-			char cwd[PATH_MAX], *abs;
-
-			if (!getcwd(cwd, sizeof(cwd)) ||
-			    asprintf(&abs, "%s/%s", cwd, argv[0]) < 0)
-				goto bad;
-			free(argv[0]);
-			argv[0] = abs;
-		}
-		k++;
-		p = semi ? semi + 1 : end;
-	}
-	return argv;
-bad:
-	for (i = 0; i <= k && i < n; i++)
-		free(argv[i]);
-	free(argv);
-	return NULL;
-}
-
-static void free_argv(char **argv)
-{
-	size_t i;
-
-	for (i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-}
-
 /* `run`/`start` (extended-remote): vRun.  Valgrind cannot start its
  * program again, so a new Valgrind, stub and vgdb start the program from
  * its first instruction; the reply is the new stub's stop there.  Not
@@ -851,21 +702,16 @@ static void free_argv(char **argv)
  * hwt` starts the new run's history. */
 static int run_program(struct live *l, const char *args, size_t len)
 {
-	char err[1024] = "", **argv = vrun_argv(l, args, len);
+	char err[1024] = "";
 
-	if (!argv)
-		return reply_error(l, "vRun: a file name or argument is not "
-				   "hex, or out of memory");
+	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0], err,
+			     sizeof(err)) < 0)
+		return reply_error(l, "%s", err);
 	if (l->tracer && !l->program_gone)
 		kill_program(l);	/* GDB kills first; a bare vRun too */
 	else
 		close_program(l);
-	free_argv(l->run_argv);
-	l->run_argv = argv;
-	l->config.argv = argv;
-	l->config.env_set = l->env_set.v;
-	l->config.env_unset = l->env_unset.v;
-	l->config.cwd = l->cwd;
+	run_request_apply(&l->run, &l->config);
 	l->npoints = 0;		/* GDB inserts its breakpoints anew */
 	l->current = l->g_thread = l->c_thread = 0;
 	l->history_error[0] = 0;
@@ -927,10 +773,9 @@ static int supported(struct live *l, const char *payload, size_t len)
 	if (stub_request(&l->stub, payload, len) < 0)
 		return rsp_reply_error(l->gdb, 1);
 	l->stub_swbreak = strstr(l->stub.payload, "swbreak+") != NULL;
-	/* The run settings are ours (run_setting), not the stub's. */
+	/* The run settings are ours (run-request.c), not the stub's. */
 	if (asprintf(&text, "%.*s;ReverseStep+;ReverseContinue+;"
-		     "QEnvironmentHexEncoded+;QEnvironmentUnset+;"
-		     "QEnvironmentReset+;QSetWorkingDir+",
+		     RUN_REQUEST_FEATURES,
 		     (int)l->stub.payload_len, l->stub.payload) < 0)
 		return rsp_reply_error(l->gdb, 12);
 	rc = rsp_send(l->gdb, text, strlen(text));
@@ -1022,9 +867,14 @@ static int handle(struct live *l, const char *payload, size_t len)
 	}
 	if (len >= 5 && !strncmp(payload, "vRun;", 5))
 		return run_program(l, payload + 5, len - 5);
-	if (!strncmp(payload, "QEnvironment", 12) ||
-	    !strncmp(payload, "QSetWorkingDir:", 15))
-		return run_setting(l, payload, len);
+	if (run_request_is_setting(payload, len)) {
+		char err[256];
+
+		if (run_request_setting(&l->run, payload, len, err,
+					sizeof(err)) < 0)
+			return reply_error(l, "%s", err);
+		return rsp_reply_ok(l->gdb);
+	}
 	if (payload[0] == 'Q')
 		remember_setting(l, payload, len);
 	rsp_parse(payload, len, &r);
@@ -1125,9 +975,6 @@ int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 	for (i = 0; i < l.nsettings; i++)
 		free(l.settings[i]);
 	free(l.gdb_supported);
-	free_argv(l.run_argv);
-	names_clear(&l.env_set);
-	names_clear(&l.env_unset);
-	free(l.cwd);
+	run_request_fini(&l.run);
 	return 0;
 }
