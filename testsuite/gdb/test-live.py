@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Live mode (`hwtrec gdb`) beyond the scenarios: threads, the session's
-commands, and what is left behind when a session ends.
+commands, `run` (arguments, environment, signals settings, kill, detach,
+the recordings of killed runs), and what is left behind when a session ends.
 
 Each case runs `hwtrec gdb -batch` on a small program with a GDB script and
 checks what GDB printed against what the program's structure dictates
 (threads-prog: the second worker calls step_of five times, so from its
 fourth call three reverse-continues reach the three earlier ones and a
-fourth runs out of history), and after every case that no process of the
+fourth runs out of history; printf and a shell print the arguments and
+environment they got; record full counts the instructions), and after every case that no process of the
 session (valgrind, vgdb, hwtrec-server, the recorder) is left: every case
 runs with its own TMPDIR, and no process may still name it.
 
