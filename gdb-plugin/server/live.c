@@ -529,12 +529,14 @@ static void numbered_output(char *out, size_t size, const char *output, int n)
 	size_t len = strlen(output);
 	const char *suffix = ".hwtrec";
 
+	while (len > 1 && output[len - 1] == '/')	/* NAME.hwtrec/ */
+		len--;
 	if (len > strlen(suffix) &&
-	    !strcmp(output + len - strlen(suffix), suffix))
+	    !strncmp(output + len - strlen(suffix), suffix, strlen(suffix)))
 		snprintf(out, size, "%.*s-%d%s", (int)(len - strlen(suffix)),
 			 output, n, suffix);
 	else
-		snprintf(out, size, "%s-%d", output, n);
+		snprintf(out, size, "%.*s-%d", (int)len, output, n);
 }
 
 static int record_start(struct live *l)

@@ -256,7 +256,8 @@ def case_run_recordings(tmp):
     """-o with `run`: the killed run's recording is kept, finished, holding
     what was recorded up to the stop where `run` killed it (as many
     instructions as record full logs for the same commands); the next run's
-    goes beside it (NAME-2.hwtrec), and GDB says nothing is recorded between."""
+    goes beside it (NAME-2.hwtrec, also when -o says NAME.hwtrec/), and GDB
+    says nothing is recorded between."""
     rec = os.path.join(tmp, "rec.hwtrec")
     rec2 = os.path.join(tmp, "rec-2.hwtrec")
     want, oracle = record_full_count(["next", "next"])
@@ -272,7 +273,7 @@ info record
 record hwt
 next
 next
-""", SCENARIO, ["-o", rec])
+""", SCENARIO, ["-o", rec + "/"])
     check("No recording is currently active." in out,
           "run: the new process is not recorded until record hwt", out)
     for path in (rec, rec2):
