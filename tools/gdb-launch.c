@@ -4,6 +4,7 @@
  * override), and quoting for GDB's shell and Python. */
 #include "gdb-launch.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,24 @@ void shell_quote(char *out, size_t size, const char *s)
 		}
 	}
 	out[n++] = '\'';
+	out[n] = '\0';
+}
+
+void gdb_arg_quote(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	if (size < 3)
+		return;
+	if (!*s) {
+		snprintf(out, size, "''");
+		return;
+	}
+	for (; *s && n + 3 < size; s++) {
+		if (!isalnum((unsigned char)*s) && !strchr("/._-+=:,@%", *s))
+			out[n++] = '\\';
+		out[n++] = *s;
+	}
 	out[n] = '\0';
 }
 

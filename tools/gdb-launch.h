@@ -12,6 +12,10 @@ int find_server(char *out, size_t size);
 int find_plugin(char *out, size_t size);
 /* S in single quotes for /bin/sh (GDB runs `target remote | ...` with it). */
 void shell_quote(char *out, size_t size, const char *s);
+/* S as one word of GDB's argument syntax (libiberty's buildargv, which
+ * splits `set args` for a remote `run`): every character that is not
+ * plainly safe behind a backslash, "" as ''. */
+void gdb_arg_quote(char *out, size_t size, const char *s);
 /* S as a Python string literal. */
 void python_quote(char *out, size_t size, const char *s);
 

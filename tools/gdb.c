@@ -3,13 +3,15 @@
  *   hwtrec gdb [-o NAME.hwtrec] [GDB-OPTIONS...] -- PROGRAM [ARGS...]
  *   hwtrec gdb -p PID                    (hardware trace sources only)
  *
- * Starts GDB with the plugin and `target remote | hwtrec-server --live ...
- * -- PROGRAM ARGS`: the server starts PROGRAM under the software trace
- * source, stopped before its first instruction (Valgrind's gdbserver stops
- * there, and GDB's `run` does not exist on a remote target that started the
- * program itself), so the user sets breakpoints and says `continue`.
- * Options before `--` that are not ours go to GDB, after ours, so a -x
- * script runs once GDB stands at the first instruction.
+ * Starts GDB with the plugin and `target extended-remote | hwtrec-server
+ * --live ... -- PROGRAM ARGS`: the server starts PROGRAM under the software
+ * trace source, stopped before its first instruction (Valgrind's gdbserver
+ * stops there), so the user sets breakpoints and says `continue`; or says
+ * `run` or `start`, which in extended-remote mode kill that process and
+ * start PROGRAM again (vRun, with GDB's `set args`, which we set to ARGS as
+ * `gdb --args` would).  Options before `--` that are not ours go to GDB,
+ * after ours, so a -x script runs once GDB stands at the first
+ * instruction.
  *
  * -p: the software source cannot take over a process that already runs
  * (Valgrind must start it); attaching needs a source that can (Linux perf
@@ -35,9 +37,11 @@ static void usage(FILE *out)
 "       hwtrec gdb -p PID\n"
 "\n"
 "Debug PROGRAM live in GDB through hwtrec-server.  The program starts stopped\n"
-"at its first instruction: set breakpoints, `continue`, and `record hwt` to\n"
-"start the history; then reverse-step, reverse-next, reverse-continue,\n"
-"reverse-finish and the record history commands work at every stop, and\n"
+"at its first instruction: set breakpoints and `continue`, or `run`/`start`,\n"
+"which start it again from the beginning (with GDB's `set args`, `set\n"
+"environment`, `set cwd`); `record hwt` starts the history; then\n"
+"reverse-step, reverse-next, reverse-continue, reverse-finish and the record\n"
+"history commands work at every stop, and\n"
 "`continue` replays to the end of the history, then runs live again.\n"
 "`record stop` discards the history, `record save FILE` writes it as a\n"
 "recording for `hwtrec replay FILE`.\n"
@@ -82,7 +86,7 @@ int hwtrec_gdb_main(int argc, char **argv)
 {
 	char prog[PATH_MAX], server[PATH_MAX], plugin[PATH_MAX], self[PATH_MAX];
 	char valgrind[PATH_MAX], why[512], python[3 * PATH_MAX], file[2 * PATH_MAX];
-	char *target, *q;
+	char *target, *q, *set_args;
 	const char *tool_dir, *output = NULL, *psb = NULL, *gdb = getenv("HWTREC_GDB");
 	const char **gargv;
 	bool no_retc = false;
@@ -168,7 +172,9 @@ int hwtrec_gdb_main(int argc, char **argv)
 	q = malloc(tcap);
 	if (!target || !q)
 		return 1;
-	tlen = (size_t)snprintf(target, tcap, "target remote |");
+	/* extended-remote: `run` and `start` (vRun), `kill` leaves GDB
+	 * connected for the next `run`. */
+	tlen = (size_t)snprintf(target, tcap, "target extended-remote |");
 #define WORD(s) do { shell_quote(q, tcap, (s)); \
 		tlen += (size_t)snprintf(target + tlen, tcap - tlen, " %s", q); } while (0)
 	WORD(server);
@@ -217,6 +223,18 @@ int hwtrec_gdb_main(int argc, char **argv)
 	snprintf(file, sizeof(file), "file %s", prog);
 	gargv[n++] = "-ex";
 	gargv[n++] = file;
+	/* GDB's `run` sends its own arguments: the program's, as with
+	 * `gdb --args`. */
+	set_args = malloc(tcap);
+	if (!set_args)
+		return 1;
+	tlen = (size_t)snprintf(set_args, tcap, "set args");
+	for (i = dashdash + 2; i < argc; i++) {
+		gdb_arg_quote(q, tcap, argv[i]);
+		tlen += (size_t)snprintf(set_args + tlen, tcap - tlen, " %s", q);
+	}
+	gargv[n++] = "-ex";
+	gargv[n++] = set_args;
 	gargv[n++] = "-ex";
 	gargv[n++] = target;
 	for (i = 1; i < dashdash; i++) {

@@ -66,12 +66,12 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
 
 pid_t tracer_pid(const struct tracer *t)
 {
-	return t->program;
+	return t ? t->program : 0;
 }
 
 bool tracer_recording(const struct tracer *t)
 {
-	return t->recorder > 0;
+	return t && t->recorder > 0;
 }
 
 /* In a child: die with the server, and leave the terminal's signals to
@@ -112,11 +112,32 @@ static void show_valgrind_log(const struct tracer *t)
 		fclose(f);
 }
 
+/* In the program's child: GDB's `set environment`, `unset environment` and
+ * `set cwd` (Valgrind passes its environment and directory on). */
+static void program_setup(const struct tracer_config *c)
+{
+	size_t i;
+
+	for (i = 0; c->env_unset && c->env_unset[i]; i++)
+		unsetenv(c->env_unset[i]);
+	for (i = 0; c->env_set && c->env_set[i]; i++)
+		putenv(c->env_set[i]);
+	if (c->cwd && chdir(c->cwd) < 0) {
+		fprintf(stderr, "hwtrec-server: cannot run the program in %s: "
+			"%s\n", c->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (c->valgrind_lib)
+		setenv("VALGRIND_LIB", c->valgrind_lib, 1);
+}
+
 /* Run ARGV.  Its stdin and stdout are IN and OUT when >= 0 (we keep the
  * other ends), else /dev/null and our stderr (the program's output goes to
- * GDB's terminal); PROGRAM: in its own process group, with VALGRIND_LIB. */
+ * GDB's terminal); PROGRAM (its config): in its own process group, with
+ * VALGRIND_LIB. */
 static pid_t spawn(char *const *argv, const int in[2], const int out[2],
-		   const char *valgrind_lib, char *err, size_t errlen)
+		   const struct tracer_config *program, char *err,
+		   size_t errlen)
 {
 	pid_t pid;
 
@@ -139,8 +160,8 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 				dup2(null, 0);
 			dup2(2, 1);
 		}
-		if (valgrind_lib)
-			setenv("VALGRIND_LIB", valgrind_lib, 1);
+		if (program)
+			program_setup(program);
 		execv(argv[0], argv);
 		fprintf(stderr, "hwtrec-server: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -181,7 +202,7 @@ static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
 	for (i = 0; c->argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
 		argv[n++] = c->argv[i];
 	argv[n] = NULL;
-	return spawn((char *const *)argv, NULL, NULL, c->valgrind_lib, err, errlen);
+	return spawn((char *const *)argv, NULL, NULL, c, err, errlen);
 }
 
 /* Run ARGV with its stdin and stdout on pipes to us. */
@@ -525,6 +546,13 @@ int tracer_record_end(struct tracer *t, const char *state, int code,
 void tracer_detach(struct tracer *t)
 {
 	t->detached = true;
+	/* Nothing more to say to the stub: vgdb ends when its input does,
+	 * Valgrind's gdbserver lets the program run on. */
+	if (t->stub && t->vgdb > 0) {
+		close(t->stub->in_fd);
+		close(t->stub->out_fd);
+	}
+	t->stub = NULL;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag,

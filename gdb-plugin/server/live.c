@@ -25,10 +25,22 @@
  * the thread is at its end, or a continue reaches it without a breakpoint,
  * the request goes to the stub and the program runs live again.
  *
- * When the program exits or is killed while recording, the history is
- * discarded with the process, as GDB's record btrace does (GDB's remote
- * target is gone anyway); `hwtrec gdb -o NAME` keeps the recording, and
- * `record save` copies it beforehand.
+ * Runs (GDB's extended-remote mode, which `hwtrec gdb` uses): '!' is
+ * answered OK; `run`/`start` send vRun, which a stub under Valgrind cannot
+ * do (Valgrind cannot start its program again), so the server closes the
+ * old program's tracer and starts the program (vRun's file name, else the
+ * one it was started with, and vRun's arguments) under a new one, tells
+ * the new stub what GDB negotiated with the first, and answers with its
+ * stop at the first instruction; GDB's environment changes and working
+ * directory, which it sends before vRun (QEnvironment*, QSetWorkingDir),
+ * are the server's to apply.  vKill and 'k' kill the program and leave
+ * the server waiting for the next run; 'D' leaves it running and waits too.
+ *
+ * When the program exits or is killed while recording (kill, or a run over
+ * it), the history is discarded with the process, as GDB's record btrace
+ * does (the process is gone); `hwtrec gdb -o NAME` keeps the recording
+ * (the first in NAME, later ones as NAME-2, NAME-3...), and `record save`
+ * copies it beforehand.
  *
  * Not done: non-stop mode, following forks, threads of the replay moving
  * together (each thread moves alone, as in post-mortem replay).
@@ -36,6 +48,7 @@
 #include "live.h"
 
 #include "replay.h"
+#include "run-request.h"
 #include "server.h"
 
 #include <errno.h>
@@ -50,6 +63,7 @@
 
 #define MAX_THREADS 1024
 #define MAX_POINTS 1024
+#define MAX_SETTINGS 16
 #define RIP_REGNUM 16	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
 #define RIP_OFFSET 128
 
@@ -57,7 +71,17 @@ struct live {
 	const struct live_options *opt;
 	struct rsp_conn *gdb;
 	struct rsp_conn stub;
-	struct tracer *tracer;
+	struct tracer *tracer;		/* NULL between a kill and the next run */
+	struct tracer_config config;	/* the program of this run */
+	struct run_request run;		/* what `run` starts */
+	struct tracer **detached;	/* programs left running by a detach */
+	size_t ndetached;
+	char *gdb_supported;		/* GDB's qSupported, for each new stub */
+	char *settings[MAX_SETTINGS];	/* GDB's settings packets (see
+					 * remember_setting) */
+	size_t nsettings;
+	int kept;			/* recordings kept under -o so far */
+	bool extended;			/* GDB said '!' (extended-remote) */
 	char dir[PATH_MAX];		/* the session's recording */
 	int sessions;
 	struct replay *replay;		/* the history at the last stop */
@@ -96,6 +120,8 @@ static int reply_error(struct live *l, const char *fmt, ...)
 /* Send to the stub, relay its reply to GDB. */
 static int forward(struct live *l, const char *payload, size_t len)
 {
+	if (!l->tracer)
+		return rsp_reply_error(l->gdb, 1);	/* no program */
 	if (stub_request(&l->stub, payload, len) < 0) {
 		l->program_gone = true;
 		return rsp_reply_error(l->gdb, 1);
@@ -257,11 +283,13 @@ static void end_session(struct live *l, const char *state, int code,
 		return;
 	if (tracer_record_end(l->tracer, state, code, err, sizeof(err)) < 0)
 		fprintf(stderr, "hwtrec-server: ending the recording: %s\n", err);
-	if (!keep)
+	if (!keep) {
 		remove_directory(l->dir);
-	else
-		fprintf(stderr, "hwtrec-server: the recording is kept in %s "
-			"(hwtrec replay %s)\n", l->dir, l->dir);
+		return;
+	}
+	l->kept++;
+	fprintf(stderr, "hwtrec-server: the recording is kept in %s "
+		"(hwtrec replay %s)\n", l->dir, l->dir);
 }
 
 /* ---------------------------------------------------------- running */
@@ -307,6 +335,8 @@ static int stopped(struct live *l)
  * GDB's ^C and the program's console output. */
 static int run_live(struct live *l, const char *payload, size_t len)
 {
+	if (!l->tracer)
+		return reply_error(l, "The program is not being run.");
 	/* The history is kept, to be extended at the next stop. */
 	l->stale = l->replay != NULL;
 	if (rsp_send(&l->stub, payload, len) < 0) {
@@ -492,6 +522,23 @@ static char *info_json(struct live *l, bool build)
 	return text;
 }
 
+/* -o NAME.hwtrec keeps the recording of every session that ends with its
+ * program; after `run` a later one goes beside the first, as NAME-N.hwtrec. */
+static void numbered_output(char *out, size_t size, const char *output, int n)
+{
+	size_t len = strlen(output);
+	const char *suffix = ".hwtrec";
+
+	while (len > 1 && output[len - 1] == '/')	/* NAME.hwtrec/ */
+		len--;
+	if (len > strlen(suffix) &&
+	    !strncmp(output + len - strlen(suffix), suffix, strlen(suffix)))
+		snprintf(out, size, "%.*s-%d%s", (int)(len - strlen(suffix)),
+			 output, n, suffix);
+	else
+		snprintf(out, size, "%.*s-%d", (int)len, output, n);
+}
+
 static int record_start(struct live *l)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -503,8 +550,11 @@ static int record_start(struct live *l)
 	if (l->program_gone)
 		return reply_error(l, "The program is not being run.");
 	l->sessions++;
-	if (l->opt->output)
+	if (l->opt->output && !l->kept)
 		snprintf(l->dir, sizeof(l->dir), "%s", l->opt->output);
+	else if (l->opt->output)
+		numbered_output(l->dir, sizeof(l->dir), l->opt->output,
+				l->kept + 1);
 	else
 		snprintf(l->dir, sizeof(l->dir), "%s/hwtrec-live-%d-%d.hwtrec",
 			 tmp, (int)getpid(), l->sessions);
@@ -565,6 +615,154 @@ static int handle_save(struct live *l, const char *hexpath, size_t n)
 	return rsp_reply_ok(l->gdb);
 }
 
+/* ------------------------------------------------------------- runs */
+
+/* GDB sends these settings when they change and remembers what it sent,
+ * not which process it sent them for: the stub of a program started by
+ * `run` gets the last of each again (else a new stub stops for every
+ * signal, even those GDB was told to pass silently). */
+static const char *const setting_names[] = {
+	"QPassSignals:", "QProgramSignals:", "QCatchSyscalls:", "QThreadEvents:",
+};
+
+static void remember_setting(struct live *l, const char *payload, size_t len)
+{
+	size_t i, j, name;
+
+	for (i = 0; i < sizeof(setting_names) / sizeof(setting_names[0]); i++)
+		if (!strncmp(payload, setting_names[i], strlen(setting_names[i])))
+			break;
+	if (i == sizeof(setting_names) / sizeof(setting_names[0]))
+		return;
+	name = strlen(setting_names[i]);
+	for (j = 0; j < l->nsettings; j++)
+		if (!strncmp(l->settings[j], payload, name))
+			break;
+	if (j == MAX_SETTINGS)
+		return;
+	if (j == l->nsettings)
+		l->nsettings++;
+	else
+		free(l->settings[j]);
+	l->settings[j] = strndup(payload, len);
+}
+
+/* A new stub learns what GDB negotiated with the first (its replies were
+ * GDB's answer then, and it is the same kind of stub). */
+static int stub_setup(struct live *l)
+{
+	size_t i;
+
+	if (l->gdb_supported) {
+		if (stub_request(&l->stub, l->gdb_supported,
+				 strlen(l->gdb_supported)) < 0)
+			return -1;
+		l->stub_swbreak = strstr(l->stub.payload, "swbreak+") != NULL;
+	}
+	for (i = 0; i < l->nsettings; i++)
+		if (l->settings[i] &&
+		    stub_request(&l->stub, l->settings[i],
+				 strlen(l->settings[i])) < 0)
+			return -1;
+	return 0;
+}
+
+/* Every process of the program goes; the stub connection is closed. */
+static void close_program(struct live *l)
+{
+	drop_history(l);
+	tracer_close(l->tracer);
+	l->tracer = NULL;
+	rsp_conn_fini(&l->stub);
+	rsp_conn_init(&l->stub, -1, -1);
+	l->program_gone = true;
+	l->nends = 0;
+}
+
+/* k, vKill, or a vRun over a running program: a session still recording
+ * ends as at an exit (kept with -o, up to the stop where it was killed;
+ * else discarded). */
+static void kill_program(struct live *l)
+{
+	char err[512] = "";
+
+	/* What the tool still holds goes into the recording first: the
+	 * history then ends where the program stood when it was killed. */
+	if (tracer_recording(l->tracer) && !l->program_gone &&
+	    l->opt->output && tracer_sync(l->tracer, err, sizeof(err)) < 0)
+		fprintf(stderr, "hwtrec-server: the end of the recording is "
+			"missing: %s\n", err);
+	if (tracer_recording(l->tracer))
+		end_session(l, "signaled", 9, l->opt->output != NULL);
+	close_program(l);
+}
+
+/* `run`/`start` (extended-remote): vRun.  Valgrind cannot start its
+ * program again, so a new Valgrind, stub and vgdb start the program from
+ * its first instruction; the reply is the new stub's stop there.  Not
+ * recording: as with GDB's own record targets, which a kill ends, `record
+ * hwt` starts the new run's history. */
+static int run_program(struct live *l, const char *args, size_t len)
+{
+	char err[1024] = "";
+
+	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0], err,
+			     sizeof(err)) < 0)
+		return reply_error(l, "%s", err);
+	if (l->tracer && !l->program_gone)
+		kill_program(l);	/* GDB kills first; a bare vRun too */
+	else
+		close_program(l);
+	run_request_apply(&l->run, &l->config);
+	l->npoints = 0;		/* GDB inserts its breakpoints anew */
+	l->current = l->g_thread = l->c_thread = 0;
+	l->history_error[0] = 0;
+	if (tracer_start(&l->config, &l->tracer, &l->stub, err,
+			 sizeof(err)) < 0) {
+		l->tracer = NULL;
+		rsp_conn_fini(&l->stub);
+		rsp_conn_init(&l->stub, -1, -1);
+		fprintf(stderr, "hwtrec-server: %s\n", err);
+		return reply_error(l, "%s", err);
+	}
+	l->program_gone = false;
+	if (stub_setup(l) < 0 || stub_request(&l->stub, "?", 1) < 0) {
+		close_program(l);
+		return reply_error(l, "the new program's stub did not answer");
+	}
+	l->current = stop_thread(l->stub.payload);
+	return rsp_send(l->gdb, l->stub.payload, l->stub.payload_len);
+}
+
+/* D: the program runs on untraced.  Extended-remote GDB stays, and may
+ * `run` another: the detached one is waited for when the server ends. */
+static int detach_program(struct live *l, const char *payload, size_t len)
+{
+	struct tracer **more;
+	int rc;
+
+	if (!l->tracer)
+		return rsp_reply_error(l->gdb, 1);
+	if (tracer_recording(l->tracer))
+		end_session(l, "running", 0, l->opt->output != NULL);
+	rc = forward(l, payload, len);
+	tracer_detach(l->tracer);
+	if (!l->extended) {
+		l->done = true;
+		return rc;
+	}
+	more = realloc(l->detached, (l->ndetached + 1) * sizeof(*more));
+	if (more) {
+		l->detached = more;
+		l->detached[l->ndetached++] = l->tracer;
+	} else {
+		tracer_close(l->tracer);	/* waits for it */
+	}
+	l->tracer = NULL;
+	close_program(l);
+	return rc;
+}
+
 /* ------------------------------------------------------------ requests */
 
 static int supported(struct live *l, const char *payload, size_t len)
@@ -572,10 +770,14 @@ static int supported(struct live *l, const char *payload, size_t len)
 	char *text;
 	int rc;
 
+	free(l->gdb_supported);
+	l->gdb_supported = strndup(payload, len);
 	if (stub_request(&l->stub, payload, len) < 0)
 		return rsp_reply_error(l->gdb, 1);
 	l->stub_swbreak = strstr(l->stub.payload, "swbreak+") != NULL;
-	if (asprintf(&text, "%.*s;ReverseStep+;ReverseContinue+",
+	/* The run settings are ours (run-request.c), not the stub's. */
+	if (asprintf(&text, "%.*s;ReverseStep+;ReverseContinue+;"
+		     RUN_REQUEST_FEATURES,
 		     (int)l->stub.payload_len, l->stub.payload) < 0)
 		return rsp_reply_error(l->gdb, 12);
 	rc = rsp_send(l->gdb, text, strlen(text));
@@ -661,6 +863,22 @@ static int handle(struct live *l, const char *payload, size_t len)
 		return handle_save(l, payload + 11, len - 11);
 	if (len > 17 && !strncmp(payload, "qThreadExtraInfo,", 17))
 		return thread_extra(l, payload, len);
+	if (len == 1 && payload[0] == '!') {
+		l->extended = true;
+		return rsp_reply_ok(l->gdb);
+	}
+	if (len >= 5 && !strncmp(payload, "vRun;", 5))
+		return run_program(l, payload + 5, len - 5);
+	if (run_request_is_setting(payload, len)) {
+		char err[256];
+
+		if (run_request_setting(&l->run, payload, len, err,
+					sizeof(err)) < 0)
+			return reply_error(l, "%s", err);
+		return rsp_reply_ok(l->gdb);
+	}
+	if (payload[0] == 'Q')
+		remember_setting(l, payload, len);
 	rsp_parse(payload, len, &r);
 	switch (r.kind) {
 	case rsp_supported:
@@ -700,16 +918,16 @@ static int handle(struct live *l, const char *payload, size_t len)
 			l->c_thread = r.thread.tid > 0 ? (uint32_t)r.thread.tid : 0;
 		break;
 	case rsp_kill:
-		if (tracer_recording(l->tracer))
-			end_session(l, "signaled", 9, l->opt->output != NULL);
-		l->done = true;
-		return rsp_reply_ok(l->gdb);
+		kill_program(l);
+		/* Extended-remote GDB stays for another `run`; 'k' has no
+		 * reply there (GDB reads none). */
+		if (!l->extended) {
+			l->done = true;
+			return rsp_reply_ok(l->gdb);
+		}
+		return payload[0] == 'k' ? 0 : rsp_reply_ok(l->gdb);
 	case rsp_detach:
-		if (tracer_recording(l->tracer))
-			end_session(l, "running", 0, l->opt->output != NULL);
-		tracer_detach(l->tracer);
-		l->done = true;
-		return forward(l, payload, len);
+		return detach_program(l, payload, len);
 	default:
 		break;
 	}
@@ -718,10 +936,11 @@ static int handle(struct live *l, const char *payload, size_t len)
 
 int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 {
-	struct live l = { .opt = opt, .gdb = gdb };
+	struct live l = { .opt = opt, .gdb = gdb, .config = opt->tracer };
 	char err[1024] = "";
+	size_t i;
 
-	if (tracer_start(&opt->tracer, &l.tracer, &l.stub, err, sizeof(err)) < 0) {
+	if (tracer_start(&l.config, &l.tracer, &l.stub, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hwtrec-server: %s\n", err);
 		return 1;
 	}
@@ -752,5 +971,12 @@ int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 		tracer_close(l.tracer);
 	}
 	rsp_conn_fini(&l.stub);
+	for (i = 0; i < l.ndetached; i++)
+		tracer_close(l.detached[i]);
+	free(l.detached);
+	for (i = 0; i < l.nsettings; i++)
+		free(l.settings[i]);
+	free(l.gdb_supported);
+	run_request_fini(&l.run);
 	return 0;
 }

@@ -21,6 +21,12 @@
 
 struct tracer_config {
 	char *const *argv;		/* PROGRAM and its arguments */
+	/* GDB's changes to the environment the server got, NULL-terminated
+	 * (or NULL): "NAME=VALUE" set, NAME unset; and its `set cwd` (or
+	 * NULL: the server's) */
+	char *const *env_set;
+	char *const *env_unset;
+	const char *cwd;
 	const char *valgrind;		/* the valgrind executable */
 	const char *valgrind_lib;	/* VALGRIND_LIB holding our tool */
 	const char *recorder;		/* the hwtrec executable */
@@ -35,6 +41,7 @@ struct tracer;
  * (initialised here) to its debugger stub.  On failure ERR says why. */
 int tracer_start(const struct tracer_config *config, struct tracer **tracer,
 		 struct rsp_conn *stub, char *err, size_t errlen);
+/* 0 for no tracer (NULL: live.c between a kill and the next run). */
 pid_t tracer_pid(const struct tracer *tracer);
 
 /* A recording session into the new directory DIR: from now on every thread
@@ -51,11 +58,12 @@ int tracer_save(struct tracer *tracer, const char *dir, char *err,
  * finished (complete). */
 int tracer_record_end(struct tracer *tracer, const char *state, int code,
 		      char *err, size_t errlen);
-bool tracer_recording(const struct tracer *tracer);
+bool tracer_recording(const struct tracer *tracer);  /* false for NULL */
 
 /* The stub said the program ended (W or X): reap it. */
 void tracer_program_done(struct tracer *tracer);
-/* Detach: the program runs on; tracer_close then waits for it to end. */
+/* Detach (once the stub answered D): the stub connection is closed, the
+ * program runs on; tracer_close then waits for it to end. */
 void tracer_detach(struct tracer *tracer);
 /* Kill what is left (the program, the stub; a recorder still in a session
  * is told nothing more, so its recording is kept marked cut off), wait for

@@ -16,6 +16,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
 
   #program NAME        which test program (scenario-prog, bare-prog)
   #record-from start   record full from the first instruction (default: main)
+  #record-from none    live scenarios: record nothing, stand at the first
+                       instruction (record full's half: `starti`); the
+                       scenario itself says `run` or `start`, and `record`
   #run-to NAME         run (recording) to the line marked L:NAME instead of
                        to the crash (live scenarios, *.lscn)
   #pie                 the program is PIE (loaded elsewhere under Valgrind):
@@ -26,6 +29,8 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        itself does what it says
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
+  record               (the command alone) the mode's method: `record full`,
+                       or `record hwt` live
 """
 
 import json
@@ -124,6 +129,11 @@ def setup(mode, prog, record_from, run_to=None):
     gdb.execute("set width 0")
     if mode == "full":
         gdb.execute("file " + prog)
+        if record_from == "none":
+            # Where hwtrec gdb leaves the program: at its first
+            # instruction, started, nothing recorded.
+            gdb.execute("set record full insn-number-max unlimited")
+            return gdb.execute("starti", to_string=True)
         if record_from == "start":
             gdb.execute("starti", to_string=True)
         else:
@@ -136,6 +146,8 @@ def setup(mode, prog, record_from, run_to=None):
     elif mode == "live":
         # hwtrec gdb started the program stopped at its first instruction;
         # record from main (or from there), then run to the crash.
+        if record_from == "none":
+            return ""
         if record_from != "start":
             gdb.execute("break main", to_string=True)
             gdb.execute("continue", to_string=True)
@@ -202,6 +214,8 @@ def main():
                         % (os.path.basename(scenario), number, expr, mode))
                 continue
             command = expand(text, lines, source)
+            if command == "record":
+                command = "record hwt" if mode == "live" else "record full"
             output, error = run(command)
             state = where()
             state.update(command=text, line_in_scenario=number,

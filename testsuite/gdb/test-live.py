@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Live mode (`hwtrec gdb`) beyond the scenarios: threads, the session's
-commands, and what is left behind when a session ends.
+commands, `run` (arguments, environment, signals settings, kill, detach,
+the recordings of killed runs), and what is left behind when a session ends.
 
 Each case runs `hwtrec gdb -batch` on a small program with a GDB script and
 checks what GDB printed against what the program's structure dictates
 (threads-prog: the second worker calls step_of five times, so from its
 fourth call three reverse-continues reach the three earlier ones and a
-fourth runs out of history), and after every case that no process of the
+fourth runs out of history; printf and a shell print the arguments and
+environment they got; record full counts the instructions), and after every case that no process of the
 session (valgrind, vgdb, hwtrec-server, the recorder) is left: every case
 runs with its own TMPDIR, and no process may still name it.
 
@@ -27,6 +29,9 @@ HWTREC = os.environ.get("HWTREC", "")
 PYTHONDIR = os.environ.get("HWTREC_PYTHONDIR", "")
 THREADS = os.path.join(BUILDDIR, "threads-prog")
 SPIN = os.path.join(BUILDDIR, "spin-prog")
+SIGNAL = os.path.join(BUILDDIR, "signal-prog")
+SCENARIO = os.path.join(BUILDDIR, "scenario-prog")
+PRINTF = "/usr/bin/printf"
 failures = []
 passes = []
 
@@ -66,12 +71,14 @@ def no_leftovers(tmp, what):
 
 
 def hwtrec_gdb(tmp, script, prog, options=(), timeout=240):
+    """PROG: the program, or a list of it and its arguments."""
+    argv = [prog] if isinstance(prog, str) else list(prog)
     path = os.path.join(tmp, "script.gdb")
     with open(path, "w") as f:
         f.write("set pagination off\nset confirm off\n" + script)
     env = dict(os.environ, TMPDIR=tmp)
     proc = subprocess.run([HWTREC, "gdb"] + list(options) +
-                          ["-nx", "-batch", "-x", path, "--", prog],
+                          ["-nx", "-batch", "-x", path, "--"] + argv,
                           env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           timeout=timeout, cwd=tmp)
@@ -205,6 +212,175 @@ def case_gdb_killed(tmp):
           "GDB killed mid-recording: the recording says it was cut off", text)
 
 
+def case_run_args(tmp):
+    """`run` restarts the program with hwtrec gdb's arguments (GDB's `set
+    args`, split as GDB splits them for a remote run), `run ARGS` replaces
+    them and a later `run` keeps them, as GDB does; the program's own output
+    is the oracle.  Every run after the first follows an exit."""
+    out = hwtrec_gdb(tmp, """run
+run '[%s|]' x 'y z'
+run
+""", [PRINTF, "<%s>", "a", "b c", ""])
+    check(out.count("<a><b c><>") == 1,
+          "run: the program's arguments, an empty one and one with a space "
+          "(%d)" % out.count("<a><b c><>"), out)
+    check(out.count("[x|][y z|]") == 2,
+          "run ARGS replaces them, a later run keeps them (%d)"
+          % out.count("[x|][y z|]"), out)
+    check(out.count("exited normally") == 3,
+          "run after the program exited: three runs to the end (%d)"
+          % out.count("exited normally"), out)
+
+
+def record_full_count(commands):
+    """Instructions GDB's own record full logs for COMMANDS after `break
+    main`, `run`, `record full` on scenario-prog (the oracle)."""
+    args = ["gdb", "-nx", "-batch", "-ex", "break main", "-ex", "run",
+            "-ex", "record full"]
+    for command in commands:
+        args += ["-ex", command]
+    args += ["-ex", "info record", SCENARIO]
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    match = re.search(r"Log contains (\d+) instructions", out)
+    return int(match.group(1)) if match else None, out
+
+
+def recorded_count(rec):
+    match = re.search(r"thread \d+: (\d+) instructions", info(rec))
+    return int(match.group(1)) if match else None
+
+
+def case_run_recordings(tmp):
+    """-o with `run`: the killed run's recording is kept, finished, holding
+    what was recorded up to the stop where `run` killed it (as many
+    instructions as record full logs for the same commands); the next run's
+    goes beside it (NAME-2.hwtrec, also when -o says NAME.hwtrec/), and GDB
+    says nothing is recorded between."""
+    rec = os.path.join(tmp, "rec.hwtrec")
+    rec2 = os.path.join(tmp, "rec-2.hwtrec")
+    want, oracle = record_full_count(["next", "next"])
+    check(want is not None and want > 0,
+          "record full logs main's first two lines (%s)" % want, oracle)
+    out = hwtrec_gdb(tmp, """break main
+run
+record hwt
+next
+next
+run
+info record
+record hwt
+next
+next
+""", SCENARIO, ["-o", rec + "/"])
+    check("No recording is currently active." in out,
+          "run: the new process is not recorded until record hwt", out)
+    for path in (rec, rec2):
+        text = info(path)
+        check("killed by signal 9" in text,
+              "run: %s is finished, killed" % os.path.basename(path), text)
+        check(recorded_count(path) == want,
+              "run: %s holds the %s instructions record full logs (%s)"
+              % (os.path.basename(path), want, recorded_count(path)), text)
+    pids = re.findall(r"^Process: +(\d+)", info(rec) + info(rec2), re.M)
+    check(len(pids) == 2 and pids[0] != pids[1],
+          "run: the two recordings are of two processes (%s)" % pids)
+
+
+def case_run_discards(tmp):
+    """Without -o the killed run's recording is removed when `run` (or
+    `kill`) kills the process; reverse execution then has no history; `kill`
+    leaves GDB connected for another `run`."""
+    count = ("shell echo RECORDINGS $(ls -d $TMPDIR/*.hwtrec 2>/dev/null "
+             "| wc -l)\n")
+    out = hwtrec_gdb(tmp, """break main
+run
+record hwt
+next
+%srun
+%s%srecord hwt
+next
+%skill
+%srun
+""" % (count, count, tolerate("reverse-step"), count, count), SCENARIO)
+    counts = re.findall(r"^RECORDINGS (\d+)", out, re.M)
+    check(counts == ["1", "0", "1", "0"],
+          "run, kill: the recording goes with the process (%s)" % counts, out)
+    check("not recording" in out,
+          "run: reverse execution says nothing is recorded", out)
+    check(out.count("Breakpoint 1, main ()") == 3,
+          "kill, then run: the program runs again to main", out)
+
+
+def case_run_signals(tmp):
+    """Each run's new stub is told what GDB told the stub before it: GDB
+    sends QPassSignals when its set changes and remembers it (here before
+    the first vRun, to the stub of the program hwtrec gdb started), so
+    without the server's replay Valgrind's gdbserver stops both runs at each
+    SIGUSR1 that `handle SIGUSR1 nostop noprint pass` passes silently (stop
+    replies in the packet log; GDB's output looks the same)."""
+    log = os.path.join(tmp, "packets.log")
+    os.environ["HWTREC_SERVER_LOG"] = log
+    try:
+        out = hwtrec_gdb(tmp, """handle SIGUSR1 nostop noprint pass
+run
+run
+""", SIGNAL)
+    finally:
+        del os.environ["HWTREC_SERVER_LOG"]
+    check(len(re.findall(r"^caught$", out, re.M)) == 4
+          and len(re.findall(r"^over$", out, re.M)) == 2,
+          "run twice: the program handles both SIGUSR1 each time", out)
+    with open(log, errors="replace") as f:
+        text = f.read()
+    runs = text.split("<- vRun")
+    stops = [len(re.findall(r"^stub <- T1e", part, re.M)) for part in runs]
+    check(len(runs) == 3 and stops == [0, 0, 0],
+          "run twice: no SIGUSR1 stop from either run's stub (%s)" % stops,
+          text[-3000:])
+
+
+def case_run_environment(tmp):
+    """set environment, unset environment and set cwd reach the program of
+    the next run, and a later run gets GDB's changed set (GDB resets and
+    sends it all again); the shell run says what it got."""
+    sub = os.path.join(tmp, "sub")
+    os.mkdir(sub)
+    os.environ["HWTREC_GONE"] = "inherited"
+    try:
+        out = hwtrec_gdb(tmp, """set environment HWTREC_RUN_VAR=from gdb
+unset environment HWTREC_GONE
+set cwd %s
+run
+unset environment HWTREC_RUN_VAR
+set environment HWTREC_GONE=back
+set cwd
+run
+""" % sub, ["/bin/sh", "-c", 'echo "var=[$HWTREC_RUN_VAR] '
+            'gone=[${HWTREC_GONE-unset}] cwd=[$(pwd)]"'])
+    finally:
+        del os.environ["HWTREC_GONE"]
+    runs = re.findall(r"^var=.*$", out, re.M)
+    check(runs == ["var=[from gdb] gone=[unset] cwd=[%s]" % sub,
+                   "var=[] gone=[back] cwd=[%s]" % tmp],
+          "run: GDB's environment and working directory (%s)" % runs, out)
+
+
+def case_run_after_detach(tmp):
+    """detach leaves GDB connected (extended-remote): the detached program
+    runs to its end on its own while `run` starts another."""
+    out = hwtrec_gdb(tmp, """break main
+run
+detach
+run
+""", THREADS)
+    check("[Inferior 1 (Remote target) detached]" in out,
+          "detach: GDB detaches", out)
+    check(out.count("Breakpoint 1, main ()") == 2,
+          "detach, then run: the program runs again to main", out)
+
+
 def case_messages(tmp):
     path = os.path.join(tmp, "native.gdb")
     with open(path, "w") as f:
@@ -229,6 +405,8 @@ def main():
         print("SKIP: valgrind not installed")
         return 77
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
+                 case_run_args, case_run_recordings, case_run_discards,
+                 case_run_signals, case_run_environment, case_run_after_detach,
                  case_messages):
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:

@@ -25,6 +25,12 @@ chosen to look like the real one:
   with each call level, so that callers are always outer (GDB rejects an
   inner caller) and an activation keeps its id.  Frames beyond the known
   stack on the outer side (those past main) get addresses above it.
+- When the history starts below the bottom of the stack (`record hwt` at a
+  breakpoint three calls below main), the callers of its outermost function
+  never appear in it, and the server does not know them.  The history never
+  returned to them, so they are the same activations at every position: the
+  frames GDB unwinds at the end beyond the server's outermost one; they are
+  appended, with their real PCs and frame ids, below the server's frames.
 """
 
 import re
@@ -39,7 +45,9 @@ MARGIN = 0x100000           # distance of synthetic addresses from real ones
 FALLBACK_LOW = 0x10000000000
 MAX_FINAL_FRAMES = 4096
 
-# Connection number -> {level: (function_start, cfa)} of the final stack.
+# Connection number -> {level: (function_start, cfa, pc)} of the final
+# stack; pc is None for the server's frames, the frame's own PC for GDB's
+# frames beyond them (see the module comment).
 _final = {}
 
 
@@ -143,8 +151,16 @@ def _real_frames(server_frames):
 def layout(server_frames, final):
     """Frames (innermost first) with the stack address of each frame id."""
     frames = _real_frames(server_frames)
+    if frames and final:
+        # The callers older than the whole history, below its outermost
+        # frame here, if the final stack has them at the next levels.
+        level = frames[-1][2] - 1
+        while final.get(level, (0, 0, None))[2] is not None:
+            start, _, pc = final[level]
+            frames.append((pc, start, level))
+            level -= 1
     if final:
-        cfas = [cfa for _, cfa in final.values()]
+        cfas = [entry[1] for entry in final.values()]
         low = min(cfas) - MARGIN
         high = max(cfas) + MARGIN
         known_outer = min(final)
@@ -168,8 +184,8 @@ def layout(server_frames, final):
 
 def _gdb_stack():
     """GDB's own frame ids at the end of the history, innermost first, as
-    (function start, CFA); inlined calls are GDB's frames within one real
-    frame, so they are left out."""
+    (function start, CFA, PC); inlined calls are GDB's frames within one
+    real frame, so they are left out."""
     stack = []
     frame = gdb.newest_frame()
     while frame is not None and len(stack) < MAX_FINAL_FRAMES:
@@ -182,20 +198,28 @@ def _gdb_stack():
             match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
             if not match:
                 break
-            stack.append((int(match.group(2), 16), int(match.group(1), 16)))
+            stack.append((int(match.group(2), 16), int(match.group(1), 16),
+                          frame.pc()))
         frame = frame.older()
     return stack
 
 
 def match_final_stack(server_frames, gdb_stack):
-    """{level: (function start, CFA)} of the final stack: the server's
-    frames at the end paired with GDB's, while their functions agree."""
+    """{level: (function start, CFA, PC)} of the final stack: the server's
+    frames at the end paired with GDB's, while their functions agree (PC
+    None); when all of them agree, GDB's frames beyond, the callers older
+    than the history, at the levels below (with their PCs)."""
     final = {}
-    for (pc, start, level), (code, cfa) in zip(_real_frames(server_frames),
-                                               gdb_stack):
+    real = _real_frames(server_frames)
+    for (pc, start, level), (code, cfa, _) in zip(real, gdb_stack):
         if code != start:
             break
-        final[level] = (start, cfa)
+        final[level] = (start, cfa, None)
+    if real and len(final) == len(real):
+        level = real[-1][2]
+        for code, cfa, pc in gdb_stack[len(real):]:
+            level -= 1
+            final[level] = (code, cfa, pc)
     return final
 
 

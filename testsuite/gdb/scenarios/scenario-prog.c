@@ -115,7 +115,7 @@ static void run_crash(void)
 
 int main(void)
 {
-	struct item items[] = { { 3, "three" }, { 1, "one" }, { 2, "two" } };
+	struct item items[] = { { 3, "three" }, { 1, "one" }, { 2, "two" } }; /* L:main_start */
 	int squares = sum_of_squares(4); /* L:main_squares */
 	int fact = factorial(5); /* L:main_fact */
 	int nested = outer(2); /* L:main_outer */
