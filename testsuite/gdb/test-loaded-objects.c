@@ -42,6 +42,9 @@ static void build(const struct mapping *maps, size_t n)
 	strcpy(dir, "/tmp/hwtrec-objects-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(hwtr_writer_create(dir, &info, &w), 0);
+	/* A finished recording lists at least one thread (an empty list is
+	 * refused as damage); its stream may be empty. */
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
 	for (i = 0; i < n; i++) {
 		struct hwtr_sideband_event ev = {
 			.kind = maps[i].kind, .tsc = 10 * (i + 1), .addr = maps[i].addr,
