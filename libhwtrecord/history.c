@@ -1729,3 +1729,98 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	free(insns);
 	return err ? err : hit;
 }
+
+/* ------------------------------------------------------- the end, early */
+
+/* Chunk starts tried back from the end before giving up: past them the end
+ * is left to the built history. */
+#define END_IP_CHUNKS 16
+
+/* The last instruction's IP walking from chunk start START to the end of
+ * T's trace: 1, or 0 when no instruction comes (or the walk cannot start
+ * there), or a negative error. */
+static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
+{
+	struct decoder_walk *walk;
+	struct walk_item item;
+	int status, found = 0;
+
+	if (t->ops->walk_at(t->stream, start, image_for_chunk, t, &walk) < 0)
+		return 0;
+	while ((status = t->ops->walk_next(walk, &item)) > 0)
+		if (item.kind == walk_block) {
+			*ip = item.block.end_ip;
+			found = 1;
+		}
+	t->ops->walk_free(walk);
+	return status < 0 ? status : found;
+}
+
+static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip, bool *known)
+{
+	struct decoder_loss *losses = NULL;
+	struct decoder_stream_info si;
+	uint64_t before = UINT64_MAX, start;
+	int err, tries, rc;
+
+	*known = false;
+	err = stream_info(t, &si, &losses);
+	if (!err && si.size > si.trace_start)
+		err = t->ops->stream_open(t->history->decoder, &si, &t->stream);
+	free(losses);
+	if (err || !t->stream)
+		return err;
+	for (tries = 0; tries < END_IP_CHUNKS &&
+			t->ops->chunk_start_before(t->stream, before, &start) > 0;
+	     tries++) {
+		rc = end_ip_from(t, start, ip);
+		if (rc != 0) {
+			*known = rc > 0;
+			return rc < 0 ? rc : 0;
+		}
+		before = start;
+	}
+	return 0;
+}
+
+int hwtr_history_end_ips(struct hwtr_recording *rec,
+			 const struct hwtr_history_options *options,
+			 uint64_t *ips, bool *known)
+{
+	const struct hwtr_recording_info *info;
+	struct hwtr_history *h;
+	size_t i;
+	int err = 0;
+
+	if (!rec || !ips || !known)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_history_end_ips: bad argument");
+	info = hwtr_recording_info(rec);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	h->recording = rec;
+	h->ops = decoder_for_format(info->trace_format);
+	if (!h->ops) {
+		free(h);
+		return hwtr_fail(hwtr_err_format, "%s: no decoder for trace format "
+				 "\"%s\"", hwtr_recording_path(rec),
+				 info->trace_format);
+	}
+	h->debug_dirs = copy_strings(options ? options->debug_dirs : NULL);
+	if (!h->debug_dirs)
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (!err)
+		err = image_set_build(rec, (const char *const *)h->debug_dirs,
+				      &h->images);
+	if (!err)
+		err = h->ops->context_alloc(h->images, &h->decoder);
+	for (i = 0; !err && i < info->nthreads; i++) {
+		known[i] = false;
+		if ((err = add_thread(h, i)) ||
+		    (err = thread_end_ip(h->threads[i], &ips[i], &known[i])))
+			if (i < h->nthreads)
+				thread_failed(h->threads[i], err);
+	}
+	hwtr_history_free(h);
+	return err;
+}

@@ -52,6 +52,10 @@ struct replay_thread {
 	bool has_tail;
 	bool at_tail;
 	uint64_t tail_pc;
+	/* Without a core, where the history will end (hwtr_history_end_ips):
+	 * the end's PC while the history is being built. */
+	bool early_end_known;
+	uint64_t early_end_pc;
 };
 
 struct breakpoint {
@@ -271,6 +275,35 @@ static int finish_history(struct replay *r)
 	return 0;
 }
 
+/* Without a core, GDB's first packets ask where the threads stand: find
+ * their ends from the end of the trace alone (a chunk's decoding) before the
+ * whole history is built, which can take minutes.  Not knowing is no error:
+ * the registers then wait for the build. */
+static void find_early_ends(struct replay *r)
+{
+	size_t n = r->info->nthreads, i;
+	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
+	bool *known = calloc(n ? n : 1, sizeof(*known));
+
+	if (ips && known && hwtr_history_end_ips(r->recording, &r->hopt, ips, known) == 0)
+		for (i = 0; i < n; i++) {
+			struct replay_thread *t = find(r, r->info->threads[i].tid);
+
+			if (t && known[i]) {
+				t->early_end_known = true;
+				t->early_end_pc = ips[i];
+			}
+		}
+	free(ips);
+	free(known);
+}
+
+/* Is the history still being built in the background? */
+static bool still_building(struct replay *r)
+{
+	return r->building && !atomic_load(&r->built);
+}
+
 /* Wait for a background build; without a history the server goes on
  * serving the core. */
 static void wait_history(struct replay *r)
@@ -354,6 +387,8 @@ int replay_open(const char *dir, const struct replay_options *options,
 	if (options)
 		r->opt = *options;
 	if (options && options->background) {
+		if (!r->core && !r->opt.nends)
+			find_early_ends(r);
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
 			say(err, errlen, "cannot start a thread: %s", strerror(rc));
@@ -476,6 +511,10 @@ uint32_t replay_initial_thread(struct replay *r)
 	if (r->core || r->opt.nends)
 		return r->threads[0].tid;
 	/* No end state: the first thread the history knows a PC for. */
+	if (still_building(r))
+		for (i = 0; i < r->nthreads; i++)
+			if (r->threads[i].early_end_known)
+				return r->threads[i].tid;
 	wait_history(r);
 	for (i = 0; i < r->nthreads; i++)
 		if (r->threads[i].cursor)
@@ -716,11 +755,17 @@ int replay_registers(struct replay *r, uint32_t tid,
 
 	if (!t)
 		return -ESRCH;
-	/* Without a core, even the end's PC comes from the history. */
-	if (!t->core)
-		wait_history(r);
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
+	/* Without a core, even the end's PC comes from the history: from its
+	 * end alone while it is being built (every thread is at its end). */
+	if (!t->core && still_building(r) && t->early_end_known) {
+		memcpy(regs + off, &t->early_end_pc, 8);
+		memset(valid + off, 1, 8);
+		return 0;
+	}
+	if (!t->core)
+		wait_history(r);
 	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);

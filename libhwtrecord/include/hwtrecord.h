@@ -348,6 +348,18 @@ int hwtr_history_build(struct hwtr_recording *recording,
 		       struct hwtr_history **history);
 void hwtr_history_free(struct hwtr_history *history);
 
+/* Where each thread's history will end, without building it: IPS[i] is the
+ * IP of the last instruction (gaps after it skipped) that hwtr_history_build
+ * gives thread i of the manifest, found by decoding only the end of its
+ * trace, from its last chunk start (or an earlier one when that holds no
+ * instruction).  KNOWN[i] is false when those chunks hold none; the built
+ * history then says.  Costs a packet scan of each stream and a chunk's
+ * decoding, not the history's: a debugger can show where the program
+ * stopped while the history is built. */
+int hwtr_history_end_ips(struct hwtr_recording *recording,
+			 const struct hwtr_history_options *options,
+			 uint64_t *ips, bool *known);
+
 /* Bring the history up to date with its recording after
  * hwtr_recording_refresh: each thread keeps its chunks and function
  * segments up to the start of its last chunk and decodes on from there
