@@ -1616,25 +1616,35 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 
 /* ------------------------------------------------------------- searching */
 
+/* The first of the sorted ADDRS at or above IP (N if none). */
+static size_t lower_bound(const uint64_t *addrs, size_t n, uint64_t ip)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addrs[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool block_may_hold(const struct decoder_block *block, const uint64_t *addrs,
 			   size_t n)
 {
-	size_t i;
+	size_t i = lower_bound(addrs, n, block->ip);
 
-	for (i = 0; i < n; i++)
-		if (addrs[i] >= block->ip && addrs[i] <= block->end_ip)
-			return true;
-	return false;
+	return i < n && addrs[i] <= block->end_ip;
 }
 
 static bool in_addrs(uint64_t ip, const uint64_t *addrs, size_t n)
 {
-	size_t i;
+	size_t i = lower_bound(addrs, n, ip);
 
-	for (i = 0; i < n; i++)
-		if (addrs[i] == ip)
-			return true;
-	return false;
+	return i < n && addrs[i] == ip;
 }
 
 int history_find_in_chunk(struct hwtr_thread *t, size_t k,

@@ -25,6 +25,7 @@
  */
 #include "replay.h"
 
+#include "breakpoints.h"
 #include "corefile.h"
 #include "memory.h"
 
@@ -58,11 +59,6 @@ struct replay_thread {
 	uint64_t early_end_pc;
 };
 
-struct breakpoint {
-	int type;
-	uint64_t addr;
-};
-
 struct replay {
 	char *dir;
 	struct hwtr_recording *recording;
@@ -74,10 +70,7 @@ struct replay {
 	size_t nthreads;
 	struct replay_thread *threads;
 	size_t nevents;		/* sideband events whose mappings are added */
-	size_t nbreak, capbreak;
-	struct breakpoint *breaks;
-	uint64_t *addrs;		/* distinct breakpoint addresses */
-	size_t naddrs;
+	struct breakpoints *breakpoints;
 	/* The history is built in the background so that GDB's first
 	 * packets are answered at once (GDB gives up on a packet after
 	 * `remotetimeout`, 2 s); requests that need it wait for it. */
@@ -328,6 +321,10 @@ int replay_open(const char *dir, const struct replay_options *options,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	if (breakpoints_new(&r->breakpoints) < 0) {
+		free(r);
+		return -ENOMEM;
+	}
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
 	r->dir = realpath(dir, NULL);
 	if (!r->dir)
@@ -483,8 +480,7 @@ void replay_close(struct replay *r)
 	core_close(r->core);
 	if (r->recording)
 		hwtr_recording_close(r->recording);
-	free(r->breaks);
-	free(r->addrs);
+	breakpoints_free(r->breakpoints);
 	free(r->dir);
 	free(r);
 }
@@ -573,12 +569,7 @@ static int gap_at(struct replay_thread *t)
 
 static bool is_breakpoint(const struct replay *r, uint64_t pc)
 {
-	size_t i;
-
-	for (i = 0; i < r->naddrs; i++)
-		if (r->addrs[i] == pc)
-			return true;
-	return false;
+	return breakpoints_at(r->breakpoints, pc);
 }
 
 static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
@@ -630,8 +621,12 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event)
 {
 	struct hwtr_insn insn;
-	int rc = 0;
+	const uint64_t *addrs;
+	size_t naddrs;
+	int rc = breakpoints_addresses(r->breakpoints, &addrs, &naddrs);
 
+	if (rc < 0)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (t->at_tail) {
 		if (!reverse) {
 			*event = replay_history_end;
@@ -645,9 +640,8 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 			return 0;
 		}
 	}
-	if (r->naddrs)
-		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, r->addrs,
-				      r->naddrs);
+	if (naddrs)
+		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, addrs, naddrs);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -693,55 +687,14 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	return rc;
 }
 
-static int rebuild_addrs(struct replay *r)
-{
-	size_t i, j, n = 0;
-	uint64_t *a = realloc(r->addrs, (r->nbreak ? r->nbreak : 1) * sizeof(*a));
-
-	if (!a)
-		return -ENOMEM;
-	r->addrs = a;
-	for (i = 0; i < r->nbreak; i++) {
-		for (j = 0; j < n && a[j] != r->breaks[i].addr; j++)
-			;
-		if (j == n)
-			a[n++] = r->breaks[i].addr;
-	}
-	r->naddrs = n;
-	return 0;
-}
-
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < r->nbreak; i++)
-		if (r->breaks[i].type == type && r->breaks[i].addr == addr)
-			return 0;
-	if (r->nbreak == r->capbreak) {
-		size_t cap = r->capbreak ? 2 * r->capbreak : 16;
-		struct breakpoint *b = realloc(r->breaks, cap * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		r->breaks = b;
-		r->capbreak = cap;
-	}
-	r->breaks[r->nbreak++] = (struct breakpoint){ type, addr };
-	return rebuild_addrs(r);
+	return breakpoints_insert(r->breakpoints, type, addr);
 }
 
 int replay_remove_breakpoint(struct replay *r, int type, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < r->nbreak; i++) {
-		if (r->breaks[i].type == type && r->breaks[i].addr == addr) {
-			r->breaks[i] = r->breaks[--r->nbreak];
-			return rebuild_addrs(r);
-		}
-	}
-	return 0;	/* GDB may remove what it never inserted: fine */
+	return breakpoints_remove(r->breakpoints, type, addr);
 }
 
 /* -------------------------------------------------------------- registers */

@@ -512,7 +512,9 @@ int hwtr_cursor_segment(const struct hwtr_cursor *cursor,
 			struct hwtr_segment *segment);
 /* Search backward (direction < 0) or forward (> 0) from the position,
  * excluding it, for the nearest instruction whose IP is in ADDRS.  Moves
- * there and returns 1, or returns 0 and stays when there is none. */
+ * there and returns 1, or returns 0 and stays when there is none.  ADDRS may
+ * come in any order; sorted ascending saves a sorted copy per call.  Each
+ * address costs a binary search, not a scan, per block. */
 int hwtr_cursor_find(struct hwtr_cursor *cursor, int direction,
 		     const uint64_t *addrs, size_t naddrs);
 /* The call stack at the position: segments[0] is the current segment, then
