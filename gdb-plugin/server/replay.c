@@ -935,39 +935,30 @@ char *replay_frames_json(struct replay *r, uint32_t tid, const uint64_t *at,
 	return text;
 }
 
-char *replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
-		     uint64_t last, unsigned flags, char *err, size_t errlen)
+int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
+		   uint64_t last, unsigned flags, FILE *out, char *err,
+		   size_t errlen)
 {
 	struct replay_thread *t = history_thread(r, tid, err, errlen);
 	struct hwtr_insn insn;
 	uint64_t mark_pc = 0;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f;
 	int rc;
 
 	if (!t)
-		return NULL;
-	f = open_memstream(&text, &size);
-	if (!f) {
-		say(err, errlen, "out of memory");
-		return NULL;
-	}
+		return -1;
 	/* GDB marks the instructions at the current PC with "=> ". */
 	if (!calls && t->at_tail)
 		mark_pc = t->tail_pc;
 	else if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
 		mark_pc = insn.ip;
-	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, f)
+	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, out)
 		   : hwtr_list_insns(t->history, first, last, flags, false,
-				     mark_pc, f);
-	fclose(f);
+				     mark_pc, out);
 	if (rc < 0) {
 		say(err, errlen, "%s", hwtr_last_error());
-		free(text);
-		return NULL;
+		return -1;
 	}
-	return text;
+	return 0;
 }
 
 int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
