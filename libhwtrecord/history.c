@@ -1766,31 +1766,49 @@ static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
 	return status < 0 ? status : found;
 }
 
+/* The end of the stream is searched from this many bytes before it, then
+ * from 16 times as many, and so on: a packet scan of the whole stream
+ * would cost seconds on a gigabyte of trace. */
+#define END_WINDOW (1u << 20)
+
 static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip, bool *known)
 {
 	struct decoder_loss *losses = NULL;
 	struct decoder_stream_info si;
-	uint64_t before = UINT64_MAX, start;
+	uint64_t window, kept_start, before, start;
 	int err, tries, rc;
 
 	*known = false;
 	err = stream_info(t, &si, &losses);
-	if (!err && si.size > si.trace_start)
-		err = t->ops->stream_open(t->history->decoder, &si, &t->stream);
-	free(losses);
-	if (err || !t->stream)
-		return err;
-	for (tries = 0; tries < END_IP_CHUNKS &&
-			t->ops->chunk_start_before(t->stream, before, &start) > 0;
-	     tries++) {
-		rc = end_ip_from(t, start, ip);
-		if (rc != 0) {
-			*known = rc > 0;
-			return rc < 0 ? rc : 0;
+	kept_start = si.trace_start;
+	for (window = END_WINDOW; !err && si.size > kept_start; window *= 16) {
+		/* Decoding from a later start is decoding a ring's kept part:
+		 * whatever precedes the first chunk start is not read. */
+		si.trace_start = si.size - kept_start > window ? si.size - window
+							      : kept_start;
+		if ((err = t->ops->stream_open(t->history->decoder, &si, &t->stream)))
+			break;
+		before = UINT64_MAX;
+		rc = 0;
+		for (tries = 0; tries < END_IP_CHUNKS &&
+				t->ops->chunk_start_before(t->stream, before, &start) > 0;
+		     tries++) {
+			rc = end_ip_from(t, start, ip);
+			if (rc < 0)
+				err = rc;
+			if (rc != 0)
+				break;
+			before = start;
 		}
-		before = start;
+		*known = !err && rc > 0;
+		t->ops->stream_close(t->stream);
+		t->stream = NULL;
+		if (err || *known || si.trace_start == kept_start ||
+		    tries == END_IP_CHUNKS || window > UINT64_MAX / 16)
+			break;
 	}
-	return 0;
+	free(losses);
+	return err;
 }
 
 int hwtr_history_end_ips(struct hwtr_recording *rec,
