@@ -464,6 +464,8 @@ void replay_close(struct replay *r)
 
 	if (!r)
 		return;
+	if (r->building && atomic_load(&r->built))
+		wait_history(r);	/* done but never asked for: joined */
 	if (r->building) {
 		/* GDB left before the history was built: the process is about
 		 * to exit, and the builder still uses everything. */
