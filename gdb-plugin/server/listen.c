@@ -108,34 +108,43 @@ static int unix_listener(const char *path)
 
 /* ------------------------------------------------------------ loopback TCP */
 
+/* ADDR as /proc/net/tcp6 prints it (the in6_addr's four words; an IPv4
+ * address as IPv4-mapped) and its port; *V4 for an IPv4 address. */
+static void proc_words(const struct sockaddr_storage *addr, uint32_t words[4],
+		       unsigned *port, bool *v4)
+{
+	memset(words, 0, 16);
+	*v4 = addr->ss_family == AF_INET;
+	if (*v4) {
+		const struct sockaddr_in *a = (const void *)addr;
+
+		words[2] = htonl(0xffff);
+		words[3] = a->sin_addr.s_addr;
+		*port = ntohs(a->sin_port);
+	} else {
+		const struct sockaddr_in6 *a = (const void *)addr;
+
+		memcpy(words, &a->sin6_addr, 16);
+		*port = ntohs(a->sin6_port);
+	}
+}
+
 /* The owner of the socket whose local end is LOCAL and remote end REMOTE,
- * from /proc/net/tcp (IPv4) or tcp6 (IPv4-mapped addresses included). */
+ * from /proc/net/tcp (IPv4) or tcp6 (IPv6, and IPv4 through an IPv6
+ * socket, as IPv4-mapped addresses). */
 static bool tcp_socket_owner(const struct sockaddr_storage *local,
 			     const struct sockaddr_storage *remote, uid_t *uid)
 {
 	static const char *const tables[2] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	uint32_t want_local[4] = { 0 }, want_remote[4] = { 0 };
+	uint32_t want_local[4], want_remote[4];
 	unsigned want_lport, want_rport;
-	bool v6 = local->ss_family == AF_INET6;
+	bool v4, remote_v4;
 	char line[512];
 	int t;
 
-	if (v6) {
-		const struct sockaddr_in6 *l = (const void *)local, *r = (const void *)remote;
-
-		memcpy(want_local, &l->sin6_addr, 16);
-		memcpy(want_remote, &r->sin6_addr, 16);
-		want_lport = ntohs(l->sin6_port);
-		want_rport = ntohs(r->sin6_port);
-	} else {
-		const struct sockaddr_in *l = (const void *)local, *r = (const void *)remote;
-
-		want_local[0] = l->sin_addr.s_addr;
-		want_remote[0] = r->sin_addr.s_addr;
-		want_lport = ntohs(l->sin_port);
-		want_rport = ntohs(r->sin_port);
-	}
-	for (t = v6 ? 1 : 0; t < (v6 ? 2 : 1); t++) {
+	proc_words(local, want_local, &want_lport, &v4);
+	proc_words(remote, want_remote, &want_rport, &remote_v4);
+	for (t = v4 && remote_v4 ? 0 : 1; t < 2; t++) {
 		FILE *f = fopen(tables[t], "r");
 
 		if (!f)
@@ -145,7 +154,8 @@ static bool tcp_socket_owner(const struct sockaddr_storage *local,
 			continue;
 		}
 		while (fgets(line, sizeof(line), f)) {
-			uint32_t la[4] = { 0 }, ra[4] = { 0 };
+			uint32_t la[4] = { 0, 0, htonl(0xffff), 0 };
+			uint32_t ra[4] = { 0, 0, htonl(0xffff), 0 };
 			unsigned lport, rport, state, u;
 			int n;
 
@@ -153,7 +163,7 @@ static bool tcp_socket_owner(const struct sockaddr_storage *local,
 			 * an address is the kernel's words in hex, as stored. */
 			if (t == 0)
 				n = sscanf(line, " %*d: %8X:%X %8X:%X %X %*X:%*X %*X:%*X %*X %u",
-					   &la[0], &lport, &ra[0], &rport, &state, &u) == 6;
+					   &la[3], &lport, &ra[3], &rport, &state, &u) == 6;
 			else
 				n = sscanf(line, " %*d: %8X%8X%8X%8X:%X %8X%8X%8X%8X:%X %X "
 					   "%*X:%*X %*X:%*X %*X %u",

@@ -22,9 +22,10 @@ SRCDIR = os.environ["SRCDIR"]
 NOBODY = 65534
 failures = []
 
-# Run as nobody: connect, send what GDB sends first and a memory read, and
-# print everything that came back; "EOF" when the server closed, or the
-# connect error.
+# Connect (to a socket path, a port, or "6:PORT": 127.0.0.1 through an
+# IPv6 socket, as an IPv4-mapped address), send what GDB sends first and a
+# memory read, and print everything that came back; "EOF" when the server
+# closed, or the connect error.
 CLIENT = r"""
 import socket, sys
 target = sys.argv[1]
@@ -32,12 +33,15 @@ try:
     if target.startswith("/"):
         s = socket.socket(socket.AF_UNIX)
         s.connect(target)
+    elif target.startswith("6:"):
+        s = socket.socket(socket.AF_INET6)
+        s.connect(("::ffff:127.0.0.1", int(target[2:])))
     else:
         s = socket.create_connection(("127.0.0.1", int(target)))
 except OSError as e:
     print("CONNECT-ERROR", e.errno)
     sys.exit(0)
-s.settimeout(10)
+s.settimeout(float(sys.argv[2]) if len(sys.argv) > 2 else 10)
 def frame(p):
     return b"$" + p + b"#" + b"%02x" % (sum(p) & 0xff)
 got = b""
@@ -70,6 +74,12 @@ def closed_unanswered(out):
 def as_nobody(target):
     return subprocess.run(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
                            "--clear-groups", sys.executable, "-c", CLIENT, target],
+                          capture_output=True, text=True, timeout=30).stdout
+
+
+def as_owner(target):
+    """The client as ourselves, giving up after 3 s of silence."""
+    return subprocess.run([sys.executable, "-c", CLIENT, target, "3"],
                           capture_output=True, text=True, timeout=30).stdout
 
 
@@ -159,9 +169,24 @@ def tcp(work, rec, oracle):
           "nobody's TCP connection is closed unanswered: " + out.strip())
     check("refused a connection from uid %d" % NOBODY in server_log(err),
           "the server says it refused uid %d" % NOBODY)
+    out = as_nobody("6:" + port)
+    check(closed_unanswered(out),
+          "nobody's connection through an IPv6 socket is closed unanswered: "
+          + out.strip())
     rip = gdb_rip("target remote 127.0.0.1:" + port)
     check(rip == oracle, "the owner's GDB reads rip %s (GDB on the core: %s)" % (rip, oracle))
     check(p.wait(20) == 0, "the server exits 0 after GDB detaches")
+    # The owner through an IPv6 socket (its socket is in /proc/net/tcp6).
+    p, err = start(["--listen", "0", rec], work)
+    m = wait_line(err, r"listening on 127\.0\.0\.1:(\d+)", p)
+    if m:
+        out = as_owner("6:" + m.group(1))
+        check("PacketSize=" in out, "the owner through an IPv6 socket is "
+              "answered: " + out.strip()[:80])
+        check(p.wait(20) == 0, "... and the server exits 0 when it goes")
+    else:
+        p.kill()
+        check(False, "--listen 0 names its port (second server)")
 
 
 def main():
