@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,14 +97,60 @@ static int unix_listener(const char *path)
 	}
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(path, 0600) < 0 || listen(fd, 4) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		fprintf(stderr, "hwtrec-server: %s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	if (chmod(path, 0600) < 0 || listen(fd, 4) < 0) {
+		fprintf(stderr, "hwtrec-server: %s: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
 	return fd;
+}
+
+/* Killed while waiting (^C, SIGTERM, a closed terminal): the socket and
+ * the directory made for it go first.  Paths copied for the handler. */
+static char cleanup_socket[PATH_MAX], cleanup_dir[PATH_MAX];
+static const int cleanup_signals[3] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction saved_actions[3];
+
+static void cleanup_and_die(int sig)
+{
+	if (cleanup_socket[0])
+		unlink(cleanup_socket);
+	if (cleanup_dir[0])
+		rmdir(cleanup_dir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void cleanup_on_signals(const char *socket_path, const char *dir)
+{
+	struct sigaction sa = { .sa_handler = cleanup_and_die };
+	int i;
+
+	snprintf(cleanup_socket, sizeof(cleanup_socket), "%s", socket_path);
+	snprintf(cleanup_dir, sizeof(cleanup_dir), "%s", dir ? dir : "");
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++) {
+		sigaction(cleanup_signals[i], NULL, &saved_actions[i]);
+		/* A signal the caller ignores stays ignored. */
+		if (saved_actions[i].sa_handler != SIG_IGN)
+			sigaction(cleanup_signals[i], &sa, NULL);
+	}
+}
+
+static void cleanup_done(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
+	cleanup_socket[0] = cleanup_dir[0] = '\0';
 }
 
 /* ------------------------------------------------------------ loopback TCP */
@@ -250,6 +297,8 @@ int listen_accept_owner(const struct listen_spec *spec)
 		}
 		listener = unix_listener(path);
 		if (listener >= 0)
+			cleanup_on_signals(path, made_dir);
+		if (listener >= 0)
 			fprintf(stderr, "hwtrec-server: listening on %s (uid %u only)\n"
 				"  (gdb) target remote %s\n", path,
 				(unsigned)geteuid(), path);
@@ -272,8 +321,10 @@ int listen_accept_owner(const struct listen_spec *spec)
 	}
 	if (listener >= 0) {
 		close(listener);
-		if (spec->kind == listen_unix)
+		if (spec->kind == listen_unix) {
 			unlink(path);
+			cleanup_done();
+		}
 	}
 	if (made_dir)
 		rmdir(made_dir);

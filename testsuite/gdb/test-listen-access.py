@@ -145,6 +145,21 @@ def unix_default(work, rec, oracle):
     check(not os.path.exists(d), "the socket's directory is gone")
 
 
+def unix_killed_while_waiting(work, rec):
+    import signal
+    p, err = start(["--listen", rec], work)
+    m = wait_line(err, r"listening on (/\S+)", p)
+    if not m:
+        p.kill()
+        check(False, "--listen names its Unix socket (second server)")
+        return
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(20)
+    check(rc == -signal.SIGTERM, "SIGTERM while waiting ends the server (%d)" % rc)
+    check(not os.path.exists(os.path.dirname(m.group(1))),
+          "... and its socket's directory is gone")
+
+
 def unix_path_checked(work, rec):
     shared = os.path.join(work, "shared")
     os.mkdir(shared)
@@ -205,6 +220,7 @@ def main():
                              capture_output=True, text=True).stdout
         oracle = re.search(r"^\$1 = (0x[0-9a-f]+)", out, re.M).group(1)
         unix_default(work, rec, oracle)
+        unix_killed_while_waiting(work, rec)
         unix_path_checked(work, rec)
         tcp(work, rec, oracle)
 
