@@ -1,13 +1,14 @@
 /* mkrec-long: a recording of one thread running long-loop.S for ITERATIONS
  * loop iterations (4 instructions each), written with libipt's encoder as a
  * user-mode Intel PT trace would hold it: PSB+ (TSC, MODE.Exec, FUP) every
- * 4 KiB, a TNT bit per iteration (taken, then not taken at the last), and
+ * 4 KiB (or PSB_PERIOD bytes), a TNT bit per iteration (taken, then not taken at the last), and
  * TIP.PGD at the exit system call.  No core: where the program stopped is
  * known from the trace only.  A history of a few hundred million
  * instructions takes seconds to build and little memory (one function
  * segment), which is what the plain-GDB connect test needs.
  *
- * Usage: mkrec-long CODE DIR ITERATIONS; prints the number of instructions.
+ * Usage: mkrec-long CODE DIR ITERATIONS [PSB_PERIOD]; prints the number of
+ * instructions.  A PSB_PERIOD larger than the trace gives a single PSB+.
  */
 #include "elf-facts.h"
 #include "hwtrecord.h"
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PSB_PERIOD 4096
+#define DEFAULT_PSB_PERIOD 4096
 
 struct gen {
 	struct hwtr_writer *writer;
@@ -109,12 +110,13 @@ int main(int argc, char **argv)
 	struct hwtr_end end = { hwtr_end_exited, 0 };
 	struct pt_config config;
 	struct pt_packet pgd = { .type = ppt_tip_pgd };
-	uint64_t start, loop, i, n;
+	uint64_t start, loop, i, n, psb_period = DEFAULT_PSB_PERIOD;
 	char build_id[128], *endp, *code;
 	struct gen *g;
 
-	if (argc != 4 || !(n = strtoull(argv[3], &endp, 0)) || *endp) {
-		fprintf(stderr, "usage: mkrec-long CODE DIR ITERATIONS\n");
+	if (argc < 4 || argc > 5 || !(n = strtoull(argv[3], &endp, 0)) || *endp ||
+	    (argc == 5 && (!(psb_period = strtoull(argv[4], &endp, 0)) || *endp))) {
+		fprintf(stderr, "usage: mkrec-long CODE DIR ITERATIONS [PSB_PERIOD]\n");
 		return 2;
 	}
 	/* The sideband names the code by its absolute path, as a recorder does. */
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
 	info.pt.model = 0x55;
 	info.pt.stepping = 4;
 	info.pt.tsc = true;
-	info.pt.psb_period = PSB_PERIOD;
+	info.pt.psb_period = (uint32_t)(psb_period > UINT32_MAX ? UINT32_MAX : psb_period);
 	info.executable = code;
 	mm.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
 	mm.path = code;
@@ -152,8 +154,10 @@ int main(int argc, char **argv)
 	/* xor, then each iteration: add, sub, dec, jnz. */
 	for (i = 1; i <= n && !g->failed; i++) {
 		tnt(g, i < n);
-		if (i < n && offset(g) >= PSB_PERIOD)
+		if (i < n && offset(g) >= psb_period)
 			psb(g, loop);
+		else if (offset(g) > sizeof(g->buf) / 2)
+			write_out(g);	/* no PSB for long: the buffer still goes */
 	}
 	/* exit: mov, xor, syscall, where user-mode tracing stops. */
 	flush_tnt(g);
