@@ -1771,16 +1771,19 @@ static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
  * would cost seconds on a gigabyte of trace. */
 #define END_WINDOW (1u << 20)
 
-static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip, bool *known)
+static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip,
+			 enum hwtr_end_ip_status *status)
 {
 	struct decoder_loss *losses = NULL;
 	struct decoder_stream_info si;
 	uint64_t window, kept_start, before, start;
 	int err, tries, rc;
 
-	*known = false;
+	*status = hwtr_end_ip_unknown;
 	err = stream_info(t, &si, &losses);
 	kept_start = si.trace_start;
+	if (!err && si.size <= kept_start)
+		*status = hwtr_end_ip_none;	/* no trace */
 	for (window = END_WINDOW; !err && si.size > kept_start; window *= 16) {
 		/* Decoding from a later start is decoding a ring's kept part:
 		 * whatever precedes the first chunk start is not read. */
@@ -1800,11 +1803,20 @@ static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip, bool *known)
 				break;
 			before = start;
 		}
-		*known = !err && rc > 0;
 		t->ops->stream_close(t->stream);
 		t->stream = NULL;
-		if (err || *known || si.trace_start == kept_start ||
-		    tries == END_IP_CHUNKS || window > UINT64_MAX / 16)
+		if (err)
+			break;
+		if (rc > 0) {
+			*status = hwtr_end_ip_found;
+			break;
+		}
+		/* Every chunk start of the whole trace tried: decoding can
+		 * begin nowhere else, so no instruction will come. */
+		if (si.trace_start == kept_start && tries < END_IP_CHUNKS)
+			*status = hwtr_end_ip_none;
+		if (si.trace_start == kept_start || tries == END_IP_CHUNKS ||
+		    window > UINT64_MAX / 16)
 			break;
 	}
 	free(losses);
@@ -1813,14 +1825,14 @@ static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip, bool *known)
 
 int hwtr_history_end_ips(struct hwtr_recording *rec,
 			 const struct hwtr_history_options *options,
-			 uint64_t *ips, bool *known)
+			 uint64_t *ips, enum hwtr_end_ip_status *status)
 {
 	const struct hwtr_recording_info *info;
 	struct hwtr_history *h;
 	size_t i;
 	int err = 0;
 
-	if (!rec || !ips || !known)
+	if (!rec || !ips || !status)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_history_end_ips: bad argument");
 	info = hwtr_recording_info(rec);
 	h = calloc(1, sizeof(*h));
@@ -1843,9 +1855,9 @@ int hwtr_history_end_ips(struct hwtr_recording *rec,
 	if (!err)
 		err = h->ops->context_alloc(h->images, &h->decoder);
 	for (i = 0; !err && i < info->nthreads; i++) {
-		known[i] = false;
+		status[i] = hwtr_end_ip_unknown;
 		if ((err = add_thread(h, i)) ||
-		    (err = thread_end_ip(h->threads[i], &ips[i], &known[i])))
+		    (err = thread_end_ip(h->threads[i], &ips[i], &status[i])))
 			if (i < h->nthreads)
 				thread_failed(h->threads[i], err);
 	}

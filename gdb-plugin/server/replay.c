@@ -54,8 +54,9 @@ struct replay_thread {
 	bool at_tail;
 	uint64_t tail_pc;
 	/* Without a core, where the history will end (hwtr_history_end_ips):
-	 * the end's PC while the history is being built. */
-	bool early_end_known;
+	 * the end's PC while the history is being built, or that it will
+	 * have no instruction. */
+	enum hwtr_end_ip_status early_end;
 	uint64_t early_end_pc;
 };
 
@@ -276,19 +277,21 @@ static void find_early_ends(struct replay *r)
 {
 	size_t n = r->info->nthreads, i;
 	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
-	bool *known = calloc(n ? n : 1, sizeof(*known));
+	enum hwtr_end_ip_status *status = calloc(n ? n : 1, sizeof(*status));
 
-	if (ips && known && hwtr_history_end_ips(r->recording, &r->hopt, ips, known) == 0)
+	if (ips && status &&
+	    hwtr_history_end_ips(r->recording, &r->hopt, ips, status) == 0)
 		for (i = 0; i < n; i++) {
 			struct replay_thread *t = find(r, r->info->threads[i].tid);
 
-			if (t && known[i]) {
-				t->early_end_known = true;
+			/* A tid listed twice: its first stream's end. */
+			if (t && t->early_end == hwtr_end_ip_unknown) {
+				t->early_end = status[i];
 				t->early_end_pc = ips[i];
 			}
 		}
 	free(ips);
-	free(known);
+	free(status);
 }
 
 /* Is the history still being built in the background? */
@@ -511,7 +514,7 @@ uint32_t replay_initial_thread(struct replay *r)
 	/* No end state: the first thread the history knows a PC for. */
 	if (still_building(r))
 		for (i = 0; i < r->nthreads; i++)
-			if (r->threads[i].early_end_known)
+			if (r->threads[i].early_end == hwtr_end_ip_found)
 				return r->threads[i].tid;
 	wait_history(r);
 	for (i = 0; i < r->nthreads; i++)
@@ -714,11 +717,13 @@ int replay_registers(struct replay *r, uint32_t tid,
 	memset(valid, 0, TDESC_G_SIZE);
 	/* Without a core, even the end's PC comes from the history: from its
 	 * end alone while it is being built (every thread is at its end). */
-	if (!t->core && still_building(r) && t->early_end_known) {
+	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_found) {
 		memcpy(regs + off, &t->early_end_pc, 8);
 		memset(valid + off, 1, 8);
 		return 0;
 	}
+	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_none)
+		return 0;	/* no history will know a PC either */
 	if (!t->core)
 		wait_history(r);
 	if (at_end(t) && t->core) {

@@ -352,13 +352,19 @@ void hwtr_history_free(struct hwtr_history *history);
  * IP of the last instruction (gaps after it skipped) that hwtr_history_build
  * gives thread i of the manifest, found by decoding only the end of its
  * trace, from its last chunk start (or an earlier one when that holds no
- * instruction).  KNOWN[i] is false when those chunks hold none; the built
- * history then says.  Costs a packet scan of each stream and a chunk's
- * decoding, not the history's: a debugger can show where the program
- * stopped while the history is built. */
+ * instruction).  STATUS[i] says whether it was found, or the trace holds no
+ * instruction at all (the history will have none), or the chunks searched
+ * held none (the built history will say).  Costs a packet scan of the end
+ * of each stream and a chunk's decoding, not the history's: a debugger can
+ * show where the program stopped while the history is built. */
+enum hwtr_end_ip_status {
+	hwtr_end_ip_unknown = 0,
+	hwtr_end_ip_found,
+	hwtr_end_ip_none,
+};
 int hwtr_history_end_ips(struct hwtr_recording *recording,
 			 const struct hwtr_history_options *options,
-			 uint64_t *ips, bool *known);
+			 uint64_t *ips, enum hwtr_end_ip_status *status);
 
 /* Bring the history up to date with its recording after
  * hwtr_recording_refresh: each thread keeps its chunks and function
