@@ -91,10 +91,25 @@ def gdb_rip(target_cmd):
     return m.group(1) if m else out.stdout + out.stderr
 
 
+servers = []
+
+
 def start(args, work):
     err = open(os.path.join(work, "server.err"), "w+")
     p = subprocess.Popen([SERVER] + args, stdout=subprocess.DEVNULL, stderr=err)
+    servers.append(p)
     return p, err
+
+
+def exit_status(p):
+    """The server's exit status, or None (and it is killed) if it does not
+    end within 20 s: a failing check must not leave it waiting."""
+    try:
+        return p.wait(20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None
 
 
 def wait_line(err, pattern, p):
@@ -141,7 +156,7 @@ def unix_default(work, rec, oracle):
           "the server says it refused uid %d" % NOBODY)
     rip = gdb_rip("target remote " + path)
     check(rip == oracle, "the owner's GDB reads rip %s (GDB on the core: %s)" % (rip, oracle))
-    check(p.wait(20) == 0, "the server exits 0 after GDB detaches")
+    check(exit_status(p) == 0, "the server exits 0 after GDB detaches")
     check(not os.path.exists(d), "the socket's directory is gone")
 
 
@@ -154,8 +169,8 @@ def unix_killed_while_waiting(work, rec):
         check(False, "--listen names its Unix socket (second server)")
         return
     p.send_signal(signal.SIGTERM)
-    rc = p.wait(20)
-    check(rc == -signal.SIGTERM, "SIGTERM while waiting ends the server (%d)" % rc)
+    rc = exit_status(p)
+    check(rc == -signal.SIGTERM, "SIGTERM while waiting ends the server (%s)" % rc)
     check(not os.path.exists(os.path.dirname(m.group(1))),
           "... and its socket's directory is gone")
 
@@ -165,8 +180,8 @@ def unix_path_checked(work, rec):
     os.mkdir(shared)
     os.chmod(shared, 0o755)
     p, err = start(["--listen=" + os.path.join(shared, "s"), rec], work)
-    rc = p.wait(20)
-    check(rc != 0 and "mode 0700" in server_log(err),
+    rc = exit_status(p)
+    check(rc not in (0, None) and "mode 0700" in server_log(err),
           "--listen=PATH in a directory others can enter is refused: "
           + server_log(err).strip())
 
@@ -190,7 +205,7 @@ def tcp(work, rec, oracle):
           + out.strip())
     rip = gdb_rip("target remote 127.0.0.1:" + port)
     check(rip == oracle, "the owner's GDB reads rip %s (GDB on the core: %s)" % (rip, oracle))
-    check(p.wait(20) == 0, "the server exits 0 after GDB detaches")
+    check(exit_status(p) == 0, "the server exits 0 after GDB detaches")
     # The owner through an IPv6 socket (its socket is in /proc/net/tcp6).
     p, err = start(["--listen", "0", rec], work)
     m = wait_line(err, r"listening on 127\.0\.0\.1:(\d+)", p)
@@ -198,7 +213,7 @@ def tcp(work, rec, oracle):
         out = as_owner("6:" + m.group(1))
         check("PacketSize=" in out, "the owner through an IPv6 socket is "
               "answered: " + out.strip()[:80])
-        check(p.wait(20) == 0, "... and the server exits 0 when it goes")
+        check(exit_status(p) == 0, "... and the server exits 0 when it goes")
     else:
         p.kill()
         check(False, "--listen 0 names its port (second server)")
@@ -219,10 +234,16 @@ def main():
                               os.path.join(TESTDIR, "crash-threads"), "-ex", "p/x $rip"],
                              capture_output=True, text=True).stdout
         oracle = re.search(r"^\$1 = (0x[0-9a-f]+)", out, re.M).group(1)
-        unix_default(work, rec, oracle)
-        unix_killed_while_waiting(work, rec)
-        unix_path_checked(work, rec)
-        tcp(work, rec, oracle)
+        try:
+            unix_default(work, rec, oracle)
+            unix_killed_while_waiting(work, rec)
+            unix_path_checked(work, rec)
+            tcp(work, rec, oracle)
+        finally:
+            for p in servers:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
 
 
 main()
