@@ -146,31 +146,34 @@ int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
 }
 
 
+/* ADDRS sorted: each page is asked once, whatever the number of addresses
+ * on it (thousands of breakpoints sit on a few pages). */
 static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
 			   size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (page_filter_may_contain(c->pages, addrs[i]))
+		if ((i == 0 || addrs[i] >> 12 != addrs[i - 1] >> 12) &&
+		    page_filter_may_contain(c->pages, addrs[i]))
 			return true;
 	return false;
 }
 
-int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
-		     const uint64_t *addrs, size_t naddrs)
+static int cmp_addr(const void *a, const void *b)
 {
-	struct hwtr_thread *t;
-	uint64_t pos;
-	size_t k;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (!c || (!addrs && naddrs) || direction == 0)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_find: bad argument");
-	t = c->thread;
-	if (naddrs == 0)
-		return 0;
-	pos = where(c);
-	k = history_chunk_of(t, pos);
+	return x < y ? -1 : x > y;
+}
+
+static int find_sorted(struct hwtr_cursor *c, int direction,
+		       const uint64_t *addrs, size_t naddrs)
+{
+	struct hwtr_thread *t = c->thread;
+	uint64_t pos = where(c);
+	size_t k = history_chunk_of(t, pos);
+
 	for (;;) {
 		const struct chunk *ch = &t->chunks[k];
 		uint64_t end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn
@@ -202,6 +205,33 @@ int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
 			k++;
 		}
 	}
+}
+
+int hwtr_cursor_find(struct hwtr_cursor *c, int direction,
+		     const uint64_t *addrs, size_t naddrs)
+{
+	uint64_t *sorted;
+	size_t i;
+	int rc;
+
+	if (!c || (!addrs && naddrs) || direction == 0)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_cursor_find: bad argument");
+	if (naddrs == 0)
+		return 0;
+	/* The search looks addresses up by binary search (a debugger may
+	 * have thousands of breakpoints): sorted as given, or a sorted copy. */
+	for (i = 1; i < naddrs && addrs[i - 1] <= addrs[i]; i++)
+		;
+	if (i == naddrs)
+		return find_sorted(c, direction, addrs, naddrs);
+	sorted = malloc(naddrs * sizeof(*sorted));
+	if (!sorted)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	memcpy(sorted, addrs, naddrs * sizeof(*sorted));
+	qsort(sorted, naddrs, sizeof(*sorted), cmp_addr);
+	rc = find_sorted(c, direction, sorted, naddrs);
+	free(sorted);
+	return rc;
 }
 
 int hwtr_cursor_callstack(const struct hwtr_cursor *c,

@@ -1328,6 +1328,18 @@ static int walk_from_async(struct decoder_stream *stream, uint64_t offset,
 			  (struct etm_walk **)out);
 }
 
+static int chunk_start_before(const struct decoder_stream *stream,
+			      uint64_t offset, uint64_t *start)
+{
+	const struct etm_stream *s = (const struct etm_stream *)stream;
+	size_t k = offset ? async_index_after(s, offset - 1) : 0;
+
+	if (k == 0)
+		return 0;
+	*start = s->asyncs[k - 1];
+	return 1;
+}
+
 static int walk_at(struct decoder_stream *stream, uint64_t offset,
 		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
 {
@@ -1392,6 +1404,7 @@ const struct decoder_ops decoder_etm = {
 	.stream_trace_bytes = stream_trace_bytes,
 	.stream_context_ids = stream_context_ids,
 	.chunk_window = chunk_window,
+	.chunk_start_before = chunk_start_before,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,
 	.walk_resume = walk_resume,

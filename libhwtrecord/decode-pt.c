@@ -987,6 +987,18 @@ static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 	return true;
 }
 
+static int chunk_start_before(const struct decoder_stream *stream,
+			      uint64_t offset, uint64_t *start)
+{
+	const struct pt_stream *s = (const struct pt_stream *)stream;
+	size_t k = offset ? psb_scan_index_after(&s->scan, offset - 1) : 0;
+
+	if (k == 0)
+		return 0;
+	*start = s->scan.psbs[k - 1].offset;
+	return 1;
+}
+
 static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 		      void *ctx, struct decoder_walk **out)
 {
@@ -1028,6 +1040,7 @@ const struct decoder_ops decoder_intel_pt = {
 	.stream_index_bytes = stream_index_bytes,
 	.stream_trace_bytes = stream_trace_bytes,
 	.chunk_window = chunk_window,
+	.chunk_start_before = chunk_start_before,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,
 	.walk_resume = walk_at,	/* a chunk start restarts libipt anyway */

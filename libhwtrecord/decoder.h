@@ -149,6 +149,12 @@ struct decoder_ops {
 	bool (*chunk_window)(const struct decoder_stream *stream,
 			     uint64_t offset, uint64_t *begin, uint64_t *end);
 
+	/* The last chunk start before stream OFFSET: 1 and *START, or 0 when
+	 * there is none.  Walking from the last ones finds where a history
+	 * ends without the index pass (hwtr_history_end_ips). */
+	int (*chunk_start_before)(const struct decoder_stream *stream,
+				  uint64_t offset, uint64_t *start);
+
 	/* Walk from the stream's first chunk start (index pass), or from the
 	 * chunk start at OFFSET (on demand). */
 	int (*walk_begin)(struct decoder_stream *stream, decoder_image_fn image,

@@ -1616,25 +1616,35 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 
 /* ------------------------------------------------------------- searching */
 
+/* The first of the sorted ADDRS at or above IP (N if none). */
+static size_t lower_bound(const uint64_t *addrs, size_t n, uint64_t ip)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addrs[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool block_may_hold(const struct decoder_block *block, const uint64_t *addrs,
 			   size_t n)
 {
-	size_t i;
+	size_t i = lower_bound(addrs, n, block->ip);
 
-	for (i = 0; i < n; i++)
-		if (addrs[i] >= block->ip && addrs[i] <= block->end_ip)
-			return true;
-	return false;
+	return i < n && addrs[i] <= block->end_ip;
 }
 
 static bool in_addrs(uint64_t ip, const uint64_t *addrs, size_t n)
 {
-	size_t i;
+	size_t i = lower_bound(addrs, n, ip);
 
-	for (i = 0; i < n; i++)
-		if (addrs[i] == ip)
-			return true;
-	return false;
+	return i < n && addrs[i] == ip;
 }
 
 int history_find_in_chunk(struct hwtr_thread *t, size_t k,
@@ -1728,4 +1738,129 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	t->ops->walk_free(walk);
 	free(insns);
 	return err ? err : hit;
+}
+
+/* ------------------------------------------------------- the end, early */
+
+/* Chunk starts tried back from the end before giving up: past them the end
+ * is left to the built history. */
+#define END_IP_CHUNKS 16
+
+/* The last instruction's IP walking from chunk start START to the end of
+ * T's trace: 1, or 0 when no instruction comes (or the walk cannot start
+ * there), or a negative error. */
+static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
+{
+	struct decoder_walk *walk;
+	struct walk_item item;
+	int status, found = 0;
+
+	if (t->ops->walk_at(t->stream, start, image_for_chunk, t, &walk) < 0)
+		return 0;
+	while ((status = t->ops->walk_next(walk, &item)) > 0)
+		if (item.kind == walk_block) {
+			*ip = item.block.end_ip;
+			found = 1;
+		}
+	t->ops->walk_free(walk);
+	return status < 0 ? status : found;
+}
+
+/* The end of the stream is searched from this many bytes before it, then
+ * from 16 times as many, and so on: a packet scan of the whole stream
+ * would cost seconds on a gigabyte of trace. */
+#define END_WINDOW (1u << 20)
+
+static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip,
+			 enum hwtr_end_ip_status *status)
+{
+	struct decoder_loss *losses = NULL;
+	struct decoder_stream_info si;
+	uint64_t window, kept_start, before, start;
+	int err, tries, rc;
+
+	*status = hwtr_end_ip_unknown;
+	err = stream_info(t, &si, &losses);
+	kept_start = si.trace_start;
+	if (!err && si.size <= kept_start)
+		*status = hwtr_end_ip_none;	/* no trace */
+	for (window = END_WINDOW; !err && si.size > kept_start; window *= 16) {
+		/* Decoding from a later start is decoding a ring's kept part:
+		 * whatever precedes the first chunk start is not read. */
+		si.trace_start = si.size - kept_start > window ? si.size - window
+							      : kept_start;
+		if ((err = t->ops->stream_open(t->history->decoder, &si, &t->stream)))
+			break;
+		before = UINT64_MAX;
+		rc = 0;
+		for (tries = 0; tries < END_IP_CHUNKS &&
+				t->ops->chunk_start_before(t->stream, before, &start) > 0;
+		     tries++) {
+			rc = end_ip_from(t, start, ip);
+			if (rc < 0)
+				err = rc;
+			if (rc != 0)
+				break;
+			before = start;
+		}
+		t->ops->stream_close(t->stream);
+		t->stream = NULL;
+		if (err)
+			break;
+		if (rc > 0) {
+			*status = hwtr_end_ip_found;
+			break;
+		}
+		/* Every chunk start of the whole trace tried: decoding can
+		 * begin nowhere else, so no instruction will come. */
+		if (si.trace_start == kept_start && tries < END_IP_CHUNKS)
+			*status = hwtr_end_ip_none;
+		if (si.trace_start == kept_start || tries == END_IP_CHUNKS ||
+		    window > UINT64_MAX / 16)
+			break;
+	}
+	free(losses);
+	return err;
+}
+
+int hwtr_history_end_ips(struct hwtr_recording *rec,
+			 const struct hwtr_history_options *options,
+			 uint64_t *ips, enum hwtr_end_ip_status *status)
+{
+	const struct hwtr_recording_info *info;
+	struct hwtr_history *h;
+	size_t i;
+	int err = 0;
+
+	if (!rec || !ips || !status)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_history_end_ips: bad argument");
+	info = hwtr_recording_info(rec);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	h->recording = rec;
+	h->ops = decoder_for_format(info->trace_format);
+	if (!h->ops) {
+		free(h);
+		return hwtr_fail(hwtr_err_format, "%s: no decoder for trace format "
+				 "\"%s\"", hwtr_recording_path(rec),
+				 info->trace_format);
+	}
+	h->debug_dirs = copy_strings(options ? options->debug_dirs : NULL);
+	if (!h->debug_dirs)
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (!err)
+		err = image_set_build(rec, (const char *const *)h->debug_dirs,
+				      &h->images);
+	if (!err)
+		err = h->ops->context_alloc(h->images, &h->decoder);
+	for (i = 0; !err && i < info->nthreads; i++) {
+		status[i] = hwtr_end_ip_unknown;
+		if ((err = add_thread(h, i)) ||
+		    (err = thread_end_ip(h->threads[i], &ips[i], &status[i])))
+			if (i < h->nthreads)
+				thread_failed(h->threads[i], err);
+	}
+	hwtr_history_free(h);
+	return err;
 }

@@ -8,3 +8,6 @@ rm -rf "$top/build"
 "$top/scripts/build.sh"
 cd "$top/build"
 make -s check -j"$(nproc)" || { find . -name 'test-suite.log' -exec cat {} + ; exit 1; }
+# The fast tests (unit, server) again in a tree built with ASan and UBSan.
+rm -rf "$top/build-sanitizers"
+"$top/scripts/check-sanitizers.sh" "$top/build-sanitizers"

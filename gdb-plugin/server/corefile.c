@@ -185,13 +185,16 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 			if (nh.n_namesz != 5 || memcmp(name, "CORE", 5))
 				continue;
 			if (nh.n_type == NT_PRSTATUS) {
-				const struct elf_prstatus *st = (const void *)desc;
+				/* A note's desc is 4-aligned (the kernel's are
+				 * at 20 bytes into the note): read a copy. */
+				struct elf_prstatus st_copy, *st = &st_copy;
 				struct core_thread *t;
 				struct user_regs_struct regs;
 
 				if (nh.n_descsz < sizeof(*st))
 					return fail(err, errlen, -EINVAL,
 						    "%s: NT_PRSTATUS note too short%s", path, "");
+				memcpy(&st_copy, desc, sizeof(st_copy));
 				t = realloc(core->threads, (core->nthreads + 1) * sizeof(*t));
 				if (!t)
 					return -ENOMEM;
@@ -232,9 +235,16 @@ int core_open(const char *path, struct core **out, char *err, size_t errlen)
 	if (!core)
 		return -ENOMEM;
 	core->fd = -1;
-	core->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) named as the core must not block
+	 * the open; it is refused below. */
+	core->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (core->fd < 0) {
 		rc = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		goto out_free;
+	}
+	if (fstat(core->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		rc = fail(err, errlen, -EINVAL, "%s: %s", path,
+			  "not a regular file (a core file is one)");
 		goto out_free;
 	}
 	if (fstat(core->fd, &st) < 0 || st.st_size == 0) {

@@ -1,6 +1,7 @@
 /* hwtrec-server: a GDB remote-protocol server that replays a recording.
  *
  *   target remote | hwtrec-server REC.hwtrec       (GDB talks over a pipe)
+ *   hwtrec-server --listen REC.hwtrec              (a Unix socket, one client)
  *   hwtrec-server --listen 1234 REC.hwtrec         (loopback TCP, one client)
  *   target remote | hwtrec-server --live ... -- PROGRAM ARGS   (live.c;
  *                                                  `hwtrec gdb` writes it)
@@ -11,16 +12,14 @@
 #include "rsp.h"
 #include "server.h"
 #include "live.h"
+#include "listen.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -31,8 +30,14 @@ static void usage(FILE *out)
 		"\n"
 		"  (no option)         speak the protocol on stdin/stdout:\n"
 		"                        (gdb) target remote | hwtrec-server RECORDING\n"
+		"  --listen            accept one GDB on a Unix socket in a new directory\n"
+		"                      of mode 0700 (its path is printed on stderr):\n"
+		"                        (gdb) target remote PATH\n"
+		"  --listen=PATH       the same at PATH, in a directory of yours of mode 0700\n"
 		"  --listen PORT       accept one GDB on 127.0.0.1:PORT (0: any free port,\n"
 		"                      printed on stderr)\n"
+		"                      Either way only your own uid may connect: others'\n"
+		"                      connections are closed unanswered.\n"
 		"  --no-history        serve the core only, without decoding the trace\n"
 		"  --debug             log every packet on stderr\n"
 		"  --log FILE          log every packet in FILE\n"
@@ -47,42 +52,15 @@ static void usage(FILE *out)
 		"  --help              this text\n");
 }
 
-/* Accept one connection on the loopback PORT; returns its socket or -1. */
-static int accept_one(long port)
+static bool all_digits(const char *s)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET };
-	socklen_t len = sizeof(addr);
-	int one = 1, listener, fd;
-
-	listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (listener < 0) {
-		perror("hwtrec-server: socket");
-		return -1;
-	}
-	setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	addr.sin_port = htons((uint16_t)port);
-	if (bind(listener, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    listen(listener, 1) < 0 ||
-	    getsockname(listener, (struct sockaddr *)&addr, &len) < 0) {
-		fprintf(stderr, "hwtrec-server: 127.0.0.1:%ld: %s\n", port, strerror(errno));
-		close(listener);
-		return -1;
-	}
-	fprintf(stderr, "hwtrec-server: listening on 127.0.0.1:%u\n", ntohs(addr.sin_port));
-	do
-		fd = accept(listener, NULL, NULL);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		perror("hwtrec-server: accept");
-	close(listener);
-	return fd;
+	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "listen", required_argument, NULL, 'l' },
+		{ "listen", optional_argument, NULL, 'l' },
 		{ "no-history", no_argument, NULL, 'n' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -104,22 +82,22 @@ int main(int argc, char **argv)
 	struct replay_options ropt = { 0 };
 	struct replay *replay;
 	struct rsp_conn conn;
-	long port = -1;
+	struct listen_spec listen = { .kind = listen_unix };
+	const char *port_text = NULL;
+	bool listening = false;
 	bool debug = false;
 	char err[1024] = "";
 	int c, in_fd = 0, out_fd = 1, rc;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'l':
-			errno = 0;
-			port = strtol(optarg, &end, 10);
-			if (errno || *end || port < 0 || port > 65535) {
-				fprintf(stderr, "hwtrec-server: bad port '%s'\n", optarg);
-				return 2;
-			}
+			listening = true;
+			/* --listen=PORT, --listen=PATH; "--listen PORT" below. */
+			if (optarg && all_digits(optarg))
+				port_text = optarg;
+			else if (optarg)
+				listen.path = optarg;
 			break;
 		case 'n':
 			ropt.no_history = true;
@@ -178,6 +156,21 @@ int main(int argc, char **argv)
 		rsp_conn_fini(&conn);
 		return rc;
 	}
+	/* "--listen PORT REC": the port came as an argument of its own. */
+	if (listening && !port_text && !listen.path && optind == argc - 2 &&
+	    all_digits(argv[optind]))
+		port_text = argv[optind++];
+	if (port_text) {
+		char *end;
+
+		listen.kind = listen_tcp;
+		errno = 0;
+		listen.port = strtol(port_text, &end, 10);
+		if (errno || *end || listen.port > 65535) {
+			fprintf(stderr, "hwtrec-server: bad port '%s'\n", port_text);
+			return 2;
+		}
+	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
@@ -188,8 +181,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hwtrec-server: %s\n", err[0] ? err : argv[optind]);
 		return 1;
 	}
-	if (port >= 0) {
-		in_fd = out_fd = accept_one(port);
+	if (listening) {
+		in_fd = out_fd = listen_accept_owner(&listen);
 		if (in_fd < 0) {
 			replay_close(replay);
 			return 1;
@@ -200,7 +193,7 @@ int main(int argc, char **argv)
 		conn.log = log ? log : stderr;
 	rc = server_run(replay, &conn);
 	rsp_conn_fini(&conn);
-	if (port >= 0)
+	if (listening)
 		close(in_fd);
 	replay_close(replay);
 	return rc < 0 ? 1 : 0;

@@ -85,7 +85,9 @@ static void open_mapping(struct mapping *p)
 	int fd;
 
 	p->tried = true;
-	fd = open(p->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device at a mapping's path must not block
+	 * the open; only a regular file is used. */
+	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {

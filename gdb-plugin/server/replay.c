@@ -25,6 +25,7 @@
  */
 #include "replay.h"
 
+#include "breakpoints.h"
 #include "corefile.h"
 #include "loaded-objects.h"
 #include "memory.h"
@@ -57,11 +58,11 @@ struct replay_thread {
 	/* Where each program image starts (program-images.h), or NULL when
 	 * the process never exec'd. */
 	uint64_t *image_starts;
-};
-
-struct breakpoint {
-	int type;
-	uint64_t addr;
+	/* Without a core, where the history will end (hwtr_history_end_ips):
+	 * the end's PC while the history is being built, or that it will
+	 * have no instruction. */
+	enum hwtr_end_ip_status early_end;
+	uint64_t early_end_pc;
 };
 
 struct replay {
@@ -79,10 +80,7 @@ struct replay {
 	size_t nthreads;
 	struct replay_thread *threads;
 	size_t nevents;		/* sideband events whose mappings are added */
-	size_t nbreak, capbreak;
-	struct breakpoint *breaks;
-	uint64_t *addrs;		/* distinct breakpoint addresses */
-	size_t naddrs;
+	struct breakpoints *breakpoints;
 	/* The history is built in the background so that GDB's first
 	 * packets are answered at once (GDB gives up on a packet after
 	 * `remotetimeout`, 2 s); requests that need it wait for it. */
@@ -315,6 +313,37 @@ static int finish_history(struct replay *r)
 	return 0;
 }
 
+/* Without a core, GDB's first packets ask where the threads stand: find
+ * their ends from the end of the trace alone (a chunk's decoding) before the
+ * whole history is built, which can take minutes.  Not knowing is no error:
+ * the registers then wait for the build. */
+static void find_early_ends(struct replay *r)
+{
+	size_t n = r->info->nthreads, i;
+	uint64_t *ips = calloc(n ? n : 1, sizeof(*ips));
+	enum hwtr_end_ip_status *status = calloc(n ? n : 1, sizeof(*status));
+
+	if (ips && status &&
+	    hwtr_history_end_ips(r->recording, &r->hopt, ips, status) == 0)
+		for (i = 0; i < n; i++) {
+			struct replay_thread *t = find(r, r->info->threads[i].tid);
+
+			/* A tid listed twice: its first stream's end. */
+			if (t && t->early_end == hwtr_end_ip_unknown) {
+				t->early_end = status[i];
+				t->early_end_pc = ips[i];
+			}
+		}
+	free(ips);
+	free(status);
+}
+
+/* Is the history still being built in the background? */
+static bool still_building(struct replay *r)
+{
+	return r->building && !atomic_load(&r->built);
+}
+
 /* Wait for a background build; without a history the server goes on
  * serving the core. */
 static void wait_history(struct replay *r)
@@ -339,6 +368,10 @@ int replay_open(const char *dir, const struct replay_options *options,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	if (breakpoints_new(&r->breakpoints) < 0) {
+		free(r);
+		return -ENOMEM;
+	}
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
 	r->dir = realpath(dir, NULL);
 	if (!r->dir)
@@ -402,6 +435,8 @@ int replay_open(const char *dir, const struct replay_options *options,
 	if (options)
 		r->opt = *options;
 	if (options && options->background) {
+		if (!r->core && !r->opt.nends)
+			find_early_ends(r);
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
 			say(err, errlen, "cannot start a thread: %s", strerror(rc));
@@ -480,6 +515,8 @@ void replay_close(struct replay *r)
 
 	if (!r)
 		return;
+	if (r->building && atomic_load(&r->built))
+		wait_history(r);	/* done but never asked for: joined */
 	if (r->building) {
 		/* GDB left before the history was built: the process is about
 		 * to exit, and the builder still uses everything. */
@@ -498,8 +535,7 @@ void replay_close(struct replay *r)
 	program_images_free(r->images);
 	if (r->recording)
 		hwtr_recording_close(r->recording);
-	free(r->breaks);
-	free(r->addrs);
+	breakpoints_free(r->breakpoints);
 	free(r->dir);
 	free(r);
 }
@@ -526,6 +562,10 @@ uint32_t replay_initial_thread(struct replay *r)
 	if (r->core || r->opt.nends)
 		return r->threads[0].tid;
 	/* No end state: the first thread the history knows a PC for. */
+	if (still_building(r))
+		for (i = 0; i < r->nthreads; i++)
+			if (r->threads[i].early_end == hwtr_end_ip_found)
+				return r->threads[i].tid;
 	wait_history(r);
 	for (i = 0; i < r->nthreads; i++)
 		if (r->threads[i].cursor)
@@ -604,12 +644,7 @@ static int gap_at(struct replay_thread *t)
 
 static bool is_breakpoint(const struct replay *r, uint64_t pc)
 {
-	size_t i;
-
-	for (i = 0; i < r->naddrs; i++)
-		if (r->addrs[i] == pc)
-			return true;
-	return false;
+	return breakpoints_at(r->breakpoints, pc);
 }
 
 static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
@@ -661,8 +696,12 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event)
 {
 	struct hwtr_insn insn;
-	int rc = 0;
+	const uint64_t *addrs;
+	size_t naddrs;
+	int rc = breakpoints_addresses(r->breakpoints, &addrs, &naddrs);
 
+	if (rc < 0)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (t->at_tail) {
 		if (!reverse) {
 			*event = replay_history_end;
@@ -676,9 +715,8 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 			return 0;
 		}
 	}
-	if (r->naddrs)
-		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, r->addrs,
-				      r->naddrs);
+	if (naddrs)
+		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, addrs, naddrs);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -757,55 +795,14 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	return rc;
 }
 
-static int rebuild_addrs(struct replay *r)
-{
-	size_t i, j, n = 0;
-	uint64_t *a = realloc(r->addrs, (r->nbreak ? r->nbreak : 1) * sizeof(*a));
-
-	if (!a)
-		return -ENOMEM;
-	r->addrs = a;
-	for (i = 0; i < r->nbreak; i++) {
-		for (j = 0; j < n && a[j] != r->breaks[i].addr; j++)
-			;
-		if (j == n)
-			a[n++] = r->breaks[i].addr;
-	}
-	r->naddrs = n;
-	return 0;
-}
-
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < r->nbreak; i++)
-		if (r->breaks[i].type == type && r->breaks[i].addr == addr)
-			return 0;
-	if (r->nbreak == r->capbreak) {
-		size_t cap = r->capbreak ? 2 * r->capbreak : 16;
-		struct breakpoint *b = realloc(r->breaks, cap * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		r->breaks = b;
-		r->capbreak = cap;
-	}
-	r->breaks[r->nbreak++] = (struct breakpoint){ type, addr };
-	return rebuild_addrs(r);
+	return breakpoints_insert(r->breakpoints, type, addr);
 }
 
 int replay_remove_breakpoint(struct replay *r, int type, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < r->nbreak; i++) {
-		if (r->breaks[i].type == type && r->breaks[i].addr == addr) {
-			r->breaks[i] = r->breaks[--r->nbreak];
-			return rebuild_addrs(r);
-		}
-	}
-	return 0;	/* GDB may remove what it never inserted: fine */
+	return breakpoints_remove(r->breakpoints, type, addr);
 }
 
 /* -------------------------------------------------------------- registers */
@@ -819,11 +816,19 @@ int replay_registers(struct replay *r, uint32_t tid,
 
 	if (!t)
 		return -ESRCH;
-	/* Without a core, even the end's PC comes from the history. */
-	if (!t->core)
-		wait_history(r);
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
+	/* Without a core, even the end's PC comes from the history: from its
+	 * end alone while it is being built (every thread is at its end). */
+	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_found) {
+		memcpy(regs + off, &t->early_end_pc, 8);
+		memset(valid + off, 1, 8);
+		return 0;
+	}
+	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_none)
+		return 0;	/* no history will know a PC either */
+	if (!t->core)
+		wait_history(r);
 	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
@@ -1046,39 +1051,30 @@ char *replay_frames_json(struct replay *r, uint32_t tid, const uint64_t *at,
 	return text;
 }
 
-char *replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
-		     uint64_t last, unsigned flags, char *err, size_t errlen)
+int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
+		   uint64_t last, unsigned flags, FILE *out, char *err,
+		   size_t errlen)
 {
 	struct replay_thread *t = history_thread(r, tid, err, errlen);
 	struct hwtr_insn insn;
 	uint64_t mark_pc = 0;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f;
 	int rc;
 
 	if (!t)
-		return NULL;
-	f = open_memstream(&text, &size);
-	if (!f) {
-		say(err, errlen, "out of memory");
-		return NULL;
-	}
+		return -1;
 	/* GDB marks the instructions at the current PC with "=> ". */
 	if (!calls && t->at_tail)
 		mark_pc = t->tail_pc;
 	else if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
 		mark_pc = insn.ip;
-	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, f)
+	rc = calls ? hwtr_list_calls(t->history, first, last, flags, false, out)
 		   : hwtr_list_insns(t->history, first, last, flags, false,
-				     mark_pc, f);
-	fclose(f);
+				     mark_pc, out);
 	if (rc < 0) {
 		say(err, errlen, "%s", hwtr_last_error());
-		free(text);
-		return NULL;
+		return -1;
 	}
-	return text;
+	return 0;
 }
 
 int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,

@@ -126,9 +126,12 @@ char *replay_info_json(struct replay *replay, bool wait, char *err,
  * (the thread does not move). */
 char *replay_frames_json(struct replay *replay, uint32_t tid, const uint64_t *at,
 			 char *err, size_t errlen);
-char *replay_listing(struct replay *replay, uint32_t tid, bool calls,
-		     uint64_t first, uint64_t last, unsigned flags, char *err,
-		     size_t errlen);
+/* The listing goes to OUT as it is made (memory does not grow with the
+ * range); 0, or -1 with ERR (nothing was written when the thread or the
+ * range is wrong). */
+int replay_listing(struct replay *replay, uint32_t tid, bool calls,
+		   uint64_t first, uint64_t last, unsigned flags, FILE *out,
+		   char *err, size_t errlen);
 int replay_goto(struct replay *replay, uint32_t tid, uint64_t number,
 		char *err, size_t errlen);
 

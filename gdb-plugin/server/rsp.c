@@ -373,6 +373,91 @@ int rsp_reply_hex(struct rsp_conn *conn, const uint8_t *bytes,
 	return send_out(conn);
 }
 
+/* The stream's writes: hex digits need no escaping, so they go out as
+ * they are, a buffer at a time. */
+static ssize_t hex_stream_write(void *cookie, const char *data, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct rsp_conn *conn = cookie;
+	char buf[8192];
+	size_t i = 0;
+
+	if (!conn->stream_started) {
+		if (write_all(conn, "$", 1) < 0)
+			return -1;
+		conn->stream_started = true;
+	}
+	while (i < size) {
+		size_t n = 0, k;
+
+		for (; i < size && n + 2 <= sizeof(buf); i++) {
+			buf[n++] = hex[(uint8_t)data[i] >> 4];
+			buf[n++] = hex[(uint8_t)data[i] & 15];
+		}
+		for (k = 0; k < n; k++)
+			conn->stream_sum += (uint8_t)buf[k];
+		if (write_all(conn, buf, n) < 0)
+			return -1;
+	}
+	conn->stream_bytes += size;
+	return (ssize_t)size;
+}
+
+FILE *rsp_reply_hex_begin(struct rsp_conn *conn)
+{
+	static const cookie_io_functions_t io = { .write = hex_stream_write };
+	FILE *f;
+
+	conn->stream_started = false;
+	conn->stream_sum = 0;
+	conn->stream_bytes = 0;
+	f = fopencookie(conn, "w", io);
+	if (f)
+		setvbuf(f, NULL, _IOFBF, 64 << 10);
+	return f;
+}
+
+int rsp_reply_hex_end(struct rsp_conn *conn, FILE *stream, const char *error)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tail[3];
+	int c;
+
+	if (fflush(stream) != 0) {
+		fclose(stream);
+		conn->closed = true;
+		return -1;
+	}
+	if (error && !conn->stream_started) {
+		fclose(stream);
+		return rsp_reply_error_text(conn, error);
+	}
+	if (error)
+		fputs(error, stream);
+	/* An empty payload starts here. */
+	if (fclose(stream) != 0 ||
+	    (!conn->stream_started && write_all(conn, "$", 1) < 0))
+		return -1;
+	tail[0] = '#';
+	tail[1] = hex[conn->stream_sum >> 4];
+	tail[2] = hex[conn->stream_sum & 15];
+	if (write_all(conn, tail, 3) < 0)
+		return -1;
+	if (conn->log)
+		fprintf(conn->log, "%s-> (%llu bytes in hex, streamed)\n",
+			conn->log_prefix ? conn->log_prefix : "",
+			(unsigned long long)conn->stream_bytes);
+	if (!conn->ack_mode)
+		return 0;
+	do
+		c = read_byte(conn);
+	while (c >= 0 && c != '+' && c != '-');
+	if (c == '+')
+		return 0;
+	conn->closed = true;
+	return -1;
+}
+
 int rsp_reply_binary(struct rsp_conn *conn, const uint8_t *bytes, size_t size)
 {
 	conn->out_len = 0;

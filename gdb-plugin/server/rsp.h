@@ -30,6 +30,10 @@ struct rsp_conn {
 	FILE *log;		/* packet log (--debug), or NULL */
 	bool decode_rle;	/* the peer is a stub: '*' is run-length */
 	const char *log_prefix;	/* in the packet log, or NULL */
+	/* A reply being streamed (rsp_reply_hex_begin). */
+	bool stream_started;	/* its '$' went out */
+	uint8_t stream_sum;
+	uint64_t stream_bytes;
 };
 
 /* Bytes already read from the peer and not yet parsed (poll() on in_fd
@@ -149,6 +153,18 @@ int rsp_reply_text(struct rsp_conn *conn, const char *text);
  * valid may be NULL (all known). */
 int rsp_reply_hex(struct rsp_conn *conn, const uint8_t *bytes,
 		  const uint8_t *valid, size_t size);
+/* A reply of any length in hex, sent as it comes: whatever is written to
+ * the returned stream (a 64 KiB buffer) is hex-encoded and written out
+ * with the checksum summed on the way, so memory does not grow with the
+ * reply (a listing of a whole history).  rsp_reply_hex_end ends it.  A
+ * streamed reply cannot be sent again: a NAK in ack mode ends the
+ * connection (GDB turns acks off first thing).  NULL when out of memory. */
+FILE *rsp_reply_hex_begin(struct rsp_conn *conn);
+/* End the reply begun on STREAM (and close STREAM).  With ERROR (the
+ * payload failed part-way): before any byte went out the reply is
+ * "E.ERROR" instead; after, ERROR's text ends the payload, since a packet
+ * once begun cannot be taken back (the reader sees where it was cut). */
+int rsp_reply_hex_end(struct rsp_conn *conn, FILE *stream, const char *error);
 /* Binary memory for 'x': "b" then the bytes, escaped. */
 int rsp_reply_binary(struct rsp_conn *conn, const uint8_t *bytes, size_t size);
 /* A qXfer read: the part of DATA at OFFSET, at most LENGTH bytes, with 'm'

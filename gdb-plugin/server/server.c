@@ -283,6 +283,28 @@ static int handle_memory(struct session *s, const struct rsp_request *r)
 	return rc;
 }
 
+/* A listing of any length streams out: the server's memory must not grow
+ * with the range (a whole thread is billions of instructions).  A failure
+ * part-way ends the text with a line that says so. */
+static int reply_listing(struct replay *replay, struct rsp_conn *conn,
+			 uint32_t tid, bool calls, uint64_t first, uint64_t last,
+			 unsigned flags)
+{
+	char err[512] = "", note[600];
+	FILE *out = rsp_reply_hex_begin(conn);
+
+	if (!out)
+		return rsp_reply_error(conn, 12);
+	if (replay_listing(replay, tid, calls, first, last, flags, out, err,
+			   sizeof(err)) == 0)
+		return rsp_reply_hex_end(conn, out, NULL);
+	fflush(out);
+	if (!conn->stream_started)	/* nothing went out: an error reply */
+		return rsp_reply_hex_end(conn, out, err[0] ? err : "failed");
+	snprintf(note, sizeof(note), "[listing cut short: %s]\n", err[0] ? err : "failed");
+	return rsp_reply_hex_end(conn, out, note);
+}
+
 /* qHwtr: the plugin's history requests (doc/gdb-packets.md). */
 int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 		const struct rsp_request *r, uint32_t *current)
@@ -300,8 +322,8 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 		   r->hwtr_nargs == 4) {
 		if (a[0] > UINT32_MAX || a[3] > UINT32_MAX)
 			return rsp_reply_error_text(conn, "thread or flags out of range");
-		text = replay_listing(replay, (uint32_t)a[0], cmd[0] == 'c', a[1],
-				      a[2], (unsigned)a[3], err, sizeof(err));
+		return reply_listing(replay, conn, (uint32_t)a[0], cmd[0] == 'c',
+				     a[1], a[2], (unsigned)a[3]);
 	} else if (!strcmp(cmd, "goto") && r->hwtr_nargs == 2) {
 		if (a[0] > UINT32_MAX ||
 		    replay_goto(replay, (uint32_t)a[0], a[1], err, sizeof(err)) < 0)

@@ -364,6 +364,24 @@ int hwtr_history_build(struct hwtr_recording *recording,
 		       struct hwtr_history **history);
 void hwtr_history_free(struct hwtr_history *history);
 
+/* Where each thread's history will end, without building it: IPS[i] is the
+ * IP of the last instruction (gaps after it skipped) that hwtr_history_build
+ * gives thread i of the manifest, found by decoding only the end of its
+ * trace, from its last chunk start (or an earlier one when that holds no
+ * instruction).  STATUS[i] says whether it was found, or the trace holds no
+ * instruction at all (the history will have none), or the chunks searched
+ * held none (the built history will say).  Costs a packet scan of the end
+ * of each stream and a chunk's decoding, not the history's: a debugger can
+ * show where the program stopped while the history is built. */
+enum hwtr_end_ip_status {
+	hwtr_end_ip_unknown = 0,
+	hwtr_end_ip_found,
+	hwtr_end_ip_none,
+};
+int hwtr_history_end_ips(struct hwtr_recording *recording,
+			 const struct hwtr_history_options *options,
+			 uint64_t *ips, enum hwtr_end_ip_status *status);
+
 /* Bring the history up to date with its recording after
  * hwtr_recording_refresh: each thread keeps its chunks and function
  * segments up to the start of its last chunk and decodes on from there
@@ -516,7 +534,9 @@ int hwtr_cursor_segment(const struct hwtr_cursor *cursor,
 			struct hwtr_segment *segment);
 /* Search backward (direction < 0) or forward (> 0) from the position,
  * excluding it, for the nearest instruction whose IP is in ADDRS.  Moves
- * there and returns 1, or returns 0 and stays when there is none. */
+ * there and returns 1, or returns 0 and stays when there is none.  ADDRS may
+ * come in any order; sorted ascending saves a sorted copy per call.  Each
+ * address costs a binary search, not a scan, per block. */
 int hwtr_cursor_find(struct hwtr_cursor *cursor, int direction,
 		     const uint64_t *addrs, size_t naddrs);
 /* The call stack at the position: segments[0] is the current segment, then

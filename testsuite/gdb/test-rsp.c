@@ -191,6 +191,44 @@ START_TEST(reply_unavailable_registers_are_xx)
 }
 END_TEST
 
+/* A streamed reply is the packet rsp_reply_hex would send for the same
+ * bytes, however they were written; a failure before any byte is an E.
+ * reply, after one it ends the text. */
+START_TEST(reply_streamed_hex_is_the_same_packet)
+{
+	static const char text[] = "1\t0x401000:\txor    %eax,%eax\n";
+	char expected[256];
+	FILE *out;
+	size_t i;
+
+	conn.ack_mode = false;
+	ck_assert_int_eq(rsp_reply_hex(&conn, (const uint8_t *)text, NULL,
+				       strlen(text)), 0);
+	snprintf(expected, sizeof(expected), "%s", gdb_read());
+	out = rsp_reply_hex_begin(&conn);
+	ck_assert_ptr_nonnull(out);
+	for (i = 0; text[i]; i++)	/* byte by byte, and a flush between */
+		fputc(text[i], out);
+	fflush(out);
+	ck_assert_int_eq(rsp_reply_hex_end(&conn, out, NULL), 0);
+	ck_assert_str_eq(gdb_read(), expected);
+
+	out = rsp_reply_hex_begin(&conn);
+	ck_assert_int_eq(rsp_reply_hex_end(&conn, out, "no thread 7"), 0);
+	ck_assert_str_eq(gdb_read(), "$E.no thread 7#3f");
+
+	out = rsp_reply_hex_begin(&conn);
+	fputs("ab", out);
+	ck_assert_int_eq(rsp_reply_hex_end(&conn, out, "!"), 0);
+	/* "ab!" in hex: 616221; 0x36+0x31+0x36+0x32+0x32+0x31 = 0x132 */
+	ck_assert_str_eq(gdb_read(), "$616221#32");
+
+	out = rsp_reply_hex_begin(&conn);	/* nothing at all: empty */
+	ck_assert_int_eq(rsp_reply_hex_end(&conn, out, NULL), 0);
+	ck_assert_str_eq(gdb_read(), "$#00");
+}
+END_TEST
+
 START_TEST(reply_xfer_slices_with_m_and_l)
 {
 	conn.ack_mode = false;
@@ -419,6 +457,7 @@ static Suite *rsp_suite(void)
 	tcase_add_test(wire, reply_waits_for_ack_and_resends);
 	tcase_add_test(wire, reply_unavailable_registers_are_xx);
 	tcase_add_test(wire, reply_xfer_slices_with_m_and_l);
+	tcase_add_test(wire, reply_streamed_hex_is_the_same_packet);
 	tcase_add_test(wire, reply_stop_formats_reasons);
 	suite_add_tcase(s, wire);
 	tcase_add_test(parsing, parse_memory_and_registers);

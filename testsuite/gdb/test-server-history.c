@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NPATH 29
@@ -311,6 +312,60 @@ START_TEST(btrace_hands_over_the_raw_trace)
 }
 END_TEST
 
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Z or z (by PACKET's first letter) for 3999 addresses never executed: the
+ * second half of the code's own page (the fixture's code is 109 bytes), so
+ * no chunk can be skipped by its page, and a far region; then i3. */
+static void many_breakpoints(char kind)
+{
+	char z[64];
+	int k;
+
+	for (k = 0; k < 3999; k++) {
+		uint64_t a = k < 2000 ? 0x401800 + (uint64_t)(1999 - k)
+				      : 0x500000 + 4 * (uint64_t)k;
+
+		snprintf(z, sizeof(z), "%c0,%llx,1", kind, (unsigned long long)a);
+		ck_assert_str_eq(ask(z), "OK");
+	}
+	snprintf(z, sizeof(z), "%c0,%llx,1", kind, (unsigned long long)fixture_symbol("i3"));
+	ck_assert_str_eq(ask(z), "OK");
+}
+
+/* Issue 16: 4000 breakpoints took 8-10 s to insert (every insertion
+ * rebuilt the address list with a quadratic scan), again at every resume,
+ * since GDB removes and inserts them all around each one. */
+START_TEST(four_thousand_breakpoints_insert_and_hit_in_time)
+{
+	double t0, elapsed;
+	int round;
+
+	start_server();
+	/* As GDB around each resume: all in, resume, all out. */
+	for (round = 0; round < 3; round++) {
+		static const int stops[3] = { 21, 14, 8 };
+
+		t0 = seconds();
+		many_breakpoints('Z');
+		expect_stop("bc", stops[round], "swbreak:;");
+		elapsed = seconds() - t0;
+		fprintf(stderr, "round %d: 4000 Z0 and bc: %.3f s\n", round, elapsed);
+		ck_assert_msg(elapsed < 2.0, "4000 Z0 packets and a reverse-continue "
+			      "took %.2f s", elapsed);
+		many_breakpoints('z');
+	}
+	expect_stop("vCont;c", NPATH - 1, "replaylog:end;");
+	stop_server();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("server-history");
@@ -326,6 +381,7 @@ int main(void)
 	tcase_add_test(tc, breakpoints_on_consecutive_instructions);
 	tcase_add_test(tc, plugin_packets);
 	tcase_add_test(tc, btrace_hands_over_the_raw_trace);
+	tcase_add_test(tc, four_thousand_breakpoints_insert_and_hit_in_time);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_run_all(runner, CK_NORMAL);

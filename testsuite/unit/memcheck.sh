@@ -5,6 +5,11 @@
 # of OpenCSD's own (opencsd.supp says which) is suppressed.
 test="$1"
 shift
+# A tree built with --enable-sanitizers checks itself (ASan and memcheck
+# cannot watch one process together).
+if [ "${HWTR_SANITIZERS:-no}" = yes ]; then
+	CK_FORK=no exec "$test" "$@"
+fi
 CK_FORK=no exec ${LIBTOOL:-libtool} --mode=execute \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	--suppressions="$(dirname "$0")/opencsd.supp" \

@@ -923,6 +923,84 @@ START_TEST(a_long_history_grows_the_segment_array_safely)
 }
 END_TEST
 
+/* hwtr_history_end_ips on TRACE (one thread): the end's IP and what is
+ * known of it. */
+static uint64_t end_ip_of(const uint8_t *trace, size_t size,
+			  enum hwtr_end_ip_status *status)
+{
+	struct hwtr_recording *rec;
+	char dir[512];
+	uint64_t ip = 0;
+
+	snprintf(dir, sizeof(dir), "%s/end.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, trace, size, NULL, NULL);
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	ck_assert_msg(hwtr_history_end_ips(rec, NULL, &ip, status) == 0, "%s",
+		      hwtr_last_error());
+	hwtr_recording_close(rec);
+	return ip;
+}
+
+/* The end of a history, found from the last chunk alone (what the server
+ * shows before the history is built), is the assembled path's last
+ * instruction; with a last chunk that holds no instruction (a PSB+ while
+ * tracing is off), the chunk before it says; a trace cut in a packet ends
+ * where the built history's last instruction that is not a gap is; no
+ * trace, or a trace without instructions, is known to have none. */
+START_TEST(the_end_is_found_from_the_last_chunks)
+{
+	struct trace t;
+	struct opened o;
+	enum hwtr_end_ip_status status = hwtr_end_ip_unknown;
+	uint64_t ip, n;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	ip = end_ip_of(t.buf, trace_size(&t), &status);
+	ck_assert_int_eq(status, hwtr_end_ip_found);
+	ck_assert_uint_eq(ip, fixture_symbol(main_path_labels[28]));
+	enc_psb_disabled(&t, 300);
+	ip = end_ip_of(t.buf, trace_size(&t), &status);
+	ck_assert_int_eq(status, hwtr_end_ip_found);
+	ck_assert_uint_eq(ip, fixture_symbol(main_path_labels[28]));
+	trace_end(&t);
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	n = trace_size(&t) - 1 - 4;	/* the TIP cut, the TIP.PGD gone */
+	ip = end_ip_of(t.buf, n, &status);
+	open_history(&o, t.buf, n, NULL, NULL);
+	trace_end(&t);
+	ck_assert_int_eq(status, hwtr_end_ip_found);
+	{
+		struct hwtr_cursor *c;
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+		for (;;) {
+			ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+			if (!insn.gap)
+				break;
+			ck_assert_int_eq(hwtr_cursor_step(c, -1), 0);
+		}
+		ck_assert_uint_eq(ip, insn.ip);
+		ck_assert_uint_eq(ip, fixture_symbol(main_path_labels[hwtr_cursor_position(c) - 1]));
+		hwtr_cursor_free(c);
+	}
+	close_history(&o);
+
+	/* No trace, or trace with no instruction: there will be none. */
+	end_ip_of(NULL, 0, &status);
+	ck_assert_int_eq(status, hwtr_end_ip_none);
+	trace_begin(&t);
+	enc_psb_disabled(&t, 100);
+	end_ip_of(t.buf, trace_size(&t), &status);
+	trace_end(&t);
+	ck_assert_int_eq(status, hwtr_end_ip_none);
+	fixture_cleanup();
+}
+END_TEST
+
 START_TEST(build_ids_of_files_and_images_match_readelf)
 {
 	char id[130], *image;
@@ -978,6 +1056,7 @@ int main(void)
 	tcase_add_test(tc, the_instruction_after_the_end_gets_the_stack_the_trace_would_give_it);
 	tcase_add_test(tc, a_psb_right_after_tracing_resumes_starts_a_chunk);
 	tcase_add_test(tc, a_long_history_grows_the_segment_array_safely);
+	tcase_add_test(tc, the_end_is_found_from_the_last_chunks);
 	tcase_add_test(tc, build_ids_of_files_and_images_match_readelf);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
