@@ -88,10 +88,17 @@ static const char *read_elf(const char *file, struct loaded_object *o,
 	GElf_Ehdr eh;
 	size_t n = 0, i;
 	Elf *elf;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* O_NONBLOCK: a FIFO or a device at a mapping's path must not block
+	 * the open; only a regular file is read. */
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return strerror(errno);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return "not a regular file";
+	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
