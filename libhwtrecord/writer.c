@@ -46,6 +46,7 @@ struct hwtr_writer {
 	struct hwtr_thread_info *thread_infos;	/* manifest view of threads */
 	FILE *sideband;
 	char *core;
+	char *end_reason;	/* info.end.reason */
 	char **saved;		/* saved object and trace paths, relative */
 	size_t nsaved;
 	struct shared_trace *shared;	/* trace files written as they come */
@@ -654,6 +655,19 @@ int hwtr_writer_finish(struct hwtr_writer *w, const struct hwtr_end *end)
 	return write_manifest(w);
 }
 
+int hwtr_writer_finish_aborted(struct hwtr_writer *w, const char *reason,
+			       int signal)
+{
+	struct hwtr_end end = { hwtr_end_aborted, signal };
+
+	free(w->end_reason);
+	w->end_reason = strdup(reason ? reason : "unknown");
+	if (!w->end_reason)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->info.end_reason = w->end_reason;
+	return hwtr_writer_finish(w, &end);
+}
+
 /* Copy RELATIVE from the recording into DIR, making its one parent level. */
 static int copy_into(const struct hwtr_writer *w, const char *dir,
 		     const char *relative)
@@ -739,6 +753,7 @@ void hwtr_writer_free(struct hwtr_writer *w)
 	for (i = 0; i < w->nsaved; i++)
 		free(w->saved[i]);
 	free(w->saved);
+	free(w->end_reason);
 	free(w->argv);
 	free(w->threads);
 	free(w->thread_infos);

@@ -52,6 +52,8 @@ static long record_size(const uint8_t *p, size_t n)
 		return n < 3 ? 0 : 3 + 16 * (long)rd16(p + 1);
 	case HWTREC_EV_OBJECT:
 		return n < 13 ? 0 : 13 + (long)rd32(p + 9);
+	case HWTREC_EV_UNDECODABLE:
+		return n < 10 ? 0 : 10 + (long)p[9];
 	case HWTREC_EV_SWITCH: case HWTREC_EV_TNT: case HWTREC_EV_TIP:
 	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
@@ -120,6 +122,11 @@ static void decode(const uint8_t *p, struct vg_event *ev)
 		break;
 	case HWTREC_EV_EXIT:
 		ev->code = (int32_t)rd32(p + 1);
+		break;
+	case HWTREC_EV_UNDECODABLE:
+		ev->ip = rd64(p + 1);
+		ev->count = p[9];
+		ev->bytes = p + 10;
 		break;
 	case HWTREC_EV_STOPPED:
 		ev->tsc = rd64(p + 1);

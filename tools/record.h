@@ -10,8 +10,10 @@
 #include <sys/types.h>
 
 /* Exit status of `hwtrec record` when it is not the program's, as a shell
- * reports them: the recorder failed before the program ran, PROGRAM cannot be
- * executed, PROGRAM does not exist. */
+ * reports them: Valgrind could not follow the program to its end (see
+ * record-valgrind-limits.c), the recorder failed before the program ran,
+ * PROGRAM cannot be executed, PROGRAM does not exist. */
+#define EXIT_VALGRIND_LIMIT 124	/* Valgrind gave up on the program */
 #define EXIT_RECORDER 125
 #define EXIT_NOEXEC 126
 #define EXIT_NOTFOUND 127
@@ -82,12 +84,14 @@ struct vg_event {
 	uint64_t tsc;
 	unsigned nbits;			/* TNT */
 	uint64_t bits;
-	uint64_t ip;			/* TIP, PSB, PGD_ASYNC, PGE */
+	uint64_t ip;			/* TIP, PSB, PGD_ASYNC, PGE,
+					 * UNDECODABLE */
 	uint64_t addr, len, pgoff;	/* MMAP, MUNMAP, OBJECT (addr) */
 	int prot;			/* MMAP: HWTR_PROT_* */
 	const char *path;		/* HELLO, MMAP: not NUL-terminated */
 	size_t path_len;
-	size_t count;			/* AUXV pairs, OBJECT bytes */
+	size_t count;			/* AUXV pairs, OBJECT and UNDECODABLE
+					 * bytes */
 	const uint8_t *bytes;
 	int32_t code;			/* EXIT */
 };
@@ -114,6 +118,27 @@ int vg_event_encode(struct pt_stream *stream, const struct vg_event *ev);
 void valgrind_exec(const char *fifo, const char *logdir,
 		   const struct record_options *options, const char *from,
 		   const char *program, char *const argv[]);
+
+/* record-valgrind-limits.c: whether Valgrind, not the program, ended the
+ * run.  The recorder notes the tool's UNDECODABLE events and the threads
+ * that resumed after one (a handler caught the SIGILL). */
+struct vg_limits {
+	bool undecodable;		/* pending: no handler ran since */
+	uint32_t tid;
+	uint64_t ip;
+	uint8_t bytes[16];
+	size_t nbytes;
+};
+
+void vg_limits_undecodable(struct vg_limits *limits, uint32_t tid,
+			   uint64_t ip, const uint8_t *bytes, size_t n);
+void vg_limits_resumed(struct vg_limits *limits, uint32_t tid);
+/* True if Valgrind gave up, with the reason in words: STATUS is the wait
+ * status of Valgrind (process PID), GOT_EXIT whether the tool reported the
+ * program's exit, LOGDIR holds Valgrind's logs (vglog.PID). */
+bool vg_limits_reached(const struct vg_limits *limits, pid_t pid, int status,
+		       bool got_exit, const char *logdir, char *reason,
+		       size_t size);
 
 /* Fill the manifest's PT configuration. */
 void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,

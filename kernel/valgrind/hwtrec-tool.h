@@ -52,6 +52,8 @@ void hwt_on_return(Addr next);
 void hwt_on_block_entry(Addr ip);
 void hwt_on_redirect(Addr from, Addr to);
 void hwt_on_from_entry(Addr ip);
+void hwt_on_trap(void);
+void hwt_on_undecodable(Addr ip);
 
 /* instrument.c */
 IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *sb,
@@ -64,5 +66,6 @@ void hwt_note_code_address(Addr addr);
 void hwt_forget_mappings(Addr a, SizeT len);
 void hwt_forget_all_mappings(void);
 void hwt_report_range(Addr a, SizeT len);
+UInt hwt_readable_bytes(Addr addr, UInt max);
 
 #endif

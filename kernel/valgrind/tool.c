@@ -76,6 +76,14 @@ static void hwt_post_clo_init(void)
 	/* One branch per block: see instrument.c. */
 	VG_(clo_vex_control).guest_chase = False;
 	VG_(clo_vex_control).iropt_unroll_thresh = 0;
+	/* Every register, the PC included, up to date at each instruction:
+	 * by default only at memory accesses, so a fault in an instruction
+	 * that does not access memory (idiv %ecx) would report the PC of the
+	 * last one that did, and stale registers, to the trace's end and to
+	 * the core.  Costs about 10% in the tool (doc/recording-valgrind.md). */
+	VG_(clo_vex_control).iropt_register_updates_default =
+		VexRegUpdAllregsAtEachInsn;
+	VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
 	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
 	if (clo_live) {
 		/* The FIFO is opened by "hwtrec start". */
