@@ -41,6 +41,7 @@ static long record_size(const uint8_t *p, size_t n)
 		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
 		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
 		[HWTREC_EV_FROM_REACHED] = 16, [HWTREC_EV_STOPPED] = 8,
+		[HWTREC_EV_CHILD] = 12,
 	};
 
 	switch (p[0]) {
@@ -59,6 +60,7 @@ static long record_size(const uint8_t *p, size_t n)
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
 	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
 	case HWTREC_EV_FROM_REACHED: case HWTREC_EV_STOPPED:
+	case HWTREC_EV_CHILD:
 		return 1 + fixed[p[0]];
 	default:
 		return -1;
@@ -130,6 +132,10 @@ static void decode(const uint8_t *p, struct vg_event *ev)
 		break;
 	case HWTREC_EV_STOPPED:
 		ev->tsc = rd64(p + 1);
+		break;
+	case HWTREC_EV_CHILD:
+		ev->pid = rd32(p + 1);
+		ev->tsc = rd64(p + 5);
 		break;
 	}
 }

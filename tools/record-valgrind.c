@@ -265,6 +265,11 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 		r->tsc = ev->tsc;
 		r->stopped = true;
 		return 0;
+	case HWTREC_EV_CHILD:
+		fprintf(stderr, "hwtrec record: the program created child "
+			"process %u, which is not recorded (children are not "
+			"traced)\n", ev->pid);
+		return 0;
 	case HWTREC_EV_UNDECODABLE:
 		vg_limits_undecodable(&r->limits, r->cur ? pt_stream_tid(r->cur)
 				      : (uint32_t)r->pid, ev->ip, ev->bytes,

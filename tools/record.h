@@ -80,7 +80,8 @@ uint64_t pt_stream_bytes(const struct pt_stream *s);
  * from a FIFO and decoded record by record. */
 struct vg_event {
 	uint8_t type;			/* HWTREC_EV_* */
-	uint32_t version, pid, tid;	/* HELLO; SWITCH and THREAD_EXIT */
+	uint32_t version, pid, tid;	/* HELLO and CHILD; SWITCH and
+					 * THREAD_EXIT */
 	uint64_t tsc;
 	unsigned nbits;			/* TNT */
 	uint64_t bits;

@@ -64,6 +64,9 @@ enum hwtrec_event_type {
 	 * instruction at ip (these are its first bytes) and raises SIGILL
 	 * there; the running thread's trace has stopped before it. */
 	HWTREC_EV_UNDECODABLE = 17,
+	/* u32 pid, u64 tsc: the traced process created child process pid
+	 * (fork, vfork, clone without CLONE_THREAD), which is not traced. */
+	HWTREC_EV_CHILD = 18,
 };
 
 /* The tool places PSB+ about every --psb-period bytes of trace; it counts a

@@ -437,6 +437,17 @@ void hwt_log_exit(Int code)
 	hwt_log_flush();
 }
 
+void hwt_log_child(Int pid)
+{
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(13);
+	put8(HWTREC_EV_CHILD);
+	put32((UInt)pid);
+	put64(tsc_now());
+}
+
 /* ------------------------------------------------ helpers in guest code */
 
 /* A helper runs in a thread that is not traced: if it is a thread the

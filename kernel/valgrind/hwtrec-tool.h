@@ -33,6 +33,7 @@ void hwt_log_munmap(Addr a, SizeT len);
 void hwt_log_auxv(const UWord *auxv);
 void hwt_log_object(Addr a, UInt size);
 void hwt_log_exit(Int code);
+void hwt_log_child(Int pid);
 
 /* Live mode, the monitor commands (event-writer.c). */
 Bool hwt_live_start(const HChar *fifo);

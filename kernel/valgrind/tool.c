@@ -146,9 +146,32 @@ static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 	hwt_log_flush();
 }
 
+/* Did system call SYSNO with ARGS, which returned a pid, make a process
+ * (not a thread)?  clone3's flags are the first field of its argument. */
+static Bool makes_process(UInt sysno, const UWord *args)
+{
+	switch (sysno) {
+	case __NR_fork:
+	case __NR_vfork:
+		return True;
+	case __NR_clone:
+		return !(args[0] & VKI_CLONE_THREAD);
+	case __NR_clone3:
+		return VG_(am_is_valid_for_client)(args[0], sizeof(ULong),
+						   VKI_PROT_READ) &&
+		       !(*(const ULong *)args[0] & VKI_CLONE_THREAD);
+	default:
+		return False;
+	}
+}
+
 static void hwt_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 			     UInt nargs, SysRes res)
 {
+	/* In the parent: children are not traced; the recorder says so. */
+	if (!sr_isError(res) && (Word)sr_Res(res) > 0 &&
+	    makes_process(sysno, args))
+		hwt_log_child((Int)sr_Res(res));
 }
 
 static void hwt_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
