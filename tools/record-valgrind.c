@@ -321,21 +321,12 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
-/* Valgrind's core is <logfile>.core.<pid> in our private directory. */
-static bool find_vgcore(const char *dir, char *out, size_t size)
+/* Valgrind's core of process PID (the recorded one, not a child's) is
+ * <logfile>.core.<pid> in our private directory. */
+static bool find_vgcore(const char *dir, pid_t pid, char *out, size_t size)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool found = false;
-
-	while (d && (e = readdir(d)))
-		if (strstr(e->d_name, ".core.")) {
-			snprintf(out, size, "%s/%s", dir, e->d_name);
-			found = true;
-		}
-	if (d)
-		closedir(d);
-	return found;
+	snprintf(out, size, "%s/vglog.%d.core.%d", dir, (int)pid, (int)pid);
+	return access(out, F_OK) == 0;
 }
 
 /* Show what Valgrind said (its log is ours, not the program's output). */
@@ -440,6 +431,8 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	vargv[nv++] = "--trace-children=yes";
 	if (!opt->ret_compression)
 		vargv[nv++] = "--ret-compression=no";
+	if (opt->no_core)
+		vargv[nv++] = "--hwtrec-exit-core=no";
 	snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u", opt->psb_period);
 	vargv[nv++] = arg_psb;
 	if (from) {
@@ -645,8 +638,11 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: the program was killed by "
 			"SIGKILL; the end of its trace is missing\n");
 	}
-	if (!r.failed && WIFSIGNALED(status) && find_vgcore(tmpdir, vgcore,
-							    sizeof(vgcore))) {
+	/* The end state: at a fatal signal Valgrind's, at an exit the tool's
+	 * (--hwtrec-exit-core). */
+	if (!r.failed && !r.opt.no_core &&
+	    (WIFSIGNALED(status) || (WIFEXITED(status) && r.got_exit)) &&
+	    find_vgcore(tmpdir, pid, vgcore, sizeof(vgcore))) {
 		char fixed[PATH_MAX], msg[512];
 
 		snprintf(fixed, sizeof(fixed), "%s/core", tmpdir);

@@ -32,6 +32,11 @@
 #include "valgrind.h"
 
 extern UWord *VG_(client_auxv);
+/* Valgrind core functions outside the tool API: the core dumper it runs at
+ * a fatal signal, and the number of threads still alive. */
+extern void VG_(make_coredump)(ThreadId tid, const vki_siginfo_t *si,
+			       ULong max_size);
+extern Int VG_(count_living_threads)(void);
 
 Bool hwt_clo_ret_compression = True;
 const HChar *hwt_clo_from;
@@ -39,6 +44,7 @@ static const HChar *clo_fifo;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
 static Bool clo_live;
+static Bool clo_exit_core = True;
 static Bool started;
 
 static Bool hwt_process_cmd_line_option(const HChar *arg)
@@ -47,6 +53,7 @@ static Bool hwt_process_cmd_line_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
+	else if VG_BOOL_CLO(arg, "--hwtrec-exit-core", clo_exit_core) {}
 	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
 	else
@@ -63,7 +70,9 @@ static void hwt_print_usage(void)
 "    --from=FUNCTION           start tracing at the first entry of FUNCTION\n"
 "    --psb-period=BYTES        trace bytes between PSB packets [4096]\n"
 "    --hwtrec-live=yes|no      trace only between the monitor commands\n"
-"                              hwtrec start and hwtrec stop [no]\n");
+"                              hwtrec start and hwtrec stop [no]\n"
+"    --hwtrec-exit-core=yes|no write a core when the traced program exits,\n"
+"                              as at a fatal signal [yes]\n");
 }
 
 static void hwt_print_debug_usage(void)
@@ -136,8 +145,30 @@ static void hwt_start_client_code(ThreadId tid, ULong blocks)
 	hwt_thread_running(tid);
 }
 
+/* The traced program is ending by itself (exit_group, or its last thread's
+ * exit): keep its end state, registers and memory, the way Valgrind keeps
+ * it at a fatal signal (vgcore, limited by RLIMIT_CORE), so that the
+ * debugger has a stack and variables at the end of any run.  Not in live
+ * mode, whose debugger has the live process. */
+static void core_at_exit(ThreadId tid, UInt sysno)
+{
+	struct vki_rlimit rl;
+	vki_siginfo_t si;
+
+	if (!clo_exit_core || clo_live || !hwt_live_tracing())
+		return;
+	if (sysno != __NR_exit_group &&
+	    (sysno != __NR_exit || VG_(count_living_threads)() != 1))
+		return;
+	if (VG_(getrlimit)(VKI_RLIMIT_CORE, &rl) < 0 || rl.rlim_cur == 0)
+		return;
+	VG_(memset)(&si, 0, sizeof(si));	/* no signal */
+	VG_(make_coredump)(tid, &si, rl.rlim_cur);
+}
+
 static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
+	core_at_exit(tid, sysno);
 	hwt_disable_syscall(tid);
 	/* Send what is buffered at every system call: execve replaces this
 	 * image and fork copies it (the buffer would be lost or sent twice),
