@@ -29,7 +29,9 @@
  * executed, and the signal goes to the program.
  *
  * Limits: a program that stops itself with SIGSTOP is not supported (it
- * looks like a stepper event).
+ * looks like a stepper event), nor one that catches SIGTRAP (a second int3
+ * after the handler returned was seen to kill the program under the
+ * stepper; only a SIGTRAP that ends the program is tested).
  */
 #define _GNU_SOURCE
 #include "maps.h"
