@@ -635,7 +635,8 @@ void hwt_on_undecodable(Addr ip)
 {
 	UInt n = hwt_readable_bytes(ip, 16);
 
-	if (tracing_off() || !cur)
+	/* Told even before --from's function: the run ends here all the same. */
+	if (log_fd < 0 || !cur)
 		return;
 	resume_trace();
 	hwt_disable_async(cur_tid, ip);
