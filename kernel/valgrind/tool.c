@@ -4,9 +4,12 @@
  * --hwtrec-pid=PID ...`.  The tool sends what a user-mode-only Intel PT
  * trace of the program would contain (event-log.h) through the FIFO, and the
  * recorder encodes the packets.  Only the process whose pid is PID is traced:
- * a forked child keeps running under Valgrind but untraced, and after an exec
- * (Valgrind follows it with --trace-children=yes) the new image is traced if
- * it is still PID.
+ * a forked child keeps running under Valgrind but untraced (the recorder is
+ * told its pid and says so), and after an exec (Valgrind follows it with
+ * --trace-children=yes) the new image is traced if it is still PID.  When
+ * the traced program exits, the tool has Valgrind write the core it writes
+ * at a fatal signal (--hwtrec-exit-core), so every recording has its end
+ * state.
  *
  * Live mode (--hwtrec-live=yes, started by hwtrec-server with --vgdb=yes):
  * nothing is traced until the debugger sends the monitor command
