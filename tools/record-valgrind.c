@@ -611,16 +611,18 @@ static int record_valgrind(const struct record_request *req)
 	for (i = 0; i < r.nstreams && !r.failed; i++)
 		if ((err = pt_stream_finish(r.streams[i])))
 			fail_write(&r, err);
-	if (r.hellos && vg_limits_reached(&r.limits, pid, status, r.got_exit,
-					  tmpdir, limit, sizeof(limit))) {
+	/* (After a write error the events were drained unread: the tool's
+	 * EXIT among them, so nothing can be said.) */
+	if (r.hellos && !r.failed &&
+	    vg_limits_reached(&r.limits, pid, status, r.got_exit, tmpdir,
+			      limit, sizeof(limit))) {
 		gave_up = true;
 		if (WIFEXITED(status))
 			show_valgrind_log(tmpdir);
 		fprintf(stderr, "hwtrec record: %s; the recording ends there "
 			"(exit status %d)\n", limit, EXIT_VALGRIND_LIMIT);
 		rc = EXIT_VALGRIND_LIMIT;
-		if (!r.failed)
-			end_with_gap(&r, limit);
+		end_with_gap(&r, limit);
 	}
 	if (!r.failed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		struct hwtr_sideband_event ev = {
