@@ -64,6 +64,7 @@ struct pt_walk {
 	bool swallow_status;	/* the sync PSB's own status event is due */
 	bool enabled_seen;	/* an instruction was decoded since sync */
 	bool truncation_reported;
+	bool end_loss_reported;
 	const struct psb_info *deferred_chunk;	/* reported after a gap */
 	uint64_t deferred_ip;
 	uint64_t start;
@@ -598,14 +599,27 @@ static int gap_item(struct pt_walk *w, struct walk_item *item,
 /* At the end of the stream: report an incomplete last packet once. */
 static int end_item(struct pt_walk *w, struct walk_item *item)
 {
+	const struct psb_scan *scan = w->scan;
+
 	w->ended = true;
-	if (w->scan->truncated && !w->truncation_reported) {
+	if (scan->truncated && !w->truncation_reported) {
 		w->truncation_reported = true;
 		memset(item, 0, sizeof(*item));
 		item->kind = walk_gap;
 		item->gap = gap_truncated;
 		item->error = pte_eos;
-		item->offset = w->scan->truncated_at;
+		item->offset = scan->truncated_at;
+		return 1;
+	}
+	/* A loss at the stream's end: the recorder knows the trace stops short
+	 * of the thread's end (the program was killed, the recorder could not
+	 * go on, a live session was cut off): the history ends with its gap.
+	 * (Not after an empty stream: no history, no gap.) */
+	if (w->started && !w->end_loss_reported && scan->nlosses &&
+	    scan->losses[scan->nlosses - 1].offset == w->size) {
+		w->end_loss_reported = true;
+		walk_item_lost(item, w->size,
+			       scan->losses[scan->nlosses - 1].reason);
 		return 1;
 	}
 	return 0;

@@ -20,6 +20,7 @@ const char *end_state_name(enum hwtr_end_state state)
 	switch (state) {
 	case hwtr_end_exited: return "exited";
 	case hwtr_end_signaled: return "signaled";
+	case hwtr_end_aborted: return "aborted";
 	case hwtr_end_running: break;
 	}
 	return "running";
@@ -132,8 +133,12 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 	end = json_pack("{s:s}", "state", end_state_name(info->end.state));
 	if (info->end.state == hwtr_end_exited)
 		json_object_set_new(end, "exit_code", json_integer(info->end.code));
-	if (info->end.state == hwtr_end_signaled)
+	if (info->end.state == hwtr_end_signaled ||
+	    (info->end.state == hwtr_end_aborted && info->end.code))
 		json_object_set_new(end, "signal", json_integer(info->end.code));
+	if (info->end.state == hwtr_end_aborted)
+		json_object_set_new(end, "reason", json_string(
+			info->end_reason ? info->end_reason : "unknown"));
 
 	/* Only Intel PT recordings have a "pt" object (an ETM one has "etm"
 	 * per thread). */
@@ -215,7 +220,7 @@ static int pt_decode(json_t *obj, const struct json_where *w,
 }
 
 static int end_decode(json_t *obj, const struct json_where *w,
-		      struct hwtr_end *end)
+		      struct hwtr_end *end, const char **reason)
 {
 	const char *state = "running";
 	int64_t code = 0;
@@ -237,11 +242,16 @@ static int end_decode(json_t *obj, const struct json_where *w,
 		err = json_get_i64_opt(obj, "signal", w, &code);
 	} else if (!strcmp(state, "running")) {
 		end->state = hwtr_end_running;
+	} else if (!strcmp(state, "aborted")) {
+		end->state = hwtr_end_aborted;
+		err = json_get_i64_opt(obj, "signal", w, &code);
+		if (!err)
+			err = json_get_string_opt(obj, "reason", w, reason);
 	} else {
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"end.state\" is \"%s\", expected "
-				 "\"exited\", \"signaled\" or \"running\"",
-				 w->file, state);
+				 "\"exited\", \"signaled\", \"aborted\" or "
+				 "\"running\"", w->file, state);
 	}
 	end->code = (int)code;
 	return err;
@@ -652,7 +662,8 @@ int manifest_decode(json_t *root, const char *file,
 	}
 	if ((err = threads_decode(json_object_get(root, "threads"), &w, etm, info)))
 		return err;
-	if ((err = end_decode(json_object_get(root, "end"), &w, &info->end)))
+	if ((err = end_decode(json_object_get(root, "end"), &w, &info->end,
+			      &info->end_reason)))
 		return err;
 	if ((err = threads_check_unique(info, file)))
 		return err;

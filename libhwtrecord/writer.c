@@ -59,6 +59,7 @@ struct hwtr_writer {
 	char *core;
 	uint64_t core_size;
 	uint32_t core_crc;
+	char *end_reason;	/* info.end.reason */
 	struct saved_file *saved;	/* saved objects and trace buffers */
 	size_t nsaved;
 	struct hwtr_file_check *file_checks;	/* manifest view of files */
@@ -763,6 +764,19 @@ int hwtr_writer_finish(struct hwtr_writer *w, const struct hwtr_end *end)
 	return write_manifest(w);
 }
 
+int hwtr_writer_finish_aborted(struct hwtr_writer *w, const char *reason,
+			       int signal)
+{
+	struct hwtr_end end = { hwtr_end_aborted, signal };
+
+	free(w->end_reason);
+	w->end_reason = strdup(reason ? reason : "unknown");
+	if (!w->end_reason)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	w->info.end_reason = w->end_reason;
+	return hwtr_writer_finish(w, &end);
+}
+
 /* Copy RELATIVE from the recording into DIR, making its one parent level. */
 static int copy_into(const struct hwtr_writer *w, const char *dir,
 		     const char *relative)
@@ -849,6 +863,7 @@ void hwtr_writer_free(struct hwtr_writer *w)
 		free(w->saved[i].path);
 	free(w->saved);
 	free(w->file_checks);
+	free(w->end_reason);
 	free(w->argv);
 	free(w->threads);
 	free(w->thread_infos);

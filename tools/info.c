@@ -16,7 +16,8 @@ static void usage(FILE *out)
 		"recording.\n");
 }
 
-static const char *end_text(const struct hwtr_end *end, char *buf, size_t n)
+static const char *end_text(const struct hwtr_end *end, const char *reason,
+			    char *buf, size_t n)
 {
 	switch (end->state) {
 	case hwtr_end_exited:
@@ -25,6 +26,10 @@ static const char *end_text(const struct hwtr_end *end, char *buf, size_t n)
 	case hwtr_end_signaled:
 		snprintf(buf, n, "killed by signal %d (%s)", end->code,
 			 strsignal(end->code));
+		break;
+	case hwtr_end_aborted:
+		snprintf(buf, n, "the recorder could not go on: %s",
+			 reason ? reason : "reason unknown");
 		break;
 	default:
 		snprintf(buf, n, "still running when the recording ended");
@@ -109,7 +114,7 @@ int hwtrec_info_main(int argc, char **argv)
 	const struct hwtr_recording_info *info;
 	struct opened_history o;
 	bool json = false;
-	char endbuf[128];
+	char endbuf[1024];
 	size_t i;
 	int c;
 
@@ -131,7 +136,7 @@ int hwtrec_info_main(int argc, char **argv)
 	if (open_history("info", argv[optind], &o))
 		return 1;
 	info = hwtr_recording_info(o.recording);
-	end_text(&info->end, endbuf, sizeof(endbuf));
+	end_text(&info->end, info->end_reason, endbuf, sizeof(endbuf));
 	if (json) {
 		json_t *threads = json_array(), *problems = json_array(), *root;
 		json_t *execs = json_array();

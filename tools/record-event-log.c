@@ -41,6 +41,7 @@ static long record_size(const uint8_t *p, size_t n)
 		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
 		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
 		[HWTREC_EV_FROM_REACHED] = 16, [HWTREC_EV_STOPPED] = 8,
+		[HWTREC_EV_CHILD] = 12,
 	};
 
 	switch (p[0]) {
@@ -52,11 +53,14 @@ static long record_size(const uint8_t *p, size_t n)
 		return n < 3 ? 0 : 3 + 16 * (long)rd16(p + 1);
 	case HWTREC_EV_OBJECT:
 		return n < 13 ? 0 : 13 + (long)rd32(p + 9);
+	case HWTREC_EV_UNDECODABLE:
+		return n < 10 ? 0 : 10 + (long)p[9];
 	case HWTREC_EV_SWITCH: case HWTREC_EV_TNT: case HWTREC_EV_TIP:
 	case HWTREC_EV_PSB: case HWTREC_EV_PGD_SYSCALL:
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
 	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
 	case HWTREC_EV_FROM_REACHED: case HWTREC_EV_STOPPED:
+	case HWTREC_EV_CHILD:
 		return 1 + fixed[p[0]];
 	default:
 		return -1;
@@ -121,8 +125,17 @@ static void decode(const uint8_t *p, struct vg_event *ev)
 	case HWTREC_EV_EXIT:
 		ev->code = (int32_t)rd32(p + 1);
 		break;
+	case HWTREC_EV_UNDECODABLE:
+		ev->ip = rd64(p + 1);
+		ev->count = p[9];
+		ev->bytes = p + 10;
+		break;
 	case HWTREC_EV_STOPPED:
 		ev->tsc = rd64(p + 1);
+		break;
+	case HWTREC_EV_CHILD:
+		ev->pid = rd32(p + 1);
+		ev->tsc = rd64(p + 5);
 		break;
 	}
 }

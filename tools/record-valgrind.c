@@ -52,6 +52,7 @@ struct recorder {
 	bool got_exit;
 	bool stopped;		/* live: the session ended (HWTREC_EV_STOPPED) */
 	struct event_reader *reader;
+	struct vg_limits limits;
 };
 
 static volatile sig_atomic_t child_pid;
@@ -215,6 +216,8 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 		}
 		if (ev->type == HWTREC_EV_PSB || ev->type == HWTREC_EV_PGE)
 			r->tsc = ev->tsc;
+		if (ev->type == HWTREC_EV_PGE)
+			vg_limits_resumed(&r->limits, pt_stream_tid(r->cur));
 		return vg_event_encode(r->cur, ev);
 	}
 	switch (ev->type) {
@@ -262,6 +265,16 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 		r->tsc = ev->tsc;
 		r->stopped = true;
 		return 0;
+	case HWTREC_EV_CHILD:
+		fprintf(stderr, "hwtrec record: the program created child "
+			"process %u, which is not recorded (children are not "
+			"traced)\n", ev->pid);
+		return 0;
+	case HWTREC_EV_UNDECODABLE:
+		vg_limits_undecodable(&r->limits, r->cur ? pt_stream_tid(r->cur)
+				      : (uint32_t)r->pid, ev->ip, ev->bytes,
+				      ev->count);
+		return 0;
 	}
 	return -hwtr_err_format;
 }
@@ -308,21 +321,12 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
-/* Valgrind's core is <logfile>.core.<pid> in our private directory. */
-static bool find_vgcore(const char *dir, char *out, size_t size)
+/* Valgrind's core of process PID (the recorded one, not a child's) is
+ * <logfile>.core.<pid> in our private directory. */
+static bool find_vgcore(const char *dir, pid_t pid, char *out, size_t size)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool found = false;
-
-	while (d && (e = readdir(d)))
-		if (strstr(e->d_name, ".core.")) {
-			snprintf(out, size, "%s/%s", dir, e->d_name);
-			found = true;
-		}
-	if (d)
-		closedir(d);
-	return found;
+	snprintf(out, size, "%s/vglog.%d.core.%d", dir, (int)pid, (int)pid);
+	return access(out, F_OK) == 0;
 }
 
 /* Show what Valgrind said (its log is ours, not the program's output). */
@@ -427,6 +431,8 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	vargv[nv++] = "--trace-children=yes";
 	if (!opt->ret_compression)
 		vargv[nv++] = "--ret-compression=no";
+	if (opt->no_core)
+		vargv[nv++] = "--hwtrec-exit-core=no";
 	snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u", opt->psb_period);
 	vargv[nv++] = arg_psb;
 	if (from) {
@@ -443,13 +449,30 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	free(vargv);
 }
 
+/* Valgrind gave up (record-valgrind-limits.c): the trace of the thread it
+ * gave up in (or the last one that ran) ends with a gap naming REASON. */
+static void end_with_gap(struct recorder *r, const char *reason)
+{
+	struct hwtr_sideband_event ev = {
+		.kind = hwtr_ev_loss, .tsc = r->tsc, .reason = reason,
+	};
+	struct pt_stream *s;
+
+	ev.tid = r->limits.undecodable ? r->limits.tid
+	       : r->cur ? pt_stream_tid(r->cur) : (uint32_t)r->pid;
+	s = find_stream(r, ev.tid);
+	if (s)
+		ev.offset = pt_stream_bytes(s);
+	hwtr_writer_event(r->writer, &ev);
+}
+
 static int record_valgrind(const struct record_request *req)
 {
 	struct recorder r = { .opt = req->options };
 	const char *tmpbase;
 	const char *prog = req->program;
 	char tmpdir[PATH_MAX], why[512];
-	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX];
+	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX], limit[1024];
 	struct hwtr_writer_info info = { .source = "valgrind" };
 	struct hwtr_end end = { hwtr_end_running, 0 };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
@@ -458,7 +481,7 @@ static int record_valgrind(const struct record_request *req)
 	int go[2], fd, status = 0, rc = EXIT_RECORDER, err;
 	size_t i, argc = 0;
 	pid_t pid;
-	bool exited = false;
+	bool exited = false, gave_up = false;
 	time_t last_flush = time(NULL);
 
 	if (!valgrind_available(why, sizeof(why))) {
@@ -594,6 +617,19 @@ static int record_valgrind(const struct record_request *req)
 	for (i = 0; i < r.nstreams && !r.failed; i++)
 		if ((err = pt_stream_finish(r.streams[i])))
 			fail_write(&r, err);
+	/* (After a write error the events were drained unread: the tool's
+	 * EXIT among them, so nothing can be said.) */
+	if (r.hellos && !r.failed &&
+	    vg_limits_reached(&r.limits, pid, status, r.got_exit, tmpdir,
+			      limit, sizeof(limit))) {
+		gave_up = true;
+		if (WIFEXITED(status))
+			show_valgrind_log(tmpdir);
+		fprintf(stderr, "hwtrec record: %s; the recording ends there "
+			"(exit status %d)\n", limit, EXIT_VALGRIND_LIMIT);
+		rc = EXIT_VALGRIND_LIMIT;
+		end_with_gap(&r, limit);
+	}
 	if (!r.failed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		struct hwtr_sideband_event ev = {
 			.kind = hwtr_ev_loss, .tsc = r.tsc,
@@ -610,8 +646,11 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: the program was killed by "
 			"SIGKILL; the end of its trace is missing\n");
 	}
-	if (!r.failed && WIFSIGNALED(status) && find_vgcore(tmpdir, vgcore,
-							    sizeof(vgcore))) {
+	/* The end state: at a fatal signal Valgrind's, at an exit the tool's
+	 * (--hwtrec-exit-core). */
+	if (!r.failed && !r.opt.no_core &&
+	    (WIFSIGNALED(status) || (WIFEXITED(status) && r.got_exit)) &&
+	    find_vgcore(tmpdir, pid, vgcore, sizeof(vgcore))) {
 		char fixed[PATH_MAX], msg[512];
 
 		snprintf(fixed, sizeof(fixed), "%s/core", tmpdir);
@@ -623,7 +662,10 @@ static int record_valgrind(const struct record_request *req)
 		if ((err = hwtr_writer_add_core(r.writer, fixed)))
 			fail_write(&r, err);
 	}
-	if (!r.failed && (err = hwtr_writer_finish(r.writer, &end)))
+	if (!r.failed && (err = gave_up
+			  ? hwtr_writer_finish_aborted(r.writer, limit,
+				WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+			  : hwtr_writer_finish(r.writer, &end)))
 		fail_write(&r, err);
 	if (!req->quiet && isatty(2) && !r.failed) {
 		uint64_t bytes = 0;
@@ -631,11 +673,11 @@ static int record_valgrind(const struct record_request *req)
 		for (i = 0; i < r.nstreams; i++)
 			bytes += pt_stream_bytes(r.streams[i]);
 		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %.1f KiB of "
-			"trace, program %s %d\n", name, r.nstreams,
+			"trace, %s %d\n", name, r.nstreams,
 			r.nstreams == 1 ? "" : "s", bytes / 1024.0,
-			end.state == hwtr_end_signaled ? "died of signal"
-						       : "exited with",
-			end.code);
+			gave_up ? "Valgrind gave up: status"
+			: end.state == hwtr_end_signaled ? "program died of signal"
+			: "program exited with", gave_up ? rc : end.code);
 	}
 	recorder_free(&r);
 	remove_tree(tmpdir);

@@ -10,8 +10,10 @@
 #include <sys/types.h>
 
 /* Exit status of `hwtrec record` when it is not the program's, as a shell
- * reports them: the recorder failed before the program ran, PROGRAM cannot be
- * executed, PROGRAM does not exist. */
+ * reports them: Valgrind could not follow the program to its end (see
+ * record-valgrind-limits.c), the recorder failed before the program ran,
+ * PROGRAM cannot be executed, PROGRAM does not exist. */
+#define EXIT_VALGRIND_LIMIT 124	/* Valgrind gave up on the program */
 #define EXIT_RECORDER 125
 #define EXIT_NOEXEC 126
 #define EXIT_NOTFOUND 127
@@ -28,6 +30,7 @@ struct record_options {
 	uint32_t psb_period;		/* bytes between PSB+ */
 	bool ret_compression;
 	bool no_tsc;			/* no TSC packets (FreeBSD's PT backend) */
+	bool no_core;			/* valgrind: no core of the end state */
 	uint64_t max_size;		/* bytes kept per thread, 0 = all */
 	uint64_t buffer_size;		/* kernel trace buffer per thread, 0 =
 					 * the source's default */
@@ -78,16 +81,19 @@ uint64_t pt_stream_bytes(const struct pt_stream *s);
  * from a FIFO and decoded record by record. */
 struct vg_event {
 	uint8_t type;			/* HWTREC_EV_* */
-	uint32_t version, pid, tid;	/* HELLO; SWITCH and THREAD_EXIT */
+	uint32_t version, pid, tid;	/* HELLO and CHILD; SWITCH and
+					 * THREAD_EXIT */
 	uint64_t tsc;
 	unsigned nbits;			/* TNT */
 	uint64_t bits;
-	uint64_t ip;			/* TIP, PSB, PGD_ASYNC, PGE */
+	uint64_t ip;			/* TIP, PSB, PGD_ASYNC, PGE,
+					 * UNDECODABLE */
 	uint64_t addr, len, pgoff;	/* MMAP, MUNMAP, OBJECT (addr) */
 	int prot;			/* MMAP: HWTR_PROT_* */
 	const char *path;		/* HELLO, MMAP: not NUL-terminated */
 	size_t path_len;
-	size_t count;			/* AUXV pairs, OBJECT bytes */
+	size_t count;			/* AUXV pairs, OBJECT and UNDECODABLE
+					 * bytes */
 	const uint8_t *bytes;
 	int32_t code;			/* EXIT */
 };
@@ -114,6 +120,27 @@ int vg_event_encode(struct pt_stream *stream, const struct vg_event *ev);
 void valgrind_exec(const char *fifo, const char *logdir,
 		   const struct record_options *options, const char *from,
 		   const char *program, char *const argv[]);
+
+/* record-valgrind-limits.c: whether Valgrind, not the program, ended the
+ * run.  The recorder notes the tool's UNDECODABLE events and the threads
+ * that resumed after one (a handler caught the SIGILL). */
+struct vg_limits {
+	bool undecodable;		/* pending: no handler ran since */
+	uint32_t tid;
+	uint64_t ip;
+	uint8_t bytes[16];
+	size_t nbytes;
+};
+
+void vg_limits_undecodable(struct vg_limits *limits, uint32_t tid,
+			   uint64_t ip, const uint8_t *bytes, size_t n);
+void vg_limits_resumed(struct vg_limits *limits, uint32_t tid);
+/* True if Valgrind gave up, with the reason in words: STATUS is the wait
+ * status of Valgrind (process PID), GOT_EXIT whether the tool reported the
+ * program's exit, LOGDIR holds Valgrind's logs (vglog.PID). */
+bool vg_limits_reached(const struct vg_limits *limits, pid_t pid, int status,
+		       bool got_exit, const char *logdir, char *reason,
+		       size_t size);
 
 /* Fill the manifest's PT configuration. */
 void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,

@@ -16,7 +16,7 @@
 #ifndef HWTREC_EVENT_LOG_H
 #define HWTREC_EVENT_LOG_H
 
-#define HWTREC_EVENT_LOG_VERSION 1
+#define HWTREC_EVENT_LOG_VERSION 2
 
 enum hwtrec_event_type {
 	/* u32 version, u32 pid, u64 tsc, u16 n, n bytes: executable path.
@@ -60,6 +60,13 @@ enum hwtrec_event_type {
 	/* u64 tsc: live mode: the debugger stopped the recording session
 	 * ("hwtrec stop"); the program runs on untraced. */
 	HWTREC_EV_STOPPED = 16,
+	/* u64 ip, u8 n (0..16), n bytes: Valgrind cannot decode the
+	 * instruction at ip (these are its first bytes) and raises SIGILL
+	 * there; the running thread's trace has stopped before it. */
+	HWTREC_EV_UNDECODABLE = 17,
+	/* u32 pid, u64 tsc: the traced process created child process pid
+	 * (fork, vfork, clone without CLONE_THREAD), which is not traced. */
+	HWTREC_EV_CHILD = 18,
 };
 
 /* The tool places PSB+ about every --psb-period bytes of trace; it counts a

@@ -437,6 +437,17 @@ void hwt_log_exit(Int code)
 	hwt_log_flush();
 }
 
+void hwt_log_child(Int pid)
+{
+	if (log_fd < 0)
+		return;
+	flush_tnt();
+	need(13);
+	put8(HWTREC_EV_CHILD);
+	put32((UInt)pid);
+	put64(tsc_now());
+}
+
 /* ------------------------------------------------ helpers in guest code */
 
 /* A helper runs in a thread that is not traced: if it is a thread the
@@ -601,6 +612,40 @@ void hwt_on_from_entry(Addr ip)
 	cur->disabled = True;
 	update_switches();
 	hwt_on_block_entry(ip);
+}
+
+/* A block ended in int3: a trap, so the instruction ran and the thread
+ * left user mode as at a system call (TIP.PGD, IP suppressed, bound to the
+ * int3, which a decoder treats as a far branch).  What follows is the
+ * signal's: a handler's TIP.PGE, or the end of the thread. */
+void hwt_on_trap(void)
+{
+	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+		return;
+	flush_tnt();
+	need(1);
+	put8(HWTREC_EV_PGD_SYSCALL);
+	disable_current();
+}
+
+/* Valgrind is about to raise SIGILL at IP, an instruction it cannot decode
+ * (the program may run it natively): stop the trace there and tell the
+ * recorder which instruction it was. */
+void hwt_on_undecodable(Addr ip)
+{
+	UInt n = hwt_readable_bytes(ip, 16);
+
+	/* Told even before --from's function: the run ends here all the same. */
+	if (log_fd < 0 || !cur)
+		return;
+	resume_trace();
+	hwt_disable_async(cur_tid, ip);
+	need(10 + n);
+	put8(HWTREC_EV_UNDECODABLE);
+	put64(ip);
+	put8((UChar)n);
+	put_bytes((const void *)ip, n);
+	hwt_log_flush();
 }
 
 /* ------------------------------------------------------------ live mode */

@@ -33,6 +33,7 @@ void hwt_log_munmap(Addr a, SizeT len);
 void hwt_log_auxv(const UWord *auxv);
 void hwt_log_object(Addr a, UInt size);
 void hwt_log_exit(Int code);
+void hwt_log_child(Int pid);
 
 /* Live mode, the monitor commands (event-writer.c). */
 Bool hwt_live_start(const HChar *fifo);
@@ -52,6 +53,8 @@ void hwt_on_return(Addr next);
 void hwt_on_block_entry(Addr ip);
 void hwt_on_redirect(Addr from, Addr to);
 void hwt_on_from_entry(Addr ip);
+void hwt_on_trap(void);
+void hwt_on_undecodable(Addr ip);
 
 /* instrument.c */
 IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *sb,
@@ -64,5 +67,6 @@ void hwt_note_code_address(Addr addr);
 void hwt_forget_mappings(Addr a, SizeT len);
 void hwt_forget_all_mappings(void);
 void hwt_report_range(Addr a, SizeT len);
+UInt hwt_readable_bytes(Addr addr, UInt max);
 
 #endif

@@ -12,9 +12,23 @@
  *
  * Every block also loads one byte (hwt_pge_pending) and, when a thread comes
  * back from a disable, calls hwt_on_block_entry to emit TIP.PGE.
+ *
+ * Blocks that end in a signal Valgrind raises itself: int3 (Ijk_SigTRAP) is
+ * a trap, it ran, so its thread's trace stops there as at a system call
+ * (hwt_on_trap); every other such exit is a fault at `next`, which did not
+ * run (the FUP at the fault comes from the signal callbacks).  Where VEX
+ * could not decode an instruction (Ijk_NoDecode), Valgrind raises SIGILL:
+ * right for ud2; for a privileged instruction the tool raises SIGSEGV
+ * instead, as the CPU and Linux do; for any other the recorder is told
+ * (hwt_on_undecodable), since the program may run it natively
+ * (insn-fault.c).
  */
 #include "hwtrec-tool.h"
 #include "branch-class.h"
+#include "insn-fault.h"
+
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_vki.h"
 
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
@@ -59,6 +73,43 @@ static Bool is_from_function(Addr addr)
 	       VG_(strcmp)(name, hwt_clo_from) == 0;
 }
 
+/* Bytes readable from ADDR, at most MAX (the instruction may end its page). */
+UInt hwt_readable_bytes(Addr addr, UInt max)
+{
+	Addr page_end = (addr | (VKI_PAGE_SIZE - 1)) + 1;
+
+	if (VG_(am_is_valid_for_client)(addr, max, VKI_PROT_READ))
+		return max;
+	if (page_end - addr < max &&
+	    VG_(am_is_valid_for_client)(addr, page_end - addr, VKI_PROT_READ))
+		return (UInt)(page_end - addr);
+	return 0;
+}
+
+static void end_undecodable(IRSB *sb)
+{
+	Addr addr;
+	UInt n;
+
+	if (sb->jumpkind != Ijk_NoDecode || sb->next->tag != Iex_Const ||
+	    sb->next->Iex.Const.con->tag != Ico_U64)
+		return;
+	addr = (Addr)sb->next->Iex.Const.con->Ico.U64;
+	n = hwt_readable_bytes(addr, 16);
+	switch (n ? insn_native_fault((const UChar *)addr, n)
+		  : insn_fault_unknown) {
+	case insn_fault_sigill:
+		return;
+	case insn_fault_sigsegv:
+		sb->jumpkind = Ijk_SigSEGV;
+		return;
+	case insn_fault_unknown:
+		break;
+	}
+	add_call(sb, "hwt_on_undecodable", hwt_on_undecodable,
+		 mkIRExprVec_1(hword(addr)), NULL);
+}
+
 IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 		     const VexGuestLayout *layout, const VexGuestExtents *vge,
 		     const VexArchInfo *archinfo_host, IRType gWordTy,
@@ -81,8 +132,10 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 				first_addr = (Addr)in->stmts[i]->Ist.IMark.addr;
 			last_imark = i;
 		}
-	if (last_imark < 0)
+	if (last_imark < 0) {
+		end_undecodable(in);
 		return in;
+	}
 	last_addr = (Addr)in->stmts[last_imark]->Ist.IMark.addr;
 	last_len = in->stmts[last_imark]->Ist.IMark.len;
 	last_class = branch_classify((const UChar *)last_addr, last_len,
@@ -164,5 +217,8 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 	default:
 		break;
 	}
+	if (out->jumpkind == Ijk_SigTRAP)
+		add_call(out, "hwt_on_trap", hwt_on_trap, mkIRExprVec_0(), NULL);
+	end_undecodable(out);
 	return out;
 }

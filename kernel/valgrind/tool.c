@@ -4,9 +4,12 @@
  * --hwtrec-pid=PID ...`.  The tool sends what a user-mode-only Intel PT
  * trace of the program would contain (event-log.h) through the FIFO, and the
  * recorder encodes the packets.  Only the process whose pid is PID is traced:
- * a forked child keeps running under Valgrind but untraced, and after an exec
- * (Valgrind follows it with --trace-children=yes) the new image is traced if
- * it is still PID.
+ * a forked child keeps running under Valgrind but untraced (the recorder is
+ * told its pid and says so), and after an exec (Valgrind follows it with
+ * --trace-children=yes) the new image is traced if it is still PID.  When
+ * the traced program exits, the tool has Valgrind write the core it writes
+ * at a fatal signal (--hwtrec-exit-core), so every recording has its end
+ * state.
  *
  * Live mode (--hwtrec-live=yes, started by hwtrec-server with --vgdb=yes):
  * nothing is traced until the debugger sends the monitor command
@@ -32,6 +35,11 @@
 #include "valgrind.h"
 
 extern UWord *VG_(client_auxv);
+/* Valgrind core functions outside the tool API: the core dumper it runs at
+ * a fatal signal, and the number of threads still alive. */
+extern void VG_(make_coredump)(ThreadId tid, const vki_siginfo_t *si,
+			       ULong max_size);
+extern Int VG_(count_living_threads)(void);
 
 Bool hwt_clo_ret_compression = True;
 const HChar *hwt_clo_from;
@@ -39,6 +47,7 @@ static const HChar *clo_fifo;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
 static Bool clo_live;
+static Bool clo_exit_core = True;
 static Bool started;
 
 static Bool hwt_process_cmd_line_option(const HChar *arg)
@@ -47,6 +56,7 @@ static Bool hwt_process_cmd_line_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
+	else if VG_BOOL_CLO(arg, "--hwtrec-exit-core", clo_exit_core) {}
 	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
 	else
@@ -63,7 +73,9 @@ static void hwt_print_usage(void)
 "    --from=FUNCTION           start tracing at the first entry of FUNCTION\n"
 "    --psb-period=BYTES        trace bytes between PSB packets [4096]\n"
 "    --hwtrec-live=yes|no      trace only between the monitor commands\n"
-"                              hwtrec start and hwtrec stop [no]\n");
+"                              hwtrec start and hwtrec stop [no]\n"
+"    --hwtrec-exit-core=yes|no write a core when the traced program exits,\n"
+"                              as at a fatal signal [yes]\n");
 }
 
 static void hwt_print_debug_usage(void)
@@ -76,6 +88,14 @@ static void hwt_post_clo_init(void)
 	/* One branch per block: see instrument.c. */
 	VG_(clo_vex_control).guest_chase = False;
 	VG_(clo_vex_control).iropt_unroll_thresh = 0;
+	/* Every register, the PC included, up to date at each instruction:
+	 * by default only at memory accesses, so a fault in an instruction
+	 * that does not access memory (idiv %ecx) would report the PC of the
+	 * last one that did, and stale registers, to the trace's end and to
+	 * the core.  Costs about 10% in the tool (doc/recording-valgrind.md). */
+	VG_(clo_vex_control).iropt_register_updates_default =
+		VexRegUpdAllregsAtEachInsn;
+	VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
 	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
 	if (clo_live) {
 		/* The FIFO is opened by "hwtrec start". */
@@ -128,8 +148,30 @@ static void hwt_start_client_code(ThreadId tid, ULong blocks)
 	hwt_thread_running(tid);
 }
 
+/* The traced program is ending by itself (exit_group, or its last thread's
+ * exit): keep its end state, registers and memory, the way Valgrind keeps
+ * it at a fatal signal (vgcore, limited by RLIMIT_CORE), so that the
+ * debugger has a stack and variables at the end of any run.  Not in live
+ * mode, whose debugger has the live process. */
+static void core_at_exit(ThreadId tid, UInt sysno)
+{
+	struct vki_rlimit rl;
+	vki_siginfo_t si;
+
+	if (!clo_exit_core || clo_live || !hwt_live_tracing())
+		return;
+	if (sysno != __NR_exit_group &&
+	    (sysno != __NR_exit || VG_(count_living_threads)() != 1))
+		return;
+	if (VG_(getrlimit)(VKI_RLIMIT_CORE, &rl) < 0 || rl.rlim_cur == 0)
+		return;
+	VG_(memset)(&si, 0, sizeof(si));	/* no signal */
+	VG_(make_coredump)(tid, &si, rl.rlim_cur);
+}
+
 static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
+	core_at_exit(tid, sysno);
 	hwt_disable_syscall(tid);
 	/* Send what is buffered at every system call: execve replaces this
 	 * image and fork copies it (the buffer would be lost or sent twice),
@@ -138,9 +180,32 @@ static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 	hwt_log_flush();
 }
 
+/* Did system call SYSNO with ARGS, which returned a pid, make a process
+ * (not a thread)?  clone3's flags are the first field of its argument. */
+static Bool makes_process(UInt sysno, const UWord *args)
+{
+	switch (sysno) {
+	case __NR_fork:
+	case __NR_vfork:
+		return True;
+	case __NR_clone:
+		return !(args[0] & VKI_CLONE_THREAD);
+	case __NR_clone3:
+		return VG_(am_is_valid_for_client)(args[0], sizeof(ULong),
+						   VKI_PROT_READ) &&
+		       !(*(const ULong *)args[0] & VKI_CLONE_THREAD);
+	default:
+		return False;
+	}
+}
+
 static void hwt_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 			     UInt nargs, SysRes res)
 {
+	/* In the parent: children are not traced; the recorder says so. */
+	if (!sr_isError(res) && (Word)sr_Res(res) > 0 &&
+	    makes_process(sysno, args))
+		hwt_log_child((Int)sr_Res(res));
 }
 
 static void hwt_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)

@@ -119,6 +119,9 @@ enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */
 	hwtr_end_exited,	/* exit code in code */
 	hwtr_end_signaled,	/* fatal signal number in code */
+	hwtr_end_aborted,	/* the recorder could not follow the program to
+				 * its end (info's end_reason says why); code:
+				 * the signal that then ended it, or 0 */
 };
 
 struct hwtr_end {
@@ -164,6 +167,7 @@ struct hwtr_recording_info {
 	size_t nthreads;
 	const struct hwtr_thread_info *threads;
 	struct hwtr_end end;
+	const char *end_reason;		/* hwtr_end_aborted: why, else NULL */
 	const char *core;		/* relative path, or NULL */
 	size_t nfiles;			/* files checked besides the streams */
 	const struct hwtr_file_check *files;
@@ -284,6 +288,12 @@ int hwtr_writer_flush(struct hwtr_writer *writer);
 
 /* Write the final manifest (complete, with how the program ended). */
 int hwtr_writer_finish(struct hwtr_writer *writer, const struct hwtr_end *end);
+
+/* The same, for a recording that ends hwtr_end_aborted: REASON (copied)
+ * says why the recorder could not go on; SIGNAL is the signal that then
+ * ended the process, or 0. */
+int hwtr_writer_finish_aborted(struct hwtr_writer *writer, const char *reason,
+			       int signal);
 
 /* Write a finished copy of the recording so far into DIR (which must not
  * exist, or be empty), as a recording of a program still running; the

@@ -1,6 +1,7 @@
 /* fork: the parent forks a child that computes and exits; the parent waits
  * and goes on.  Only the parent is traced (the stepper does not follow the
- * child; see testsuite/record/README.md for the recorder). */
+ * child; see testsuite/record/README.md for the recorder).  The child's pid
+ * goes to stderr, for checking what `hwtrec record` says about it. */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ int main(void)
 	child = fork();
 	if (child == 0)
 		_exit(work(10) % 256 == 29 ? 7 : 8);
+	/* stderr: the pid differs from run to run (stdout is compared) */
+	fprintf(stderr, "fork: child pid %d\n", (int)child);
 	waitpid(child, &status, 0);
 	printf("fork: child exit %d parent work %d\n", WEXITSTATUS(status),
 	       work(20));

@@ -229,3 +229,52 @@ insn_offset() {
 count_offset() {
 	awk -v o="$2" '$1 != "#" && $3 == o { n++ } END { print n + 0 }' "$1"
 }
+
+# The recording's core shows the program where GDB shows it on the live
+# process stopped at the same point: the same function and offset of the PC
+# (`info symbol`, so load addresses do not matter), the same backtrace, and
+# the same values of the GDB expressions $2... (registers that hold no
+# address, variables).  $1 is what stops the live program besides a fatal
+# signal (a GDB command run before `run`, e.g. "catch syscall exit_group"),
+# or "".  GDB on the live program is the oracle.
+check_core_like_live() {
+	m="$WORK/rec.hwtrec/manifest.json"
+	core=$(jq -r '.core // empty' "$m")
+	[ -n "$core" ] && [ -f "$WORK/rec.hwtrec/$core" ] || {
+		echo "the recording has no core (manifest core: '$core')" >&2
+		return 1
+	}
+	stop=$1
+	shift
+	exprs=$(for e in "$@"; do printf '%s\n' "$e"; done)
+	set -- -ex 'echo PC: ' -ex 'info symbol $pc'
+	while IFS= read -r e; do
+		[ -n "$e" ] && set -- "$@" -ex "printf \"VAL $e 0x%lx\\n\", $e"
+	done <<EXPRS
+$exprs
+EXPRS
+	set -- "$@" -ex 'set width 0' -ex 'echo BT:\n' -ex bt
+	(cd "$WORK" && gdb -nx -batch ${stop:+-ex "$stop"} -ex run "$@" \
+		"$PROGDIR/$name" >gdb-live.txt 2>&1 </dev/null)
+	gdb -nx -batch "$@" "$PROGDIR/$name" "$WORK/rec.hwtrec/$core" \
+		>"$WORK/gdb-core.txt" 2>&1
+	for f in live core; do
+		{ grep -E '^(PC:|VAL )' "$WORK/gdb-$f.txt"
+		  sed -n '/^BT:$/,$p' "$WORK/gdb-$f.txt" |
+			sed -En 's/^#[0-9]+ +(0x[0-9a-f]+ in )?([^ ]+) .*/FRAME \2/p'; } >"$WORK/state-$f.txt"
+	done
+	show "$WORK/state-live.txt"
+	grep -q '^PC:' "$WORK/state-live.txt" || {
+		echo "GDB on the live program shows no PC (gdb-live.txt)" >&2
+		return 1
+	}
+	diff "$WORK/state-live.txt" "$WORK/state-core.txt" >&2 || {
+		echo "the core's state differs from the live program's (< live, > core)" >&2
+		return 1
+	}
+}
+
+# At the fatal signal: check_core_like_live with no other stop.
+check_fault_like_native() {
+	check_core_like_live "" "$@"
+}

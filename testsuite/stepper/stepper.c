@@ -24,8 +24,14 @@
  * single-stepping in a VM takes seconds to get through.  A fork child is not
  * followed (a "# fork" line names it); exec is followed.
  *
- * Limits: a program that raises SIGTRAP itself, or stops itself with SIGSTOP,
- * is not supported (both look like stepper events).
+ * A SIGTRAP the program raises (int3, or kill/tgkill) is told apart from the
+ * stepper's own traps by its si_code: int3 is a trap, so it is listed as
+ * executed, and the signal goes to the program.
+ *
+ * Limits: a program that stops itself with SIGSTOP is not supported (it
+ * looks like a stepper event), nor one that catches SIGTRAP (a second int3
+ * after the handler returned was seen to kill the program under the
+ * stepper; only a SIGTRAP that ends the program is tested).
  */
 #define _GNU_SOURCE
 #include "maps.h"
@@ -360,6 +366,18 @@ static void on_signal(struct thread *t, int sig)
 	resume(t->tid, PTRACE_SINGLESTEP, sig);
 }
 
+/* A SIGTRAP of the program's own (int3: SI_KERNEL; kill, tgkill: SI_USER,
+ * SI_TKILL), not a single-step or syscall-exit report (TRAP_TRACE,
+ * TRAP_BRKPT). */
+static bool program_sigtrap(pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) < 0)
+		return false;
+	return si.si_code == SI_KERNEL || si.si_code <= 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -492,7 +510,7 @@ int main(int argc, char **argv)
 			resume(tid, PTRACE_SINGLESTEP, sig == SIGSTOP ? 0 : sig);
 		} else if (sig == SIGTRAP && event) {
 			on_event(t, event);
-		} else if (sig == SIGTRAP) {
+		} else if (sig == SIGTRAP && !program_sigtrap(tid)) {
 			on_step(t);
 		} else {
 			on_signal(t, sig);

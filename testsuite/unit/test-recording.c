@@ -116,6 +116,34 @@ START_TEST(writer_and_reader_round_trip)
 }
 END_TEST
 
+/* The end state "aborted" (the recorder could not follow the program): the
+ * reason and the signal come back as written; the writer keeps its own copy
+ * of the reason. */
+START_TEST(aborted_end_keeps_its_reason_and_signal)
+{
+	char reason[64] = "Valgrind cannot decode the instruction at 0x1000";
+	const struct hwtr_recording_info *info;
+	struct hwtr_recording *rec;
+	struct hwtr_writer *w;
+
+	make_tmpdir();
+	w = new_writer(rec_path("c.hwtrec"));
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 7, 1), 0);
+	ck_assert_int_eq(hwtr_writer_finish_aborted(w, reason, 4), 0);
+	memset(reason, 'x', sizeof(reason) - 1);
+	ck_assert_int_eq(hwtr_writer_flush(w), 0);
+	hwtr_writer_free(w);
+	ck_assert_int_eq(hwtr_recording_open(rec_path("c.hwtrec"), &rec), 0);
+	info = hwtr_recording_info(rec);
+	ck_assert_int_eq(info->end.state, hwtr_end_aborted);
+	ck_assert_int_eq(info->end.code, 4);
+	ck_assert_str_eq(info->end_reason,
+			 "Valgrind cannot decode the instruction at 0x1000");
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(unfinished_recording_opens_and_says_cut_off)
 {
 	struct hwtr_recording *rec;
@@ -442,6 +470,7 @@ int main(void)
 	tcase_add_test(tc, intel_pt_recordings_are_still_written_as_version_1);
 	tcase_add_test(tc, bad_etm_manifests_are_rejected_with_the_field_named);
 	tcase_add_test(tc, writer_and_reader_round_trip);
+	tcase_add_test(tc, aborted_end_keeps_its_reason_and_signal);
 	tcase_add_test(tc, unfinished_recording_opens_and_says_cut_off);
 	tcase_add_test(tc, bad_manifests_are_rejected_with_the_field_named);
 	tcase_add_test(tc, bad_sideband_line_is_named);
