@@ -97,12 +97,19 @@ def continue_to_input(fifo_fd, breakpoints):
     bytes then waiting in the FIFO."""
     for bp in breakpoints:
         bp.hit = None
-    out = gdb.execute("continue", to_string=True)
+    resume("continue")
     for bp in breakpoints:
         if bp.hit is not None:
             return bp, fifo_bytes(fifo_fd)
-    raise gdb.GdbError("the program stopped elsewhere than at its input:\n%s%s"
-                       % (out[-600:], gdb.execute("bt 3", to_string=True)))
+    raise gdb.GdbError("the program stopped elsewhere than at its input:\n%s"
+                       % gdb.execute("bt 3", to_string=True))
+
+
+def resume(command):
+    """Run COMMAND with its output left on GDB's stdout: through gdbserver
+    the program's own output (gzip's, binary) comes with it, which
+    to_string would have to decode."""
+    gdb.execute(command)
 
 
 def run_to_wait(fifo_fd, points, also=()):
@@ -173,12 +180,12 @@ def deliver_segv_and_continue():
     gdb.events.stop.connect(note)
     timer = threading.Timer(0.5, tgkill, (pid, tid, signal.SIGSEGV))
     timer.start()
-    out = gdb.execute("continue", to_string=True)
+    resume("continue")
     timer.join()
     gdb.events.stop.disconnect(note)
     if signals != ["SIGSEGV"]:
         raise gdb.GdbError("the program did not stop with SIGSEGV (stops: %s)"
-                           " %s" % (signals, out[-300:]))
+                           % signals)
     # record full logs the signal's arrival as an entry of its own: its
     # first reverse-stepi here stays put.  Take that step now, so the
     # commands start from the instruction after the system call as in the
@@ -230,17 +237,19 @@ def oracle_to_end():
         os.write(fifo_fd, rest)
         os.close(fifo_fd)
         gdb.execute("break exit", to_string=True)
-        gdb.execute("continue", to_string=True)
+        resume("continue")
         gdb.execute("delete", to_string=True)
         others = other_threads()
         gdb.execute("set scheduler-locking on")
         gdb.execute("record full")
         # record full stops before the exit_group system call ("The next
         # instruction is syscall exit_group", answered yes by confirm off).
-        out = gdb.execute("continue", to_string=True)
-        if "exit_group" not in out and "stopped" not in out:
+        resume("continue")
+        insn = gdb.execute("x/i $pc", to_string=True)
+        if not re.search(r"\ssyscall\s*$", insn) or \
+                int(gdb.parse_and_eval("$rax")) != 231:     # exit_group
             raise gdb.GdbError("record full did not stop at exit_group: "
-                               + out[-300:])
+                               + insn)
     return record_full.describe(), others
 
 
