@@ -14,6 +14,7 @@
  * a return after PGE never relies on a call the decoder may have dropped.
  *
  * Writes block: when the recorder is slow the program waits; nothing is lost.
+ * When the recorder is gone (killed), the program runs on untraced.
  *
  * Live mode (--hwtrec-live=yes, hwtrec-server): tracing is off until the
  * monitor command "hwtrec start" opens the FIFO; "hwtrec flush" ends the
@@ -44,6 +45,12 @@
  * reserved range (the client cannot see or close it) and the client's auxv. */
 extern Int VG_(safe_fd)(Int oldfd);
 extern UWord *VG_(client_auxv);
+/* Also outside the tool API: a signal set, and taking a pending signal
+ * without waiting. */
+extern Int VG_(sigemptyset)(vki_sigset_t *set);
+extern Int VG_(sigaddset)(vki_sigset_t *set, Int signum);
+extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
+				  vki_siginfo_t *info);
 
 struct hwt_thread {
 	Bool known;
@@ -91,6 +98,20 @@ static ULong tsc_now(void)
 	return t;
 }
 
+/* A write into the pipe after the recorder died fails with EPIPE, and the
+ * kernel also sends this thread a SIGPIPE.  Valgrind holds it pending (its
+ * own code runs with signals blocked) and would deliver it to the program,
+ * which would die of a signal it never caused: take it here. */
+static void swallow_our_sigpipe(void)
+{
+	vki_sigset_t pipe_only;
+	vki_siginfo_t info;
+
+	VG_(sigemptyset)(&pipe_only);
+	VG_(sigaddset)(&pipe_only, VKI_SIGPIPE);
+	VG_(sigtimedwait_zero)(&pipe_only, &info);
+}
+
 void hwt_log_flush(void)
 {
 	UInt done = 0;
@@ -101,6 +122,8 @@ void hwt_log_flush(void)
 		if (n <= 0) {
 			if (n == -VKI_EINTR)
 				continue;
+			if (n == -VKI_EPIPE)
+				swallow_our_sigpipe();
 			if (!log_failed)
 				VG_(umsg)("hwtrec: the recorder went away (write "
 					  "error %d); the program continues "
