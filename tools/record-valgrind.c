@@ -291,23 +291,6 @@ static void recorder_free(struct recorder *r)
 
 /* ---------------------------------------------------------------- files */
 
-static void remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[PATH_MAX];
-
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 /* Valgrind's core is <logfile>.core.<pid> in our private directory. */
 static bool find_vgcore(const char *dir, char *out, size_t size)
 {
@@ -392,6 +375,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 {
 	char valgrind[PATH_MAX], arg_fifo[PATH_MAX + 32], arg_pid[64];
 	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
+	char arg_vgdb[PATH_MAX + 32];
 	const char *tool_dir = find_tool_dir();
 	const char **vargv;
 	struct rlimit rl;
@@ -415,12 +399,15 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
 	snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
 	snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p", logdir);
+	/* Valgrind's gdbserver FIFOs too: nothing of ours outside LOGDIR. */
+	snprintf(arg_vgdb, sizeof(arg_vgdb), "--vgdb-prefix=%s/vgdb", logdir);
 	vargv[nv++] = valgrind;
 	vargv[nv++] = "-q";
 	vargv[nv++] = "--tool=hwtrec";
 	vargv[nv++] = arg_fifo;
 	vargv[nv++] = arg_pid;
 	vargv[nv++] = arg_log;
+	vargv[nv++] = arg_vgdb;
 	vargv[nv++] = "--vex-guest-chase=no";
 	vargv[nv++] = "--run-libc-freeres=no";
 	vargv[nv++] = "--run-cxx-freeres=no";
@@ -446,7 +433,6 @@ void valgrind_exec(const char *fifo, const char *logdir,
 static int record_valgrind(const struct record_request *req)
 {
 	struct recorder r = { .opt = req->options };
-	const char *tmpbase;
 	const char *prog = req->program;
 	char tmpdir[PATH_MAX], why[512];
 	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX];
@@ -455,7 +441,7 @@ static int record_valgrind(const struct record_request *req)
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
 	struct sigaction sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	int go[2], fd, status = 0, rc = EXIT_RECORDER, err;
+	int go[2], fd, status = 0, rc = EXIT_RECORDER, err, scratch_lock;
 	size_t i, argc = 0;
 	pid_t pid;
 	bool exited = false;
@@ -468,25 +454,20 @@ static int record_valgrind(const struct record_request *req)
 	while (req->argv[argc])
 		argc++;
 
-	tmpbase = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(tmpdir, sizeof(tmpdir), "%s/hwtrec-XXXXXX", tmpbase);
-	if (!mkdtemp(tmpdir)) {
-		fprintf(stderr, "hwtrec record: cannot make a directory in "
-			"%s: %s\n", tmpbase, strerror(errno));
+	if (scratch_create(tmpdir, sizeof(tmpdir), &scratch_lock) < 0)
 		return EXIT_RECORDER;
-	}
 	snprintf(fifo, sizeof(fifo), "%s/events", tmpdir);
 	if (mkfifo(fifo, 0600) < 0 ||
 	    (fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "hwtrec record: %s: %s\n", fifo,
 			strerror(errno));
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		perror("hwtrec record: pipe");
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 
@@ -494,7 +475,7 @@ static int record_valgrind(const struct record_request *req)
 	pid = fork();
 	if (pid < 0) {
 		perror("hwtrec record: fork");
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	if (pid == 0) {
@@ -520,7 +501,7 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	r.sb = sideband_new(r.writer);
@@ -528,7 +509,7 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: out of memory\n");
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 
@@ -632,7 +613,8 @@ static int record_valgrind(const struct record_request *req)
 			end.code);
 	}
 	recorder_free(&r);
-	remove_tree(tmpdir);
+	scratch_remove(tmpdir);
+	close(scratch_lock);
 	return rc;
 }
 

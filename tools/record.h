@@ -115,6 +115,14 @@ void valgrind_exec(const char *fifo, const char *logdir,
 		   const struct record_options *options, const char *from,
 		   const char *program, char *const argv[]);
 
+/* record-scratch.c: the recorder's private directory hwtrec-XXXXXX in
+ * $TMPDIR (or /tmp), made into DIR and held (*LOCK_FD) while the recorder
+ * lives; those of recorders that died are removed first.  -1 with a message
+ * on stderr if it cannot be made. */
+int scratch_create(char *dir, size_t size, int *lock_fd);
+/* Remove DIR and the files in it. */
+void scratch_remove(const char *dir);
+
 /* Fill the manifest's PT configuration. */
 void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,
 		      uint32_t psb_period);
