@@ -51,6 +51,7 @@ extern Int VG_(sigemptyset)(vki_sigset_t *set);
 extern Int VG_(sigaddset)(vki_sigset_t *set, Int signum);
 extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
 				  vki_siginfo_t *info);
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
 struct hwt_thread {
 	Bool known;
@@ -194,13 +195,17 @@ static void update_switches(void)
 
 Bool hwt_log_open(const HChar *path)
 {
-	SysRes sr = VG_(open)(path, VKI_O_WRONLY, 0);
+	/* Without waiting: a FIFO with no reader (the recorder died before
+	 * the program started) would block the open forever.  Writes block. */
+	SysRes sr = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK, 0);
 
 	if (sr_isError(sr)) {
 		VG_(umsg)("hwtrec: cannot open the recorder's pipe %s (error "
-			  "%lu)\n", path, sr_Err(sr));
+			  "%lu%s); the program runs untraced\n", path, sr_Err(sr),
+			  sr_Err(sr) == VKI_ENXIO ? ": the recorder is gone" : "");
 		return False;
 	}
+	VG_(fcntl)((Int)sr_Res(sr), VKI_F_SETFL, 0);
 	log_fd = VG_(safe_fd)((Int)sr_Res(sr));
 	log_failed = False;
 	hwt_threads_init();
