@@ -64,6 +64,7 @@ struct pt_walk {
 	bool swallow_status;	/* the sync PSB's own status event is due */
 	bool enabled_seen;	/* an instruction was decoded since sync */
 	bool truncation_reported;
+	bool end_loss_reported;
 	const struct psb_info *deferred_chunk;	/* reported after a gap */
 	uint64_t deferred_ip;
 	uint64_t start;
@@ -595,9 +596,25 @@ static int gap_item(struct pt_walk *w, struct walk_item *item,
 	return 1;
 }
 
-/* At the end of the stream: report an incomplete last packet once. */
+/* A loss at the end of a stream that holds trace: what ran after the
+ * stream's last byte is missing (a program killed by SIGKILL, a recorder
+ * cut off).  Nothing follows it to decode, but the history must end with it.
+ * (At the end of an empty stream it makes no history: see leading_loss.) */
+static const struct decoder_loss *end_loss(const struct pt_walk *w)
+{
+	const struct psb_scan *scan = w->scan;
+
+	return scan->nlosses && scan->losses[scan->nlosses - 1].offset >= w->size &&
+			       w->start < w->size
+		       ? &scan->losses[scan->nlosses - 1] : NULL;
+}
+
+/* At the end of the stream: report an incomplete last packet once, then a
+ * loss at the end once. */
 static int end_item(struct pt_walk *w, struct walk_item *item)
 {
+	const struct decoder_loss *loss;
+
 	w->ended = true;
 	if (w->scan->truncated && !w->truncation_reported) {
 		w->truncation_reported = true;
@@ -606,6 +623,11 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 		item->gap = gap_truncated;
 		item->error = pte_eos;
 		item->offset = w->scan->truncated_at;
+		return 1;
+	}
+	if (!w->end_loss_reported && (loss = end_loss(w))) {
+		w->end_loss_reported = true;
+		walk_item_lost(item, w->size, loss->reason);
 		return 1;
 	}
 	return 0;
