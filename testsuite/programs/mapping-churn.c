@@ -2,7 +2,7 @@
  *
  *     mapping-churn DIR N [MARKER]
  *
- * N rounds, 40 ms apart: dlopen DIR/churn-K.so (K = 0..N-1, each a separate
+ * N rounds, 100 ms apart: dlopen DIR/churn-K.so (K = 0..N-1, each a separate
  * file, so each round is a new mapping at an address the earlier ones may
  * have used), run its churn() over 20000 callbacks into tick() here (an
  * indirect call and a return each: a dense trace, a few hundred KB of Intel
@@ -25,7 +25,7 @@ __attribute__((noinline)) static void tick(unsigned i)
 
 int main(int argc, char **argv)
 {
-	struct timespec pause = { 0, 40 * 1000 * 1000 };
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
 	unsigned n, k;
 
 	if (argc < 3 || sscanf(argv[2], "%u", &n) != 1) {
