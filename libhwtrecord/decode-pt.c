@@ -596,7 +596,8 @@ static int gap_item(struct pt_walk *w, struct walk_item *item,
 	return 1;
 }
 
-/* At the end of the stream: report an incomplete last packet once. */
+/* At the end of the stream: report an incomplete last packet once, then a
+ * loss at the end once. */
 static int end_item(struct pt_walk *w, struct walk_item *item)
 {
 	const struct psb_scan *scan = w->scan;

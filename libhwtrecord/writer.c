@@ -664,17 +664,26 @@ static int copy_file(const char *from, const char *to)
 		close(in);
 		return err;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(outfd, buf, (size_t)n) != n) {
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0) {
+		ssize_t done = 0, w;
+
+		/* A short write sets no errno: write the rest, whose failure
+		 * says why (ENOSPC), rather than show a stale errno. */
+		errno = 0;
+		while (done < n && (w = write(outfd, buf + done,
+					      (size_t)(n - done))) > 0)
+			done += w;
+		if (done < n)
 			err = hwtr_fail(hwtr_err_io, "%s: write failed: %s", to,
-					strerror(errno));
-			break;
-		}
+					errno ? strerror(errno) : "short write");
+	}
 	if (n < 0 && !err)
 		err = hwtr_fail(hwtr_err_io, "%s: %s", from, strerror(errno));
 	close(in);
 	if (close(outfd) < 0 && !err)
 		err = hwtr_fail(hwtr_err_io, "%s: %s", to, strerror(errno));
+	if (err)
+		unlink(to);	/* no partial copy to pass for the file */
 	return err;
 }
 

@@ -1,5 +1,7 @@
 #!/bin/sh
-# Install every Debian 12 package hwtrecord needs to build, test and demo.
+# Install every Debian 12 package hwtrecord needs to build, test and demo
+# (gzip, xz-utils, python3, sqlite3: the programs of testsuite/real;
+# libc6-dbg names libc's functions there).
 # Runs as root (or through sudo); safe to run again.
 set -eu
 PACKAGES="
@@ -10,6 +12,7 @@ PACKAGES="
   clang libclang-rt-14-dev
   libopencsd-dev libopencsd-bin
   linux-perf
+  gzip xz-utils python3 sqlite3 libc6-dbg
 "
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -113,6 +113,19 @@ static int ring_append(struct pt_stream *s, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* Hand trace bytes to the writer, after everything the sideband holds so
+ * far: a decoder needs the mappings of the code these bytes ran, and a
+ * recorder killed at any moment must not leave trace on the disk whose
+ * mappings are still in a buffer (the writer's flush empties the earlier
+ * trace and then the sideband, and every earlier trace byte went out after
+ * the sideband it needs, so one flush here keeps the order). */
+static int write_trace(struct pt_stream *s, const void *bytes, size_t n)
+{
+	int err = hwtr_writer_flush(s->writer);
+
+	return err ? err : hwtr_writer_trace(s->writer, s->tid, bytes, n);
+}
+
 int pt_stream_flush(struct pt_stream *s)
 {
 	uint64_t off = 0;
@@ -126,7 +139,7 @@ int pt_stream_flush(struct pt_stream *s)
 	else if (s->sink)
 		err = s->sink(s->sink_ctx, s->buf, off);
 	else
-		err = hwtr_writer_trace(s->writer, s->tid, s->buf, off);
+		err = write_trace(s, s->buf, off);
 	s->flushed += off;
 	pt_enc_sync_set(s->enc, 0);
 	return err;
@@ -465,7 +478,7 @@ int pt_stream_finish(struct pt_stream *s)
 		return 0;
 	total = s->flushed;
 	if (total <= s->ring_size)
-		return hwtr_writer_trace(s->writer, s->tid, s->ring, total);
+		return write_trace(s, s->ring, total);
 	oldest = total - s->ring_size;
 	for (i = 0; i < s->npsbs; i++) {
 		uint64_t psb = s->psbs[(s->psb_head + i) % s->cap_psbs];
@@ -478,8 +491,7 @@ int pt_stream_finish(struct pt_stream *s)
 	if (i == s->npsbs)
 		start = s->ring_size;	/* no PSB kept: nothing decodable */
 	pos = total % s->ring_size;
-	if ((err = hwtr_writer_trace(s->writer, s->tid, s->ring + pos,
-				     s->ring_size - pos)) ||
+	if ((err = write_trace(s, s->ring + pos, s->ring_size - pos)) ||
 	    (err = hwtr_writer_trace(s->writer, s->tid, s->ring, pos)))
 		return err;
 	return hwtr_writer_set_trace_start(s->writer, s->tid, start);

@@ -304,23 +304,6 @@ static void recorder_free(struct recorder *r)
 
 /* ---------------------------------------------------------------- files */
 
-static void remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[PATH_MAX];
-
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 /* Valgrind's core of process PID (the recorded one, not a child's) is
  * <logfile>.core.<pid> in our private directory. */
 static bool find_vgcore(const char *dir, pid_t pid, char *out, size_t size)
@@ -396,6 +379,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 {
 	char valgrind[PATH_MAX], arg_fifo[PATH_MAX + 32], arg_pid[64];
 	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
+	char arg_vgdb[PATH_MAX + 32];
 	const char *tool_dir = find_tool_dir();
 	const char **vargv;
 	struct rlimit rl;
@@ -419,12 +403,15 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
 	snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
 	snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p", logdir);
+	/* Valgrind's gdbserver FIFOs too: nothing of ours outside LOGDIR. */
+	snprintf(arg_vgdb, sizeof(arg_vgdb), "--vgdb-prefix=%s/vgdb", logdir);
 	vargv[nv++] = valgrind;
 	vargv[nv++] = "-q";
 	vargv[nv++] = "--tool=hwtrec";
 	vargv[nv++] = arg_fifo;
 	vargv[nv++] = arg_pid;
 	vargv[nv++] = arg_log;
+	vargv[nv++] = arg_vgdb;
 	vargv[nv++] = "--vex-guest-chase=no";
 	vargv[nv++] = "--run-libc-freeres=no";
 	vargv[nv++] = "--run-cxx-freeres=no";
@@ -469,7 +456,6 @@ static void end_with_gap(struct recorder *r, const char *reason)
 static int record_valgrind(const struct record_request *req)
 {
 	struct recorder r = { .opt = req->options };
-	const char *tmpbase;
 	const char *prog = req->program;
 	char tmpdir[PATH_MAX], why[512];
 	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX], limit[1024];
@@ -478,7 +464,7 @@ static int record_valgrind(const struct record_request *req)
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
 	struct sigaction sa_fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	int go[2], fd, status = 0, rc = EXIT_RECORDER, err;
+	int go[2], fd, status = 0, rc = EXIT_RECORDER, err, scratch_lock;
 	size_t i, argc = 0;
 	pid_t pid;
 	bool exited = false, gave_up = false;
@@ -491,25 +477,20 @@ static int record_valgrind(const struct record_request *req)
 	while (req->argv[argc])
 		argc++;
 
-	tmpbase = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(tmpdir, sizeof(tmpdir), "%s/hwtrec-XXXXXX", tmpbase);
-	if (!mkdtemp(tmpdir)) {
-		fprintf(stderr, "hwtrec record: cannot make a directory in "
-			"%s: %s\n", tmpbase, strerror(errno));
+	if (scratch_create(tmpdir, sizeof(tmpdir), &scratch_lock) < 0)
 		return EXIT_RECORDER;
-	}
 	snprintf(fifo, sizeof(fifo), "%s/events", tmpdir);
 	if (mkfifo(fifo, 0600) < 0 ||
 	    (fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "hwtrec record: %s: %s\n", fifo,
 			strerror(errno));
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		perror("hwtrec record: pipe");
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 
@@ -517,7 +498,7 @@ static int record_valgrind(const struct record_request *req)
 	pid = fork();
 	if (pid < 0) {
 		perror("hwtrec record: fork");
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	if (pid == 0) {
@@ -543,7 +524,7 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 	r.sb = sideband_new(r.writer);
@@ -551,7 +532,7 @@ static int record_valgrind(const struct record_request *req)
 		fprintf(stderr, "hwtrec record: out of memory\n");
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
 
@@ -569,7 +550,8 @@ static int record_valgrind(const struct record_request *req)
 		close(go[1]);
 		waitpid(pid, NULL, 0);
 		recorder_free(&r);
-		remove_tree(tmpdir);
+		scratch_remove(tmpdir);
+		close(scratch_lock);
 		return EXIT_RECORDER;
 	}
 	close(go[1]);
@@ -659,8 +641,11 @@ static int record_valgrind(const struct record_request *req)
 				"core as it is\n", msg);
 			snprintf(fixed, sizeof(fixed), "%s", vgcore);
 		}
-		if ((err = hwtr_writer_add_core(r.writer, fixed)))
-			fail_write(&r, err);
+		/* Without its core the recording still says how the
+		 * program ended: finish it. */
+		if (hwtr_writer_add_core(r.writer, fixed) < 0)
+			fprintf(stderr, "hwtrec record: %s; the recording has "
+				"no core\n", hwtr_last_error());
 	}
 	if (!r.failed && (err = gave_up
 			  ? hwtr_writer_finish_aborted(r.writer, limit,
@@ -680,7 +665,8 @@ static int record_valgrind(const struct record_request *req)
 			: "program exited with", gave_up ? rc : end.code);
 	}
 	recorder_free(&r);
-	remove_tree(tmpdir);
+	scratch_remove(tmpdir);
+	close(scratch_lock);
 	return rc;
 }
 

@@ -142,6 +142,14 @@ bool vg_limits_reached(const struct vg_limits *limits, pid_t pid, int status,
 		       bool got_exit, const char *logdir, char *reason,
 		       size_t size);
 
+/* record-scratch.c: the recorder's private directory hwtrec-XXXXXX in
+ * $TMPDIR (or /tmp), made into DIR and held (*LOCK_FD) while the recorder
+ * lives; those of recorders that died are removed first.  -1 with a message
+ * on stderr if it cannot be made. */
+int scratch_create(char *dir, size_t size, int *lock_fd);
+/* Remove DIR and the files in it. */
+void scratch_remove(const char *dir);
+
 /* Fill the manifest's PT configuration. */
 void record_pt_config(struct hwtr_pt_config *config, bool ret_compression,
 		      uint32_t psb_period);

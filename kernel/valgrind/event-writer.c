@@ -14,6 +14,7 @@
  * a return after PGE never relies on a call the decoder may have dropped.
  *
  * Writes block: when the recorder is slow the program waits; nothing is lost.
+ * When the recorder is gone (killed), the program runs on untraced.
  *
  * Live mode (--hwtrec-live=yes, hwtrec-server): tracing is off until the
  * monitor command "hwtrec start" opens the FIFO; "hwtrec flush" ends the
@@ -44,6 +45,13 @@
  * reserved range (the client cannot see or close it) and the client's auxv. */
 extern Int VG_(safe_fd)(Int oldfd);
 extern UWord *VG_(client_auxv);
+/* Also outside the tool API: a signal set, and taking a pending signal
+ * without waiting. */
+extern Int VG_(sigemptyset)(vki_sigset_t *set);
+extern Int VG_(sigaddset)(vki_sigset_t *set, Int signum);
+extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
+				  vki_siginfo_t *info);
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
 struct hwt_thread {
 	Bool known;
@@ -91,6 +99,20 @@ static ULong tsc_now(void)
 	return t;
 }
 
+/* A write into the pipe after the recorder died fails with EPIPE, and the
+ * kernel also sends this thread a SIGPIPE.  Valgrind holds it pending (its
+ * own code runs with signals blocked) and would deliver it to the program,
+ * which would die of a signal it never caused: take it here. */
+static void swallow_our_sigpipe(void)
+{
+	vki_sigset_t pipe_only;
+	vki_siginfo_t info;
+
+	VG_(sigemptyset)(&pipe_only);
+	VG_(sigaddset)(&pipe_only, VKI_SIGPIPE);
+	VG_(sigtimedwait_zero)(&pipe_only, &info);
+}
+
 void hwt_log_flush(void)
 {
 	UInt done = 0;
@@ -101,6 +123,8 @@ void hwt_log_flush(void)
 		if (n <= 0) {
 			if (n == -VKI_EINTR)
 				continue;
+			if (n == -VKI_EPIPE)
+				swallow_our_sigpipe();
 			if (!log_failed)
 				VG_(umsg)("hwtrec: the recorder went away (write "
 					  "error %d); the program continues "
@@ -171,13 +195,17 @@ static void update_switches(void)
 
 Bool hwt_log_open(const HChar *path)
 {
-	SysRes sr = VG_(open)(path, VKI_O_WRONLY, 0);
+	/* Without waiting: a FIFO with no reader (the recorder died before
+	 * the program started) would block the open forever.  Writes block. */
+	SysRes sr = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK, 0);
 
 	if (sr_isError(sr)) {
 		VG_(umsg)("hwtrec: cannot open the recorder's pipe %s (error "
-			  "%lu)\n", path, sr_Err(sr));
+			  "%lu%s); the program runs untraced\n", path, sr_Err(sr),
+			  sr_Err(sr) == VKI_ENXIO ? ": the recorder is gone" : "");
 		return False;
 	}
+	VG_(fcntl)((Int)sr_Res(sr), VKI_F_SETFL, 0);
 	log_fd = VG_(safe_fd)((Int)sr_Res(sr));
 	log_failed = False;
 	hwt_threads_init();

@@ -4,7 +4,9 @@ Loaded by run-scenario with `gdb -batch -x scenario-driver.py`; the scenario
 and the mode come from the environment:
 
   SCN_FILE    the scenario (*.scn): GDB commands, one a line
-  SCN_MODE    "full": run SCN_PROG live under `record full` until it crashes;
+  SCN_MODE    "full": run SCN_PROG live under `record full` until it crashes
+              (natively, or through gdbserver where native GDB cannot
+              write the extended registers: testsuite/oracle/record_full.py);
               "hwtrec": connect to hwtrec-server replaying SCN_RECORDING;
               "live": GDB runs under `hwtrec gdb`: `record hwt` at main
               and continue to the crash
@@ -38,6 +40,8 @@ import os
 import re
 
 import gdb
+
+import record_full  # testsuite/oracle, put on sys.path by run-scenario
 
 NO_HISTORY = "No more reverse-execution history."
 
@@ -128,17 +132,19 @@ def setup(mode, prog, record_from, run_to=None):
     gdb.execute("set confirm off")
     gdb.execute("set width 0")
     if mode == "full":
-        gdb.execute("file " + prog)
+        # Natively or through gdbserver, whichever can replay here
+        # (testsuite/oracle/record_full.py); stopped at the first
+        # instruction either way.
+        record_full.start(prog)
         if record_from == "none":
             # Where hwtrec gdb leaves the program: at its first
-            # instruction, started, nothing recorded.
+            # instruction, started, nothing recorded (the scenario's own
+            # `run` or `start` starts it again).
             gdb.execute("set record full insn-number-max unlimited")
-            return gdb.execute("starti", to_string=True)
-        if record_from == "start":
-            gdb.execute("starti", to_string=True)
-        else:
+            return ""
+        if record_from != "start":
             gdb.execute("break main", to_string=True)
-            gdb.execute("run", to_string=True)
+            gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record full")
         gdb.execute("set record full insn-number-max unlimited")
@@ -183,6 +189,9 @@ def main():
     result = {"mode": mode, "steps": steps, "failures": []}
     try:
         out = setup(mode, prog, record_from, run_to)
+        if mode == "full":
+            result["oracle_path"] = record_full.chosen
+            result["oracle"] = record_full.describe()
         state = where()
         state.update(command="(start)", output=out[-400:])
         steps.append(state)

@@ -2,7 +2,7 @@
  * instructions of one object, per thread, in the same order?
  *
  *     hwtr-compare-history [--lackey-base ADDR] [--allow-gap ERROR]...
- *                          [--resync-after-gap ERROR]...
+ *                          [--resync-after-gap ERROR]... [--prefix]
  *                          --object PATH EXPECTED ACTUAL
  *
  * Each input is read line by line, in any mix of these formats:
@@ -22,6 +22,11 @@
  * be a contiguous stretch of EXPECTED, in order, later runs after earlier
  * ones; the first run (if no gap precedes it) starts where EXPECTED starts
  * and the last (if no gap follows it) ends where EXPECTED ends.
+ * With --prefix, ACTUAL is a recording cut off early: each of its threads
+ * must list the first instructions of the expected thread (all of them or
+ * fewer, none differing, no gap but the allowed ones), and threads that the
+ * recording never reached may be missing from it (not threads it has and
+ * EXPECTED has not).
  * Only instructions of PATH are compared, as file offsets: a recording made
  * under Valgrind runs PIE programs at another base and redirects some libc and
  * ld.so functions, so only the program's own code can be compared exactly.
@@ -78,6 +83,7 @@ static size_t nallowed_gaps;
 static const char *resync_gaps[8];
 static size_t nresync_gaps;
 static uint64_t skipped_gaps;
+static bool prefix_only;
 static const char *target_base;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -420,6 +426,18 @@ static bool compare_thread(size_t index, const struct thread *e,
 		return compare_runs(index, e, a, object);
 	if (a->gap && a->gap_at <= n)
 		n = a->gap_at;
+	if (prefix_only && !a->gap) {
+		for (i = 0; i < n; i++)
+			if (e->insns[i].offset != a->insns[i].offset)
+				break;
+		if (i == n && a->count <= e->count) {
+			printf("thread %zu (expected tid %ld, recorded tid %ld): "
+			       "the first %zu of %zu instructions of %s, equal\n",
+			       index + 1, e->tid, a->tid, a->count, e->count,
+			       object);
+			return true;
+		}
+	}
 	for (i = 0; i < n; i++)
 		if (e->insns[i].offset != a->insns[i].offset)
 			break;
@@ -470,6 +488,12 @@ int main(int argc, char **argv)
 	size_t n;
 
 	while (argc > 5) {
+		if (!strcmp(argv[1], "--prefix")) {
+			prefix_only = true;
+			argc--;
+			argv++;
+			continue;
+		}
 		if (!strcmp(argv[1], "--lackey-base"))
 			lackey_base = strtoull(argv[2], NULL, 0);
 		else if (!strcmp(argv[1], "--allow-gap") &&
@@ -486,7 +510,7 @@ int main(int argc, char **argv)
 	if (argc != 5 || strcmp(argv[1], "--object")) {
 		fprintf(stderr, "usage: hwtr-compare-history [--lackey-base ADDR] "
 			"[--allow-gap ERROR]... [--resync-after-gap ERROR]... "
-			"--object PATH EXPECTED ACTUAL\n");
+			"[--prefix] --object PATH EXPECTED ACTUAL\n");
 		return 2;
 	}
 	target = realpath(argv[2], NULL);
@@ -500,7 +524,8 @@ int main(int argc, char **argv)
 	qsort(expected.threads, expected.nthreads, sizeof(struct thread), by_tid);
 	qsort(actual.threads, actual.nthreads, sizeof(struct thread), by_tid);
 
-	if (expected.nthreads != actual.nthreads) {
+	if (prefix_only ? expected.nthreads < actual.nthreads
+			: expected.nthreads != actual.nthreads) {
 		fprintf(stderr, "%s has %zu threads, %s has %zu\n", expected.file,
 			expected.nthreads, actual.file, actual.nthreads);
 		equal = false;

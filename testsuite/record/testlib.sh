@@ -20,6 +20,30 @@ need_hwtrec() {
 	fi
 }
 
+# A child process of $1 (from /proc, without procps); nothing if none.
+child_of() {
+	if [ -r "/proc/$1/task/$1/children" ]; then	# Linux 3.5 and later
+		set -- $(cat "/proc/$1/task/$1/children" 2>/dev/null)
+		echo "$1"
+		return
+	fi
+	for s in /proc/[0-9]*/stat; do
+		# pid (comm) state ppid ...: comm may hold spaces, so cut at ") "
+		ppid=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "$s" 2>/dev/null)
+		if [ "$ppid" = "$1" ]; then
+			s=${s#/proc/}
+			echo "${s%/stat}"
+			return
+		fi
+	done
+}
+
+# Process $1 has ended (gone, or a zombie nobody reaped yet).
+process_gone() {
+	[ ! -e "/proc/$1/stat" ] ||
+		[ "$(sed 's/.*) \([A-Za-z]\) .*/\1/' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
 need_valgrind() {
 	command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed"
 }

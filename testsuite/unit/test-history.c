@@ -547,6 +547,37 @@ START_TEST(a_loss_at_the_end_of_the_trace_is_the_last_gap)
 }
 END_TEST
 
+/* A loss at the end of a stream that holds trace (the program was killed
+ * by SIGKILL: what it ran after its last packet is missing): the history is
+ * the whole path, then that gap as its last instruction number. */
+START_TEST(a_loss_after_the_whole_path_is_the_last_gap)
+{
+	uint64_t ips[30];
+	bool gaps[30];
+	struct opened o;
+	struct trace t;
+	size_t i, size;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	size = trace_size(&t);
+	open_with_loss(&o, &t, size, "killed by SIGKILL");
+	ck_assert_uint_eq(o.stats.instructions, 30);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	read_ips(o.thread, ips, gaps, 30);
+	for (i = 0; i < 29; i++) {
+		ck_assert(!gaps[i]);
+		ck_assert_uint_eq(ips[i], fixture_symbol(main_path_labels[i]));
+	}
+	ck_assert(gaps[29]);
+	ck_assert_str_eq(gap_at(o.thread, 30)->kind, "trace-loss");
+	ck_assert_uint_eq(gap_at(o.thread, 30)->offset, size);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 30)->message,
+				     "killed by SIGKILL"));
+	close_history(&o);
+}
+END_TEST
+
 /* The hwt source marks a loss in the stream too (OVF, then a FUP where
  * trace resumes): the overflow is the gap, not a second one for the loss
  * event, and decoding resumes at the FUP as without the event. */
@@ -1080,6 +1111,7 @@ int main(void)
 	tcase_add_test(tc, a_loss_before_the_first_psb_is_the_first_gap);
 	tcase_add_test(tc, a_loss_with_no_trace_after_it_makes_no_history);
 	tcase_add_test(tc, a_loss_at_the_end_of_the_trace_is_the_last_gap);
+	tcase_add_test(tc, a_loss_after_the_whole_path_is_the_last_gap);
 	tcase_add_test(tc, a_loss_the_stream_marks_with_ovf_is_the_overflow_gap);
 	tcase_add_test(tc, missing_binary_gap_names_path_and_build_id);
 	tcase_add_test(tc, build_id_mismatch_names_both_ids_and_the_path);

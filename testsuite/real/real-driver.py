@@ -1,0 +1,381 @@
+"""real-driver.py: inside GDB, bring a real program to the end of its run and
+write, as JSON, what GDB shows there: every thread's backtrace, the shared
+libraries, and where each of a few reverse-execution commands lands.
+
+Loaded by run-real with `gdb -batch -x real-driver.py`.  Environment:
+
+  REAL_MODE     "oracle": run REAL_PROG live under GDB (natively or through
+                gdbserver, ../oracle/record_full.py) with `record full` on
+                a short stretch before the end (the oracle);
+                "hwtrec": GDB was opened by `hwtrec replay` at the end of
+                the recording: just look.
+  REAL_PROG, REAL_ARGS (JSON list)   the program (oracle mode)
+  REAL_FIFO     the FIFO the program reads its input from; run-real wrote
+                the first part of the input into it
+  REAL_REST     the rest of the input (a file), written once the program
+                waits for more; empty for the "signal" ending
+  REAL_END      "exit": the program reads the rest and exits normally; the
+                end is its exit_group system call and record full covers
+                the run from `exit` on.
+                "signal": the end is the system call in which it waits for
+                input that never comes (where run-real's `kill -SEGV` finds
+                the recorded run); record full covers the run from the read
+                that drained the FIFO on.
+  REAL_COMMANDS the reverse-execution commands (JSON list)
+  REAL_OUT      where to write the JSON
+
+The program's point of waiting is the same in both runs: it has consumed
+exactly the first part of the input, which was in the FIFO before it
+started, and blocks for more (read, or poll for non-blocking readers).
+"""
+
+import fcntl
+import json
+import os
+import re
+import signal
+import struct
+import termios
+import threading
+
+import gdb
+
+import elf_layout  # testsuite/real, on sys.path (run-real)
+
+MODE = os.environ["REAL_MODE"]
+END = os.environ.get("REAL_END", "exit")
+FIFO = os.environ.get("REAL_FIFO", "")
+NO_HISTORY = "No more reverse-execution history."
+
+
+def fifo_bytes(fd):
+    """Bytes waiting in the FIFO (our O_RDWR descriptor keeps it open)."""
+    raw = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    return struct.unpack("i", raw)[0]
+
+
+def inferior_fd_is_fifo(fd):
+    pid = gdb.selected_inferior().pid
+    try:
+        return os.path.samefile("/proc/%d/fd/%d" % (pid, fd), FIFO)
+    except OSError:
+        return False
+
+
+def inferior_fd_blocks(fd):
+    """Whether the program's descriptor FD is in blocking mode."""
+    pid = gdb.selected_inferior().pid
+    with open("/proc/%d/fdinfo/%d" % (pid, fd)) as f:
+        for line in f:
+            if line.startswith("flags:"):
+                return not int(line.split()[1], 8) & os.O_NONBLOCK
+    return True
+
+
+class InputBreakpoint(gdb.Breakpoint):
+    """Stops at read() on the FIFO and at poll(); `kind` says which."""
+
+    def __init__(self, spec, kind):
+        super().__init__(spec, internal=True)
+        self.kind = kind
+        self.hit = None
+
+    def stop(self):
+        if self.kind == "read":
+            fd = int(gdb.parse_and_eval("$rdi"))
+            if not inferior_fd_is_fifo(fd):
+                return False
+            self.hit = {"fd": fd, "count": int(gdb.parse_and_eval("$rdx")),
+                        "blocks": inferior_fd_blocks(fd)}
+        else:
+            self.hit = {}
+        return True
+
+
+def continue_to_input(fifo_fd, breakpoints):
+    """Continue to the next stop of one of BREAKPOINTS; returns it and the
+    bytes then waiting in the FIFO."""
+    for bp in breakpoints:
+        bp.hit = None
+    resume("continue")
+    for bp in breakpoints:
+        if bp.hit is not None:
+            return bp, fifo_bytes(fifo_fd)
+    raise gdb.GdbError("the program stopped elsewhere than at its input:\n%s"
+                       % gdb.execute("bt 3", to_string=True))
+
+
+def resume(command):
+    """Run COMMAND with its output left on GDB's stdout: through gdbserver
+    the program's own output (gzip's, binary) comes with it, which
+    to_string would have to decode."""
+    gdb.execute(command)
+
+
+def run_to_wait(fifo_fd, points, also=()):
+    """Continue until the program enters the call in which it waits: a
+    blocking read of the empty FIFO, or poll with the FIFO empty.  ALSO:
+    more breakpoints whose stops are returned."""
+    while True:
+        bp, waiting = continue_to_input(fifo_fd, list(points) + list(also))
+        if bp in also:
+            return bp
+        if waiting == 0 and (bp.kind == "poll" or bp.hit["blocks"]):
+            return bp
+
+
+def call_site():
+    """The call instruction that entered the selected frame's function."""
+    ret = gdb.selected_frame().older().pc()
+    arch = gdb.selected_frame().architecture()
+    for length in (5, 6, 7, 2, 3, 4):
+        insn = arch.disassemble(ret - length)[0]
+        if insn["length"] == length and insn["asm"].startswith("call"):
+            return ret - length
+    raise gdb.GdbError("no call instruction before 0x%x" % ret)
+
+
+class SiteBreakpoint(gdb.Breakpoint):
+    """The waiting call's call site, once the FIFO is empty."""
+
+    def __init__(self, address, fifo_fd):
+        super().__init__("*0x%x" % address, internal=True)
+        self.fifo_fd = fifo_fd
+        self.hit = None
+        self.kind = "site"
+
+    def stop(self):
+        if fifo_bytes(self.fifo_fd):
+            return False
+        self.hit = {}
+        return True
+
+
+def start_with_input(fifo_fd, prog, args):
+    import record_full
+    with open(os.environ["REAL_CHUNK"], "rb") as f:
+        os.write(fifo_fd, f.read())
+    record_full.start(prog, args)
+    return [InputBreakpoint("read", "read"), InputBreakpoint("poll", "poll")]
+
+
+def tgkill(pid, tid, sig):
+    """Signal one thread of another process (os.kill picks any thread)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(234, pid, tid, sig) != 0:       # SYS_tgkill
+        raise OSError(ctypes.get_errno(), "tgkill %d %d" % (pid, tid))
+
+
+def deliver_segv_and_continue():
+    """SIGSEGV to the main thread (from another thread, while GDB waits in
+    `continue`): it is blocked in the system call, as the recorded run was
+    when run-real sent its signal."""
+    pid = gdb.selected_inferior().pid
+    tid = main_thread().ptid[1]
+    signals = []
+
+    def note(event):
+        signals.append(getattr(event, "stop_signal", None))
+    gdb.events.stop.connect(note)
+    timer = threading.Timer(0.5, tgkill, (pid, tid, signal.SIGSEGV))
+    timer.start()
+    resume("continue")
+    timer.join()
+    gdb.events.stop.disconnect(note)
+    if signals != ["SIGSEGV"]:
+        raise gdb.GdbError("the program did not stop with SIGSEGV (stops: %s)"
+                           % signals)
+    # record full logs the signal's arrival as an entry of its own: its
+    # first reverse-stepi here stays put.  Take that step now, so the
+    # commands start from the instruction after the system call as in the
+    # recording; if it did move, return to the end.
+    pc = int(gdb.parse_and_eval("$pc"))
+    gdb.execute("reverse-stepi", to_string=True)
+    if int(gdb.parse_and_eval("$pc")) != pc:
+        gdb.execute("record goto end", to_string=True)
+
+
+def oracle_to_end():
+    import record_full
+    prog = os.environ["REAL_PROG"]
+    args = json.loads(os.environ["REAL_ARGS"])
+    fifo_fd = os.open(FIFO, os.O_RDWR | os.O_NONBLOCK)
+    gdb.execute("set pagination off")
+    gdb.execute("set confirm off")
+    points = start_with_input(fifo_fd, prog, args)
+    gdb.execute("set record full insn-number-max unlimited")
+    run_to_wait(fifo_fd, points)
+    # The other threads as they wait too (record full below runs only the
+    # main thread, and GDB cannot read the others once it has).
+    others = other_threads()
+    if END == "signal":
+        # Record from the call that waits: a second run, to its call site
+        # (noted now) after the first read of the FIFO (past any exec).
+        site = call_site()
+        gdb.execute("kill", to_string=True)
+        for bp in points:
+            bp.delete()
+        points = start_with_input(fifo_fd, prog, args)
+        continue_to_input(fifo_fd, points)
+        site_bp = SiteBreakpoint(site, fifo_fd)
+        run_to_wait(fifo_fd, points, also=[site_bp])
+        # Only this thread runs from here (record full does not follow
+        # other threads; a multithreaded program's others wait anyway).
+        gdb.execute("set scheduler-locking on")
+        gdb.execute("record full")
+        run_to_wait(fifo_fd, points)
+        for bp in points + [site_bp]:
+            bp.delete()
+        deliver_segv_and_continue()
+    else:
+        for bp in points:
+            bp.delete()
+        with open(os.environ["REAL_REST"], "rb") as f:
+            rest = f.read()
+        os.set_blocking(fifo_fd, True)
+        os.write(fifo_fd, rest)
+        os.close(fifo_fd)
+        gdb.execute("break exit", to_string=True)
+        resume("continue")
+        gdb.execute("delete", to_string=True)
+        others = other_threads()
+        gdb.execute("set scheduler-locking on")
+        gdb.execute("record full")
+        # record full stops before the exit_group system call ("The next
+        # instruction is syscall exit_group", answered yes by confirm off).
+        resume("continue")
+        insn = gdb.execute("x/i $pc", to_string=True)
+        if not re.search(r"\ssyscall\s*$", insn) or \
+                int(gdb.parse_and_eval("$rax")) != 231:     # exit_group
+            raise gdb.GdbError("record full did not stop at exit_group: "
+                               + insn)
+    return record_full.describe(), others
+
+
+def load_bias(path):
+    """What GDB added to PATH's link-time addresses: for a library, its
+    listed .text start minus the ELF's; for the executable, the relocated
+    entry point (`info files`) minus e_entry."""
+    if path == gdb.current_progspace().filename:
+        m = re.search(r"Entry point: (0x[0-9a-f]+)",
+                      gdb.execute("info files", to_string=True))
+        return int(m.group(1), 16) - elf_layout.entry(path)
+    for line in gdb.execute("info sharedlibrary", to_string=True).splitlines():
+        fields = line.split()
+        if fields and fields[-1] == path and fields[0].startswith("0x"):
+            return int(fields[0], 16) - elf_layout.text_section(path)[0]
+    raise ValueError("%s is not listed" % path)
+
+
+def symbolic(pc):
+    """`info symbol PC`, comparable across load addresses: the symbol and
+    offset and the object's base name; without a symbol (stripped code),
+    the object and the link-time address."""
+    try:
+        text = gdb.execute("info symbol 0x%x" % pc, to_string=True).strip()
+    except gdb.error as err:
+        return "<%s>" % err
+    if text.startswith("No symbol matches"):
+        path = gdb.solib_name(pc) or gdb.current_progspace().filename
+        if path is None:
+            return "?? (GDB has no executable)"
+        try:
+            return "%s:0x%x" % (os.path.basename(path), pc - load_bias(path))
+        except (ValueError, OSError, AttributeError, TypeError) as err:
+            return "?? in %s (%s)" % (path, err)
+    text = re.sub(r" in section \S+", "", text)
+    return re.sub(r" of (\S+)$", lambda m: " of " +
+                  os.path.basename(m.group(1)), text)
+
+
+def backtrace(limit=40):
+    frames = []
+    try:
+        frame = gdb.newest_frame()
+        while frame is not None and len(frames) < limit:
+            frames.append({"name": frame.name() or "??",
+                           "where": symbolic(frame.pc()),
+                           "pc": "0x%x" % frame.pc()})
+            frame = frame.older()
+    except gdb.error as err:
+        frames.append({"name": "<%s>" % err, "where": "", "pc": ""})
+    return frames
+
+
+def main_thread():
+    """The first thread (lowest LWP): the one that waits for input; which
+    thread a process-directed signal lands on varies."""
+    return min(gdb.selected_inferior().threads(), key=lambda t: t.ptid[1])
+
+
+def other_threads():
+    """Backtraces of every thread but the main one."""
+    stacks = []
+    main, selected = main_thread(), gdb.selected_thread()
+    for thread in gdb.selected_inferior().threads():
+        if thread.ptid != main.ptid:
+            thread.switch()
+            stacks.append(backtrace())
+    selected.switch()
+    return stacks
+
+
+def shared_libraries():
+    libs = []
+    text = gdb.execute("info sharedlibrary", to_string=True)
+    for line in text.splitlines():
+        m = re.match(r"^(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+(?:\s+\(\*\))?"
+                     r"\s+(/\S+)$", line)
+        if m:
+            libs.append({"from": m.group(1), "to": m.group(2),
+                         "path": m.group(3)})
+    return libs, text
+
+
+def position():
+    try:
+        frame = gdb.selected_frame()
+    except gdb.error as err:
+        return {"where": "<%s>" % err}
+    sal = frame.find_sal()
+    line = None
+    if sal.symtab is not None and sal.line:
+        line = "%s:%d" % (os.path.basename(sal.symtab.filename), sal.line)
+    return {"name": frame.name() or "??", "where": symbolic(frame.pc()),
+            "line": line, "stack": [f["name"] for f in backtrace(8)]}
+
+
+def main():
+    result = {"mode": MODE, "failures": []}
+    try:
+        others = None
+        if MODE == "oracle":
+            result["oracle"], others = oracle_to_end()
+        gdb.execute("set pagination off")
+        gdb.execute("set width 0")
+        if others is None:
+            others = other_threads()
+        main_thread().switch()
+        result["backtrace"] = backtrace()
+        result["threads"] = [result["backtrace"]] + others
+        result["libraries"], result["libraries_text"] = shared_libraries()
+        steps = []
+        for command in json.loads(os.environ.get("REAL_COMMANDS", "[]")):
+            try:
+                out = gdb.execute(command, to_string=True)
+                error = None
+            except gdb.error as err:
+                out, error = "", str(err)
+            step = position()
+            step.update(command=command, error=error,
+                        no_history=NO_HISTORY in out)
+            steps.append(step)
+        result["steps"] = steps
+    except Exception as err:  # report, never hang the test
+        result["failures"].append("%s: %s" % (type(err).__name__, err))
+    with open(os.environ["REAL_OUT"], "w") as f:
+        json.dump(result, f, indent=1)
+
+
+main()
