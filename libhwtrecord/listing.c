@@ -556,9 +556,13 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 			symbolizer_line(sym, epoch, insn.ip, &line);
 		disassemble(&dis, sym, epoch, &insn, text, sizeof(text));
 		if (json) {
-			const struct image_mapping *m =
-				image_set_lookup(t->history->images, insn.ip,
-						 t->chunks[history_chunk_of(t, n)].tsc_begin);
+			/* The file the code was read from (as its symbols). */
+			long map = image_epoch_mapping(t->history->images, epoch,
+						       insn.ip);
+			const struct image_mapping *m = map >= 0
+				? image_set_mapping(t->history->images, (size_t)map)
+				: image_set_lookup(t->history->images, insn.ip,
+						   t->chunks[history_chunk_of(t, n)].tsc_begin);
 			char raw[3 * 16] = "";
 			json_t *o;
 			int i;
