@@ -270,8 +270,8 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images,
 		GElf_Addr bias = 0;
 		uint64_t b = 0;
 
-		s->module_of[i] = 0;
-		if (!m->file || (s->module_of[i] = known_module(s, images, i)))
+		s->module_of[i] = m->file ? known_module(s, images, i) : 0;
+		if (!m->file || s->module_of[i])
 			continue;
 		if (hwtr_load_bias_of_file(m->file, m->addr, m->pgoff, &b) > 0)
 			bias = b;
@@ -380,7 +380,7 @@ static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
 	free(new);
 	if (err) {
 		/* Mappings left with the placeholder get no symbols. */
-		for (; i < count; i++)
+		for (i = s->nmappings; i < count; i++)
 			if (s->module_of[i] == UINT32_MAX)
 				s->module_of[i] = 0;
 		return err;
