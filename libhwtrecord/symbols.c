@@ -433,6 +433,8 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 
 int symbolizer_extend(struct hwtr_symbolizer *s, struct image_set *images)
 {
+	/* An munmap or exec read since ends mappings without adding any. */
+	s->have_end_epoch = false;
 	if (image_set_count(images) == s->nmappings)
 		return 0;
 	return add_modules(s, images);
