@@ -157,6 +157,7 @@ struct builder {
 	struct last_block last;
 	uint64_t fn_start, fn_end;	/* range of the current function id */
 	uint32_t fn_id;
+	unsigned fn_epoch;	/* the image it was found in */
 	int32_t min_level;	/* over segments 1..min_upto */
 	size_t min_upto;
 	uint64_t window_end;	/* latest window end of the chunks so far */
@@ -424,22 +425,26 @@ static int start_segment(struct builder *b, const struct next_segment *n)
 	return 0;
 }
 
-static uint32_t function_at(struct builder *b, uint64_t ip)
+/* The function at IP in the image of EPOCH: the program running then (an
+ * exec puts another one at the same addresses). */
+static uint32_t function_at(struct builder *b, uint64_t ip, unsigned epoch)
 {
-	if (b->fn_id && ip >= b->fn_start && ip < b->fn_end)
+	if (b->fn_id && ip >= b->fn_start && ip < b->fn_end &&
+	    epoch == b->fn_epoch)
 		return b->fn_id;
-	b->fn_id = symbolizer_function(b->thread->history->symbols, ip);
+	b->fn_id = symbolizer_function(b->thread->history->symbols, epoch, ip);
+	b->fn_epoch = epoch;
 	symbolizer_function_range(b->thread->history->symbols, b->fn_id,
 				  &b->fn_start, &b->fn_end);
 	return b->fn_id;
 }
 
-/* The first instruction of a block, at IP. */
-static int update_function(struct builder *b, uint64_t ip)
+/* The first instruction of a block, at IP in the image of EPOCH. */
+static int update_function(struct builder *b, uint64_t ip, unsigned epoch)
 {
 	struct next_segment n;
 
-	plan_next(b->thread, &b->last, ip, function_at(b, ip), &n);
+	plan_next(b->thread, &b->last, ip, function_at(b, ip, epoch), &n);
 	return start_segment(b, &n);
 }
 
@@ -667,7 +672,8 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 				c->entry_ip = item.block.ip;
 			item.block.iclass = (uint8_t)last_insn_class(t->history,
 								      &item.block);
-			if ((err = update_function(b, item.block.ip)))
+			if ((err = update_function(b, item.block.ip,
+						   item.block.epoch)))
 				break;
 			page_filter_add(c->pages, item.block.ip, item.block.end_ip);
 			t->ninsns += item.block.ninsn;
@@ -1246,6 +1252,21 @@ size_t history_chunk_of(const struct hwtr_thread *t, uint64_t number)
 	return lo ? lo - 1 : 0;
 }
 
+int history_insn_epoch(struct hwtr_thread *t, uint64_t number,
+		       unsigned *epoch)
+{
+	const struct decoded_chunk *d;
+	int err = history_decode_chunk(t, history_chunk_of(t, number), &d);
+
+	if (err)
+		return err;
+	if (number < d->first_insn || number - d->first_insn >= d->count)
+		return hwtr_fail(hwtr_err_range, "instruction %llu not in its "
+				 "chunk", (unsigned long long)number);
+	*epoch = d->insns[number - d->first_insn].epoch;
+	return 0;
+}
+
 uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 {
 	size_t lo = 0, hi = t->nsegments;
@@ -1342,9 +1363,16 @@ int hwtr_thread_callstack_next(const struct hwtr_thread *t, uint64_t ip,
 				 "hwtr_thread_callstack_next: bad argument");
 	if (t->nsegments == 0)
 		return 0;
-	if (t->builder)
-		plan_next(t, &t->builder->last, ip,
-			  symbolizer_function(t->history->symbols, ip), &n);
+	if (t->builder) {
+		/* IP is where the thread stands at the end: the image alive
+		 * then names its function. */
+		unsigned epoch;
+		uint32_t fid = 0;
+
+		if (symbolizer_end_epoch(t->history->symbols, &epoch) == 0)
+			fid = symbolizer_function(t->history->symbols, epoch, ip);
+		plan_next(t, &t->builder->last, ip, fid, &n);
+	}
 	number = n.same ? t->nsegments : n.up;
 	if (!n.same && max) {
 		memset(&planned, 0, sizeof(planned));

@@ -113,6 +113,10 @@ struct hwtr_history {
 /* The decoded instructions of chunk K (cached). */
 int history_decode_chunk(struct hwtr_thread *thread, size_t chunk,
 			 const struct decoded_chunk **decoded);
+/* The image epoch instruction NUMBER was decoded in: its bytes and its
+ * symbols are that image's. */
+int history_insn_epoch(struct hwtr_thread *thread, uint64_t number,
+		       unsigned *epoch);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 /* The segment number holding instruction NUMBER. */

@@ -793,6 +793,20 @@ const uint8_t *image_epoch_code(struct image_set *set, unsigned epoch,
 	return bytes + (ip - m->addr);
 }
 
+long image_epoch_mapping(struct image_set *set, unsigned epoch, uint64_t ip)
+{
+	const struct view_range *r = find_range(set, epoch, ip);
+
+	return r ? (long)r->map : -1;
+}
+
+int image_set_at_end(struct image_set *set, unsigned *epoch)
+{
+	/* A window after every event: only the mappings never ended are
+	 * alive at its start. */
+	return image_set_for_window(set, UINT64_MAX - 1, UINT64_MAX - 1, epoch);
+}
+
 size_t image_epoch_read(struct image_set *set, unsigned epoch, uint64_t ip,
 			uint8_t *buf, size_t size)
 {

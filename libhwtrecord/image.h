@@ -72,6 +72,14 @@ size_t image_epoch_read(struct image_set *set, unsigned epoch, uint64_t ip,
 const uint8_t *image_epoch_code(struct image_set *set, unsigned epoch,
 				uint64_t ip, size_t *avail);
 
+/* The index of the mapping EPOCH reads the code at IP from, or -1 if
+ * nothing is mapped there: whose file names that code (symbols.c). */
+long image_epoch_mapping(struct image_set *set, unsigned epoch, uint64_t ip);
+
+/* The view of the mappings alive at the end of the sideband read so far:
+ * the program that runs last, for questions asked without a time. */
+int image_set_at_end(struct image_set *set, unsigned *epoch);
+
 /* The mapping alive at TSC that contains IP (the latest one), or NULL. */
 const struct image_mapping *image_set_lookup(const struct image_set *set,
 					     uint64_t ip, uint64_t tsc);

@@ -122,12 +122,23 @@ static void disassembler_close(struct disassembler *d)
 			cs_close(&d->cs[i]);
 }
 
+/* The function at IP in the image of EPOCH (the instruction's: before an
+ * exec another program held the same addresses), and its start. */
+static const char *function_at(struct hwtr_symbolizer *sym, unsigned epoch,
+			       uint64_t ip, uint64_t *start)
+{
+	uint32_t id = symbolizer_function(sym, epoch, ip);
+
+	*start = symbolizer_function_start(sym, id);
+	return symbolizer_function_name(sym, id);
+}
+
 /* " <function+offset>" for a code address, as GDB appends it. */
-static void append_symbol(struct hwtr_symbolizer *sym, uint64_t target,
-			  char *buf, size_t size)
+static void append_symbol(struct hwtr_symbolizer *sym, unsigned epoch,
+			  uint64_t target, char *buf, size_t size)
 {
 	uint64_t start = 0;
-	const char *fn = hwtr_symbolize_function(sym, target, &start);
+	const char *fn = function_at(sym, epoch, target, &start);
 	size_t n = strlen(buf);
 
 	if (!fn)
@@ -142,7 +153,7 @@ static void append_symbol(struct hwtr_symbolizer *sym, uint64_t target,
 /* Arm code as capstone prints it, with GDB's layout: mnemonic, a tab, the
  * operands; a branch's target without capstone's '#' and followed by
  * <function+offset>. */
-static void disassemble_arm(csh cs, struct hwtr_symbolizer *sym,
+static void disassemble_arm(csh cs, struct hwtr_symbolizer *sym, unsigned epoch,
 			    const struct hwtr_insn *insn, char *buf, size_t size)
 {
 	cs_insn *ci = NULL;
@@ -159,7 +170,8 @@ static void disassemble_arm(csh cs, struct hwtr_symbolizer *sym,
 	     !strncmp(ci->mnemonic, "tb", 2) || !strncmp(ci->mnemonic, "adr", 3))) {
 		snprintf(buf, size, "%s\t%.*s%s", ci->mnemonic,
 			 (int)(target - ci->op_str), ci->op_str, target + 1);
-		append_symbol(sym, strtoull(target + 1, NULL, 16), buf, size);
+		append_symbol(sym, epoch, strtoull(target + 1, NULL, 16), buf,
+			      size);
 	} else if (ci->op_str[0]) {
 		snprintf(buf, size, "%s\t%s", ci->mnemonic, ci->op_str);
 	} else {
@@ -171,7 +183,7 @@ static void disassemble_arm(csh cs, struct hwtr_symbolizer *sym,
 /* Capstone's AT&T syntax, spelled as GDB spells it: no size suffix where a
  * register gives the size, no space after commas, and direct branch targets
  * followed by <function+offset>. */
-static void disassemble_x86(csh cs, struct hwtr_symbolizer *sym,
+static void disassemble_x86(csh cs, struct hwtr_symbolizer *sym, unsigned epoch,
 			    const struct hwtr_insn *insn, char *buf, size_t size)
 {
 	char mnemonic[32], operands[160];
@@ -225,7 +237,7 @@ static void disassemble_x86(csh cs, struct hwtr_symbolizer *sym,
 			disp--;
 		target = insn->ip + insn->size +
 			 (uint64_t)strtoll(disp, NULL, 0);
-		fn = hwtr_symbolize_function(sym, target, &start);
+		fn = function_at(sym, epoch, target, &start);
 		n = strlen(buf);
 		if (fn && target == start)
 			snprintf(buf + n, size - n, "        # 0x%llx <%s>",
@@ -241,21 +253,23 @@ static void disassemble_x86(csh cs, struct hwtr_symbolizer *sym,
 	if (!strncmp(operands, "0x", 2) && !strchr(operands, ',') &&
 	    (ci->id == X86_INS_CALL || ci->id == X86_INS_JMP ||
 	     mnemonic[0] == 'j' || !strncmp(mnemonic, "loop", 4)))
-		append_symbol(sym, strtoull(operands, NULL, 16), buf, size);
+		append_symbol(sym, epoch, strtoull(operands, NULL, 16), buf, size);
 	cs_free(ci, 1);
 }
 
+/* INSN, of the image of EPOCH (which names its branch targets). */
 static void disassemble(struct disassembler *d, struct hwtr_symbolizer *sym,
-			const struct hwtr_insn *insn, char *buf, size_t size)
+			unsigned epoch, const struct hwtr_insn *insn, char *buf,
+			size_t size)
 {
 	csh cs;
 
 	if (!disassembler_get(d, insn->isa, &cs))
 		snprintf(buf, size, "(bad)");
 	else if (insn->isa == hwtr_isa_x86_64)
-		disassemble_x86(cs, sym, insn, buf, size);
+		disassemble_x86(cs, sym, epoch, insn, buf, size);
 	else
-		disassemble_arm(cs, sym, insn, buf, size);
+		disassemble_arm(cs, sym, epoch, insn, buf, size);
 }
 
 static void print_source_line(FILE *out, const char *file, const char *path,
@@ -288,9 +302,9 @@ static void print_source_line(FILE *out, const char *file, const char *path,
 /* Text listings repeat the same few instructions (loops), and formatting
  * one (capstone, symbol, printf) costs far more than decoding it: the text
  * after the number and the mark is kept per instruction, keyed by what it
- * depends on: the IP, the image epoch and the length (which fix its bytes),
- * and the instruction set (which fixes how they read); symbols depend on
- * the IP only.  Direct mapped; a collision only costs a new formatting. */
+ * depends on: the IP, the image epoch and the length (which fix its bytes
+ * and, with the IP, its symbols), and the instruction set (which fixes how
+ * they read).  Direct mapped; a collision only costs a new formatting. */
 #define LINE_CACHE_SLOTS 8192
 
 struct line_cache_entry {
@@ -456,14 +470,15 @@ static int list_text(struct hwtr_thread *t, uint64_t first, uint64_t last,
 					.isa = (enum hwtr_isa)di->isa,
 				};
 				uint64_t start = 0;
-				const char *fn = hwtr_symbolize_function(sym, di->ip,
-									 &start);
+				const char *fn = function_at(sym, di->epoch, di->ip,
+							     &start);
 
 				/* The bytes as the cursor reads them. */
 				if (di->size)
 					image_epoch_read(t->history->images, di->epoch,
 							 di->ip, insn.raw, di->size);
-				disassemble(dis, sym, &insn, text, sizeof(text));
+				disassemble(dis, sym, di->epoch, &insn, text,
+					    sizeof(text));
 				len = format_insn_text(buf, sizeof(buf), &insn, fn,
 						       start, flags, text);
 				if (len >= sizeof(buf)) {
@@ -525,9 +540,11 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		uint64_t start = 0;
 		const char *fn;
 		char text[256];
+		unsigned epoch = 0;
 
 		if ((err = hwtr_cursor_goto(cur, n)) ||
-		    (err = hwtr_cursor_insn(cur, &insn)))
+		    (err = hwtr_cursor_insn(cur, &insn)) ||
+		    (!insn.gap && (err = history_insn_epoch(t, n, &epoch))))
 			break;
 		if (insn.gap) {
 			if (json) {
@@ -541,14 +558,18 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 			}
 			continue;
 		}
-		fn = hwtr_symbolize_function(sym, insn.ip, &start);
+		fn = function_at(sym, epoch, insn.ip, &start);
 		if (json || (flags & HWTR_INSN_SOURCE))
-			hwtr_symbolize_line(sym, insn.ip, &line);
-		disassemble(&dis, sym, &insn, text, sizeof(text));
+			symbolizer_line(sym, epoch, insn.ip, &line);
+		disassemble(&dis, sym, epoch, &insn, text, sizeof(text));
 		if (json) {
-			const struct image_mapping *m =
-				image_set_lookup(t->history->images, insn.ip,
-						 t->chunks[history_chunk_of(t, n)].tsc_begin);
+			/* The file the code was read from (as its symbols). */
+			long map = image_epoch_mapping(t->history->images, epoch,
+						       insn.ip);
+			const struct image_mapping *m = map >= 0
+				? image_set_mapping(t->history->images, (size_t)map)
+				: image_set_lookup(t->history->images, insn.ip,
+						   t->chunks[history_chunk_of(t, n)].tsc_begin);
 			char raw[3 * 16] = "";
 			json_t *o;
 			int i;
@@ -618,11 +639,12 @@ static void segment_lines(struct hwtr_thread *t, const struct hwtr_segment *s,
 	for (n = s->insn_begin; n < s->insn_end; n++) {
 		struct hwtr_source_line line;
 		struct hwtr_insn insn;
+		unsigned epoch;
 
 		if (hwtr_cursor_goto(cur, n) || hwtr_cursor_insn(cur, &insn) ||
-		    insn.gap)
+		    insn.gap || history_insn_epoch(t, n, &epoch))
 			continue;
-		if (hwtr_symbolize_line(t->history->symbols, insn.ip, &line) <= 0)
+		if (symbolizer_line(t->history->symbols, epoch, insn.ip, &line) <= 0)
 			continue;
 		if (!*file)
 			*file = line.file;

@@ -1,4 +1,14 @@
-/* symbols.c: function and line lookup over the recording's binaries. */
+/* symbols.c: function and line lookup over the recording's binaries.
+ *
+ * Each ELF file at one load address is a module with its own functions in
+ * address order.  An address alone does not name a function: before and
+ * after an exec (or a library unloaded and another loaded in its place)
+ * different files hold the same addresses.  So a lookup takes the image
+ * epoch of the instruction (image.h): the mapping that epoch reads the code
+ * from names the module, the same file the decoder read the bytes from.
+ * Questions asked without a time (the public hwtr_symbolize_*) get the
+ * mappings alive at the end, where a debugger stands.
+ */
 #define _GNU_SOURCE /* qsort_r */
 #include "symbols.h"
 
@@ -24,8 +34,17 @@ struct function {
 
 struct cache_slot {
 	uint64_t ip;
+	unsigned epoch;
 	uint32_t id;
 	bool valid;
+};
+
+/* One file at one load address. */
+struct module {
+	Dwfl_Module *dwfl_module;	/* for source lines */
+	uint32_t *order;	/* ids of its functions by address, one per
+				 * address */
+	size_t norder;
 };
 
 struct hwtr_symbolizer {
@@ -36,10 +55,13 @@ struct hwtr_symbolizer {
 	char *debuginfo_path;
 	struct function *functions;	/* [0] is "no symbol"; ids never move */
 	size_t nfunctions, cap_functions;
-	uint32_t *order;	/* ids of the functions by address, one per
-				 * address */
-	size_t norder;
+	struct image_set *images;	/* which mapping holds an IP, per epoch */
+	struct module *modules;
+	size_t nmodules;
+	uint32_t *module_of;	/* per image mapping: module index + 1, or 0 */
 	size_t nmappings;	/* image mappings whose files are read */
+	bool have_end_epoch;	/* end_epoch is the view of the mappings */
+	unsigned end_epoch;	/* read so far that are alive at the end */
 	struct cache_slot cache[CACHE_SIZE];
 };
 
@@ -216,45 +238,52 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	return add_plt_functions(s, mod);
 }
 
-/* Report each file of mappings FROM.. once, at the bias its mappings
- * imply (a file reported before is not reported again); NEW gets the
- * modules reported. */
-static size_t report_modules(struct hwtr_symbolizer *s, struct image_set *images,
-			     size_t from, Dwfl_Module **new, size_t max)
+/* The module an earlier mapping of the same file at the same load address
+ * has (index + 1), or 0. */
+static uint32_t known_module(const struct hwtr_symbolizer *s,
+			     struct image_set *images, size_t i)
 {
-	size_t i, j, n = 0;
+	const struct image_mapping *m = image_set_mapping(images, i);
+	size_t j;
+
+	for (j = 0; j < i; j++) {
+		const struct image_mapping *o = image_set_mapping(images, j);
+
+		if (s->module_of[j] && o->file && !strcmp(o->file, m->file) &&
+		    o->addr - o->pgoff == m->addr - m->pgoff)
+			return s->module_of[j];
+	}
+	return 0;
+}
+
+/* Report the file of each mapping from FROM on to libdw, at the bias the
+ * mapping implies, unless an earlier mapping has it at that bias already;
+ * NEW[i - FROM] gets the libdw module of a file reported for mapping i. */
+static void report_modules(struct hwtr_symbolizer *s, struct image_set *images,
+			   size_t from, Dwfl_Module **new)
+{
+	size_t i;
 
 	dwfl_report_begin_add(s->dwfl);
 	for (i = from; i < image_set_count(images); i++) {
 		const struct image_mapping *m = image_set_mapping(images, i);
-		bool seen = false;
+		GElf_Addr bias = 0;
+		uint64_t b = 0;
 
-		if (!m->file)
+		s->module_of[i] = m->file ? known_module(s, images, i) : 0;
+		if (!m->file || s->module_of[i])
 			continue;
-		for (j = 0; j < i && !seen; j++) {
-			const struct image_mapping *o = image_set_mapping(images, j);
-
-			seen = o->file && !strcmp(o->file, m->file) &&
-			       o->addr - o->pgoff == m->addr - m->pgoff;
-		}
-		if (seen)
-			continue;
-		{
-			Dwfl_Module *mod;
-			GElf_Addr bias = 0;
-			uint64_t b = 0;
-
-			if (hwtr_load_bias_of_file(m->file, m->addr, m->pgoff, &b) > 0)
-				bias = b;
-			mod = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
-					      m->file, -1, bias, false);
-			/* Overlapping modules are skipped (NULL). */
-			if (mod && n < max)
-				new[n++] = mod;
-		}
+		if (hwtr_load_bias_of_file(m->file, m->addr, m->pgoff, &b) > 0)
+			bias = b;
+		/* NULL: libdw cannot read it, or has another file under this
+		 * name at this address; the mapping gets no symbols. */
+		new[i - from] = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
+						m->file, -1, bias, false);
+		/* Later mappings of the same file find it (known_module). */
+		if (new[i - from])
+			s->module_of[i] = UINT32_MAX;
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	return n;
 }
 
 static int compare_ids(const void *a, const void *b, void *table)
@@ -265,56 +294,38 @@ static int compare_ids(const void *a, const void *b, void *table)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* At one address: best rank first, then the oldest id (an id in use
-	 * keeps its place). */
+	/* At one address: best rank first, then the oldest id. */
 	if (x->rank != y->rank)
 		return y->rank - x->rank;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* The functions of the mappings not read yet: new ids after the old ones,
- * and the address order again.  Where a symbol has no size it ends at the
- * next function, and no function runs into the next; only the new ones are
- * adjusted, since modules do not overlap. */
-static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
+/* The module of functions FIRST.. (just collected from one file): their
+ * address order, one per address; where a symbol has no size it ends at the
+ * next function, and no function runs into the next. */
+static int order_module(struct hwtr_symbolizer *s, struct module *mod,
+			size_t first)
 {
-	size_t count = image_set_count(images), first = s->nfunctions, i, w, n;
-	Dwfl_Module **mods = calloc(count - s->nmappings + 1, sizeof(*mods));
-	uint32_t *order;
+	uint32_t *order = malloc((s->nfunctions - first + 1) * sizeof(*order));
+	size_t i, w, n = 0;
 
-	if (!mods)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	n = report_modules(s, images, s->nmappings, mods, count - s->nmappings);
-	for (i = 0; i < n; i++)
-		if (collect_module(s, mods[i]) < 0) {
-			free(mods);
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		}
-	free(mods);
-	s->nmappings = count;
-	order = realloc(s->order, (s->nfunctions + 1) * sizeof(*order));
 	if (!order)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	s->order = order;
 	for (i = first; i < s->nfunctions; i++)
-		order[s->norder++] = (uint32_t)i;
-	qsort_r(order, s->norder, sizeof(*order), compare_ids, s->functions);
-	/* One function per address: the best-ranked, or the one in use. */
-	for (i = 0, w = 0; i < s->norder; i++) {
+		order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), compare_ids, s->functions);
+	for (i = 0, w = 0; i < n; i++) {
 		if (w && s->functions[order[w - 1]].start ==
 			      s->functions[order[i]].start)
 			continue;
 		order[w++] = order[i];
 	}
-	s->norder = w;
-	for (i = 0; i < s->norder; i++) {
+	for (i = 0; i < w; i++) {
 		struct function *f = &s->functions[order[i]];
 		const struct function *next =
-			i + 1 < s->norder ? &s->functions[order[i + 1]] : NULL;
+			i + 1 < w ? &s->functions[order[i + 1]] : NULL;
 		uint64_t next_start = next ? next->start : f->module_end;
 
-		if (order[i] < first)
-			continue;
 		if (f->end == f->start + 1)	/* no size: up to the next symbol */
 			f->end = next_start < f->module_end ? next_start
 							    : f->module_end;
@@ -323,6 +334,59 @@ static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
 		if (f->end <= f->start)
 			f->end = f->start + 1;
 	}
+	mod->order = order;
+	mod->norder = w;
+	return 0;
+}
+
+/* The modules of the mappings not read yet: new function ids after the old
+ * ones, which keep their meaning. */
+static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
+{
+	size_t count = image_set_count(images), i;
+	Dwfl_Module **new = calloc(count - s->nmappings + 1, sizeof(*new));
+	void *p = realloc(s->module_of, (count + 1) * sizeof(*s->module_of));
+	int err = 0;
+
+	if (p)
+		s->module_of = p;
+	if (!new || !p ||
+	    !(p = realloc(s->modules, (s->nmodules + count - s->nmappings + 1) *
+				      sizeof(*s->modules)))) {
+		free(new);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	s->modules = p;
+	report_modules(s, images, s->nmappings, new);
+	for (i = s->nmappings; i < count && !err; i++) {
+		struct module *mod = &s->modules[s->nmodules];
+		size_t first = s->nfunctions;
+
+		if (!new[i - s->nmappings]) {
+			if (s->module_of[i] == UINT32_MAX)	/* the file of an
+								 * earlier one */
+				s->module_of[i] = known_module(s, images, i);
+			continue;
+		}
+		memset(mod, 0, sizeof(*mod));
+		mod->dwfl_module = new[i - s->nmappings];
+		if (collect_module(s, mod->dwfl_module) < 0)
+			err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		else
+			err = order_module(s, mod, first);
+		if (!err)
+			s->module_of[i] = (uint32_t)++s->nmodules;
+	}
+	free(new);
+	if (err) {
+		/* Mappings left with the placeholder get no symbols. */
+		for (i = s->nmappings; i < count; i++)
+			if (s->module_of[i] == UINT32_MAX)
+				s->module_of[i] = 0;
+		return err;
+	}
+	s->nmappings = count;
+	s->have_end_epoch = false;
 	memset(s->cache, 0, sizeof(s->cache));
 	return 0;
 }
@@ -353,6 +417,7 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
+	s->images = images;
 	if (!s->dwfl) {
 		symbolizer_free(s);
 		return hwtr_fail(hwtr_err_nomem, "libdw: %s", dwfl_errmsg(-1));
@@ -368,6 +433,8 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 
 int symbolizer_extend(struct hwtr_symbolizer *s, struct image_set *images)
 {
+	/* An munmap or exec read since ends mappings without adding any. */
+	s->have_end_epoch = false;
 	if (image_set_count(images) == s->nmappings)
 		return 0;
 	return add_modules(s, images);
@@ -383,39 +450,72 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 		free(s->owned_names[--s->nowned]);
 	free(s->owned_names);
 	free(s->functions);
-	free(s->order);
+	while (s->nmodules)
+		free(s->modules[--s->nmodules].order);
+	free(s->modules);
+	free(s->module_of);
 	free(s->debuginfo_path);
 	free(s);
 }
 
-static uint32_t find_function(const struct hwtr_symbolizer *s, uint64_t ip)
+/* The module of the file EPOCH reads the code at IP from, or NULL. */
+static const struct module *module_at(struct hwtr_symbolizer *s,
+				      unsigned epoch, uint64_t ip)
 {
-	size_t lo = 0, hi = s->norder;
+	long map = image_epoch_mapping(s->images, epoch, ip);
+
+	if (map < 0 || (size_t)map >= s->nmappings || !s->module_of[map])
+		return NULL;
+	return &s->modules[s->module_of[map] - 1];
+}
+
+static uint32_t find_function(const struct hwtr_symbolizer *s,
+			      const struct module *mod, uint64_t ip)
+{
+	size_t lo = 0, hi = mod->norder;
 
 	/* The last function starting at or before IP. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->functions[s->order[mid]].start <= ip)
+		if (s->functions[mod->order[mid]].start <= ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > 0 && ip < s->functions[s->order[lo - 1]].end)
-		return s->order[lo - 1];
+	if (lo > 0 && ip < s->functions[mod->order[lo - 1]].end)
+		return mod->order[lo - 1];
 	return 0;
 }
 
-uint32_t symbolizer_function(struct hwtr_symbolizer *s, uint64_t ip)
+uint32_t symbolizer_function(struct hwtr_symbolizer *s, unsigned epoch,
+			     uint64_t ip)
 {
-	struct cache_slot *slot = &s->cache[(ip ^ (ip >> 12)) % CACHE_SIZE];
+	uint64_t key = ip ^ (ip >> 12) ^ ((uint64_t)epoch * 0x9e3779b1u);
+	struct cache_slot *slot = &s->cache[key % CACHE_SIZE];
 
-	if (!slot->valid || slot->ip != ip) {
+	if (!slot->valid || slot->ip != ip || slot->epoch != epoch) {
+		const struct module *mod = module_at(s, epoch, ip);
+
 		slot->ip = ip;
-		slot->id = find_function(s, ip);
+		slot->epoch = epoch;
+		slot->id = mod ? find_function(s, mod, ip) : 0;
 		slot->valid = true;
 	}
 	return slot->id;
+}
+
+int symbolizer_end_epoch(struct hwtr_symbolizer *s, unsigned *epoch)
+{
+	int err;
+
+	if (!s->have_end_epoch) {
+		if ((err = image_set_at_end(s->images, &s->end_epoch)) < 0)
+			return err;
+		s->have_end_epoch = true;
+	}
+	*epoch = s->end_epoch;
+	return 0;
 }
 
 const char *symbolizer_function_name(const struct hwtr_symbolizer *s,
@@ -439,30 +539,28 @@ void symbolizer_function_range(const struct hwtr_symbolizer *s, uint32_t id,
 const char *hwtr_symbolize_function(struct hwtr_symbolizer *s, uint64_t ip,
 				    uint64_t *start)
 {
+	unsigned epoch;
 	uint32_t id;
 
-	if (!s)
+	if (!s || symbolizer_end_epoch(s, &epoch) < 0)
 		return NULL;
-	id = symbolizer_function(s, ip);
+	id = symbolizer_function(s, epoch, ip);
 	if (start)
 		*start = symbolizer_function_start(s, id);
 	return symbolizer_function_name(s, id);
 }
 
-int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
-			struct hwtr_source_line *line)
+int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
+		    struct hwtr_source_line *line)
 {
-	Dwfl_Module *mod;
+	const struct module *mod = module_at(s, epoch, ip);
 	Dwfl_Line *dl;
 	int lineno = 0;
 
-	if (!s || !line)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_line: bad argument");
 	line->file = NULL;
 	line->path = NULL;
 	line->line = 0;
-	mod = dwfl_addrmodule(s->dwfl, ip);
-	if (!mod || !(dl = dwfl_module_getsrc(mod, ip)))
+	if (!mod || !(dl = dwfl_module_getsrc(mod->dwfl_module, ip)))
 		return 0;
 	line->path = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
 	line->line = lineno;
@@ -480,4 +578,17 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
 			line->file = line->path + n + 1;
 	}
 	return line->file ? 1 : 0;
+}
+
+int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
+			struct hwtr_source_line *line)
+{
+	unsigned epoch;
+	int err;
+
+	if (!s || !line)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_line: bad argument");
+	if ((err = symbolizer_end_epoch(s, &epoch)) < 0)
+		return err;
+	return symbolizer_line(s, epoch, ip, line);
 }

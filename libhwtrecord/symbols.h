@@ -1,8 +1,10 @@
 /* symbols.h: functions and source lines of the recording's binaries (libdw).
  *
  * Building the history asks "which function holds this IP" at every call and
- * return, so functions live in one flat sorted table with a small
- * direct-mapped cache in front; names and lines come from libdw.
+ * return, so functions live in one flat table (sorted per file) with a
+ * small direct-mapped cache in front; names and lines come from libdw.
+ * Different programs hold the same addresses before and after an exec, so
+ * a lookup names the image epoch of the instruction it is asked about.
  */
 #ifndef HWTR_SYMBOLS_H
 #define HWTR_SYMBOLS_H
@@ -19,7 +21,16 @@ void symbolizer_free(struct hwtr_symbolizer *symbolizer);
 int symbolizer_extend(struct hwtr_symbolizer *symbolizer,
 		      struct image_set *images);
 
-uint32_t symbolizer_function(struct hwtr_symbolizer *symbolizer, uint64_t ip);
+/* The function at IP in the image of EPOCH (image.h): the symbols of the
+ * file that epoch reads the code at IP from. */
+uint32_t symbolizer_function(struct hwtr_symbolizer *symbolizer, unsigned epoch,
+			     uint64_t ip);
+/* The source line at IP in the image of EPOCH: 1, or 0 if unknown. */
+int symbolizer_line(struct hwtr_symbolizer *symbolizer, unsigned epoch,
+		    uint64_t ip, struct hwtr_source_line *line);
+/* The epoch of the mappings alive at the end (of the image read so far):
+ * for questions without a time, such as an instruction after the last. */
+int symbolizer_end_epoch(struct hwtr_symbolizer *symbolizer, unsigned *epoch);
 const char *symbolizer_function_name(const struct hwtr_symbolizer *symbolizer,
 				     uint32_t id);
 uint64_t symbolizer_function_start(const struct hwtr_symbolizer *symbolizer,

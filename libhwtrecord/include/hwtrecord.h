@@ -564,9 +564,13 @@ struct hwtr_source_line {
 };
 /* The history's symbolizer (libdw over the recording's binaries). */
 struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *history);
-/* Function containing IP: name and start, or NULL. */
+/* Function containing IP: name and start, or NULL.  An address alone
+ * names the files mapped at the end of the history (the program that ran
+ * last, after any exec); function segments and listings name each
+ * instruction with the files mapped when it ran. */
 const char *hwtr_symbolize_function(struct hwtr_symbolizer *symbolizer,
 				    uint64_t ip, uint64_t *start);
+/* The source line of IP, as hwtr_symbolize_function: 1, or 0 if unknown. */
 int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 			struct hwtr_source_line *line);
 

@@ -34,6 +34,16 @@ const char *fixture_far_path(void)
 #endif
 }
 
+const char *fixture_next_path(void)
+{
+#ifdef FIXTURE_NEXT
+	return FIXTURE_NEXT;
+#else
+	ck_abort_msg("FIXTURE_NEXT is not set");
+	return NULL;
+#endif
+}
+
 static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
@@ -79,6 +89,42 @@ uint64_t fixture_symbol_in(const char *path, const char *name)
 	}
 	ck_abort_msg("symbol %s not in %s", name, path);
 	return 0;
+}
+
+const char *fixture_function_of(const char *path, uint64_t ip, uint64_t *start)
+{
+	static char name[128];
+	Elf_Scn *scn = NULL;
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+
+	name[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i;
+
+		gelf_getshdr(scn, &shdr);
+		if (shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+
+			gelf_getsym(data, (int)i, &sym);
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    ip < sym.st_value || ip - sym.st_value >= sym.st_size)
+				continue;
+			snprintf(name, sizeof(name), "%s",
+				 elf_strptr(elf, shdr.sh_link, sym.st_name));
+			*start = sym.st_value;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	ck_assert_msg(name[0], "no function at 0x%llx in %s",
+		      (unsigned long long)ip, path);
+	return name;
 }
 
 const char *fixture_build_id(void)

@@ -16,6 +16,9 @@ const char *fixture_path(void);
 uint64_t fixture_symbol(const char *name);
 /* Address of a label or function in another test binary. */
 uint64_t fixture_symbol_in(const char *path, const char *name);
+/* The FUNC symbol of ELF file PATH that holds IP (by its symbol table):
+ * its name (a static buffer) and *START; aborts if there is none. */
+const char *fixture_function_of(const char *path, uint64_t ip, uint64_t *start);
 /* The fixture's real build-id, lower-case hex. */
 const char *fixture_build_id(void);
 
@@ -72,6 +75,8 @@ void fixture_mapping(const char *path, uint64_t tsc,
 		     struct hwtr_sideband_event *event);
 /* Path of fixture-exec.S assembled: other code at the same address. */
 const char *fixture_exec_path(void);
+/* fixture-next.S assembled: other functions at fixture-code's addresses. */
+const char *fixture_next_path(void);
 /* fixture-exec.S linked at 0x600000: code in a mapping of its own. */
 const char *fixture_far_path(void);
 /* A PSB+ while tracing is off (no FUP), and TIP.PGE. */

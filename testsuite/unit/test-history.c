@@ -774,6 +774,137 @@ START_TEST(code_after_an_exec_comes_from_the_new_program)
 }
 END_TEST
 
+/* fixture-code runs the main path and execs fixture-next, whose functions
+ * sit at fixture-code's addresses (fixture-next.S), which runs _start ->
+ * second_fn -> first_fn and exits: instructions 1-29, the gap of the exec,
+ * then 31-37. */
+static void record_exec_into_next(struct opened *o, const char *name)
+{
+	struct hwtr_sideband_event events[3];
+	struct trace t;
+	char dir[512];
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	enc_psb_disabled(&t, 300);
+	enc_tip_pge(&t, fixture_symbol_in(fixture_next_path(), "n5"));
+	enc_tnt(&t, "11");	/* ret (first_fn), ret (second_fn) */
+	enc_tip_pgd(&t);	/* syscall */
+	fixture_mapping(fixture_path(), 0, &events[0]);
+	events[1] = (struct hwtr_sideband_event){ .kind = hwtr_ev_exec, .tsc = 250,
+						  .path = fixture_next_path() };
+	fixture_mapping(fixture_next_path(), 250, &events[2]);
+	ck_assert_uint_eq(events[2].addr, events[0].addr);
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_tmpdir(), name);
+	fixture_recording_with(dir, t.buf, trace_size(&t), events, 3);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_int_eq(hwtr_history_build(o->rec, NULL, &o->history), 0);
+	o->thread = hwtr_history_thread(o->history, 0);
+	hwtr_thread_stats(o->thread, &o->stats);
+}
+
+static const char *const next_path_labels[7] = {
+	"n5", "n3", "n1", "n2", "n4", "n6", "n7" };
+
+START_TEST(functions_before_an_exec_are_the_first_programs)
+{
+	static const char *const names[18] = {
+		"_start", "leaf", "_start", "leaf", "_start", "leaf", "_start",
+		"outer", "leaf", "outer", "tail", "_start", NULL,
+		"_start", "second_fn", "first_fn", "second_fn", "_start" };
+	struct hwtr_segment seg;
+	struct opened o;
+	struct hwtr_cursor *c;
+	uint64_t n, k;
+
+	record_exec_into_next(&o, "next.hwtrec");
+	ck_assert_uint_eq(o.stats.instructions, 37);
+	ck_assert_uint_eq(o.stats.segments, 18);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+	/* Every instruction's segment names the function that the symbol
+	 * table of the program running then puts at its IP. */
+	for (n = 1; n <= 37; n++) {
+		const char *path = n < 30 ? fixture_path() : fixture_next_path();
+		const char *label = n < 30 ? main_path_labels[n - 1]
+					   : next_path_labels[n - 31];
+		struct hwtr_insn insn;
+		uint64_t start = 0;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		ck_assert_int_eq(hwtr_cursor_segment(c, &seg), 0);
+		if (n == 30) {
+			ck_assert_ptr_nonnull(insn.gap);
+			continue;
+		}
+		ck_assert_uint_eq(insn.ip, fixture_symbol_in(path, label));
+		ck_assert_str_eq(seg.function ? seg.function : "(none)",
+				 fixture_function_of(path, insn.ip, &start));
+		ck_assert_uint_eq(seg.function_start, start);
+	}
+	hwtr_cursor_free(c);
+	/* The segments, in order: one call stack per program. */
+	for (k = 1; k <= 18; k++) {
+		ck_assert_int_eq(hwtr_thread_segment(o.thread, k, &seg), 0);
+		if (!names[k - 1])
+			ck_assert(seg.flags & HWTR_SEG_GAP);
+		else
+			ck_assert_str_eq(seg.function ? seg.function : "(none)",
+					 names[k - 1]);
+	}
+	/* first_fn (16) was called by second_fn (15), called by _start (14) */
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, 16, &seg), 0);
+	ck_assert_uint_eq(seg.up, 15);
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, 15, &seg), 0);
+	ck_assert_uint_eq(seg.up, 14);
+	/* Without a time, the program at the end names an address. */
+	{
+		uint64_t start = 0;
+		const char *fn = hwtr_symbolize_function(
+			hwtr_history_symbolizer(o.history),
+			fixture_symbol("i2"), &start);
+
+		ck_assert_str_eq(fn ? fn : "(none)", "second_fn");
+		ck_assert_uint_eq(start, fixture_symbol_in(fixture_next_path(),
+							   "second_fn"));
+	}
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(listings_before_an_exec_name_the_first_programs_code)
+{
+	struct opened o;
+	char *text = NULL, expect[128];
+	size_t size = 0;
+	FILE *f;
+
+	record_exec_into_next(&o, "listing.hwtrec");
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	/* i1 i2 (call leaf) before the exec, n5 n3 (call first_fn) after:
+	 * the same addresses, other code and names. */
+	ck_assert_int_eq(hwtr_list_insns(o.thread, 1, 2, 0, false, 0, f), 0);
+	ck_assert_int_eq(hwtr_list_insns(o.thread, 31, 32, 0, false, 0, f), 0);
+	ck_assert_int_eq(hwtr_list_insns(o.thread, 2, 2, 0, true, 0, f), 0);
+	fclose(f);
+	snprintf(expect, sizeof(expect), "0x%016llx <_start+2>:\tcall   0x%llx <leaf>",
+		 (unsigned long long)fixture_symbol("i2"),
+		 (unsigned long long)fixture_symbol("leaf"));
+	ck_assert_msg(strstr(text, expect), "no \"%s\" in:\n%s", expect, text);
+	snprintf(expect, sizeof(expect), "0x%016llx <second_fn+0>:\tcall   0x%llx <first_fn>",
+		 (unsigned long long)fixture_symbol_in(fixture_next_path(), "n3"),
+		 (unsigned long long)fixture_symbol_in(fixture_next_path(), "first_fn"));
+	ck_assert_msg(strstr(text, expect), "no \"%s\" in:\n%s", expect, text);
+	ck_assert_msg(strstr(text, "\"function\":\"_start\",\"offset\":2") ||
+		      strstr(text, "\"function\": \"_start\", \"offset\": 2"),
+		      "JSON of instruction 2 is not _start+2:\n%s", text);
+	free(text);
+	close_history(&o);
+}
+END_TEST
+
 START_TEST(a_return_after_a_tail_call_goes_to_the_tail_callers_caller)
 {
 	const char *const *labels = recursion_path_labels;
@@ -1118,6 +1249,8 @@ int main(void)
 	tcase_add_test(tc, empty_trace_is_an_empty_history);
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
 	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
+	tcase_add_test(tc, functions_before_an_exec_are_the_first_programs);
+	tcase_add_test(tc, listings_before_an_exec_name_the_first_programs_code);
 	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
 	tcase_add_test(tc, the_instruction_after_the_end_gets_the_stack_the_trace_would_give_it);
 	tcase_add_test(tc, a_psb_right_after_tracing_resumes_starts_a_chunk);
