@@ -256,6 +256,36 @@ static uint32_t known_module(const struct hwtr_symbolizer *s,
 	return 0;
 }
 
+/* The name libdw knows mapping I's file by: its path, or, when an earlier
+ * mapping reported the file under that name at another bias (one file
+ * mapped twice, e.g. a program that maps its own executable again), the
+ * path and the bias: libdw (0.188) crashes in dwfl_module_getsymtab on the
+ * second of two modules reported under one name.  *UNIQUE is to be freed. */
+static const char *module_name(const struct hwtr_symbolizer *s,
+			       struct image_set *images, size_t i,
+			       GElf_Addr bias, char **unique)
+{
+	const struct image_mapping *m = image_set_mapping(images, i);
+	const char *name = m->path ? m->path : m->file;
+	size_t j;
+
+	*unique = NULL;
+	for (j = 0; j < i; j++) {
+		const struct image_mapping *o = image_set_mapping(images, j);
+
+		if (s->module_of[j] && o->file &&
+		    !strcmp(o->path ? o->path : o->file, name)) {
+			if (asprintf(unique, "%s@0x%llx", name,
+				     (unsigned long long)bias) < 0) {
+				*unique = NULL;
+				return NULL;
+			}
+			return *unique;
+		}
+	}
+	return name;
+}
+
 /* Report the file of each mapping from FROM on to libdw, at the bias the
  * mapping implies, unless an earlier mapping has it at that bias already;
  * NEW[i - FROM] gets the libdw module of a file reported for mapping i. */
@@ -269,6 +299,8 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images,
 		const struct image_mapping *m = image_set_mapping(images, i);
 		GElf_Addr bias = 0;
 		uint64_t b = 0;
+		const char *name;
+		char *unique;
 
 		s->module_of[i] = m->file ? known_module(s, images, i) : 0;
 		if (!m->file || s->module_of[i])
@@ -277,8 +309,11 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images,
 			bias = b;
 		/* NULL: libdw cannot read it, or has another file under this
 		 * name at this address; the mapping gets no symbols. */
-		new[i - from] = dwfl_report_elf(s->dwfl, m->path ? m->path : m->file,
-						m->file, -1, bias, false);
+		name = module_name(s, images, i, bias, &unique);
+		new[i - from] = name ? dwfl_report_elf(s->dwfl, name, m->file,
+						       -1, bias, false)
+				     : NULL;
+		free(unique);
 		/* Later mappings of the same file find it (known_module). */
 		if (new[i - from])
 			s->module_of[i] = UINT32_MAX;

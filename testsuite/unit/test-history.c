@@ -804,6 +804,49 @@ static void record_exec_into_next(struct opened *o, const char *name)
 	hwtr_thread_stats(o->thread, &o->stats);
 }
 
+/* One file mapped twice, at its own address and again 256 MiB higher (a
+ * program that maps its own executable again): libdw crashed reading the
+ * symbols of the second module reported under the same name.  The history
+ * builds, and the first copy is named from the file's symbol table. */
+START_TEST(one_file_mapped_at_two_addresses_builds_and_is_named)
+{
+	struct hwtr_sideband_event events[2];
+	struct hwtr_symbolizer *sym;
+	struct opened o;
+	struct trace t;
+	char dir[512];
+	const uint64_t delta = 0x10000000;
+	uint64_t start = 0, leaf = fixture_symbol("leaf");
+	const char *name;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	fixture_mapping(fixture_path(), 0, &events[0]);
+	events[1] = events[0];
+	events[1].addr += delta;
+	snprintf(dir, sizeof(dir), "%s/twice.hwtrec", fixture_tmpdir());
+	fixture_recording_with(dir, t.buf, trace_size(&t), events, 2);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o.rec), 0);
+	ck_assert_msg(hwtr_history_build(o.rec, NULL, &o.history) == 0, "%s",
+		      hwtr_last_error());
+	o.thread = hwtr_history_thread(o.history, 0);
+	ck_assert_int_eq(hwtr_thread_stats(o.thread, &o.stats), 0);
+	/* The main path, as open_main_path gives it. */
+	ck_assert_uint_eq(o.stats.instructions, 29);
+	sym = hwtr_history_symbolizer(o.history);
+	name = hwtr_symbolize_function(sym, leaf, &start);
+	ck_assert_ptr_nonnull(name);
+	ck_assert_str_eq(name, "leaf");
+	ck_assert_uint_eq(start, leaf);
+	/* The copy: fixture-code is ET_EXEC, which libdw puts at its link
+	 * address whatever the bias, so the copy overlaps the first module
+	 * and gets no names (rather than the first copy's). */
+	ck_assert_ptr_null(hwtr_symbolize_function(sym, leaf + delta, &start));
+	close_history(&o);
+}
+END_TEST
+
 static const char *const next_path_labels[7] = {
 	"n5", "n3", "n1", "n2", "n4", "n6", "n7" };
 
@@ -1250,6 +1293,7 @@ int main(void)
 	tcase_add_test(tc, a_small_cache_gives_the_same_history);
 	tcase_add_test(tc, code_after_an_exec_comes_from_the_new_program);
 	tcase_add_test(tc, functions_before_an_exec_are_the_first_programs);
+	tcase_add_test(tc, one_file_mapped_at_two_addresses_builds_and_is_named);
 	tcase_add_test(tc, listings_before_an_exec_name_the_first_programs_code);
 	tcase_add_test(tc, a_return_after_a_tail_call_goes_to_the_tail_callers_caller);
 	tcase_add_test(tc, the_instruction_after_the_end_gets_the_stack_the_trace_would_give_it);
