@@ -612,7 +612,8 @@ static int record_valgrind(const struct record_request *req)
 		rc = EXIT_VALGRIND_LIMIT;
 		end_with_gap(&r, limit);
 	}
-	if (!r.failed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	if (!r.failed && r.nstreams && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL) {
 		struct hwtr_sideband_event ev = {
 			.kind = hwtr_ev_loss, .tsc = r.tsc,
 			.tid = (uint32_t)pid,
@@ -646,6 +647,26 @@ static int record_valgrind(const struct record_request *req)
 		if (hwtr_writer_add_core(r.writer, fixed) < 0)
 			fprintf(stderr, "hwtrec record: %s; the recording has "
 				"no core\n", hwtr_last_error());
+	}
+	/* Killed before the tool traced anything: a finished recording must
+	 * name a trace (an empty thread list is damage to a reader), so none
+	 * is left, and the user is told. */
+	if (!r.failed && r.nstreams == 0) {
+		char trace[PATH_MAX];
+
+		fprintf(stderr, "hwtrec record: the program %s %d before any of "
+			"it was traced; no recording was written\n",
+			WIFSIGNALED(status) ? "was killed by signal" : "exited with",
+			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		hwtr_writer_free(r.writer);
+		r.writer = NULL;
+		snprintf(trace, sizeof(trace), "%s/trace", name);
+		scratch_remove(trace);
+		scratch_remove(name);
+		recorder_free(&r);
+		scratch_remove(tmpdir);
+		close(scratch_lock);
+		return rc;
 	}
 	if (!r.failed && (err = gave_up
 			  ? hwtr_writer_finish_aborted(r.writer, limit,
