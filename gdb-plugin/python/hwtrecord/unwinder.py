@@ -150,12 +150,15 @@ def _insn_before(pc, function_start):
 
 def _direct(asm):
     """True for a call or jump with its target in the instruction (not
-    through a register or memory: `jmp *%rax`, `call *0x10(%rip)`)."""
+    through a register or memory: `jmp *%rax`, `call *0x10(%rip)`, AArch64's
+    `br x16`, `blr x8`)."""
     if asm is None:
         return False
     fields = asm.split(None, 1)
     if fields and fields[0] in ("bnd", "notrack") and len(fields) > 1:
         fields = fields[1].split(None, 1)
+    if fields and fields[0].startswith(("br", "blr")):
+        return False
     return len(fields) == 2 and not fields[1].startswith("*")
 
 
