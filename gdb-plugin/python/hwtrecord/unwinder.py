@@ -121,30 +121,122 @@ def _follows_call(pc, function_start=0):
     return found
 
 
+def _has_debug_info(pc):
+    """True if GDB has DWARF for the function at PC (a block with a
+    function, not only a minimal symbol)."""
+    try:
+        block = gdb.block_for_pc(pc)
+    except (RuntimeError, gdb.error):
+        return False
+    while block is not None and block.function is None:
+        block = block.superblock
+    return block is not None
+
+
+def _insn_before(pc, function_start):
+    """The text of the instruction that ends at PC, decoded forward from
+    FUNCTION_START (x86 cannot be decoded backwards), or None."""
+    if not function_start or not 0 < pc - function_start < 0x10000:
+        return None
+    try:
+        arch = gdb.selected_inferior().architecture()
+        for insn in arch.disassemble(function_start, pc - 1):
+            if insn["addr"] + insn["length"] == pc:
+                return insn["asm"]
+    except (gdb.error, gdb.MemoryError):
+        pass
+    return None
+
+
+def _direct(asm):
+    """True for a call or jump with its target in the instruction (not
+    through a register or memory: `jmp *%rax`, `call *0x10(%rip)`, AArch64's
+    `br x16`, `blr x8`)."""
+    if asm is None:
+        return False
+    fields = asm.split(None, 1)
+    if fields and fields[0] in ("bnd", "notrack") and len(fields) > 1:
+        fields = fields[1].split(None, 1)
+    if fields and fields[0].startswith(("br", "blr")):
+        return False
+    return len(fields) == 2 and not fields[1].startswith("*")
+
+
+def _shown_as_tailcall(tail_frames, caller):
+    """Whether GDB's DWARF unwinder would show TAIL_FRAMES (the server's
+    frames left by a jump, innermost first) between their callee and CALLER
+    as TAILCALL frames.  GDB finds that chain from the call sites' debug
+    info alone (DW_TAG_call_site in the caller, DW_AT_call_tail_call in each
+    tail-caller), without registers: so the caller and every tail-caller
+    need DWARF, and every call and jump of the chain a target in the
+    instruction (an indirect one, `jmp *%rax` through a vtable, names no
+    function).  A PLT stub has no DWARF."""
+    caller_pc = _num(caller["pc"])
+    if not _has_debug_info(caller_pc - 1) or not _direct(
+            _insn_before(caller_pc, _num(caller.get("function_start") or 0))):
+        return False
+    for f in tail_frames:
+        start = _num(f.get("function_start") or 0)
+        if not start or not _has_debug_info(start) or \
+                not _direct(_insn_before(_num(f["pc"]), start)):
+            return False
+    return True
+
+
 def _real_frames(server_frames):
-    """The server's frames, less the segments that were left by a tail jump.
+    """The server's frames, less the segments that were left by a tail jump
+    where GDB would not show them, or cannot be shown safely.
 
     A function entered by a jump (a PLT stub jumping to an IFUNC, a tail
     call) replaces its caller's frame, so on the real stack that caller is
-    gone; btrace shows it as an artificial TAILCALL frame, which GDB skips
-    when it compares frames.  A Python unwinder cannot make artificial
-    frames, so we leave such callers out.  The server marks them with
-    "tailcall" on the callee; failing that, a caller whose PC does not follow
-    a call instruction was left by a jump."""
+    gone.  GDB's DWARF unwinder puts it back as an artificial TAILCALL frame
+    when the call sites' debug info names it (libc's _IO_getline between
+    _IO_getline_info and _IO_fgets); btrace always does.  A Python unwinder
+    can only make normal frames, and GDB skips artificial ones where it
+    compares frames: with a normal frame as frame 0's caller, `finish` stops
+    at a PC after the jump that never runs, and reverse-next/-step no longer
+    see a return into the caller (scenarios/tail-calls.scn).  So we keep such
+    a caller where GDB would show it (_shown_as_tailcall) and frame 0 is not
+    its callee; elsewhere (a PLT stub, code without debug info, the caller
+    of frame 0) it is left out.  The server marks a segment entered by a
+    jump with "tailcall"; failing that, a caller whose PC does not follow a
+    call instruction was left by a jump."""
+    def left_by_jump(index):
+        callee = server_frames[index - 1]
+        if "tailcall" in callee:
+            return bool(callee["tailcall"])
+        f = server_frames[index]
+        return not _follows_call(_num(f["pc"]),
+                                 _num(f.get("function_start") or 0))
+
     frames = []
-    for index, f in enumerate(server_frames):
+    index = 0
+    while index < len(server_frames):
+        f = server_frames[index]
         if f.get("pc") is None:
             break       # the caller's PC is not known: the outermost frame
-        pc, start = _num(f["pc"]), _num(f.get("function_start") or 0)
-        if index > 0:
-            callee = server_frames[index - 1]
-            if "tailcall" in callee:
-                left_by_jump = bool(callee["tailcall"])
-            else:
-                left_by_jump = not _follows_call(pc, start)
-            if left_by_jump:
-                continue    # (a PLT stub, then a wrapper: several in a row)
-        frames.append((pc, start, int(f.get("level", 0))))
+        # A run of frames left by jumps (a PLT stub, then a wrapper), up
+        # to the frame that made the call.
+        run_end = index
+        while index > 0 and run_end < len(server_frames) and \
+                server_frames[run_end].get("pc") is not None and \
+                left_by_jump(run_end):
+            run_end += 1
+        if run_end > index:
+            tail = server_frames[index:run_end]
+            caller = server_frames[run_end] \
+                if run_end < len(server_frames) else None
+            keep = index >= 2 and caller is not None and \
+                caller.get("pc") is not None and \
+                _shown_as_tailcall(tail, caller)
+            if keep:
+                frames += [(_num(t["pc"]), _num(t.get("function_start") or 0),
+                            int(t.get("level", 0))) for t in tail]
+            index = run_end
+            continue
+        frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
+                       int(f.get("level", 0))))
+        index += 1
     return frames
 
 
@@ -184,8 +276,9 @@ def layout(server_frames, final):
 
 def _gdb_stack():
     """GDB's own frame ids at the end of the history, innermost first, as
-    (function start, CFA, PC); inlined calls are GDB's frames within one
-    real frame, so they are left out."""
+    (function start, CFA, PC, whether a tail-call frame); inlined calls are GDB's frames within one
+    real frame, so they are left out; tail-call frames are kept, as
+    _real_frames keeps them."""
     stack = []
     frame = gdb.newest_frame()
     while frame is not None and len(stack) < MAX_FINAL_FRAMES:
@@ -198,8 +291,14 @@ def _gdb_stack():
             match = re.search(r"stack=(0x[0-9a-f]+),code=(0x[0-9a-f]+)", text)
             if not match:
                 break
-            stack.append((int(match.group(2), 16), int(match.group(1), 16),
-                          frame.pc()))
+            code = int(match.group(2), 16)
+            tailcall = frame.type() == gdb.TAILCALL_FRAME
+            if tailcall and frame.function():
+                # Its id's code is its PC (after the jump); the server's
+                # frame for it is known by the function's start.
+                code = int(frame.function().value().address)
+            stack.append((code, int(match.group(1), 16), frame.pc(),
+                          tailcall))
         frame = frame.older()
     return stack
 
@@ -208,16 +307,23 @@ def match_final_stack(server_frames, gdb_stack):
     """{level: (function start, CFA, PC)} of the final stack: the server's
     frames at the end paired with GDB's, while their functions agree (PC
     None); when all of them agree, GDB's frames beyond, the callers older
-    than the history, at the levels below (with their PCs)."""
+    than the history, at the levels below (with their PCs).  A tail-call
+    frame of GDB's that _real_frames leaves out (frame 0's caller) is
+    passed over."""
     final = {}
     real = _real_frames(server_frames)
-    for (pc, start, level), (code, cfa, _) in zip(real, gdb_stack):
-        if code != start:
+    used = 0
+    for pc, start, level in real:
+        while used < len(gdb_stack) and gdb_stack[used][0] != start and \
+                gdb_stack[used][3]:
+            used += 1
+        if used >= len(gdb_stack) or gdb_stack[used][0] != start:
             break
-        final[level] = (start, cfa, None)
+        final[level] = (start, gdb_stack[used][1], None)
+        used += 1
     if real and len(final) == len(real):
         level = real[-1][2]
-        for code, cfa, pc in gdb_stack[len(real):]:
+        for code, cfa, pc, _ in gdb_stack[used:]:
             level -= 1
             final[level] = (code, cfa, pc)
     return final
