@@ -7,9 +7,19 @@
  * each of them back to its position in the buffer, so that gaps name
  * offsets as OpenCSD's lister prints them (Idx).
  *
- * Chunk starts are the A-sync packets, found by OpenCSD's packet processor
+ * Chunk starts are A-sync packets, found by OpenCSD's packet processor
  * alone (it also reports timestamps, for the image's time windows, and a
- * packet cut short by the end of the trace).  The walk feeds the raw stream
+ * packet cut short by the end of the trace).  Not every A-sync starts a
+ * chunk: OpenCSD decoding straight through keeps the address, context and
+ * instruction set across a periodic A-sync and Trace Info, so atoms right
+ * after them still give instructions, where a decoder started at that
+ * A-sync skips every atom until it has both a context and a long address.
+ * An A-sync starts a chunk only where the two agree by construction: the
+ * first of the stream, the first after a loss or an unusable packet (where
+ * the index pass starts afresh too), and one followed by a context and a
+ * long address before any packet that could give an instruction (an atom,
+ * an exception, a speculation or Q packet).  Its chunk otherwise goes on
+ * across it, decoded straight through by both passes.  The walk feeds the raw stream
  * to a full decoder (packet processor and packet decoder, code read from the
  * history's image through a memory callback) and turns its generic elements
  * into items: an instruction range is a block; "address not accessible" is
@@ -90,6 +100,8 @@ struct etm_stream {
 	int deformat_error;
 	uint64_t *asyncs;	/* raw offsets of the A-sync packets */
 	size_t nasyncs;
+	uint64_t *starts;	/* the A-syncs that start chunks (a subset) */
+	size_t nstarts;
 	struct timestamp_mark *stamps;
 	size_t nstamps;
 	bool truncated;		/* the trace ends inside a packet */
@@ -123,7 +135,7 @@ struct etm_walk {
 	uint64_t pos;		/* next raw byte to feed */
 	bool eot_sent;
 	bool fatal;
-	size_t next_async;	/* the next A-sync whose chunk is yet to start */
+	size_t next_start;	/* the next chunk start yet to be reported */
 	size_t next_loss;	/* the first loss after the walk's position */
 	bool block_seen;	/* a block since the chunk start or a gap */
 	bool resume_pending;	/* trace turned on again after blocks */
@@ -455,7 +467,63 @@ struct scan_state {
 	struct etm_stream *s;
 	bool nomem;
 	bool after_loss;	/* reset at a loss, no A-sync since */
+	bool fresh;		/* the walk starts afresh at the next A-sync */
+	bool pending;		/* an A-sync that may yet start a chunk: */
+	uint64_t pending_at;
+	bool pending_ctxt;	/* ... a context seen since */
+	bool pending_addr;	/* ... a long address seen since */
 };
+
+/* Whether the pending A-sync starts a chunk, by the packet after it: one
+ * that leaves a fresh decoder and one going straight through in the same
+ * state (nothing, or a context or an address they both take) keeps it
+ * pending; a context and a long address make it a chunk start; anything
+ * else (an atom, an exception, speculation: what a fresh decoder would
+ * skip or get wrong) takes it off. */
+static void settle_start(struct scan_state *st, const ocsd_etmv4_i_pkt *p)
+{
+	switch ((int)p->type) {
+	case ETM4_PKT_I_TRACE_INFO:
+	case ETM4_PKT_I_TIMESTAMP:
+	case ETM4_PKT_I_TRACE_ON:
+	case ETM4_PKT_I_CCNT_F1:
+	case ETM4_PKT_I_CCNT_F2:
+	case ETM4_PKT_I_CCNT_F3:
+	case ETM4_PKT_I_IGNORE:
+	case ETM4_PKT_I_EVENT:
+	/* Short addresses depend on the packet processor's history. */
+	case ETM4_PKT_I_ADDR_MATCH:
+	case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1:
+		return;
+	case ETM4_PKT_I_CTXT:
+		if (p->context.updated)
+			st->pending_ctxt = true;
+		break;
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		if (p->context.updated)
+			st->pending_ctxt = true;
+		st->pending_addr = true;
+		break;
+	case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1:
+	case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		st->pending_addr = true;
+		break;
+	default:
+		st->pending = false;
+		return;
+	}
+	if (st->pending_ctxt && st->pending_addr) {
+		st->pending = false;
+		if (push_u64(&st->s->starts, &st->s->nstarts, st->pending_at) < 0)
+			st->nomem = true;
+	}
+}
 
 static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_t op,
 					const ocsd_trc_index_t index,
@@ -467,11 +535,26 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 
 	if (op != OCSD_OP_DATA || !p)
 		return OCSD_RESP_CONT;
+	if (st->pending && p->type != ETM4_PKT_I_ASYNC)
+		settle_start(st, p);
 	switch ((int)p->type) {
 	case ETM4_PKT_I_ASYNC:
 		if (push_u64(&s->asyncs, &s->nasyncs, index) < 0)
 			st->nomem = true;
 		st->after_loss = false;
+		/* An A-sync with nothing after it before the next one starts
+		 * no chunk (it has no items). */
+		st->pending = false;
+		if (!s->nstarts || st->fresh) {
+			if (push_u64(&s->starts, &s->nstarts, index) < 0)
+				st->nomem = true;
+		} else {
+			st->pending = true;
+			st->pending_at = index;
+			st->pending_ctxt = false;
+			st->pending_addr = false;
+		}
+		st->fresh = false;
 		break;
 	case ETM4_PKT_I_TIMESTAMP:
 		if ((s->nstamps & (s->nstamps - 1)) == 0) {
@@ -501,9 +584,11 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 	case ETM4_PKT_I_MISPREDICT:
 	case ETM4_PKT_I_CANCEL_F2:
 	case ETM4_PKT_I_CANCEL_F3:
-		if (s->cfg->trcidr[8] == 0 &&
-		    push_u64(&s->unusable, &s->nunusable, index) < 0)
-			st->nomem = true;
+		if (s->cfg->trcidr[8] == 0) {
+			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
+				st->nomem = true;
+			st->fresh = true;
+		}
 		break;
 	default:
 		break;
@@ -552,6 +637,8 @@ static int scan_packets(struct etm_stream *s)
 			 * processor looks for an A-sync again. */
 			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 			st.after_loss = true;
+			st.fresh = true;
+			st.pending = false;
 		}
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
@@ -587,14 +674,15 @@ static struct walk_item *push_item(struct etm_walk *w)
 	return item;
 }
 
-static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
+/* The number of offsets in the sorted OFFSETS[N] at or before RAW. */
+static size_t count_up_to(const uint64_t *offsets, size_t n, uint64_t raw)
 {
-	size_t lo = 0, hi = s->nasyncs;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->asyncs[mid] <= raw)
+		if (offsets[mid] <= raw)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -602,22 +690,33 @@ static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
 	return lo;
 }
 
-/* The chunk of the element at RAW: start the latest A-sync at or before it
- * that has not started yet (chunks without items are not reported). */
+static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
+{
+	return count_up_to(s->asyncs, s->nasyncs, raw);
+}
+
+static size_t start_index_after(const struct etm_stream *s, uint64_t raw)
+{
+	return count_up_to(s->starts, s->nstarts, raw);
+}
+
+/* The chunk of the element at RAW: start the latest chunk start at or
+ * before it that has not started yet (chunks without items are not
+ * reported). */
 static void start_chunks_up_to(struct etm_walk *w, uint64_t raw)
 {
 	const struct etm_stream *s = w->s;
-	size_t k = async_index_after(s, raw);
+	size_t k = start_index_after(s, raw);
 	struct walk_item *item;
 
-	if (k == 0 || k <= w->next_async)
+	if (k == 0 || k <= w->next_start)
 		return;
-	w->next_async = k;
+	w->next_start = k;
 	item = push_item(w);
 	if (!item)
 		return;
 	item->kind = walk_chunk_start;
-	item->offset = s->asyncs[k - 1];
+	item->offset = s->starts[k - 1];
 	w->block_seen = false;
 	w->resume_pending = false;
 	/* The context is known again from the first one after the A-sync. */
@@ -776,14 +875,15 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 			item->no_code = true;
 		break;
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+		/* Sync was lost in the chunk that is current; the decoder says
+		 * so at the packet it next reads, often the A-sync that starts
+		 * the next chunk, which a decoder started there never says. */
 		switch (e->unsync_eot_info) {
 		case UNSYNC_OVERFLOW:
-			start_chunks_up_to(w, index);
 			gap(w, gap_overflow, 0, index, 0);
 			break;
 		case UNSYNC_BAD_PACKET:
 		case UNSYNC_DISCARD:
-			start_chunks_up_to(w, index);
 			gap(w, gap_decode_error, OCSD_ERR_BAD_PACKET_SEQ, index, 0);
 			break;
 		default:
@@ -893,7 +993,7 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	w->on_demand = on_demand;
 	w->pos = from;
 	/* The chunk that starts at FROM (or before the first A-sync). */
-	w->next_async = on_demand || resume ? async_index_after(s, from) - 1 : 0;
+	w->next_start = on_demand || resume ? start_index_after(s, from) - 1 : 0;
 	w->unsynced_reported = resume;	/* that was the first chunk's */
 	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= from)
 		w->next_loss++;
@@ -1102,6 +1202,7 @@ static void stream_fini(struct etm_stream *s)
 	free(s->demuxed);
 	free(s->runs);
 	free(s->asyncs);
+	free(s->starts);
 	free(s->stamps);
 	free(s->unusable);
 	free(s->losses);
@@ -1212,7 +1313,8 @@ static size_t stream_index_bytes(const struct decoder_stream *stream)
 {
 	const struct etm_stream *s = (const struct etm_stream *)stream;
 
-	return s->nasyncs * sizeof(*s->asyncs) + s->nstamps * sizeof(*s->stamps) +
+	return s->nasyncs * sizeof(*s->asyncs) + s->nstarts * sizeof(*s->starts) +
+	       s->nstamps * sizeof(*s->stamps) +
 	       s->nruns * sizeof(*s->runs) + (s->demuxed ? s->size : 0);
 }
 
@@ -1233,13 +1335,13 @@ static size_t stream_context_ids(const struct decoder_stream *stream,
 }
 
 /* A chunk's window runs from the last timestamp before its A-sync to the
- * first after the next A-sync (ETM timestamps follow what they time). */
+ * first after the next chunk's (ETM timestamps follow what they time). */
 static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 			 uint64_t *begin, uint64_t *end)
 {
 	const struct etm_stream *s = (const struct etm_stream *)stream;
-	size_t lo = 0, hi = s->nstamps, k = async_index_after(s, offset);
-	uint64_t next = k < s->nasyncs ? s->asyncs[k] : UINT64_MAX;
+	size_t lo = 0, hi = s->nstamps, k = start_index_after(s, offset);
+	uint64_t next = k < s->nstarts ? s->starts[k] : UINT64_MAX;
 
 	*begin = 0;
 	*end = UINT64_MAX;
@@ -1281,13 +1383,13 @@ static int stream_extend(struct decoder_stream *stream,
 	if ((err = stream_open(s->context, si, (struct decoder_stream **)&n)))
 		return err;
 	*windows = false;
-	for (i = 0; i < s->nasyncs && s->asyncs[i] < keep; i++) {
+	for (i = 0; i < s->nstarts && s->starts[i] < keep; i++) {
 		uint64_t b0, e0, b1, e1;
-		bool t0 = chunk_window(stream, s->asyncs[i], &b0, &e0);
-		bool t1 = chunk_window((struct decoder_stream *)n, s->asyncs[i],
+		bool t0 = chunk_window(stream, s->starts[i], &b0, &e0);
+		bool t1 = chunk_window((struct decoder_stream *)n, s->starts[i],
 				       &b1, &e1);
 
-		if (i >= n->nasyncs || n->asyncs[i] != s->asyncs[i] || t0 != t1 ||
+		if (i >= n->nstarts || n->starts[i] != s->starts[i] || t0 != t1 ||
 		    b0 != b1 || e0 != e1) {
 			*windows = true;
 			break;
@@ -1307,22 +1409,23 @@ static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
 
-	return walk_start(s, s->nasyncs ? s->asyncs[0] : s->size, false, false,
+	return walk_start(s, s->nstarts ? s->starts[0] : s->size, false, false,
 			  image, ctx, (struct etm_walk **)out);
 }
 
-/* A walk from the A-sync at OFFSET: one chunk (ON_DEMAND), or the index
- * pass from there on. */
+/* A walk from the chunk start at OFFSET: one chunk (ON_DEMAND), or the
+ * index pass from there on. */
 static int walk_from_async(struct decoder_stream *stream, uint64_t offset,
 			   bool on_demand, decoder_image_fn image, void *ctx,
 			   struct decoder_walk **out)
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
-	size_t k = async_index_after(s, offset);
+	size_t k = start_index_after(s, offset);
 
-	if (k == 0 || s->asyncs[k - 1] != offset)
-		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
-				 "source 0x%x", (unsigned long long)offset,
+	if (k == 0 || s->starts[k - 1] != offset)
+		return hwtr_fail(hwtr_err_decode, "no chunk start (A-sync) at "
+				 "offset %llu of source 0x%x",
+				 (unsigned long long)offset,
 				 s->cfg->trace_id);
 	return walk_start(s, offset, on_demand, !on_demand, image, ctx,
 			  (struct etm_walk **)out);

@@ -632,6 +632,107 @@ START_TEST(chunks_decode_the_same_on_demand_in_any_order)
 }
 END_TEST
 
+/* A trace unit's periodic A-sync and Trace Info come between packets
+ * wherever the buffer reaches the period: here just after the address a
+ * ret was traced with, so the next atom (b.ne) and those after it still
+ * follow the address from before the A-sync, as OpenCSD's lister decodes it
+ * straight through; a decoder started at that A-sync would skip them until
+ * an address and a context.  The self-contained A-sync after it starts a
+ * chunk of its own.  The oracle is the path the trace was written along;
+ * every chunk decodes on demand, backwards from a cold cache, to what the
+ * index counted. */
+START_TEST(atoms_after_a_periodic_async_keep_the_address_from_before_it)
+{
+	const uint64_t *want = etm_periodic_async_path_ips;
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	uint64_t ips[64];
+	size_t n, i;
+
+	make_tmpdir();
+	etm_periodic_async_path(&tr);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	n = walk(hwtr_history_thread(h, 0), ips, 64, NULL);
+	ck_assert_uint_eq(n, 21);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(ips[i] == want[i], "instruction %zu: 0x%llx, not 0x%llx",
+			      i + 1, (unsigned long long)ips[i],
+			      (unsigned long long)want[i]);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, 2);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = n; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A packet that does not parse (0x00 0x85: an extension header with no
+ * such extension) loses sync; OpenCSD says so at the next packet it reads,
+ * the A-sync where it synchronises again.  The gap is the trace's between
+ * the two paths, and every chunk decodes on demand to what the index has
+ * (the gap belongs to the chunk where sync was lost: a decoder started at
+ * the A-sync never sees the bad packet). */
+START_TEST(a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t n, i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_bytes(&tr, "\x00\x85", 2);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 8; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	n = walk(hwtr_history_thread(h, 0), ips, 16, gaps);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_ptr_nonnull(gaps[4]);
+	ck_assert_msg(strstr(gaps[4], "bad packet sequence"), "%s", gaps[4]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -651,6 +752,8 @@ int main(void)
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);
 	tcase_add_test(tc, two_sources_in_coresight_frames_decode_apart);
 	tcase_add_test(tc, chunks_decode_the_same_on_demand_in_any_order);
+	tcase_add_test(tc, atoms_after_a_periodic_async_keep_the_address_from_before_it);
+	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
