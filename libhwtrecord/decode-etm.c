@@ -596,24 +596,69 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 	return st->nomem ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
 }
 
+/* A packet processor of the unit E calling FN with CTX for every packet.
+ * OpenCSD's C API has no ETE packet callback before 1.7.1 (the ETE decoder
+ * is there, but the chunk scan needs the packets). */
+static int packet_tree(const struct hwtr_etm_config *e, void *fn, void *ctx,
+		       dcd_tree_handle_t *out)
+{
+	struct etm_stream probe = { .cfg = e };
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_err_t oerr;
+	char words[128];
+	int err = create_tree(&probe, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+
+	if (err)
+		return err;
+	oerr = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
+					      fn, ctx);
+	if (oerr == OCSD_OK) {
+		*out = tree;
+		return 0;
+	}
+	ocsd_destroy_dcd_tree(tree);
+	if (e->ete)
+		return hwtr_fail(hwtr_err_version, "source 0x%x is an ETE trace "
+				 "unit: decoding ETE needs OpenCSD 1.7.1 or later "
+				 "(its C API gives ETE packets to a callback), this is "
+				 "OpenCSD %s", e->trace_id, ocsd_get_version_str());
+	return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the packet "
+			 "processor of source 0x%x: %s", e->trace_id,
+			 ocsd_words(oerr, words, sizeof(words)));
+}
+
+static ocsd_datapath_resp_t no_packet(const void *ctx, const ocsd_datapath_op_t op,
+				      const ocsd_trc_index_t index,
+				      const void *packet)
+{
+	return OCSD_RESP_CONT;
+}
+
+int hwtr_etm_decodable(const struct hwtr_etm_config *etm)
+{
+	dcd_tree_handle_t tree;
+	int err;
+
+	if (!etm)
+		return hwtr_fail(hwtr_err_invalid, "no trace unit");
+	if ((err = packet_tree(etm, (void *)no_packet, NULL, &tree)))
+		return err;
+	ocsd_destroy_dcd_tree(tree);
+	return 0;
+}
+
 static int scan_packets(struct etm_stream *s)
 {
 	struct scan_state st = { .s = s };
 	dcd_tree_handle_t tree;
-	unsigned char csid = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	uint64_t pos = s->start;
 	size_t li = 0;
-	int err = create_tree(s, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+	int err = packet_tree(s->cfg, (void *)scan_packet, &st, &tree);
 
 	if (err)
 		return err;
-	if (ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
-					   (void *)scan_packet, &st) != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the "
-				 "packet processor");
-	}
 	while (pos < s->size) {
 		uint32_t done = 0, n = s->size - pos > (1u << 20)
 					       ? 1u << 20 : (uint32_t)(s->size - pos);

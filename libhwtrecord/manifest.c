@@ -254,14 +254,17 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "ETMv4 (\"etm4\") and ETE (\"ete\") are decoded",
 				 w->file, i, protocol);
 	e->ete = !strcmp(protocol, "ete");
-	if (v == 0 || v >= 0x70)
-		return hwtr_fail(hwtr_err_format,
-				 "%s: threads[%zu].etm.trace_id %llu is not a "
-				 "CoreSight trace ID (1 to 0x6f)",
-				 w->file, i, (unsigned long long)v);
-	e->trace_id = (uint8_t)v;
 	if ((err = json_get_bool_opt(obj, "formatted", w, &e->formatted)))
 		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+	/* A source's raw trace alone may have trace ID 0 (OpenCSD decodes
+	 * it); in frames 0 is no source's. */
+	if ((v == 0 && e->formatted) || v >= 0x70)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.trace_id %llu is not a "
+				 "CoreSight trace ID (1 to 0x6f%s)",
+				 w->file, i, (unsigned long long)v,
+				 e->formatted ? "" : ", or 0 for a raw stream");
+	e->trace_id = (uint8_t)v;
 	frame = json_object_get(obj, "frame");
 	if (e->formatted && !json_is_object(frame))
 		return hwtr_fail(hwtr_err_format,

@@ -115,6 +115,12 @@ struct hwtr_etm_config {
 	uint32_t context_id;
 };
 
+/* Whether this library's OpenCSD decodes trace from the unit ETM: 0, or
+ * hwtr_err_version with a message naming the OpenCSD version needed (ETE
+ * needs one whose C API gives ETE packets to a callback, 1.7.1 or later;
+ * Debian 12 has 1.3.3).  Importers call it to refuse what cannot be decoded. */
+int hwtr_etm_decodable(const struct hwtr_etm_config *etm);
+
 enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */
 	hwtr_end_exited,	/* exit code in code */
