@@ -23,7 +23,22 @@ const char *end_state_name(enum hwtr_end_state state)
 	return "running";
 }
 
+static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt);
+
 static json_t *pt_encode(const struct hwtr_pt_config *pt)
+{
+	json_t *o = pt_encode_fixed(pt);
+
+	if (o && pt->address_filter &&
+	    json_object_set_new(o, "address_filter",
+				json_string(pt->address_filter)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt)
 {
 	return json_pack("{s:{s:s,s:i,s:i,s:i},s:i,s:i,s:I,s:I,s:I,s:I,s:b,s:b,s:I}",
 			 "cpu", "vendor", pt->vendor[0] ? pt->vendor : "unknown",
@@ -192,7 +207,7 @@ static int pt_decode(json_t *obj, const struct json_where *w,
 	if ((err = json_get_bool_opt(obj, "return_compression", w, &b)))
 		return err;
 	pt->return_compression = b;
-	return 0;
+	return json_get_string_opt(obj, "address_filter", w, &pt->address_filter);
 }
 
 static int end_decode(json_t *obj, const struct json_where *w,

@@ -259,6 +259,7 @@ static int auxtrace_info_read(struct imp *m, const struct perf_data_item *item)
 		err = cs_etm_info_parse(priv, n, &m->csi);
 		m->etm = !err;
 	} else {
+		intel_pt_info_release(&m->pti);
 		err = intel_pt_info_parse(priv, n, &m->pti);
 	}
 	free(priv);
@@ -1718,6 +1719,7 @@ static void release(struct imp *m)
 {
 	size_t i;
 
+	intel_pt_info_release(&m->pti);
 	for (i = 0; i < m->nqueues; i++)
 		free(m->queues[i].bufs);
 	free(m->queues);

@@ -1,4 +1,5 @@
 /* perf-intel-pt.c: Intel PT's AUXTRACE_INFO words and config (see .h). */
+#define _GNU_SOURCE
 #include "perf-intel-pt.h"
 #include "hwtrecord.h"
 
@@ -47,8 +48,20 @@ int intel_pt_info_parse(const uint64_t *priv, size_t n,
 					 "address filter of %llu bytes does not "
 					 "fit its %zu words",
 					 (unsigned long long)len, n);
+		if (len) {
+			info->filter = strndup((const char *)(priv + INTEL_PT_PRIV_WORDS),
+					       (size_t)len);
+			if (!info->filter)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+		}
 	}
 	return 0;
+}
+
+void intel_pt_info_release(struct intel_pt_info *info)
+{
+	free(info->filter);
+	info->filter = NULL;
 }
 
 size_t intel_pt_info_encode(const struct intel_pt_info *info, uint64_t *priv)
@@ -115,4 +128,5 @@ void intel_pt_info_to_config(const struct intel_pt_info *info, uint64_t config,
 				   (config & info->noretcomp_bit));
 	/* PSBFreq: a PSB every 2^(11 + n) bytes. */
 	pt->psb_period = 2048u << field(config, INTEL_PT_CFG_PSB_PERIOD);
+	pt->address_filter = info->filter;
 }

@@ -67,6 +67,7 @@ struct intel_pt_info {
 	uint32_t tsc_ctc_n, tsc_ctc_d;	/* CPUID.15H EBX, EAX */
 	uint64_t cyc_bit;
 	uint32_t max_nonturbo_ratio;
+	char *filter;			/* the address filter string, or NULL */
 };
 
 /* Read the private words; fails (message without the file: callers add
@@ -74,6 +75,9 @@ struct intel_pt_info {
  * does not fit. */
 int intel_pt_info_parse(const uint64_t *priv, size_t npriv,
 			struct intel_pt_info *info);
+
+/* What intel_pt_info_parse allocated. */
+void intel_pt_info_release(struct intel_pt_info *info);
 
 /* Write the fixed words (no filter); returns how many (INTEL_PT_PRIV_WORDS). */
 size_t intel_pt_info_encode(const struct intel_pt_info *info, uint64_t *priv);

@@ -80,6 +80,11 @@ struct hwtr_pt_config {
 	bool tsc;		/* TSC packets enabled */
 	bool return_compression;	/* DisRETC clear */
 	uint32_t psb_period;	/* bytes between PSBs (informational) */
+	/* IP filtering as perf was asked for it (perf record --filter, e.g.
+	 * "filter main @ /bin/prog"), or NULL: the trace holds only code the
+	 * filter lets through.  Informational: the addresses it stands for
+	 * are perf's business. */
+	const char *address_filter;
 };
 
 /* How a CoreSight formatted stream is framed (OpenCSD's deformatter flags). */

@@ -193,6 +193,38 @@ START_TEST(code_with_no_image_is_a_gap_that_names_the_address)
 }
 END_TEST
 
+/* Code at a kernel address (an AArch64 kernel's, upper half) with no image:
+ * the gap says whose address it is and which image decoding needs. */
+START_TEST(code_at_a_kernel_address_is_a_gap_that_names_the_kernel)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+
+	make_tmpdir();
+	etm_start(&tr, UINT64_C(0xffffffc010081000));
+	etm_atom(&tr, true);
+	etm_addr(&tr, 0x1010);
+	etm_atom(&tr, true);		/* b . */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 2);
+	ck_assert_uint_eq(ips[0], 0);
+	ck_assert_msg(strstr(gaps[0], "address not accessible at 0xffffffc010081000") &&
+		      strstr(gaps[0], "a kernel address; decoding there needs the "
+			     "traced kernel's image (its vmlinux)"), "%s", gaps[0]);
+	ck_assert_uint_eq(ips[1], 0x1010);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async)
 {
 	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
@@ -743,6 +775,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_main_path_decodes_with_branch_classes_and_segments);
 	tcase_add_test(tc, code_with_no_image_is_a_gap_that_names_the_address);
+	tcase_add_test(tc, code_at_a_kernel_address_is_a_gap_that_names_the_kernel);
 	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_at_the_start_is_the_first_gap);
