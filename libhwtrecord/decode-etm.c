@@ -108,6 +108,8 @@ struct etm_stream {
 	uint64_t truncated_at;	/* raw offset of that packet */
 	uint64_t *unusable;	/* packets never fed to the decoder */
 	size_t nunusable;
+	uint64_t *sync_losses;	/* packets that lose sync (bad, overflow) */
+	size_t nsync_losses;
 	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
 	size_t nlosses;
 	bool leading_loss;	/* a loss at or before the kept start */
@@ -136,6 +138,7 @@ struct etm_walk {
 	bool eot_sent;
 	bool fatal;
 	size_t next_start;	/* the next chunk start yet to be reported */
+	bool chunk_open;	/* a chunk start was reported */
 	size_t next_loss;	/* the first loss after the walk's position */
 	bool block_seen;	/* a block since the chunk start or a gap */
 	bool resume_pending;	/* trace turned on again after blocks */
@@ -570,6 +573,14 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 		s->stamps[s->nstamps++] = (struct timestamp_mark){ index,
 								  p->ts.timestamp };
 		break;
+	case ETM4_PKT_I_BAD_SEQUENCE:
+	case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED:
+	case ETM4_PKT_I_OVERFLOW:
+	case ETM4_PKT_I_DISCARD:
+		if (push_u64(&s->sync_losses, &s->nsync_losses, index) < 0)
+			st->nomem = true;
+		break;
 	case ETM4_PKT_I_INCOMPLETE_EOT:
 		/* Bytes after a loss that never reach an A-sync are the
 		 * loss's, not a packet cut short. */
@@ -757,6 +768,7 @@ static void start_chunks_up_to(struct etm_walk *w, uint64_t raw)
 	if (k == 0 || k <= w->next_start)
 		return;
 	w->next_start = k;
+	w->chunk_open = true;
 	item = push_item(w);
 	if (!item)
 		return;
@@ -848,6 +860,15 @@ static void range_item(struct etm_walk *w, uint64_t raw,
 	w->block_seen = true;
 }
 
+/* The packet that lost sync, which the decoder reports at INDEX (the
+ * packet after it): the last such packet before INDEX, or INDEX. */
+static uint64_t sync_lost_at(const struct etm_stream *s, uint64_t index)
+{
+	size_t k = count_up_to(s->sync_losses, s->nsync_losses, index - 1);
+
+	return k && index ? s->sync_losses[k - 1] : index;
+}
+
 /* A context ID is current: note it, and follow whether it is the thread's. */
 static void context_in(struct etm_walk *w, uint64_t index, uint32_t id)
 {
@@ -922,13 +943,19 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
 		/* Sync was lost in the chunk that is current; the decoder says
 		 * so at the packet it next reads, often the A-sync that starts
-		 * the next chunk, which a decoder started there never says. */
+		 * the next chunk, which a decoder started there never says.
+		 * Before the walk's first chunk it is the chunk of the packet
+		 * that lost it. */
 		switch (e->unsync_eot_info) {
 		case UNSYNC_OVERFLOW:
+			if (!w->chunk_open)
+				start_chunks_up_to(w, sync_lost_at(w->s, index));
 			gap(w, gap_overflow, 0, index, 0);
 			break;
 		case UNSYNC_BAD_PACKET:
 		case UNSYNC_DISCARD:
+			if (!w->chunk_open)
+				start_chunks_up_to(w, sync_lost_at(w->s, index));
 			gap(w, gap_decode_error, OCSD_ERR_BAD_PACKET_SEQ, index, 0);
 			break;
 		default:
@@ -1250,6 +1277,7 @@ static void stream_fini(struct etm_stream *s)
 	free(s->starts);
 	free(s->stamps);
 	free(s->unusable);
+	free(s->sync_losses);
 	free(s->losses);
 	free(s->contexts);
 }

@@ -765,6 +765,60 @@ START_TEST(a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync)
 }
 END_TEST
 
+/* The same before the first instruction: the first A-sync and Trace Info,
+ * then a reserved packet header (0x08); OpenCSD says so at the packet after
+ * it.  The next A-sync is followed by a cut A-sync (00 00 80, a bad
+ * sequence a decoder started there would ignore while it waits for Trace
+ * Info), so it starts no chunk: the gap and the path after it (0x1008,
+ * 0x100c, 0x1004, as trc_pkt_lister decodes it) are one chunk, which
+ * decodes on demand to what the index has. */
+START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
+{
+	static const uint64_t want[] = { 0, 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_async(&tr);
+	etm_trace_info(&tr);
+	etm_bytes(&tr, "\x08", 1);
+	etm_async(&tr);
+	etm_bytes(&tr, "\x00\x00\x80", 3);
+	etm_trace_info(&tr);
+	etm_trace_on(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 4; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 4);
+	ck_assert_msg(strstr(gaps[0], "bad packet sequence"), "%s", gaps[0]);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, 1);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -787,6 +841,7 @@ int main(void)
 	tcase_add_test(tc, chunks_decode_the_same_on_demand_in_any_order);
 	tcase_add_test(tc, atoms_after_a_periodic_async_keep_the_address_from_before_it);
 	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
+	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
