@@ -98,5 +98,8 @@ rm -rf bad.hwtrec
 got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pt"].get("address_filter"))' \
 	bad.hwtrec/manifest.json)
 [ "$got" = "filter main @ $work/loops" ] || fail "$case: manifest has '$got'"
-echo "$case: $got"
+"$HWTREC" export --perf bad.hwtrec -o again.data 2>/dev/null || fail "$case: export"
+perf script -D -i again.data 2>/dev/null | grep -q "Filter string  *filter main @ $work/loops$" ||
+	fail "$case: the exported perf.data lost the filter"
+echo "$case: $got (exported again)"
 echo "PASS"
