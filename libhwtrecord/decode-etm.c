@@ -473,20 +473,27 @@ struct scan_state {
 	bool fresh;		/* the walk starts afresh at the next A-sync */
 	bool pending;		/* an A-sync that may yet start a chunk: */
 	uint64_t pending_at;
+	bool pending_tinfo;	/* ... its Trace Info seen */
 	bool pending_ctxt;	/* ... a context seen since */
 	bool pending_addr;	/* ... a long address seen since */
 };
 
-/* Whether the pending A-sync starts a chunk, by the packet after it: one
- * that leaves a fresh decoder and one going straight through in the same
- * state (nothing, or a context or an address they both take) keeps it
- * pending; a context and a long address make it a chunk start; anything
- * else (an atom, an exception, speculation: what a fresh decoder would
- * skip or get wrong) takes it off. */
+/* Whether the pending A-sync starts a chunk, by the packet after it.  A
+ * decoder started there reads nothing before the Trace Info that must come
+ * first; after it, a packet that leaves that decoder and one going
+ * straight through in the same state (nothing, or a context or an address
+ * they both take) keeps the A-sync pending; a context and a long address
+ * make it a chunk start; anything else (an atom, an exception,
+ * speculation: what a fresh decoder would skip or get wrong) takes it
+ * off. */
 static void settle_start(struct scan_state *st, const ocsd_etmv4_i_pkt *p)
 {
+	if (!st->pending_tinfo) {
+		st->pending_tinfo = p->type == ETM4_PKT_I_TRACE_INFO;
+		st->pending = st->pending_tinfo;
+		return;
+	}
 	switch ((int)p->type) {
-	case ETM4_PKT_I_TRACE_INFO:
 	case ETM4_PKT_I_TIMESTAMP:
 	case ETM4_PKT_I_TRACE_ON:
 	case ETM4_PKT_I_CCNT_F1:
@@ -554,6 +561,7 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 		} else {
 			st->pending = true;
 			st->pending_at = index;
+			st->pending_tinfo = false;
 			st->pending_ctxt = false;
 			st->pending_addr = false;
 		}

@@ -819,6 +819,53 @@ START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
 }
 END_TEST
 
+/* An A-sync with no Trace Info after it (a cut sync sequence): decoding
+ * straight through, OpenCSD takes the address and context after it and
+ * goes on (0x1008, 0x100c, 0x1004); a decoder started there would wait for
+ * a Trace Info and decode nothing, so it starts no chunk. */
+START_TEST(an_async_without_trace_info_starts_no_chunk)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_async(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.instructions, 7);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 7; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(st.chunks, 1);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -842,6 +889,7 @@ int main(void)
 	tcase_add_test(tc, atoms_after_a_periodic_async_keep_the_address_from_before_it);
 	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
 	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
+	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
