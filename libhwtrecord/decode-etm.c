@@ -35,7 +35,9 @@
  * says it does not trace speculatively (TRCIDR8.MAXSPEC 0) are bad data, and
  * OpenCSD 1.3 can crash on a mispredict with nothing to mispredict (found
  * by fuzzing): the decoder is never fed them; the walk stops before each
- * (a gap) and starts again at the next A-sync.
+ * (a gap) and starts again at the next A-sync.  So with an exception packet
+ * that no address follows (a context may come between), on which OpenCSD
+ * 1.3.3 and its lister crash: a "bad packet sequence" gap there.
  *
  * Losses (decoder.h): a formatted buffer's deformatter starts afresh at each
  * loss (the frames after it do not continue the ones before), and the loss
@@ -108,6 +110,8 @@ struct etm_stream {
 	uint64_t truncated_at;	/* raw offset of that packet */
 	uint64_t *unusable;	/* packets never fed to the decoder */
 	size_t nunusable;
+	uint64_t *bad_exceptions;	/* exception packets with no address */
+	size_t nbad_exceptions;
 	uint64_t *sync_losses;	/* packets that lose sync (bad, overflow) */
 	size_t nsync_losses;
 	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
@@ -476,7 +480,50 @@ struct scan_state {
 	bool pending_tinfo;	/* ... its Trace Info seen */
 	bool pending_ctxt;	/* ... a context seen since */
 	bool pending_addr;	/* ... a long address seen since */
+	bool in_exception;	/* an exception packet wants its address: */
+	uint64_t exception_at;
+	bool exception_ctxt;	/* ... a context came first */
 };
+
+/* Packet AT is never fed to the decoder: the walk starts afresh at the
+ * next A-sync.  False when out of memory. */
+static bool not_fed(struct scan_state *st, uint64_t at)
+{
+	st->fresh = true;
+	return push_u64(&st->s->bad_exceptions, &st->s->nbad_exceptions, at) == 0;
+}
+
+/* An exception packet is followed by its address (a context may come
+ * first); OpenCSD 1.3 can crash on one that is not (found by fuzzing), so
+ * such a packet is never fed to the decoder. */
+static void check_exception(struct scan_state *st, const ocsd_etmv4_i_pkt *p,
+			    uint64_t index)
+{
+	int type = (int)p->type;
+
+	if (st->in_exception) {
+		if (type == ETM4_PKT_I_CTXT && !st->exception_ctxt) {
+			st->exception_ctxt = true;
+			return;
+		}
+		st->in_exception = false;
+		if (type != ETM4_PKT_I_ADDR_MATCH && type != ETM4_PKT_I_ADDR_S_IS0 &&
+		    type != ETM4_PKT_I_ADDR_S_IS1 && type != ETM4_PKT_I_ADDR_L_32IS0 &&
+		    type != ETM4_PKT_I_ADDR_L_32IS1 && type != ETM4_PKT_I_ADDR_L_64IS0 &&
+		    type != ETM4_PKT_I_ADDR_L_64IS1 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS0 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS1 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS0 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS1 &&
+		    !not_fed(st, st->exception_at))
+			st->nomem = true;
+	}
+	if (type == ETM4_PKT_I_EXCEPT) {
+		st->in_exception = true;
+		st->exception_at = index;
+		st->exception_ctxt = false;
+	}
+}
 
 /* Whether the pending A-sync starts a chunk, by the packet after it.  A
  * decoder started there reads nothing before the Trace Info that must come
@@ -545,6 +592,7 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 
 	if (op != OCSD_OP_DATA || !p)
 		return OCSD_RESP_CONT;
+	check_exception(st, p, index);
 	if (st->pending && p->type != ETM4_PKT_I_ASYNC)
 		settle_start(st, p);
 	switch ((int)p->type) {
@@ -703,6 +751,7 @@ static int scan_packets(struct etm_stream *s)
 			st.after_loss = true;
 			st.fresh = true;
 			st.pending = false;
+			st.in_exception = false;
 		}
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
@@ -1088,20 +1137,24 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	return 0;
 }
 
-/* The first unusable packet at or after RAW, or UINT64_MAX. */
-static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw)
+/* The first offset in the sorted OFFSETS[N] at or after RAW, or
+ * UINT64_MAX. */
+static uint64_t first_from(const uint64_t *offsets, size_t n, uint64_t raw)
 {
-	size_t lo = 0, hi = s->nunusable;
+	size_t k = raw ? count_up_to(offsets, n, raw - 1) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return k < n ? offsets[k] : UINT64_MAX;
+}
 
-		if (s->unusable[mid] < raw)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nunusable ? s->unusable[lo] : UINT64_MAX;
+/* The first packet at or after RAW that is never fed to the decoder, or
+ * UINT64_MAX; *ERROR: why (the gap's OpenCSD error). */
+static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw, int *error)
+{
+	uint64_t spec = first_from(s->unusable, s->nunusable, raw);
+	uint64_t exc = first_from(s->bad_exceptions, s->nbad_exceptions, raw);
+
+	*error = exc < spec ? OCSD_ERR_BAD_PACKET_SEQ : OCSD_ERR_HW_CFG_UNSUPP;
+	return exc < spec ? exc : spec;
 }
 
 /* The walk reached a loss: what came before is flushed out, a gap, and
@@ -1139,6 +1192,7 @@ static void feed(struct etm_walk *w)
 		ocsd_datapath_resp_t resp;
 		uint32_t done = 0, n;
 		uint64_t bad;
+		int bad_error;
 
 		if (w->pos >= s->size || w->fatal) {
 			if (!w->eot_sent) {
@@ -1158,7 +1212,7 @@ static void feed(struct etm_walk *w)
 		if (w->next_loss < s->nlosses &&
 		    s->losses[w->next_loss].raw - w->pos < n)
 			n = (uint32_t)(s->losses[w->next_loss].raw - w->pos);
-		bad = next_unusable(s, w->pos);
+		bad = next_unusable(s, w->pos, &bad_error);
 		if (bad == w->pos) {
 			/* Not for the decoder: what came before is flushed out, a
 			 * gap here, and decoding starts again at the next A-sync. */
@@ -1166,7 +1220,7 @@ static void feed(struct etm_walk *w)
 
 			ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 			ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-			gap(w, gap_decode_error, OCSD_ERR_HW_CFG_UNSUPP, w->pos, 0);
+			gap(w, gap_decode_error, bad_error, w->pos, 0);
 			if (k >= s->nasyncs)
 				w->fatal = true;
 			else
@@ -1286,6 +1340,7 @@ static void stream_fini(struct etm_stream *s)
 	free(s->stamps);
 	free(s->unusable);
 	free(s->sync_losses);
+	free(s->bad_exceptions);
 	free(s->losses);
 	free(s->contexts);
 }

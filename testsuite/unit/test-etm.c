@@ -866,6 +866,43 @@ START_TEST(an_async_without_trace_info_starts_no_chunk)
 }
 END_TEST
 
+/* Exception packets (06 06: a trap) with no address after them: OpenCSD
+ * 1.3.3 crashes on them (its trc_pkt_lister too, on the fuzz input this
+ * comes from).  They are never fed to it: the path before, a gap that
+ * says the packets are out of sequence, the path from the next A-sync. */
+START_TEST(an_exception_without_its_address_is_a_gap_not_a_crash)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0, 0x1008, 0x100c,
+					 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_bytes(&tr, "\x06\x06\x06\x06\x06\x06", 6);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 6);
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(ips[i], want[i]);
+	ck_assert_msg(strstr(gaps[2], "bad packet sequence"), "%s", gaps[2]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -890,6 +927,7 @@ int main(void)
 	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
 	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
 	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
+	tcase_add_test(tc, an_exception_without_its_address_is_a_gap_not_a_crash);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
