@@ -1157,6 +1157,15 @@ static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw, int *err
 	return exc < spec ? exc : spec;
 }
 
+/* The decoder, reset, starts afresh at the A-sync at RAW: a loss of sync
+ * it reports before its first instruction belongs to the chunk of the
+ * packet that lost it (element_in), as when a walk starts there. */
+static void restart_at(struct etm_walk *w, uint64_t raw)
+{
+	w->pos = raw;
+	w->chunk_open = false;
+}
+
 /* The walk reached a loss: what came before is flushed out, a gap, and
  * decoding starts again at the first A-sync after it. */
 static void lost(struct etm_walk *w)
@@ -1178,7 +1187,7 @@ static void lost(struct etm_walk *w)
 		w->next_loss = s->nlosses;
 		return;
 	}
-	w->pos = s->asyncs[k];
+	restart_at(w, s->asyncs[k]);
 	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= w->pos)
 		w->next_loss++;
 }
@@ -1224,7 +1233,7 @@ static void feed(struct etm_walk *w)
 			if (k >= s->nasyncs)
 				w->fatal = true;
 			else
-				w->pos = s->asyncs[k];
+				restart_at(w, s->asyncs[k]);
 			continue;
 		}
 		if (bad - w->pos < n)
@@ -1243,7 +1252,7 @@ static void feed(struct etm_walk *w)
 				w->fatal = true;
 				continue;
 			}
-			w->pos = s->asyncs[k];
+			restart_at(w, s->asyncs[k]);
 			continue;
 		}
 		if (!done && OCSD_DATA_RESP_IS_WAIT(resp)) {

@@ -903,6 +903,62 @@ START_TEST(an_exception_without_its_address_is_a_gap_not_a_crash)
 }
 END_TEST
 
+/* After a packet the decoder is never fed (a mispredict from a unit that
+ * does not trace speculation), decoding starts afresh at the next A-sync,
+ * which starts a chunk; a bad packet there, before any instruction, is
+ * that chunk's gap whether the chunk is decoded on its own or the walk
+ * came from the chunk before. */
+START_TEST(a_bad_packet_after_a_restart_is_the_new_chunks_gap)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0, 0,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_bytes(&tr, "\x30", 1);	/* mispredict */
+	etm_async(&tr);
+	etm_trace_info(&tr);
+	etm_bytes(&tr, "\x08", 1);	/* reserved */
+	etm_async(&tr);
+	etm_bytes(&tr, "\x00\x00\x80", 3);	/* a cut A-sync */
+	etm_trace_info(&tr);
+	etm_trace_on(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 9; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 16, gaps), 9);
+	ck_assert_msg(strstr(gaps[4], "speculation packet"), "%s", gaps[4]);
+	ck_assert_msg(strstr(gaps[5], "bad packet sequence"), "%s", gaps[5]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -928,6 +984,7 @@ int main(void)
 	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
 	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
 	tcase_add_test(tc, an_exception_without_its_address_is_a_gap_not_a_crash);
+	tcase_add_test(tc, a_bad_packet_after_a_restart_is_the_new_chunks_gap);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
