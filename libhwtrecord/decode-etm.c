@@ -65,6 +65,7 @@
 #include <string.h>
 
 #define FEED_BYTES 512		/* raw trace fed to OpenCSD at a time */
+#define CODE_ADDRESS_END (UINT64_MAX - 0x10000)	/* the last code address */
 #define DEMUX_NAME "hwtrecord-demux"
 
 struct decoder_context {
@@ -1088,9 +1089,13 @@ static int stream_tree(struct etm_stream *s)
 		return 0;
 	if ((err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
 		return err;
+	/* Not the last 64 KiB of the address space: OpenCSD 1.3.3's memory
+	 * cache overruns its page there (found by fuzzing: an address packet
+	 * of 0xfffffffffffffffc); no code lives there, and an address
+	 * outside every accessor is "not accessible", as for no image. */
 	if (ocsd_dt_set_gen_elem_outfn(s->tree, element_in, s) != OCSD_OK ||
-	    ocsd_dt_add_callback_mem_acc(s->tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY,
-					 read_code, s) != OCSD_OK) {
+	    ocsd_dt_add_callback_mem_acc(s->tree, 0, CODE_ADDRESS_END,
+					 OCSD_MEM_SPACE_ANY, read_code, s) != OCSD_OK) {
 		ocsd_destroy_dcd_tree(s->tree);
 		s->tree = NULL;
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot set up the decoder");

@@ -959,6 +959,42 @@ START_TEST(a_bad_packet_after_a_restart_is_the_new_chunks_gap)
 }
 END_TEST
 
+/* An address at the very end of the address space (0xfffffffffffffffc)
+ * crashed OpenCSD 1.3.3's memory cache (fuzz-etm); it is code no image
+ * has, a gap that names it, and decoding goes on at the next A-sync. */
+START_TEST(an_address_at_the_end_of_the_address_space_is_a_gap)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0, 0x1008, 0x100c };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020: taken */
+	etm_addr(&tr, UINT64_C(0xfffffffffffffffc));
+	etm_atom(&tr, true);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 5);
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(ips[i], want[i]);
+	ck_assert_msg(strstr(gaps[2], "address not accessible at 0xfffffffffffffffc"),
+		      "%s", gaps[2]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -985,6 +1021,7 @@ int main(void)
 	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
 	tcase_add_test(tc, an_exception_without_its_address_is_a_gap_not_a_crash);
 	tcase_add_test(tc, a_bad_packet_after_a_restart_is_the_new_chunks_gap);
+	tcase_add_test(tc, an_address_at_the_end_of_the_address_space_is_a_gap);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
