@@ -633,6 +633,7 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 	case ETM4_PKT_I_BAD_SEQUENCE:
 	case ETM4_PKT_I_BAD_TRACEMODE:
 	case ETM4_PKT_I_RESERVED:
+	case ETM4_PKT_I_RESERVED_CFG:
 	case ETM4_PKT_I_OVERFLOW:
 	case ETM4_PKT_I_DISCARD:
 		if (push_u64(&s->sync_losses, &s->nsync_losses, index) < 0)
@@ -927,6 +928,17 @@ static uint64_t sync_lost_at(const struct etm_stream *s, uint64_t index)
 	return k && index ? s->sync_losses[k - 1] : index;
 }
 
+/* A loss of sync reported at INDEX is the gap of the chunk that is open,
+ * or else of the chunk of the packet that lost it; never of none (a walk
+ * and the index pass put every item in a chunk the same way). */
+static void open_chunk_of_loss(struct etm_walk *w, uint64_t index)
+{
+	if (!w->chunk_open)
+		start_chunks_up_to(w, sync_lost_at(w->s, index));
+	if (!w->chunk_open)
+		start_chunks_up_to(w, index);
+}
+
 /* A context ID is current: note it, and follow whether it is the thread's. */
 static void context_in(struct etm_walk *w, uint64_t index, uint32_t id)
 {
@@ -1006,14 +1018,12 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 		 * that lost it. */
 		switch (e->unsync_eot_info) {
 		case UNSYNC_OVERFLOW:
-			if (!w->chunk_open)
-				start_chunks_up_to(w, sync_lost_at(w->s, index));
+			open_chunk_of_loss(w, index);
 			gap(w, gap_overflow, 0, index, 0);
 			break;
 		case UNSYNC_BAD_PACKET:
 		case UNSYNC_DISCARD:
-			if (!w->chunk_open)
-				start_chunks_up_to(w, sync_lost_at(w->s, index));
+			open_chunk_of_loss(w, index);
 			gap(w, gap_decode_error, OCSD_ERR_BAD_PACKET_SEQ, index, 0);
 			break;
 		default:

@@ -772,9 +772,14 @@ END_TEST
  * Info), so it starts no chunk: the gap and the path after it (0x1008,
  * 0x100c, 0x1004, as trc_pkt_lister decodes it) are one chunk, which
  * decodes on demand to what the index has. */
-START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
+/* PREFIX (N bytes before the first A-sync, a gap of their own) and BAD. */
+static void bad_packet_before_any_instruction(const char *prefix, size_t n,
+					      const char *bad)
 {
-	static const uint64_t want[] = { 0, 0x1008, 0x100c, 0x1004 };
+	/* With PREFIX: its gap first. */
+	static const uint64_t path[] = { 0, 0, 0x1008, 0x100c, 0x1004 };
+	const uint64_t *want = n ? path : path + 1;
+	size_t count = n ? 5 : 4;
 	struct etm_trace tr = { .len = 0 };
 	struct etm_source src = { .id = 0x10 };
 	struct hwtr_thread_stats st;
@@ -786,9 +791,10 @@ START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
 	size_t i;
 
 	make_tmpdir();
+	etm_bytes(&tr, prefix, n);
 	etm_async(&tr);
 	etm_trace_info(&tr);
-	etm_bytes(&tr, "\x08", 1);
+	etm_bytes(&tr, bad, 1);
 	etm_async(&tr);
 	etm_bytes(&tr, "\x00\x00\x80", 3);
 	etm_trace_info(&tr);
@@ -801,7 +807,7 @@ START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
 	rec = recording_of(&src, 1, false);
 	h = history_of(rec, 1);
 	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
-	for (i = 4; i > 0; i--) {
+	for (i = count; i > 0; i--) {
 		struct hwtr_insn insn;
 
 		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
@@ -809,13 +815,31 @@ START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
 		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
 	}
 	hwtr_cursor_free(c);
-	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 4);
-	ck_assert_msg(strstr(gaps[0], "bad packet sequence"), "%s", gaps[0]);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), count);
+	ck_assert_msg(strstr(gaps[count - 4], "bad packet sequence"), "%s",
+		      gaps[count - 4]);
+	/* One chunk from the first A-sync (and the prefix's gap alone). */
 	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
-	ck_assert_uint_eq(st.chunks, 1);
+	ck_assert_uint_eq(st.chunks, n ? 2 : 1);
 	hwtr_history_free(h);
 	hwtr_recording_close(rec);
 	remove_tmpdir();
+}
+
+START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
+{
+	bad_packet_before_any_instruction(NULL, 0, "\x08");	/* reserved */
+}
+END_TEST
+
+/* The same with a header reserved only for this configuration (0x6d,
+ * conditional instruction trace, which the unit does not do: a packet type
+ * of its own in OpenCSD), after bytes before the first A-sync that hold a
+ * bad packet of their own (eleven zeros and 05: a cut A-sync) (fuzz-etm). */
+START_TEST(a_packet_reserved_for_the_configuration_is_its_chunks_gap)
+{
+	bad_packet_before_any_instruction("\x00\x00\x00\x00\x00\x00\x00"
+					  "\x00\x00\x00\x00\x05", 12, "\x6d");
 }
 END_TEST
 
@@ -1018,6 +1042,7 @@ int main(void)
 	tcase_add_test(tc, atoms_after_a_periodic_async_keep_the_address_from_before_it);
 	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
 	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
+	tcase_add_test(tc, a_packet_reserved_for_the_configuration_is_its_chunks_gap);
 	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
 	tcase_add_test(tc, an_exception_without_its_address_is_a_gap_not_a_crash);
 	tcase_add_test(tc, a_bad_packet_after_a_restart_is_the_new_chunks_gap);
