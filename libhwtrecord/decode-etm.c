@@ -647,6 +647,16 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 			s->truncated_at = index;
 		}
 		break;
+	case ETM4_PKT_I_TRACE_INFO:
+		/* A speculation depth past the unit's maximum (TRCIDR8) is
+		 * bad data, and a decoder started at a later A-sync would not
+		 * carry it (found by fuzzing): like a speculation packet. */
+		if (p->curr_spec_depth > s->cfg->trcidr[8]) {
+			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
+				st->nomem = true;
+			st->fresh = true;
+		}
+		break;
 	case ETM4_PKT_I_COMMIT:
 	case ETM4_PKT_I_CANCEL_F1:
 	case ETM4_PKT_I_CANCEL_F1_MISPRED:
