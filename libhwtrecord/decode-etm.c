@@ -7,9 +7,19 @@
  * each of them back to its position in the buffer, so that gaps name
  * offsets as OpenCSD's lister prints them (Idx).
  *
- * Chunk starts are the A-sync packets, found by OpenCSD's packet processor
+ * Chunk starts are A-sync packets, found by OpenCSD's packet processor
  * alone (it also reports timestamps, for the image's time windows, and a
- * packet cut short by the end of the trace).  The walk feeds the raw stream
+ * packet cut short by the end of the trace).  Not every A-sync starts a
+ * chunk: OpenCSD decoding straight through keeps the address, context and
+ * instruction set across a periodic A-sync and Trace Info, so atoms right
+ * after them still give instructions, where a decoder started at that
+ * A-sync skips every atom until it has both a context and a long address.
+ * An A-sync starts a chunk only where the two agree by construction: the
+ * first of the stream, the first after a loss or an unusable packet (where
+ * the index pass starts afresh too), and one followed by a context and a
+ * long address before any packet that could give an instruction (an atom,
+ * an exception, a speculation or Q packet).  Its chunk otherwise goes on
+ * across it, decoded straight through by both passes.  The walk feeds the raw stream
  * to a full decoder (packet processor and packet decoder, code read from the
  * history's image through a memory callback) and turns its generic elements
  * into items: an instruction range is a block; "address not accessible" is
@@ -25,7 +35,9 @@
  * says it does not trace speculatively (TRCIDR8.MAXSPEC 0) are bad data, and
  * OpenCSD 1.3 can crash on a mispredict with nothing to mispredict (found
  * by fuzzing): the decoder is never fed them; the walk stops before each
- * (a gap) and starts again at the next A-sync.
+ * (a gap) and starts again at the next A-sync.  So with an exception packet
+ * that no address follows (a context may come between), on which OpenCSD
+ * 1.3.3 and its lister crash: a "bad packet sequence" gap there.
  *
  * Losses (decoder.h): a formatted buffer's deformatter starts afresh at each
  * loss (the frames after it do not continue the ones before), and the loss
@@ -53,6 +65,7 @@
 #include <string.h>
 
 #define FEED_BYTES 512		/* raw trace fed to OpenCSD at a time */
+#define CODE_ADDRESS_END (UINT64_MAX - 0x10000)	/* the last code address */
 #define DEMUX_NAME "hwtrecord-demux"
 
 struct decoder_context {
@@ -90,12 +103,18 @@ struct etm_stream {
 	int deformat_error;
 	uint64_t *asyncs;	/* raw offsets of the A-sync packets */
 	size_t nasyncs;
+	uint64_t *starts;	/* the A-syncs that start chunks (a subset) */
+	size_t nstarts;
 	struct timestamp_mark *stamps;
 	size_t nstamps;
 	bool truncated;		/* the trace ends inside a packet */
 	uint64_t truncated_at;	/* raw offset of that packet */
 	uint64_t *unusable;	/* packets never fed to the decoder */
 	size_t nunusable;
+	uint64_t *bad_exceptions;	/* exception packets with no address */
+	size_t nbad_exceptions;
+	uint64_t *sync_losses;	/* packets that lose sync (bad, overflow) */
+	size_t nsync_losses;
 	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
 	size_t nlosses;
 	bool leading_loss;	/* a loss at or before the kept start */
@@ -123,7 +142,8 @@ struct etm_walk {
 	uint64_t pos;		/* next raw byte to feed */
 	bool eot_sent;
 	bool fatal;
-	size_t next_async;	/* the next A-sync whose chunk is yet to start */
+	size_t next_start;	/* the next chunk start yet to be reported */
+	bool chunk_open;	/* a chunk start was reported */
 	size_t next_loss;	/* the first loss after the walk's position */
 	bool block_seen;	/* a block since the chunk start or a gap */
 	bool resume_pending;	/* trace turned on again after blocks */
@@ -455,7 +475,113 @@ struct scan_state {
 	struct etm_stream *s;
 	bool nomem;
 	bool after_loss;	/* reset at a loss, no A-sync since */
+	bool fresh;		/* the walk starts afresh at the next A-sync */
+	bool pending;		/* an A-sync that may yet start a chunk: */
+	uint64_t pending_at;
+	bool pending_tinfo;	/* ... its Trace Info seen */
+	bool pending_ctxt;	/* ... a context seen since */
+	bool pending_addr;	/* ... a long address seen since */
+	bool in_exception;	/* an exception packet wants its address: */
+	uint64_t exception_at;
+	bool exception_ctxt;	/* ... a context came first */
 };
+
+/* Packet AT is never fed to the decoder: the walk starts afresh at the
+ * next A-sync.  False when out of memory. */
+static bool not_fed(struct scan_state *st, uint64_t at)
+{
+	st->fresh = true;
+	return push_u64(&st->s->bad_exceptions, &st->s->nbad_exceptions, at) == 0;
+}
+
+/* An exception packet is followed by its address (a context may come
+ * first); OpenCSD 1.3 can crash on one that is not (found by fuzzing), so
+ * such a packet is never fed to the decoder. */
+static void check_exception(struct scan_state *st, const ocsd_etmv4_i_pkt *p,
+			    uint64_t index)
+{
+	int type = (int)p->type;
+
+	if (st->in_exception) {
+		if (type == ETM4_PKT_I_CTXT && !st->exception_ctxt) {
+			st->exception_ctxt = true;
+			return;
+		}
+		st->in_exception = false;
+		if (type != ETM4_PKT_I_ADDR_MATCH && type != ETM4_PKT_I_ADDR_S_IS0 &&
+		    type != ETM4_PKT_I_ADDR_S_IS1 && type != ETM4_PKT_I_ADDR_L_32IS0 &&
+		    type != ETM4_PKT_I_ADDR_L_32IS1 && type != ETM4_PKT_I_ADDR_L_64IS0 &&
+		    type != ETM4_PKT_I_ADDR_L_64IS1 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS0 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS1 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS0 &&
+		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS1 &&
+		    !not_fed(st, st->exception_at))
+			st->nomem = true;
+	}
+	if (type == ETM4_PKT_I_EXCEPT) {
+		st->in_exception = true;
+		st->exception_at = index;
+		st->exception_ctxt = false;
+	}
+}
+
+/* Whether the pending A-sync starts a chunk, by the packet after it.  A
+ * decoder started there reads nothing before the Trace Info that must come
+ * first; after it, a packet that leaves that decoder and one going
+ * straight through in the same state (nothing, or a context or an address
+ * they both take) keeps the A-sync pending; a context and a long address
+ * make it a chunk start; anything else (an atom, an exception,
+ * speculation: what a fresh decoder would skip or get wrong) takes it
+ * off. */
+static void settle_start(struct scan_state *st, const ocsd_etmv4_i_pkt *p)
+{
+	if (!st->pending_tinfo) {
+		st->pending_tinfo = p->type == ETM4_PKT_I_TRACE_INFO;
+		st->pending = st->pending_tinfo;
+		return;
+	}
+	switch ((int)p->type) {
+	case ETM4_PKT_I_TIMESTAMP:
+	case ETM4_PKT_I_TRACE_ON:
+	case ETM4_PKT_I_CCNT_F1:
+	case ETM4_PKT_I_CCNT_F2:
+	case ETM4_PKT_I_CCNT_F3:
+	case ETM4_PKT_I_IGNORE:
+	case ETM4_PKT_I_EVENT:
+	/* Short addresses depend on the packet processor's history. */
+	case ETM4_PKT_I_ADDR_MATCH:
+	case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1:
+		return;
+	case ETM4_PKT_I_CTXT:
+		if (p->context.updated)
+			st->pending_ctxt = true;
+		break;
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		if (p->context.updated)
+			st->pending_ctxt = true;
+		st->pending_addr = true;
+		break;
+	case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1:
+	case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		st->pending_addr = true;
+		break;
+	default:
+		st->pending = false;
+		return;
+	}
+	if (st->pending_ctxt && st->pending_addr) {
+		st->pending = false;
+		if (push_u64(&st->s->starts, &st->s->nstarts, st->pending_at) < 0)
+			st->nomem = true;
+	}
+}
 
 static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_t op,
 					const ocsd_trc_index_t index,
@@ -467,11 +593,28 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 
 	if (op != OCSD_OP_DATA || !p)
 		return OCSD_RESP_CONT;
+	check_exception(st, p, index);
+	if (st->pending && p->type != ETM4_PKT_I_ASYNC)
+		settle_start(st, p);
 	switch ((int)p->type) {
 	case ETM4_PKT_I_ASYNC:
 		if (push_u64(&s->asyncs, &s->nasyncs, index) < 0)
 			st->nomem = true;
 		st->after_loss = false;
+		/* An A-sync with nothing after it before the next one starts
+		 * no chunk (it has no items). */
+		st->pending = false;
+		if (!s->nstarts || st->fresh) {
+			if (push_u64(&s->starts, &s->nstarts, index) < 0)
+				st->nomem = true;
+		} else {
+			st->pending = true;
+			st->pending_at = index;
+			st->pending_tinfo = false;
+			st->pending_ctxt = false;
+			st->pending_addr = false;
+		}
+		st->fresh = false;
 		break;
 	case ETM4_PKT_I_TIMESTAMP:
 		if ((s->nstamps & (s->nstamps - 1)) == 0) {
@@ -487,6 +630,15 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 		s->stamps[s->nstamps++] = (struct timestamp_mark){ index,
 								  p->ts.timestamp };
 		break;
+	case ETM4_PKT_I_BAD_SEQUENCE:
+	case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED:
+	case ETM4_PKT_I_RESERVED_CFG:
+	case ETM4_PKT_I_OVERFLOW:
+	case ETM4_PKT_I_DISCARD:
+		if (push_u64(&s->sync_losses, &s->nsync_losses, index) < 0)
+			st->nomem = true;
+		break;
 	case ETM4_PKT_I_INCOMPLETE_EOT:
 		/* Bytes after a loss that never reach an A-sync are the
 		 * loss's, not a packet cut short. */
@@ -495,15 +647,27 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 			s->truncated_at = index;
 		}
 		break;
+	case ETM4_PKT_I_TRACE_INFO:
+		/* A speculation depth past the unit's maximum (TRCIDR8) is
+		 * bad data, and a decoder started at a later A-sync would not
+		 * carry it (found by fuzzing): like a speculation packet. */
+		if (p->curr_spec_depth > s->cfg->trcidr[8]) {
+			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
+				st->nomem = true;
+			st->fresh = true;
+		}
+		break;
 	case ETM4_PKT_I_COMMIT:
 	case ETM4_PKT_I_CANCEL_F1:
 	case ETM4_PKT_I_CANCEL_F1_MISPRED:
 	case ETM4_PKT_I_MISPREDICT:
 	case ETM4_PKT_I_CANCEL_F2:
 	case ETM4_PKT_I_CANCEL_F3:
-		if (s->cfg->trcidr[8] == 0 &&
-		    push_u64(&s->unusable, &s->nunusable, index) < 0)
-			st->nomem = true;
+		if (s->cfg->trcidr[8] == 0) {
+			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
+				st->nomem = true;
+			st->fresh = true;
+		}
 		break;
 	default:
 		break;
@@ -511,24 +675,69 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 	return st->nomem ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
 }
 
+/* A packet processor of the unit E calling FN with CTX for every packet.
+ * OpenCSD's C API has no ETE packet callback before 1.7.1 (the ETE decoder
+ * is there, but the chunk scan needs the packets). */
+static int packet_tree(const struct hwtr_etm_config *e, void *fn, void *ctx,
+		       dcd_tree_handle_t *out)
+{
+	struct etm_stream probe = { .cfg = e };
+	dcd_tree_handle_t tree;
+	unsigned char csid = 0;
+	ocsd_err_t oerr;
+	char words[128];
+	int err = create_tree(&probe, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+
+	if (err)
+		return err;
+	oerr = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
+					      fn, ctx);
+	if (oerr == OCSD_OK) {
+		*out = tree;
+		return 0;
+	}
+	ocsd_destroy_dcd_tree(tree);
+	if (e->ete)
+		return hwtr_fail(hwtr_err_version, "source 0x%x is an ETE trace "
+				 "unit: decoding ETE needs OpenCSD 1.7.1 or later "
+				 "(its C API gives ETE packets to a callback), this is "
+				 "OpenCSD %s", e->trace_id, ocsd_get_version_str());
+	return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the packet "
+			 "processor of source 0x%x: %s", e->trace_id,
+			 ocsd_words(oerr, words, sizeof(words)));
+}
+
+static ocsd_datapath_resp_t no_packet(const void *ctx, const ocsd_datapath_op_t op,
+				      const ocsd_trc_index_t index,
+				      const void *packet)
+{
+	return OCSD_RESP_CONT;
+}
+
+int hwtr_etm_decodable(const struct hwtr_etm_config *etm)
+{
+	dcd_tree_handle_t tree;
+	int err;
+
+	if (!etm)
+		return hwtr_fail(hwtr_err_invalid, "no trace unit");
+	if ((err = packet_tree(etm, (void *)no_packet, NULL, &tree)))
+		return err;
+	ocsd_destroy_dcd_tree(tree);
+	return 0;
+}
+
 static int scan_packets(struct etm_stream *s)
 {
 	struct scan_state st = { .s = s };
 	dcd_tree_handle_t tree;
-	unsigned char csid = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	uint64_t pos = s->start;
 	size_t li = 0;
-	int err = create_tree(s, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+	int err = packet_tree(s->cfg, (void *)scan_packet, &st, &tree);
 
 	if (err)
 		return err;
-	if (ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
-					   (void *)scan_packet, &st) != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the "
-				 "packet processor");
-	}
 	while (pos < s->size) {
 		uint32_t done = 0, n = s->size - pos > (1u << 20)
 					       ? 1u << 20 : (uint32_t)(s->size - pos);
@@ -552,6 +761,9 @@ static int scan_packets(struct etm_stream *s)
 			 * processor looks for an A-sync again. */
 			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 			st.after_loss = true;
+			st.fresh = true;
+			st.pending = false;
+			st.in_exception = false;
 		}
 	}
 	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
@@ -587,14 +799,15 @@ static struct walk_item *push_item(struct etm_walk *w)
 	return item;
 }
 
-static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
+/* The number of offsets in the sorted OFFSETS[N] at or before RAW. */
+static size_t count_up_to(const uint64_t *offsets, size_t n, uint64_t raw)
 {
-	size_t lo = 0, hi = s->nasyncs;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->asyncs[mid] <= raw)
+		if (offsets[mid] <= raw)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -602,22 +815,34 @@ static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
 	return lo;
 }
 
-/* The chunk of the element at RAW: start the latest A-sync at or before it
- * that has not started yet (chunks without items are not reported). */
+static size_t async_index_after(const struct etm_stream *s, uint64_t raw)
+{
+	return count_up_to(s->asyncs, s->nasyncs, raw);
+}
+
+static size_t start_index_after(const struct etm_stream *s, uint64_t raw)
+{
+	return count_up_to(s->starts, s->nstarts, raw);
+}
+
+/* The chunk of the element at RAW: start the latest chunk start at or
+ * before it that has not started yet (chunks without items are not
+ * reported). */
 static void start_chunks_up_to(struct etm_walk *w, uint64_t raw)
 {
 	const struct etm_stream *s = w->s;
-	size_t k = async_index_after(s, raw);
+	size_t k = start_index_after(s, raw);
 	struct walk_item *item;
 
-	if (k == 0 || k <= w->next_async)
+	if (k == 0 || k <= w->next_start)
 		return;
-	w->next_async = k;
+	w->next_start = k;
+	w->chunk_open = true;
 	item = push_item(w);
 	if (!item)
 		return;
 	item->kind = walk_chunk_start;
-	item->offset = s->asyncs[k - 1];
+	item->offset = s->starts[k - 1];
 	w->block_seen = false;
 	w->resume_pending = false;
 	/* The context is known again from the first one after the A-sync. */
@@ -704,6 +929,26 @@ static void range_item(struct etm_walk *w, uint64_t raw,
 	w->block_seen = true;
 }
 
+/* The packet that lost sync, which the decoder reports at INDEX (the
+ * packet after it): the last such packet before INDEX, or INDEX. */
+static uint64_t sync_lost_at(const struct etm_stream *s, uint64_t index)
+{
+	size_t k = count_up_to(s->sync_losses, s->nsync_losses, index - 1);
+
+	return k && index ? s->sync_losses[k - 1] : index;
+}
+
+/* A loss of sync reported at INDEX is the gap of the chunk that is open,
+ * or else of the chunk of the packet that lost it; never of none (a walk
+ * and the index pass put every item in a chunk the same way). */
+static void open_chunk_of_loss(struct etm_walk *w, uint64_t index)
+{
+	if (!w->chunk_open)
+		start_chunks_up_to(w, sync_lost_at(w->s, index));
+	if (!w->chunk_open)
+		start_chunks_up_to(w, index);
+}
+
 /* A context ID is current: note it, and follow whether it is the thread's. */
 static void context_in(struct etm_walk *w, uint64_t index, uint32_t id)
 {
@@ -776,14 +1021,19 @@ static ocsd_datapath_resp_t element_in(const void *ctx, const ocsd_trc_index_t i
 			item->no_code = true;
 		break;
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+		/* Sync was lost in the chunk that is current; the decoder says
+		 * so at the packet it next reads, often the A-sync that starts
+		 * the next chunk, which a decoder started there never says.
+		 * Before the walk's first chunk it is the chunk of the packet
+		 * that lost it. */
 		switch (e->unsync_eot_info) {
 		case UNSYNC_OVERFLOW:
-			start_chunks_up_to(w, index);
+			open_chunk_of_loss(w, index);
 			gap(w, gap_overflow, 0, index, 0);
 			break;
 		case UNSYNC_BAD_PACKET:
 		case UNSYNC_DISCARD:
-			start_chunks_up_to(w, index);
+			open_chunk_of_loss(w, index);
 			gap(w, gap_decode_error, OCSD_ERR_BAD_PACKET_SEQ, index, 0);
 			break;
 		default:
@@ -859,9 +1109,13 @@ static int stream_tree(struct etm_stream *s)
 		return 0;
 	if ((err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
 		return err;
+	/* Not the last 64 KiB of the address space: OpenCSD 1.3.3's memory
+	 * cache overruns its page there (found by fuzzing: an address packet
+	 * of 0xfffffffffffffffc); no code lives there, and an address
+	 * outside every accessor is "not accessible", as for no image. */
 	if (ocsd_dt_set_gen_elem_outfn(s->tree, element_in, s) != OCSD_OK ||
-	    ocsd_dt_add_callback_mem_acc(s->tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY,
-					 read_code, s) != OCSD_OK) {
+	    ocsd_dt_add_callback_mem_acc(s->tree, 0, CODE_ADDRESS_END,
+					 OCSD_MEM_SPACE_ANY, read_code, s) != OCSD_OK) {
 		ocsd_destroy_dcd_tree(s->tree);
 		s->tree = NULL;
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot set up the decoder");
@@ -893,7 +1147,7 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	w->on_demand = on_demand;
 	w->pos = from;
 	/* The chunk that starts at FROM (or before the first A-sync). */
-	w->next_async = on_demand || resume ? async_index_after(s, from) - 1 : 0;
+	w->next_start = on_demand || resume ? start_index_after(s, from) - 1 : 0;
 	w->unsynced_reported = resume;	/* that was the first chunk's */
 	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= from)
 		w->next_loss++;
@@ -908,20 +1162,33 @@ static int walk_start(struct etm_stream *s, uint64_t from, bool on_demand,
 	return 0;
 }
 
-/* The first unusable packet at or after RAW, or UINT64_MAX. */
-static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw)
+/* The first offset in the sorted OFFSETS[N] at or after RAW, or
+ * UINT64_MAX. */
+static uint64_t first_from(const uint64_t *offsets, size_t n, uint64_t raw)
 {
-	size_t lo = 0, hi = s->nunusable;
+	size_t k = raw ? count_up_to(offsets, n, raw - 1) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return k < n ? offsets[k] : UINT64_MAX;
+}
 
-		if (s->unusable[mid] < raw)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nunusable ? s->unusable[lo] : UINT64_MAX;
+/* The first packet at or after RAW that is never fed to the decoder, or
+ * UINT64_MAX; *ERROR: why (the gap's OpenCSD error). */
+static uint64_t next_unusable(const struct etm_stream *s, uint64_t raw, int *error)
+{
+	uint64_t spec = first_from(s->unusable, s->nunusable, raw);
+	uint64_t exc = first_from(s->bad_exceptions, s->nbad_exceptions, raw);
+
+	*error = exc < spec ? OCSD_ERR_BAD_PACKET_SEQ : OCSD_ERR_HW_CFG_UNSUPP;
+	return exc < spec ? exc : spec;
+}
+
+/* The decoder, reset, starts afresh at the A-sync at RAW: a loss of sync
+ * it reports before its first instruction belongs to the chunk of the
+ * packet that lost it (element_in), as when a walk starts there. */
+static void restart_at(struct etm_walk *w, uint64_t raw)
+{
+	w->pos = raw;
+	w->chunk_open = false;
 }
 
 /* The walk reached a loss: what came before is flushed out, a gap, and
@@ -945,7 +1212,7 @@ static void lost(struct etm_walk *w)
 		w->next_loss = s->nlosses;
 		return;
 	}
-	w->pos = s->asyncs[k];
+	restart_at(w, s->asyncs[k]);
 	while (w->next_loss < s->nlosses && s->losses[w->next_loss].raw <= w->pos)
 		w->next_loss++;
 }
@@ -959,6 +1226,7 @@ static void feed(struct etm_walk *w)
 		ocsd_datapath_resp_t resp;
 		uint32_t done = 0, n;
 		uint64_t bad;
+		int bad_error;
 
 		if (w->pos >= s->size || w->fatal) {
 			if (!w->eot_sent) {
@@ -978,7 +1246,7 @@ static void feed(struct etm_walk *w)
 		if (w->next_loss < s->nlosses &&
 		    s->losses[w->next_loss].raw - w->pos < n)
 			n = (uint32_t)(s->losses[w->next_loss].raw - w->pos);
-		bad = next_unusable(s, w->pos);
+		bad = next_unusable(s, w->pos, &bad_error);
 		if (bad == w->pos) {
 			/* Not for the decoder: what came before is flushed out, a
 			 * gap here, and decoding starts again at the next A-sync. */
@@ -986,11 +1254,11 @@ static void feed(struct etm_walk *w)
 
 			ocsd_dt_process_data(w->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 			ocsd_dt_process_data(w->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-			gap(w, gap_decode_error, OCSD_ERR_HW_CFG_UNSUPP, w->pos, 0);
+			gap(w, gap_decode_error, bad_error, w->pos, 0);
 			if (k >= s->nasyncs)
 				w->fatal = true;
 			else
-				w->pos = s->asyncs[k];
+				restart_at(w, s->asyncs[k]);
 			continue;
 		}
 		if (bad - w->pos < n)
@@ -1009,7 +1277,7 @@ static void feed(struct etm_walk *w)
 				w->fatal = true;
 				continue;
 			}
-			w->pos = s->asyncs[k];
+			restart_at(w, s->asyncs[k]);
 			continue;
 		}
 		if (!done && OCSD_DATA_RESP_IS_WAIT(resp)) {
@@ -1102,8 +1370,11 @@ static void stream_fini(struct etm_stream *s)
 	free(s->demuxed);
 	free(s->runs);
 	free(s->asyncs);
+	free(s->starts);
 	free(s->stamps);
 	free(s->unusable);
+	free(s->sync_losses);
+	free(s->bad_exceptions);
 	free(s->losses);
 	free(s->contexts);
 }
@@ -1212,7 +1483,8 @@ static size_t stream_index_bytes(const struct decoder_stream *stream)
 {
 	const struct etm_stream *s = (const struct etm_stream *)stream;
 
-	return s->nasyncs * sizeof(*s->asyncs) + s->nstamps * sizeof(*s->stamps) +
+	return s->nasyncs * sizeof(*s->asyncs) + s->nstarts * sizeof(*s->starts) +
+	       s->nstamps * sizeof(*s->stamps) +
 	       s->nruns * sizeof(*s->runs) + (s->demuxed ? s->size : 0);
 }
 
@@ -1233,13 +1505,13 @@ static size_t stream_context_ids(const struct decoder_stream *stream,
 }
 
 /* A chunk's window runs from the last timestamp before its A-sync to the
- * first after the next A-sync (ETM timestamps follow what they time). */
+ * first after the next chunk's (ETM timestamps follow what they time). */
 static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 			 uint64_t *begin, uint64_t *end)
 {
 	const struct etm_stream *s = (const struct etm_stream *)stream;
-	size_t lo = 0, hi = s->nstamps, k = async_index_after(s, offset);
-	uint64_t next = k < s->nasyncs ? s->asyncs[k] : UINT64_MAX;
+	size_t lo = 0, hi = s->nstamps, k = start_index_after(s, offset);
+	uint64_t next = k < s->nstarts ? s->starts[k] : UINT64_MAX;
 
 	*begin = 0;
 	*end = UINT64_MAX;
@@ -1281,13 +1553,13 @@ static int stream_extend(struct decoder_stream *stream,
 	if ((err = stream_open(s->context, si, (struct decoder_stream **)&n)))
 		return err;
 	*windows = false;
-	for (i = 0; i < s->nasyncs && s->asyncs[i] < keep; i++) {
+	for (i = 0; i < s->nstarts && s->starts[i] < keep; i++) {
 		uint64_t b0, e0, b1, e1;
-		bool t0 = chunk_window(stream, s->asyncs[i], &b0, &e0);
-		bool t1 = chunk_window((struct decoder_stream *)n, s->asyncs[i],
+		bool t0 = chunk_window(stream, s->starts[i], &b0, &e0);
+		bool t1 = chunk_window((struct decoder_stream *)n, s->starts[i],
 				       &b1, &e1);
 
-		if (i >= n->nasyncs || n->asyncs[i] != s->asyncs[i] || t0 != t1 ||
+		if (i >= n->nstarts || n->starts[i] != s->starts[i] || t0 != t1 ||
 		    b0 != b1 || e0 != e1) {
 			*windows = true;
 			break;
@@ -1307,22 +1579,23 @@ static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
 
-	return walk_start(s, s->nasyncs ? s->asyncs[0] : s->size, false, false,
+	return walk_start(s, s->nstarts ? s->starts[0] : s->size, false, false,
 			  image, ctx, (struct etm_walk **)out);
 }
 
-/* A walk from the A-sync at OFFSET: one chunk (ON_DEMAND), or the index
- * pass from there on. */
+/* A walk from the chunk start at OFFSET: one chunk (ON_DEMAND), or the
+ * index pass from there on. */
 static int walk_from_async(struct decoder_stream *stream, uint64_t offset,
 			   bool on_demand, decoder_image_fn image, void *ctx,
 			   struct decoder_walk **out)
 {
 	struct etm_stream *s = (struct etm_stream *)stream;
-	size_t k = async_index_after(s, offset);
+	size_t k = start_index_after(s, offset);
 
-	if (k == 0 || s->asyncs[k - 1] != offset)
-		return hwtr_fail(hwtr_err_decode, "no A-sync at offset %llu of "
-				 "source 0x%x", (unsigned long long)offset,
+	if (k == 0 || s->starts[k - 1] != offset)
+		return hwtr_fail(hwtr_err_decode, "no chunk start (A-sync) at "
+				 "offset %llu of source 0x%x",
+				 (unsigned long long)offset,
 				 s->cfg->trace_id);
 	return walk_start(s, offset, on_demand, !on_demand, image, ctx,
 			  (struct etm_walk **)out);

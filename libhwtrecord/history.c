@@ -501,6 +501,15 @@ static char *gap_message(struct hwtr_thread *t, const struct walk_item *item)
 			snprintf(text, sizeof(text), "%s at 0x%llx (offset %llu): %s",
 				 what, (unsigned long long)item->ip,
 				 (unsigned long long)item->offset, m->problem);
+		else if (item->no_code && item->ip >> 63)
+			/* The upper half is the kernel's (Linux and FreeBSD on
+			 * x86-64 and AArch64); sideband maps only the program. */
+			snprintf(text, sizeof(text),
+				 "%s at 0x%llx (offset %llu): a kernel address; "
+				 "decoding there needs the traced kernel's image "
+				 "(its vmlinux), which the recording does not have",
+				 what, (unsigned long long)item->ip,
+				 (unsigned long long)item->offset);
 		else if (item->no_code && item->ip)
 			snprintf(text, sizeof(text),
 				 "%s at 0x%llx (offset %llu): no binary is mapped there",

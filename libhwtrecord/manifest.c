@@ -26,7 +26,22 @@ const char *end_state_name(enum hwtr_end_state state)
 	return "running";
 }
 
+static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt);
+
 static json_t *pt_encode(const struct hwtr_pt_config *pt)
+{
+	json_t *o = pt_encode_fixed(pt);
+
+	if (o && pt->address_filter &&
+	    json_object_set_new(o, "address_filter",
+				json_string(pt->address_filter)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt)
 {
 	return json_pack("{s:{s:s,s:i,s:i,s:i},s:i,s:i,s:I,s:I,s:I,s:I,s:b,s:b,s:I}",
 			 "cpu", "vendor", pt->vendor[0] ? pt->vendor : "unknown",
@@ -216,7 +231,7 @@ static int pt_decode(json_t *obj, const struct json_where *w,
 	if ((err = json_get_bool_opt(obj, "return_compression", w, &b)))
 		return err;
 	pt->return_compression = b;
-	return 0;
+	return json_get_string_opt(obj, "address_filter", w, &pt->address_filter);
 }
 
 static int end_decode(json_t *obj, const struct json_where *w,
@@ -283,14 +298,17 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "ETMv4 (\"etm4\") and ETE (\"ete\") are decoded",
 				 w->file, i, protocol);
 	e->ete = !strcmp(protocol, "ete");
-	if (v == 0 || v >= 0x70)
-		return hwtr_fail(hwtr_err_format,
-				 "%s: threads[%zu].etm.trace_id %llu is not a "
-				 "CoreSight trace ID (1 to 0x6f)",
-				 w->file, i, (unsigned long long)v);
-	e->trace_id = (uint8_t)v;
 	if ((err = json_get_bool_opt(obj, "formatted", w, &e->formatted)))
 		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
+	/* A source's raw trace alone may have trace ID 0 (OpenCSD decodes
+	 * it); in frames 0 is no source's. */
+	if ((v == 0 && e->formatted) || v >= 0x70)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: threads[%zu].etm.trace_id %llu is not a "
+				 "CoreSight trace ID (1 to 0x6f%s)",
+				 w->file, i, (unsigned long long)v,
+				 e->formatted ? "" : ", or 0 for a raw stream");
+	e->trace_id = (uint8_t)v;
 	frame = json_object_get(obj, "frame");
 	if (e->formatted && !json_is_object(frame))
 		return hwtr_fail(hwtr_err_format,

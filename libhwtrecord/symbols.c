@@ -213,10 +213,41 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	return 0;
 }
 
+/* Whether section SHNDX of MOD's ELF file holds instructions. */
+static bool executable_section(Dwfl_Module *mod, GElf_Word shndx)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr sh;
+
+	return elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE &&
+	       gelf_getshdr(elf_getscn(elf, shndx), &sh) &&
+	       (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Whether a function collected from the module (from FIRST on) covers
+ * ADDR. */
+static bool function_covers(const struct hwtr_symbolizer *s, size_t first,
+			    uint64_t addr)
+{
+	size_t i;
+
+	for (i = first; i < s->nfunctions; i++)
+		if (s->functions[i].start <= addr &&
+		    (addr < s->functions[i].end || s->functions[i].start == addr))
+			return true;
+	return false;
+}
+
+/* Functions are the FUNC (and IFUNC) symbols.  Like GDB's minimal symbols,
+ * a global or weak symbol of no type in an executable section (_start or
+ * an entry point of hand-written assembly) names the code no function
+ * covers: it runs to the next symbol, and ranks below functions. */
 static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod), i;
 	Dwarf_Addr mod_start = 0, mod_end = 0;
+	size_t first = s->nfunctions;
 
 	dwfl_module_info(mod, NULL, &mod_start, &mod_end, NULL, NULL, NULL, NULL);
 	current_module_end = mod_end;
@@ -233,6 +264,24 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 			continue;
 		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, symbol_rank(sym.st_info)) < 0)
+			return -1;
+	}
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx = 0;
+		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr,
+							    &shndx, NULL, NULL);
+		int bind = GELF_ST_BIND(sym.st_info);
+
+		if (!sname || !*sname || GELF_ST_TYPE(sym.st_info) != STT_NOTYPE ||
+		    (bind != STB_GLOBAL && bind != STB_WEAK) ||
+		    !executable_section(mod, shndx) ||
+		    function_covers(s, first, addr))
+			continue;
+		/* Rank 0: a function at the same address wins. */
+		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
+				 sname, 0) < 0)
 			return -1;
 	}
 	return add_plt_functions(s, mod);

@@ -49,6 +49,7 @@ struct hwtr_writer {
 	char *dir;
 	struct hwtr_recording_info info;	/* strings owned below */
 	char *source, *trace_format, *arch, *executable;
+	char *address_filter;	/* info.pt's */
 	char **argv;
 	struct writer_thread *threads;
 	size_t nthreads, cap_threads;
@@ -268,6 +269,10 @@ int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
 	w->info.trace_format = w->trace_format;
 	w->info.source = w->source;
 	w->info.pt = info->pt;
+	w->info.pt.address_filter = w->address_filter =
+		strdup_or_null(info->pt.address_filter);
+	if (info->pt.address_filter && !w->address_filter)
+		goto nomem;
 	w->info.pid = info->pid;
 	w->info.executable = w->executable;
 	w->info.argc = info->argc;
@@ -881,6 +886,7 @@ void hwtr_writer_free(struct hwtr_writer *w)
 	free(w->trace_format);
 	free(w->arch);
 	free(w->executable);
+	free(w->address_filter);
 	free(w->core);
 	free(w);
 }

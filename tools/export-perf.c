@@ -1087,7 +1087,8 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 	struct export x = { .rec = rec, .opt = opt, .err = errf };
 	struct perf_data_writer_attr attrs[2];
 	struct intel_pt_info pti;
-	uint64_t *ids = NULL, priv[INTEL_PT_PRIV_WORDS];
+	uint64_t *ids = NULL, *priv = NULL;
+	size_t npriv;
 	size_t i;
 	int err;
 
@@ -1144,11 +1145,19 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 	pti.tsc_ctc_d = x.info->pt.cpuid_0x15_eax;
 	pti.cyc_bit = INTEL_PT_CFG_CYC;
 	pti.max_nonturbo_ratio = x.info->pt.nom_freq;
-	intel_pt_info_encode(&pti, priv);
+	/* The recording's address filter, as perf wrote it (borrowed: pti
+	 * is not released). */
+	pti.filter = (char *)x.info->pt.address_filter;
+	priv = calloc(intel_pt_info_words(&pti), sizeof(*priv));
+	if (!priv) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	npriv = intel_pt_info_encode(&pti, priv);
 	if (opt->tsc && (err = perf_data_write_time_conv(x.w, &x.tc)))
 		goto out;
 	if ((err = perf_data_write_auxtrace_info(x.w, PERF_AUXTRACE_INTEL_PT,
-						 priv, INTEL_PT_PRIV_WORDS)))
+						 priv, npriv)))
 		goto out;
 	x.queues = calloc(x.nqueues, sizeof(*x.queues));
 	if (!x.queues) {
@@ -1176,6 +1185,7 @@ out:
 	}
 	free(x.queues);
 	free(x.pend);
+	free(priv);
 	free(ids);
 	return err;
 }

@@ -259,6 +259,7 @@ static int auxtrace_info_read(struct imp *m, const struct perf_data_item *item)
 		err = cs_etm_info_parse(priv, n, &m->csi);
 		m->etm = !err;
 	} else {
+		intel_pt_info_release(&m->pti);
 		err = intel_pt_info_parse(priv, n, &m->pti);
 	}
 	free(priv);
@@ -1411,6 +1412,17 @@ static uint8_t cpu_trace_id(struct imp *m, const struct cs_etm_cpu *c)
 	return id >= 1 && id < 0x70 ? id : 0;
 }
 
+/* Whether OpenCSD here decodes CPU C's trace unit (ETE needs a newer one
+ * than Debian 12's). */
+static bool cpu_decodable(const struct cs_etm_cpu *c, uint8_t id)
+{
+	struct hwtr_etm_config e;
+
+	cs_etm_cpu_to_config(c, &e);
+	e.trace_id = id;
+	return hwtr_etm_decodable(&e) == 0;
+}
+
 static int etm_sources(struct imp *m)
 {
 	size_t si, k, i, n = m->csi.ncpus * (m->nestreams ? m->nestreams : 1);
@@ -1429,6 +1441,9 @@ static int etm_sources(struct imp *m)
 			warn(m, "CPU %u: its trace unit has no trace ID (TRCTRACEIDR "
 			     "0x%llx, no AUX_OUTPUT_HW_ID record): its trace is "
 			     "left out", c->cpu, (unsigned long long)c->trctraceidr);
+		else if (!cpu_decodable(c, cpu_trace_id(m, c)))
+			warn(m, "CPU %u: %s; its trace is left out", c->cpu,
+			     hwtr_last_error());
 	}
 	for (si = 0; si < m->nestreams; si++) {
 		const struct etm_stream *st = &m->estreams[si];
@@ -1438,7 +1453,8 @@ static int etm_sources(struct imp *m)
 			struct etm_source *src;
 			uint8_t id = c->protocol == CS_ETM_V3 ? 0 : cpu_trace_id(m, c);
 
-			if (!id || (st->raw && c->cpu != st->raw_cpu))
+			if (!id || (st->raw && c->cpu != st->raw_cpu) ||
+			    !cpu_decodable(c, id))
 				continue;
 			src = &m->esources[m->nesources++];
 			src->stream = si;
@@ -1703,6 +1719,7 @@ static void release(struct imp *m)
 {
 	size_t i;
 
+	intel_pt_info_release(&m->pti);
 	for (i = 0; i < m->nqueues; i++)
 		free(m->queues[i].bufs);
 	free(m->queues);

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include "import-snapshot.h"
 
+#include "coresight-frames.h"
 #include "etm-contexts.h"
 #include "ini.h"
 
@@ -48,6 +49,8 @@ struct device {
 
 struct snapshot {
 	const char *dir;
+	bool dstream;		/* buffers are DSTREAM blocks (footers) */
+	uint8_t known_ids[128];	/* trace IDs the snapshot's sources have */
 	FILE *log;
 	char *err;
 	size_t errlen;
@@ -61,6 +64,8 @@ struct snapshot {
 /* A source we decode. */
 struct source {
 	const struct device *dev;
+	uint32_t tid;		/* the thread (when not split by context) */
+	bool skip;		/* another source's raw buffer */
 	const struct device *core;
 	const struct ini_section *buffer;	/* in trace.ini */
 	struct hwtr_etm_config etm;
@@ -331,6 +336,15 @@ static const struct ini_entry *find_reg(const struct ini_section *regs,
 	return NULL;
 }
 
+/* Whether buffer section B holds CoreSight frames (not one source's raw
+ * trace: format=source_data). */
+static bool buffer_formatted(const struct ini_section *b)
+{
+	const struct ini_entry *f = ini_get(b, "format");
+
+	return !f || strcmp(f->value, "source_data");
+}
+
 static int trace_unit(struct snapshot *ss, struct source *src, bool ete)
 {
 	static const struct {
@@ -386,7 +400,10 @@ static int trace_unit(struct snapshot *ss, struct source *src, bool ete)
 	e->trcauthstatus = values[11];
 	e->trcdevarch = ete ? values[12] : 0;
 	e->trace_id = (uint8_t)(e->trctraceidr & 0x7f);
-	if (e->trace_id == 0 || e->trace_id >= 0x70)
+	/* A buffer of one source's raw trace needs no ID to tell sources
+	 * apart: OpenCSD decodes it with any. */
+	if ((e->trace_id == 0 && buffer_formatted(src->buffer)) ||
+	    e->trace_id >= 0x70)
 		return fail(ss, "%s:%d: TRCTRACEIDR 0x%x gives trace ID 0x%x, which "
 			    "is reserved (1 to 0x6f are sources)", d->path,
 			    find_reg(regs, "TRCTRACEIDR")->line, e->trctraceidr,
@@ -555,6 +572,45 @@ static void unique_name(const char *path, char **taken, size_t ntaken,
 	}
 }
 
+/* Frames that carry trace IDs no source of the snapshot has are never
+ * decoded: say so.  When they are a DSTREAM capture's (none are left once
+ * its footers are stripped), strip them, as trc_pkt_lister -dstream_format
+ * does.  Returns the size to keep. */
+static size_t check_frames(struct snapshot *ss, const char *path, uint8_t *bytes,
+			   size_t size, bool fsyncs)
+{
+	size_t first, first_stripped;
+	uint64_t unknown = cs_frames_unknown_bytes(bytes, size, fsyncs,
+						   ss->known_ids, &first);
+	uint8_t *copy;
+	size_t n;
+
+	if (!unknown)
+		return size;
+	copy = size > DSTREAM_BLOCK ? malloc(size) : NULL;
+	if (copy) {
+		memcpy(copy, bytes, size);
+		n = dstream_strip_footers(copy, size);
+		if (!cs_frames_unknown_bytes(copy, n, fsyncs, ss->known_ids,
+					     &first_stripped)) {
+			warn(ss, "warning: %s: a DSTREAM capture (frames carry trace "
+			     "IDs no source has from offset %zu, none once an "
+			     "8-byte footer is taken out of every 512 bytes): "
+			     "footers taken out, as trc_pkt_lister -dstream_format "
+			     "does; offsets are those without them", path, first);
+			memcpy(bytes, copy, n);
+			free(copy);
+			return n;
+		}
+		free(copy);
+	}
+	warn(ss, "warning: %s: %llu bytes in frames from offset %zu carry trace "
+	     "IDs no source of the snapshot has, and are not decoded (a DSTREAM "
+	     "capture? --dstream-format)", path, (unsigned long long)unknown,
+	     first);
+	return size;
+}
+
 static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
 		       struct buffer *b, struct names *names)
 {
@@ -586,7 +642,13 @@ static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
 		return fail(ss, "out of memory");
 	snprintf(where, sizeof(where), "%s:%d", ss->trace_path, file->line);
 	rc = read_whole(ss, path, &bytes, &size, where);
-	if (rc == 0 && b->formatted && size % 16)
+	if (rc == 0 && ss->dstream)
+		size = dstream_strip_footers(bytes, size);
+	else if (rc == 0 && b->formatted)
+		size = check_frames(ss, path, bytes, size,
+				    b->frame_flags & HWTR_ETM_FRAME_FSYNCS);
+	if (rc == 0 && b->formatted && !(b->frame_flags & HWTR_ETM_FRAME_FSYNCS) &&
+	    size % 16)
 		warn(ss, "warning: %s: %zu bytes is not a whole number of 16-byte "
 		     "CoreSight frames: the buffer was cut short; the last %zu "
 		     "bytes (from offset %zu) are not decoded", path, size,
@@ -822,7 +884,7 @@ static int write_recording(struct snapshot *ss, struct source *sources,
 			goto out;
 		for (j = 0; j < (src->contexts ? src->ncontexts : 1); j++) {
 			struct hwtr_etm_config e = src->etm;
-			uint32_t tid = e.trace_id;
+			uint32_t tid = src->tid;
 
 			if (src->contexts) {
 				e.has_context_id = true;
@@ -866,7 +928,7 @@ static int learn_contexts(struct snapshot *ss, struct source *sources,
 		goto out;
 	}
 	for (i = 0; i < nsources; i++)
-		tids[i] = sources[i].etm.trace_id;
+		tids[i] = sources[i].tid;
 	if (etm_context_ids(path, tids, nsources, ids) < 0) {
 		fail(ss, "%s", hwtr_last_error());
 		goto out;
@@ -890,10 +952,127 @@ out:
 	return rc;
 }
 
-int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
-			    char *err, size_t errlen)
+/* Whether ENTRY of [source_buffers] is overridden by a later line for the
+ * same source (OpenCSD keeps the last). */
+static const struct ini_entry *later_link(const struct ini_section *links,
+					  size_t i)
 {
-	struct snapshot ss = { .dir = dir, .log = log, .err = err, .errlen = errlen };
+	size_t j;
+
+	for (j = links->nentries; j-- > i + 1;)
+		if (!strcmp(links->entries[j].key, links->entries[i].key))
+			return &links->entries[j];
+	return NULL;
+}
+
+/* The position of buffer section B in [trace_buffers] buffers= (sessions
+ * of a multi-session snapshot are its buffers, in this order). */
+static unsigned buffer_ordinal(const struct snapshot *ss,
+			       const struct ini_section *b)
+{
+	const struct ini_section *list = ini_section(ss->trace_ini, "trace_buffers");
+	const struct ini_entry *names = ini_get(list, "buffers");
+	const char *p = names ? names->value : "";
+	size_t len = strlen(b->name);
+	unsigned k = 0;
+
+	while (*p) {
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		if (!strncasecmp(p, b->name, len) &&
+		    (!p[len] || p[len] == ',' || isspace((unsigned char)p[len])))
+			return k;
+		while (*p && *p != ',')
+			p++;
+		k++;
+	}
+	return k;
+}
+
+/* A buffer of one source's raw trace (source_data) is decoded as the
+ * source OpenCSD takes for it: the first by name.  0, or -1: SRC is not. */
+static int raw_buffer_owner(struct snapshot *ss, const struct source *sources,
+			    size_t n, const struct source *src)
+{
+	size_t i;
+
+	if (buffer_formatted(src->buffer))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (&sources[i] != src && sources[i].buffer == src->buffer &&
+		    strcmp(sources[i].dev->name->value, src->dev->name->value) < 0) {
+			warn(ss, "skipping trace source %s: buffer %s holds one "
+			     "source's raw trace (source_data), and OpenCSD decodes "
+			     "it as %s's", src->dev->name->value, src->buffer->name,
+			     sources[i].dev->name->value);
+			return -1;
+		}
+	return 0;
+}
+
+/* Threads: a source's tid is its trace ID; a source of a later session (a
+ * buffer after the first) whose trace ID an earlier source has, or a raw
+ * source with trace ID 0, gets (session + 1) << 8 | trace ID. */
+static int number_threads(struct snapshot *ss, struct source *sources, size_t n)
+{
+	bool renumbered = false;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct source *src = &sources[i];
+
+		src->tid = src->etm.trace_id;
+		for (j = 0; j < i; j++) {
+			if (sources[j].etm.trace_id != src->etm.trace_id)
+				continue;
+			if (sources[j].buffer == src->buffer)
+				return fail(ss, "%s and %s both have trace ID 0x%x in "
+					    "buffer %s", src->dev->path,
+					    sources[j].dev->path, src->etm.trace_id,
+					    src->buffer->name);
+			src->tid = 0;
+		}
+		if (!src->tid) {
+			src->tid = (buffer_ordinal(ss, src->buffer) + 1) << 8 |
+				   src->etm.trace_id;
+			renumbered = true;
+		}
+	}
+	if (renumbered)
+		warn(ss, "sources share trace IDs across sessions (buffers), or have "
+		     "trace ID 0: their threads are numbered (session + 1) << 8 | "
+		     "trace ID, session 0 being the first buffer of buffers=");
+	return 0;
+}
+
+/* The trace IDs of the snapshot's trace sources of any protocol (ETMv4 and
+ * ETE: TRCTRACEIDR; ETMv3, PTM: ETMTRACEIDR; STM: STMTCSR; ITM: ITMTCR). */
+static void note_known_ids(struct snapshot *ss)
+{
+	static const struct { const char *reg; unsigned shift; } id_regs[] = {
+		{ "TRCTRACEIDR", 0 }, { "ETMTRACEIDR", 0 }, { "STMTCSR", 16 },
+		{ "ITMTCR", 16 },
+	};
+	size_t i, k;
+
+	for (i = 0; i < ss->ndevices; i++) {
+		const struct ini_section *regs = ini_section(ss->devices[i].ini, "regs");
+
+		for (k = 0; k < sizeof(id_regs) / sizeof(id_regs[0]); k++) {
+			const struct ini_entry *r = find_reg(regs, id_regs[k].reg);
+			uint64_t v;
+
+			if (r && parse_number(r->value, &v) == 0)
+				ss->known_ids[(v >> id_regs[k].shift) & 0x7f] = 1;
+		}
+	}
+}
+
+int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
+			    FILE *log, char *err, size_t errlen)
+{
+	struct snapshot ss = { .dir = dir, .dstream = dstream, .log = log,
+			       .err = err, .errlen = errlen };
 	struct hwtr_writer_info winfo = { .source = "opencsd-snapshot" };
 	const struct ini_section *links;
 	struct source *sources = NULL;
@@ -903,6 +1082,7 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 
 	if (load_snapshot(&ss) < 0)
 		goto out;
+	note_known_ids(&ss);
 	links = ini_section(ss.trace_ini, "source_buffers");
 	if (!links || !links->nentries) {
 		fail(&ss, "%s: no [source_buffers]: no trace source writes to a "
@@ -916,16 +1096,25 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 	}
 	for (i = 0; i < links->nentries; i++) {
 		const struct ini_entry *link = &links->entries[i];
+		const struct ini_entry *later = later_link(links, i);
 		const struct device *dev = find_device(&ss, link->key);
 		struct source *src = &sources[nsources];
 		char protocol[64];
 		const char *dot;
 		bool ete;
 
+		if (later) {
+			warn(&ss, "%s:%d: source %s is listed again at line %d, which "
+			     "wins (as in OpenCSD)", ss.trace_path, link->line,
+			     link->key, later->line);
+			continue;
+		}
+		/* OpenCSD logs a source with no device and decodes the rest. */
 		if (!dev) {
-			fail(&ss, "%s:%d: source \"%s\" is not a device of the snapshot",
-			     ss.trace_path, link->line, link->key);
-			goto out;
+			warn(&ss, "skipping trace source %s (%s:%d): no device of the "
+			     "snapshot is named so", link->key, ss.trace_path,
+			     link->line);
+			continue;
 		}
 		dot = strchr(dev->type->value, '.');
 		snprintf(protocol, sizeof(protocol), "%.*s",
@@ -942,20 +1131,32 @@ int import_opencsd_snapshot(const char *dir, const char *out, FILE *log,
 		if (buffer_of(&ss, link->value, &src->buffer, link->line) < 0 ||
 		    trace_unit(&ss, src, ete) < 0 || source_core(&ss, src) < 0)
 			goto out;
-		for (j = 0; j < nsources; j++)
-			if (sources[j].etm.trace_id == src->etm.trace_id) {
-				fail(&ss, "%s and %s both have trace ID 0x%x", dev->path,
-				     sources[j].dev->path, src->etm.trace_id);
-				goto out;
-			}
-		all_ete = all_ete && ete;
-		any_v7 = any_v7 || src->etm.arch_version == 0x700;
+		if (hwtr_etm_decodable(&src->etm) < 0) {
+			warn(&ss, "skipping trace source %s (%s, %s): %s",
+			     dev->name->value, dev->type->value, dev->path,
+			     hwtr_last_error());
+			continue;
+		}
 		nsources++;
 	}
+	/* One source per raw buffer, as OpenCSD decodes it. */
+	for (i = 0; i < nsources; i++)
+		sources[i].skip = raw_buffer_owner(&ss, sources, nsources,
+						   &sources[i]) < 0;
+	for (i = j = 0; i < nsources; i++)
+		if (!sources[i].skip)
+			sources[j++] = sources[i];
+	nsources = j;
 	if (!nsources) {
 		fail(&ss, "%s: no ETMv4 or ETE trace source: nothing to decode",
 		     ss.trace_path);
 		goto out;
+	}
+	if (number_threads(&ss, sources, nsources) < 0)
+		goto out;
+	for (i = 0; i < nsources; i++) {
+		all_ete = all_ete && sources[i].etm.ete;
+		any_v7 = any_v7 || sources[i].etm.arch_version == 0x700;
 	}
 	winfo.trace_format = all_ete ? "ete" : "etm4";
 	winfo.arch = any_v7 ? "arm" : "aarch64";

@@ -9,22 +9,32 @@
  * trace units' registers, memory images) becomes a recording with one
  * history per trace source (import-snapshot.c); the default name is DIR's
  * last component with .hwtrec.  Both are written here.
+ *
+ * An import writes NAME.hwtrec.importing-XXXXXX beside NAME.hwtrec and
+ * renames it at the end, as recorders finish a recording: a refused import
+ * leaves nothing behind, and never a half-written NAME.hwtrec.
  */
 #include "commands.h"
 #include "hwtrecord.h"
 #include "import-perf.h"
 #include "import-snapshot.h"
 
+#include "etm-contexts.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: hwtrec import perf.data [-o NAME.hwtrec] [--debug-dir DIR]...\n"
-"       hwtrec import --opencsd-snapshot DIR [-o NAME.hwtrec]\n"
+"       hwtrec import --opencsd-snapshot DIR [--dstream-format] [-o NAME.hwtrec]\n"
 "\n"
 "Turn a perf.data recorded with perf record -e intel_pt//u (per-thread or\n"
 "per-CPU, with or without timestamps, snapshot mode included) or with\n"
@@ -40,7 +50,10 @@ static void usage(FILE *out)
 "trace, the trace units' registers, memory images at their load addresses)\n"
 "into a recording: one history per trace source.  Sources of other protocols\n"
 "(STM, ITM, PTM) are skipped with a message.  The default name is DIR's name\n"
-"with .hwtrec, in the current directory.\n");
+"with .hwtrec, in the current directory.  --dstream-format: the buffers are\n"
+"DSTREAM captures (an 8-byte footer every 512 bytes, taken out, as\n"
+"trc_pkt_lister -dstream_format does); without it a DSTREAM capture is\n"
+"recognised by frames that carry trace IDs no source has.\n");
 }
 
 /* DIR's last component + ".hwtrec". */
@@ -71,10 +84,60 @@ static void perf_name(const char *in, char *out, size_t size)
 	snprintf(out, size, "%.*s.hwtrec", (int)n, base);
 }
 
+/* Whether OUT may become the recording: absent, or an empty directory (the
+ * writer's rule). */
+static int output_free(const char *out)
+{
+	DIR *d = opendir(out);
+	struct dirent *e;
+
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "hwtrec import: %s: %s\n", out, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			closedir(d);
+			fprintf(stderr, "hwtrec import: %s: exists and is not an "
+				"empty directory\n", out);
+			return -1;
+		}
+	closedir(d);
+	return 0;
+}
+
+/* A fresh directory beside OUT to write the recording into. */
+static int output_temporary(const char *out, char *tmp, size_t size)
+{
+	if ((size_t)snprintf(tmp, size, "%s.importing-XXXXXX", out) >= size) {
+		fprintf(stderr, "hwtrec import: %s: name too long\n", out);
+		return -1;
+	}
+	if (!mkdtemp(tmp)) {
+		fprintf(stderr, "hwtrec import: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The import in TMP done (OK) or refused: rename it to OUT, or remove it. */
+static int output_finish(const char *tmp, const char *out, bool ok)
+{
+	if (ok && rename(tmp, out) == 0)
+		return 0;
+	if (ok)
+		fprintf(stderr, "hwtrec import: %s: %s\n", out, strerror(errno));
+	etm_remove_recording(tmp);
+	return -1;
+}
+
 int hwtrec_import_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "opencsd-snapshot", required_argument, NULL, 's' },
+		{ "dstream-format", no_argument, NULL, 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -83,7 +146,8 @@ int hwtrec_import_main(int argc, char **argv)
 	const char *dirs[16], *const *defaults = import_default_debug_dirs();
 	struct import_options opt = { .debug_dirs = dirs, .warn = stderr };
 	const char *snapshot = NULL, *out = NULL;
-	char name[PATH_MAX], err[2048];
+	bool dstream = false;
+	char name[PATH_MAX], tmp[PATH_MAX + 32], err[2048];
 	size_t ndirs = 0, i;
 	int c;
 
@@ -91,6 +155,7 @@ int hwtrec_import_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': snapshot = optarg; break;
+		case 'D': dstream = true; break;
 		case 'o': out = optarg; break;
 		case 'd':
 			if (ndirs == 8) {	/* the rest is for the defaults */
@@ -114,11 +179,17 @@ int hwtrec_import_main(int argc, char **argv)
 			snapshot_name(snapshot, name, sizeof(name));
 			out = name;
 		}
-		if (import_opencsd_snapshot(snapshot, out, stderr, err,
+		if (output_free(out) < 0 ||
+		    output_temporary(out, tmp, sizeof(tmp)) < 0)
+			return 1;
+		if (import_opencsd_snapshot(snapshot, tmp, dstream, stderr, err,
 					    sizeof(err)) < 0) {
 			fprintf(stderr, "hwtrec import: %s\n", err);
+			output_finish(tmp, out, false);
 			return 1;
 		}
+		if (output_finish(tmp, out, true) < 0)
+			return 1;
 		printf("%s\n", out);
 		return 0;
 	}
@@ -133,9 +204,12 @@ int hwtrec_import_main(int argc, char **argv)
 		perf_name(argv[optind], name, sizeof(name));
 		out = name;
 	}
-	if (import_perf(argv[optind], out, &opt)) {
+	if (output_free(out) < 0 || output_temporary(out, tmp, sizeof(tmp)) < 0)
+		return 1;
+	if (import_perf(argv[optind], tmp, &opt)) {
 		fprintf(stderr, "hwtrec import: %s\n", hwtr_last_error());
+		output_finish(tmp, out, false);
 		return 1;
 	}
-	return 0;
+	return output_finish(tmp, out, true) < 0 ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 #include "ini.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,19 @@ static char *trimmed(const char *s, size_t n)
 		out[n] = 0;
 	}
 	return out;
+}
+
+
+/* Sections that OpenCSD's snapshot parser reads line by line into a map
+ * keyed otherwise, so that a key may come again: [device_list] (keys are
+ * thrown away), [core_trace_sources] (core=source, mapped by source: one
+ * core traced in several sessions) and [source_buffers] (the later line
+ * wins; the importer says so). */
+static bool repeats_allowed(const char *section)
+{
+	return !strcasecmp(section, "device_list") ||
+	       !strcasecmp(section, "core_trace_sources") ||
+	       !strcasecmp(section, "source_buffers");
 }
 
 static int add_section(struct ini_file *ini, char *name, int line)
@@ -129,7 +143,8 @@ static int parse_line(struct ini_file *ini, const char *path, const char *text,
 	}
 	{
 		struct ini_section *s = &ini->sections[ini->nsections - 1];
-		const struct ini_entry *dup = ini_get(s, a);
+		const struct ini_entry *dup = repeats_allowed(s->name) ? NULL
+					      : ini_get(s, a);
 
 		if (dup) {
 			int first = dup->line;

@@ -5,8 +5,9 @@
  * the line, CR-LF line ends are accepted.  Anything else is an error that
  * names the file and the line: text that is neither a header nor a
  * key=value, a key before any section, an empty key or section name, a
- * repeated key in one section, a repeated section, a NUL byte, a line
- * longer than INI_MAX_LINE.  Keys and section names compare without regard
+ * repeated key in one section (but for [device_list], [core_trace_sources]
+ * and [source_buffers], which OpenCSD reads line by line), a repeated
+ * section, a NUL byte, a line longer than INI_MAX_LINE.  Keys and section names compare without regard
  * to case, as the snapshot parser does for register names.
  */
 #ifndef HWTREC_INI_H

@@ -499,16 +499,19 @@ static const struct perf_data_attr *record_attr(const struct perf_data *pd,
 						const uint8_t *p, size_t size,
 						uint32_t type)
 {
+	uint64_t id;
+
 	if (!pd->by_identifier)
 		return &pd->attrs[0];
 	/* IDENTIFIER: first word of a SAMPLE, last word of the others. */
 	if (size < 16)
 		return NULL;
-	if (type == PERF_RECORD_SAMPLE)
-		return attr_by_id(pd, rd64(p + 8));
-	if (!pd->attrs[0].layout.sample_id_all)
+	if (type != PERF_RECORD_SAMPLE && !pd->attrs[0].layout.sample_id_all)
 		return &pd->attrs[0];
-	return attr_by_id(pd, rd64(p + size - 8));
+	id = rd64(type == PERF_RECORD_SAMPLE ? p + 8 : p + size - 8);
+	/* Id 0 is the first event's, as perf reads it (evlist__id2evsel):
+	 * the kernel writes it for records of no event (synthesized MMAPs). */
+	return id ? attr_by_id(pd, id) : &pd->attrs[0];
 }
 
 static int user_record(struct perf_data_iter *it, const uint8_t *p,

@@ -1,4 +1,5 @@
 /* perf-intel-pt.c: Intel PT's AUXTRACE_INFO words and config (see .h). */
+#define _GNU_SOURCE
 #include "perf-intel-pt.h"
 #include "hwtrecord.h"
 
@@ -47,13 +48,33 @@ int intel_pt_info_parse(const uint64_t *priv, size_t n,
 					 "address filter of %llu bytes does not "
 					 "fit its %zu words",
 					 (unsigned long long)len, n);
+		if (len) {
+			info->filter = strndup((const char *)(priv + INTEL_PT_PRIV_WORDS),
+					       (size_t)len);
+			if (!info->filter)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+		}
 	}
 	return 0;
 }
 
+void intel_pt_info_release(struct intel_pt_info *info)
+{
+	free(info->filter);
+	info->filter = NULL;
+}
+
+size_t intel_pt_info_words(const struct intel_pt_info *info)
+{
+	return INTEL_PT_PRIV_WORDS +
+	       (info->filter ? (strlen(info->filter) + 8) / 8 : 0);
+}
+
 size_t intel_pt_info_encode(const struct intel_pt_info *info, uint64_t *priv)
 {
-	memset(priv, 0, INTEL_PT_PRIV_WORDS * sizeof(*priv));
+	size_t n = intel_pt_info_words(info);
+
+	memset(priv, 0, n * sizeof(*priv));
 	priv[INTEL_PT_PMU_TYPE] = info->pmu_type;
 	priv[INTEL_PT_TIME_SHIFT] = info->tc.time_shift;
 	priv[INTEL_PT_TIME_MULT] = info->tc.time_mult;
@@ -70,8 +91,12 @@ size_t intel_pt_info_encode(const struct intel_pt_info *info, uint64_t *priv)
 	priv[INTEL_PT_TSC_CTC_D] = info->tsc_ctc_d;
 	priv[INTEL_PT_CYC_BIT] = info->cyc_bit;
 	priv[INTEL_PT_MAX_NONTURBO_RATIO] = info->max_nonturbo_ratio;
-	priv[INTEL_PT_FILTER_STR_LEN] = 0;
-	return INTEL_PT_PRIV_WORDS;
+	if (info->filter) {
+		priv[INTEL_PT_FILTER_STR_LEN] = strlen(info->filter);
+		memcpy(priv + INTEL_PT_PRIV_WORDS, info->filter,
+		       strlen(info->filter));
+	}
+	return n;
 }
 
 static unsigned field(uint64_t config, uint64_t mask)
@@ -115,4 +140,5 @@ void intel_pt_info_to_config(const struct intel_pt_info *info, uint64_t config,
 				   (config & info->noretcomp_bit));
 	/* PSBFreq: a PSB every 2^(11 + n) bytes. */
 	pt->psb_period = 2048u << field(config, INTEL_PT_CFG_PSB_PERIOD);
+	pt->address_filter = info->filter;
 }

@@ -67,6 +67,7 @@ struct intel_pt_info {
 	uint32_t tsc_ctc_n, tsc_ctc_d;	/* CPUID.15H EBX, EAX */
 	uint64_t cyc_bit;
 	uint32_t max_nonturbo_ratio;
+	char *filter;			/* the address filter string, or NULL */
 };
 
 /* Read the private words; fails (message without the file: callers add
@@ -75,7 +76,13 @@ struct intel_pt_info {
 int intel_pt_info_parse(const uint64_t *priv, size_t npriv,
 			struct intel_pt_info *info);
 
-/* Write the fixed words (no filter); returns how many (INTEL_PT_PRIV_WORDS). */
+/* What intel_pt_info_parse allocated. */
+void intel_pt_info_release(struct intel_pt_info *info);
+
+/* The private words INFO takes: the fixed ones, then its filter string
+ * (NUL-terminated, padded to 8 bytes) when it has one. */
+size_t intel_pt_info_words(const struct intel_pt_info *info);
+/* Write them (PRIV holds intel_pt_info_words); returns how many. */
 size_t intel_pt_info_encode(const struct intel_pt_info *info, uint64_t *priv);
 
 /* The manifest's configuration from the words, the PT event's attr.config

@@ -80,6 +80,11 @@ struct hwtr_pt_config {
 	bool tsc;		/* TSC packets enabled */
 	bool return_compression;	/* DisRETC clear */
 	uint32_t psb_period;	/* bytes between PSBs (informational) */
+	/* IP filtering as perf was asked for it (perf record --filter, e.g.
+	 * "filter main @ /bin/prog"), or NULL: the trace holds only code the
+	 * filter lets through.  Informational: the addresses it stands for
+	 * are perf's business. */
+	const char *address_filter;
 };
 
 /* How a CoreSight formatted stream is framed (OpenCSD's deformatter flags). */
@@ -114,6 +119,12 @@ struct hwtr_etm_config {
 				 * thread ID), not all of it */
 	uint32_t context_id;
 };
+
+/* Whether this library's OpenCSD decodes trace from the unit ETM: 0, or
+ * hwtr_err_version with a message naming the OpenCSD version needed (ETE
+ * needs one whose C API gives ETE packets to a callback, 1.7.1 or later;
+ * Debian 12 has 1.3.3).  Importers call it to refuse what cannot be decoded. */
+int hwtr_etm_decodable(const struct hwtr_etm_config *etm);
 
 enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */

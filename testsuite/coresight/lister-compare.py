@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Our ETM histories against OpenCSD's own lister, source by source.
 
-usage: lister-compare.py SNAPSHOT_DIR RECORDING HWTREC
+usage: lister-compare.py SNAPSHOT_DIR RECORDING HWTREC [THREAD_BASE]
 
 Runs `trc_pkt_lister -ss_dir SNAPSHOT_DIR -decode -logstdout` (Debian's
 libopencsd-bin) and `hwtrec dump RECORDING --insn --json` for every trace ID
@@ -112,11 +112,14 @@ def compare(tid, want, got):
 
 def main():
     snapshot, recording, hwtrec = sys.argv[1:4]
+    # THREAD_BASE: our thread is THREAD_BASE | trace ID (a later session of
+    # a multi-session snapshot; LISTER_ARGS=-src_name BUFFER picks it).
+    base = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
     elements, first_async = lister(snapshot)
     total = 0
     for tid in sorted(elements):
         want, ranges = expected(elements[tid], first_async.get(tid))
-        got = ours(hwtrec, recording, tid)
+        got = ours(hwtrec, recording, base | tid)
         insns, gaps = compare(tid, want, got)
         total += ranges
         print("source 0x%x: %d ranges (%d instructions) and %d gaps agree" %

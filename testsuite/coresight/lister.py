@@ -15,8 +15,10 @@ RANGE = re.compile(r"exec range=0x([0-9a-f]+):\[0x([0-9a-f]+)\] num_i\((\d+)\) "
 def lister(snapshot):
     # The lister always writes trc_pkt_lister.ppl where it runs.
     with tempfile.TemporaryDirectory() as cwd:
+        # LISTER_ARGS: more options, as -dstream_format.
         out = subprocess.run(["trc_pkt_lister", "-ss_dir",
-                              os.path.abspath(snapshot), "-decode", "-logstdout"],
+                              os.path.abspath(snapshot), "-decode", "-logstdout"]
+                             + os.environ.get("LISTER_ARGS", "").split(),
                              capture_output=True, text=True, check=True,
                              cwd=cwd).stdout
     elements, first_async = {}, {}

@@ -109,4 +109,8 @@ void etm_seeds(seed_writer write)
 	etm_main_path(&t);
 	etm_bytes(&t, "\x9d\x12\x34", 3);
 	seeds("truncated", &t);
+
+	t.len = 0;
+	etm_periodic_async_path(&t);
+	seeds("periodic-async", &t);
 }

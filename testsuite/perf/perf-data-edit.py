@@ -8,11 +8,14 @@ tests need, with a reader of its own (struct, not our C code).
   auxtrace-size SIZE         the first AUXTRACE's payload size field
   auxtrace-info-type N       AUXTRACE_INFO's trace type
   auxtrace-info-word I V     AUXTRACE_INFO's private word I (V: 0x hex or decimal)
-  auxtrace-info-filter LEN   Intel PT's AUXTRACE_INFO gets an address filter
-                             string of LEN bytes (the record grows; the
-                             data and feature sections follow it)
+  auxtrace-info-filter LEN [TEXT]
+                             Intel PT's AUXTRACE_INFO gets an address filter
+                             string of LEN bytes, or TEXT (the record grows;
+                             the data and feature sections follow it)
   aux-truncated SIZE [FLAGS] the first AUX record covers SIZE bytes, TRUNCATED
                              (FLAGS: its flags, default 1: TRUNCATED alone)
+  record-id TYPE ID          the first record of TYPE gets sample id ID
+                             (its last word: sample_id_all's IDENTIFIER)
   magic HEX                  the 8-byte magic, as a little-endian number
   header-size N              the header's size field
   truncate SIZE              cut the file"""
@@ -59,15 +62,22 @@ elif edit == 'auxtrace-info-type':
 elif edit == 'auxtrace-info-word':
     pos = first(70)
     struct.pack_into('<Q', data, pos + 16 + 8 * int(args[0]), int(args[1], 0))
+elif edit == 'record-id':
+    pos = first(int(args[0]))
+    size = struct.unpack_from('<H', data, pos + 6)[0]
+    struct.pack_into('<Q', data, pos + size - 8, int(args[1], 0))
 elif edit == 'auxtrace-info-filter':
     # Word 16 (after the 16 fixed words from PMU type on) is the filter
     # string's length; the string follows, NUL-terminated, padded to 8.
     length = int(args[0])
+    # TEXT: the filter (LEN is then its length); else LEN bytes of 'f'.
+    filt = args[1].encode() if len(args) > 1 else b'f' * length
+    length = len(filt)
     pos = first(70)
     size = struct.unpack_from('<H', data, pos + 6)[0]
     nwords = (size - 16) // 8
     struct.pack_into('<Q', data, pos + 16 + 8 * (nwords - 1), length)
-    text = (b'f' * length + b'\0').ljust((length + 8) // 8 * 8, b'\0')
+    text = (filt + b'\0').ljust((length + 8) // 8 * 8, b'\0')
     data[pos + size:pos + size] = text
     struct.pack_into('<H', data, pos + 6, size + len(text))
     struct.pack_into('<Q', data, 48, data_size + len(text))

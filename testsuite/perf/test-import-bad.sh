@@ -53,6 +53,21 @@ grep -q "1 record of type 120 (unknown perf.data), the first at offset [0-9]*, s
 cmp -s loops.insn bad.insn || fail "$case: history differs"
 echo "$case: $(cat err)"
 
+# An MMAP2 record with event id 0 (what the kernel writes for records of no
+# event): perf reads it as the first event's, lists it and decodes the same
+# instructions; so do we.
+case="MMAP2 with event id 0"; edit record-id 10 0
+perf script -i bad.data --show-mmap-events 2>/dev/null | grep -q "PERF_RECORD_MMAP2 .*r-xp .*/loops$" ||
+	fail "$case: perf does not list the edited MMAP2"
+[ "$(perf script -i bad.data --itrace=i1i -F ip 2>/dev/null | md5sum)" = \
+  "$(perf script -i good.data --itrace=i1i -F ip 2>/dev/null | md5sum)" ] ||
+	fail "$case: perf decodes the edited file differently"
+rm -rf bad.hwtrec
+"$HWTREC" import bad.data -o bad.hwtrec 2>err || { cat err; fail "$case: refused"; }
+"$HWTREC" dump bad.hwtrec --insn > bad.insn
+cmp -s loops.insn bad.insn || fail "$case: history differs"
+echo "$case: imported, the same history"
+
 # More --debug-dir options than it keeps: said, not dropped.
 rc=0
 "$HWTREC" import --debug-dir a --debug-dir b --debug-dir c --debug-dir d \
@@ -71,4 +86,20 @@ rm -rf bad.hwtrec
 "$HWTREC" dump bad.hwtrec --insn > bad.insn
 cmp -s loops.insn bad.insn || fail "$case: history differs"
 echo "$case: imported, the same history"
+
+# An address filter (perf record --filter): perf reads the string, and the
+# recording keeps it (manifest pt.address_filter).
+case="address filter kept"
+edit auxtrace-info-filter 0 "filter main @ $work/loops"
+perf script -D -i bad.data 2>/dev/null | grep -q "Filter string  *filter main @ $work/loops$" ||
+	fail "$case: perf does not read the edited file's filter"
+rm -rf bad.hwtrec
+"$HWTREC" import bad.data -o bad.hwtrec 2>err || { cat err; fail "$case: refused"; }
+got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pt"].get("address_filter"))' \
+	bad.hwtrec/manifest.json)
+[ "$got" = "filter main @ $work/loops" ] || fail "$case: manifest has '$got'"
+"$HWTREC" export --perf bad.hwtrec -o again.data 2>/dev/null || fail "$case: export"
+perf script -D -i again.data 2>/dev/null | grep -q "Filter string  *filter main @ $work/loops$" ||
+	fail "$case: the exported perf.data lost the filter"
+echo "$case: $got (exported again)"
 echo "PASS"

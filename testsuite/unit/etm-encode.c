@@ -134,6 +134,36 @@ void etm_main_path(struct etm_trace *t)
 	etm_atom(t, true);		/* b . */
 }
 
+const uint64_t etm_periodic_async_path_ips[21] = {
+	0x1000, 0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1004, 0x1020, 0x1024, 0x1008, 0x100c,
+	0x1010, 0x1010,
+	0x1008, 0x100c, 0x1004,
+};
+
+void etm_periodic_async_path(struct etm_trace *t)
+{
+	int i;
+
+	etm_start(t, 0x1000);
+	for (i = 0; i < 3; i++) {
+		etm_atom(t, true);	/* bl 0x1020 */
+		etm_atom(t, true);	/* ret */
+		etm_addr(t, 0x1008);	/* ... to 0x1008 */
+		if (i == 0) {
+			etm_async(t);	/* the sync period is reached */
+			etm_trace_info(t);
+		}
+		etm_atom(t, i < 2);	/* b.ne 0x1004 */
+	}
+	etm_atom(t, true);		/* b . */
+	etm_atom(t, true);		/* b . */
+	etm_start(t, 0x1008);
+	etm_atom(t, true);		/* b.ne 0x1004 */
+	etm_atom(t, true);		/* bl 0x1020 */
+}
+
 /* The formatter's frame: bytes 0-14 hold data or, in an even byte with bit
  * 0 set, a new source ID; byte 15 holds bit 0 of each even data byte, or for
  * an ID byte whether the next byte still belongs to the previous source. */

@@ -54,6 +54,14 @@ extern const uint8_t etm_fixture_code[0x28];
 void etm_main_path(struct etm_trace *t);
 extern const uint64_t etm_main_path_ips[18];
 
+/* The main path with a periodic A-sync and Trace Info right after the
+ * first ret's address, so that the atoms after them still follow the
+ * address from before (a trace unit's sync period falls anywhere), then a
+ * self-contained start (etm_start) at 0x1008 and b.ne, bl taken: what it
+ * executes, in order (OpenCSD's lister decodes the same). */
+void etm_periodic_async_path(struct etm_trace *t);
+extern const uint64_t etm_periodic_async_path_ips[21];
+
 /* CoreSight frames of the sources' bytes, interleaved in runs of at most
  * RUN bytes; the output is padded to whole frames.  Returns its length. */
 struct etm_source {

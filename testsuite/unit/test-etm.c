@@ -193,6 +193,38 @@ START_TEST(code_with_no_image_is_a_gap_that_names_the_address)
 }
 END_TEST
 
+/* Code at a kernel address (an AArch64 kernel's, upper half) with no image:
+ * the gap says whose address it is and which image decoding needs. */
+START_TEST(code_at_a_kernel_address_is_a_gap_that_names_the_kernel)
+{
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+
+	make_tmpdir();
+	etm_start(&tr, UINT64_C(0xffffffc010081000));
+	etm_atom(&tr, true);
+	etm_addr(&tr, 0x1010);
+	etm_atom(&tr, true);		/* b . */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 0);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 2);
+	ck_assert_uint_eq(ips[0], 0);
+	ck_assert_msg(strstr(gaps[0], "address not accessible at 0xffffffc010081000") &&
+		      strstr(gaps[0], "a kernel address; decoding there needs the "
+			     "traced kernel's image (its vmlinux)"), "%s", gaps[0]);
+	ck_assert_uint_eq(ips[1], 0x1010);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 START_TEST(an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async)
 {
 	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
@@ -632,6 +664,361 @@ START_TEST(chunks_decode_the_same_on_demand_in_any_order)
 }
 END_TEST
 
+/* A trace unit's periodic A-sync and Trace Info come between packets
+ * wherever the buffer reaches the period: here just after the address a
+ * ret was traced with, so the next atom (b.ne) and those after it still
+ * follow the address from before the A-sync, as OpenCSD's lister decodes it
+ * straight through; a decoder started at that A-sync would skip them until
+ * an address and a context.  The self-contained A-sync after it starts a
+ * chunk of its own.  The oracle is the path the trace was written along;
+ * every chunk decodes on demand, backwards from a cold cache, to what the
+ * index counted. */
+START_TEST(atoms_after_a_periodic_async_keep_the_address_from_before_it)
+{
+	const uint64_t *want = etm_periodic_async_path_ips;
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	uint64_t ips[64];
+	size_t n, i;
+
+	make_tmpdir();
+	etm_periodic_async_path(&tr);
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	n = walk(hwtr_history_thread(h, 0), ips, 64, NULL);
+	ck_assert_uint_eq(n, 21);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(ips[i] == want[i], "instruction %zu: 0x%llx, not 0x%llx",
+			      i + 1, (unsigned long long)ips[i],
+			      (unsigned long long)want[i]);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, 2);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = n; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* A packet that does not parse (0x00 0x85: an extension header with no
+ * such extension) loses sync; OpenCSD says so at the next packet it reads,
+ * the A-sync where it synchronises again.  The gap is the trace's between
+ * the two paths, and every chunk decodes on demand to what the index has
+ * (the gap belongs to the chunk where sync was lost: a decoder started at
+ * the A-sync never sees the bad packet). */
+START_TEST(a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t n, i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_bytes(&tr, "\x00\x85", 2);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 8; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	n = walk(hwtr_history_thread(h, 0), ips, 16, gaps);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_ptr_nonnull(gaps[4]);
+	ck_assert_msg(strstr(gaps[4], "bad packet sequence"), "%s", gaps[4]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* The same before the first instruction: the first A-sync and Trace Info,
+ * then a reserved packet header (0x08); OpenCSD says so at the packet after
+ * it.  The next A-sync is followed by a cut A-sync (00 00 80, a bad
+ * sequence a decoder started there would ignore while it waits for Trace
+ * Info), so it starts no chunk: the gap and the path after it (0x1008,
+ * 0x100c, 0x1004, as trc_pkt_lister decodes it) are one chunk, which
+ * decodes on demand to what the index has. */
+/* PREFIX (N bytes before the first A-sync, a gap of their own) and BAD. */
+static void bad_packet_before_any_instruction(const char *prefix, size_t n,
+					      const char *bad)
+{
+	/* With PREFIX: its gap first. */
+	static const uint64_t path[] = { 0, 0, 0x1008, 0x100c, 0x1004 };
+	const uint64_t *want = n ? path : path + 1;
+	size_t count = n ? 5 : 4;
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_bytes(&tr, prefix, n);
+	etm_async(&tr);
+	etm_trace_info(&tr);
+	etm_bytes(&tr, bad, 1);
+	etm_async(&tr);
+	etm_bytes(&tr, "\x00\x00\x80", 3);
+	etm_trace_info(&tr);
+	etm_trace_on(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = count; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), count);
+	ck_assert_msg(strstr(gaps[count - 4], "bad packet sequence"), "%s",
+		      gaps[count - 4]);
+	/* One chunk from the first A-sync (and the prefix's gap alone). */
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.chunks, n ? 2 : 1);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+
+START_TEST(a_bad_packet_before_any_instruction_is_its_own_chunks_gap)
+{
+	bad_packet_before_any_instruction(NULL, 0, "\x08");	/* reserved */
+}
+END_TEST
+
+/* The same with a header reserved only for this configuration (0x6d,
+ * conditional instruction trace, which the unit does not do: a packet type
+ * of its own in OpenCSD), after bytes before the first A-sync that hold a
+ * bad packet of their own (eleven zeros and 05: a cut A-sync) (fuzz-etm). */
+START_TEST(a_packet_reserved_for_the_configuration_is_its_chunks_gap)
+{
+	bad_packet_before_any_instruction("\x00\x00\x00\x00\x00\x00\x00"
+					  "\x00\x00\x00\x00\x05", 12, "\x6d");
+}
+END_TEST
+
+/* An A-sync with no Trace Info after it (a cut sync sequence): decoding
+ * straight through, OpenCSD takes the address and context after it and
+ * goes on (0x1008, 0x100c, 0x1004); a decoder started there would wait for
+ * a Trace Info and decode nothing, so it starts no chunk. */
+START_TEST(an_async_without_trace_info_starts_no_chunk)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_thread_stats st;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_async(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert_uint_eq(st.instructions, 7);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 7; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(st.chunks, 1);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Exception packets (06 06: a trap) with no address after them: OpenCSD
+ * 1.3.3 crashes on them (its trc_pkt_lister too, on the fuzz input this
+ * comes from).  They are never fed to it: the path before, a gap that
+ * says the packets are out of sequence, the path from the next A-sync. */
+START_TEST(an_exception_without_its_address_is_a_gap_not_a_crash)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0, 0x1008, 0x100c,
+					 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_bytes(&tr, "\x06\x06\x06\x06\x06\x06", 6);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 6);
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(ips[i], want[i]);
+	ck_assert_msg(strstr(gaps[2], "bad packet sequence"), "%s", gaps[2]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* After a packet the decoder is never fed (a mispredict from a unit that
+ * does not trace speculation), decoding starts afresh at the next A-sync,
+ * which starts a chunk; a bad packet there, before any instruction, is
+ * that chunk's gap whether the chunk is decoded on its own or the walk
+ * came from the chunk before. */
+START_TEST(a_bad_packet_after_a_restart_is_the_new_chunks_gap)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1024, 0, 0,
+					 0x1008, 0x100c, 0x1004 };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_cursor *c;
+	const char *gaps[16];
+	uint64_t ips[16];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	etm_atom(&tr, true);		/* ret */
+	etm_addr(&tr, 0x1008);
+	etm_bytes(&tr, "\x30", 1);	/* mispredict */
+	etm_async(&tr);
+	etm_trace_info(&tr);
+	etm_bytes(&tr, "\x08", 1);	/* reserved */
+	etm_async(&tr);
+	etm_bytes(&tr, "\x00\x00\x80", 3);	/* a cut A-sync */
+	etm_trace_info(&tr);
+	etm_trace_on(&tr);
+	etm_addr_ctxt(&tr, 0x1008, 0);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	etm_atom(&tr, true);		/* bl 0x1020 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_int_eq(hwtr_cursor_alloc(hwtr_history_thread(h, 0), &c), 0);
+	for (i = 9; i > 0; i--) {
+		struct hwtr_insn insn;
+
+		ck_assert_int_eq(hwtr_cursor_goto(c, i), 0);
+		ck_assert_msg(hwtr_cursor_insn(c, &insn) == 0, "%s", hwtr_last_error());
+		ck_assert_uint_eq(insn.gap ? 0 : insn.ip, want[i - 1]);
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 16, gaps), 9);
+	ck_assert_msg(strstr(gaps[4], "speculation packet"), "%s", gaps[4]);
+	ck_assert_msg(strstr(gaps[5], "bad packet sequence"), "%s", gaps[5]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
+/* An address at the very end of the address space (0xfffffffffffffffc)
+ * crashed OpenCSD 1.3.3's memory cache (fuzz-etm); it is code no image
+ * has, a gap that names it, and decoding goes on at the next A-sync. */
+START_TEST(an_address_at_the_end_of_the_address_space_is_a_gap)
+{
+	static const uint64_t want[] = { 0x1000, 0x1004, 0, 0x1008, 0x100c };
+	struct etm_trace tr = { .len = 0 };
+	struct etm_source src = { .id = 0x10 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const char *gaps[8];
+	uint64_t ips[8];
+	size_t i;
+
+	make_tmpdir();
+	etm_start(&tr, 0x1000);
+	etm_atom(&tr, true);		/* bl 0x1020: taken */
+	etm_addr(&tr, UINT64_C(0xfffffffffffffffc));
+	etm_atom(&tr, true);
+	etm_start(&tr, 0x1008);
+	etm_atom(&tr, true);		/* b.ne 0x1004 */
+	src.bytes = tr.buf;
+	src.len = tr.len;
+	rec = recording_of(&src, 1, false);
+	h = history_of(rec, 1);
+	ck_assert_uint_eq(walk(hwtr_history_thread(h, 0), ips, 8, gaps), 5);
+	for (i = 0; i < 5; i++)
+		ck_assert_uint_eq(ips[i], want[i]);
+	ck_assert_msg(strstr(gaps[2], "address not accessible at 0xfffffffffffffffc"),
+		      "%s", gaps[2]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	remove_tmpdir();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etm");
@@ -642,6 +1029,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_main_path_decodes_with_branch_classes_and_segments);
 	tcase_add_test(tc, code_with_no_image_is_a_gap_that_names_the_address);
+	tcase_add_test(tc, code_at_a_kernel_address_is_a_gap_that_names_the_kernel);
 	tcase_add_test(tc, an_overflow_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_async);
 	tcase_add_test(tc, a_loss_at_the_start_is_the_first_gap);
@@ -651,6 +1039,14 @@ int main(void)
 	tcase_add_test(tc, a_trace_cut_inside_a_packet_ends_with_a_gap_there);
 	tcase_add_test(tc, two_sources_in_coresight_frames_decode_apart);
 	tcase_add_test(tc, chunks_decode_the_same_on_demand_in_any_order);
+	tcase_add_test(tc, atoms_after_a_periodic_async_keep_the_address_from_before_it);
+	tcase_add_test(tc, a_bad_packet_is_a_gap_in_the_chunk_that_lost_sync);
+	tcase_add_test(tc, a_bad_packet_before_any_instruction_is_its_own_chunks_gap);
+	tcase_add_test(tc, a_packet_reserved_for_the_configuration_is_its_chunks_gap);
+	tcase_add_test(tc, an_async_without_trace_info_starts_no_chunk);
+	tcase_add_test(tc, an_exception_without_its_address_is_a_gap_not_a_crash);
+	tcase_add_test(tc, a_bad_packet_after_a_restart_is_the_new_chunks_gap);
+	tcase_add_test(tc, an_address_at_the_end_of_the_address_space_is_a_gap);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -436,8 +436,12 @@ START_TEST(bad_etm_manifests_are_rejected_with_the_field_named)
 	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"ptm\","
 			  "\"trace_id\":16}}]}", hwtr_err_format,
 			  "only ETMv4 (\"etm4\") and ETE");
+	/* Trace ID 0 is no source's in frames (a raw stream may have it). */
 	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
-			  "\"trace_id\":0}}]}", hwtr_err_format,
+			  "\"trace_id\":0,\"formatted\":true}}]}", hwtr_err_format,
+			  "not a CoreSight trace ID");
+	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
+			  "\"trace_id\":112}}]}", hwtr_err_format,
 			  "not a CoreSight trace ID");
 	expect_open_error(ETM_HEAD("2") ",\"etm\":{\"protocol\":\"etm4\","
 			  "\"trace_id\":16,\"formatted\":true," ETM_REGS "}}]}",

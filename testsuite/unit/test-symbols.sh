@@ -1,0 +1,47 @@
+#!/bin/sh
+# Functions named as GDB names them: a program whose entry point _start is
+# a symbol of no type (notype-start.S: .globl without .type) is recorded
+# with the software source; every instruction's function and offset in
+# `hwtrec dump --insn --json` is what GDB's `info symbol` says of its
+# address in the same executable, and --calls names _start, not ??.
+set -u
+: "${HWTREC:?}" "${SRCDIR:?}"
+command -v gdb >/dev/null 2>&1 || { echo "SKIP: gdb not found"; exit 77; }
+tmp=$(mktemp -d /tmp/hwtr-symbols-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+
+cc -nostdlib -static -no-pie -o notype-start "$SRCDIR/notype-start.S" ||
+	fail "cannot build notype-start"
+readelf -s notype-start | grep -q " NOTYPE  GLOBAL DEFAULT .* _start$" ||
+	fail "_start is not a global symbol of no type here"
+"$HWTREC" record -q --source=valgrind -o n.hwtrec -- ./notype-start \
+	>record.out 2>record.err || { cat record.err; fail "hwtrec record"; }
+"$HWTREC" dump n.hwtrec --insn --json >insn.json || fail "hwtrec dump --insn"
+"$HWTREC" dump n.hwtrec --calls >calls.txt || fail "hwtrec dump --calls"
+
+python3 - <<'PY' || exit 1
+import json, re, subprocess, sys
+insns = [json.loads(l) for l in open("insn.json") if l.strip()]
+if len(insns) != 9:
+    sys.exit("FAIL: %d instructions, the program runs 9" % len(insns))
+cmd = ["gdb", "-nx", "-batch"]
+for i in insns:
+    cmd += ["-ex", "info symbol " + i["ip"]]
+cmd.append("./notype-start")
+out = subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
+for i, line in zip(insns, out):
+    m = re.match(r"(\S+)(?: \+ (\d+))? in section", line)
+    if not m:
+        sys.exit("FAIL: gdb says %r of %s" % (line, i["ip"]))
+    want = (m.group(1), int(m.group(2) or 0))
+    got = (i.get("function"), i.get("offset"))
+    if want != got:
+        sys.exit("FAIL: %s: GDB says %s+%d, we say %s" % (i["ip"], want[0],
+                                                          want[1], got))
+print("%d instructions named as GDB names them" % len(insns))
+PY
+calls=$(cut -f2 calls.txt | tr '\n' ' ')
+[ "$calls" = "_start work _start work _start " ] || fail "--calls: $calls"
+echo "PASS: --calls: $calls"
