@@ -18,6 +18,8 @@ whether GDB said it ran out of history.  Directives in the scenario:
 
   #program NAME        which test program (scenario-prog, bare-prog)
   #record-from start   record full from the first instruction (default: main)
+  #record-from FUNC    record full (live: record hwt) from the first call of
+                       FUNC (a stripped program has no main)
   #record-from none    live scenarios: record nothing, stand at the first
                        instruction (record full's half: `starti`); the
                        scenario itself says `run` or `start`, and `record`
@@ -143,7 +145,9 @@ def setup(mode, prog, record_from, run_to=None):
             gdb.execute("set record full insn-number-max unlimited")
             return ""
         if record_from != "start":
-            gdb.execute("break main", to_string=True)
+            # main, or the function #record-from names (a stripped
+            # program has no main)
+            gdb.execute("break " + record_from, to_string=True)
             gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record full")
@@ -155,7 +159,9 @@ def setup(mode, prog, record_from, run_to=None):
         if record_from == "none":
             return ""
         if record_from != "start":
-            gdb.execute("break main", to_string=True)
+            # main, or the function #record-from names (a stripped
+            # program has no main)
+            gdb.execute("break " + record_from, to_string=True)
             gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record hwt")
