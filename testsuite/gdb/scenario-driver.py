@@ -97,6 +97,27 @@ def where():
             "level": frame.level(), "stack": stack}
 
 
+def at_history_start():
+    """Whether the program stands at the first instruction of the history,
+    from `info record`: record full's current number below its lowest
+    (entry N+1 runs next), hwtrec's (btrace's) instruction 1.  A reverse
+    command that runs out of history stops there, and GDB says so on its
+    terminal only, not in gdb.execute's string (GDB 13's stop events carry
+    no reason).  None when not replaying or `info record` says neither."""
+    try:
+        text = gdb.execute("info record", to_string=True)
+    except gdb.error:
+        return None
+    lowest = re.search(r"Lowest recorded instruction number is (\d+)", text)
+    current = re.search(r"Current instruction number is (\d+)", text)
+    if lowest and current:
+        return int(current.group(1)) < int(lowest.group(1))
+    at = re.search(r"At instruction (\d+)", text)
+    if at:
+        return int(at.group(1)) == 1
+    return None
+
+
 def run(command):
     try:
         output = gdb.execute(command, to_string=True)
@@ -235,7 +256,8 @@ def main():
             state = where()
             state.update(command=text, line_in_scenario=number,
                          output=output[-400:], error=error,
-                         no_history=NO_HISTORY in output)
+                         no_history=NO_HISTORY in output,
+                         at_history_start=at_history_start())
             steps.append(state)
     except Exception as err:  # report, never hang the test
         result["failures"].append("%s: %s" % (type(err).__name__, err))
