@@ -97,21 +97,6 @@ def where():
             "level": frame.level(), "stack": stack}
 
 
-def info_record():
-    """`info record` with frame 0 selected, the selection put back after:
-    the plugin's `info record` with an outer frame selected makes GDB 13
-    fail with "Recursive internal problem" (reported, not fixed here)."""
-    try:
-        selected = gdb.selected_frame()
-    except gdb.error:
-        return gdb.execute("info record", to_string=True)
-    gdb.newest_frame().select()
-    try:
-        return gdb.execute("info record", to_string=True)
-    finally:
-        selected.select()
-
-
 def at_history_start():
     """Whether the program stands at the first instruction of the history,
     from `info record`: record full's current number below its lowest
@@ -120,7 +105,7 @@ def at_history_start():
     terminal only, not in gdb.execute's string (GDB 13's stop events carry
     no reason).  None when not replaying or `info record` says neither."""
     try:
-        text = info_record()
+        text = gdb.execute("info record", to_string=True)
     except gdb.error:
         return None
     lowest = re.search(r"Lowest recorded instruction number is (\d+)", text)

@@ -333,26 +333,11 @@ def shared_libraries():
     return libs, text
 
 
-def info_record():
-    """`info record` with frame 0 selected, the selection put back after:
-    the plugin's `info record` with an outer frame selected makes GDB 13
-    fail with "Recursive internal problem" (reported, not fixed here)."""
-    try:
-        selected = gdb.selected_frame()
-    except gdb.error:
-        return gdb.execute("info record", to_string=True)
-    gdb.newest_frame().select()
-    try:
-        return gdb.execute("info record", to_string=True)
-    finally:
-        selected.select()
-
-
 def record_numbers():
     """The instruction numbers `info record` shows: record full's lowest,
     highest and current (when replaying); hwtrec's recorded count and
     current (btrace's numbering, when replaying)."""
-    text = info_record()
+    text = gdb.execute("info record", to_string=True)
     numbers = {}
     for name, pattern in (
             ("lowest", r"Lowest recorded instruction number is (\d+)"),
@@ -389,7 +374,7 @@ class HistoryPlace:
             self.start = numbers.get("current", numbers["recorded"] + 1)
         else:
             raise gdb.GdbError("`info record' gives no instruction numbers:\n"
-                               + info_record())
+                               + gdb.execute("info record", to_string=True))
 
     def now(self):
         numbers = record_numbers()
