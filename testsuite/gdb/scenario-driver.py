@@ -18,6 +18,8 @@ whether GDB said it ran out of history.  Directives in the scenario:
 
   #program NAME        which test program (scenario-prog, bare-prog)
   #record-from start   record full from the first instruction (default: main)
+  #record-from FUNC    record full (live: record hwt) from the first call of
+                       FUNC (a stripped program has no main)
   #record-from none    live scenarios: record nothing, stand at the first
                        instruction (record full's half: `starti`); the
                        scenario itself says `run` or `start`, and `record`
@@ -95,6 +97,27 @@ def where():
             "level": frame.level(), "stack": stack}
 
 
+def at_history_start():
+    """Whether the program stands at the first instruction of the history,
+    from `info record`: record full's current number below its lowest
+    (entry N+1 runs next), hwtrec's (btrace's) instruction 1.  A reverse
+    command that runs out of history stops there, and GDB says so on its
+    terminal only, not in gdb.execute's string (GDB 13's stop events carry
+    no reason).  None when not replaying or `info record` says neither."""
+    try:
+        text = gdb.execute("info record", to_string=True)
+    except gdb.error:
+        return None
+    lowest = re.search(r"Lowest recorded instruction number is (\d+)", text)
+    current = re.search(r"Current instruction number is (\d+)", text)
+    if lowest and current:
+        return int(current.group(1)) < int(lowest.group(1))
+    at = re.search(r"At instruction (\d+)", text)
+    if at:
+        return int(at.group(1)) == 1
+    return None
+
+
 def run(command):
     try:
         output = gdb.execute(command, to_string=True)
@@ -143,7 +166,9 @@ def setup(mode, prog, record_from, run_to=None):
             gdb.execute("set record full insn-number-max unlimited")
             return ""
         if record_from != "start":
-            gdb.execute("break main", to_string=True)
+            # main, or the function #record-from names (a stripped
+            # program has no main)
+            gdb.execute("break " + record_from, to_string=True)
             gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record full")
@@ -155,7 +180,9 @@ def setup(mode, prog, record_from, run_to=None):
         if record_from == "none":
             return ""
         if record_from != "start":
-            gdb.execute("break main", to_string=True)
+            # main, or the function #record-from names (a stripped
+            # program has no main)
+            gdb.execute("break " + record_from, to_string=True)
             gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record hwt")
@@ -229,7 +256,8 @@ def main():
             state = where()
             state.update(command=text, line_in_scenario=number,
                          output=output[-400:], error=error,
-                         no_history=NO_HISTORY in output)
+                         no_history=NO_HISTORY in output,
+                         at_history_start=at_history_start())
             steps.append(state)
     except Exception as err:  # report, never hang the test
         result["failures"].append("%s: %s" % (type(err).__name__, err))

@@ -333,6 +333,57 @@ def shared_libraries():
     return libs, text
 
 
+def record_numbers():
+    """The instruction numbers `info record` shows: record full's lowest,
+    highest and current (when replaying); hwtrec's recorded count and
+    current (btrace's numbering, when replaying)."""
+    text = gdb.execute("info record", to_string=True)
+    numbers = {}
+    for name, pattern in (
+            ("lowest", r"Lowest recorded instruction number is (\d+)"),
+            ("highest", r"Highest recorded instruction number is (\d+)"),
+            ("current", r"Current instruction number is (\d+)"),
+            ("recorded", r"Recorded (\d+) instructions"),
+            ("current", r"At instruction (\d+)")):
+        m = re.search(pattern, text)
+        if m:
+            numbers[name] = int(m.group(1))
+    return numbers
+
+
+class HistoryPlace:
+    """How far back from where the commands start each step stands, in
+    instructions (`back`), and how far back the history reaches (`reach`),
+    from `info record`.  The numbers count the same instructions in both
+    runs (a system call as one), so `back` is comparable.  record full's
+    current number N means that log entry N+1 runs next: below the lowest,
+    the program stands at the instruction record full started at, the
+    start of its stretch (`at_first`).  A command that runs out of history
+    stops there too, and GDB reports that on its terminal only, not in
+    gdb.execute's string: at_first is how the oracle knows it (GDB 13's
+    stop events carry no reason).  The signal's arrival, an entry of record
+    full's log, is behind the start (deliver_segv_and_continue)."""
+
+    def __init__(self):
+        numbers = record_numbers()
+        if "highest" in numbers:        # record full
+            self.first = numbers["lowest"]
+            self.start = numbers.get("current", numbers["highest"] + 1)
+        elif "recorded" in numbers:     # hwtrec: instructions 1..recorded
+            self.first = 2        # btrace's instruction 1 is the first
+            self.start = numbers.get("current", numbers["recorded"] + 1)
+        else:
+            raise gdb.GdbError("`info record' gives no instruction numbers:\n"
+                               + gdb.execute("info record", to_string=True))
+
+    def now(self):
+        numbers = record_numbers()
+        current = numbers.get("current", self.start)
+        return {"back": self.start - current,
+                "reach": self.start - self.first + 1,
+                "at_first": current < self.first}
+
+
 def position():
     try:
         frame = gdb.selected_frame()
@@ -361,6 +412,7 @@ def main():
         result["threads"] = [result["backtrace"]] + others
         result["libraries"], result["libraries_text"] = shared_libraries()
         steps = []
+        place = HistoryPlace()
         for command in json.loads(os.environ.get("REAL_COMMANDS", "[]")):
             try:
                 out = gdb.execute(command, to_string=True)
@@ -369,7 +421,7 @@ def main():
                 out, error = "", str(err)
             step = position()
             step.update(command=command, error=error,
-                        no_history=NO_HISTORY in out)
+                        no_history=NO_HISTORY in out, history=place.now())
             steps.append(step)
         result["steps"] = steps
     except Exception as err:  # report, never hang the test

@@ -55,9 +55,42 @@ def _unescape(text):
 in_unwinder = False
 
 
+def _selected_level():
+    try:
+        return gdb.selected_frame().level()
+    except gdb.error:
+        return 0        # no frame (no thread, running)
+
+
+def _select_level(level):
+    frame = gdb.newest_frame()
+    while frame is not None and frame.level() < level:
+        frame = frame.older()
+    if frame is not None:
+        frame.select()
+
+
+def _send_packet(conn, packet):
+    """conn.send_packet with frame 0 selected, the selection put back after.
+    In GDB 13 send_packet switches threads and back, which throws the frame
+    cache away; with an outer frame selected (after `up`) the next use of
+    the selected frame then fails with "Recursive internal problem" (`up`,
+    `info record`).  Frame 0 needs no re-finding.  After qHwtr:goto the
+    thread stands elsewhere: frame 0 stays selected, as after `record
+    goto`."""
+    level = _selected_level()
+    if level == 0:
+        return conn.send_packet(packet)
+    gdb.newest_frame().select()
+    reply = conn.send_packet(packet)
+    if not packet.startswith("qHwtr:goto:"):
+        _select_level(level)
+    return reply
+
+
 def _raw(conn, packet):
     if not in_unwinder:
-        reply = conn.send_packet(packet)
+        reply = _send_packet(conn, packet)
         if reply is None:
             return ""
         if isinstance(reply, bytes):

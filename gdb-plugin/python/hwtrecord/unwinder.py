@@ -25,6 +25,14 @@ chosen to look like the real one:
   with each call level, so that callers are always outer (GDB rejects an
   inner caller) and an activation keeps its id.  Frames beyond the known
   stack on the outer side (those past main) get addresses above it.
+- The outermost frame has no caller.  Unwinding it to PC 0 would make GDB
+  show one more frame, `0x0000000000000000 in ?? ()`; GDB on the live
+  process ends the stack there because the function's CFI says so, which a
+  Python unwinder cannot express.  So where the outermost frame is the one
+  at which GDB's own unwinders ended the stack at the end of the history
+  (the same PC: that activation never returns), this unwinder declines it
+  and GDB's DWARF unwinder ends the stack as on the live process (only the
+  PC and stack pointer matter to it there).
 - When the history starts below the bottom of the stack (`record hwt` at a
   breakpoint three calls below main), the callers of its outermost function
   never appear in it, and the server does not know them.  The history never
@@ -49,6 +57,13 @@ MAX_FINAL_FRAMES = 4096
 # stack; pc is None for the server's frames, the frame's own PC for GDB's
 # frames beyond them (see the module comment).
 _final = {}
+
+# Connection number -> PCs of the outermost frames at which GDB's own
+# unwinders, on the real registers at the end of the history, ended the
+# stack (FRAME_UNWIND_OUTERMOST: the CFI of _start or of a thread's clone
+# marks the return address undefined).  The outermost activation never
+# returns, so at every past position its frame has that same PC.
+_outermost = {}
 
 
 class _FrameId:
@@ -303,6 +318,19 @@ def _gdb_stack():
     return stack
 
 
+def _outermost_pc():
+    """The PC of the selected thread's outermost frame when GDB's own
+    unwinders ended the stack there (see _outermost), or None."""
+    frame = gdb.newest_frame()
+    count = 0
+    while frame.older() is not None and count < MAX_FINAL_FRAMES:
+        frame = frame.older()
+        count += 1
+    if frame.unwind_stop_reason() != gdb.FRAME_UNWIND_OUTERMOST:
+        return None
+    return frame.pc()
+
+
 def match_final_stack(server_frames, gdb_stack):
     """{level: (function start, CFA, PC)} of the final stack: the server's
     frames at the end paired with GDB's, while their functions agree (PC
@@ -367,6 +395,9 @@ def _on_stop(event):
         if at_end and (entry is None or target.real_registers(entry, conn)):
             _final_gdb[conn.num] = (tid, entry.get("end") if entry else None,
                                     _gdb_stack())
+            outermost = _outermost_pc()
+            if outermost is not None:
+                _outermost.setdefault(conn.num, set()).add(outermost)
     except gdb.error as err:
         gdb.write("hwtrec: cannot note the final call stack: %s\n" % err,
                   gdb.STDERR)
@@ -424,6 +455,9 @@ class HwtrecUnwinder(Unwinder):
         pc = pending_frame.read_register(pc_name)
         if int(pc) != this.pc:
             return None
+        if self.next_index == len(self.frames) - 1 and \
+                this.pc in _outermost.get(conn.num, ()):
+            return None     # GDB's own unwinder ends the stack here
         self.next_index += 1
         info = pending_frame.create_unwind_info(
             _FrameId(this.sp, this.function_start))
