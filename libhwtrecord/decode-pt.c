@@ -754,6 +754,18 @@ static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
 		const struct decoder_loss *lead = leading_loss(w);
 
 		w->started = true;
+		if (w->scan->count == 0 && !lead && w->start < w->size) {
+			/* Kept bytes without a PSB (a ring smaller than the
+			 * PSB period): nothing decodes, but the history says
+			 * that they are there. */
+			w->ended = true;
+			memset(item, 0, sizeof(*item));
+			item->kind = walk_gap;
+			item->gap = gap_unsynced;
+			item->offset = w->start;
+			item->ip = w->size - w->start;
+			return 1;
+		}
 		if (w->scan->count == 0 && !lead)
 			return end_item(w, item);
 		if (w->scan->count == 0)

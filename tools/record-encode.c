@@ -488,8 +488,10 @@ int pt_stream_finish(struct pt_stream *s)
 			break;
 		}
 	}
+	/* No PSB kept (a ring smaller than the PSB period): nothing decodes,
+	 * and the reader shows the kept bytes as one gap. */
 	if (i == s->npsbs)
-		start = s->ring_size;	/* no PSB kept: nothing decodable */
+		start = 0;
 	pos = total % s->ring_size;
 	if ((err = write_trace(s, s->ring + pos, s->ring_size - pos)) ||
 	    (err = hwtr_writer_trace(s->writer, s->tid, s->ring, pos)))

@@ -340,6 +340,30 @@ START_TEST(overflow_becomes_a_gap_and_decoding_resumes)
 }
 END_TEST
 
+/* Trace bytes with no PSB at all (a --max-size ring smaller than the PSB
+ * period keeps such bytes): nothing decodes, and the history is one gap
+ * that says so, not an empty history that looks like no trace. */
+START_TEST(bytes_without_any_psb_are_one_gap)
+{
+	struct opened o;
+	struct trace t;
+	size_t size;
+
+	trace_begin(&t);
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	size = trace_size(&t);
+	open_history(&o, t.buf, size, NULL, NULL);
+	trace_end(&t);
+	ck_assert_uint_eq(o.stats.instructions, 1);
+	ck_assert_uint_eq(o.stats.gaps, 1);
+	ck_assert_ptr_nonnull(strstr(gap_at(o.thread, 1)->message, "cannot be decoded"));
+	ck_assert_uint_eq(gap_at(o.thread, 1)->offset, 0);
+	close_history(&o);
+}
+END_TEST
+
 START_TEST(garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb)
 {
 	uint64_t ips[64];
@@ -1280,6 +1304,7 @@ int main(void)
 	tcase_add_test(tc, cursor_steps_seeks_and_finds);
 	tcase_add_test(tc, overflow_becomes_a_gap_and_decoding_resumes);
 	tcase_add_test(tc, garbage_is_a_gap_then_decoding_resyncs_at_the_next_psb);
+	tcase_add_test(tc, bytes_without_any_psb_are_one_gap);
 	tcase_add_test(tc, trace_cut_inside_a_packet_ends_with_a_gap);
 	tcase_add_test(tc, a_loss_event_is_a_gap_and_decoding_resumes_at_the_next_psb);
 	tcase_add_test(tc, a_loss_before_the_first_psb_is_the_first_gap);
