@@ -2,7 +2,8 @@
  *
  * Thread selection follows gdbserver: Hg picks the thread whose registers
  * and btrace GDB reads, Hc (or a vCont action's thread) the one a resume
- * moves; 0 and -1 mean the thread of the last stop.
+ * moves; 0 and -1 mean the thread of the last stop (for Hc: Hg's thread
+ * when GDB selected one, as gdbserver resumes its current thread).
  */
 #include "server.h"
 
@@ -203,8 +204,10 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 
 static int handle_resume(struct session *s, const struct rsp_request *r)
 {
+	/* Hc0/Hc-1 ("any thread", GDB's default) moves the thread GDB
+	 * selected with Hg, as gdbserver resumes its current thread. */
 	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
-					 : pick(s, s->c_thread);
+		       : pick(s, s->c_thread ? s->c_thread : s->g_thread);
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
