@@ -36,6 +36,8 @@
  *
  * CoreSight ETM (AUXTRACE_INFO of type CS_ETM): see the section of that
  * name below; the sideband and the binaries are found as for Intel PT.
+ * What differs between the two is in their struct aux_import_ops ("the AUX
+ * formats" below); the rest never asks which format it has.
  *
  * Not done: other processes of the file (children perf followed), AUXTRACE
  * types other than Intel PT and CoreSight ETM, a core file (perf.data has
@@ -148,6 +150,8 @@ struct timeline_entry {
 	uint32_t tid;
 };
 
+struct aux_import_ops;
+
 struct imp {
 	const struct import_options *opt;
 	struct perf_data *pd;
@@ -155,7 +159,7 @@ struct imp {
 	struct hwtr_writer *w;
 	struct intel_pt_info pti;
 	bool have_info;
-	bool etm;			/* CoreSight ETM, else Intel PT */
+	const struct aux_import_ops *aux;	/* the AUXTRACE_INFO's format */
 	struct cs_etm_info csi;
 	bool snapshot;			/* snapshot mode (AUX overwrite) */
 	struct etm_stream *estreams;
@@ -187,6 +191,35 @@ struct imp {
 	uint64_t unattributed;		/* per-CPU bytes with no thread */
 	uint64_t undecodable;		/* bytes that were not packets */
 };
+
+/* What differs between AUX formats when a perf.data becomes a recording:
+ * the AUXTRACE_INFO words, how the trace becomes the recording's threads and
+ * how the recording is written.  Records, binaries and the sideband are the
+ * same for all; another format (Arm SPE) is one more table in aux_imports. */
+struct aux_import_ops {
+	uint32_t auxtrace_type;		/* PERF_AUXTRACE_* */
+	/* Read AUXTRACE_INFO's private words into M. */
+	int (*parse_info)(struct imp *m, const uint64_t *priv, size_t n);
+	/* The PMU type the trace event must have. */
+	uint32_t (*pmu_type)(const struct imp *m);
+	/* After the common checks: snapshot mode, times, the layout. */
+	int (*check)(struct imp *m);
+	/* The trace into the recording's streams, before the sideband (whose
+	 * losses need stream offsets). */
+	int (*trace)(struct imp *m, const char *out_dir);
+	/* The recording's manifest words that say which trace it holds. */
+	void (*writer_format)(struct imp *m, const char *cpuid,
+			      struct hwtr_writer_info *wi);
+	/* After the sideband: write the recording. */
+	int (*write)(struct imp *m, const char *out_dir);
+	/* The recording's threads are trace units, not the process's threads
+	 * (sideband thread starts, exits and losses are not theirs). */
+	bool threads_are_trace_units;
+	/* AUX records' truncations are placed in the streams by trace(). */
+	bool places_aux_records;
+};
+
+static const struct aux_import_ops *aux_import_for(uint32_t auxtrace_type);
 
 static void warn(struct imp *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -255,13 +288,8 @@ static int auxtrace_info_read(struct imp *m, const struct perf_data_item *item)
 	if (!priv)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	n = perf_data_auxtrace_priv(item, priv, n);
-	if (item->u.auxtrace_info.type == PERF_AUXTRACE_CS_ETM) {
-		err = cs_etm_info_parse(priv, n, &m->csi);
-		m->etm = !err;
-	} else {
-		intel_pt_info_release(&m->pti);
-		err = intel_pt_info_parse(priv, n, &m->pti);
-	}
+	m->aux = aux_import_for(item->u.auxtrace_info.type);
+	err = m->aux->parse_info(m, priv, n);
 	free(priv);
 	if (err)
 		return hwtr_fail_context(err, "%s: offset %llu: ", m->path,
@@ -287,8 +315,7 @@ static int read_records(struct imp *m)
 				continue;
 			}
 			m->have_info = true;
-			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT &&
-			    item.u.auxtrace_info.type != PERF_AUXTRACE_CS_ETM) {
+			if (!aux_import_for(item.u.auxtrace_info.type)) {
 				static const char *const names[] = {
 					"unknown", "Intel PT", "Intel BTS",
 					"CoreSight ETM", "Arm SPE", "S390 CPUMSF",
@@ -608,7 +635,7 @@ static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
 
 	/* CoreSight losses are placed by the stream (etm_streams); a LOST
 	 * record's sideband loss has no place in a trace unit's stream. */
-	if (m->etm && e.kind == hwtr_ev_loss)
+	if (m->aux->threads_are_trace_units && e.kind == hwtr_ev_loss)
 		return 0;
 	if (e.kind == hwtr_ev_mmap && (e.prot & HWTR_PROT_EXEC) && e.path &&
 	    (err = locate_binary(m, e.path, e.build_id, &e.saved)))
@@ -623,7 +650,7 @@ static int cb_thread_start(void *ctx, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start,
 					  .tsc = tsc, .tid = tid };
 
-	if (m->etm)	/* a CoreSight recording's threads are trace units */
+	if (m->aux->threads_are_trace_units)
 		return 0;
 	t = thread_of(m, tid, true);
 	if (!t)
@@ -641,7 +668,7 @@ static int cb_thread_exit(void *ctx, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_exit,
 					  .tsc = tsc, .tid = tid };
 
-	if (m->etm || !thread_of(m, tid, false))
+	if (m->aux->threads_are_trace_units || !thread_of(m, tid, false))
 		return 0;
 	return add_item(m, tsc, IT_EVENT, &ev);
 }
@@ -1259,18 +1286,7 @@ static int create_writer(struct imp *m, const char *out_dir)
 						   sizeof(cpuid));
 	size_t argc;
 
-	if (m->etm) {
-		size_t i;
-		bool all_ete = m->nesources > 0;
-
-		for (i = 0; i < m->nesources; i++)
-			all_ete = all_ete && m->esources[i].etm.ete;
-		wi.trace_format = all_ete ? "ete" : "etm4";
-		wi.arch = "aarch64";
-	} else {
-		intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpu,
-					&wi.pt);
-	}
+	m->aux->writer_format(m, cpu, &wi);
 	wi.pid = (int32_t)m->pid;
 	wi.executable = executable_of(m);
 	argc = program_args(m, argv, 64, argbuf, sizeof(argbuf));
@@ -1631,7 +1647,7 @@ static int check_file(struct imp *m)
 				 "this perf.data holds no hardware trace (record "
 				 "with perf record -e intel_pt//u or -e cs_etm//u)",
 				 m->path);
-	pmu_type = m->etm ? m->csi.pmu_type : m->pti.pmu_type;
+	pmu_type = m->aux->pmu_type(m);
 	for (i = 0; i < perf_data_nattrs(m->pd); i++)
 		if (perf_data_attr(m->pd, i)->attr.type == pmu_type)
 			m->pt_attr = perf_data_attr(m->pd, i);
@@ -1642,15 +1658,14 @@ static int check_file(struct imp *m)
 	if (!m->nqueues)
 		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
 				 "file holds no trace", m->path);
-	m->snapshot = m->etm ? m->csi.snapshot : m->pti.snapshot_mode;
-	if (m->etm) {
-		/* Trace units split the trace by their trace IDs; sideband
-		 * times only order the events. */
-		m->have_tc = m->have_tc && m->tc.time_mult;
-		m->have_time = (m->pt_attr->attr.sample_type & PERF_SAMPLE_TIME) &&
-			       m->have_tc;
-		return 0;
-	}
+	return m->aux->check(m);
+}
+
+static int pt_check(struct imp *m)
+{
+	size_t i;
+
+	m->snapshot = m->pti.snapshot_mode;
 	if (!m->have_tc) {
 		m->tc = m->pti.tc;
 		m->have_tc = m->pti.tc.cap_user_time_zero;
@@ -1715,6 +1730,125 @@ static int write_recording(struct imp *m)
 	return 0;
 }
 
+/* ---------------------------------------------------- the AUX formats */
+
+static int pt_parse_info(struct imp *m, const uint64_t *priv, size_t n)
+{
+	intel_pt_info_release(&m->pti);
+	return intel_pt_info_parse(priv, n, &m->pti);
+}
+
+static uint32_t pt_pmu_type(const struct imp *m)
+{
+	return m->pti.pmu_type;
+}
+
+static int pt_trace(struct imp *m, const char *out_dir)
+{
+	int err;
+
+	if ((err = find_threads(m)) || (err = create_writer(m, out_dir)))
+		return err;
+	return m->per_cpu ? per_cpu_trace(m) : per_thread_trace(m);
+}
+
+static void pt_writer_format(struct imp *m, const char *cpuid,
+			     struct hwtr_writer_info *wi)
+{
+	intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpuid,
+				&wi->pt);
+}
+
+static int pt_write(struct imp *m, const char *out_dir)
+{
+	return write_recording(m);
+}
+
+/* Intel PT: the trace is split between the process's threads. */
+static const struct aux_import_ops intel_pt_import = {
+	.auxtrace_type = PERF_AUXTRACE_INTEL_PT,
+	.parse_info = pt_parse_info,
+	.pmu_type = pt_pmu_type,
+	.check = pt_check,
+	.trace = pt_trace,
+	.writer_format = pt_writer_format,
+	.write = pt_write,
+};
+
+static int cs_parse_info(struct imp *m, const uint64_t *priv, size_t n)
+{
+	return cs_etm_info_parse(priv, n, &m->csi);
+}
+
+static uint32_t cs_pmu_type(const struct imp *m)
+{
+	return m->csi.pmu_type;
+}
+
+static int cs_check(struct imp *m)
+{
+	m->snapshot = m->csi.snapshot;
+	/* Trace units split the trace by their trace IDs; sideband times
+	 * only order the events. */
+	m->have_tc = m->have_tc && m->tc.time_mult;
+	m->have_time = (m->pt_attr->attr.sample_type & PERF_SAMPLE_TIME) &&
+		       m->have_tc;
+	return 0;
+}
+
+static int cs_trace(struct imp *m, const char *out_dir)
+{
+	return etm_streams(m);
+}
+
+static void cs_writer_format(struct imp *m, const char *cpuid,
+			     struct hwtr_writer_info *wi)
+{
+	size_t i;
+	bool all_ete = m->nesources > 0;
+
+	for (i = 0; i < m->nesources; i++)
+		all_ete = all_ete && m->esources[i].etm.ete;
+	wi->trace_format = all_ete ? "ete" : "etm4";
+	wi->arch = "aarch64";
+}
+
+static int cs_write(struct imp *m, const char *out_dir)
+{
+	int err = etm_sources(m);
+
+	return err ? err : etm_import(m, out_dir);
+}
+
+/* CoreSight ETM: each AUX queue's trace is a stream, each trace unit (or
+ * context ID) a thread (see "CoreSight ETM" above). */
+static const struct aux_import_ops cs_etm_import = {
+	.auxtrace_type = PERF_AUXTRACE_CS_ETM,
+	.parse_info = cs_parse_info,
+	.pmu_type = cs_pmu_type,
+	.check = cs_check,
+	.trace = cs_trace,
+	.writer_format = cs_writer_format,
+	.write = cs_write,
+	.threads_are_trace_units = true,
+	.places_aux_records = true,
+};
+
+static const struct aux_import_ops *const aux_imports[] = {
+	&intel_pt_import, &cs_etm_import,
+};
+
+/* The format of an AUXTRACE_INFO of type AUXTRACE_TYPE, or NULL. */
+static const struct aux_import_ops *aux_import_for(uint32_t auxtrace_type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aux_imports) / sizeof(aux_imports[0]); i++)
+		if (aux_imports[i]->auxtrace_type == auxtrace_type)
+			return aux_imports[i];
+	return NULL;
+}
+
 static void release(struct imp *m)
 {
 	size_t i;
@@ -1774,14 +1908,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 	report_skipped(&m);
 	if ((err = find_process(&m)))
 		goto out;
-	if (m.etm)
-		err = etm_streams(&m);
-	else if (!(err = find_threads(&m)) &&
-		 !(err = create_writer(&m, out_dir)))
-		/* Trace first: losses in the sideband need the stream
-		 * offsets. */
-		err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
-	if (err)
+	/* Trace first: losses in the sideband need the stream offsets. */
+	if ((err = m.aux->trace(&m, out_dir)))
 		goto out;
 	if (m.nrecs)
 		qsort(m.recs, m.nrecs, sizeof(*m.recs), cmp_rec);
@@ -1790,7 +1918,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 		const struct perf_rec *r = &m.recs[i].rec;
 
 		/* Per-CPU and CoreSight truncations are placed already. */
-		if ((m.per_cpu || m.etm) && r->type == PERF_RECORD_AUX)
+		if ((m.per_cpu || m.aux->places_aux_records) &&
+		    r->type == PERF_RECORD_AUX)
 			continue;
 		/* Only the trace event's AUX records speak of our trace. */
 		err = perf_sideband_apply(&m.sb, r);
@@ -1804,10 +1933,7 @@ int import_perf(const char *perf_path, const char *out_dir,
 	if (m.sb.lost_records)
 		warn(&m, "perf lost %llu sideband records: mappings may be "
 		     "missing", (unsigned long long)m.sb.lost_records);
-	if (m.etm)
-		err = etm_sources(&m);
-	if (!err)
-		err = m.etm ? etm_import(&m, out_dir) : write_recording(&m);
+	err = m.aux->write(&m, out_dir);
 out:
 	release(&m);
 	return err;
