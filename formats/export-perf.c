@@ -21,7 +21,8 @@
  *     without tsc=1 has none), no TIME in samples: perf decodes timeless.
  *
  * CoreSight ETM recordings are written as perf record -e cs_etm//u
- * --per-thread writes them (export_cs_etm below).
+ * --per-thread writes them (export_cs_etm below).  Each format is a struct
+ * aux_export_ops ("the formats" below); the rest never asks which it has.
  *
  * Mappings: perf has no munmap record; a mapping ends when another
  * replaces it.  Saved objects (the vDSO) are named by their absolute path
@@ -74,11 +75,13 @@ struct queue {
 				 * packets from it) */
 };
 
+struct aux_export_ops;
+
 struct export {
 	const struct hwtr_recording *rec;
 	const struct hwtr_recording_info *info;
 	uint32_t pid;		/* the recording's, or STANDIN_PID */
-	bool etm;		/* CoreSight ETM, else Intel PT */
+	const struct aux_export_ops *aux;	/* the recording's trace format */
 	const struct export_options *opt;
 	FILE *err;
 	struct perf_data_writer *w;
@@ -91,6 +94,27 @@ struct export {
 	size_t npend, cap_pend;
 	char **owned;		/* strings the pending records point to */
 	size_t nowned;
+};
+
+/* What differs between AUX formats when a recording becomes a perf.data:
+ * the event perf names, the machine the file says it comes from, and the
+ * writing of the trace (AUXTRACE_INFO, queues); the sideband, the pending
+ * records and the features are the same for all.  Another format (Arm SPE)
+ * is one more table in aux_exports. */
+struct aux_export_ops {
+	const char *const *trace_formats;	/* the manifest's, NULL-ended */
+	const char *event;			/* perf's event name */
+	const char *arch;			/* PERF_FEAT_ARCH */
+	/* The recording's threads are trace units, not the process's threads
+	 * (their starts and exits are not written; their records keep the
+	 * unit's CPU). */
+	bool threads_are_trace_units;
+	/* NRCPUS: the CPUs the file's trace ran on. */
+	unsigned (*nrcpus)(const struct export *x);
+	/* CPUID into BUF, or false when the file has none. */
+	bool (*cpuid)(const struct export *x, char *buf, size_t size);
+	/* Write the file at PATH. */
+	int (*write)(struct export *x, const char *path);
 };
 
 static int add_pending(struct export *x, uint64_t tsc, int which,
@@ -232,7 +256,8 @@ static int write_pending(struct export *x)
 		p->rec.sample.time = x->opt->tsc ? perf_tsc_to_time(&x->tc, p->tsc)
 						 : 0;
 		p->rec.sample.id = (p->which ? ID_DUMMY : ID_PT) + p->index;
-		if (x->opt->layout == EXPORT_PER_THREAD && !x->etm)
+		if (x->opt->layout == EXPORT_PER_THREAD &&
+		    !x->aux->threads_are_trace_units)
 			p->rec.sample.cpu = 0;
 		if ((err = perf_data_write_rec(x->w, &p->rec, &x->layout)))
 			return hwtr_fail_context(err, "perf.data: ");
@@ -297,9 +322,7 @@ static int sideband_records(struct export *x)
 
 		if (ev->kind == hwtr_ev_thread_start)
 			started = true;
-		/* An ETM recording's threads are trace units, not threads of
-		 * the process. */
-		if (x->etm && (ev->kind == hwtr_ev_thread_start ||
+		if (x->aux->threads_are_trace_units && (ev->kind == hwtr_ev_thread_start ||
 			       ev->kind == hwtr_ev_thread_exit))
 			continue;
 		memset(&r, 0, sizeof(r));
@@ -387,7 +410,8 @@ static int sideband_records(struct export *x)
 			continue;
 		}
 		if ((err = add_pending(x, tsc, 1,
-				       x->opt->layout == EXPORT_PER_THREAD && !x->etm
+				       x->opt->layout == EXPORT_PER_THREAD &&
+				       !x->aux->threads_are_trace_units
 				       ? tix : 0, &r)))
 			return err;
 	}
@@ -827,31 +851,24 @@ static int build_id_feature(struct export *x)
 
 static int features(struct export *x, const struct perf_data_writer_attr *attrs)
 {
-	static const char *const pt_names[] = { "intel_pt//u", "dummy:u" };
-	static const char *const etm_names[] = { "cs_etm//u", "dummy:u" };
-	const char *const *names = x->etm ? etm_names : pt_names;
-	const struct hwtr_pt_config *pt = &x->info->pt;
-	uint32_t nrcpus[2] = { x->nqueues, x->nqueues };
+	const char *const names[] = { x->aux->event, "dummy:u" };
+	unsigned cpus = x->aux->nrcpus(x);
+	uint32_t nrcpus[2] = { cpus, cpus };
 	char cpuid[64];
+	bool have_cpuid = x->aux->cpuid(x, cpuid, sizeof(cpuid));
 	uint8_t *b;
 	size_t n;
 	int err;
 
-	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,%u,%u,%u", pt->family,
-		 pt->model, pt->stepping);
-	if (x->opt->layout == EXPORT_PER_THREAD)
-		nrcpus[0] = nrcpus[1] = 1;
-	if (x->etm)
-		nrcpus[0] = nrcpus[1] = x->ncpus;
 	if ((err = build_id_feature(x)) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_HOSTNAME, "hwtrec-export")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_OSRELEASE, "unknown")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_VERSION, "6.1")) ||
-	    (err = add_string_feature(x->w, PERF_FEAT_ARCH,
-				      x->etm ? "aarch64" : "x86_64")) ||
+	    (err = add_string_feature(x->w, PERF_FEAT_ARCH, x->aux->arch)) ||
 	    (err = perf_data_add_feature(x->w, PERF_FEAT_NRCPUS, nrcpus,
 					 sizeof(nrcpus))) ||
-	    (!x->etm && (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid))))
+	    (have_cpuid &&
+	     (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid))))
 		return err;
 	if ((err = perf_feature_event_desc(attrs, names, 2, &b, &n)))
 		return err;
@@ -1081,58 +1098,59 @@ out:
 	return err;
 }
 
-int export_perf(const struct hwtr_recording *rec, const char *path,
-		const struct export_options *opt, FILE *errf)
+/* ------------------------------------------------------- Intel PT */
+
+static unsigned pt_nrcpus(const struct export *x)
 {
-	struct export x = { .rec = rec, .opt = opt, .err = errf };
+	return x->opt->layout == EXPORT_PER_THREAD ? 1 : x->nqueues;
+}
+
+static bool pt_cpuid(const struct export *x, char *buf, size_t size)
+{
+	const struct hwtr_pt_config *pt = &x->info->pt;
+
+	snprintf(buf, size, "GenuineIntel,%u,%u,%u", pt->family, pt->model,
+		 pt->stepping);
+	return true;
+}
+
+static int export_intel_pt(struct export *x, const char *path)
+{
+	const struct export_options *opt = x->opt;
 	struct perf_data_writer_attr attrs[2];
 	struct intel_pt_info pti;
 	uint64_t *ids = NULL, *priv = NULL;
 	size_t npriv;
-	size_t i;
 	int err;
 
-	x.info = hwtr_recording_info(rec);
-	x.pid = x.info->pid > 0 ? (uint32_t)x.info->pid : STANDIN_PID;
-	if (!strcmp(x.info->trace_format, "etm4") ||
-	    !strcmp(x.info->trace_format, "ete")) {
-		x.etm = true;
-		ids = NULL;
-		err = export_cs_etm(&x, path);
-		goto out;
-	}
-	if (strcmp(x.info->trace_format, "intel-pt"))
-		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
-				 "export writes Intel PT and CoreSight ETM only",
-				 hwtr_recording_path(rec), x.info->trace_format);
-	if (opt->tsc && !x.info->pt.tsc)
+	if (opt->tsc && !x->info->pt.tsc)
 		return hwtr_fail(hwtr_err_invalid, "%s: the trace has no "
 				 "timestamps; export it with --no-tsc",
-				 hwtr_recording_path(rec));
+				 hwtr_recording_path(x->rec));
 	if (opt->layout == EXPORT_PER_CPU && (!opt->tsc || opt->snapshot))
 		return hwtr_fail(hwtr_err_invalid, "the per-CPU layout needs "
 				 "timestamps and is not written in snapshot mode");
-	x.nqueues = opt->layout == EXPORT_PER_CPU
-			    ? (opt->ncpus ? opt->ncpus : 1)
-			    : (unsigned)(x.info->nthreads ? x.info->nthreads : 1);
+	x->nqueues = opt->layout == EXPORT_PER_CPU
+			     ? (opt->ncpus ? opt->ncpus : 1)
+			     : (unsigned)(x->info->nthreads ? x->info->nthreads : 1);
 	/* The recording's TSC rate: nominal ratio x 100 MHz, else 2 GHz. */
-	perf_tsc_conv_for_freq(&x.tc, x.info->pt.nom_freq
-			       ? (uint64_t)x.info->pt.nom_freq * 100000000u
-			       : 2000000000u);
-	x.layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       (opt->tsc ? PERF_SAMPLE_TIME : 0) |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	x.layout.sample_id_all = true;
-	ids = calloc(2 * x.nqueues, sizeof(*ids));
+	perf_tsc_conv_for_freq(&x->tc, x->info->pt.nom_freq
+				       ? (uint64_t)x->info->pt.nom_freq * 100000000u
+				       : 2000000000u);
+	x->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				(opt->tsc ? PERF_SAMPLE_TIME : 0) |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	x->layout.sample_id_all = true;
+	ids = calloc(2 * x->nqueues, sizeof(*ids));
 	if (!ids)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	make_attrs(&x, attrs, ids);
-	err = perf_data_writer_create(path, attrs, 2, &x.w);
+	make_attrs(x, attrs, ids);
+	err = perf_data_writer_create(path, attrs, 2, &x->w);
 	if (err)
 		goto out;
 	memset(&pti, 0, sizeof(pti));
 	pti.pmu_type = EXPORT_PT_PMU_TYPE;
-	pti.tc = x.tc;
+	pti.tc = x->tc;
 	pti.tc.cap_user_time_zero = opt->tsc;
 	pti.tsc_bit = INTEL_PT_CFG_TSC;
 	pti.noretcomp_bit = INTEL_PT_CFG_NORETCOMP;
@@ -1141,40 +1159,113 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 	pti.per_cpu_mmaps = opt->layout == EXPORT_PER_CPU;
 	pti.mtc_bit = INTEL_PT_CFG_MTC;
 	pti.mtc_freq_bits = INTEL_PT_CFG_MTC_PERIOD;
-	pti.tsc_ctc_n = x.info->pt.cpuid_0x15_ebx;
-	pti.tsc_ctc_d = x.info->pt.cpuid_0x15_eax;
+	pti.tsc_ctc_n = x->info->pt.cpuid_0x15_ebx;
+	pti.tsc_ctc_d = x->info->pt.cpuid_0x15_eax;
 	pti.cyc_bit = INTEL_PT_CFG_CYC;
-	pti.max_nonturbo_ratio = x.info->pt.nom_freq;
+	pti.max_nonturbo_ratio = x->info->pt.nom_freq;
 	/* The recording's address filter, as perf wrote it (borrowed: pti
 	 * is not released). */
-	pti.filter = (char *)x.info->pt.address_filter;
+	pti.filter = (char *)x->info->pt.address_filter;
 	priv = calloc(intel_pt_info_words(&pti), sizeof(*priv));
 	if (!priv) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
 	npriv = intel_pt_info_encode(&pti, priv);
-	if (opt->tsc && (err = perf_data_write_time_conv(x.w, &x.tc)))
+	if (opt->tsc && (err = perf_data_write_time_conv(x->w, &x->tc)))
 		goto out;
-	if ((err = perf_data_write_auxtrace_info(x.w, PERF_AUXTRACE_INTEL_PT,
+	if ((err = perf_data_write_auxtrace_info(x->w, PERF_AUXTRACE_INTEL_PT,
 						 priv, npriv)))
 		goto out;
-	x.queues = calloc(x.nqueues, sizeof(*x.queues));
-	if (!x.queues) {
+	x->queues = calloc(x->nqueues, sizeof(*x->queues));
+	if (!x->queues) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
-	if ((err = sideband_records(&x)))
+	if ((err = sideband_records(x)))
 		goto out;
-	err = opt->layout == EXPORT_PER_CPU ? per_cpu_trace(&x)
-					    : per_thread_trace(&x);
-	if (err || (err = write_pending(&x)) ||
-	    (err = perf_data_write_finished_round(x.w)) ||
-	    (err = features(&x, attrs)))
+	err = opt->layout == EXPORT_PER_CPU ? per_cpu_trace(x)
+					    : per_thread_trace(x);
+	if (err || (err = write_pending(x)) ||
+	    (err = perf_data_write_finished_round(x->w)) ||
+	    (err = features(x, attrs)))
 		goto out;
-	err = perf_data_writer_finish(x.w);
-	x.w = NULL;
+	err = perf_data_writer_finish(x->w);
+	x->w = NULL;
 out:
+	free(priv);
+	free(ids);
+	return err;
+}
+
+/* ------------------------------------------------------- the formats */
+
+static const char *const intel_pt_formats[] = { "intel-pt", NULL };
+
+/* Intel PT as perf record -e intel_pt//u writes it, per thread or per CPU. */
+static const struct aux_export_ops intel_pt_export = {
+	.trace_formats = intel_pt_formats,
+	.event = "intel_pt//u",
+	.arch = "x86_64",
+	.nrcpus = pt_nrcpus,
+	.cpuid = pt_cpuid,
+	.write = export_intel_pt,
+};
+
+static unsigned cs_nrcpus(const struct export *x)
+{
+	return x->ncpus;
+}
+
+static bool cs_cpuid(const struct export *x, char *buf, size_t size)
+{
+	return false;
+}
+
+static const char *const cs_etm_formats[] = { "etm4", "ete", NULL };
+
+/* CoreSight ETM as perf record -e cs_etm//u --per-thread writes it. */
+static const struct aux_export_ops cs_etm_export = {
+	.trace_formats = cs_etm_formats,
+	.event = "cs_etm//u",
+	.arch = "aarch64",
+	.threads_are_trace_units = true,
+	.nrcpus = cs_nrcpus,
+	.cpuid = cs_cpuid,
+	.write = export_cs_etm,
+};
+
+static const struct aux_export_ops *const aux_exports[] = {
+	&intel_pt_export, &cs_etm_export,
+};
+
+/* The format that writes a recording of TRACE_FORMAT, or NULL. */
+static const struct aux_export_ops *aux_export_for(const char *trace_format)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(aux_exports) / sizeof(aux_exports[0]); i++)
+		for (k = 0; aux_exports[i]->trace_formats[k]; k++)
+			if (!strcmp(aux_exports[i]->trace_formats[k], trace_format))
+				return aux_exports[i];
+	return NULL;
+}
+
+int export_perf(const struct hwtr_recording *rec, const char *path,
+		const struct export_options *opt, FILE *errf)
+{
+	struct export x = { .rec = rec, .opt = opt, .err = errf };
+	size_t i;
+	int err;
+
+	x.info = hwtr_recording_info(rec);
+	x.pid = x.info->pid > 0 ? (uint32_t)x.info->pid : STANDIN_PID;
+	x.aux = aux_export_for(x.info->trace_format);
+	if (!x.aux)
+		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
+				 "export writes Intel PT and CoreSight ETM only",
+				 hwtr_recording_path(rec), x.info->trace_format);
+	err = x.aux->write(&x, path);
 	perf_data_writer_free(x.w);
 	for (i = 0; i < x.nowned; i++)
 		free(x.owned[i]);
@@ -1185,7 +1276,5 @@ out:
 	}
 	free(x.queues);
 	free(x.pend);
-	free(priv);
-	free(ids);
 	return err;
 }
