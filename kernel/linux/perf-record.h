@@ -5,7 +5,7 @@
  * <linux/perf_event.h> documents per type, then, with sample_id_all, a
  * trailer of the fields sample_type selects).  This is the one piece of code
  * that reads and writes them, for the live source (data-ring.c) and for
- * perf.data files (tools/perf-data.c).
+ * perf.data files (formats/perf-data.c).
  *
  * Bodies understood: MMAP, MMAP2 (inode and build-id forms), COMM, FORK,
  * EXIT, LOST, AUX, ITRACE_START, LOST_SAMPLES, SWITCH, SWITCH_CPU_WIDE,

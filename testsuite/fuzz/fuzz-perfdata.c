@@ -1,5 +1,5 @@
 /* fuzz-perfdata.c: libFuzzer target for the perf.data reader and the
- * importer (tools/perf-data.c, tools/import-perf.c, kernel/linux's record
+ * importer (formats/perf-data.c, formats/import-perf.c, kernel/linux's record
  * parser and sideband converter).
  *
  * The input is a perf.data file.  Import must accept it or refuse it with a
@@ -10,7 +10,7 @@
 #include "history-walk.h"
 #include "scratch-dir.h"
 #include "hwtrecord.h"
-#include "../../tools/import-perf.h"
+#include "../../formats/import-perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* fuzz-snapshot.c: libFuzzer target for `hwtrec import --opencsd-snapshot`
- * (tools/import-snapshot.c and the ini reader, tools/ini.c), and for what
+ * (formats/import-snapshot.c and the ini reader, formats/ini.c), and for what
  * it writes: an imported recording is opened and its history built and
  * walked, so fuzzed registers and traces reach OpenCSD through the decoder.
  *

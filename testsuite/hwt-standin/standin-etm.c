@@ -45,7 +45,7 @@
  */
 #define _GNU_SOURCE
 #include "standin.h"
-#include "../../tools/ini.h"
+#include "../../formats/ini.h"
 
 #include <errno.h>
 #include <fcntl.h>

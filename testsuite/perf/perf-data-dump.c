@@ -1,8 +1,8 @@
-/* perf-data-dump: the records of a perf.data as tools/perf-data.c reads
+/* perf-data-dump: the records of a perf.data as formats/perf-data.c reads
  * them, one line each, in the words `perf report -D` uses, so that
  * test-perf-reader.sh can compare the two on files perf itself wrote. */
 #include "hwtrecord.h"
-#include "../../tools/perf-data.h"
+#include "../../formats/perf-data.h"
 
 #include <inttypes.h>
 #include <stdio.h>

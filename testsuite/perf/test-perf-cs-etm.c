@@ -1,10 +1,10 @@
-/* test-perf-cs-etm: CoreSight's AUXTRACE_INFO words (tools/perf-cs-etm.c)
+/* test-perf-cs-etm: CoreSight's AUXTRACE_INFO words (formats/perf-cs-etm.c)
  * read from word arrays laid out by hand as perf's tools/perf/util/cs-etm.h
  * defines them (header version 0, 1 and 2; ETMv4, ETE and ETMv3 blocks;
  * parameters a newer perf appends), written back, and refused when they
  * lie: unknown magic, counts past the end, words left over, a CPU twice. */
 #include "hwtrecord.h"
-#include "../../tools/perf-cs-etm.h"
+#include "../../formats/perf-cs-etm.h"
 
 #include <check.h>
 #include <string.h>

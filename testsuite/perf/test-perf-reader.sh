@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-perf-reader.sh: tools/perf-data.c on files perf itself writes.  perf
+# test-perf-reader.sh: formats/perf-data.c on files perf itself writes.  perf
 # record with a software event (this machine has no Intel PT and no hardware
 # counters) gives a real perf.data with COMM, MMAP2, FORK and EXIT records,
 # several attrs and feature sections; our reader must list the same records

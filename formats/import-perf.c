@@ -34,8 +34,10 @@
  * cache is copied into the recording (objects/BUILDID).  Missing ones are
  * named in a warning and in the recording.
  *
- * CoreSight ETM (AUXTRACE_INFO of type CS_ETM): see the section of that
- * name below; the sideband and the binaries are found as for Intel PT.
+ * CoreSight ETM (AUXTRACE_INFO of type CS_ETM): import-perf-cs-etm.c; the
+ * sideband and the binaries are found as for Intel PT.  What differs
+ * between the two is in their struct aux_import_ops (import-perf-format.h);
+ * the rest never asks which format it has.
  *
  * Not done: other processes of the file (children perf followed), AUXTRACE
  * types other than Intel PT and CoreSight ETM, a core file (perf.data has
@@ -43,6 +45,7 @@
  */
 #define _GNU_SOURCE
 #include "import-perf.h"
+#include "import-perf-format.h"
 #include "hwtrecord.h"
 
 #include "etm-contexts.h"
@@ -60,138 +63,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NO_TID UINT32_MAX
-#define NO_CPU UINT32_MAX
+static const struct aux_import_ops *aux_import_for(uint32_t auxtrace_type);
 
-struct abuf {
-	uint64_t offset, size, reference;
-	const uint8_t *data;
-	uint64_t file_offset;
-};
-
-struct aqueue {
-	uint32_t idx, tid, cpu;
-	struct abuf *bufs;
-	size_t n, cap;
-};
-
-struct kept_rec {
-	struct perf_rec rec;
-	uint64_t file_offset;
-};
-
-/* An event for the writer, in time order. */
-struct item {
-	uint64_t tsc, seq;
-	enum { IT_EVENT, IT_THREAD_START } kind;
-	struct hwtr_sideband_event ev;	/* strings owned below */
-	char *path, *build_id, *saved, *reason;
-};
-
-/* A piece of a CPU's trace that belongs to one thread. */
-struct piece {
-	uint32_t tid;
-	uint32_t cpu;
-	uint64_t tsc, seq;
-	uint8_t *bytes;
-	size_t len;
-	bool after_break;	/* trace before it on its CPU was lost */
-};
-
-struct segment {
-	uint64_t aux_begin, aux_end, stream_begin;
-};
-
-struct ithread {
-	uint32_t tid;
-	uint64_t start_tsc;
-	bool started;		/* has a thread_start item */
-	struct pt_out trace;	/* assembled stream */
-	struct segment *segs;	/* per-thread: AUX offset -> stream offset */
-	size_t nsegs;
-};
-
-struct binary {
-	char *path, *build_id;
-	char *saved;		/* relative path in the recording, or NULL */
-};
-
-/* CoreSight: an AUX queue's trace as one stream of the recording. */
-struct etm_stream {
-	struct aqueue *queue;
-	struct pt_out bytes;
-	struct segment *segs;	/* AUX offset -> stream offset */
-	size_t nsegs;
-	bool raw;		/* one source's raw trace, not frames */
-	uint32_t raw_cpu;	/* that source's CPU */
-	char name[32];		/* trace/NAME */
-	struct etm_loss {
-		uint64_t tsc, offset, len;
-		const char *reason;	/* static */
-	} *losses;
-	size_t nlosses;
-};
-
-/* CoreSight: a trace unit whose trace is in a stream: one thread, or one
- * per context ID. */
-struct etm_source {
-	size_t stream;
-	struct hwtr_etm_config etm;
-	char core[16];		/* "cpu_N" */
-	uint32_t tid;
-	struct etm_context_ids contexts;
-};
-
-struct timeline_entry {
-	uint32_t cpu;
-	uint64_t tsc, seq;
-	uint32_t tid;
-};
-
-struct imp {
-	const struct import_options *opt;
-	struct perf_data *pd;
-	const char *path;
-	struct hwtr_writer *w;
-	struct intel_pt_info pti;
-	bool have_info;
-	bool etm;			/* CoreSight ETM, else Intel PT */
-	struct cs_etm_info csi;
-	bool snapshot;			/* snapshot mode (AUX overwrite) */
-	struct etm_stream *estreams;
-	size_t nestreams;
-	struct etm_source *esources;
-	size_t nesources;
-	struct perf_tsc_conv tc;
-	bool have_tc;
-	const struct perf_data_attr *pt_attr;
-	bool have_time, per_cpu;
-	uint32_t pid;
-	struct aqueue *queues;
-	size_t nqueues;
-	struct kept_rec *recs;
-	size_t nrecs, cap_recs;
-	struct item *items;
-	size_t nitems, cap_items;
-	struct ithread *threads;
-	size_t nthreads;
-	struct binary *bins;
-	size_t nbins;
-	struct timeline_entry *timeline;
-	size_t ntimeline, cap_timeline;
-	struct piece *pieces;
-	size_t npieces, cap_pieces;
-	struct perf_sideband sb;
-	uint64_t skipped_types[128];	/* counts of skipped record types */
-	uint64_t skipped_first[128];	/* the first offset of each */
-	uint64_t unattributed;		/* per-CPU bytes with no thread */
-	uint64_t undecodable;		/* bytes that were not packets */
-};
-
-static void warn(struct imp *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warn(struct imp *m, const char *fmt, ...)
+void import_warn(struct imp *m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -255,13 +129,8 @@ static int auxtrace_info_read(struct imp *m, const struct perf_data_item *item)
 	if (!priv)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	n = perf_data_auxtrace_priv(item, priv, n);
-	if (item->u.auxtrace_info.type == PERF_AUXTRACE_CS_ETM) {
-		err = cs_etm_info_parse(priv, n, &m->csi);
-		m->etm = !err;
-	} else {
-		intel_pt_info_release(&m->pti);
-		err = intel_pt_info_parse(priv, n, &m->pti);
-	}
+	m->aux = aux_import_for(item->u.auxtrace_info.type);
+	err = m->aux->parse_info(m, priv, n);
 	free(priv);
 	if (err)
 		return hwtr_fail_context(err, "%s: offset %llu: ", m->path,
@@ -282,13 +151,12 @@ static int read_records(struct imp *m)
 
 		if (r->type == PERF_DATA_AUXTRACE_INFO) {
 			if (m->have_info) {
-				warn(m, "offset %llu: a second AUXTRACE_INFO, ignored",
+				import_warn(m, "offset %llu: a second AUXTRACE_INFO, ignored",
 				     (unsigned long long)item.offset);
 				continue;
 			}
 			m->have_info = true;
-			if (item.u.auxtrace_info.type != PERF_AUXTRACE_INTEL_PT &&
-			    item.u.auxtrace_info.type != PERF_AUXTRACE_CS_ETM) {
+			if (!aux_import_for(item.u.auxtrace_info.type)) {
 				static const char *const names[] = {
 					"unknown", "Intel PT", "Intel BTS",
 					"CoreSight ETM", "Arm SPE", "S390 CPUMSF",
@@ -362,13 +230,13 @@ static void report_skipped(struct imp *m)
 			continue;
 		}
 		if (m->skipped_types[t] && t == 127)
-			warn(m, "%llu record%s of types 127 and above, the first "
+			import_warn(m, "%llu record%s of types 127 and above, the first "
 			     "at offset %llu, skipped: not types this hwtrec "
 			     "knows", (unsigned long long)m->skipped_types[t],
 			     m->skipped_types[t] > 1 ? "s" : "",
 			     (unsigned long long)m->skipped_first[t]);
 		else if (m->skipped_types[t])
-			warn(m, "%llu record%s of type %u (%s), the first at offset "
+			import_warn(m, "%llu record%s of type %u (%s), the first at offset "
 			     "%llu, skipped: not a type this hwtrec knows",
 			     (unsigned long long)m->skipped_types[t],
 			     m->skipped_types[t] > 1 ? "s" : "", t,
@@ -523,12 +391,12 @@ static int locate_binary(struct imp *m, const char *path, const char *id,
 	if (!strcmp(path, "[vdso]") && !id)
 		return 0;
 	if (id)
-		warn(m, "missing binary %s (build-id %s): %s, and not in the "
+		import_warn(m, "missing binary %s (build-id %s): %s, and not in the "
 		     "build-id caches; the history has a gap where it ran",
 		     path, id, is_file(path) ? "the file at that path differs"
 					     : "no file at that path");
 	else
-		warn(m, "missing binary %s (no build-id recorded): the history "
+		import_warn(m, "missing binary %s (no build-id recorded): the history "
 		     "has a gap where it ran", path);
 	return 0;
 }
@@ -608,7 +476,7 @@ static int cb_event(void *ctx, const struct hwtr_sideband_event *ev)
 
 	/* CoreSight losses are placed by the stream (etm_streams); a LOST
 	 * record's sideband loss has no place in a trace unit's stream. */
-	if (m->etm && e.kind == hwtr_ev_loss)
+	if (m->aux->threads_are_trace_units && e.kind == hwtr_ev_loss)
 		return 0;
 	if (e.kind == hwtr_ev_mmap && (e.prot & HWTR_PROT_EXEC) && e.path &&
 	    (err = locate_binary(m, e.path, e.build_id, &e.saved)))
@@ -623,7 +491,7 @@ static int cb_thread_start(void *ctx, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_start,
 					  .tsc = tsc, .tid = tid };
 
-	if (m->etm)	/* a CoreSight recording's threads are trace units */
+	if (m->aux->threads_are_trace_units)
 		return 0;
 	t = thread_of(m, tid, true);
 	if (!t)
@@ -641,20 +509,17 @@ static int cb_thread_exit(void *ctx, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = { .kind = hwtr_ev_thread_exit,
 					  .tsc = tsc, .tid = tid };
 
-	if (m->etm || !thread_of(m, tid, false))
+	if (m->aux->threads_are_trace_units || !thread_of(m, tid, false))
 		return 0;
 	return add_item(m, tsc, IT_EVENT, &ev);
 }
-
-static uint64_t segment_map(const struct segment *segs, size_t n,
-			    uint64_t aux_offset);
 
 static uint64_t cb_stream_offset(void *ctx, uint32_t tid, uint64_t aux_offset)
 {
 	struct imp *m = ctx;
 	struct ithread *t = thread_of(m, tid, false);
 
-	return t ? segment_map(t->segs, t->nsegs, aux_offset) : 0;
+	return t ? import_segment_map(t->segs, t->nsegs, aux_offset) : 0;
 }
 
 static uint64_t cb_stream_end(void *ctx, uint32_t tid)
@@ -684,7 +549,7 @@ static int cmp_rec(const void *a, const void *b)
 	return x->file_offset < y->file_offset ? -1 : 1;
 }
 
-static int cmp_item(const void *a, const void *b)
+int import_cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
 
@@ -716,14 +581,12 @@ static int loss_item(struct imp *m, uint32_t tid, uint64_t tsc, uint64_t offset,
 }
 
 /* Told of trace perf did not save, at OFFSET of the stream being laid. */
-typedef int (*lost_fn)(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
-		       uint64_t len, const char *reason);
 
 /* Lay Q's AUXTRACE payloads end to end in offset order into OUT, with the
  * map from AUX offsets to OUT's in SEGS.  A jump forward in offsets is
  * trace perf did not save (LOST is told); an overlap (snapshots of a ring
  * that had not moved on) is cut. */
-static int assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
+int import_assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 			  struct segment **segs, size_t *nsegs, lost_fn lost,
 			  void *ctx)
 {
@@ -767,7 +630,7 @@ static int assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 
 /* The stream offset of AUX_OFFSET through SEGS (in AUX order: a binary
  * search, as every AUX record asks). */
-static uint64_t segment_map(const struct segment *segs, size_t n,
+uint64_t import_segment_map(const struct segment *segs, size_t n,
 			    uint64_t aux_offset)
 {
 	size_t lo = 0, hi = n;
@@ -809,7 +672,7 @@ static int per_thread_trace(struct imp *m)
 		t = thread_of(m, q->tid, true);
 		if (!t)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		err = assemble_queue(m, q, &t->trace, &t->segs, &t->nsegs,
+		err = import_assemble_queue(m, q, &t->trace, &t->segs, &t->nsegs,
 				     thread_lost, t);
 	}
 	return err;
@@ -1066,7 +929,7 @@ static int per_cpu_trace(struct imp *m)
 			err = pt_out_bytes(&t->trace, p->bytes, p->len);
 	}
 	if (m->unattributed)
-		warn(m, "%llu bytes of CPU trace ran before any thread of "
+		import_warn(m, "%llu bytes of CPU trace ran before any thread of "
 		     "process %u was known on their CPU; not imported",
 		     (unsigned long long)m->unattributed, m->pid);
 	return err;
@@ -1138,7 +1001,7 @@ static int find_threads(struct imp *m)
 		pid = process_of(m, tid);	/* a scan of the records */
 		if (pid != m->pid) {
 			/* A child perf followed: another process. */
-			warn(m, "the trace of thread %u (process %u) is not "
+			import_warn(m, "the trace of thread %u (process %u) is not "
 			     "imported: a recording holds one process (%u)", tid,
 			     pid, m->pid);
 			m->queues[i].tid = NO_TID;
@@ -1250,7 +1113,7 @@ static size_t program_args(struct imp *m, char **argv, size_t max,
 	return k;
 }
 
-static int create_writer(struct imp *m, const char *out_dir)
+int import_create_writer(struct imp *m, const char *out_dir)
 {
 	struct hwtr_writer_info wi = { .source = "perf-import" };
 	char cpuid[128], argbuf[4096];
@@ -1259,18 +1122,7 @@ static int create_writer(struct imp *m, const char *out_dir)
 						   sizeof(cpuid));
 	size_t argc;
 
-	if (m->etm) {
-		size_t i;
-		bool all_ete = m->nesources > 0;
-
-		for (i = 0; i < m->nesources; i++)
-			all_ete = all_ete && m->esources[i].etm.ete;
-		wi.trace_format = all_ete ? "ete" : "etm4";
-		wi.arch = "aarch64";
-	} else {
-		intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpu,
-					&wi.pt);
-	}
+	m->aux->writer_format(m, cpu, &wi);
 	wi.pid = (int32_t)m->pid;
 	wi.executable = executable_of(m);
 	argc = program_args(m, argv, 64, argbuf, sizeof(argbuf));
@@ -1283,321 +1135,6 @@ static int create_writer(struct imp *m, const char *out_dir)
 	if (!wi.executable)
 		wi.executable = argv[0];
 	return hwtr_writer_create(out_dir, &wi, &m->w);
-}
-
-/* -------------------------------------------------- CoreSight ETM */
-
-/* CoreSight's trace is not split between threads here: each AUX queue's
- * trace becomes one stream of the recording, as it is (CoreSight frames, in
- * which every trace unit that wrote to the sink has its trace ID; or one
- * trace unit's raw trace where AUX records say FORMAT_RAW), and each trace
- * unit whose trace can be in a stream becomes a thread with that stream
- * (tid: its trace ID), as for an OpenCSD snapshot; a trace unit tracing
- * context IDs is split into one thread per context ID (etm-contexts.c).
- * Losses (AUX records with TRUNCATED..., jumps in AUXTRACE offsets) are loss
- * events of every thread of their stream. */
-
-static int stream_lost(struct imp *m, void *ctx, uint64_t tsc, uint64_t offset,
-		       uint64_t len, const char *reason)
-{
-	struct etm_stream *st = ctx;
-	struct etm_loss *l = realloc(st->losses,
-				     (st->nlosses + 1) * sizeof(*st->losses));
-
-	if (!l)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	st->losses = l;
-	l[st->nlosses++] = (struct etm_loss){ tsc, offset, len, reason };
-	return 0;
-}
-
-/* Is R an AUX record of queue Q's event? */
-static bool aux_of_queue(const struct perf_rec *r, const struct aqueue *q)
-{
-	if (r->type != PERF_RECORD_AUX)
-		return false;
-	if (q->cpu != NO_CPU)
-		return r->sample.has_cpu && r->sample.cpu == q->cpu;
-	return r->sample.has_tid && r->sample.tid == q->tid;
-}
-
-/* perf pads each AUXTRACE payload to 8 bytes and counts the padding in its
- * size; the AUX records say where the trace ends.  Zeros after a raw
- * ETMv4 trace would read as a packet cut short: they go. */
-static void trim_padding(struct imp *m, struct aqueue *q)
-{
-	size_t b, i;
-
-	for (b = 0; b < q->n; b++) {
-		struct abuf *buf = &q->bufs[b];
-		uint64_t end = buf->offset + buf->size, last = 0;
-
-		for (i = 0; i < m->nrecs; i++) {
-			const struct perf_rec *r = &m->recs[i].rec;
-			uint64_t e = r->u.aux.aux_offset + r->u.aux.aux_size;
-
-			if (aux_of_queue(r, q) && r->u.aux.aux_offset < end &&
-			    e > buf->offset && e <= end && e > last)
-				last = e;
-		}
-		if (last && end - last < 8)
-			buf->size = last - buf->offset;
-	}
-}
-
-static int etm_streams(struct imp *m)
-{
-	size_t qi, i;
-	int err = 0;
-
-	m->estreams = calloc(m->nqueues, sizeof(*m->estreams));
-	if (!m->estreams)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (qi = 0; qi < m->nqueues && !err; qi++) {
-		struct aqueue *q = &m->queues[qi];
-		struct etm_stream *st = &m->estreams[m->nestreams++];
-
-		st->queue = q;
-		pt_out_init(&st->bytes);
-		if (q->cpu != NO_CPU)
-			snprintf(st->name, sizeof(st->name), "cpu%u", q->cpu);
-		else
-			snprintf(st->name, sizeof(st->name), "queue%u", q->idx);
-		trim_padding(m, q);
-		err = assemble_queue(m, q, &st->bytes, &st->segs, &st->nsegs,
-				     stream_lost, st);
-		for (i = 0; i < m->nrecs && !err; i++) {
-			const struct perf_rec *r = &m->recs[i].rec;
-			const char *why;
-			uint64_t at;
-
-			if (!aux_of_queue(r, q))
-				continue;
-			if ((r->u.aux.flags & CS_ETM_AUX_FORMAT_RAW) && !st->raw) {
-				st->raw = true;
-				st->raw_cpu = r->sample.has_cpu ? r->sample.cpu : q->cpu;
-			}
-			why = perf_aux_loss_reason(r->u.aux.flags);
-			at = segment_map(st->segs, st->nsegs,
-					 r->u.aux.aux_offset + r->u.aux.aux_size);
-			if (why && at < st->bytes.len)
-				err = stream_lost(m, st, m->have_time
-						  ? perf_time_to_tsc(&m->tc, r->sample.time)
-						  : 0, at, 0, why);
-		}
-		if (!err && st->raw && st->raw_cpu == NO_CPU)
-			err = hwtr_fail(hwtr_err_format, "%s: AUX queue %u holds "
-					"raw (unformatted) trace, but no record says "
-					"of which CPU", m->path, q->idx);
-	}
-	return err;
-}
-
-/* The trace ID of CPU block C: its TRCTRACEIDR, or (perf 6.3 and later)
- * the AUX_OUTPUT_HW_ID record of its CPU; 0 when there is none. */
-static uint8_t cpu_trace_id(struct imp *m, const struct cs_etm_cpu *c)
-{
-	uint8_t id = 0;
-	size_t i;
-
-	if (!(c->trctraceidr & CS_ETM_TRACE_ID_UNUSED))
-		id = (uint8_t)(c->trctraceidr & 0x7f);
-	for (i = 0; i < m->nrecs; i++) {
-		const struct perf_rec *r = &m->recs[i].rec;
-
-		if (r->type == PERF_RECORD_AUX_OUTPUT_HW_ID && r->sample.has_cpu &&
-		    r->sample.cpu == c->cpu && CS_ETM_HW_ID_VERSION(r->u.hw_id) <= 1)
-			id = CS_ETM_HW_ID_TRACE_ID(r->u.hw_id);
-	}
-	return id >= 1 && id < 0x70 ? id : 0;
-}
-
-/* Whether OpenCSD here decodes CPU C's trace unit (ETE needs a newer one
- * than Debian 12's). */
-static bool cpu_decodable(const struct cs_etm_cpu *c, uint8_t id)
-{
-	struct hwtr_etm_config e;
-
-	cs_etm_cpu_to_config(c, &e);
-	e.trace_id = id;
-	return hwtr_etm_decodable(&e) == 0;
-}
-
-static int etm_sources(struct imp *m)
-{
-	size_t si, k, i, n = m->csi.ncpus * (m->nestreams ? m->nestreams : 1);
-	bool renumbered = false;
-
-	m->esources = calloc(n ? n : 1, sizeof(*m->esources));
-	if (!m->esources)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (k = 0; k < m->csi.ncpus; k++) {
-		const struct cs_etm_cpu *c = &m->csi.cpus[k];
-
-		if (c->protocol == CS_ETM_V3)
-			warn(m, "CPU %u has an ETMv3/PTM trace unit: only ETMv4 and "
-			     "ETE are decoded; its trace is left out", c->cpu);
-		else if (!cpu_trace_id(m, c))
-			warn(m, "CPU %u: its trace unit has no trace ID (TRCTRACEIDR "
-			     "0x%llx, no AUX_OUTPUT_HW_ID record): its trace is "
-			     "left out", c->cpu, (unsigned long long)c->trctraceidr);
-		else if (!cpu_decodable(c, cpu_trace_id(m, c)))
-			warn(m, "CPU %u: %s; its trace is left out", c->cpu,
-			     hwtr_last_error());
-	}
-	for (si = 0; si < m->nestreams; si++) {
-		const struct etm_stream *st = &m->estreams[si];
-
-		for (k = 0; k < m->csi.ncpus; k++) {
-			const struct cs_etm_cpu *c = &m->csi.cpus[k];
-			struct etm_source *src;
-			uint8_t id = c->protocol == CS_ETM_V3 ? 0 : cpu_trace_id(m, c);
-
-			if (!id || (st->raw && c->cpu != st->raw_cpu) ||
-			    !cpu_decodable(c, id))
-				continue;
-			src = &m->esources[m->nesources++];
-			src->stream = si;
-			cs_etm_cpu_to_config(c, &src->etm);
-			src->etm.trace_id = id;
-			if (st->raw) {
-				src->etm.formatted = false;
-				src->etm.frame_flags = 0;
-			}
-			snprintf(src->core, sizeof(src->core), "cpu_%u", c->cpu);
-			src->tid = id;
-			/* A trace ID in a second queue: a thread of its own. */
-			for (i = 0; i + 1 < m->nesources; i++)
-				if (m->esources[i].tid == src->tid) {
-					src->tid = (uint32_t)(si + 1) << 8 | id;
-					renumbered = true;
-				}
-		}
-	}
-	if (renumbered)
-		warn(m, "trace IDs appear in several AUX queues: the threads of "
-		     "the later queues are numbered (queue << 8) | trace ID");
-	if (!m->nesources)
-		return hwtr_fail(hwtr_err_format, "%s: AUXTRACE_INFO names no ETMv4 "
-				 "or ETE trace unit with a trace ID: nothing to "
-				 "decode", m->path);
-	return 0;
-}
-
-/* The recording at OUT_DIR: the sideband events, the streams, a thread per
- * source (or per context ID) and the losses of its stream. */
-static int etm_write(struct imp *m, const char *out_dir)
-{
-	const char **paths = calloc(m->nestreams + 1, sizeof(*paths));
-	size_t i, k, l;
-	int err;
-
-	if (!paths)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if ((err = create_writer(m, out_dir)))
-		goto out;
-	if (m->nitems)
-		qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
-	for (i = 0; i < m->nitems && !err; i++)
-		err = hwtr_writer_event(m->w, &m->items[i].ev);
-	for (i = 0; i < m->nestreams && !err; i++) {
-		const struct etm_stream *st = &m->estreams[i];
-
-		err = hwtr_writer_save_trace(m->w, st->name,
-					     st->bytes.buf ? (const void *)st->bytes.buf
-							   : "",
-					     st->bytes.len, &paths[i]);
-	}
-	for (i = 0; i < m->nesources && !err; i++) {
-		const struct etm_source *src = &m->esources[i];
-		const struct etm_stream *st = &m->estreams[src->stream];
-		size_t nthreads = src->contexts.ids ? src->contexts.n : 1;
-
-		for (k = 0; k < nthreads && !err; k++) {
-			struct hwtr_etm_config e = src->etm;
-			uint32_t tid = src->tid;
-
-			e.core = src->core;
-			if (src->contexts.ids) {
-				e.has_context_id = true;
-				e.context_id = tid = src->contexts.ids[k];
-			}
-			err = hwtr_writer_add_source(m->w, tid, 0, paths[src->stream],
-						     &e);
-			for (l = 0; l < st->nlosses && !err; l++) {
-				struct hwtr_sideband_event ev = {
-					.kind = hwtr_ev_loss, .tsc = st->losses[l].tsc,
-					.tid = tid, .offset = st->losses[l].offset,
-					.len = st->losses[l].len,
-					.reason = st->losses[l].reason,
-				};
-
-				err = hwtr_writer_event(m->w, &ev);
-			}
-		}
-	}
-	if (!err)
-		err = hwtr_writer_finish(m->w, &(struct hwtr_end){
-			hwtr_end_running, 0 });
-out:
-	hwtr_writer_free(m->w);
-	m->w = NULL;
-	free(paths);
-	return err;
-}
-
-/* Write the recording; where a trace unit traces context IDs, learn them
- * from a first writing and write it again with a thread per context ID. */
-static int etm_import(struct imp *m, const char *out_dir)
-{
-	struct etm_context_ids *ids = NULL;
-	uint32_t *tids = NULL;
-	char *tmp = NULL;
-	bool cid = false, split = false;
-	size_t i;
-	int err;
-
-	for (i = 0; i < m->nesources; i++)
-		cid = cid || (m->esources[i].etm.trcconfigr & 0x40);
-	if (!cid)
-		return etm_write(m, out_dir);
-	ids = calloc(m->nesources, sizeof(*ids));
-	tids = calloc(m->nesources, sizeof(*tids));
-	if (!ids || !tids || asprintf(&tmp, "%s.partial", out_dir) < 0) {
-		tmp = NULL;
-		err = hwtr_fail(hwtr_err_nomem, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < m->nesources; i++)
-		tids[i] = m->esources[i].tid;
-	if ((err = etm_write(m, tmp)))
-		goto out;
-	if (etm_context_ids(tmp, tids, m->nesources, ids) < 0) {
-		err = -hwtr_err_decode;
-		goto out;
-	}
-	for (i = 0; i < m->nesources; i++)
-		if (ids[i].ids) {
-			m->esources[i].contexts = ids[i];
-			ids[i].ids = NULL;
-			split = true;
-			warn(m, "the trace unit of %s traces %zu context IDs: a "
-			     "thread for each", m->esources[i].core,
-			     m->esources[i].contexts.n);
-		}
-	if (split)
-		err = etm_write(m, out_dir);
-	else if (rename(tmp, out_dir) < 0)
-		err = hwtr_fail(hwtr_err_io, "%s: %s", out_dir, strerror(errno));
-out:
-	if (tmp)
-		etm_remove_recording(tmp);
-	free(tmp);
-	if (ids)
-		etm_context_ids_release(ids, m->nesources);
-	free(ids);
-	free(tids);
-	return err;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1631,7 +1168,7 @@ static int check_file(struct imp *m)
 				 "this perf.data holds no hardware trace (record "
 				 "with perf record -e intel_pt//u or -e cs_etm//u)",
 				 m->path);
-	pmu_type = m->etm ? m->csi.pmu_type : m->pti.pmu_type;
+	pmu_type = m->aux->pmu_type(m);
 	for (i = 0; i < perf_data_nattrs(m->pd); i++)
 		if (perf_data_attr(m->pd, i)->attr.type == pmu_type)
 			m->pt_attr = perf_data_attr(m->pd, i);
@@ -1642,15 +1179,14 @@ static int check_file(struct imp *m)
 	if (!m->nqueues)
 		return hwtr_fail(hwtr_err_format, "%s: no AUXTRACE record: the "
 				 "file holds no trace", m->path);
-	m->snapshot = m->etm ? m->csi.snapshot : m->pti.snapshot_mode;
-	if (m->etm) {
-		/* Trace units split the trace by their trace IDs; sideband
-		 * times only order the events. */
-		m->have_tc = m->have_tc && m->tc.time_mult;
-		m->have_time = (m->pt_attr->attr.sample_type & PERF_SAMPLE_TIME) &&
-			       m->have_tc;
-		return 0;
-	}
+	return m->aux->check(m);
+}
+
+static int pt_check(struct imp *m)
+{
+	size_t i;
+
+	m->snapshot = m->pti.snapshot_mode;
 	if (!m->have_tc) {
 		m->tc = m->pti.tc;
 		m->have_tc = m->pti.tc.cap_user_time_zero;
@@ -1691,7 +1227,7 @@ static int write_recording(struct imp *m)
 	for (i = 0; i < first; i++)
 		m->items[i].seq += m->nitems;
 	if (m->nitems)
-		qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);
+		qsort(m->items, m->nitems, sizeof(*m->items), import_cmp_item);
 	for (i = 0; i < m->nitems; i++) {
 		const struct item *it = &m->items[i];
 
@@ -1713,6 +1249,67 @@ static int write_recording(struct imp *m)
 			hwtr_end_running, 0 })))
 		return err;
 	return 0;
+}
+
+/* ---------------------------------------------------- the AUX formats */
+
+static int pt_parse_info(struct imp *m, const uint64_t *priv, size_t n)
+{
+	intel_pt_info_release(&m->pti);
+	return intel_pt_info_parse(priv, n, &m->pti);
+}
+
+static uint32_t pt_pmu_type(const struct imp *m)
+{
+	return m->pti.pmu_type;
+}
+
+static int pt_trace(struct imp *m, const char *out_dir)
+{
+	int err;
+
+	if ((err = find_threads(m)) || (err = import_create_writer(m, out_dir)))
+		return err;
+	return m->per_cpu ? per_cpu_trace(m) : per_thread_trace(m);
+}
+
+static void pt_writer_format(struct imp *m, const char *cpuid,
+			     struct hwtr_writer_info *wi)
+{
+	intel_pt_info_to_config(&m->pti, m->pt_attr->attr.config, cpuid,
+				&wi->pt);
+}
+
+static int pt_write(struct imp *m, const char *out_dir)
+{
+	return write_recording(m);
+}
+
+/* Intel PT: the trace is split between the process's threads. */
+static const struct aux_import_ops intel_pt_import = {
+	.auxtrace_type = PERF_AUXTRACE_INTEL_PT,
+	.parse_info = pt_parse_info,
+	.pmu_type = pt_pmu_type,
+	.check = pt_check,
+	.trace = pt_trace,
+	.writer_format = pt_writer_format,
+	.write = pt_write,
+};
+
+
+static const struct aux_import_ops *const aux_imports[] = {
+	&intel_pt_import, &perf_import_cs_etm,
+};
+
+/* The format of an AUXTRACE_INFO of type AUXTRACE_TYPE, or NULL. */
+static const struct aux_import_ops *aux_import_for(uint32_t auxtrace_type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aux_imports) / sizeof(aux_imports[0]); i++)
+		if (aux_imports[i]->auxtrace_type == auxtrace_type)
+			return aux_imports[i];
+	return NULL;
 }
 
 static void release(struct imp *m)
@@ -1774,14 +1371,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 	report_skipped(&m);
 	if ((err = find_process(&m)))
 		goto out;
-	if (m.etm)
-		err = etm_streams(&m);
-	else if (!(err = find_threads(&m)) &&
-		 !(err = create_writer(&m, out_dir)))
-		/* Trace first: losses in the sideband need the stream
-		 * offsets. */
-		err = m.per_cpu ? per_cpu_trace(&m) : per_thread_trace(&m);
-	if (err)
+	/* Trace first: losses in the sideband need the stream offsets. */
+	if ((err = m.aux->trace(&m, out_dir)))
 		goto out;
 	if (m.nrecs)
 		qsort(m.recs, m.nrecs, sizeof(*m.recs), cmp_rec);
@@ -1790,7 +1381,8 @@ int import_perf(const char *perf_path, const char *out_dir,
 		const struct perf_rec *r = &m.recs[i].rec;
 
 		/* Per-CPU and CoreSight truncations are placed already. */
-		if ((m.per_cpu || m.etm) && r->type == PERF_RECORD_AUX)
+		if ((m.per_cpu || m.aux->places_aux_records) &&
+		    r->type == PERF_RECORD_AUX)
 			continue;
 		/* Only the trace event's AUX records speak of our trace. */
 		err = perf_sideband_apply(&m.sb, r);
@@ -1798,16 +1390,13 @@ int import_perf(const char *perf_path, const char *out_dir,
 	if (err)
 		goto out;
 	if (m.undecodable)
-		warn(&m, "%llu bytes of trace were not packets (a snapshot "
+		import_warn(&m, "%llu bytes of trace were not packets (a snapshot "
 		     "starting inside a packet, or damage) and were skipped",
 		     (unsigned long long)m.undecodable);
 	if (m.sb.lost_records)
-		warn(&m, "perf lost %llu sideband records: mappings may be "
+		import_warn(&m, "perf lost %llu sideband records: mappings may be "
 		     "missing", (unsigned long long)m.sb.lost_records);
-	if (m.etm)
-		err = etm_sources(&m);
-	if (!err)
-		err = m.etm ? etm_import(&m, out_dir) : write_recording(&m);
+	err = m.aux->write(&m, out_dir);
 out:
 	release(&m);
 	return err;

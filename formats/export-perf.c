@@ -21,7 +21,8 @@
  *     without tsc=1 has none), no TIME in samples: perf decodes timeless.
  *
  * CoreSight ETM recordings are written as perf record -e cs_etm//u
- * --per-thread writes them (export_cs_etm below).
+ * --per-thread writes them (export-perf-cs-etm.c).  Each format is a struct
+ * aux_export_ops (export-perf-format.h); the rest never asks which it has.
  *
  * Mappings: perf has no munmap record; a mapping ends when another
  * replaces it.  Saved objects (the vDSO) are named by their absolute path
@@ -30,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include "export-perf.h"
+#include "export-perf-format.h"
 #include "hwtrecord.h"
 
 #include "perf-cs-etm.h"
@@ -42,58 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define ID_PT 1000
-#define ID_DUMMY 2000
-#define AUXTRACE_CHUNK (1u << 20)	/* bytes per AUXTRACE record */
-#define NO_CPU UINT32_MAX
-/* perf looks code up in a process's maps: a recording that names no
- * process (an OpenCSD snapshot) is exported as this one. */
-#define STANDIN_PID 1
-
-/* A record to write, or (queue) the place of an AUX queue's trace. */
-struct pending {
-	uint64_t tsc;
-	uint64_t seq;
-	int which;		/* 0: the intel_pt event, 1: dummy, 2: a queue */
-	unsigned index;		/* thread index (per-thread) or CPU */
-	struct perf_rec rec;
-};
-
-/* An AUX queue: a thread's or a CPU's trace, cut into AUXTRACE records at
- * AUXTRACE_CHUNK bytes and at losses (CUTS). */
-struct queue {
-	uint32_t tid;		/* per-thread, else UINT32_MAX */
-	uint32_t cpu;		/* per-CPU, else NO_CPU */
-	const uint8_t *bytes;
-	size_t size;
-	struct pt_out rewritten;	/* BYTES when the trace was rewritten */
-	uint64_t *cuts;		/* loss offsets, sorted, once each */
-	size_t ncuts;
-	uint64_t reference;	/* AUXTRACE reference: a TSC at or after the
-				 * trace's (perf completes the 7-byte TSC
-				 * packets from it) */
-};
-
-struct export {
-	const struct hwtr_recording *rec;
-	const struct hwtr_recording_info *info;
-	uint32_t pid;		/* the recording's, or STANDIN_PID */
-	bool etm;		/* CoreSight ETM, else Intel PT */
-	const struct export_options *opt;
-	FILE *err;
-	struct perf_data_writer *w;
-	struct perf_rec_layout layout;
-	struct perf_tsc_conv tc;
-	unsigned nqueues;	/* threads or CPUs (ETM: streams) */
-	unsigned ncpus;		/* ETM: CPU numbers given to trace units */
-	struct queue *queues;
-	struct pending *pend;
-	size_t npend, cap_pend;
-	char **owned;		/* strings the pending records point to */
-	size_t nowned;
-};
-
-static int add_pending(struct export *x, uint64_t tsc, int which,
+int export_add_pending(struct export *x, uint64_t tsc, int which,
 		       unsigned index, const struct perf_rec *r)
 {
 	struct pending *p;
@@ -152,7 +103,7 @@ static unsigned thread_index(const struct export *x, uint32_t tid)
 }
 
 /* Calls FN for each AUXTRACE record of Q: offset, size, truncated. */
-static int queue_chunks(const struct queue *q,
+int export_queue_chunks(const struct queue *q,
 			int (*fn)(void *ctx, uint64_t off, uint64_t size,
 				  bool truncated), void *ctx)
 {
@@ -205,7 +156,7 @@ static int max_tsc(void *ctx, const struct pt_pkt_view *v)
 	return 0;
 }
 
-static int write_pending(struct export *x)
+int export_write_pending(struct export *x)
 {
 	size_t i;
 	int err;
@@ -224,7 +175,7 @@ static int write_pending(struct export *x)
 						&q->reference);
 
 			if ((err = perf_data_write_finished_round(x->w)) ||
-			    (err = queue_chunks(&x->queues[p->index], write_chunk,
+			    (err = export_queue_chunks(&x->queues[p->index], write_chunk,
 						&cc)))
 				return err;
 			continue;
@@ -232,7 +183,8 @@ static int write_pending(struct export *x)
 		p->rec.sample.time = x->opt->tsc ? perf_tsc_to_time(&x->tc, p->tsc)
 						 : 0;
 		p->rec.sample.id = (p->which ? ID_DUMMY : ID_PT) + p->index;
-		if (x->opt->layout == EXPORT_PER_THREAD && !x->etm)
+		if (x->opt->layout == EXPORT_PER_THREAD &&
+		    !x->aux->threads_are_trace_units)
 			p->rec.sample.cpu = 0;
 		if ((err = perf_data_write_rec(x->w, &p->rec, &x->layout)))
 			return hwtr_fail_context(err, "perf.data: ");
@@ -264,7 +216,7 @@ static const char *comm_of(const char *path)
 	return base ? base + 1 : path ? path : "unknown";
 }
 
-static int sideband_records(struct export *x)
+int export_sideband_records(struct export *x)
 {
 	const struct hwtr_recording *rec = x->rec;
 	size_t n = hwtr_recording_nevents(rec), i;
@@ -285,7 +237,7 @@ static int sideband_records(struct export *x)
 	r.u.comm.comm = keep(x, strdup(comm));
 	r.sample.pid = pid;
 	r.sample.tid = pid;
-	if ((err = add_pending(x, 0, 1, 0, &r)))
+	if ((err = export_add_pending(x, 0, 1, 0, &r)))
 		return err;
 	for (i = 0; i < n; i++) {
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
@@ -297,9 +249,7 @@ static int sideband_records(struct export *x)
 
 		if (ev->kind == hwtr_ev_thread_start)
 			started = true;
-		/* An ETM recording's threads are trace units, not threads of
-		 * the process. */
-		if (x->etm && (ev->kind == hwtr_ev_thread_start ||
+		if (x->aux->threads_are_trace_units && (ev->kind == hwtr_ev_thread_start ||
 			       ev->kind == hwtr_ev_thread_exit))
 			continue;
 		memset(&r, 0, sizeof(r));
@@ -386,8 +336,9 @@ static int sideband_records(struct export *x)
 		default:	/* munmap: perf has none; loss: with the trace */
 			continue;
 		}
-		if ((err = add_pending(x, tsc, 1,
-				       x->opt->layout == EXPORT_PER_THREAD && !x->etm
+		if ((err = export_add_pending(x, tsc, 1,
+				       x->opt->layout == EXPORT_PER_THREAD &&
+				       !x->aux->threads_are_trace_units
 				       ? tix : 0, &r)))
 			return err;
 	}
@@ -414,7 +365,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Q's cuts: the loss events, as stream offsets from START, of thread TID
  * or (STREAM not NULL) of every thread whose trace is in STREAM; sorted,
  * once each. */
-static int queue_losses(const struct export *x, struct queue *q,
+int export_queue_losses(const struct export *x, struct queue *q,
 			const char *stream, uint32_t tid, uint64_t start)
 {
 	size_t n = hwtr_recording_nevents(x->rec), i, t, k = 0, cap = 0;
@@ -450,16 +401,8 @@ static int queue_losses(const struct export *x, struct queue *q,
 	return 0;
 }
 
-struct aux_ctx {
-	struct export *x;
-	unsigned index;
-	uint64_t tsc;
-	uint64_t flags;		/* PERF_AUX_FLAG_* every record has */
-	uint32_t cpu;		/* the sample's CPU */
-};
-
 /* The AUX record the kernel writes for each piece of trace it adds. */
-static int aux_record(void *ctx, uint64_t off, uint64_t size, bool truncated)
+int export_aux_record(void *ctx, uint64_t off, uint64_t size, bool truncated)
 {
 	struct aux_ctx *a = ctx;
 	const struct queue *q = &a->x->queues[a->index];
@@ -475,7 +418,7 @@ static int aux_record(void *ctx, uint64_t off, uint64_t size, bool truncated)
 	r.sample.pid = a->x->pid;
 	r.sample.tid = q->tid;
 	r.sample.cpu = a->cpu;
-	return add_pending(a->x, a->tsc, 0, a->index, &r);
+	return export_add_pending(a->x, a->tsc, 0, a->index, &r);
 }
 
 static uint64_t thread_start_tsc(const struct export *x, uint32_t tid)
@@ -530,7 +473,7 @@ static int per_thread_trace(struct export *x)
 		q->size = size;
 		/* Loss offsets hold where the bytes are the recording's. */
 		if (x->opt->tsc &&
-		    (err = queue_losses(x, q, NULL, ti->tid, ti->trace_start)))
+		    (err = export_queue_losses(x, q, NULL, ti->tid, ti->trace_start)))
 			break;
 		memset(&r, 0, sizeof(r));
 		r.type = PERF_RECORD_ITRACE_START;
@@ -539,10 +482,10 @@ static int per_thread_trace(struct export *x)
 		r.sample.pid = x->pid;
 		r.sample.tid = ti->tid;
 		start_tsc = thread_start_tsc(x, ti->tid);
-		if ((err = add_pending(x, start_tsc, 0, (unsigned)t, &r)) ||
-		    (err = add_pending(x, start_tsc, 2, (unsigned)t, &r)))
+		if ((err = export_add_pending(x, start_tsc, 0, (unsigned)t, &r)) ||
+		    (err = export_add_pending(x, start_tsc, 2, (unsigned)t, &r)))
 			break;
-		err = queue_chunks(q, aux_record, &ac);
+		err = export_queue_chunks(q, export_aux_record, &ac);
 	}
 	return err;
 }
@@ -670,7 +613,7 @@ static int switch_records(struct export *x, struct cpu_stream *c, unsigned cpu,
 		r.sample.pid = pid;
 		r.sample.tid = c->tid;
 		r.sample.cpu = cpu;
-		if ((err = add_pending(x, s->tsc - 8, 1, cpu, &r)))
+		if ((err = export_add_pending(x, s->tsc - 8, 1, cpu, &r)))
 			return err;
 	}
 	if (!c->started[s->thread]) {
@@ -682,7 +625,7 @@ static int switch_records(struct export *x, struct cpu_stream *c, unsigned cpu,
 		r.sample.pid = pid;
 		r.sample.tid = s->tid;
 		r.sample.cpu = cpu;
-		if ((err = add_pending(x, s->tsc - 6, 0, cpu, &r)))
+		if ((err = export_add_pending(x, s->tsc - 6, 0, cpu, &r)))
 			return err;
 	}
 	memset(&r, 0, sizeof(r));
@@ -693,7 +636,7 @@ static int switch_records(struct export *x, struct cpu_stream *c, unsigned cpu,
 	r.sample.tid = s->tid;
 	r.sample.cpu = cpu;
 	c->tid = s->tid;
-	return add_pending(x, s->tsc - 4, 1, cpu, &r);
+	return export_add_pending(x, s->tsc - 4, 1, cpu, &r);
 }
 
 static int per_cpu_trace(struct export *x)
@@ -753,7 +696,7 @@ static int per_cpu_trace(struct export *x)
 			break;
 		/* The CPU's trace goes in after its first switch records. */
 		if (!c->out.len && ((err = cpu_psb(&c->out, s->tsc - 2)) ||
-				    (err = add_pending(x, s->tsc - 3, 2, cpu,
+				    (err = export_add_pending(x, s->tsc - 3, 2, cpu,
 						       &(struct perf_rec){ 0 }))))
 			break;
 		err = pt_out_bytes(&c->out, threads[s->thread].buf + s->begin,
@@ -825,33 +768,26 @@ static int build_id_feature(struct export *x)
 	return err;
 }
 
-static int features(struct export *x, const struct perf_data_writer_attr *attrs)
+int export_features(struct export *x, const struct perf_data_writer_attr *attrs)
 {
-	static const char *const pt_names[] = { "intel_pt//u", "dummy:u" };
-	static const char *const etm_names[] = { "cs_etm//u", "dummy:u" };
-	const char *const *names = x->etm ? etm_names : pt_names;
-	const struct hwtr_pt_config *pt = &x->info->pt;
-	uint32_t nrcpus[2] = { x->nqueues, x->nqueues };
+	const char *const names[] = { x->aux->event, "dummy:u" };
+	unsigned cpus = x->aux->nrcpus(x);
+	uint32_t nrcpus[2] = { cpus, cpus };
 	char cpuid[64];
+	bool have_cpuid = x->aux->cpuid(x, cpuid, sizeof(cpuid));
 	uint8_t *b;
 	size_t n;
 	int err;
 
-	snprintf(cpuid, sizeof(cpuid), "GenuineIntel,%u,%u,%u", pt->family,
-		 pt->model, pt->stepping);
-	if (x->opt->layout == EXPORT_PER_THREAD)
-		nrcpus[0] = nrcpus[1] = 1;
-	if (x->etm)
-		nrcpus[0] = nrcpus[1] = x->ncpus;
 	if ((err = build_id_feature(x)) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_HOSTNAME, "hwtrec-export")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_OSRELEASE, "unknown")) ||
 	    (err = add_string_feature(x->w, PERF_FEAT_VERSION, "6.1")) ||
-	    (err = add_string_feature(x->w, PERF_FEAT_ARCH,
-				      x->etm ? "aarch64" : "x86_64")) ||
+	    (err = add_string_feature(x->w, PERF_FEAT_ARCH, x->aux->arch)) ||
 	    (err = perf_data_add_feature(x->w, PERF_FEAT_NRCPUS, nrcpus,
 					 sizeof(nrcpus))) ||
-	    (!x->etm && (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid))))
+	    (have_cpuid &&
+	     (err = add_string_feature(x->w, PERF_FEAT_CPUID, cpuid))))
 		return err;
 	if ((err = perf_feature_event_desc(attrs, names, 2, &b, &n)))
 		return err;
@@ -871,7 +807,7 @@ void export_options_default(const struct hwtr_recording *rec,
 	opt->ncpus = 2;
 }
 
-static void make_attrs(const struct export *x, struct perf_data_writer_attr *a,
+void export_make_attrs(const struct export *x, struct perf_data_writer_attr *a,
 		       uint64_t *ids)
 {
 	const struct hwtr_pt_config *pt = &x->info->pt;
@@ -914,225 +850,59 @@ static void make_attrs(const struct export *x, struct perf_data_writer_attr *a,
 	}
 }
 
-/* ---------------------------------------------------- CoreSight ETM */
+/* ------------------------------------------------------- Intel PT */
 
-/* An ETM recording as perf record -e cs_etm//u --per-thread writes it:
- *   - one AUX queue per stream of the recording (a trace buffer one or
- *     several trace units wrote), its bytes as they are, of the process;
- *   - AUXTRACE_INFO with a block per trace unit: its registers, its CPU
- *     (the recording's, else the next free number);
- *   - AUX records: FORMAT_RAW for a unit's raw (unformatted) trace,
- *     TRUNCATED where the stream has a loss;
- *   - no timestamps: perf decodes each queue on its own (timeless).
- * perf reads a raw stream as raw only through the AUXTRACE index feature,
- * which is not written: perf decodes formatted streams (the usual kind). */
-
-/* The CPU numbers of the recording's trace units: their own where they
- * have one that is free, else the lowest free one. */
-static int etm_units(struct export *x, struct cs_etm_info *csi)
+static unsigned pt_nrcpus(const struct export *x)
 {
-	const struct hwtr_recording_info *info = x->info;
-	size_t t, k;
-
-	csi->cpus = calloc(info->nthreads + 1, sizeof(*csi->cpus));
-	if (!csi->cpus)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (t = 0; t < info->nthreads; t++) {
-		const struct hwtr_etm_config *e = info->threads[t].etm;
-		uint32_t cpu = e && e->cpu >= 0 ? (uint32_t)e->cpu : 0;
-		bool free_cpu;
-
-		for (k = 0; e && k < csi->ncpus; k++)
-			if ((csi->cpus[k].trctraceidr & 0x7f) == e->trace_id)
-				break;
-		if (!e || k < csi->ncpus)
-			continue;	/* a unit split by context IDs */
-		do {
-			free_cpu = true;
-			for (k = 0; k < csi->ncpus; k++)
-				if (csi->cpus[k].cpu == cpu)
-					free_cpu = false;
-			if (!free_cpu)
-				cpu = e->cpu >= 0 && cpu == (uint32_t)e->cpu ? 0 : cpu + 1;
-		} while (!free_cpu);
-		cs_etm_cpu_from_config(e, cpu, &csi->cpus[csi->ncpus++]);
-		if (cpu + 1 > x->ncpus)
-			x->ncpus = cpu + 1;
-	}
-	return 0;
+	return x->opt->layout == EXPORT_PER_THREAD ? 1 : x->nqueues;
 }
 
-static int etm_queues(struct export *x)
+static bool pt_cpuid(const struct export *x, char *buf, size_t size)
 {
-	const struct hwtr_recording_info *info = x->info;
-	size_t t, k;
-	int err = 0;
+	const struct hwtr_pt_config *pt = &x->info->pt;
 
-	for (t = 0; t < info->nthreads && !err; t++) {
-		const struct hwtr_thread_info *ti = &info->threads[t];
-		struct aux_ctx ac = { x, 0, 0, 0, 0 };
-		struct queue *q;
-		struct perf_rec r;
-		const uint8_t *bytes;
-		size_t size;
-
-		for (k = 0; k < t && strcmp(info->threads[k].stream, ti->stream); k++)
-			;
-		if (k < t)
-			continue;	/* a stream several units share */
-		ac.index = x->nqueues++;
-		q = &x->queues[ac.index];
-		q->tid = x->pid;
-		q->cpu = NO_CPU;
-		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size)))
-			return err;
-		q->bytes = ti->trace_start < size ? bytes + ti->trace_start : bytes;
-		q->size = ti->trace_start < size ? size - ti->trace_start : 0;
-		if ((err = queue_losses(x, q, ti->stream, 0, ti->trace_start)))
-			return err;
-		if (ti->etm && !ti->etm->formatted) {
-			ac.flags = CS_ETM_AUX_FORMAT_RAW;
-			ac.cpu = ti->etm->cpu >= 0 ? (uint32_t)ti->etm->cpu : 0;
-		}
-		memset(&r, 0, sizeof(r));
-		r.type = PERF_RECORD_ITRACE_START;
-		r.u.itrace_start.pid = x->pid;
-		r.u.itrace_start.tid = x->pid;
-		r.sample.pid = x->pid;
-		r.sample.tid = x->pid;
-		r.sample.cpu = ac.cpu;
-		if ((err = add_pending(x, 0, 0, ac.index, &r)) ||
-		    (err = add_pending(x, 0, 2, ac.index, &r)))
-			break;
-		err = queue_chunks(q, aux_record, &ac);
-	}
-	return err;
+	snprintf(buf, size, "GenuineIntel,%u,%u,%u", pt->family, pt->model,
+		 pt->stepping);
+	return true;
 }
 
-/* PMU config bits of perf's cs_etm format (ETM_OPT_*) that the first unit's
- * TRCCONFIGR says were on. */
-static uint64_t etm_pmu_config(const struct cs_etm_info *csi)
-{
-	uint64_t c = csi->ncpus ? csi->cpus[0].trcconfigr : 0, config = 0;
-
-	if (c & (1u << 4))
-		config |= UINT64_C(1) << 12;	/* cycacc */
-	if (c & (1u << 6))
-		config |= UINT64_C(1) << 14;	/* contextid */
-	if (c & (1u << 11))
-		config |= UINT64_C(1) << 28;	/* timestamp */
-	if (c & (1u << 12))
-		config |= UINT64_C(1) << 29;	/* retstack */
-	return config;
-}
-
-static int export_cs_etm(struct export *x, const char *path)
+static int export_intel_pt(struct export *x, const char *path)
 {
 	const struct export_options *opt = x->opt;
-	struct perf_data_writer_attr attrs[2];
-	struct cs_etm_info csi = { .pmu_type = EXPORT_CS_ETM_PMU_TYPE };
-	uint64_t *ids = NULL, *priv = NULL;
-	size_t npriv;
-	int err;
-
-	if (opt->layout == EXPORT_PER_CPU || opt->snapshot || opt->tsc)
-		return hwtr_fail(hwtr_err_invalid, "%s: an ETM recording is "
-				 "exported per thread, without timestamps and not "
-				 "in snapshot mode", hwtr_recording_path(x->rec));
-	x->queues = calloc(x->info->nthreads + 1, sizeof(*x->queues));
-	ids = calloc(2 * (x->info->nthreads + 1), sizeof(*ids));
-	if (!x->queues || !ids) {
-		err = hwtr_fail(hwtr_err_nomem, "out of memory");
-		goto out;
-	}
-	if ((err = etm_units(x, &csi)))
-		goto out;
-	npriv = cs_etm_info_encode(&csi, NULL);
-	priv = calloc(npriv, sizeof(*priv));
-	if (!priv) {
-		err = hwtr_fail(hwtr_err_nomem, "out of memory");
-		goto out;
-	}
-	cs_etm_info_encode(&csi, priv);
-	x->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	x->layout.sample_id_all = true;
-	/* The sideband before the queues (perf looks a queue's thread up
-	 * when its trace arrives); the queues before the attrs (which have an
-	 * id per queue). */
-	if ((err = sideband_records(x)) || (err = etm_queues(x)))
-		goto out;
-	make_attrs(x, attrs, ids);
-	attrs[0].attr.type = EXPORT_CS_ETM_PMU_TYPE;
-	attrs[0].attr.config = etm_pmu_config(&csi);
-	if ((err = perf_data_writer_create(path, attrs, 2, &x->w)) ||
-	    (err = perf_data_write_auxtrace_info(x->w, PERF_AUXTRACE_CS_ETM,
-						 priv, npriv)) ||
-	    (err = write_pending(x)) ||
-	    (err = perf_data_write_finished_round(x->w)) ||
-	    (err = features(x, attrs)))
-		goto out;
-	err = perf_data_writer_finish(x->w);
-	x->w = NULL;
-out:
-	cs_etm_info_release(&csi);
-	free(priv);
-	free(ids);
-	return err;
-}
-
-int export_perf(const struct hwtr_recording *rec, const char *path,
-		const struct export_options *opt, FILE *errf)
-{
-	struct export x = { .rec = rec, .opt = opt, .err = errf };
 	struct perf_data_writer_attr attrs[2];
 	struct intel_pt_info pti;
 	uint64_t *ids = NULL, *priv = NULL;
 	size_t npriv;
-	size_t i;
 	int err;
 
-	x.info = hwtr_recording_info(rec);
-	x.pid = x.info->pid > 0 ? (uint32_t)x.info->pid : STANDIN_PID;
-	if (!strcmp(x.info->trace_format, "etm4") ||
-	    !strcmp(x.info->trace_format, "ete")) {
-		x.etm = true;
-		ids = NULL;
-		err = export_cs_etm(&x, path);
-		goto out;
-	}
-	if (strcmp(x.info->trace_format, "intel-pt"))
-		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
-				 "export writes Intel PT and CoreSight ETM only",
-				 hwtr_recording_path(rec), x.info->trace_format);
-	if (opt->tsc && !x.info->pt.tsc)
+	if (opt->tsc && !x->info->pt.tsc)
 		return hwtr_fail(hwtr_err_invalid, "%s: the trace has no "
 				 "timestamps; export it with --no-tsc",
-				 hwtr_recording_path(rec));
+				 hwtr_recording_path(x->rec));
 	if (opt->layout == EXPORT_PER_CPU && (!opt->tsc || opt->snapshot))
 		return hwtr_fail(hwtr_err_invalid, "the per-CPU layout needs "
 				 "timestamps and is not written in snapshot mode");
-	x.nqueues = opt->layout == EXPORT_PER_CPU
-			    ? (opt->ncpus ? opt->ncpus : 1)
-			    : (unsigned)(x.info->nthreads ? x.info->nthreads : 1);
+	x->nqueues = opt->layout == EXPORT_PER_CPU
+			     ? (opt->ncpus ? opt->ncpus : 1)
+			     : (unsigned)(x->info->nthreads ? x->info->nthreads : 1);
 	/* The recording's TSC rate: nominal ratio x 100 MHz, else 2 GHz. */
-	perf_tsc_conv_for_freq(&x.tc, x.info->pt.nom_freq
-			       ? (uint64_t)x.info->pt.nom_freq * 100000000u
-			       : 2000000000u);
-	x.layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       (opt->tsc ? PERF_SAMPLE_TIME : 0) |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	x.layout.sample_id_all = true;
-	ids = calloc(2 * x.nqueues, sizeof(*ids));
+	perf_tsc_conv_for_freq(&x->tc, x->info->pt.nom_freq
+				       ? (uint64_t)x->info->pt.nom_freq * 100000000u
+				       : 2000000000u);
+	x->layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				(opt->tsc ? PERF_SAMPLE_TIME : 0) |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	x->layout.sample_id_all = true;
+	ids = calloc(2 * x->nqueues, sizeof(*ids));
 	if (!ids)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	make_attrs(&x, attrs, ids);
-	err = perf_data_writer_create(path, attrs, 2, &x.w);
+	export_make_attrs(x, attrs, ids);
+	err = perf_data_writer_create(path, attrs, 2, &x->w);
 	if (err)
 		goto out;
 	memset(&pti, 0, sizeof(pti));
 	pti.pmu_type = EXPORT_PT_PMU_TYPE;
-	pti.tc = x.tc;
+	pti.tc = x->tc;
 	pti.tc.cap_user_time_zero = opt->tsc;
 	pti.tsc_bit = INTEL_PT_CFG_TSC;
 	pti.noretcomp_bit = INTEL_PT_CFG_NORETCOMP;
@@ -1141,40 +911,91 @@ int export_perf(const struct hwtr_recording *rec, const char *path,
 	pti.per_cpu_mmaps = opt->layout == EXPORT_PER_CPU;
 	pti.mtc_bit = INTEL_PT_CFG_MTC;
 	pti.mtc_freq_bits = INTEL_PT_CFG_MTC_PERIOD;
-	pti.tsc_ctc_n = x.info->pt.cpuid_0x15_ebx;
-	pti.tsc_ctc_d = x.info->pt.cpuid_0x15_eax;
+	pti.tsc_ctc_n = x->info->pt.cpuid_0x15_ebx;
+	pti.tsc_ctc_d = x->info->pt.cpuid_0x15_eax;
 	pti.cyc_bit = INTEL_PT_CFG_CYC;
-	pti.max_nonturbo_ratio = x.info->pt.nom_freq;
+	pti.max_nonturbo_ratio = x->info->pt.nom_freq;
 	/* The recording's address filter, as perf wrote it (borrowed: pti
 	 * is not released). */
-	pti.filter = (char *)x.info->pt.address_filter;
+	pti.filter = (char *)x->info->pt.address_filter;
 	priv = calloc(intel_pt_info_words(&pti), sizeof(*priv));
 	if (!priv) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
 	npriv = intel_pt_info_encode(&pti, priv);
-	if (opt->tsc && (err = perf_data_write_time_conv(x.w, &x.tc)))
+	if (opt->tsc && (err = perf_data_write_time_conv(x->w, &x->tc)))
 		goto out;
-	if ((err = perf_data_write_auxtrace_info(x.w, PERF_AUXTRACE_INTEL_PT,
+	if ((err = perf_data_write_auxtrace_info(x->w, PERF_AUXTRACE_INTEL_PT,
 						 priv, npriv)))
 		goto out;
-	x.queues = calloc(x.nqueues, sizeof(*x.queues));
-	if (!x.queues) {
+	x->queues = calloc(x->nqueues, sizeof(*x->queues));
+	if (!x->queues) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
-	if ((err = sideband_records(&x)))
+	if ((err = export_sideband_records(x)))
 		goto out;
-	err = opt->layout == EXPORT_PER_CPU ? per_cpu_trace(&x)
-					    : per_thread_trace(&x);
-	if (err || (err = write_pending(&x)) ||
-	    (err = perf_data_write_finished_round(x.w)) ||
-	    (err = features(&x, attrs)))
+	err = opt->layout == EXPORT_PER_CPU ? per_cpu_trace(x)
+					    : per_thread_trace(x);
+	if (err || (err = export_write_pending(x)) ||
+	    (err = perf_data_write_finished_round(x->w)) ||
+	    (err = export_features(x, attrs)))
 		goto out;
-	err = perf_data_writer_finish(x.w);
-	x.w = NULL;
+	err = perf_data_writer_finish(x->w);
+	x->w = NULL;
 out:
+	free(priv);
+	free(ids);
+	return err;
+}
+
+/* ------------------------------------------------------- the formats */
+
+static const char *const intel_pt_formats[] = { "intel-pt", NULL };
+
+/* Intel PT as perf record -e intel_pt//u writes it, per thread or per CPU. */
+static const struct aux_export_ops intel_pt_export = {
+	.trace_formats = intel_pt_formats,
+	.event = "intel_pt//u",
+	.arch = "x86_64",
+	.nrcpus = pt_nrcpus,
+	.cpuid = pt_cpuid,
+	.write = export_intel_pt,
+};
+
+
+static const struct aux_export_ops *const aux_exports[] = {
+	&intel_pt_export, &perf_export_cs_etm,
+};
+
+/* The format that writes a recording of TRACE_FORMAT, or NULL. */
+static const struct aux_export_ops *aux_export_for(const char *trace_format)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(aux_exports) / sizeof(aux_exports[0]); i++)
+		for (k = 0; aux_exports[i]->trace_formats[k]; k++)
+			if (!strcmp(aux_exports[i]->trace_formats[k], trace_format))
+				return aux_exports[i];
+	return NULL;
+}
+
+int export_perf(const struct hwtr_recording *rec, const char *path,
+		const struct export_options *opt, FILE *errf)
+{
+	struct export x = { .rec = rec, .opt = opt, .err = errf };
+	size_t i;
+	int err;
+
+	x.info = hwtr_recording_info(rec);
+	x.pid = x.info->pid > 0 ? (uint32_t)x.info->pid : STANDIN_PID;
+	x.aux = aux_export_for(x.info->trace_format);
+	if (!x.aux)
+		return hwtr_fail(hwtr_err_invalid, "%s: the trace is %s; perf.data "
+				 "export writes Intel PT and CoreSight ETM only",
+				 hwtr_recording_path(rec), x.info->trace_format);
+	err = x.aux->write(&x, path);
 	perf_data_writer_free(x.w);
 	for (i = 0; i < x.nowned; i++)
 		free(x.owned[i]);
@@ -1185,7 +1006,5 @@ out:
 	}
 	free(x.queues);
 	free(x.pend);
-	free(priv);
-	free(ids);
 	return err;
 }
