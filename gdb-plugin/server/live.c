@@ -47,14 +47,15 @@
  */
 #include "live.h"
 
+#include "plugin-packets.h"
 #include "replay.h"
 #include "run-request.h"
 #include "server.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,36 +491,30 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 /* qHwtr:info:1, or qHwtr:info: the same without bringing the history up
  * to the stop (GDB's stop handlers ask it at every stop; every thread then
  * stands at its end, and no thread is listed). */
-static char *info_json(struct live *l, bool build)
+static int reply_info(struct live *l, bool build)
 {
-	json_t *o = NULL;
-	char *text, err[256];
+	struct plugin_info info = { 0 };
+	char err[256];
+	int rc;
 
 	if (build)
 		history(l);
-	if (l->replay && !l->stale) {
-		text = replay_info_json(l->replay, true, err, sizeof(err));
-		o = text ? json_loads(text, 0, NULL) : NULL;
-		free(text);
+	if (!l->replay || l->stale ||
+	    replay_info(l->replay, true, &info, err, sizeof(err)) < 0) {
+		memset(&info, 0, sizeof(info));
+		info.source = "valgrind";
+		info.format = "intel-pt";
+		if (!l->replay && l->history_error[0])
+			info.history_error = l->history_error;
 	}
-	if (!o) {
-		o = json_object();
-		json_object_set_new(o, "source", json_string("valgrind"));
-		json_object_set_new(o, "format", json_string("intel-pt"));
-		json_object_set_new(o, "threads", json_array());
-	}
-	json_object_set_new(o, "live", json_true());
-	json_object_set_new(o, "tracing", json_boolean(tracer_recording(l->tracer)));
-	json_object_set_new(o, "replaying", json_boolean(replaying(l)));
-	json_object_set_new(o, "history_pending", json_boolean(l->stale));
-	json_object_set_new(o, "recording", tracer_recording(l->tracer)
-			    ? json_string(l->dir) : json_null());
-	if (!l->replay && l->history_error[0])
-		json_object_set_new(o, "history_error",
-				    json_string(l->history_error));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	info.live = true;
+	info.tracing = tracer_recording(l->tracer);
+	info.replaying = replaying(l);
+	info.history_pending = l->stale;
+	info.recording = tracer_recording(l->tracer) ? l->dir : NULL;
+	rc = plugin_reply_info(l->gdb, &info);
+	free(info.threads);
+	return rc;
 }
 
 /* -o NAME.hwtrec keeps the recording of every session that ends with its
@@ -565,54 +560,49 @@ static int record_start(struct live *l)
 	return rsp_reply_ok(l->gdb);
 }
 
-static int handle_hwtr(struct live *l, const struct rsp_request *r,
-		       const char *payload, size_t len)
+static int handle_hwtr(struct live *l, const struct rsp_request *r)
 {
-	const char *cmd = r->hwtr_command;
+	struct plugin_request p;
 
-	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
-		char *text = info_json(l, r->hwtr_nargs && r->hwtr_args[0]);
-		int rc;
-
-		if (!text)
-			return rsp_reply_error(l->gdb, 12);
-		rc = rsp_reply_hex(l->gdb, (const uint8_t *)text, NULL, strlen(text));
-		free(text);
-		return rc;
-	}
-	if (!strcmp(cmd, "record-start"))
+	plugin_parse(r, &p);
+	switch (p.kind) {
+	case plugin_info:
+		if (p.error)	/* as any packet not ours */
+			return plugin_reply_unknown(l->gdb);
+		return reply_info(l, p.wait);
+	case plugin_record_start:
 		return record_start(l);
-	if (!strcmp(cmd, "record-stop")) {
+	case plugin_record_stop:
 		if (!tracer_recording(l->tracer))
 			return reply_error(l, "No recording is currently active.");
 		end_session(l, "running", 0, false);
-		return rsp_reply_ok(l->gdb);
-	}
-	if (!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history") ||
-	    !strcmp(cmd, "goto") || !strcmp(cmd, "frames")) {
+		return plugin_reply_ok(l->gdb);
+	case plugin_insn_history:
+	case plugin_call_history:
+	case plugin_goto:
+	case plugin_frames:
 		if (!history(l))
 			return reply_error(l, "hwtrec: %s", tracer_recording(l->tracer)
 					   ? l->history_error
 					   : "not recording: `record hwt` starts the history");
-		return server_hwtr(l->replay, l->gdb, r, &l->current);
+		return server_hwtr(l->replay, l->gdb, &p, &l->current);
+	default:
+		return plugin_reply_unknown(l->gdb);
 	}
-	return rsp_reply_empty(l->gdb);
 }
 
-/* qHwtr:save:HEXPATH (the path is text, not a number). */
-static int handle_save(struct live *l, const char *hexpath, size_t n)
+/* qHwtr:save:HEXPATH */
+static int handle_save(struct live *l, const struct plugin_request *p)
 {
-	char path[PATH_MAX], err[512] = "";
+	char err[512] = "";
 
-	if (n % 2 || n / 2 >= sizeof(path) ||
-	    !rsp_unhex(hexpath, n / 2, (uint8_t *)path))
-		return reply_error(l, "qHwtr:save: bad file name");
-	path[n / 2] = 0;
+	if (p->error)
+		return plugin_reply_error(l->gdb, p->error);
 	if (!tracer_recording(l->tracer))
 		return reply_error(l, "No recording is currently active.");
-	if (tracer_save(l->tracer, path, err, sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: cannot save %s: %s", path, err);
-	return rsp_reply_ok(l->gdb);
+	if (tracer_save(l->tracer, p->path, err, sizeof(err)) < 0)
+		return reply_error(l, "hwtrec: cannot save %s: %s", p->path, err);
+	return plugin_reply_ok(l->gdb);
 }
 
 /* ------------------------------------------------------------- runs */
@@ -818,49 +808,25 @@ static int points(struct live *l, const struct rsp_request *r,
 static int thread_extra(struct live *l, const char *payload, size_t len)
 {
 	uint32_t tid = (uint32_t)strtoul(payload + 17, NULL, 16);
-	char text[512] = "", *hex;
-	size_t n = 0, i;
 	uint64_t pos, end;
-	int rc;
 
 	if (!l->replay || !replaying(l))
 		return forward(l, payload, len);
 	if (stub_request(&l->stub, payload, len) < 0)
 		return rsp_reply_error(l->gdb, 1);
-	if (l->stub.payload[0] != 'E')
-		for (i = 0; i + 1 < l->stub.payload_len && n + 1 < 256; i += 2)
-			text[n++] = (char)(rsp_hex_value(l->stub.payload[i]) << 4 |
-					   rsp_hex_value(l->stub.payload[i + 1]));
-	text[n] = 0;
 	replay_position(l->replay, tid, &pos, &end);
-	if (!end)
-		snprintf(text + n, sizeof(text) - n, "%sno history", n ? ", " : "");
-	else if (pos >= end)
-		snprintf(text + n, sizeof(text) - n, "%sat the end of its "
-			 "history (live), instruction %llu", n ? ", " : "",
-			 (unsigned long long)end);
-	else
-		snprintf(text + n, sizeof(text) - n, "%sreplaying: instruction "
-			 "%llu of %llu", n ? ", " : "", (unsigned long long)pos,
-			 (unsigned long long)end);
-	n = strlen(text);
-	hex = malloc(2 * n + 1);
-	if (!hex)
-		return rsp_reply_error(l->gdb, 12);
-	for (i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", (unsigned char)text[i]);
-	rc = rsp_send(l->gdb, hex, 2 * n);
-	free(hex);
-	return rc;
+	return plugin_reply_thread_extra(l->gdb, l->stub.payload,
+					 l->stub.payload_len, pos, end);
 }
 
 static int handle(struct live *l, const char *payload, size_t len)
 {
 	struct rsp_request r;
 	uint32_t g = l->g_thread ? l->g_thread : l->current;
+	struct plugin_request save;
 
-	if (len > 11 && !strncmp(payload, "qHwtr:save:", 11))
-		return handle_save(l, payload + 11, len - 11);
+	if (plugin_parse_save(payload, len, &save))
+		return handle_save(l, &save);
 	if (len > 17 && !strncmp(payload, "qThreadExtraInfo,", 17))
 		return thread_extra(l, payload, len);
 	if (len == 1 && payload[0] == '!') {
@@ -892,7 +858,7 @@ static int handle(struct live *l, const char *payload, size_t len)
 	case rsp_attached:
 		return rsp_reply_text(l->gdb, "0");	/* we started it */
 	case rsp_hwtr:
-		return handle_hwtr(l, &r, payload, len);
+		return handle_hwtr(l, &r);
 	case rsp_resume:
 		return resume(l, &r, payload, len);
 	case rsp_read_registers:

@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <hwtrecord.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -896,73 +895,50 @@ static struct replay_thread *history_thread(struct replay *r, uint32_t tid,
 	return t && t->cursor ? t : NULL;
 }
 
-static char *dump_json(json_t *v, char *err, size_t errlen)
+int replay_info(struct replay *r, bool wait, struct plugin_info *info,
+		char *err, size_t errlen)
 {
-	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
-
-	json_decref(v);
-	if (!s)
-		say(err, errlen, "out of memory");
-	return s;
-}
-
-char *replay_info_json(struct replay *r, bool wait, char *err, size_t errlen)
-{
-	json_t *o, *threads;
 	bool building;
 	size_t i;
 
 	if (wait || (r->building && atomic_load(&r->built)))
 		wait_history(r);
 	building = r->building;
-	o = json_object();
-	threads = json_array();
-	if (!o || !threads) {
-		json_decref(o);
-		json_decref(threads);
+	memset(info, 0, sizeof(*info));
+	info->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*info->threads));
+	if (!info->threads) {
 		say(err, errlen, "out of memory");
-		return NULL;
+		return -ENOMEM;
 	}
-	json_object_set_new(o, "recording", json_string(r->dir));
-	json_object_set_new(o, "source", json_string(r->info->source ? r->info->source : ""));
-	json_object_set_new(o, "format",
-			    json_string(r->info->trace_format ? r->info->trace_format : ""));
-	json_object_set_new(o, "replaying", json_true());
-	json_object_set_new(o, "building", json_boolean(building));
+	info->has_history = true;
+	info->recording = r->dir;
+	info->source = r->info->source ? r->info->source : "";
+	info->format = r->info->trace_format ? r->info->trace_format : "";
+	info->replaying = true;
+	info->building = building;
+	info->nthreads = r->nthreads;
 	for (i = 0; i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];
+		struct plugin_thread_info *j = &info->threads[i];
 		struct hwtr_thread_stats st = { 0 };
-		json_t *j = json_object();
 
-		json_object_set_new(j, "tid", json_integer(t->tid));
-		json_object_set_new(j, "at_end", json_boolean(building || at_end(t)));
+		j->tid = t->tid;
+		j->at_end = building || at_end(t);
 		/* Without them (no core: a program that exited) GDB cannot
 		 * unwind at the end, and the plugin's unwinder does it. */
-		json_object_set_new(j, "registers_at_end",
-				    json_boolean(t->core || r->opt.nends));
-		if (building) {
-			json_array_append_new(threads, j);
+		j->registers_at_end = t->core || r->opt.nends;
+		if (building)
 			continue;
-		}
 		if (t->history)
 			hwtr_thread_stats(t->history, &st);
-		json_object_set_new(j, "instructions", json_integer((json_int_t)st.instructions));
-		json_object_set_new(j, "segments", json_integer((json_int_t)st.segments));
-		json_object_set_new(j, "gaps", json_integer((json_int_t)st.gaps));
-		json_object_set_new(j, "position",
-				    json_integer(t->cursor ? (json_int_t)(hwtr_cursor_position(t->cursor) +
-									   t->at_tail) : 0));
-		json_object_set_new(j, "end", json_integer((json_int_t)end_position(t)));
-		json_array_append_new(threads, j);
+		j->counted = true;
+		j->instructions = st.instructions;
+		j->segments = st.segments;
+		j->gaps = st.gaps;
+		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
+		j->end = end_position(t);
 	}
-	json_object_set_new(o, "threads", threads);
-	return dump_json(o, err, errlen);
-}
-
-static char *hex64(uint64_t v, char buf[24])
-{
-	snprintf(buf, 24, "0x%llx", (unsigned long long)v);
-	return buf;
+	return 0;
 }
 
 /* The PC at which frame SEGS[I] (I >= 1) resumes, as GDB's btrace unwinder
@@ -982,11 +958,12 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
-static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
+static int thread_frames(struct replay_thread *t,
+			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
+			 size_t *nframes, char *err, size_t errlen)
 {
-	struct hwtr_segment segs[256];
+	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
 	struct hwtr_insn insn;
-	json_t *a;
 	int n, i;
 
 	/* The tail is not in the trace: its frames are those the history
@@ -994,61 +971,56 @@ static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
 	 * return, the caller's), as GDB's unwinders see them there. */
 	if (t->at_tail)
 		n = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
-					       sizeof(segs) / sizeof(segs[0]));
+					       REPLAY_MAX_FRAMES);
 	else
-		n = hwtr_cursor_callstack(t->cursor, segs,
-					  sizeof(segs) / sizeof(segs[0]));
+		n = hwtr_cursor_callstack(t->cursor, segs, REPLAY_MAX_FRAMES);
 	if (n < 0) {
 		say(err, errlen, "call stack: %s", hwtr_last_error());
-		return NULL;
+		return -1;
 	}
-	a = json_array();
-	for (i = 0; a && i < n; i++) {
-		json_t *f = json_object();
+	for (i = 0; i < n; i++) {
+		struct plugin_frame *f = &frames[i];
 		uint64_t pc = 0;
-		bool have_pc;
-		char buf[24];
 
 		if (i == 0 && t->at_tail)
-			have_pc = (pc = t->tail_pc, true);
+			f->has_pc = (pc = t->tail_pc, true);
 		else if (i == 0)
-			have_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
-				  ((pc = insn.ip), true);
+			f->has_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+				    ((pc = insn.ip), true);
 		else
-			have_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
-		json_object_set_new(f, "segment", json_integer((json_int_t)segs[i].number));
-		json_object_set_new(f, "function",
-				    segs[i].function ? json_string(segs[i].function) : json_null());
-		json_object_set_new(f, "function_start",
-				    json_string(hex64(segs[i].function_start, buf)));
-		json_object_set_new(f, "pc", have_pc ? json_string(hex64(pc, buf)) : json_null());
-		json_object_set_new(f, "level", json_integer(segs[i].level));
-		json_array_append_new(a, f);
+			f->has_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
+		f->pc = pc;
+		f->segment = segs[i].number;
+		f->function = segs[i].function;
+		f->function_start = segs[i].function_start;
+		f->level = segs[i].level;
 	}
-	return dump_json(a, err, errlen);
+	*nframes = (size_t)n;
+	return 0;
 }
 
-char *replay_frames_json(struct replay *r, uint32_t tid, const uint64_t *at,
-			 char *err, size_t errlen)
+int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
+		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n,
+		  char *err, size_t errlen)
 {
 	struct replay_thread *t = history_thread(r, tid, err, errlen);
 	uint64_t pos;
 	bool at_tail;
-	char *text;
+	int rc;
 
 	if (!t)
-		return NULL;
+		return -1;
 	if (!at)
-		return frames_json(t, err, errlen);
+		return thread_frames(t, frames, n, err, errlen);
 	/* The stack at another position: look, then come back. */
 	pos = hwtr_cursor_position(t->cursor);
 	at_tail = t->at_tail;
 	if (replay_goto(r, tid, *at, err, errlen) < 0)
-		return NULL;
-	text = frames_json(t, err, errlen);
+		return -1;
+	rc = thread_frames(t, frames, n, err, errlen);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->at_tail = at_tail;
-	return text;
+	return rc;
 }
 
 int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plugin-packets.h"
 #include "tdesc.h"
 
 struct replay;
@@ -115,17 +116,23 @@ const char *replay_path(const struct replay *replay);
 
 /* ---------------------------------------------------- history for the plugin */
 
-/* Each returns a malloc'd NUL-terminated text, or NULL with a message in
- * ERR.  Formats are those of doc/gdb-packets.md. */
-/* Unless WAIT, answered at once while the history is still being built (the
- * plugin asks at GDB's first stop, before the prompt): every thread is then
- * at its end, and the counts are not known yet. */
-char *replay_info_json(struct replay *replay, bool wait, char *err,
-		       size_t errlen);
+/* The answers to the plugin's history requests, as the plain values of
+ * plugin-packets.h (which turns them into doc/gdb-packets.md's documents).
+ * On failure -1 (or a negative code) with a message in ERR. */
+/* The info document's values; INFO->threads is malloc'd (the caller frees
+ * it), its strings are the replay's.  Unless WAIT, answered at once while
+ * the history is still being built (the plugin asks at GDB's first stop,
+ * before the prompt): every thread is then at its end, and the counts are
+ * not known yet. */
+int replay_info(struct replay *replay, bool wait, struct plugin_info *info,
+		char *err, size_t errlen);
 /* The call stack at TID's position, or at instruction *AT when AT is set
- * (the thread does not move). */
-char *replay_frames_json(struct replay *replay, uint32_t tid, const uint64_t *at,
-			 char *err, size_t errlen);
+ * (the thread does not move): *N frames, innermost first.  Function names
+ * are the history's. */
+#define REPLAY_MAX_FRAMES 256
+int replay_frames(struct replay *replay, uint32_t tid, const uint64_t *at,
+		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n,
+		  char *err, size_t errlen);
 /* The listing goes to OUT as it is made (memory does not grow with the
  * range); 0, or -1 with ERR (nothing was written when the thread or the
  * range is wrong). */
