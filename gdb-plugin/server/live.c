@@ -53,6 +53,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <hwtrecord.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -246,18 +247,18 @@ static void rebuild_history(struct live *l)
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
 	if (l->replay && !l->opt->rebuild) {
-		if (replay_refresh(l->replay, &ro, err, sizeof(err)) == 0) {
+		if (replay_refresh(l->replay, &ro) == 0) {
 			how = "extended";
 			goto done;
 		}
 		fprintf(stderr, "hwtrec-server: extending the history failed, "
-			"building it again: %s\n", err);
+			"building it again: %s\n", hwtr_last_error());
 	}
 	drop_history(l);
-	if (replay_open(l->dir, &ro, &l->replay, err, sizeof(err)) < 0) {
+	if (replay_open(l->dir, &ro, &l->replay) < 0) {
 		l->replay = NULL;
 		snprintf(l->history_error, sizeof(l->history_error),
-			 "no history yet (%s)", err);
+			 "no history yet (%s)", hwtr_last_error());
 		return;
 	}
 	for (i = 0; i < l->npoints; i++)
@@ -420,7 +421,6 @@ static int resume(struct live *l, const struct rsp_request *r,
 	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
 		       : (l->c_thread ? l->c_thread : l->current);
 	enum replay_event event;
-	char err[512] = "";
 
 	if (!r->reverse && !replaying_thread(l, tid))
 		return run_live(l, payload, len);
@@ -437,9 +437,8 @@ static int resume(struct live *l, const struct rsp_request *r,
 		return reply_replay_stop(l, tid, replay_history_begin);
 	}
 	if (replay_resume(l->replay, tid, r->reverse,
-			  r->action == rsp_action_step, &event, err,
-			  sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: %s", err);
+			  r->action == rsp_action_step, &event) < 0)
+		return reply_error(l, "hwtrec: %s", hwtr_last_error());
 	/* Forward to the end without a breakpoint: the program runs on. */
 	if (!r->reverse && event == replay_history_end)
 		return run_live(l, payload, len);
@@ -494,13 +493,11 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 static int reply_info(struct live *l, bool build)
 {
 	struct plugin_info info = { 0 };
-	char err[256];
 	int rc;
 
 	if (build)
 		history(l);
-	if (!l->replay || l->stale ||
-	    replay_info(l->replay, true, &info, err, sizeof(err)) < 0) {
+	if (!l->replay || l->stale || replay_info(l->replay, true, &info) < 0) {
 		memset(&info, 0, sizeof(info));
 		info.source = "valgrind";
 		info.format = "intel-pt";

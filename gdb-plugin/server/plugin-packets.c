@@ -9,6 +9,7 @@
 
 #include "rsp.h"
 
+#include <hwtrecord.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,21 +216,20 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
  * with the range (a whole thread is billions of instructions).  A failure
  * part-way ends the text with a line that says so. */
 int plugin_reply_listing(struct rsp_conn *conn,
-			 int (*list)(void *context, FILE *out, char *err,
-				     size_t errlen),
-			 void *context)
+			 int (*list)(void *context, FILE *out), void *context)
 {
-	char err[512] = "", note[600];
+	char err[512], note[600];
 	FILE *out = rsp_reply_hex_begin(conn);
 
 	if (!out)
 		return rsp_reply_error(conn, 12);
-	if (list(context, out, err, sizeof(err)) == 0)
+	if (list(context, out) == 0)
 		return rsp_reply_hex_end(conn, out, NULL);
+	snprintf(err, sizeof(err), "%s", hwtr_last_error()[0] ? hwtr_last_error() : "failed");
 	fflush(out);
 	if (!conn->stream_started)	/* nothing went out: an error reply */
-		return rsp_reply_hex_end(conn, out, err[0] ? err : "failed");
-	snprintf(note, sizeof(note), "[listing cut short: %s]\n", err[0] ? err : "failed");
+		return rsp_reply_hex_end(conn, out, err);
+	snprintf(note, sizeof(note), "[listing cut short: %s]\n", err);
 	return rsp_reply_hex_end(conn, out, note);
 }
 

@@ -103,13 +103,11 @@ int plugin_reply_info(struct rsp_conn *conn, const struct plugin_info *info);
 int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames,
 			size_t n);
 /* A listing of any length, streamed as LIST writes it to its stream
- * (memory does not grow with the range).  LIST returns 0, or -1 with ERR
- * saying why: before any text went out the reply is that error, after it
- * the text ends with a line that says it was cut short. */
+ * (memory does not grow with the range).  LIST returns 0, or -1 with
+ * hwtr_last_error() saying why: before any text went out the reply is that
+ * error, after it the text ends with a line that says it was cut short. */
 int plugin_reply_listing(struct rsp_conn *conn,
-			 int (*list)(void *context, FILE *out, char *err,
-				     size_t errlen),
-			 void *context);
+			 int (*list)(void *context, FILE *out), void *context);
 int plugin_reply_ok(struct rsp_conn *conn);
 /* "E.MESSAGE" */
 int plugin_reply_error(struct rsp_conn *conn, const char *message);

@@ -92,15 +92,19 @@ struct replay {
 	char build_err[512];
 };
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
+/* The server's errors read as the library's (hwtr_last_error()); the
+ * return codes stay the server's (negative errno values). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
 {
+	char message[1024];
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	hwtr_fail(hwtr_err_invalid, "%s", message);
 }
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -357,7 +361,7 @@ static void wait_history(struct replay *r)
 }
 
 int replay_open(const char *dir, const struct replay_options *options,
-		struct replay **out, char *err, size_t errlen)
+		struct replay **out)
 {
 	struct replay *r;
 	size_t i;
@@ -365,10 +369,9 @@ int replay_open(const char *dir, const struct replay_options *options,
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	if (breakpoints_new(&r->breakpoints) < 0) {
+	if (!r || breakpoints_new(&r->breakpoints) < 0) {
 		free(r);
+		say("%s: out of memory", dir);
 		return -ENOMEM;
 	}
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
@@ -381,13 +384,13 @@ int replay_open(const char *dir, const struct replay_options *options,
 	}
 	rc = hwtr_recording_open(dir, &r->recording);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		goto fail;
 	}
 	r->info = hwtr_recording_info(r->recording);
 	r->tdesc = tdesc_for_arch(r->info->arch);
 	if (!r->tdesc) {
-		say(err, errlen, "%s: arch \"%s\": the server has no target "
+		say("%s: arch \"%s\": the server has no target "
 		    "description for it (it serves x86_64 and aarch64)", dir,
 		    r->info->arch);
 		rc = -EINVAL;
@@ -400,7 +403,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 			rc = -ENOMEM;
 			goto fail;
 		}
-		rc = core_open(path, &r->core, err, errlen);
+		rc = core_open(path, &r->core);
 		free(path);
 		if (rc < 0)
 			goto fail;
@@ -422,7 +425,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
 			goto fail;
 	if (!r->nthreads) {
-		say(err, errlen, "%s: the recording has no threads and no core", dir);
+		say("%s: the recording has no threads and no core", dir);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -438,7 +441,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 			find_early_ends(r);
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
-			say(err, errlen, "cannot start a thread: %s", strerror(rc));
+			say("cannot start a thread: %s", strerror(rc));
 			rc = -rc;
 			goto fail;
 		}
@@ -448,26 +451,27 @@ int replay_open(const char *dir, const struct replay_options *options,
 	}
 	build_history(r);
 	if ((rc = finish_history(r)) < 0) {
-		say(err, errlen, "%s", r->build_err);
+		say("%s", r->build_err);
 		goto fail;
 	}
 	*out = r;
 	return 0;
 
 fail:
+	if (rc == -ENOMEM)	/* the paths above that say nothing */
+		say("%s: out of memory", dir);
 	replay_close(r);
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int replay_refresh(struct replay *r, const struct replay_options *options,
-		   char *err, size_t errlen)
+int replay_refresh(struct replay *r, const struct replay_options *options)
 {
 	size_t i;
 	int rc;
 
 	wait_history(r);
 	if (!r->history) {
-		say(err, errlen, "no history to extend");
+		say("no history to extend");
 		return -EINVAL;
 	}
 	if (options) {
@@ -477,17 +481,21 @@ int replay_refresh(struct replay *r, const struct replay_options *options,
 	}
 	if (hwtr_recording_refresh(r->recording) < 0 ||
 	    hwtr_history_extend(r->history) < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		return -EIO;
 	}
-	if (add_mappings(r) < 0)
+	if (add_mappings(r) < 0) {
+		say("out of memory");
 		return -ENOMEM;
+	}
 	for (i = 0; i < r->info->nthreads; i++)
-		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
+		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0) {
+			say("out of memory");
 			return rc;
+		}
 	for (i = 0; i < r->nthreads; i++)
 		if ((rc = thread_at_end(r, &r->threads[i])) < 0) {
-			say(err, errlen, "%s", r->build_err);
+			say("%s", r->build_err);
 			return rc;
 		}
 	return 0;
@@ -763,7 +771,7 @@ static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image
 }
 
 int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
-		  enum replay_event *event, char *err, size_t errlen)
+		  enum replay_event *event)
 {
 	struct replay_thread *t = find(r, tid);
 	uint64_t pos;
@@ -771,8 +779,10 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	size_t image;
 	int rc;
 
-	if (!t)
+	if (!t) {
+		say("no thread %x in the recording", tid);
 		return -ESRCH;
+	}
 	wait_history(r);
 	if (!t->cursor) {
 		*event = reverse ? replay_history_begin : replay_history_end;
@@ -784,7 +794,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	image = thread_image(r, t);
 	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		hwtr_cursor_goto(t->cursor, pos);
 		t->at_tail = at_tail;
 	} else if (!step_one) {
@@ -876,27 +886,25 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
 
 /* ------------------------------------------------------- plugin requests */
 
-static struct replay_thread *history_thread(struct replay *r, uint32_t tid,
-					    char *err, size_t errlen)
+static struct replay_thread *history_thread(struct replay *r, uint32_t tid)
 {
 	struct replay_thread *t;
 
 	wait_history(r);
 	t = find(r, tid);
 	if (t && !t->cursor && r->build_rc < 0) {
-		say(err, errlen, "%s", r->build_err);
+		say("%s", r->build_err);
 		return NULL;
 	}
 
 	if (!t)
-		say(err, errlen, "no thread %x in the recording", tid);
+		say("no thread %x in the recording", tid);
 	else if (!t->cursor)
-		say(err, errlen, "thread %x has no history", tid);
+		say("thread %x has no history", tid);
 	return t && t->cursor ? t : NULL;
 }
 
-int replay_info(struct replay *r, bool wait, struct plugin_info *info,
-		char *err, size_t errlen)
+int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 {
 	bool building;
 	size_t i;
@@ -907,7 +915,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info,
 	memset(info, 0, sizeof(*info));
 	info->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*info->threads));
 	if (!info->threads) {
-		say(err, errlen, "out of memory");
+		say("out of memory");
 		return -ENOMEM;
 	}
 	info->has_history = true;
@@ -960,7 +968,7 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 
 static int thread_frames(struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
-			 size_t *nframes, char *err, size_t errlen)
+			 size_t *nframes)
 {
 	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
 	struct hwtr_insn insn;
@@ -975,7 +983,7 @@ static int thread_frames(struct replay_thread *t,
 	else
 		n = hwtr_cursor_callstack(t->cursor, segs, REPLAY_MAX_FRAMES);
 	if (n < 0) {
-		say(err, errlen, "call stack: %s", hwtr_last_error());
+		say("call stack: %s", hwtr_last_error());
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -1000,10 +1008,9 @@ static int thread_frames(struct replay_thread *t,
 }
 
 int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
-		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n,
-		  char *err, size_t errlen)
+		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	uint64_t pos;
 	bool at_tail;
 	int rc;
@@ -1011,23 +1018,22 @@ int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 	if (!t)
 		return -1;
 	if (!at)
-		return thread_frames(t, frames, n, err, errlen);
+		return thread_frames(t, frames, n);
 	/* The stack at another position: look, then come back. */
 	pos = hwtr_cursor_position(t->cursor);
 	at_tail = t->at_tail;
-	if (replay_goto(r, tid, *at, err, errlen) < 0)
+	if (replay_goto(r, tid, *at) < 0)
 		return -1;
-	rc = thread_frames(t, frames, n, err, errlen);
+	rc = thread_frames(t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->at_tail = at_tail;
 	return rc;
 }
 
 int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
-		   uint64_t last, unsigned flags, FILE *out, char *err,
-		   size_t errlen)
+		   uint64_t last, unsigned flags, FILE *out)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	struct hwtr_insn insn;
 	uint64_t mark_pc = 0;
 	int rc;
@@ -1043,16 +1049,15 @@ int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
 		   : hwtr_list_insns(t->history, first, last, flags, false,
 				     mark_pc, out);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		return -1;
 	}
 	return 0;
 }
 
-int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
-		size_t errlen)
+int replay_goto(struct replay *r, uint32_t tid, uint64_t number)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	int rc;
 
 	if (!t)
@@ -1063,7 +1068,7 @@ int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
 	}
 	rc = hwtr_cursor_goto(t->cursor, number);
 	if (rc < 0)
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 	else
 		t->at_tail = false;
 	/* GDB is not told of an exec here (no stop reply): the image it is

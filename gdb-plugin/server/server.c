@@ -11,6 +11,7 @@
 #include "tdesc.h"
 
 #include <errno.h>
+#include <hwtrecord.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 	} else if (!strcmp(r->object, "threads")) {
 		data = owned = threads_xml(s);
 	} else if (!strcmp(r->object, "libraries-svr4")) {
-		data = owned = libraries_svr4_xml(s->replay, err, sizeof(err));
+		data = owned = libraries_svr4_xml(s->replay);
 		if (!owned)	/* GDB then walks the list through memory */
 			return rsp_reply_error(s->conn, err_memory);
 	} else if (!strcmp(r->object, "btrace")) {
@@ -208,14 +209,13 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
-	char err[512] = "";
 
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
 	if (replay_resume(s->replay, tid, r->reverse, r->action == rsp_action_step,
-			  &event, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec-server: resume: %s\n", err);
-		return rsp_reply_error_text(s->conn, err);
+			  &event) < 0) {
+		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
+		return rsp_reply_error_text(s->conn, hwtr_last_error());
 	}
 	switch (event) {
 	case replay_stepped:
@@ -288,13 +288,13 @@ struct listing {
 	const struct plugin_request *request;
 };
 
-static int list(void *context, FILE *out, char *err, size_t errlen)
+static int list(void *context, FILE *out)
 {
 	const struct listing *l = context;
 	const struct plugin_request *p = l->request;
 
 	return replay_listing(l->replay, p->tid, p->kind == plugin_call_history,
-			      p->first, p->last, p->flags, out, err, errlen);
+			      p->first, p->last, p->flags, out);
 }
 
 /* The plugin's history requests (doc/gdb-packets.md). */
@@ -304,7 +304,6 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 	struct plugin_frame frames[REPLAY_MAX_FRAMES];
 	struct plugin_info info;
 	struct listing listing = { replay, p };
-	char err[512] = "";
 	size_t n;
 	int rc;
 
@@ -312,8 +311,8 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 		return plugin_reply_error(conn, p->error);
 	switch (p->kind) {
 	case plugin_info:
-		if (replay_info(replay, p->wait, &info, err, sizeof(err)) < 0)
-			return plugin_reply_error(conn, err);
+		if (replay_info(replay, p->wait, &info) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
 		rc = plugin_reply_info(conn, &info);
 		free(info.threads);
 		return rc;
@@ -321,14 +320,14 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 	case plugin_call_history:
 		return plugin_reply_listing(conn, list, &listing);
 	case plugin_goto:
-		if (replay_goto(replay, p->tid, p->number, err, sizeof(err)) < 0)
-			return plugin_reply_error(conn, err[0] ? err : "bad thread");
+		if (replay_goto(replay, p->tid, p->number) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
 		*current = p->tid;
 		return plugin_reply_ok(conn);
 	case plugin_frames:
 		if (replay_frames(replay, p->tid, p->has_at ? &p->at : NULL, frames,
-				  &n, err, sizeof(err)) < 0)
-			return plugin_reply_error(conn, err);
+				  &n) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
 		return plugin_reply_frames(conn, frames, n);
 	default:	/* live mode's (record-start, ...), or not ours */
 		return plugin_reply_unknown(conn);
