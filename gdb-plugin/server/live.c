@@ -693,9 +693,8 @@ static int run_program(struct live *l, const char *args, size_t len)
 {
 	char err[1024] = "";
 
-	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0], err,
-			     sizeof(err)) < 0)
-		return reply_error(l, "%s", err);
+	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0]) < 0)
+		return reply_error(l, "%s", hwtr_last_error());
 	if (l->tracer && !l->program_gone)
 		kill_program(l);	/* GDB kills first; a bare vRun too */
 	else
@@ -833,11 +832,8 @@ static int handle(struct live *l, const char *payload, size_t len)
 	if (len >= 5 && !strncmp(payload, "vRun;", 5))
 		return run_program(l, payload + 5, len - 5);
 	if (run_request_is_setting(payload, len)) {
-		char err[256];
-
-		if (run_request_setting(&l->run, payload, len, err,
-					sizeof(err)) < 0)
-			return reply_error(l, "%s", err);
+		if (run_request_setting(&l->run, payload, len) < 0)
+			return reply_error(l, "%s", hwtr_last_error());
 		return rsp_reply_ok(l->gdb);
 	}
 	if (payload[0] == 'Q')
