@@ -235,11 +235,15 @@ static void rebuild_history(struct live *l)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	l->history_error[0] = 0;
-	if (tracer_sync(l->tracer, err, sizeof(err)) < 0 || live_pcs(l) < 0) {
+	if (tracer_sync(l->tracer) < 0)
+		snprintf(err, sizeof(err), "%s", hwtr_last_error());
+	else if (live_pcs(l) < 0)
+		snprintf(err, sizeof(err), "the stub went away");
+	if (err[0]) {
 		drop_history(l);
 		snprintf(l->history_error, sizeof(l->history_error),
 			 "the recording could not be brought up to the stop: %s",
-			 err[0] ? err : "the stub went away");
+			 err);
 		fprintf(stderr, "hwtrec-server: %s\n", l->history_error);
 		return;
 	}
@@ -278,13 +282,13 @@ done:
 static void end_session(struct live *l, const char *state, int code,
 			bool keep)
 {
-	char err[512] = "";
 
 	drop_history(l);
 	if (!tracer_recording(l->tracer))
 		return;
-	if (tracer_record_end(l->tracer, state, code, err, sizeof(err)) < 0)
-		fprintf(stderr, "hwtrec-server: ending the recording: %s\n", err);
+	if (tracer_record_end(l->tracer, state, code) < 0)
+		fprintf(stderr, "hwtrec-server: ending the recording: %s\n",
+			hwtr_last_error());
 	if (!keep) {
 		remove_directory(l->dir);
 		return;
@@ -534,7 +538,6 @@ static void numbered_output(char *out, size_t size, const char *output, int n)
 static int record_start(struct live *l)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char err[512] = "";
 
 	if (tracer_recording(l->tracer))
 		return reply_error(l, "The process is already being recorded.  "
@@ -550,8 +553,8 @@ static int record_start(struct live *l)
 	else
 		snprintf(l->dir, sizeof(l->dir), "%s/hwtrec-live-%d-%d.hwtrec",
 			 tmp, (int)getpid(), l->sessions);
-	if (tracer_record_start(l->tracer, l->dir, err, sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: cannot record: %s", err);
+	if (tracer_record_start(l->tracer, l->dir) < 0)
+		return reply_error(l, "hwtrec: cannot record: %s", hwtr_last_error());
 	l->history_error[0] = 0;
 	l->stale = true;
 	return rsp_reply_ok(l->gdb);
@@ -591,14 +594,14 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r)
 /* qHwtr:save:HEXPATH */
 static int handle_save(struct live *l, const struct plugin_request *p)
 {
-	char err[512] = "";
 
 	if (p->error)
 		return plugin_reply_error(l->gdb, p->error);
 	if (!tracer_recording(l->tracer))
 		return reply_error(l, "No recording is currently active.");
-	if (tracer_save(l->tracer, p->path, err, sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: cannot save %s: %s", p->path, err);
+	if (tracer_save(l->tracer, p->path) < 0)
+		return reply_error(l, "hwtrec: cannot save %s: %s", p->path,
+				   hwtr_last_error());
 	return plugin_reply_ok(l->gdb);
 }
 
@@ -671,14 +674,13 @@ static void close_program(struct live *l)
  * else discarded). */
 static void kill_program(struct live *l)
 {
-	char err[512] = "";
 
 	/* What the tool still holds goes into the recording first: the
 	 * history then ends where the program stood when it was killed. */
 	if (tracer_recording(l->tracer) && !l->program_gone &&
-	    l->opt->output && tracer_sync(l->tracer, err, sizeof(err)) < 0)
+	    l->opt->output && tracer_sync(l->tracer) < 0)
 		fprintf(stderr, "hwtrec-server: the end of the recording is "
-			"missing: %s\n", err);
+			"missing: %s\n", hwtr_last_error());
 	if (tracer_recording(l->tracer))
 		end_session(l, "signaled", 9, l->opt->output != NULL);
 	close_program(l);
@@ -703,11 +705,11 @@ static int run_program(struct live *l, const char *args, size_t len)
 	l->npoints = 0;		/* GDB inserts its breakpoints anew */
 	l->current = l->g_thread = l->c_thread = 0;
 	l->history_error[0] = 0;
-	if (tracer_start(&l->config, &l->tracer, &l->stub, err,
-			 sizeof(err)) < 0) {
+	if (tracer_start(&l->config, &l->tracer, &l->stub) < 0) {
 		l->tracer = NULL;
 		rsp_conn_fini(&l->stub);
 		rsp_conn_init(&l->stub, -1, -1);
+		snprintf(err, sizeof(err), "%s", hwtr_last_error());
 		fprintf(stderr, "hwtrec-server: %s\n", err);
 		return reply_error(l, "%s", err);
 	}
@@ -896,11 +898,10 @@ static int handle(struct live *l, const char *payload, size_t len)
 int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 {
 	struct live l = { .opt = opt, .gdb = gdb, .config = opt->tracer };
-	char err[1024] = "";
 	size_t i;
 
-	if (tracer_start(&l.config, &l.tracer, &l.stub, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec-server: %s\n", err);
+	if (tracer_start(&l.config, &l.tracer, &l.stub) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return 1;
 	}
 	while (!l.done) {
