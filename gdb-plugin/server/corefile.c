@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <hwtrecord.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,10 +120,13 @@ static void supply_fxsave(struct core_thread *t, const uint8_t *fx)
 	put(t, tdesc_mxcsr, &mxcsr, 4);
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt,
-		const char *path, const char *what)
+/* The message for hwtr_last_error(); the code stays the caller's. */
+static int fail(int code, const char *fmt, const char *path, const char *what)
 {
-	snprintf(err, errlen, fmt, path, what);
+	char message[1024];
+
+	snprintf(message, sizeof(message), fmt, path, what);
+	hwtr_fail(hwtr_err_format, "%s", message);
 	return code;
 }
 
@@ -160,7 +164,7 @@ static int parse_nt_file(struct core *core, const uint8_t *desc, size_t size)
 }
 
 static int read_notes(struct core *core, Elf *elf, size_t phnum,
-		      const char *path, char *err, size_t errlen)
+		      const char *path)
 {
 	size_t i;
 
@@ -175,7 +179,7 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 					    ELF_T_NHDR);
 		if (!data)
-			return fail(err, errlen, -EINVAL,
+			return fail(-EINVAL,
 				    "%s: note segment outside the file (%s)", path,
 				    elf_errmsg(-1));
 		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
@@ -192,7 +196,7 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 				struct user_regs_struct regs;
 
 				if (nh.n_descsz < sizeof(*st))
-					return fail(err, errlen, -EINVAL,
+					return fail(-EINVAL,
 						    "%s: NT_PRSTATUS note too short%s", path, "");
 				memcpy(&st_copy, desc, sizeof(st_copy));
 				t = realloc(core->threads, (core->nthreads + 1) * sizeof(*t));
@@ -213,7 +217,7 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 				core->auxv_size = nh.n_descsz;
 			} else if (nh.n_type == NT_FILE && !core->files) {
 				if (parse_nt_file(core, desc, nh.n_descsz) < 0)
-					return fail(err, errlen, -EINVAL,
+					return fail(-EINVAL,
 						    "%s: malformed NT_FILE note%s", path, "");
 			}
 		}
@@ -221,7 +225,7 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 	return 0;
 }
 
-int core_open(const char *path, struct core **out, char *err, size_t errlen)
+int core_open(const char *path, struct core **out)
 {
 	struct core *core;
 	struct stat st;
@@ -239,35 +243,35 @@ int core_open(const char *path, struct core **out, char *err, size_t errlen)
 	 * the open; it is refused below. */
 	core->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (core->fd < 0) {
-		rc = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		rc = fail(-errno, "%s: %s", path, strerror(errno));
 		goto out_free;
 	}
 	if (fstat(core->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		rc = fail(err, errlen, -EINVAL, "%s: %s", path,
+		rc = fail(-EINVAL, "%s: %s", path,
 			  "not a regular file (a core file is one)");
 		goto out_free;
 	}
 	if (fstat(core->fd, &st) < 0 || st.st_size == 0) {
-		rc = fail(err, errlen, -EINVAL, "%s: %s", path, "empty or unreadable");
+		rc = fail(-EINVAL, "%s: %s", path, "empty or unreadable");
 		goto out_free;
 	}
 	core->size = (size_t)st.st_size;
 	core->map = mmap(NULL, core->size, PROT_READ, MAP_PRIVATE, core->fd, 0);
 	if (core->map == MAP_FAILED) {
 		core->map = NULL;
-		rc = fail(err, errlen, -errno, "%s: mmap: %s", path, strerror(errno));
+		rc = fail(-errno, "%s: mmap: %s", path, strerror(errno));
 		goto out_free;
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)core->map, core->size);
 	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != ET_CORE ||
 	    eh.e_machine != EM_X86_64 || gelf_getclass(elf) != ELFCLASS64) {
-		rc = fail(err, errlen, -EINVAL, "%s: %s", path,
+		rc = fail(-EINVAL, "%s: %s", path,
 			  "not an x86-64 ELF core file");
 		goto out_free;
 	}
 	if (elf_getphdrnum(elf, &phnum) < 0) {
-		rc = fail(err, errlen, -EINVAL, "%s: program headers: %s", path,
+		rc = fail(-EINVAL, "%s: program headers: %s", path,
 			  elf_errmsg(-1));
 		goto out_free;
 	}
@@ -290,11 +294,11 @@ int core_open(const char *path, struct core **out, char *err, size_t errlen)
 			ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset, ph.p_flags,
 		};
 	}
-	rc = read_notes(core, elf, phnum, path, err, errlen);
+	rc = read_notes(core, elf, phnum, path);
 	if (rc < 0)
 		goto out_free;
 	if (!core->nthreads) {
-		rc = fail(err, errlen, -EINVAL, "%s: %s", path,
+		rc = fail(-EINVAL, "%s: %s", path,
 			  "no NT_PRSTATUS note (no thread registers)");
 		goto out_free;
 	}

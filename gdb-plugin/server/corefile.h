@@ -47,8 +47,8 @@ struct core {
 };
 
 /* Open PATH; on failure returns a negative errno-style code and writes a
- * message naming the file and what was wrong into ERR. */
-int core_open(const char *path, struct core **core, char *err, size_t errlen);
+ * message naming the file and what was wrong for hwtr_last_error(). */
+int core_open(const char *path, struct core **core);
 void core_close(struct core *core);
 
 /* The thread with TID, or NULL. */

@@ -13,6 +13,7 @@
 #include "replay.h"
 
 #include <elf.h>
+#include <hwtrecord.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,9 +25,9 @@ static bool read_u64(struct replay *r, uint64_t addr, uint64_t *v)
 	return replay_read_memory(r, addr, v, 8) == 8;
 }
 
-static void say(char *err, size_t errlen, const char *msg)
+static void say(const char *msg)
 {
-	snprintf(err, errlen, "%s", msg);
+	hwtr_fail(hwtr_err_notfound, "%s", msg);
 }
 
 /* The vDSO's address range from AT_SYSINFO_EHDR and its program headers in
@@ -57,7 +58,7 @@ static void vdso_range(struct replay *r, uint64_t *start, uint64_t *end)
 }
 
 /* The address of struct r_debug, or 0. */
-static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
+static uint64_t find_r_debug(struct replay *r)
 {
 	const Elf64_auxv_t *auxv;
 	size_t size, i, n;
@@ -66,7 +67,7 @@ static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
 
 	auxv = replay_auxv(r, &size);
 	if (!auxv) {
-		say(err, errlen, "no auxiliary vector in the core");
+		say("no auxiliary vector in the core");
 		return 0;
 	}
 	n = size / sizeof(*auxv);
@@ -77,14 +78,14 @@ static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
 			phnum = auxv[i].a_un.a_val;
 	}
 	if (!phdr || !phnum || phnum > 4096) {
-		say(err, errlen, "no AT_PHDR/AT_PHNUM in the auxiliary vector");
+		say("no AT_PHDR/AT_PHNUM in the auxiliary vector");
 		return 0;
 	}
 	for (i = 0; i < phnum; i++) {
 		Elf64_Phdr ph;
 
 		if (replay_read_memory(r, phdr + i * sizeof(ph), &ph, sizeof(ph)) != sizeof(ph)) {
-			say(err, errlen, "the executable's program headers are not in memory");
+			say("the executable's program headers are not in memory");
 			return 0;
 		}
 		if (ph.p_type == PT_PHDR) {
@@ -95,7 +96,7 @@ static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
 		}
 	}
 	if (!dynamic) {
-		say(err, errlen, "the executable is static (no PT_DYNAMIC)");
+		say("the executable is static (no PT_DYNAMIC)");
 		return 0;
 	}
 	if (!have_bias)
@@ -108,11 +109,11 @@ static uint64_t find_r_debug(struct replay *r, char *err, size_t errlen)
 			break;
 		if (tag == DT_DEBUG) {
 			if (!val)
-				say(err, errlen, "DT_DEBUG is 0: the dynamic linker had not started");
+				say("DT_DEBUG is 0: the dynamic linker had not started");
 			return val;
 		}
 	}
-	say(err, errlen, "no DT_DEBUG in the executable's dynamic section");
+	say("no DT_DEBUG in the executable's dynamic section");
 	return 0;
 }
 
@@ -163,11 +164,11 @@ static void add_name(struct text *t, const char *name)
 	}
 }
 
-static char *finish(struct text *t, char *err, size_t errlen)
+static char *finish(struct text *t)
 {
 	if (t->oom) {
 		free(t->s);
-		say(err, errlen, "out of memory");
+		say("out of memory");
 		return NULL;
 	}
 	return t->s;
@@ -177,7 +178,7 @@ static char *finish(struct text *t, char *err, size_t errlen)
  * load bias, as ld.so would have set them.  There is no link_map in memory:
  * lm is 0 (GDB then has no thread-local storage to read, and there is no
  * memory to read it from) and there is no main-lm. */
-static char *from_loaded_objects(struct replay *r, char *err, size_t errlen)
+static char *from_loaded_objects(struct replay *r)
 {
 	const struct loaded_objects *lo = replay_loaded_objects(r);
 	struct text t = { 0 };
@@ -197,12 +198,12 @@ static char *from_loaded_objects(struct replay *r, char *err, size_t errlen)
 		    (unsigned long long)o->bias, (unsigned long long)o->dynamic);
 	}
 	add(&t, "</library-list-svr4>");
-	return finish(&t, err, errlen);
+	return finish(&t);
 }
 
-static char *from_link_map(struct replay *r, char *err, size_t errlen)
+static char *from_link_map(struct replay *r)
 {
-	uint64_t r_debug = find_r_debug(r, err, errlen), lm, main_lm;
+	uint64_t r_debug = find_r_debug(r), lm, main_lm;
 	uint64_t vdso_start, vdso_end;
 	struct text t = { 0 };
 	unsigned count = 0;
@@ -210,7 +211,7 @@ static char *from_link_map(struct replay *r, char *err, size_t errlen)
 	if (!r_debug)
 		return NULL;
 	if (!read_u64(r, r_debug + offsetof(struct r_debug, r_map), &main_lm) || !main_lm) {
-		say(err, errlen, "r_debug.r_map is not in memory");
+		say("r_debug.r_map is not in memory");
 		return NULL;
 	}
 	vdso_range(r, &vdso_start, &vdso_end);
@@ -240,12 +241,12 @@ static char *from_link_map(struct replay *r, char *err, size_t errlen)
 		lm = next;
 	}
 	add(&t, "</library-list-svr4>");
-	return finish(&t, err, errlen);
+	return finish(&t);
 }
 
-char *libraries_svr4_xml(struct replay *r, char *err, size_t errlen)
+char *libraries_svr4_xml(struct replay *r)
 {
-	char *xml = from_link_map(r, err, errlen);
+	char *xml = from_link_map(r);
 
-	return xml ? xml : from_loaded_objects(r, err, errlen);
+	return xml ? xml : from_loaded_objects(r);
 }

@@ -12,8 +12,8 @@
 struct replay;
 
 /* <library-list-svr4 version="1.0" main-lm="..."><library name= lm= l_addr=
- * l_ld=/>...</library-list-svr4>, malloc'd; NULL with a message in ERR when
+ * l_ld=/>...</library-list-svr4>, malloc'd; NULL with hwtr_last_error() saying why when
  * neither the memory nor the mappings give the list. */
-char *libraries_svr4_xml(struct replay *replay, char *err, size_t errlen);
+char *libraries_svr4_xml(struct replay *replay);
 
 #endif /* HWTREC_LIBRARIES_H */

@@ -22,6 +22,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <hwtrecord.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -52,16 +53,18 @@ struct tracer {
 	bool detached;
 };
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* The message for hwtr_last_error(), as the library reports. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
+static void say(const char *fmt, ...)
 {
+	char message[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	hwtr_fail(hwtr_err_invalid, "%s", message);
 }
 
 pid_t tracer_pid(const struct tracer *t)
@@ -136,15 +139,14 @@ static void program_setup(const struct tracer_config *c)
  * GDB's terminal); PROGRAM (its config): in its own process group, with
  * VALGRIND_LIB. */
 static pid_t spawn(char *const *argv, const int in[2], const int out[2],
-		   const struct tracer_config *program, char *err,
-		   size_t errlen)
+		   const struct tracer_config *program)
 {
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		say(err, errlen, "fork: %s", strerror(errno));
+		say("fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -171,7 +173,7 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 	return pid;
 }
 
-static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
+static pid_t spawn_valgrind(struct tracer *t)
 {
 	const struct tracer_config *c = &t->config;
 	char a_fifo[PATH_MAX + 32], a_prefix[PATH_MAX + 32], a_log[PATH_MAX + 32];
@@ -202,21 +204,20 @@ static pid_t spawn_valgrind(struct tracer *t, char *err, size_t errlen)
 	for (i = 0; c->argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
 		argv[n++] = c->argv[i];
 	argv[n] = NULL;
-	return spawn((char *const *)argv, NULL, NULL, c, err, errlen);
+	return spawn((char *const *)argv, NULL, NULL, c);
 }
 
 /* Run ARGV with its stdin and stdout on pipes to us. */
-static pid_t spawn_piped(char *const *argv, int *to, int *from, char *err,
-			 size_t errlen)
+static pid_t spawn_piped(char *const *argv, int *to, int *from)
 {
 	int in[2], out[2];
 	pid_t pid;
 
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
-		say(err, errlen, "pipe: %s", strerror(errno));
+		say("pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = spawn(argv, in, out, NULL, err, errlen);
+	pid = spawn(argv, in, out, NULL);
 	close(in[0]);
 	close(out[1]);
 	if (pid < 0) {
@@ -243,7 +244,7 @@ static bool vgdb_path(const char *valgrind, char *out, size_t size)
 }
 
 int tracer_start(const struct tracer_config *config, struct tracer **out,
-		 struct rsp_conn *stub, char *err, size_t errlen)
+		 struct rsp_conn *stub)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -253,7 +254,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 
 	*out = NULL;
 	if (!t) {
-		say(err, errlen, "out of memory");
+		say("out of memory");
 		return -1;
 	}
 	t->config = *config;
@@ -261,21 +262,21 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 	t->to_recorder = t->from_recorder = -1;
 	snprintf(t->scratch, sizeof(t->scratch), "%s/hwtrec-live-XXXXXX", tmp);
 	if (!mkdtemp(t->scratch)) {
-		say(err, errlen, "cannot make a directory in %s: %s", tmp,
+		say("cannot make a directory in %s: %s", tmp,
 		    strerror(errno));
 		free(t);
 		return -1;
 	}
 	snprintf(t->fifo, sizeof(t->fifo), "%s/events", t->scratch);
 	if (mkfifo(t->fifo, 0600) < 0) {
-		say(err, errlen, "%s: %s", t->fifo, strerror(errno));
+		say("%s: %s", t->fifo, strerror(errno));
 		goto fail;
 	}
 	if (!vgdb_path(config->valgrind, vgdb, sizeof(vgdb))) {
-		say(err, errlen, "vgdb not found beside %s", config->valgrind);
+		say("vgdb not found beside %s", config->valgrind);
 		goto fail;
 	}
-	t->program = spawn_valgrind(t, err, errlen);
+	t->program = spawn_valgrind(t);
 	if (t->program < 0)
 		goto fail;
 	/* Valgrind's gdbserver makes its FIFOs before the first instruction. */
@@ -285,7 +286,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 		if (waitpid(t->program, &status, WNOHANG) == t->program) {
 			t->program_done = true;
 			show_valgrind_log(t);
-			say(err, errlen, "the program did not start under the "
+			say("the program did not start under the "
 			    "hwtrec Valgrind tool (%s %d)",
 			    WIFEXITED(status) ? "exit status" : "signal",
 			    WIFEXITED(status) ? WEXITSTATUS(status)
@@ -295,7 +296,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 		usleep(10000);
 	}
 	if (!vgdb_ready(t)) {
-		say(err, errlen, "Valgrind's gdbserver did not start within 30 s");
+		say("Valgrind's gdbserver did not start within 30 s");
 		goto fail;
 	}
 	snprintf(a_prefix, sizeof(a_prefix), "--vgdb-prefix=%s/vgdb", t->scratch);
@@ -304,7 +305,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 	vargv[1] = a_prefix;
 	vargv[2] = a_pid;
 	vargv[3] = NULL;
-	t->vgdb = spawn_piped(vargv, &to, &from, err, errlen);
+	t->vgdb = spawn_piped(vargv, &to, &from);
 	if (t->vgdb < 0)
 		goto fail;
 	rsp_conn_init(stub, from, to);
@@ -312,7 +313,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 	stub->log = config->log;
 	stub->log_prefix = "stub ";
 	if (stub_request(stub, "QStartNoAckMode", 15) < 0) {
-		say(err, errlen, "vgdb did not answer");
+		say("vgdb did not answer");
 		goto fail;
 	}
 	if (!strcmp(stub->payload, "OK"))
@@ -387,15 +388,14 @@ int stub_monitor(struct rsp_conn *stub, const char *command, char *out,
 /* --------------------------------------------------------- the recorder */
 
 /* Send LINE to the recorder and read its one-line answer into t->reply. */
-static int recorder_command(struct tracer *t, const char *line, char *err,
-			    size_t errlen)
+static int recorder_command(struct tracer *t, const char *line)
 {
 	size_t n = 0;
 
 	if (t->config.log)
 		fprintf(t->config.log, "recorder <- %s", line);
 	if (line[0] && write(t->to_recorder, line, strlen(line)) < 0) {
-		say(err, errlen, "the recorder went away: %s", strerror(errno));
+		say("the recorder went away: %s", strerror(errno));
 		return -1;
 	}
 	for (;;) {
@@ -403,12 +403,12 @@ static int recorder_command(struct tracer *t, const char *line, char *err,
 		ssize_t r;
 
 		if (poll(&p, 1, 120000) <= 0) {
-			say(err, errlen, "the recorder did not answer");
+			say("the recorder did not answer");
 			return -1;
 		}
 		r = read(t->from_recorder, t->reply + n, 1);
 		if (r <= 0) {
-			say(err, errlen, "the recorder went away");
+			say("the recorder went away");
 			return -1;
 		}
 		if (t->reply[n] == '\n' || n + 2 >= sizeof(t->reply))
@@ -419,7 +419,7 @@ static int recorder_command(struct tracer *t, const char *line, char *err,
 	if (t->config.log)
 		fprintf(t->config.log, "recorder -> %s\n", t->reply);
 	if (!strncmp(t->reply, "error ", 6)) {
-		say(err, errlen, "%s", t->reply + 6);
+		say("%s", t->reply + 6);
 		return -1;
 	}
 	return 0;
@@ -437,8 +437,7 @@ static void recorder_reap(struct tracer *t)
 	t->recorder = 0;
 }
 
-int tracer_record_start(struct tracer *t, const char *dir, char *err,
-			size_t errlen)
+int tracer_record_start(struct tracer *t, const char *dir)
 {
 	const struct tracer_config *c = &t->config;
 	char a_pid[32], a_psb[64], out[256];
@@ -446,7 +445,7 @@ int tracer_record_start(struct tracer *t, const char *dir, char *err,
 	size_t n = 0, i;
 
 	if (t->recorder > 0) {
-		say(err, errlen, "already recording");
+		say("already recording");
 		return -1;
 	}
 	snprintf(a_pid, sizeof(a_pid), "%d", (int)t->program);
@@ -464,23 +463,24 @@ int tracer_record_start(struct tracer *t, const char *dir, char *err,
 	for (i = 0; c->argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
 		argv[n++] = c->argv[i];
 	argv[n] = NULL;
-	t->recorder = spawn_piped(argv, &t->to_recorder, &t->from_recorder,
-				  err, errlen);
+	t->recorder = spawn_piped(argv, &t->to_recorder, &t->from_recorder);
 	if (t->recorder < 0) {
 		t->recorder = 0;
 		return -1;
 	}
 	/* "ready": the recorder holds the FIFO open, the tool may open it. */
-	if (recorder_command(t, "", err, errlen) < 0 ||
-	    strcmp(t->reply, "ready")) {
-		if (!err[0])
-			say(err, errlen, "the recorder said: %s", t->reply);
+	if (recorder_command(t, "") < 0) {
+		recorder_reap(t);
+		return -1;
+	}
+	if (strcmp(t->reply, "ready")) {
+		say("the recorder said: %s", t->reply);
 		recorder_reap(t);
 		return -1;
 	}
 	if (stub_monitor(t->stub, "hwtrec start", out, sizeof(out)) < 0 ||
 	    strncmp(out, "hwtrec: tracing", 15)) {
-		say(err, errlen, "the Valgrind tool did not start tracing: %s",
+		say("the Valgrind tool did not start tracing: %s",
 		    out[0] ? out : "no answer");
 		recorder_reap(t);
 		return -1;
@@ -488,7 +488,7 @@ int tracer_record_start(struct tracer *t, const char *dir, char *err,
 	return 0;
 }
 
-int tracer_sync(struct tracer *t, char *err, size_t errlen)
+int tracer_sync(struct tracer *t)
 {
 	char out[256], line[64];
 
@@ -497,34 +497,33 @@ int tracer_sync(struct tracer *t, char *err, size_t errlen)
 	if (!t->program_done &&
 	    (stub_monitor(t->stub, "hwtrec flush", out, sizeof(out)) < 0 ||
 	     strncmp(out, "hwtrec: flushed", 15))) {
-		say(err, errlen, "the Valgrind tool did not flush: %s",
+		say("the Valgrind tool did not flush: %s",
 		    out[0] ? out : "no answer");
 		return -1;
 	}
 	snprintf(line, sizeof(line), "sync %llu\n", ++t->syncs);
-	return recorder_command(t, line, err, errlen);
+	return recorder_command(t, line);
 }
 
-int tracer_save(struct tracer *t, const char *dir, char *err, size_t errlen)
+int tracer_save(struct tracer *t, const char *dir)
 {
 	char line[PATH_MAX + 16];
 
 	if (t->recorder <= 0) {
-		say(err, errlen, "not recording");
+		say("not recording");
 		return -1;
 	}
 	if (strchr(dir, '\n')) {
-		say(err, errlen, "a file name with a newline");
+		say("a file name with a newline");
 		return -1;
 	}
-	if (tracer_sync(t, err, errlen) < 0)
+	if (tracer_sync(t) < 0)
 		return -1;
 	snprintf(line, sizeof(line), "save %s\n", dir);
-	return recorder_command(t, line, err, errlen);
+	return recorder_command(t, line);
 }
 
-int tracer_record_end(struct tracer *t, const char *state, int code,
-		      char *err, size_t errlen)
+int tracer_record_end(struct tracer *t, const char *state, int code)
 {
 	char out[256], line[64];
 	int rc;
@@ -533,12 +532,12 @@ int tracer_record_end(struct tracer *t, const char *state, int code,
 		return 0;
 	if (!t->program_done && !strcmp(state, "running") &&
 	    stub_monitor(t->stub, "hwtrec stop", out, sizeof(out)) < 0) {
-		say(err, errlen, "the Valgrind tool did not stop tracing");
+		say("the Valgrind tool did not stop tracing");
 		recorder_reap(t);
 		return -1;
 	}
 	snprintf(line, sizeof(line), "end %s %d\n", state, code);
-	rc = recorder_command(t, line, err, errlen);
+	rc = recorder_command(t, line);
 	recorder_reap(t);
 	return rc;
 }

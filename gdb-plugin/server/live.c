@@ -47,14 +47,16 @@
  */
 #include "live.h"
 
+#include "plugin-packets.h"
 #include "replay.h"
 #include "run-request.h"
 #include "server.h"
 
 #include <errno.h>
-#include <jansson.h>
+#include <hwtrecord.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,11 +235,15 @@ static void rebuild_history(struct live *l)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	l->history_error[0] = 0;
-	if (tracer_sync(l->tracer, err, sizeof(err)) < 0 || live_pcs(l) < 0) {
+	if (tracer_sync(l->tracer) < 0)
+		snprintf(err, sizeof(err), "%s", hwtr_last_error());
+	else if (live_pcs(l) < 0)
+		snprintf(err, sizeof(err), "the stub went away");
+	if (err[0]) {
 		drop_history(l);
 		snprintf(l->history_error, sizeof(l->history_error),
 			 "the recording could not be brought up to the stop: %s",
-			 err[0] ? err : "the stub went away");
+			 err);
 		fprintf(stderr, "hwtrec-server: %s\n", l->history_error);
 		return;
 	}
@@ -245,18 +251,18 @@ static void rebuild_history(struct live *l)
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
 	if (l->replay && !l->opt->rebuild) {
-		if (replay_refresh(l->replay, &ro, err, sizeof(err)) == 0) {
+		if (replay_refresh(l->replay, &ro) == 0) {
 			how = "extended";
 			goto done;
 		}
 		fprintf(stderr, "hwtrec-server: extending the history failed, "
-			"building it again: %s\n", err);
+			"building it again: %s\n", hwtr_last_error());
 	}
 	drop_history(l);
-	if (replay_open(l->dir, &ro, &l->replay, err, sizeof(err)) < 0) {
+	if (replay_open(l->dir, &ro, &l->replay) < 0) {
 		l->replay = NULL;
 		snprintf(l->history_error, sizeof(l->history_error),
-			 "no history yet (%s)", err);
+			 "no history yet (%s)", hwtr_last_error());
 		return;
 	}
 	for (i = 0; i < l->npoints; i++)
@@ -276,13 +282,13 @@ done:
 static void end_session(struct live *l, const char *state, int code,
 			bool keep)
 {
-	char err[512] = "";
 
 	drop_history(l);
 	if (!tracer_recording(l->tracer))
 		return;
-	if (tracer_record_end(l->tracer, state, code, err, sizeof(err)) < 0)
-		fprintf(stderr, "hwtrec-server: ending the recording: %s\n", err);
+	if (tracer_record_end(l->tracer, state, code) < 0)
+		fprintf(stderr, "hwtrec-server: ending the recording: %s\n",
+			hwtr_last_error());
 	if (!keep) {
 		remove_directory(l->dir);
 		return;
@@ -419,7 +425,6 @@ static int resume(struct live *l, const struct rsp_request *r,
 	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
 		       : (l->c_thread ? l->c_thread : l->current);
 	enum replay_event event;
-	char err[512] = "";
 
 	if (!r->reverse && !replaying_thread(l, tid))
 		return run_live(l, payload, len);
@@ -436,9 +441,8 @@ static int resume(struct live *l, const struct rsp_request *r,
 		return reply_replay_stop(l, tid, replay_history_begin);
 	}
 	if (replay_resume(l->replay, tid, r->reverse,
-			  r->action == rsp_action_step, &event, err,
-			  sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: %s", err);
+			  r->action == rsp_action_step, &event) < 0)
+		return reply_error(l, "hwtrec: %s", hwtr_last_error());
 	/* Forward to the end without a breakpoint: the program runs on. */
 	if (!r->reverse && event == replay_history_end)
 		return run_live(l, payload, len);
@@ -490,36 +494,28 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 /* qHwtr:info:1, or qHwtr:info: the same without bringing the history up
  * to the stop (GDB's stop handlers ask it at every stop; every thread then
  * stands at its end, and no thread is listed). */
-static char *info_json(struct live *l, bool build)
+static int reply_info(struct live *l, bool build)
 {
-	json_t *o = NULL;
-	char *text, err[256];
+	struct plugin_info info = { 0 };
+	int rc;
 
 	if (build)
 		history(l);
-	if (l->replay && !l->stale) {
-		text = replay_info_json(l->replay, true, err, sizeof(err));
-		o = text ? json_loads(text, 0, NULL) : NULL;
-		free(text);
+	if (!l->replay || l->stale || replay_info(l->replay, true, &info) < 0) {
+		memset(&info, 0, sizeof(info));
+		info.source = "valgrind";
+		info.format = "intel-pt";
+		if (!l->replay && l->history_error[0])
+			info.history_error = l->history_error;
 	}
-	if (!o) {
-		o = json_object();
-		json_object_set_new(o, "source", json_string("valgrind"));
-		json_object_set_new(o, "format", json_string("intel-pt"));
-		json_object_set_new(o, "threads", json_array());
-	}
-	json_object_set_new(o, "live", json_true());
-	json_object_set_new(o, "tracing", json_boolean(tracer_recording(l->tracer)));
-	json_object_set_new(o, "replaying", json_boolean(replaying(l)));
-	json_object_set_new(o, "history_pending", json_boolean(l->stale));
-	json_object_set_new(o, "recording", tracer_recording(l->tracer)
-			    ? json_string(l->dir) : json_null());
-	if (!l->replay && l->history_error[0])
-		json_object_set_new(o, "history_error",
-				    json_string(l->history_error));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	info.live = true;
+	info.tracing = tracer_recording(l->tracer);
+	info.replaying = replaying(l);
+	info.history_pending = l->stale;
+	info.recording = tracer_recording(l->tracer) ? l->dir : NULL;
+	rc = plugin_reply_info(l->gdb, &info);
+	free(info.threads);
+	return rc;
 }
 
 /* -o NAME.hwtrec keeps the recording of every session that ends with its
@@ -542,7 +538,6 @@ static void numbered_output(char *out, size_t size, const char *output, int n)
 static int record_start(struct live *l)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char err[512] = "";
 
 	if (tracer_recording(l->tracer))
 		return reply_error(l, "The process is already being recorded.  "
@@ -558,61 +553,56 @@ static int record_start(struct live *l)
 	else
 		snprintf(l->dir, sizeof(l->dir), "%s/hwtrec-live-%d-%d.hwtrec",
 			 tmp, (int)getpid(), l->sessions);
-	if (tracer_record_start(l->tracer, l->dir, err, sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: cannot record: %s", err);
+	if (tracer_record_start(l->tracer, l->dir) < 0)
+		return reply_error(l, "hwtrec: cannot record: %s", hwtr_last_error());
 	l->history_error[0] = 0;
 	l->stale = true;
 	return rsp_reply_ok(l->gdb);
 }
 
-static int handle_hwtr(struct live *l, const struct rsp_request *r,
-		       const char *payload, size_t len)
+static int handle_hwtr(struct live *l, const struct rsp_request *r)
 {
-	const char *cmd = r->hwtr_command;
+	struct plugin_request p;
 
-	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
-		char *text = info_json(l, r->hwtr_nargs && r->hwtr_args[0]);
-		int rc;
-
-		if (!text)
-			return rsp_reply_error(l->gdb, 12);
-		rc = rsp_reply_hex(l->gdb, (const uint8_t *)text, NULL, strlen(text));
-		free(text);
-		return rc;
-	}
-	if (!strcmp(cmd, "record-start"))
+	plugin_parse(r, &p);
+	switch (p.kind) {
+	case plugin_info:
+		if (p.error)	/* as any packet not ours */
+			return plugin_reply_unknown(l->gdb);
+		return reply_info(l, p.wait);
+	case plugin_record_start:
 		return record_start(l);
-	if (!strcmp(cmd, "record-stop")) {
+	case plugin_record_stop:
 		if (!tracer_recording(l->tracer))
 			return reply_error(l, "No recording is currently active.");
 		end_session(l, "running", 0, false);
-		return rsp_reply_ok(l->gdb);
-	}
-	if (!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history") ||
-	    !strcmp(cmd, "goto") || !strcmp(cmd, "frames")) {
+		return plugin_reply_ok(l->gdb);
+	case plugin_insn_history:
+	case plugin_call_history:
+	case plugin_goto:
+	case plugin_frames:
 		if (!history(l))
 			return reply_error(l, "hwtrec: %s", tracer_recording(l->tracer)
 					   ? l->history_error
 					   : "not recording: `record hwt` starts the history");
-		return server_hwtr(l->replay, l->gdb, r, &l->current);
+		return server_hwtr(l->replay, l->gdb, &p, &l->current);
+	default:
+		return plugin_reply_unknown(l->gdb);
 	}
-	return rsp_reply_empty(l->gdb);
 }
 
-/* qHwtr:save:HEXPATH (the path is text, not a number). */
-static int handle_save(struct live *l, const char *hexpath, size_t n)
+/* qHwtr:save:HEXPATH */
+static int handle_save(struct live *l, const struct plugin_request *p)
 {
-	char path[PATH_MAX], err[512] = "";
 
-	if (n % 2 || n / 2 >= sizeof(path) ||
-	    !rsp_unhex(hexpath, n / 2, (uint8_t *)path))
-		return reply_error(l, "qHwtr:save: bad file name");
-	path[n / 2] = 0;
+	if (p->error)
+		return plugin_reply_error(l->gdb, p->error);
 	if (!tracer_recording(l->tracer))
 		return reply_error(l, "No recording is currently active.");
-	if (tracer_save(l->tracer, path, err, sizeof(err)) < 0)
-		return reply_error(l, "hwtrec: cannot save %s: %s", path, err);
-	return rsp_reply_ok(l->gdb);
+	if (tracer_save(l->tracer, p->path) < 0)
+		return reply_error(l, "hwtrec: cannot save %s: %s", p->path,
+				   hwtr_last_error());
+	return plugin_reply_ok(l->gdb);
 }
 
 /* ------------------------------------------------------------- runs */
@@ -684,14 +674,13 @@ static void close_program(struct live *l)
  * else discarded). */
 static void kill_program(struct live *l)
 {
-	char err[512] = "";
 
 	/* What the tool still holds goes into the recording first: the
 	 * history then ends where the program stood when it was killed. */
 	if (tracer_recording(l->tracer) && !l->program_gone &&
-	    l->opt->output && tracer_sync(l->tracer, err, sizeof(err)) < 0)
+	    l->opt->output && tracer_sync(l->tracer) < 0)
 		fprintf(stderr, "hwtrec-server: the end of the recording is "
-			"missing: %s\n", err);
+			"missing: %s\n", hwtr_last_error());
 	if (tracer_recording(l->tracer))
 		end_session(l, "signaled", 9, l->opt->output != NULL);
 	close_program(l);
@@ -706,9 +695,8 @@ static int run_program(struct live *l, const char *args, size_t len)
 {
 	char err[1024] = "";
 
-	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0], err,
-			     sizeof(err)) < 0)
-		return reply_error(l, "%s", err);
+	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0]) < 0)
+		return reply_error(l, "%s", hwtr_last_error());
 	if (l->tracer && !l->program_gone)
 		kill_program(l);	/* GDB kills first; a bare vRun too */
 	else
@@ -717,11 +705,11 @@ static int run_program(struct live *l, const char *args, size_t len)
 	l->npoints = 0;		/* GDB inserts its breakpoints anew */
 	l->current = l->g_thread = l->c_thread = 0;
 	l->history_error[0] = 0;
-	if (tracer_start(&l->config, &l->tracer, &l->stub, err,
-			 sizeof(err)) < 0) {
+	if (tracer_start(&l->config, &l->tracer, &l->stub) < 0) {
 		l->tracer = NULL;
 		rsp_conn_fini(&l->stub);
 		rsp_conn_init(&l->stub, -1, -1);
+		snprintf(err, sizeof(err), "%s", hwtr_last_error());
 		fprintf(stderr, "hwtrec-server: %s\n", err);
 		return reply_error(l, "%s", err);
 	}
@@ -818,49 +806,25 @@ static int points(struct live *l, const struct rsp_request *r,
 static int thread_extra(struct live *l, const char *payload, size_t len)
 {
 	uint32_t tid = (uint32_t)strtoul(payload + 17, NULL, 16);
-	char text[512] = "", *hex;
-	size_t n = 0, i;
 	uint64_t pos, end;
-	int rc;
 
 	if (!l->replay || !replaying(l))
 		return forward(l, payload, len);
 	if (stub_request(&l->stub, payload, len) < 0)
 		return rsp_reply_error(l->gdb, 1);
-	if (l->stub.payload[0] != 'E')
-		for (i = 0; i + 1 < l->stub.payload_len && n + 1 < 256; i += 2)
-			text[n++] = (char)(rsp_hex_value(l->stub.payload[i]) << 4 |
-					   rsp_hex_value(l->stub.payload[i + 1]));
-	text[n] = 0;
 	replay_position(l->replay, tid, &pos, &end);
-	if (!end)
-		snprintf(text + n, sizeof(text) - n, "%sno history", n ? ", " : "");
-	else if (pos >= end)
-		snprintf(text + n, sizeof(text) - n, "%sat the end of its "
-			 "history (live), instruction %llu", n ? ", " : "",
-			 (unsigned long long)end);
-	else
-		snprintf(text + n, sizeof(text) - n, "%sreplaying: instruction "
-			 "%llu of %llu", n ? ", " : "", (unsigned long long)pos,
-			 (unsigned long long)end);
-	n = strlen(text);
-	hex = malloc(2 * n + 1);
-	if (!hex)
-		return rsp_reply_error(l->gdb, 12);
-	for (i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", (unsigned char)text[i]);
-	rc = rsp_send(l->gdb, hex, 2 * n);
-	free(hex);
-	return rc;
+	return plugin_reply_thread_extra(l->gdb, l->stub.payload,
+					 l->stub.payload_len, pos, end);
 }
 
 static int handle(struct live *l, const char *payload, size_t len)
 {
 	struct rsp_request r;
 	uint32_t g = l->g_thread ? l->g_thread : l->current;
+	struct plugin_request save;
 
-	if (len > 11 && !strncmp(payload, "qHwtr:save:", 11))
-		return handle_save(l, payload + 11, len - 11);
+	if (plugin_parse_save(payload, len, &save))
+		return handle_save(l, &save);
 	if (len > 17 && !strncmp(payload, "qThreadExtraInfo,", 17))
 		return thread_extra(l, payload, len);
 	if (len == 1 && payload[0] == '!') {
@@ -870,11 +834,8 @@ static int handle(struct live *l, const char *payload, size_t len)
 	if (len >= 5 && !strncmp(payload, "vRun;", 5))
 		return run_program(l, payload + 5, len - 5);
 	if (run_request_is_setting(payload, len)) {
-		char err[256];
-
-		if (run_request_setting(&l->run, payload, len, err,
-					sizeof(err)) < 0)
-			return reply_error(l, "%s", err);
+		if (run_request_setting(&l->run, payload, len) < 0)
+			return reply_error(l, "%s", hwtr_last_error());
 		return rsp_reply_ok(l->gdb);
 	}
 	if (payload[0] == 'Q')
@@ -892,7 +853,7 @@ static int handle(struct live *l, const char *payload, size_t len)
 	case rsp_attached:
 		return rsp_reply_text(l->gdb, "0");	/* we started it */
 	case rsp_hwtr:
-		return handle_hwtr(l, &r, payload, len);
+		return handle_hwtr(l, &r);
 	case rsp_resume:
 		return resume(l, &r, payload, len);
 	case rsp_read_registers:
@@ -937,11 +898,10 @@ static int handle(struct live *l, const char *payload, size_t len)
 int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 {
 	struct live l = { .opt = opt, .gdb = gdb, .config = opt->tracer };
-	char err[1024] = "";
 	size_t i;
 
-	if (tracer_start(&l.config, &l.tracer, &l.stub, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec-server: %s\n", err);
+	if (tracer_start(&l.config, &l.tracer, &l.stub) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return 1;
 	}
 	while (!l.done) {

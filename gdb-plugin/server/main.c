@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <hwtrecord.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,6 @@ int main(int argc, char **argv)
 	const char *port_text = NULL;
 	bool listening = false;
 	bool debug = false;
-	char err[1024] = "";
 	int c, in_fd = 0, out_fd = 1, rc;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
 	}
 	ropt.progress = isatty(2) ? stderr : NULL;
 	ropt.background = true;
-	if (replay_open(argv[optind], &ropt, &replay, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec-server: %s\n", err[0] ? err : argv[optind]);
+	if (replay_open(argv[optind], &ropt, &replay) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return 1;
 	}
 	if (listening) {

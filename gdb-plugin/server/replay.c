@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <hwtrecord.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -93,15 +92,19 @@ struct replay {
 	char build_err[512];
 };
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
+/* The server's errors read as the library's (hwtr_last_error()); the
+ * return codes stay the server's (negative errno values). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
 {
+	char message[1024];
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	hwtr_fail(hwtr_err_invalid, "%s", message);
 }
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -358,7 +361,7 @@ static void wait_history(struct replay *r)
 }
 
 int replay_open(const char *dir, const struct replay_options *options,
-		struct replay **out, char *err, size_t errlen)
+		struct replay **out)
 {
 	struct replay *r;
 	size_t i;
@@ -366,10 +369,9 @@ int replay_open(const char *dir, const struct replay_options *options,
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	if (breakpoints_new(&r->breakpoints) < 0) {
+	if (!r || breakpoints_new(&r->breakpoints) < 0) {
 		free(r);
+		say("%s: out of memory", dir);
 		return -ENOMEM;
 	}
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
@@ -382,13 +384,13 @@ int replay_open(const char *dir, const struct replay_options *options,
 	}
 	rc = hwtr_recording_open(dir, &r->recording);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		goto fail;
 	}
 	r->info = hwtr_recording_info(r->recording);
 	r->tdesc = tdesc_for_arch(r->info->arch);
 	if (!r->tdesc) {
-		say(err, errlen, "%s: arch \"%s\": the server has no target "
+		say("%s: arch \"%s\": the server has no target "
 		    "description for it (it serves x86_64 and aarch64)", dir,
 		    r->info->arch);
 		rc = -EINVAL;
@@ -401,7 +403,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 			rc = -ENOMEM;
 			goto fail;
 		}
-		rc = core_open(path, &r->core, err, errlen);
+		rc = core_open(path, &r->core);
 		free(path);
 		if (rc < 0)
 			goto fail;
@@ -423,7 +425,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
 			goto fail;
 	if (!r->nthreads) {
-		say(err, errlen, "%s: the recording has no threads and no core", dir);
+		say("%s: the recording has no threads and no core", dir);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -439,7 +441,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 			find_early_ends(r);
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
-			say(err, errlen, "cannot start a thread: %s", strerror(rc));
+			say("cannot start a thread: %s", strerror(rc));
 			rc = -rc;
 			goto fail;
 		}
@@ -449,26 +451,27 @@ int replay_open(const char *dir, const struct replay_options *options,
 	}
 	build_history(r);
 	if ((rc = finish_history(r)) < 0) {
-		say(err, errlen, "%s", r->build_err);
+		say("%s", r->build_err);
 		goto fail;
 	}
 	*out = r;
 	return 0;
 
 fail:
+	if (rc == -ENOMEM)	/* the paths above that say nothing */
+		say("%s: out of memory", dir);
 	replay_close(r);
 	return rc < 0 ? rc : -EINVAL;
 }
 
-int replay_refresh(struct replay *r, const struct replay_options *options,
-		   char *err, size_t errlen)
+int replay_refresh(struct replay *r, const struct replay_options *options)
 {
 	size_t i;
 	int rc;
 
 	wait_history(r);
 	if (!r->history) {
-		say(err, errlen, "no history to extend");
+		say("no history to extend");
 		return -EINVAL;
 	}
 	if (options) {
@@ -478,17 +481,21 @@ int replay_refresh(struct replay *r, const struct replay_options *options,
 	}
 	if (hwtr_recording_refresh(r->recording) < 0 ||
 	    hwtr_history_extend(r->history) < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		return -EIO;
 	}
-	if (add_mappings(r) < 0)
+	if (add_mappings(r) < 0) {
+		say("out of memory");
 		return -ENOMEM;
+	}
 	for (i = 0; i < r->info->nthreads; i++)
-		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0)
+		if ((rc = add_thread(r, r->info->threads[i].tid)) < 0) {
+			say("out of memory");
 			return rc;
+		}
 	for (i = 0; i < r->nthreads; i++)
 		if ((rc = thread_at_end(r, &r->threads[i])) < 0) {
-			say(err, errlen, "%s", r->build_err);
+			say("%s", r->build_err);
 			return rc;
 		}
 	return 0;
@@ -764,7 +771,7 @@ static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image
 }
 
 int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
-		  enum replay_event *event, char *err, size_t errlen)
+		  enum replay_event *event)
 {
 	struct replay_thread *t = find(r, tid);
 	uint64_t pos;
@@ -772,8 +779,10 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	size_t image;
 	int rc;
 
-	if (!t)
+	if (!t) {
+		say("no thread %x in the recording", tid);
 		return -ESRCH;
+	}
 	wait_history(r);
 	if (!t->cursor) {
 		*event = reverse ? replay_history_begin : replay_history_end;
@@ -785,7 +794,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	image = thread_image(r, t);
 	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		hwtr_cursor_goto(t->cursor, pos);
 		t->at_tail = at_tail;
 	} else if (!step_one) {
@@ -877,92 +886,67 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
 
 /* ------------------------------------------------------- plugin requests */
 
-static struct replay_thread *history_thread(struct replay *r, uint32_t tid,
-					    char *err, size_t errlen)
+static struct replay_thread *history_thread(struct replay *r, uint32_t tid)
 {
 	struct replay_thread *t;
 
 	wait_history(r);
 	t = find(r, tid);
 	if (t && !t->cursor && r->build_rc < 0) {
-		say(err, errlen, "%s", r->build_err);
+		say("%s", r->build_err);
 		return NULL;
 	}
 
 	if (!t)
-		say(err, errlen, "no thread %x in the recording", tid);
+		say("no thread %x in the recording", tid);
 	else if (!t->cursor)
-		say(err, errlen, "thread %x has no history", tid);
+		say("thread %x has no history", tid);
 	return t && t->cursor ? t : NULL;
 }
 
-static char *dump_json(json_t *v, char *err, size_t errlen)
+int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 {
-	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
-
-	json_decref(v);
-	if (!s)
-		say(err, errlen, "out of memory");
-	return s;
-}
-
-char *replay_info_json(struct replay *r, bool wait, char *err, size_t errlen)
-{
-	json_t *o, *threads;
 	bool building;
 	size_t i;
 
 	if (wait || (r->building && atomic_load(&r->built)))
 		wait_history(r);
 	building = r->building;
-	o = json_object();
-	threads = json_array();
-	if (!o || !threads) {
-		json_decref(o);
-		json_decref(threads);
-		say(err, errlen, "out of memory");
-		return NULL;
+	memset(info, 0, sizeof(*info));
+	info->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*info->threads));
+	if (!info->threads) {
+		say("out of memory");
+		return -ENOMEM;
 	}
-	json_object_set_new(o, "recording", json_string(r->dir));
-	json_object_set_new(o, "source", json_string(r->info->source ? r->info->source : ""));
-	json_object_set_new(o, "format",
-			    json_string(r->info->trace_format ? r->info->trace_format : ""));
-	json_object_set_new(o, "replaying", json_true());
-	json_object_set_new(o, "building", json_boolean(building));
+	info->has_history = true;
+	info->recording = r->dir;
+	info->source = r->info->source ? r->info->source : "";
+	info->format = r->info->trace_format ? r->info->trace_format : "";
+	info->replaying = true;
+	info->building = building;
+	info->nthreads = r->nthreads;
 	for (i = 0; i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];
+		struct plugin_thread_info *j = &info->threads[i];
 		struct hwtr_thread_stats st = { 0 };
-		json_t *j = json_object();
 
-		json_object_set_new(j, "tid", json_integer(t->tid));
-		json_object_set_new(j, "at_end", json_boolean(building || at_end(t)));
+		j->tid = t->tid;
+		j->at_end = building || at_end(t);
 		/* Without them (no core: a program that exited) GDB cannot
 		 * unwind at the end, and the plugin's unwinder does it. */
-		json_object_set_new(j, "registers_at_end",
-				    json_boolean(t->core || r->opt.nends));
-		if (building) {
-			json_array_append_new(threads, j);
+		j->registers_at_end = t->core || r->opt.nends;
+		if (building)
 			continue;
-		}
 		if (t->history)
 			hwtr_thread_stats(t->history, &st);
-		json_object_set_new(j, "instructions", json_integer((json_int_t)st.instructions));
-		json_object_set_new(j, "segments", json_integer((json_int_t)st.segments));
-		json_object_set_new(j, "gaps", json_integer((json_int_t)st.gaps));
-		json_object_set_new(j, "position",
-				    json_integer(t->cursor ? (json_int_t)(hwtr_cursor_position(t->cursor) +
-									   t->at_tail) : 0));
-		json_object_set_new(j, "end", json_integer((json_int_t)end_position(t)));
-		json_array_append_new(threads, j);
+		j->counted = true;
+		j->instructions = st.instructions;
+		j->segments = st.segments;
+		j->gaps = st.gaps;
+		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
+		j->end = end_position(t);
 	}
-	json_object_set_new(o, "threads", threads);
-	return dump_json(o, err, errlen);
-}
-
-static char *hex64(uint64_t v, char buf[24])
-{
-	snprintf(buf, 24, "0x%llx", (unsigned long long)v);
-	return buf;
+	return 0;
 }
 
 /* The PC at which frame SEGS[I] (I >= 1) resumes, as GDB's btrace unwinder
@@ -982,11 +966,12 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
-static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
+static int thread_frames(struct replay_thread *t,
+			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
+			 size_t *nframes)
 {
-	struct hwtr_segment segs[256];
+	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
 	struct hwtr_insn insn;
-	json_t *a;
 	int n, i;
 
 	/* The tail is not in the trace: its frames are those the history
@@ -994,68 +979,61 @@ static char *frames_json(struct replay_thread *t, char *err, size_t errlen)
 	 * return, the caller's), as GDB's unwinders see them there. */
 	if (t->at_tail)
 		n = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
-					       sizeof(segs) / sizeof(segs[0]));
+					       REPLAY_MAX_FRAMES);
 	else
-		n = hwtr_cursor_callstack(t->cursor, segs,
-					  sizeof(segs) / sizeof(segs[0]));
+		n = hwtr_cursor_callstack(t->cursor, segs, REPLAY_MAX_FRAMES);
 	if (n < 0) {
-		say(err, errlen, "call stack: %s", hwtr_last_error());
-		return NULL;
+		say("call stack: %s", hwtr_last_error());
+		return -1;
 	}
-	a = json_array();
-	for (i = 0; a && i < n; i++) {
-		json_t *f = json_object();
+	for (i = 0; i < n; i++) {
+		struct plugin_frame *f = &frames[i];
 		uint64_t pc = 0;
-		bool have_pc;
-		char buf[24];
 
 		if (i == 0 && t->at_tail)
-			have_pc = (pc = t->tail_pc, true);
+			f->has_pc = (pc = t->tail_pc, true);
 		else if (i == 0)
-			have_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
-				  ((pc = insn.ip), true);
+			f->has_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+				    ((pc = insn.ip), true);
 		else
-			have_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
-		json_object_set_new(f, "segment", json_integer((json_int_t)segs[i].number));
-		json_object_set_new(f, "function",
-				    segs[i].function ? json_string(segs[i].function) : json_null());
-		json_object_set_new(f, "function_start",
-				    json_string(hex64(segs[i].function_start, buf)));
-		json_object_set_new(f, "pc", have_pc ? json_string(hex64(pc, buf)) : json_null());
-		json_object_set_new(f, "level", json_integer(segs[i].level));
-		json_array_append_new(a, f);
+			f->has_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
+		f->pc = pc;
+		f->segment = segs[i].number;
+		f->function = segs[i].function;
+		f->function_start = segs[i].function_start;
+		f->level = segs[i].level;
 	}
-	return dump_json(a, err, errlen);
+	*nframes = (size_t)n;
+	return 0;
 }
 
-char *replay_frames_json(struct replay *r, uint32_t tid, const uint64_t *at,
-			 char *err, size_t errlen)
+int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
+		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	uint64_t pos;
 	bool at_tail;
-	char *text;
+	int rc;
 
 	if (!t)
-		return NULL;
+		return -1;
 	if (!at)
-		return frames_json(t, err, errlen);
+		return thread_frames(t, frames, n);
 	/* The stack at another position: look, then come back. */
 	pos = hwtr_cursor_position(t->cursor);
 	at_tail = t->at_tail;
-	if (replay_goto(r, tid, *at, err, errlen) < 0)
-		return NULL;
-	text = frames_json(t, err, errlen);
+	if (replay_goto(r, tid, *at) < 0)
+		return -1;
+	rc = thread_frames(t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->at_tail = at_tail;
-	return text;
+	return rc;
 }
 
 int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
-		   uint64_t last, unsigned flags, FILE *out, char *err,
-		   size_t errlen)
+		   uint64_t last, unsigned flags, FILE *out)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	struct hwtr_insn insn;
 	uint64_t mark_pc = 0;
 	int rc;
@@ -1071,16 +1049,15 @@ int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
 		   : hwtr_list_insns(t->history, first, last, flags, false,
 				     mark_pc, out);
 	if (rc < 0) {
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 		return -1;
 	}
 	return 0;
 }
 
-int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
-		size_t errlen)
+int replay_goto(struct replay *r, uint32_t tid, uint64_t number)
 {
-	struct replay_thread *t = history_thread(r, tid, err, errlen);
+	struct replay_thread *t = history_thread(r, tid);
 	int rc;
 
 	if (!t)
@@ -1091,7 +1068,7 @@ int replay_goto(struct replay *r, uint32_t tid, uint64_t number, char *err,
 	}
 	rc = hwtr_cursor_goto(t->cursor, number);
 	if (rc < 0)
-		say(err, errlen, "%s", hwtr_last_error());
+		say("%s", hwtr_last_error());
 	else
 		t->at_tail = false;
 	/* GDB is not told of an exec here (no stop reply): the image it is

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plugin-packets.h"
 #include "tdesc.h"
 
 struct replay;
@@ -35,18 +36,18 @@ struct replay_options {
 };
 
 /* Open the recording directory DIR and build its history.  On failure the
- * message (naming the file and what was wrong) is in ERR. */
+ * message (naming the file and what was wrong) is hwtr_last_error(). */
 int replay_open(const char *dir, const struct replay_options *options,
-		struct replay **replay, char *err, size_t errlen);
+		struct replay **replay);
 void replay_close(struct replay *replay);
 
 /* Live mode: the recording grew (the program ran on and stopped again).
  * Read what is new and extend the history (in proportion to the new trace,
  * not the whole history); every thread stands at its new end, with its tail
  * at its PC in OPTIONS (end_tids, end_pcs, nends; the rest is ignored).
- * Breakpoints stay.  On failure the replay may only be closed. */
-int replay_refresh(struct replay *replay, const struct replay_options *options,
-		   char *err, size_t errlen);
+ * Breakpoints stay.  On failure (hwtr_last_error() says why) the replay may
+ * only be closed. */
+int replay_refresh(struct replay *replay, const struct replay_options *options);
 
 /* Instructions the last build or refresh decoded, over all threads. */
 uint64_t replay_decoded(struct replay *replay);
@@ -82,9 +83,9 @@ void replay_position(struct replay *replay, uint32_t tid, uint64_t *position,
 
 /* Step one instruction or continue to the nearest breakpoint, backward or
  * forward, in thread TID.  On failure (a decode error) the thread stays
- * where it was and ERR says why. */
+ * where it was and hwtr_last_error() says why. */
 int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
-		  enum replay_event *event, char *err, size_t errlen);
+		  enum replay_event *event);
 
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);
@@ -115,25 +116,27 @@ const char *replay_path(const struct replay *replay);
 
 /* ---------------------------------------------------- history for the plugin */
 
-/* Each returns a malloc'd NUL-terminated text, or NULL with a message in
- * ERR.  Formats are those of doc/gdb-packets.md. */
-/* Unless WAIT, answered at once while the history is still being built (the
- * plugin asks at GDB's first stop, before the prompt): every thread is then
- * at its end, and the counts are not known yet. */
-char *replay_info_json(struct replay *replay, bool wait, char *err,
-		       size_t errlen);
+/* The answers to the plugin's history requests, as the plain values of
+ * plugin-packets.h (which turns them into doc/gdb-packets.md's documents).
+ * On failure -1 (or a negative code) with hwtr_last_error() saying why. */
+/* The info document's values; INFO->threads is malloc'd (the caller frees
+ * it), its strings are the replay's.  Unless WAIT, answered at once while
+ * the history is still being built (the plugin asks at GDB's first stop,
+ * before the prompt): every thread is then at its end, and the counts are
+ * not known yet. */
+int replay_info(struct replay *replay, bool wait, struct plugin_info *info);
 /* The call stack at TID's position, or at instruction *AT when AT is set
- * (the thread does not move). */
-char *replay_frames_json(struct replay *replay, uint32_t tid, const uint64_t *at,
-			 char *err, size_t errlen);
+ * (the thread does not move): *N frames, innermost first.  Function names
+ * are the history's. */
+#define REPLAY_MAX_FRAMES 256
+int replay_frames(struct replay *replay, uint32_t tid, const uint64_t *at,
+		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n);
 /* The listing goes to OUT as it is made (memory does not grow with the
- * range); 0, or -1 with ERR (nothing was written when the thread or the
- * range is wrong). */
+ * range); 0, or -1 with hwtr_last_error() (nothing was written when the
+ * thread or the range is wrong). */
 int replay_listing(struct replay *replay, uint32_t tid, bool calls,
-		   uint64_t first, uint64_t last, unsigned flags, FILE *out,
-		   char *err, size_t errlen);
-int replay_goto(struct replay *replay, uint32_t tid, uint64_t number,
-		char *err, size_t errlen);
+		   uint64_t first, uint64_t last, unsigned flags, FILE *out);
+int replay_goto(struct replay *replay, uint32_t tid, uint64_t number);
 
 /* ------------------------------------------------------------- btrace mode */
 

@@ -7,19 +7,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <hwtrecord.h>
 #include <string.h>
 #include <unistd.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* The message for hwtr_last_error(), as the library reports. */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+static int fail(const char *fmt, ...)
 {
+	char message[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	hwtr_fail(hwtr_err_invalid, "%s", message);
 	return -1;
 }
 
@@ -93,7 +96,7 @@ bool run_request_is_setting(const char *payload, size_t len)
 }
 
 int run_request_setting(struct run_request *run, const char *payload,
-			size_t len, char *err, size_t errlen)
+			size_t len)
 {
 	const char *colon = memchr(payload, ':', len);
 	char *text;
@@ -101,7 +104,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	int rc = 0;
 
 	if (!run_request_is_setting(payload, len))
-		return fail(err, errlen, "%.*s: not a run setting",
+		return fail("%.*s: not a run setting",
 			    (int)(len > 40 ? 40 : len), payload);
 	if (!colon) {		/* QEnvironmentReset */
 		names_clear(&run->env_set);
@@ -110,7 +113,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	}
 	text = unhex(colon + 1, len - (size_t)(colon + 1 - payload));
 	if (!text)
-		return fail(err, errlen, "%.*s: the argument is not hex",
+		return fail("%.*s: the argument is not hex",
 			    (int)(colon - payload), payload);
 	if (starts(payload, len, "QSetWorkingDir:")) {
 		free(run->cwd);
@@ -122,7 +125,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	if (starts(payload, len, "QEnvironmentHexEncoded:")) {
 		if (!strchr(text, '=')) {
 			free(text);
-			return fail(err, errlen, "QEnvironmentHexEncoded: no '=' "
+			return fail("QEnvironmentHexEncoded: no '=' "
 				    "in the variable");
 		}
 		name = (size_t)(strchr(text, '=') - text);
@@ -134,7 +137,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	names_drop(&run->env_unset, text, name);
 	rc = names_add(text[name] ? &run->env_set : &run->env_unset, text);
 	free(text);
-	return rc < 0 ? fail(err, errlen, "out of memory") : 0;
+	return rc < 0 ? fail("out of memory") : 0;
 }
 
 static void free_argv(char **argv)
@@ -147,7 +150,7 @@ static void free_argv(char **argv)
 }
 
 int run_request_vrun(struct run_request *run, const char *args, size_t len,
-		     const char *default_program, char *err, size_t errlen)
+		     const char *default_program)
 {
 	const char *end = args + len, *p = args;
 	size_t n = 1, i, k;
@@ -157,7 +160,7 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		n += args[i] == ';';
 	argv = calloc(n + 1, sizeof(*argv));
 	if (!argv)
-		return fail(err, errlen, "out of memory");
+		return fail("out of memory");
 	for (k = 0; k < n; k++) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		size_t field = (size_t)((semi ? semi : end) - p);
@@ -166,9 +169,9 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		if (!argv[k]) {
 			free_argv(argv);
 			if (!k)
-				return fail(err, errlen, "vRun: the file name is "
+				return fail("vRun: the file name is "
 					    "not hex");
-			return fail(err, errlen, "vRun: argument %zu is not hex",
+			return fail("vRun: argument %zu is not hex",
 				    k);
 		}
 		p = semi ? semi + 1 : end;
@@ -190,7 +193,7 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		for (k = 1; k < n; k++)
 			free(argv[k]);
 		free(argv);
-		return fail(err, errlen, "out of memory, or no directory");
+		return fail("out of memory, or no directory");
 	}
 	free_argv(run->argv);
 	run->argv = argv;

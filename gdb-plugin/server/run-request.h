@@ -35,15 +35,15 @@ struct run_request {
 bool run_request_is_setting(const char *payload, size_t len);
 /* Keep one: QEnvironmentReset (back to the server's environment),
  * QEnvironmentHexEncoded:HEX(NAME=VALUE), QEnvironmentUnset:HEX(NAME),
- * QSetWorkingDir:HEX(DIR) (empty: the server's).  0, or -1 with ERR. */
+ * QSetWorkingDir:HEX(DIR) (empty: the server's).  0, or -1 with hwtr_last_error() saying why. */
 int run_request_setting(struct run_request *run, const char *payload,
-			size_t len, char *err, size_t errlen);
+			size_t len);
 /* The arguments of vRun (after "vRun;"): the new argv, replacing the last.
  * An empty file name is DEFAULT_PROGRAM (gdbserver runs its last program);
  * a relative path with a '/' is made absolute against our directory, so
- * that `set cwd` does not change which program runs.  0, or -1 with ERR. */
+ * that `set cwd` does not change which program runs.  0, or -1 with hwtr_last_error() saying why. */
 int run_request_vrun(struct run_request *run, const char *args, size_t len,
-		     const char *default_program, char *err, size_t errlen);
+		     const char *default_program);
 /* CONFIG's program, environment and directory are RUN's (pointers into it:
  * valid until RUN changes). */
 void run_request_apply(const struct run_request *run,

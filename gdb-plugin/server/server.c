@@ -12,6 +12,7 @@
 #include "tdesc.h"
 
 #include <errno.h>
+#include <hwtrecord.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +178,7 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 	} else if (!strcmp(r->object, "threads")) {
 		data = owned = threads_xml(s);
 	} else if (!strcmp(r->object, "libraries-svr4")) {
-		data = owned = libraries_svr4_xml(s->replay, err, sizeof(err));
+		data = owned = libraries_svr4_xml(s->replay);
 		if (!owned)	/* GDB then walks the list through memory */
 			return rsp_reply_error(s->conn, err_memory);
 	} else if (!strcmp(r->object, "btrace")) {
@@ -211,14 +212,13 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
-	char err[512] = "";
 
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
 	if (replay_resume(s->replay, tid, r->reverse, r->action == rsp_action_step,
-			  &event, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hwtrec-server: resume: %s\n", err);
-		return rsp_reply_error_text(s->conn, err);
+			  &event) < 0) {
+		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
+		return rsp_reply_error_text(s->conn, hwtr_last_error());
 	}
 	switch (event) {
 	case replay_stepped:
@@ -286,76 +286,63 @@ static int handle_memory(struct session *s, const struct rsp_request *r)
 	return rc;
 }
 
-/* A listing of any length streams out: the server's memory must not grow
- * with the range (a whole thread is billions of instructions).  A failure
- * part-way ends the text with a line that says so. */
-static int reply_listing(struct replay *replay, struct rsp_conn *conn,
-			 uint32_t tid, bool calls, uint64_t first, uint64_t last,
-			 unsigned flags)
-{
-	char err[512] = "", note[600];
-	FILE *out = rsp_reply_hex_begin(conn);
+struct listing {
+	struct replay *replay;
+	const struct plugin_request *request;
+};
 
-	if (!out)
-		return rsp_reply_error(conn, 12);
-	if (replay_listing(replay, tid, calls, first, last, flags, out, err,
-			   sizeof(err)) == 0)
-		return rsp_reply_hex_end(conn, out, NULL);
-	fflush(out);
-	if (!conn->stream_started)	/* nothing went out: an error reply */
-		return rsp_reply_hex_end(conn, out, err[0] ? err : "failed");
-	snprintf(note, sizeof(note), "[listing cut short: %s]\n", err[0] ? err : "failed");
-	return rsp_reply_hex_end(conn, out, note);
+static int list(void *context, FILE *out)
+{
+	const struct listing *l = context;
+	const struct plugin_request *p = l->request;
+
+	return replay_listing(l->replay, p->tid, p->kind == plugin_call_history,
+			      p->first, p->last, p->flags, out);
 }
 
-/* qHwtr: the plugin's history requests (doc/gdb-packets.md). */
+/* The plugin's history requests (doc/gdb-packets.md). */
 int server_hwtr(struct replay *replay, struct rsp_conn *conn,
-		const struct rsp_request *r, uint32_t *current)
+		const struct plugin_request *p, uint32_t *current)
 {
-	const char *cmd = r->hwtr_command;
-	const uint64_t *a = r->hwtr_args;
-	char err[512] = "";
-	char *text = NULL;
+	struct plugin_frame frames[REPLAY_MAX_FRAMES];
+	struct plugin_info info;
+	struct listing listing = { replay, p };
+	size_t n;
 	int rc;
 
-	if (!strcmp(cmd, "info") && r->hwtr_nargs <= 1) {
-		text = replay_info_json(replay, r->hwtr_nargs && a[0], err,
-					sizeof(err));
-	} else if ((!strcmp(cmd, "insn-history") || !strcmp(cmd, "call-history")) &&
-		   r->hwtr_nargs == 4) {
-		if (a[0] > UINT32_MAX || a[3] > UINT32_MAX)
-			return rsp_reply_error_text(conn, "thread or flags out of range");
-		return reply_listing(replay, conn, (uint32_t)a[0], cmd[0] == 'c',
-				     a[1], a[2], (unsigned)a[3]);
-	} else if (!strcmp(cmd, "goto") && r->hwtr_nargs == 2) {
-		if (a[0] > UINT32_MAX ||
-		    replay_goto(replay, (uint32_t)a[0], a[1], err, sizeof(err)) < 0)
-			return rsp_reply_error_text(conn, err[0] ? err : "bad thread");
-		*current = (uint32_t)a[0];
-		return rsp_reply_ok(conn);
-	} else if (!strcmp(cmd, "frames") && (r->hwtr_nargs == 1 || r->hwtr_nargs == 2)) {
-		if (a[0] > UINT32_MAX)
-			return rsp_reply_error_text(conn, "thread out of range");
-		text = replay_frames_json(replay, (uint32_t)a[0],
-					  r->hwtr_nargs == 2 ? &a[1] : NULL, err,
-					  sizeof(err));
-	} else if (!strcmp(cmd, "info") || !strcmp(cmd, "insn-history") ||
-		   !strcmp(cmd, "call-history") || !strcmp(cmd, "goto") ||
-		   !strcmp(cmd, "frames")) {
-		return rsp_reply_error_text(conn, "wrong number of arguments");
-	} else {
-		return rsp_reply_empty(conn);
+	if (p->error)
+		return plugin_reply_error(conn, p->error);
+	switch (p->kind) {
+	case plugin_info:
+		if (replay_info(replay, p->wait, &info) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
+		rc = plugin_reply_info(conn, &info);
+		free(info.threads);
+		return rc;
+	case plugin_insn_history:
+	case plugin_call_history:
+		return plugin_reply_listing(conn, list, &listing);
+	case plugin_goto:
+		if (replay_goto(replay, p->tid, p->number) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
+		*current = p->tid;
+		return plugin_reply_ok(conn);
+	case plugin_frames:
+		if (replay_frames(replay, p->tid, p->has_at ? &p->at : NULL, frames,
+				  &n) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
+		return plugin_reply_frames(conn, frames, n);
+	default:	/* live mode's (record-start, ...), or not ours */
+		return plugin_reply_unknown(conn);
 	}
-	if (!text)
-		return rsp_reply_error_text(conn, err[0] ? err : "failed");
-	rc = rsp_reply_hex(conn, (const uint8_t *)text, NULL, strlen(text));
-	free(text);
-	return rc;
 }
 
 static int handle_hwtr(struct session *s, const struct rsp_request *r)
 {
-	return server_hwtr(s->replay, s->conn, r, &s->current);
+	struct plugin_request p;
+
+	plugin_parse(r, &p);
+	return server_hwtr(s->replay, s->conn, &p, &s->current);
 }
 
 static int handle(struct session *s, const struct rsp_request *r)

@@ -6,6 +6,7 @@
 #ifndef HWTREC_SERVER_H
 #define HWTREC_SERVER_H
 
+#include "plugin-packets.h"
 #include "replay.h"
 #include "rsp.h"
 
@@ -13,9 +14,10 @@
  * Returns 0 then, or -1 if the connection failed. */
 int server_run(struct replay *replay, struct rsp_conn *conn);
 
-/* Answer one qHwtr request (doc/gdb-packets.md) from REPLAY; a goto sets
- * *current to the thread it moved.  Shared with live mode (live.c). */
+/* Answer one of the plugin's history requests (plugin-packets.h) from
+ * REPLAY; a goto sets *current to the thread it moved.  Shared with live
+ * mode (live.c); others (live mode's own) get the empty reply. */
 int server_hwtr(struct replay *replay, struct rsp_conn *conn,
-		const struct rsp_request *r, uint32_t *current);
+		const struct plugin_request *request, uint32_t *current);
 
 #endif /* HWTREC_SERVER_H */

@@ -38,26 +38,24 @@ struct tracer_config {
 struct tracer;
 
 /* Start the program, stopped before its first instruction, and connect STUB
- * (initialised here) to its debugger stub.  On failure ERR says why. */
+ * (initialised here) to its debugger stub.  Each of these returns 0, or -1
+ * with hwtr_last_error() saying why. */
 int tracer_start(const struct tracer_config *config, struct tracer **tracer,
-		 struct rsp_conn *stub, char *err, size_t errlen);
+		 struct rsp_conn *stub);
 /* 0 for no tracer (NULL: live.c between a kill and the next run). */
 pid_t tracer_pid(const struct tracer *tracer);
 
 /* A recording session into the new directory DIR: from now on every thread
  * is traced.  The program is stopped. */
-int tracer_record_start(struct tracer *tracer, const char *dir, char *err,
-			size_t errlen);
+int tracer_record_start(struct tracer *tracer, const char *dir);
 /* The program stopped: everything it ran up to here is on disk in DIR. */
-int tracer_sync(struct tracer *tracer, char *err, size_t errlen);
+int tracer_sync(struct tracer *tracer);
 /* A finished copy of the recording so far into DIR. */
-int tracer_save(struct tracer *tracer, const char *dir, char *err,
-		size_t errlen);
+int tracer_save(struct tracer *tracer, const char *dir);
 /* End the session.  STATE is "running" (record stop, detach: the program
  * goes on untraced), "exited" or "signaled" with CODE.  The recording is
  * finished (complete). */
-int tracer_record_end(struct tracer *tracer, const char *state, int code,
-		      char *err, size_t errlen);
+int tracer_record_end(struct tracer *tracer, const char *state, int code);
 bool tracer_recording(const struct tracer *tracer);  /* false for NULL */
 
 /* The stub said the program ended (W or X): reap it. */

@@ -19,6 +19,7 @@
 #include "server.h"
 
 #include <fcntl.h>
+#include <hwtrecord.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct replay_options options = { 0 };
 	struct replay *replay;
 	struct rsp_conn conn;
-	char err[512];
 	FILE *wire = tmpfile();
 
 	if (!wire)
@@ -96,8 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		write_packets(wire, data, size);
 	fflush(wire);
 	rewind(wire);
-	if (replay_open(scratch_path("rec"), &options, &replay, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fuzz-server: the fixed recording does not open: %s\n", err);
+	if (replay_open(scratch_path("rec"), &options, &replay) < 0) {
+		fprintf(stderr, "fuzz-server: the fixed recording does not open: %s\n",
+			hwtr_last_error());
 		abort();
 	}
 	rsp_conn_init(&conn, fileno(wire), reply_fd);

@@ -17,15 +17,14 @@ int main(int argc, char **argv)
 	struct hwtr_end end = { hwtr_end_signaled, 0 };
 	struct hwtr_writer *w;
 	struct core *core;
-	char err[512];
 	size_t i;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: mkrec-core OUT.hwtrec EXECUTABLE CORE\n");
 		return 2;
 	}
-	if (core_open(argv[3], &core, err, sizeof(err)) < 0) {
-		fprintf(stderr, "mkrec-core: %s\n", err);
+	if (core_open(argv[3], &core) < 0) {
+		fprintf(stderr, "mkrec-core: %s\n", hwtr_last_error());
 		return 1;
 	}
 	info.pid = (int32_t)core->threads[0].tid;

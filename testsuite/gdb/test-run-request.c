@@ -7,6 +7,7 @@
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
+#include <hwtrecord.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,16 +20,21 @@ static void teardown(void)
 	run_request_fini(&run);
 }
 
+/* The message of a failure (hwtr_last_error()) is kept in err. */
 static int setting(const char *payload)
 {
-	return run_request_setting(&run, payload, strlen(payload), err,
-				   sizeof(err));
+	int rc = run_request_setting(&run, payload, strlen(payload));
+
+	snprintf(err, sizeof(err), "%s", rc < 0 ? hwtr_last_error() : "");
+	return rc;
 }
 
 static int vrun(const char *args)
 {
-	return run_request_vrun(&run, args, strlen(args), "/bin/true", err,
-				sizeof(err));
+	int rc = run_request_vrun(&run, args, strlen(args), "/bin/true");
+
+	snprintf(err, sizeof(err), "%s", rc < 0 ? hwtr_last_error() : "");
+	return rc;
 }
 
 START_TEST(vrun_without_file_name_runs_the_default_program)
