@@ -13,9 +13,8 @@
 #include "hwtrecord.h"
 #include "image.h"
 #include "isa.h"
+#include "page-filter.h"
 #include "symbols.h"
-
-#define PAGE_FILTER_BYTES 32
 
 struct chunk {
 	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
@@ -123,7 +122,6 @@ size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
 				       uint64_t number);
-bool page_filter_may_contain(const uint8_t *filter, uint64_t ip);
 /* Search instructions LO..HI-1 of chunk K for one at an address in ADDRS
  * (sorted ascending): the last (DIRECTION < 0) or the first.  1 and *FOUND,
  * 0, or an error. */
