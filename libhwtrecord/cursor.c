@@ -8,6 +8,7 @@
  * every position before its threads' last chunks; a position past a
  * thread's new end (an end that was a gap, decoded again) is its new end.
  */
+#include "chunk-cache.h"
 #include "history.h"
 
 #include "error.h"

@@ -30,13 +30,13 @@
 #include "history.h"
 
 #include "error.h"
+#include "chunk-cache.h"
 #include "insn-length.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_START UINT64_MAX	/* a chunk of gaps only (before the first start) */
 #define SEG_ENDS_WITH_CALL 0x100u	/* internal: last instruction is a call */
 #define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
 #define DEFAULT_CACHE_BYTES (64u << 20)
@@ -523,7 +523,7 @@ static int add_gap(struct builder *b, const struct walk_item *item)
 /* The image of the chunk starting at OFFSET: the mappings of its time
  * window, which the decoder knows from its chunk scan.  Index and on-demand
  * decoding both ask this, so they decode with the same code. */
-static int image_for_chunk(void *ctx, uint64_t offset, unsigned *epoch)
+int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch)
 {
 	struct hwtr_thread *t = ctx;
 	uint64_t begin = 0, end = UINT64_MAX;
@@ -782,7 +782,7 @@ static int thread_build(struct hwtr_thread *t, FILE *progress)
 		return err;
 	t->builder->thread = t;
 	t->trace_bytes = t->ops->stream_trace_bytes(t->stream);
-	if ((err = t->ops->walk_begin(t->stream, image_for_chunk, t, &walk)))
+	if ((err = t->ops->walk_begin(t->stream, history_chunk_image, t, &walk)))
 		return err;
 	err = index_walk(t->builder, walk, NULL);
 	t->ops->walk_free(walk);
@@ -901,31 +901,10 @@ int hwtr_history_build(struct hwtr_recording *rec,
 }
 
 /* Forget the decoded chunks of thread T from chunk K on. */
-static void forget_chunks(struct hwtr_thread *t, size_t k)
-{
-	struct hwtr_history *h = t->history;
-	size_t i;
-
-	for (i = 0; i < h->cache_slots; i++) {
-		struct decoded_chunk *d = &h->cache[i];
-
-		if (d->key == UINT64_MAX || d->key >> 40 != t->index ||
-		    (d->key & ((1ull << 40) - 1)) < k)
-			continue;
-		free(d->insns);
-		d->insns = NULL;
-		d->key = UINT64_MAX;
-		d->last_use = 0;
-	}
-	free(h->failed_message);
-	h->failed_message = NULL;
-	h->failed_key = UINT64_MAX;
-}
-
 /* Thread T's index from its start again. */
 static int thread_rebuild(struct hwtr_thread *t)
 {
-	forget_chunks(t, 0);
+	chunk_cache_forget(t, 0);
 	thread_release(t);
 	return thread_build(t, NULL);
 }
@@ -1020,9 +999,9 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 	if (windows)
 		return thread_rebuild(t);
 	from = r->ninsns;
-	forget_chunks(t, r->nchunks);
+	chunk_cache_forget(t, r->nchunks);
 	restore(t);
-	err = t->ops->walk_resume(t->stream, keep, image_for_chunk, t, &walk);
+	err = t->ops->walk_resume(t->stream, keep, history_chunk_image, t, &walk);
 	if (err)
 		return thread_rebuild(t);
 	err = index_walk(t->builder, walk, &keep);
@@ -1206,21 +1185,6 @@ size_t history_chunk_of(const struct hwtr_thread *t, uint64_t number)
 	return lo ? lo - 1 : 0;
 }
 
-int history_insn_epoch(struct hwtr_thread *t, uint64_t number,
-		       unsigned *epoch)
-{
-	const struct decoded_chunk *d;
-	int err = history_decode_chunk(t, history_chunk_of(t, number), &d);
-
-	if (err)
-		return err;
-	if (number < d->first_insn || number - d->first_insn >= d->count)
-		return hwtr_fail(hwtr_err_range, "instruction %llu not in its "
-				 "chunk", (unsigned long long)number);
-	*epoch = d->insns[number - d->first_insn].epoch;
-	return 0;
-}
-
 uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 {
 	size_t lo = 0, hi = t->nsegments;
@@ -1346,122 +1310,6 @@ int hwtr_thread_callstack_next(const struct hwtr_thread *t, uint64_t ip,
 	return (int)k;
 }
 
-/* ---------------------------------------------------- on-demand decoding */
-
-static void gap_insn(struct decoded_insn *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->flags = INSN_GAP;
-}
-
-static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
-		      size_t count)
-{
-	const struct chunk *c = &t->chunks[k];
-	struct decoder_walk *walk;
-	struct walk_item item;
-	size_t filled = 0;
-	bool first_chunk_item = true;
-	int status, err = 0;
-
-	if (c->offset == NO_START) {
-		/* Gaps only: they come from the index. */
-		for (filled = 0; filled < count; filled++)
-			gap_insn(&insns[filled]);
-		return 0;
-	}
-	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
-		return err;
-	while (filled < count && (status = t->ops->walk_next(walk, &item)) > 0) {
-		if (item.kind == walk_chunk_start) {
-			if (!first_chunk_item)
-				break;	/* the next chunk: ours is complete */
-			first_chunk_item = false;
-			continue;
-		}
-		if (item.kind == walk_gap) {
-			gap_insn(&insns[filled++]);
-			continue;
-		}
-		if (filled)
-			insn_follow_unknown_length(&insns[filled - 1], &item.block);
-		err = insn_expand_block(t->history, &item.block, insns + filled,
-					count - filled);
-		if (err)
-			break;
-		filled += item.block.ninsn;
-	}
-	t->ops->walk_free(walk);
-	if (err)
-		return hwtr_fail_context(err, "thread %u, chunk at offset %llu: ",
-					 t->tid, (unsigned long long)c->offset);
-	if (filled != count || (c->entry_ip && count && !(insns[0].flags & INSN_GAP) &&
-				insns[0].ip != c->entry_ip))
-		return hwtr_fail(hwtr_err_decode,
-				 "thread %u: the chunk at offset %llu decoded to %zu "
-				 "instructions on demand, the index has %zu",
-				 t->tid, (unsigned long long)c->offset, filled,
-				 count);
-	return 0;
-}
-
-static uint64_t cache_key(const struct hwtr_thread *t, size_t k)
-{
-	return (uint64_t)t->index << 40 | k;
-}
-
-int history_decode_chunk(struct hwtr_thread *t, size_t k,
-			 const struct decoded_chunk **out)
-{
-	struct hwtr_history *h = t->history;
-	struct decoded_chunk *slot = NULL;
-	uint64_t end;
-	size_t i, count;
-	int err;
-
-	if (k >= t->nchunks)
-		return hwtr_fail(hwtr_err_range, "no chunk %zu", k);
-	for (i = 0; i < h->cache_slots; i++) {
-		struct decoded_chunk *d = &h->cache[i];
-
-		if (d->key == cache_key(t, k)) {
-			d->last_use = ++h->cache_clock;
-			*out = d;
-			return 0;
-		}
-		if (!slot || d->last_use < slot->last_use)
-			slot = d;
-	}
-	if (h->failed_message && h->failed_key == cache_key(t, k))
-		return hwtr_fail(hwtr_err_decode, "%s", h->failed_message);
-	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
-	count = (size_t)(end - t->chunks[k].first_insn);
-	free(slot->insns);
-	slot->insns = NULL;
-	slot->key = UINT64_MAX;
-	slot->last_use = 0;
-	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
-	if (!slot->insns)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	err = fill_chunk(t, k, slot->insns, count);
-	if (err) {
-		/* Remember the failure: a cursor stepping through this chunk
-		 * must not decode it again at every step. */
-		free(slot->insns);
-		slot->insns = NULL;
-		free(h->failed_message);
-		h->failed_message = strdup(hwtr_last_error());
-		h->failed_key = cache_key(t, k);
-		return err;
-	}
-	slot->key = cache_key(t, k);
-	slot->first_insn = t->chunks[k].first_insn;
-	slot->count = count;
-	slot->last_use = ++h->cache_clock;
-	*out = slot;
-	return 0;
-}
-
 /* ------------------------------------------------------------- searching */
 
 /* The first of the sorted ADDRS at or above IP (N if none). */
@@ -1519,7 +1367,7 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 		size_t i;
 
 		for (i = 0; i < h->cache_slots; i++)
-			if (h->cache[i].key == cache_key(t, k)) {
+			if (h->cache[i].key == chunk_cache_key(t, k)) {
 				const struct decoded_chunk *d = &h->cache[i];
 				uint64_t n;
 
@@ -1539,7 +1387,7 @@ int history_find_in_chunk(struct hwtr_thread *t, size_t k,
 	}
 	/* Otherwise walk the blocks and split only those that may hold an
 	 * address: most of a chunk needs no instruction lengths at all. */
-	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
+	if ((err = t->ops->walk_at(t->stream, c->offset, history_chunk_image, t, &walk)))
 		return err;
 	while (number < hi && (status = t->ops->walk_next(walk, &item)) > 0) {
 		size_t i;
@@ -1603,7 +1451,7 @@ static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
 	struct walk_item item;
 	int status, found = 0;
 
-	if (t->ops->walk_at(t->stream, start, image_for_chunk, t, &walk) < 0)
+	if (t->ops->walk_at(t->stream, start, history_chunk_image, t, &walk) < 0)
 		return 0;
 	while ((status = t->ops->walk_next(walk, &item)) > 0)
 		if (item.kind == walk_block) {

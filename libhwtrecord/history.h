@@ -109,13 +109,11 @@ struct hwtr_history {
 	char *failed_message;
 };
 
-/* The decoded instructions of chunk K (cached). */
-int history_decode_chunk(struct hwtr_thread *thread, size_t chunk,
-			 const struct decoded_chunk **decoded);
-/* The image epoch instruction NUMBER was decoded in: its bytes and its
- * symbols are that image's. */
-int history_insn_epoch(struct hwtr_thread *thread, uint64_t number,
-		       unsigned *epoch);
+/* A chunk of gaps only (before the first chunk start): its offset. */
+#define NO_START UINT64_MAX
+/* The image of the chunk of thread CTX starting at OFFSET (a
+ * decoder_image_fn): the mappings of its time window. */
+int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 /* The segment number holding instruction NUMBER. */

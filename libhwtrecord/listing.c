@@ -3,6 +3,7 @@
  * lines (doc/json-schema.md).  Everything streams one entry at a time.
  */
 #define _GNU_SOURCE /* fwrite_unlocked */
+#include "chunk-cache.h"
 #include "history.h"
 
 #include "error.h"
