@@ -120,12 +120,6 @@ size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
 				       uint64_t number);
-/* Search instructions LO..HI-1 of chunk K for one at an address in ADDRS
- * (sorted ascending): the last (DIRECTION < 0) or the first.  1 and *FOUND,
- * 0, or an error. */
-int history_find_in_chunk(struct hwtr_thread *thread, size_t chunk,
-			  const uint64_t *addrs, size_t naddrs, uint64_t lo,
-			  uint64_t hi, int direction, uint64_t *found);
 /* Fill a public segment view. */
 void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
 			  struct hwtr_segment *out);
