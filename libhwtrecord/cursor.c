@@ -10,6 +10,7 @@
  */
 #include "chunk-cache.h"
 #include "history.h"
+#include "segments.h"
 #include "search.h"
 
 #include "error.h"

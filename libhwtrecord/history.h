@@ -116,12 +116,6 @@ struct hwtr_history {
 int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
-/* The segment number holding instruction NUMBER. */
-uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
 				       uint64_t number);
-/* Fill a public segment view. */
-void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
-			  struct hwtr_segment *out);
-
 #endif

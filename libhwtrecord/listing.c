@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* fwrite_unlocked */
 #include "chunk-cache.h"
 #include "history.h"
+#include "segments.h"
 
 #include "error.h"
 #include "json-util.h"
