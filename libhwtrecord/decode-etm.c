@@ -58,6 +58,8 @@
 #include "decoder.h"
 
 #include "error.h"
+#include "etm-config.h"
+#include "etm-stream.h"
 
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <pthread.h>
@@ -67,70 +69,6 @@
 #define FEED_BYTES 512		/* raw trace fed to OpenCSD at a time */
 #define CODE_ADDRESS_END (UINT64_MAX - 0x10000)	/* the last code address */
 #define DEMUX_NAME "hwtrecord-demux"
-
-struct decoder_context {
-	struct image_set *images;
-};
-
-/* A stretch of demultiplexed bytes that lies at one place in the buffer. */
-struct demux_run {
-	uint64_t raw;		/* offset in the source's raw trace */
-	uint64_t index;		/* position in the stream (buffer) */
-};
-
-/* A loss event, placed in the source's raw trace. */
-struct etm_loss {
-	uint64_t raw;		/* the first raw byte after the loss */
-	uint64_t offset;	/* the event's stream offset */
-	const char *reason;
-};
-
-struct timestamp_mark {
-	uint64_t raw;		/* packet offset in the raw trace */
-	uint64_t value;
-};
-
-struct etm_stream {
-	struct decoder_context *context;
-	const struct hwtr_etm_config *cfg;
-	const uint8_t *bytes;	/* the source's raw trace */
-	size_t size;
-	uint8_t *demuxed;	/* owned copy when the stream is formatted */
-	struct demux_run *runs;
-	size_t nruns;
-	bool deformat_failed;	/* frames stopped making sense here: */
-	uint64_t deformat_index;	/* stream position */
-	int deformat_error;
-	uint64_t *asyncs;	/* raw offsets of the A-sync packets */
-	size_t nasyncs;
-	uint64_t *starts;	/* the A-syncs that start chunks (a subset) */
-	size_t nstarts;
-	struct timestamp_mark *stamps;
-	size_t nstamps;
-	bool truncated;		/* the trace ends inside a packet */
-	uint64_t truncated_at;	/* raw offset of that packet */
-	uint64_t *unusable;	/* packets never fed to the decoder */
-	size_t nunusable;
-	uint64_t *bad_exceptions;	/* exception packets with no address */
-	size_t nbad_exceptions;
-	uint64_t *sync_losses;	/* packets that lose sync (bad, overflow) */
-	size_t nsync_losses;
-	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
-	size_t nlosses;
-	bool leading_loss;	/* a loss at or before the kept start */
-	uint64_t leading_loss_offset;
-	const char *leading_loss_reason;
-	uint32_t *contexts;	/* context IDs the index pass saw */
-	size_t ncontexts;
-	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
-	uint64_t cut_frame_at;	/* stream position of that frame */
-	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does
-	 * not free the element callback it allocates for a tree, so trees
-	 * are made once per stream, not once per walk. */
-	dcd_tree_handle_t tree;
-	struct etm_walk *walk;	/* the walk using the tree, or NULL */
-	uint64_t start;		/* raw offset where kept trace starts */
-};
 
 struct etm_walk {
 	struct etm_stream *s;
@@ -177,84 +115,6 @@ static uint64_t stream_offset(const struct etm_stream *s, uint64_t raw)
 	if (!lo)
 		return raw;
 	return s->runs[lo - 1].index + (raw - s->runs[lo - 1].raw);
-}
-
-/* ------------------------------------------------- OpenCSD configuration */
-
-static void etmv4_config(const struct hwtr_etm_config *e, ocsd_etmv4_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->reg_idr0 = e->trcidr[0];
-	c->reg_idr1 = e->trcidr[1];
-	c->reg_idr2 = e->trcidr[2];
-	c->reg_idr8 = e->trcidr[8];
-	c->reg_idr9 = e->trcidr[9];
-	c->reg_idr10 = e->trcidr[10];
-	c->reg_idr11 = e->trcidr[11];
-	c->reg_idr12 = e->trcidr[12];
-	c->reg_idr13 = e->trcidr[13];
-	c->reg_configr = e->trcconfigr;
-	/* The decoder takes its trace ID from here: the source's, always. */
-	c->reg_traceidr = e->trace_id;
-	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
-	c->core_prof = e->profile == 'M' ? profile_CortexM
-		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
-}
-
-static void ete_config(const struct hwtr_etm_config *e, ocsd_ete_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->reg_idr0 = e->trcidr[0];
-	c->reg_idr1 = e->trcidr[1];
-	c->reg_idr2 = e->trcidr[2];
-	c->reg_idr8 = e->trcidr[8];
-	c->reg_devarch = e->trcdevarch;
-	c->reg_configr = e->trcconfigr;
-	c->reg_traceidr = e->trace_id;
-	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
-	c->core_prof = e->profile == 'M' ? profile_CortexM
-		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
-}
-
-static const char *ocsd_words(ocsd_err_t err, char *buf, size_t size)
-{
-	ocsd_err_str(err, buf, (int)size);
-	return buf;
-}
-
-/* A tree that decodes this source's raw trace: the full decoder, or the
- * packet processor alone (FLAGS). */
-static int create_tree(const struct etm_stream *s, int flags,
-		       dcd_tree_handle_t *out, unsigned char *csid)
-{
-	const struct hwtr_etm_config *e = s->cfg;
-	dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	ocsd_etmv4_cfg v4;
-	ocsd_ete_cfg ete;
-	ocsd_err_t err;
-	char words[128];
-
-	if (tree == C_API_INVALID_TREE_HANDLE)
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a decode tree");
-	if (e->ete) {
-		ete_config(e, &ete);
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, flags, &ete,
-					     csid);
-	} else {
-		etmv4_config(e, &v4);
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, flags,
-					     &v4, csid);
-	}
-	if (err != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
-		return hwtr_fail(hwtr_err_format,
-				 "OpenCSD refuses the trace unit of source 0x%x "
-				 "(TRCIDR0 0x%08x, TRCCONFIGR 0x%08x): %s",
-				 e->trace_id, e->trcidr[0], e->trcconfigr,
-				 ocsd_words(err, words, sizeof(words)));
-	}
-	*out = tree;
-	return 0;
 }
 
 /* --------------------------------------------------------------- demux */
@@ -386,7 +246,7 @@ static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
 	if (demux_registered != OCSD_OK)
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot register the "
 				 "demultiplexer: %s",
-				 ocsd_words(demux_registered, words, sizeof(words)));
+				 etm_ocsd_words(demux_registered, words, sizeof(words)));
 	if (s->cfg->frame_flags & HWTR_ETM_FRAME_MEM_ALIGN)
 		flags |= OCSD_DFRMTR_FRAME_MEM_ALIGN;
 	if (s->cfg->frame_flags & HWTR_ETM_FRAME_FSYNCS)
@@ -413,7 +273,7 @@ static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
 		ocsd_destroy_dcd_tree(tree);
 		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach the "
 				 "demultiplexer: %s",
-				 ocsd_words(err, words, sizeof(words)));
+				 etm_ocsd_words(err, words, sizeof(words)));
 	}
 	for (li = 0; li <= s->nlosses && !OCSD_DATA_RESP_IS_FATAL(resp); li++) {
 		uint64_t stop = li < s->nlosses && s->losses[li].offset < size
@@ -681,12 +541,11 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 static int packet_tree(const struct hwtr_etm_config *e, void *fn, void *ctx,
 		       dcd_tree_handle_t *out)
 {
-	struct etm_stream probe = { .cfg = e };
 	dcd_tree_handle_t tree;
 	unsigned char csid = 0;
 	ocsd_err_t oerr;
 	char words[128];
-	int err = create_tree(&probe, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
+	int err = etm_create_tree(e, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
 
 	if (err)
 		return err;
@@ -704,7 +563,7 @@ static int packet_tree(const struct hwtr_etm_config *e, void *fn, void *ctx,
 				 "OpenCSD %s", e->trace_id, ocsd_get_version_str());
 	return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the packet "
 			 "processor of source 0x%x: %s", e->trace_id,
-			 ocsd_words(oerr, words, sizeof(words)));
+			 etm_ocsd_words(oerr, words, sizeof(words)));
 }
 
 static ocsd_datapath_resp_t no_packet(const void *ctx, const ocsd_datapath_op_t op,
@@ -1107,7 +966,7 @@ static int stream_tree(struct etm_stream *s)
 
 	if (s->tree)
 		return 0;
-	if ((err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
+	if ((err = etm_create_tree(s->cfg, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
 		return err;
 	/* Not the last 64 KiB of the address space: OpenCSD 1.3.3's memory
 	 * cache overruns its page there (found by fuzzing: an address packet
