@@ -9,6 +9,7 @@
  * thread's new end (an end that was a gap, decoded again) is its new end.
  */
 #include "chunk-cache.h"
+#include "gaps.h"
 #include "history.h"
 #include "segments.h"
 #include "search.h"

@@ -116,6 +116,5 @@ struct hwtr_history {
 int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
-const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
-				       uint64_t number);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* fwrite_unlocked */
 #include "chunk-cache.h"
+#include "gaps.h"
 #include "history.h"
 #include "segments.h"
 

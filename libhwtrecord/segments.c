@@ -15,6 +15,7 @@
 #include "segments.h"
 
 #include "error.h"
+#include "gaps.h"
 #include "index-builder.h"
 
 #include <string.h>
