@@ -12,7 +12,7 @@
 #include "gaps.h"
 #include "history.h"
 #include "segments.h"
-#include "search.h"
+#include "chunk-search.h"
 
 #include "error.h"
 

@@ -7,7 +7,7 @@
  * and symbol change, returns with no matching call one level up; every gap
  * takes one instruction number and a segment of its own.  Per-instruction
  * data is never kept: a chunk is decoded again, with the same walk, when a
- * cursor needs it (chunk-cache.c, insn-length.c; search.c looks for
+ * cursor needs it (chunk-cache.c, insn-length.c; chunk-search.c looks for
  * addresses).  What a block does to the segments is planned first and done
  * after (segments.c), so that the stack of an instruction after the end (a
  * live PC, a faulting one) is the pass's own answer

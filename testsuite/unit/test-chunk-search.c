@@ -1,5 +1,5 @@
-/* test-search.c: an instruction at one of several addresses in a chunk
- * (search.c), on the fixture's main path (fixture.c).
+/* test-chunk-search.c: an instruction at one of several addresses in a chunk
+ * (chunk-search.c), on the fixture's main path (fixture.c).
  *
  * Oracle: the assembler's labels of fixture-code.S in the order the path
  * runs them (main_path_labels): i4 (leaf's ret) is instructions 4, 10, 16
@@ -9,7 +9,7 @@
  */
 #include "chunk-cache.h"
 #include "fixture.h"
-#include "search.h"
+#include "chunk-search.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -96,7 +96,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("search");
+	Suite *s = suite_create("chunk-search");
 	TCase *tc = tcase_create("main path");
 	SRunner *sr;
 	int failed;

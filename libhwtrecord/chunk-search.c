@@ -1,4 +1,4 @@
-/* search.c: finding an instruction at one of several addresses in a chunk.
+/* chunk-search.c: finding an instruction at one of several addresses in a chunk.
  *
  * Reverse-continue and continue to a breakpoint (cursor.c) ask each chunk
  * whose page filter may hold an address for the last or first instruction
@@ -7,7 +7,7 @@
  * range holds one of the (sorted) addresses is split into instructions:
  * most of a chunk needs no instruction lengths at all.
  */
-#include "search.h"
+#include "chunk-search.h"
 
 #include "chunk-cache.h"
 #include "error.h"

@@ -1,6 +1,8 @@
-/* search.h: an instruction at one of several addresses in a chunk; internal. */
-#ifndef HWTR_SEARCH_H
-#define HWTR_SEARCH_H
+/* chunk-search.h: an instruction at one of several addresses in a chunk; internal.
+ * (Not search.h: the fuzz targets build with this folder on their include
+ * path, and the server includes libc's <search.h>.) */
+#ifndef HWTR_CHUNK_SEARCH_H
+#define HWTR_CHUNK_SEARCH_H
 
 #include "history.h"
 
