@@ -8,7 +8,11 @@
  * every position before its threads' last chunks; a position past a
  * thread's new end (an end that was a gap, decoded again) is its new end.
  */
+#include "chunk-cache.h"
+#include "gaps.h"
 #include "history.h"
+#include "segments.h"
+#include "chunk-search.h"
 
 #include "error.h"
 

@@ -52,85 +52,27 @@
  * context ID is current, and where it comes back after another ran, a
  * "disabled" gap at the address it resumed at.
  *
+ * Files: etm-demux.c (the demultiplexer), etm-scan.c (the packet scan),
+ * etm-config.c (OpenCSD trees for a unit), etm-stream.h (what they share);
+ * this file holds the walk and the decoder ops.
+ *
  * Not done yet: data trace and speculation (ETE's commit/cancel) are
  * OpenCSD's business and not shown.
  */
 #include "decoder.h"
 
 #include "error.h"
+#include "etm-config.h"
+#include "etm-demux.h"
+#include "etm-scan.h"
+#include "etm-stream.h"
 
 #include <opencsd/c_api/opencsd_c_api.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FEED_BYTES 512		/* raw trace fed to OpenCSD at a time */
 #define CODE_ADDRESS_END (UINT64_MAX - 0x10000)	/* the last code address */
-#define DEMUX_NAME "hwtrecord-demux"
-
-struct decoder_context {
-	struct image_set *images;
-};
-
-/* A stretch of demultiplexed bytes that lies at one place in the buffer. */
-struct demux_run {
-	uint64_t raw;		/* offset in the source's raw trace */
-	uint64_t index;		/* position in the stream (buffer) */
-};
-
-/* A loss event, placed in the source's raw trace. */
-struct etm_loss {
-	uint64_t raw;		/* the first raw byte after the loss */
-	uint64_t offset;	/* the event's stream offset */
-	const char *reason;
-};
-
-struct timestamp_mark {
-	uint64_t raw;		/* packet offset in the raw trace */
-	uint64_t value;
-};
-
-struct etm_stream {
-	struct decoder_context *context;
-	const struct hwtr_etm_config *cfg;
-	const uint8_t *bytes;	/* the source's raw trace */
-	size_t size;
-	uint8_t *demuxed;	/* owned copy when the stream is formatted */
-	struct demux_run *runs;
-	size_t nruns;
-	bool deformat_failed;	/* frames stopped making sense here: */
-	uint64_t deformat_index;	/* stream position */
-	int deformat_error;
-	uint64_t *asyncs;	/* raw offsets of the A-sync packets */
-	size_t nasyncs;
-	uint64_t *starts;	/* the A-syncs that start chunks (a subset) */
-	size_t nstarts;
-	struct timestamp_mark *stamps;
-	size_t nstamps;
-	bool truncated;		/* the trace ends inside a packet */
-	uint64_t truncated_at;	/* raw offset of that packet */
-	uint64_t *unusable;	/* packets never fed to the decoder */
-	size_t nunusable;
-	uint64_t *bad_exceptions;	/* exception packets with no address */
-	size_t nbad_exceptions;
-	uint64_t *sync_losses;	/* packets that lose sync (bad, overflow) */
-	size_t nsync_losses;
-	struct etm_loss *losses;	/* by raw offset; none at 0 or size */
-	size_t nlosses;
-	bool leading_loss;	/* a loss at or before the kept start */
-	uint64_t leading_loss_offset;
-	const char *leading_loss_reason;
-	uint32_t *contexts;	/* context IDs the index pass saw */
-	size_t ncontexts;
-	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
-	uint64_t cut_frame_at;	/* stream position of that frame */
-	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does
-	 * not free the element callback it allocates for a tree, so trees
-	 * are made once per stream, not once per walk. */
-	dcd_tree_handle_t tree;
-	struct etm_walk *walk;	/* the walk using the tree, or NULL */
-	uint64_t start;		/* raw offset where kept trace starts */
-};
 
 struct etm_walk {
 	struct etm_stream *s;
@@ -156,622 +98,6 @@ struct etm_walk {
 	size_t qhead, qlen, qcap;
 	int error;		/* a failure inside a callback */
 };
-
-/* ------------------------------------------------------------- offsets */
-
-/* The stream position of raw offset RAW (the same when not formatted). */
-static uint64_t stream_offset(const struct etm_stream *s, uint64_t raw)
-{
-	size_t lo = 0, hi = s->nruns;
-
-	if (!s->runs)
-		return raw;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->runs[mid].raw <= raw)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return raw;
-	return s->runs[lo - 1].index + (raw - s->runs[lo - 1].raw);
-}
-
-/* ------------------------------------------------- OpenCSD configuration */
-
-static void etmv4_config(const struct hwtr_etm_config *e, ocsd_etmv4_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->reg_idr0 = e->trcidr[0];
-	c->reg_idr1 = e->trcidr[1];
-	c->reg_idr2 = e->trcidr[2];
-	c->reg_idr8 = e->trcidr[8];
-	c->reg_idr9 = e->trcidr[9];
-	c->reg_idr10 = e->trcidr[10];
-	c->reg_idr11 = e->trcidr[11];
-	c->reg_idr12 = e->trcidr[12];
-	c->reg_idr13 = e->trcidr[13];
-	c->reg_configr = e->trcconfigr;
-	/* The decoder takes its trace ID from here: the source's, always. */
-	c->reg_traceidr = e->trace_id;
-	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
-	c->core_prof = e->profile == 'M' ? profile_CortexM
-		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
-}
-
-static void ete_config(const struct hwtr_etm_config *e, ocsd_ete_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->reg_idr0 = e->trcidr[0];
-	c->reg_idr1 = e->trcidr[1];
-	c->reg_idr2 = e->trcidr[2];
-	c->reg_idr8 = e->trcidr[8];
-	c->reg_devarch = e->trcdevarch;
-	c->reg_configr = e->trcconfigr;
-	c->reg_traceidr = e->trace_id;
-	c->arch_ver = (ocsd_arch_version_t)e->arch_version;
-	c->core_prof = e->profile == 'M' ? profile_CortexM
-		       : e->profile == 'R' ? profile_CortexR : profile_CortexA;
-}
-
-static const char *ocsd_words(ocsd_err_t err, char *buf, size_t size)
-{
-	ocsd_err_str(err, buf, (int)size);
-	return buf;
-}
-
-/* A tree that decodes this source's raw trace: the full decoder, or the
- * packet processor alone (FLAGS). */
-static int create_tree(const struct etm_stream *s, int flags,
-		       dcd_tree_handle_t *out, unsigned char *csid)
-{
-	const struct hwtr_etm_config *e = s->cfg;
-	dcd_tree_handle_t tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-	ocsd_etmv4_cfg v4;
-	ocsd_ete_cfg ete;
-	ocsd_err_t err;
-	char words[128];
-
-	if (tree == C_API_INVALID_TREE_HANDLE)
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a decode tree");
-	if (e->ete) {
-		ete_config(e, &ete);
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE, flags, &ete,
-					     csid);
-	} else {
-		etmv4_config(e, &v4);
-		err = ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETMV4I, flags,
-					     &v4, csid);
-	}
-	if (err != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
-		return hwtr_fail(hwtr_err_format,
-				 "OpenCSD refuses the trace unit of source 0x%x "
-				 "(TRCIDR0 0x%08x, TRCCONFIGR 0x%08x): %s",
-				 e->trace_id, e->trcidr[0], e->trcconfigr,
-				 ocsd_words(err, words, sizeof(words)));
-	}
-	*out = tree;
-	return 0;
-}
-
-/* --------------------------------------------------------------- demux */
-
-/* The custom decoder that only collects a source's deformatted bytes. */
-struct demux {
-	unsigned char cs_id;
-	struct etm_stream *s;
-	size_t cap;
-	bool nomem;
-};
-
-static ocsd_datapath_resp_t demux_data_in(const void *handle,
-					  const ocsd_datapath_op_t op,
-					  const ocsd_trc_index_t index,
-					  const uint32_t size, const uint8_t *data,
-					  uint32_t *processed)
-{
-	struct demux *d = (struct demux *)handle;
-	struct etm_stream *s = d->s;
-
-	/* Flush, reset and end of trace come without a count to fill. */
-	if (op != OCSD_OP_DATA || !size || !processed)
-		return OCSD_RESP_CONT;
-	*processed = 0;
-	if (d->nomem)
-		return OCSD_RESP_FATAL_SYS_ERR;
-	if (s->size + size > d->cap) {
-		size_t cap = 2 * d->cap + size + 4096;
-		uint8_t *p = realloc(s->demuxed, cap);
-
-		if (!p) {
-			d->nomem = true;
-			return OCSD_RESP_FATAL_SYS_ERR;
-		}
-		s->demuxed = p;
-		d->cap = cap;
-	}
-	/* A new run unless these bytes follow the last ones in the buffer. */
-	if (!s->nruns || s->runs[s->nruns - 1].index +
-			 (s->size - s->runs[s->nruns - 1].raw) != index) {
-		if ((s->nruns & (s->nruns - 1)) == 0 || !s->nruns) {
-			size_t cap = s->nruns ? 2 * s->nruns : 64;
-			void *p = realloc(s->runs, cap * sizeof(*s->runs));
-
-			if (!p) {
-				d->nomem = true;
-				return OCSD_RESP_FATAL_SYS_ERR;
-			}
-			s->runs = p;
-		}
-		s->runs[s->nruns++] = (struct demux_run){ s->size, index };
-	}
-	memcpy(s->demuxed + s->size, data, size);
-	s->size += size;
-	*processed = size;
-	return OCSD_RESP_CONT;
-}
-
-static void demux_mon_flags(const void *handle, const int flags)
-{
-}
-
-static ocsd_err_t demux_create(const int flags, const void *cfg,
-			       const ocsd_extern_dcd_cb_fns *callbacks,
-			       ocsd_extern_dcd_inst_t *inst)
-{
-	struct demux *d = (struct demux *)cfg;
-
-	inst->fn_data_in = demux_data_in;
-	inst->fn_update_pkt_mon = demux_mon_flags;
-	inst->decoder_handle = d;
-	inst->p_decoder_name = (char *)DEMUX_NAME;
-	inst->cs_id = d->cs_id;
-	return OCSD_OK;
-}
-
-static ocsd_err_t demux_destroy(const void *handle)
-{
-	return OCSD_OK;
-}
-
-static ocsd_err_t demux_csid(const void *cfg, unsigned char *csid)
-{
-	*csid = ((const struct demux *)cfg)->cs_id;
-	return OCSD_OK;
-}
-
-static ocsd_err_t demux_pkt_str(const void *pkt, char *buf, const int len)
-{
-	if (len > 0)
-		buf[0] = 0;
-	return OCSD_OK;
-}
-
-static ocsd_extern_dcd_fact_t demux_factory = {
-	.createDecoder = demux_create,
-	.destroyDecoder = demux_destroy,
-	.csidFromConfig = demux_csid,
-	.pktToString = demux_pkt_str,
-};
-
-static pthread_once_t demux_once = PTHREAD_ONCE_INIT;
-static ocsd_err_t demux_registered = OCSD_ERR_NOT_INIT;
-
-static void demux_register(void)
-{
-	demux_registered = ocsd_register_custom_decoder(DEMUX_NAME, &demux_factory);
-}
-
-/* This source's bytes out of a formatted buffer. */
-static int demultiplex(struct etm_stream *s, const uint8_t *bytes, size_t size,
-		       uint64_t start)
-{
-	struct demux d = { .cs_id = s->cfg->trace_id, .s = s };
-	uint32_t flags = 0, done = 0;
-	dcd_tree_handle_t tree;
-	unsigned char csid = 0;
-	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-	uint64_t pos = start;
-	char words[128];
-	ocsd_err_t err;
-	size_t li;
-
-	/* Losses the frames do not reach are not placed (UINT64_MAX). */
-	for (li = 0; li < s->nlosses; li++)
-		s->losses[li].raw = UINT64_MAX;
-	pthread_once(&demux_once, demux_register);
-	if (demux_registered != OCSD_OK)
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot register the "
-				 "demultiplexer: %s",
-				 ocsd_words(demux_registered, words, sizeof(words)));
-	if (s->cfg->frame_flags & HWTR_ETM_FRAME_MEM_ALIGN)
-		flags |= OCSD_DFRMTR_FRAME_MEM_ALIGN;
-	if (s->cfg->frame_flags & HWTR_ETM_FRAME_FSYNCS)
-		flags |= OCSD_DFRMTR_HAS_FSYNCS;
-	if (s->cfg->frame_flags & HWTR_ETM_FRAME_HSYNCS)
-		flags |= OCSD_DFRMTR_HAS_HSYNCS;
-	if (!flags)
-		flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
-	/* Frames in memory come whole: the deformatter takes no part of one,
-	 * and a buffer cut inside one ends with a gap there. */
-	if ((flags & OCSD_DFRMTR_FRAME_MEM_ALIGN) && start <= size &&
-	    (size - start) % OCSD_DFRMTR_FRAME_SIZE) {
-		s->cut_frame = true;
-		s->cut_frame_at = size - (size - start) % OCSD_DFRMTR_FRAME_SIZE;
-		size = (size_t)s->cut_frame_at;
-	}
-	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, flags);
-	if (tree == C_API_INVALID_TREE_HANDLE)
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot create a "
-				 "deformatter");
-	err = ocsd_dt_create_decoder(tree, DEMUX_NAME, OCSD_CREATE_FLG_FULL_DECODER,
-				     &d, &csid);
-	if (err != OCSD_OK) {
-		ocsd_destroy_dcd_tree(tree);
-		return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach the "
-				 "demultiplexer: %s",
-				 ocsd_words(err, words, sizeof(words)));
-	}
-	for (li = 0; li <= s->nlosses && !OCSD_DATA_RESP_IS_FATAL(resp); li++) {
-		uint64_t stop = li < s->nlosses && s->losses[li].offset < size
-					? s->losses[li].offset : size;
-
-		while (pos < stop && !OCSD_DATA_RESP_IS_FATAL(resp)) {
-			uint32_t n = stop - pos > (1u << 20) ? 1u << 20
-							     : (uint32_t)(stop - pos);
-
-			done = 0;
-			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n,
-						    bytes + pos, &done);
-			pos += done;
-			if (!done && !OCSD_DATA_RESP_IS_FATAL(resp))
-				break;
-		}
-		if (stop == size || OCSD_DATA_RESP_IS_FATAL(resp))
-			break;
-		/* A loss: frames start afresh after it (a frame it cut is
-		 * lost with it), and this source's bytes after it begin at
-		 * the demultiplexed size. */
-		resp = ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-		s->losses[li].raw = s->size;
-		if (pos < stop)
-			pos = stop;
-	}
-	if (!OCSD_DATA_RESP_IS_FATAL(resp))
-		resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	ocsd_destroy_dcd_tree(tree);
-	if (d.nomem)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if (OCSD_DATA_RESP_IS_FATAL(resp) || pos < size) {
-		/* Frames that do not parse (a bad sync): keep what came before. */
-		s->deformat_failed = true;
-		s->deformat_index = pos;
-		s->deformat_error = OCSD_ERR_DFMTR_BAD_FHSYNC;
-	}
-	s->bytes = s->demuxed;
-	return 0;
-}
-
-/* ---------------------------------------------------------- packet scan */
-
-static int push_u64(uint64_t **array, size_t *count, uint64_t v)
-{
-	if ((*count & (*count - 1)) == 0) {
-		size_t cap = *count ? 2 * *count : 64;
-		void *p = realloc(*array, cap * sizeof(**array));
-
-		if (!p)
-			return -1;
-		*array = p;
-	}
-	(*array)[(*count)++] = v;
-	return 0;
-}
-
-struct scan_state {
-	struct etm_stream *s;
-	bool nomem;
-	bool after_loss;	/* reset at a loss, no A-sync since */
-	bool fresh;		/* the walk starts afresh at the next A-sync */
-	bool pending;		/* an A-sync that may yet start a chunk: */
-	uint64_t pending_at;
-	bool pending_tinfo;	/* ... its Trace Info seen */
-	bool pending_ctxt;	/* ... a context seen since */
-	bool pending_addr;	/* ... a long address seen since */
-	bool in_exception;	/* an exception packet wants its address: */
-	uint64_t exception_at;
-	bool exception_ctxt;	/* ... a context came first */
-};
-
-/* Packet AT is never fed to the decoder: the walk starts afresh at the
- * next A-sync.  False when out of memory. */
-static bool not_fed(struct scan_state *st, uint64_t at)
-{
-	st->fresh = true;
-	return push_u64(&st->s->bad_exceptions, &st->s->nbad_exceptions, at) == 0;
-}
-
-/* An exception packet is followed by its address (a context may come
- * first); OpenCSD 1.3 can crash on one that is not (found by fuzzing), so
- * such a packet is never fed to the decoder. */
-static void check_exception(struct scan_state *st, const ocsd_etmv4_i_pkt *p,
-			    uint64_t index)
-{
-	int type = (int)p->type;
-
-	if (st->in_exception) {
-		if (type == ETM4_PKT_I_CTXT && !st->exception_ctxt) {
-			st->exception_ctxt = true;
-			return;
-		}
-		st->in_exception = false;
-		if (type != ETM4_PKT_I_ADDR_MATCH && type != ETM4_PKT_I_ADDR_S_IS0 &&
-		    type != ETM4_PKT_I_ADDR_S_IS1 && type != ETM4_PKT_I_ADDR_L_32IS0 &&
-		    type != ETM4_PKT_I_ADDR_L_32IS1 && type != ETM4_PKT_I_ADDR_L_64IS0 &&
-		    type != ETM4_PKT_I_ADDR_L_64IS1 &&
-		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS0 &&
-		    type != ETM4_PKT_I_ADDR_CTXT_L_32IS1 &&
-		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS0 &&
-		    type != ETM4_PKT_I_ADDR_CTXT_L_64IS1 &&
-		    !not_fed(st, st->exception_at))
-			st->nomem = true;
-	}
-	if (type == ETM4_PKT_I_EXCEPT) {
-		st->in_exception = true;
-		st->exception_at = index;
-		st->exception_ctxt = false;
-	}
-}
-
-/* Whether the pending A-sync starts a chunk, by the packet after it.  A
- * decoder started there reads nothing before the Trace Info that must come
- * first; after it, a packet that leaves that decoder and one going
- * straight through in the same state (nothing, or a context or an address
- * they both take) keeps the A-sync pending; a context and a long address
- * make it a chunk start; anything else (an atom, an exception,
- * speculation: what a fresh decoder would skip or get wrong) takes it
- * off. */
-static void settle_start(struct scan_state *st, const ocsd_etmv4_i_pkt *p)
-{
-	if (!st->pending_tinfo) {
-		st->pending_tinfo = p->type == ETM4_PKT_I_TRACE_INFO;
-		st->pending = st->pending_tinfo;
-		return;
-	}
-	switch ((int)p->type) {
-	case ETM4_PKT_I_TIMESTAMP:
-	case ETM4_PKT_I_TRACE_ON:
-	case ETM4_PKT_I_CCNT_F1:
-	case ETM4_PKT_I_CCNT_F2:
-	case ETM4_PKT_I_CCNT_F3:
-	case ETM4_PKT_I_IGNORE:
-	case ETM4_PKT_I_EVENT:
-	/* Short addresses depend on the packet processor's history. */
-	case ETM4_PKT_I_ADDR_MATCH:
-	case ETM4_PKT_I_ADDR_S_IS0:
-	case ETM4_PKT_I_ADDR_S_IS1:
-		return;
-	case ETM4_PKT_I_CTXT:
-		if (p->context.updated)
-			st->pending_ctxt = true;
-		break;
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
-	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
-	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
-		if (p->context.updated)
-			st->pending_ctxt = true;
-		st->pending_addr = true;
-		break;
-	case ETM4_PKT_I_ADDR_L_32IS0:
-	case ETM4_PKT_I_ADDR_L_32IS1:
-	case ETM4_PKT_I_ADDR_L_64IS0:
-	case ETM4_PKT_I_ADDR_L_64IS1:
-		st->pending_addr = true;
-		break;
-	default:
-		st->pending = false;
-		return;
-	}
-	if (st->pending_ctxt && st->pending_addr) {
-		st->pending = false;
-		if (push_u64(&st->s->starts, &st->s->nstarts, st->pending_at) < 0)
-			st->nomem = true;
-	}
-}
-
-static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_t op,
-					const ocsd_trc_index_t index,
-					const void *packet)
-{
-	struct scan_state *st = (struct scan_state *)ctx;
-	struct etm_stream *s = st->s;
-	const ocsd_etmv4_i_pkt *p = packet;
-
-	if (op != OCSD_OP_DATA || !p)
-		return OCSD_RESP_CONT;
-	check_exception(st, p, index);
-	if (st->pending && p->type != ETM4_PKT_I_ASYNC)
-		settle_start(st, p);
-	switch ((int)p->type) {
-	case ETM4_PKT_I_ASYNC:
-		if (push_u64(&s->asyncs, &s->nasyncs, index) < 0)
-			st->nomem = true;
-		st->after_loss = false;
-		/* An A-sync with nothing after it before the next one starts
-		 * no chunk (it has no items). */
-		st->pending = false;
-		if (!s->nstarts || st->fresh) {
-			if (push_u64(&s->starts, &s->nstarts, index) < 0)
-				st->nomem = true;
-		} else {
-			st->pending = true;
-			st->pending_at = index;
-			st->pending_tinfo = false;
-			st->pending_ctxt = false;
-			st->pending_addr = false;
-		}
-		st->fresh = false;
-		break;
-	case ETM4_PKT_I_TIMESTAMP:
-		if ((s->nstamps & (s->nstamps - 1)) == 0) {
-			size_t cap = s->nstamps ? 2 * s->nstamps : 64;
-			void *q = realloc(s->stamps, cap * sizeof(*s->stamps));
-
-			if (!q) {
-				st->nomem = true;
-				break;
-			}
-			s->stamps = q;
-		}
-		s->stamps[s->nstamps++] = (struct timestamp_mark){ index,
-								  p->ts.timestamp };
-		break;
-	case ETM4_PKT_I_BAD_SEQUENCE:
-	case ETM4_PKT_I_BAD_TRACEMODE:
-	case ETM4_PKT_I_RESERVED:
-	case ETM4_PKT_I_RESERVED_CFG:
-	case ETM4_PKT_I_OVERFLOW:
-	case ETM4_PKT_I_DISCARD:
-		if (push_u64(&s->sync_losses, &s->nsync_losses, index) < 0)
-			st->nomem = true;
-		break;
-	case ETM4_PKT_I_INCOMPLETE_EOT:
-		/* Bytes after a loss that never reach an A-sync are the
-		 * loss's, not a packet cut short. */
-		if (!st->after_loss) {
-			s->truncated = true;
-			s->truncated_at = index;
-		}
-		break;
-	case ETM4_PKT_I_TRACE_INFO:
-		/* A speculation depth past the unit's maximum (TRCIDR8) is
-		 * bad data, and a decoder started at a later A-sync would not
-		 * carry it (found by fuzzing): like a speculation packet. */
-		if (p->curr_spec_depth > s->cfg->trcidr[8]) {
-			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
-				st->nomem = true;
-			st->fresh = true;
-		}
-		break;
-	case ETM4_PKT_I_COMMIT:
-	case ETM4_PKT_I_CANCEL_F1:
-	case ETM4_PKT_I_CANCEL_F1_MISPRED:
-	case ETM4_PKT_I_MISPREDICT:
-	case ETM4_PKT_I_CANCEL_F2:
-	case ETM4_PKT_I_CANCEL_F3:
-		if (s->cfg->trcidr[8] == 0) {
-			if (push_u64(&s->unusable, &s->nunusable, index) < 0)
-				st->nomem = true;
-			st->fresh = true;
-		}
-		break;
-	default:
-		break;
-	}
-	return st->nomem ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
-}
-
-/* A packet processor of the unit E calling FN with CTX for every packet.
- * OpenCSD's C API has no ETE packet callback before 1.7.1 (the ETE decoder
- * is there, but the chunk scan needs the packets). */
-static int packet_tree(const struct hwtr_etm_config *e, void *fn, void *ctx,
-		       dcd_tree_handle_t *out)
-{
-	struct etm_stream probe = { .cfg = e };
-	dcd_tree_handle_t tree;
-	unsigned char csid = 0;
-	ocsd_err_t oerr;
-	char words[128];
-	int err = create_tree(&probe, OCSD_CREATE_FLG_PACKET_PROC, &tree, &csid);
-
-	if (err)
-		return err;
-	oerr = ocsd_dt_attach_packet_callback(tree, csid, OCSD_C_API_CB_PKT_SINK,
-					      fn, ctx);
-	if (oerr == OCSD_OK) {
-		*out = tree;
-		return 0;
-	}
-	ocsd_destroy_dcd_tree(tree);
-	if (e->ete)
-		return hwtr_fail(hwtr_err_version, "source 0x%x is an ETE trace "
-				 "unit: decoding ETE needs OpenCSD 1.7.1 or later "
-				 "(its C API gives ETE packets to a callback), this is "
-				 "OpenCSD %s", e->trace_id, ocsd_get_version_str());
-	return hwtr_fail(hwtr_err_nomem, "OpenCSD: cannot attach to the packet "
-			 "processor of source 0x%x: %s", e->trace_id,
-			 ocsd_words(oerr, words, sizeof(words)));
-}
-
-static ocsd_datapath_resp_t no_packet(const void *ctx, const ocsd_datapath_op_t op,
-				      const ocsd_trc_index_t index,
-				      const void *packet)
-{
-	return OCSD_RESP_CONT;
-}
-
-int hwtr_etm_decodable(const struct hwtr_etm_config *etm)
-{
-	dcd_tree_handle_t tree;
-	int err;
-
-	if (!etm)
-		return hwtr_fail(hwtr_err_invalid, "no trace unit");
-	if ((err = packet_tree(etm, (void *)no_packet, NULL, &tree)))
-		return err;
-	ocsd_destroy_dcd_tree(tree);
-	return 0;
-}
-
-static int scan_packets(struct etm_stream *s)
-{
-	struct scan_state st = { .s = s };
-	dcd_tree_handle_t tree;
-	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
-	uint64_t pos = s->start;
-	size_t li = 0;
-	int err = packet_tree(s->cfg, (void *)scan_packet, &st, &tree);
-
-	if (err)
-		return err;
-	while (pos < s->size) {
-		uint32_t done = 0, n = s->size - pos > (1u << 20)
-					       ? 1u << 20 : (uint32_t)(s->size - pos);
-
-		while (li < s->nlosses && s->losses[li].raw <= pos)
-			li++;
-		if (li < s->nlosses && s->losses[li].raw - pos < n)
-			n = (uint32_t)(s->losses[li].raw - pos);
-		resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, n, s->bytes + pos,
-					    &done);
-		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-			/* Start again after the bytes that stopped it. */
-			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-			done = done ? done : 1;
-		}
-		if (!done)
-			break;
-		pos += done;
-		if (li < s->nlosses && pos == s->losses[li].raw) {
-			/* Lost trace: a packet it cut is not a packet; the
-			 * processor looks for an A-sync again. */
-			ocsd_dt_process_data(tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
-			st.after_loss = true;
-			st.fresh = true;
-			st.pending = false;
-			st.in_exception = false;
-		}
-	}
-	ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
-	ocsd_destroy_dcd_tree(tree);
-	if (st.nomem)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	return 0;
-}
 
 /* ------------------------------------------------------------ the walk */
 
@@ -863,7 +189,7 @@ static struct walk_item *gap(struct etm_walk *w, enum gap_kind kind, int error,
 	item->kind = walk_gap;
 	item->gap = kind;
 	item->error = error;
-	item->offset = stream_offset(w->s, raw);
+	item->offset = etm_stream_offset(w->s, raw);
 	item->ip = ip;
 	w->block_seen = false;
 	return item;
@@ -1107,7 +433,7 @@ static int stream_tree(struct etm_stream *s)
 
 	if (s->tree)
 		return 0;
-	if ((err = create_tree(s, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
+	if ((err = etm_create_tree(s->cfg, OCSD_CREATE_FLG_FULL_DECODER, &s->tree, &csid)))
 		return err;
 	/* Not the last 64 KiB of the address space: OpenCSD 1.3.3's memory
 	 * cache overruns its page there (found by fuzzing: an address packet
@@ -1308,7 +634,7 @@ static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
 			memset(item, 0, sizeof(*item));
 			item->kind = walk_gap;
 			item->gap = gap_unsynced;
-			item->offset = stream_offset(s, s->start);
+			item->offset = etm_stream_offset(s, s->start);
 			item->ip = first - s->start;
 			return 1;
 		}
@@ -1338,7 +664,7 @@ static int etm_walk_next(struct etm_walk *w, struct walk_item *item)
 			item->offset = s->cut_frame_at;
 		} else {
 			item->gap = gap_truncated;
-			item->offset = stream_offset(s, s->truncated_at);
+			item->offset = etm_stream_offset(s, s->truncated_at);
 		}
 		return 1;
 	}
@@ -1461,7 +787,7 @@ static int stream_open(struct decoder_context *context,
 	s->cfg = cfg;
 	err = copy_losses(s, si);
 	if (!err && cfg->formatted) {
-		err = demultiplex(s, si->bytes, si->size, si->trace_start);
+		err = etm_demultiplex(s, si->bytes, si->size, si->trace_start);
 	} else if (!err) {
 		s->bytes = si->bytes;
 		s->size = si->size;
@@ -1469,7 +795,7 @@ static int stream_open(struct decoder_context *context,
 	}
 	if (!err) {
 		place_losses(s);
-		err = scan_packets(s);
+		err = etm_scan_packets(s);
 	}
 	if (err) {
 		stream_close((struct decoder_stream *)s);

@@ -1,16 +1,17 @@
-/* history.c: building each thread's history and decoding chunks on demand.
+/* history.c: building and extending each thread's history (the index pass).
  *
  * The index pass walks a thread's trace once with the recording's decoder
- * (decoder.h: decode-pt.c, decode-etm.c).  Every chunk
- * start becomes a chunk entry; every block extends or starts a function
- * segment following GDB's btrace model (btrace.c, ftrace_update_function):
- * a new segment at call, return, tail jump and symbol change, returns with
- * no matching call one level up; every gap takes one instruction number and
- * a segment of its own.  Per-instruction data is never kept: a chunk is
- * decoded again, with the same walk, when a cursor needs it.  What a block
- * does to the segments is planned first and done after (plan_next,
- * start_segment), so that the stack of an instruction after the end (a live
- * PC, a faulting one) is the pass's own answer (hwtr_thread_callstack_next).
+ * (decoder.h: decode-pt.c, decode-etm.c).  Every chunk start becomes a
+ * chunk entry; every block extends or starts a function segment following
+ * GDB's btrace model (segments.c): a new segment at call, return, tail jump
+ * and symbol change, returns with no matching call one level up; every gap
+ * takes one instruction number and a segment of its own.  Per-instruction
+ * data is never kept: a chunk is decoded again, with the same walk, when a
+ * cursor needs it (chunk-cache.c, insn-length.c; chunk-search.c looks for
+ * addresses).  What a block does to the segments is planned first and done
+ * after (segments.c), so that the stack of an instruction after the end (a
+ * live PC, a faulting one) is the pass's own answer
+ * (hwtr_thread_callstack_next).
  *
  * A recording that grows (live mode) extends the history instead of
  * building it again (hwtr_history_extend).  A chunk start resets the
@@ -30,53 +31,21 @@
 #include "history.h"
 
 #include "error.h"
+#include "chunk-cache.h"
+#include "gaps.h"
+#include "index-builder.h"
+#include "insn-length.h"
+#include "segments.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_START UINT64_MAX	/* a chunk of gaps only (before the first start) */
-#define SEG_ENDS_WITH_CALL 0x100u	/* internal: last instruction is a call */
-#define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
 #define DEFAULT_CACHE_BYTES (64u << 20)
-
-/* ------------------------------------------------------------ page filter */
-
-static void page_hashes(uint64_t page, unsigned *h1, unsigned *h2)
-{
-	uint64_t x = page * 0x9e3779b97f4a7c15ULL;
-
-	*h1 = (unsigned)(x >> 56);
-	*h2 = (unsigned)(x >> 48) & 0xff;
-}
-
-static void page_filter_add(uint8_t *filter, uint64_t begin, uint64_t end)
-{
-	uint64_t page;
-
-	for (page = begin >> 12; page <= end >> 12; page++) {
-		unsigned h1, h2;
-
-		page_hashes(page, &h1, &h2);
-		filter[h1 / 8] |= (uint8_t)(1u << (h1 % 8));
-		filter[h2 / 8] |= (uint8_t)(1u << (h2 % 8));
-		if (page - (begin >> 12) > 64)
-			break;	/* a block over many pages: already saturated */
-	}
-}
-
-bool page_filter_may_contain(const uint8_t *filter, uint64_t ip)
-{
-	unsigned h1, h2;
-
-	page_hashes(ip >> 12, &h1, &h2);
-	return (filter[h1 / 8] & (1u << (h1 % 8))) &&
-	       (filter[h2 / 8] & (1u << (h2 % 8)));
-}
 
 /* --------------------------------------------------------- growable arrays */
 
-static int grow(void **array, size_t *cap, size_t count, size_t elem)
+int history_grow(void **array, size_t *cap, size_t count, size_t elem)
 {
 	size_t ncap;
 	void *p;
@@ -94,491 +63,12 @@ static int grow(void **array, size_t *cap, size_t count, size_t elem)
 	return 0;
 }
 
-/* ---------------------------------------------------------- instructions */
-
-/* Decoders may leave a block's last instruction unclassified (libipt's
- * ptic_error); then its bytes decide. */
-static enum hwtr_insn_class last_insn_class(struct hwtr_history *h,
-					    const struct decoder_block *block)
-{
-	uint8_t bytes[16];
-	size_t n;
-
-	if (block->iclass != DECODER_UNCLASSIFIED)
-		return (enum hwtr_insn_class)block->iclass;
-	if (block->truncated) {
-		memcpy(bytes, block->raw, block->size);
-		n = block->size;
-	} else {
-		n = image_epoch_read(h->images, block->epoch, block->end_ip, bytes,
-				     isa_max_length(block->isa));
-	}
-	return isa_classify(h->isa, block->isa, bytes, n, block->end_ip);
-}
-
-/* ------------------------------------------------------ function segments */
-
-/* What the pass knows of the last block: how the next one changes the
- * function. */
-struct last_block {
-	bool have_last;		/* a block since the last gap */
-	enum hwtr_insn_class last_iclass;
-	uint64_t last_end_ip;
-	unsigned last_epoch;
-	enum hwtr_isa last_isa;
-};
-
-/* An older segment as it was before the pass changed it. */
-struct segment_undo {
-	uint64_t number;
-	struct segment was;
-};
-
-/* The pass's state at the start of the thread's last chunk (see the top). */
-struct restart {
-	bool valid;		/* a chunk start with an offset was seen */
-	size_t nchunks;		/* chunks before it */
-	uint64_t ninsns;
-	size_t nsegments, ngaps;
-	struct last_block last;
-	struct segment last_segment;	/* segment nsegments as it was */
-	int32_t min_level;	/* over segments 1..nsegments */
-	uint64_t window_end;	/* latest window end of the chunks before */
-	struct segment_undo *undo;	/* older segments changed since */
-	size_t nundo, cap_undo;
-	bool undo_failed;	/* out of memory: build the thread again */
-};
-
-/* The index pass of one thread; it lives with the thread so that the pass
- * can go on when the recording grows. */
-struct builder {
-	struct hwtr_thread *thread;
-	size_t cap_chunks, cap_segments, cap_gaps;
-	struct last_block last;
-	uint64_t fn_start, fn_end;	/* range of the current function id */
-	uint32_t fn_id;
-	unsigned fn_epoch;	/* the image it was found in */
-	int32_t min_level;	/* over segments 1..min_upto */
-	size_t min_upto;
-	uint64_t window_end;	/* latest window end of the chunks so far */
-	struct restart restart;
-};
-
-static struct segment *seg(const struct hwtr_thread *t, uint64_t number)
-{
-	return number ? &t->segments[number - 1] : NULL;
-}
-
-static uint64_t seg_number(const struct hwtr_thread *t, const struct segment *s)
-{
-	return s ? (uint64_t)(s - t->segments) + 1 : 0;
-}
-
-static int new_segment(struct builder *b, uint32_t function,
-		       struct segment **out)
-{
-	struct hwtr_thread *t = b->thread;
-	struct segment *s;
-	int err = grow((void **)&t->segments, &b->cap_segments, t->nsegments,
-		       sizeof(*t->segments));
-
-	if (err)
-		return err;
-	if (t->nsegments >= UINT32_MAX)
-		return hwtr_fail(hwtr_err_nomem, "more than 2^32 function segments");
-	s = &t->segments[t->nsegments++];
-	memset(s, 0, sizeof(*s));
-	s->insn_begin = t->ninsns + 1;
-	s->function = function;
-	if (t->nsegments > 1)
-		s->level = t->segments[t->nsegments - 2].level;
-	*out = s;
-	return 0;
-}
-
-static const char *function_name(const struct hwtr_thread *t, uint32_t id)
-{
-	const char *name = symbolizer_function_name(t->history->symbols, id);
-
-	return name ? name : "";
-}
-
-/* Segment NUMBER is about to change: an older one than the last chunk's
- * start is logged, so that the chunk can be decoded again (restore). */
-static void changing(struct builder *b, uint64_t number)
-{
-	struct restart *r = &b->restart;
-	struct segment_undo *u;
-
-	if (!r->valid || number >= r->nsegments)
-		return;	/* new, or the one the start saved whole */
-	if (grow((void **)&r->undo, &r->cap_undo, r->nundo, sizeof(*r->undo))) {
-		r->undo_failed = true;	/* the thread is built again */
-		return;
-	}
-	u = &r->undo[r->nundo++];
-	u->number = number;
-	u->was = b->thread->segments[number - 1];
-}
-
-static void set_up(struct builder *b, struct segment *s, uint64_t up,
-		   uint32_t flags)
-{
-	changing(b, seg_number(b->thread, s));
-	s->up = (uint32_t)up;
-	s->flags = (s->flags & ~(HWTR_SEG_UP_LINKS_TO_RET |
-				 HWTR_SEG_UP_LINKS_TO_TAILCALL)) | flags;
-}
-
-/* GDB's ftrace_fixup_caller: every segment of BFUN's activation gets CALLER
- * as its caller. */
-static void fixup_caller(struct builder *b, struct segment *bfun,
-			 uint64_t caller, uint32_t flags)
-{
-	struct hwtr_thread *t = b->thread;
-	struct segment *s;
-
-	set_up(b, bfun, caller, flags);
-	for (s = seg(t, bfun->prev); s; s = seg(t, s->prev))
-		set_up(b, s, caller, flags);
-	for (s = seg(t, bfun->next); s; s = seg(t, s->next))
-		set_up(b, s, caller, flags);
-}
-
-#define LINK_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL)
-
-/* What the next block does to the function segments, decided without
- * changing them (plan_next) and then done (start_segment): the index pass
- * does both; hwtr_thread_callstack_next only plans, for an instruction
- * after the end of the history. */
-struct next_segment {
-	bool same;		/* the block goes on in the last segment */
-	/* Else the new segment: */
-	uint32_t function;
-	int32_t level;
-	uint64_t up, prev;
-	uint32_t flags;
-	/* A return to no caller in the trace: the segment that gets the new
-	 * one as its caller (a return link): the last one when the return
-	 * starts a separate back trace, the topmost, with every segment of
-	 * its activation (WHOLE_ACTIVATION), when the call is not traced. */
-	uint64_t callee;
-	bool whole_activation;
-};
-
-static void plan_call(const struct hwtr_thread *t, uint32_t flags,
-		      struct next_segment *n)
-{
-	n->up = t->nsegments;
-	n->level = t->segments[t->nsegments - 1].level + 1;
-	n->flags = flags;
-}
-
-/* GDB's ftrace_new_return, returning to function FID. */
-static void plan_return(const struct hwtr_thread *t, uint32_t fid,
-			struct next_segment *n)
-{
-	const struct segment *prev = &t->segments[t->nsegments - 1], *caller;
-	const struct segment *top;
-
-	/* The last caller up the stack that is the function we return to.  A
-	 * function entered by a tail jump returns to its tail-caller's caller,
-	 * so tail-call links are skipped first (GDB's btrace matches by name
-	 * only and, with recursion, returns one activation too deep). */
-	caller = prev;
-	while (caller && (caller->flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
-		caller = seg(t, caller->up);
-	for (caller = caller ? seg(t, caller->up) : NULL; caller;
-	     caller = seg(t, caller->up))
-		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
-			break;
-	if (caller && caller->next == 0) {
-		n->prev = seg_number(t, caller);
-		n->level = caller->level;
-		n->up = caller->up;
-		n->flags = caller->flags & LINK_FLAGS;
-		return;
-	}
-	/* Else: is there any call up the stack we should have returned to? */
-	for (caller = seg(t, prev->up); caller; caller = seg(t, caller->up))
-		if (!(caller->flags & HWTR_SEG_GAP) &&
-		    (caller->flags & SEG_ENDS_WITH_CALL))
-			break;
-	if (caller) {
-		/* Start a separate back trace at PREV's level. */
-		n->level = prev->level - 1;
-		n->callee = t->nsegments;
-		return;
-	}
-	/* The call is not in the trace: add a caller above the topmost
-	 * segment (handles a series of initial tail calls too). */
-	for (top = prev; top->up; top = seg(t, top->up))
-		;
-	n->level = top->level - 1;
-	n->callee = seg_number(t, top);
-	n->whole_activation = true;
-}
-
-static bool is_pic_call(const struct hwtr_thread *t,
-			const struct last_block *last, uint64_t ip)
-{
-	uint8_t byte = 0;
-	size_t n;
-
-	/* "call next instruction" (e8 00000000) computes the PC, not a call. */
-	if (ip != last->last_end_ip + 5)
-		return false;
-	n = image_epoch_read(t->history->images, last->last_epoch,
-			     last->last_end_ip, &byte, 1);
-	return isa_is_pic_call(last->last_isa, &byte, n);
-}
-
-/* GDB's ftrace_update_function, for a block at IP in function FID after
- * LAST: a new segment at call, return, tail jump and symbol change. */
-static void plan_next(const struct hwtr_thread *t, const struct last_block *last,
-		      uint64_t ip, uint32_t fid, struct next_segment *n)
-{
-	const struct segment *bfun;
-
-	memset(n, 0, sizeof(*n));
-	n->function = fid;
-	if (t->nsegments == 0)
-		return;
-	bfun = &t->segments[t->nsegments - 1];
-	n->level = bfun->level;
-	if (bfun->flags & HWTR_SEG_GAP || !last->have_last)
-		return;		/* after a gap: no caller known */
-	switch (last->last_iclass) {
-	case hwtr_ic_return:
-		/* _dl_runtime_resolve may "return" into the resolved function. */
-		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
-			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
-		else
-			plan_return(t, fid, n);
-		return;
-	case hwtr_ic_call:
-		if (is_pic_call(t, last, ip))
-			break;
-		plan_call(t, 0, n);
-		return;
-	case hwtr_ic_jump: {
-		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
-
-		/* A jump to the start of a function is a tail call. */
-		if (start == ip) {
-			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
-			return;
-		}
-		/* _Unwind_* "return" to a handler with an indirect jump. */
-		if (!strncmp(function_name(t, bfun->function), "_Unwind_", 8)) {
-			const struct segment *c;
-
-			for (c = seg(t, bfun->up); c; c = seg(t, c->up))
-				if (c->function == fid) {
-					plan_return(t, fid, n);
-					return;
-				}
-		}
-		if (start == 0 && fid != bfun->function) {
-			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
-			return;
-		}
-		break;
-	}
-	default:
-		break;
-	}
-	/* Any other change of function: longjmp, odd calling conventions. */
-	if (fid != bfun->function) {
-		n->up = bfun->up;
-		n->flags = bfun->flags & LINK_FLAGS;
-		return;
-	}
-	n->same = true;
-}
-
-static int start_segment(struct builder *b, const struct next_segment *n)
-{
-	struct hwtr_thread *t = b->thread;
-	struct segment *s;
-	int err;
-
-	if (n->same)
-		return 0;
-	/* Segments are found by number: new_segment() may move the array. */
-	if ((err = new_segment(b, n->function, &s)))
-		return err;
-	s->level = n->level;
-	s->up = (uint32_t)n->up;
-	s->prev = (uint32_t)n->prev;
-	s->flags = n->flags;
-	if (n->prev) {
-		changing(b, n->prev);
-		seg(t, n->prev)->next = (uint32_t)t->nsegments;
-	}
-	if (n->callee && n->whole_activation)
-		fixup_caller(b, seg(t, n->callee), t->nsegments,
-			     HWTR_SEG_UP_LINKS_TO_RET);
-	else if (n->callee)
-		set_up(b, seg(t, n->callee), t->nsegments,
-		       HWTR_SEG_UP_LINKS_TO_RET);
-	return 0;
-}
-
-/* The function at IP in the image of EPOCH: the program running then (an
- * exec puts another one at the same addresses). */
-static uint32_t function_at(struct builder *b, uint64_t ip, unsigned epoch)
-{
-	if (b->fn_id && ip >= b->fn_start && ip < b->fn_end &&
-	    epoch == b->fn_epoch)
-		return b->fn_id;
-	b->fn_id = symbolizer_function(b->thread->history->symbols, epoch, ip);
-	b->fn_epoch = epoch;
-	symbolizer_function_range(b->thread->history->symbols, b->fn_id,
-				  &b->fn_start, &b->fn_end);
-	return b->fn_id;
-}
-
-/* The first instruction of a block, at IP in the image of EPOCH. */
-static int update_function(struct builder *b, uint64_t ip, unsigned epoch)
-{
-	struct next_segment n;
-
-	plan_next(b->thread, &b->last, ip, function_at(b, ip, epoch), &n);
-	return start_segment(b, &n);
-}
-
-/* ------------------------------------------------------------------ gaps */
-
-static char *gap_message(struct hwtr_thread *t, const struct walk_item *item)
-{
-	char text[1024];
-
-	switch (item->gap) {
-	case gap_overflow:
-		snprintf(text, sizeof(text),
-			 "overflow: the trace source dropped trace (offset %llu)",
-			 (unsigned long long)item->offset);
-		break;
-	case gap_disabled:
-		snprintf(text, sizeof(text),
-			 "tracing was disabled and resumed at 0x%llx (offset %llu)",
-			 (unsigned long long)item->ip,
-			 (unsigned long long)item->offset);
-		break;
-	case gap_truncated:
-		snprintf(text, sizeof(text),
-			 "trace truncated: the stream ends inside a packet at "
-			 "offset %llu", (unsigned long long)item->offset);
-		break;
-	case gap_unsynced:
-		snprintf(text, sizeof(text),
-			 "%llu bytes at offset %llu precede the first %s and "
-			 "cannot be decoded", (unsigned long long)item->ip,
-			 (unsigned long long)item->offset, t->ops->chunk_start_name);
-		break;
-	case gap_lost:
-		snprintf(text, sizeof(text), "trace lost at offset %llu: %s",
-			 (unsigned long long)item->offset,
-			 item->reason ? item->reason
-				      : "the trace source lost trace");
-		break;
-	case gap_no_progress:
-		snprintf(text, sizeof(text),
-			 "code at 0x%llx loops without producing trace (offset "
-			 "%llu); decoding resumes at the next %s",
-			 (unsigned long long)item->ip,
-			 (unsigned long long)item->offset, t->ops->chunk_start_name);
-		break;
-	case gap_decode_error:
-	default: {
-		const struct image_mapping *m =
-			item->ip ? image_set_lookup(t->history->images, item->ip, 0)
-				 : NULL;
-		const char *what = t->ops->errstr(item->error);
-
-		if (item->no_code && item->ip && m && m->problem)
-			snprintf(text, sizeof(text), "%s at 0x%llx (offset %llu): %s",
-				 what, (unsigned long long)item->ip,
-				 (unsigned long long)item->offset, m->problem);
-		else if (item->no_code && item->ip >> 63)
-			/* The upper half is the kernel's (Linux and FreeBSD on
-			 * x86-64 and AArch64); sideband maps only the program. */
-			snprintf(text, sizeof(text),
-				 "%s at 0x%llx (offset %llu): a kernel address; "
-				 "decoding there needs the traced kernel's image "
-				 "(its vmlinux), which the recording does not have",
-				 what, (unsigned long long)item->ip,
-				 (unsigned long long)item->offset);
-		else if (item->no_code && item->ip)
-			snprintf(text, sizeof(text),
-				 "%s at 0x%llx (offset %llu): no binary is mapped there",
-				 what, (unsigned long long)item->ip,
-				 (unsigned long long)item->offset);
-		else
-			snprintf(text, sizeof(text), "%s (offset %llu)", what,
-				 (unsigned long long)item->offset);
-		break;
-	}
-	}
-	return strdup(text);
-}
-
-/* What kind of gap it is, in words for listings (doc/json-schema.md). */
-static const char *gap_kind_name(struct hwtr_thread *t,
-				 const struct walk_item *item, const char *message)
-{
-	switch (item->gap) {
-	case gap_overflow:
-		return "overflow";
-	case gap_disabled:
-		return "disabled";
-	case gap_truncated:
-		return "truncated";
-	case gap_lost:
-		return "trace-loss";
-	default:
-		break;
-	}
-	if (strstr(message, "missing binary") || strstr(message, "build-id mismatch"))
-		return "missing-binary";
-	return t->ops->errstr(item->gap == gap_decode_error ? item->error : 0);
-}
-
-static int add_gap(struct builder *b, const struct walk_item *item)
-{
-	struct hwtr_thread *t = b->thread;
-	struct gap_entry *g;
-	struct segment *s;
-	int err;
-
-	if ((err = grow((void **)&t->gaps, &b->cap_gaps, t->ngaps,
-			sizeof(*t->gaps))) ||
-	    (err = new_segment(b, 0, &s)))
-		return err;
-	s->flags = HWTR_SEG_GAP;
-	g = &t->gaps[t->ngaps++];
-	memset(g, 0, sizeof(*g));
-	g->insn = t->ninsns + 1;
-	g->segment = t->nsegments;
-	g->gap.error = item->gap == gap_decode_error ? item->error : 0;
-	g->gap.pt_error = t->ops->libipt_errors ? g->gap.error : 0;
-	g->gap.offset = item->offset;
-	g->gap.message = gap_message(t, item);
-	if (!g->gap.message)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	g->gap.kind = gap_kind_name(t, item, g->gap.message);
-	t->ninsns++;
-	b->last.have_last = false;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- chunks */
 
 /* The image of the chunk starting at OFFSET: the mappings of its time
  * window, which the decoder knows from its chunk scan.  Index and on-demand
  * decoding both ask this, so they decode with the same code. */
-static int image_for_chunk(void *ctx, uint64_t offset, unsigned *epoch)
+int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch)
 {
 	struct hwtr_thread *t = ctx;
 	uint64_t begin = 0, end = UINT64_MAX;
@@ -626,7 +116,7 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	struct hwtr_thread *t = b->thread;
 	uint64_t begin = 0, end = UINT64_MAX;
 	struct chunk *c;
-	int err = grow((void **)&t->chunks, &b->cap_chunks, t->nchunks,
+	int err = history_grow((void **)&t->chunks, &b->cap_chunks, t->nchunks,
 		       sizeof(*t->chunks));
 
 	if (err)
@@ -679,10 +169,10 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			c = &t->chunks[t->nchunks - 1];
 			if (!c->entry_ip && c->first_insn == t->ninsns + 1)
 				c->entry_ip = item.block.ip;
-			item.block.iclass = (uint8_t)last_insn_class(t->history,
+			item.block.iclass = (uint8_t)insn_last_class(t->history,
 								      &item.block);
-			if ((err = update_function(b, item.block.ip,
-						   item.block.epoch)))
+			if ((err = segment_update_function(b, item.block.ip,
+							   item.block.epoch)))
 				break;
 			page_filter_add(c->pages, item.block.ip, item.block.end_ip);
 			t->ninsns += item.block.ninsn;
@@ -708,7 +198,7 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			if (t->nchunks == 0)
 				err = add_chunk(b, NO_START);
 			if (!err)
-				err = add_gap(b, &item);
+				err = gap_add(b, &item);
 			break;
 		}
 		if (err)
@@ -837,7 +327,7 @@ static int thread_build(struct hwtr_thread *t, FILE *progress)
 		return err;
 	t->builder->thread = t;
 	t->trace_bytes = t->ops->stream_trace_bytes(t->stream);
-	if ((err = t->ops->walk_begin(t->stream, image_for_chunk, t, &walk)))
+	if ((err = t->ops->walk_begin(t->stream, history_chunk_image, t, &walk)))
 		return err;
 	err = index_walk(t->builder, walk, NULL);
 	t->ops->walk_free(walk);
@@ -858,7 +348,7 @@ static int add_thread(struct hwtr_history *h, size_t index)
 	const struct hwtr_recording_info *info = hwtr_recording_info(h->recording);
 	struct hwtr_thread *t;
 
-	int err = grow((void **)&h->threads, &h->cap_threads, h->nthreads,
+	int err = history_grow((void **)&h->threads, &h->cap_threads, h->nthreads,
 		       sizeof(*h->threads));
 
 	if (err)
@@ -956,31 +446,10 @@ int hwtr_history_build(struct hwtr_recording *rec,
 }
 
 /* Forget the decoded chunks of thread T from chunk K on. */
-static void forget_chunks(struct hwtr_thread *t, size_t k)
-{
-	struct hwtr_history *h = t->history;
-	size_t i;
-
-	for (i = 0; i < h->cache_slots; i++) {
-		struct decoded_chunk *d = &h->cache[i];
-
-		if (d->key == UINT64_MAX || d->key >> 40 != t->index ||
-		    (d->key & ((1ull << 40) - 1)) < k)
-			continue;
-		free(d->insns);
-		d->insns = NULL;
-		d->key = UINT64_MAX;
-		d->last_use = 0;
-	}
-	free(h->failed_message);
-	h->failed_message = NULL;
-	h->failed_key = UINT64_MAX;
-}
-
 /* Thread T's index from its start again. */
 static int thread_rebuild(struct hwtr_thread *t)
 {
-	forget_chunks(t, 0);
+	chunk_cache_forget(t, 0);
 	thread_release(t);
 	return thread_build(t, NULL);
 }
@@ -1075,9 +544,9 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 	if (windows)
 		return thread_rebuild(t);
 	from = r->ninsns;
-	forget_chunks(t, r->nchunks);
+	chunk_cache_forget(t, r->nchunks);
 	restore(t);
-	err = t->ops->walk_resume(t->stream, keep, image_for_chunk, t, &walk);
+	err = t->ops->walk_resume(t->stream, keep, history_chunk_image, t, &walk);
 	if (err)
 		return thread_rebuild(t);
 	err = index_walk(t->builder, walk, &keep);
@@ -1261,522 +730,6 @@ size_t history_chunk_of(const struct hwtr_thread *t, uint64_t number)
 	return lo ? lo - 1 : 0;
 }
 
-int history_insn_epoch(struct hwtr_thread *t, uint64_t number,
-		       unsigned *epoch)
-{
-	const struct decoded_chunk *d;
-	int err = history_decode_chunk(t, history_chunk_of(t, number), &d);
-
-	if (err)
-		return err;
-	if (number < d->first_insn || number - d->first_insn >= d->count)
-		return hwtr_fail(hwtr_err_range, "instruction %llu not in its "
-				 "chunk", (unsigned long long)number);
-	*epoch = d->insns[number - d->first_insn].epoch;
-	return 0;
-}
-
-uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
-{
-	size_t lo = 0, hi = t->nsegments;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->segments[mid].insn_begin <= number)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;	/* segment numbers are 1-based */
-}
-
-const struct gap_entry *history_gap_at(const struct hwtr_thread *t,
-				       uint64_t number)
-{
-	size_t lo = 0, hi = t->ngaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->gaps[mid].insn < number)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->ngaps && t->gaps[lo].insn == number ? &t->gaps[lo] : NULL;
-}
-
-/* Segment S as the public struct; NUMBER 0 for one the history does not
- * hold (hwtr_thread_callstack_next), which holds no instruction. */
-static void segment_view(const struct hwtr_thread *t, const struct segment *s,
-			 uint64_t number, struct hwtr_segment *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->number = number;
-	out->up = s->up;
-	out->prev = s->prev;
-	out->next = s->next;
-	out->level = s->level + t->level_base;
-	out->flags = s->flags & SEG_PUBLIC_FLAGS;
-	out->insn_begin = s->insn_begin;
-	if (number == 0)
-		out->insn_end = s->insn_begin;
-	else if (number < t->nsegments)
-		out->insn_end = t->segments[number].insn_begin;
-	else
-		out->insn_end = t->ninsns + 1;
-	out->function = symbolizer_function_name(t->history->symbols, s->function);
-	out->function_start =
-		symbolizer_function_start(t->history->symbols, s->function);
-	if (s->flags & HWTR_SEG_GAP) {
-		const struct gap_entry *g = history_gap_at(t, s->insn_begin);
-
-		out->gap = g ? &g->gap : NULL;
-	}
-}
-
-void history_segment_view(const struct hwtr_thread *t, uint64_t number,
-			  struct hwtr_segment *out)
-{
-	segment_view(t, &t->segments[number - 1], number, out);
-}
-
-int hwtr_thread_segment(const struct hwtr_thread *t, uint64_t number,
-			struct hwtr_segment *segment)
-{
-	if (!t || !segment)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_thread_segment: bad argument");
-	if (number == 0 || number > t->nsegments)
-		return hwtr_fail(hwtr_err_range,
-				 "thread %u has no function segment %llu (it has "
-				 "%zu)", t->tid, (unsigned long long)number,
-				 t->nsegments);
-	history_segment_view(t, number, segment);
-	return 0;
-}
-
-/* The index pass's own decision for a block at IP after the last one
- * (plan_next), without making the segment: the tail is not in the trace,
- * and the next extension decodes what really follows. */
-int hwtr_thread_callstack_next(const struct hwtr_thread *t, uint64_t ip,
-			       struct hwtr_segment *segments, size_t max)
-{
-	struct next_segment n = { .same = true };
-	struct segment planned;
-	uint64_t number;
-	size_t k = 0;
-
-	if (!t || (!segments && max))
-		return hwtr_fail(hwtr_err_invalid,
-				 "hwtr_thread_callstack_next: bad argument");
-	if (t->nsegments == 0)
-		return 0;
-	if (t->builder) {
-		/* IP is where the thread stands at the end: the image alive
-		 * then names its function. */
-		unsigned epoch;
-		uint32_t fid = 0;
-
-		if (symbolizer_end_epoch(t->history->symbols, &epoch) == 0)
-			fid = symbolizer_function(t->history->symbols, epoch, ip);
-		plan_next(t, &t->builder->last, ip, fid, &n);
-	}
-	number = n.same ? t->nsegments : n.up;
-	if (!n.same && max) {
-		memset(&planned, 0, sizeof(planned));
-		planned.insn_begin = t->ninsns + 1;
-		planned.up = (uint32_t)n.up;
-		planned.prev = (uint32_t)n.prev;
-		planned.level = n.level;
-		planned.function = n.function;
-		planned.flags = n.flags;
-		segment_view(t, &planned, 0, &segments[k++]);
-	}
-	while (number && k < max) {
-		history_segment_view(t, number, &segments[k]);
-		number = segments[k].up;
-		k++;
-	}
-	return (int)k;
-}
-
-/* ---------------------------------------------------- on-demand decoding */
-
-/* Hot code is decoded again and again: instruction lengths by IP (and
- * epoch, since code at one IP can change with the image). */
-static size_t length_cache_get(struct hwtr_history *h, uint64_t ip,
-			       unsigned epoch)
-{
-	const struct length_slot *slot =
-		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
-
-	return slot->ip == ip && slot->epoch == epoch ? slot->len : 0;
-}
-
-static void length_cache_put(struct hwtr_history *h, uint64_t ip,
-			     unsigned epoch, size_t len)
-{
-	struct length_slot *slot =
-		&h->lengths[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - LENGTH_CACHE_BITS)];
-
-	slot->ip = ip;
-	slot->epoch = epoch;
-	slot->len = (uint8_t)len;
-}
-
-/* The code at IP with at least the longest instruction after it, if the
- * image holds that much: in place, or copied into BUF where an instruction
- * may cross from one mapping into the next. */
-static const uint8_t *code_at(struct hwtr_history *h, unsigned epoch,
-			      enum hwtr_isa set, uint64_t ip, uint8_t *buf,
-			      size_t *have)
-{
-	const uint8_t *code = image_epoch_code(h->images, epoch, ip, have);
-
-	if (code && *have < isa_max_length(set)) {
-		*have = image_epoch_read(h->images, epoch, ip, buf,
-					 isa_max_length(set));
-		return buf;
-	}
-	return code;
-}
-
-/* Split a block into instructions: blocks end at every branch, so the
- * instructions in between are contiguous and only their lengths are needed. */
-static int expand_block(struct hwtr_thread *t, const struct decoder_block *block,
-			struct decoded_insn *out, size_t room)
-{
-	struct hwtr_history *h = t->history;
-	enum hwtr_isa set = (enum hwtr_isa)block->isa;
-	size_t fixed = isa_fixed_length(set), maxlen = isa_max_length(set);
-	const uint8_t *code = NULL;
-	uint8_t edge[16];
-	uint64_t ip = block->ip, base = ip;
-	size_t i, have = 0;
-
-	if (block->ninsn > room)
-		return hwtr_fail(hwtr_err_decode, "chunk holds more instructions "
-				 "than the index says");
-	for (i = 0; i < block->ninsn; i++) {
-		struct decoded_insn *d = &out[i];
-		bool last = i + 1 == block->ninsn;
-		size_t len;
-
-		d->ip = ip;
-		d->epoch = block->epoch;
-		d->isa = (uint8_t)set;
-		d->flags = block->speculative ? INSN_SPECULATIVE : 0;
-		d->iclass = hwtr_ic_other;
-		if (last) {
-			d->iclass = (uint8_t)last_insn_class(h, block);
-			if (block->truncated) {
-				d->size = block->size;
-				break;
-			}
-		}
-		if (fixed) {
-			d->size = (uint8_t)fixed;
-			ip += fixed;
-			continue;
-		}
-		len = length_cache_get(h, ip, block->epoch);
-		if (len) {	/* the last one too: its class is set above */
-			d->size = (uint8_t)len;
-			ip += len;
-			continue;
-		}
-		if (!code || ip < base || ip + maxlen > base + have) {
-			code = code_at(h, block->epoch, set, ip, edge, &have);
-			if (!code || !have)
-				return hwtr_fail(hwtr_err_decode,
-						 "cannot read code at 0x%llx again",
-						 (unsigned long long)ip);
-			base = ip;
-		}
-		len = isa_length(h->isa, set, code + (ip - base),
-				 have - (size_t)(ip - base), ip);
-		if (len)
-			length_cache_put(h, ip, block->epoch, len);
-		/* A guess depends on this block (what is left of it, where it
-		 * ends): not cached, or another block would get it. */
-		else if (!last && set == hwtr_isa_x86_64)
-			len = isa_guess_length(h->isa, code, have, base, ip,
-					       block->ninsn - i - 1, block->end_ip);
-		if (!len && !last)
-			return hwtr_fail(hwtr_err_decode,
-					 "cannot find the length of the instruction "
-					 "at 0x%llx", (unsigned long long)ip);
-		d->size = (uint8_t)len;	/* 0: an unknown last instruction */
-		if (!len)
-			d->iclass = hwtr_ic_unknown;
-		ip += len;
-	}
-	if (out[block->ninsn - 1].ip != block->end_ip)
-		return hwtr_fail(hwtr_err_decode,
-				 "block 0x%llx..0x%llx re-decoded to end at 0x%llx",
-				 (unsigned long long)block->ip,
-				 (unsigned long long)block->end_ip,
-				 (unsigned long long)out[block->ninsn - 1].ip);
-	return 0;
-}
-
-static void gap_insn(struct decoded_insn *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->flags = INSN_GAP;
-}
-
-/* A block's last instruction whose length the ISA tables do not know (an
- * instruction Capstone cannot decode) that NEXT goes on from, straight after
- * it: the distance is its length, and it did not branch.  Where the decoder
- * ends its blocks varies (libipt's block cache), and the same instruction in
- * the middle of a block gets its length from the block (isa_guess_length):
- * this gives it the same wherever the blocks end. */
-static void follow_unknown_length(struct decoded_insn *last,
-				  const struct decoder_block *next)
-{
-	if (last->flags & INSN_GAP || last->size ||
-	    last->iclass != hwtr_ic_unknown || next->ip <= last->ip ||
-	    next->ip - last->ip > isa_max_length((enum hwtr_isa)last->isa))
-		return;
-	last->size = (uint8_t)(next->ip - last->ip);
-	last->iclass = hwtr_ic_other;
-}
-
-static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
-		      size_t count)
-{
-	const struct chunk *c = &t->chunks[k];
-	struct decoder_walk *walk;
-	struct walk_item item;
-	size_t filled = 0;
-	bool first_chunk_item = true;
-	int status, err = 0;
-
-	if (c->offset == NO_START) {
-		/* Gaps only: they come from the index. */
-		for (filled = 0; filled < count; filled++)
-			gap_insn(&insns[filled]);
-		return 0;
-	}
-	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
-		return err;
-	while (filled < count && (status = t->ops->walk_next(walk, &item)) > 0) {
-		if (item.kind == walk_chunk_start) {
-			if (!first_chunk_item)
-				break;	/* the next chunk: ours is complete */
-			first_chunk_item = false;
-			continue;
-		}
-		if (item.kind == walk_gap) {
-			gap_insn(&insns[filled++]);
-			continue;
-		}
-		if (filled)
-			follow_unknown_length(&insns[filled - 1], &item.block);
-		err = expand_block(t, &item.block, insns + filled, count - filled);
-		if (err)
-			break;
-		filled += item.block.ninsn;
-	}
-	t->ops->walk_free(walk);
-	if (err)
-		return hwtr_fail_context(err, "thread %u, chunk at offset %llu: ",
-					 t->tid, (unsigned long long)c->offset);
-	if (filled != count || (c->entry_ip && count && !(insns[0].flags & INSN_GAP) &&
-				insns[0].ip != c->entry_ip))
-		return hwtr_fail(hwtr_err_decode,
-				 "thread %u: the chunk at offset %llu decoded to %zu "
-				 "instructions on demand, the index has %zu",
-				 t->tid, (unsigned long long)c->offset, filled,
-				 count);
-	return 0;
-}
-
-static uint64_t cache_key(const struct hwtr_thread *t, size_t k)
-{
-	return (uint64_t)t->index << 40 | k;
-}
-
-int history_decode_chunk(struct hwtr_thread *t, size_t k,
-			 const struct decoded_chunk **out)
-{
-	struct hwtr_history *h = t->history;
-	struct decoded_chunk *slot = NULL;
-	uint64_t end;
-	size_t i, count;
-	int err;
-
-	if (k >= t->nchunks)
-		return hwtr_fail(hwtr_err_range, "no chunk %zu", k);
-	for (i = 0; i < h->cache_slots; i++) {
-		struct decoded_chunk *d = &h->cache[i];
-
-		if (d->key == cache_key(t, k)) {
-			d->last_use = ++h->cache_clock;
-			*out = d;
-			return 0;
-		}
-		if (!slot || d->last_use < slot->last_use)
-			slot = d;
-	}
-	if (h->failed_message && h->failed_key == cache_key(t, k))
-		return hwtr_fail(hwtr_err_decode, "%s", h->failed_message);
-	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
-	count = (size_t)(end - t->chunks[k].first_insn);
-	free(slot->insns);
-	slot->insns = NULL;
-	slot->key = UINT64_MAX;
-	slot->last_use = 0;
-	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
-	if (!slot->insns)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	err = fill_chunk(t, k, slot->insns, count);
-	if (err) {
-		/* Remember the failure: a cursor stepping through this chunk
-		 * must not decode it again at every step. */
-		free(slot->insns);
-		slot->insns = NULL;
-		free(h->failed_message);
-		h->failed_message = strdup(hwtr_last_error());
-		h->failed_key = cache_key(t, k);
-		return err;
-	}
-	slot->key = cache_key(t, k);
-	slot->first_insn = t->chunks[k].first_insn;
-	slot->count = count;
-	slot->last_use = ++h->cache_clock;
-	*out = slot;
-	return 0;
-}
-
-/* ------------------------------------------------------------- searching */
-
-/* The first of the sorted ADDRS at or above IP (N if none). */
-static size_t lower_bound(const uint64_t *addrs, size_t n, uint64_t ip)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addrs[mid] < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool block_may_hold(const struct decoder_block *block, const uint64_t *addrs,
-			   size_t n)
-{
-	size_t i = lower_bound(addrs, n, block->ip);
-
-	return i < n && addrs[i] <= block->end_ip;
-}
-
-static bool in_addrs(uint64_t ip, const uint64_t *addrs, size_t n)
-{
-	size_t i = lower_bound(addrs, n, ip);
-
-	return i < n && addrs[i] == ip;
-}
-
-int history_find_in_chunk(struct hwtr_thread *t, size_t k,
-			  const uint64_t *addrs, size_t naddrs, uint64_t lo,
-			  uint64_t hi, int direction, uint64_t *found)
-{
-	const struct chunk *c = &t->chunks[k];
-	struct decoded_insn *insns = NULL;
-	size_t cap = 0;
-	uint64_t number = c->first_insn, end;
-	struct decoder_walk *walk;
-	struct walk_item item;
-	bool first_chunk_item = true;
-	int status, err = 0, hit = 0;
-
-	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
-	if (hi > end)
-		hi = end;
-	if (c->offset == NO_START || lo >= hi)
-		return 0;
-	/* Decoded already: look in the cache. */
-	{
-		struct hwtr_history *h = t->history;
-		size_t i;
-
-		for (i = 0; i < h->cache_slots; i++)
-			if (h->cache[i].key == cache_key(t, k)) {
-				const struct decoded_chunk *d = &h->cache[i];
-				uint64_t n;
-
-				for (n = lo; n < hi; n++) {
-					uint64_t m = direction < 0 ? hi - 1 - (n - lo) : n;
-					const struct decoded_insn *di =
-						&d->insns[m - d->first_insn];
-
-					if (!(di->flags & INSN_GAP) &&
-					    in_addrs(di->ip, addrs, naddrs)) {
-						*found = m;
-						return 1;
-					}
-				}
-				return 0;
-			}
-	}
-	/* Otherwise walk the blocks and split only those that may hold an
-	 * address: most of a chunk needs no instruction lengths at all. */
-	if ((err = t->ops->walk_at(t->stream, c->offset, image_for_chunk, t, &walk)))
-		return err;
-	while (number < hi && (status = t->ops->walk_next(walk, &item)) > 0) {
-		size_t i;
-
-		if (item.kind == walk_chunk_start) {
-			if (!first_chunk_item)
-				break;
-			first_chunk_item = false;
-			continue;
-		}
-		if (item.kind == walk_gap) {
-			number++;
-			continue;
-		}
-		if (number + item.block.ninsn > lo &&
-		    block_may_hold(&item.block, addrs, naddrs)) {
-			if (item.block.ninsn > cap) {
-				free(insns);
-				cap = item.block.ninsn;
-				insns = calloc(cap, sizeof(*insns));
-				if (!insns) {
-					err = hwtr_fail(hwtr_err_nomem, "out of memory");
-					break;
-				}
-			}
-			if ((err = expand_block(t, &item.block, insns, cap)))
-				break;
-			for (i = 0; i < item.block.ninsn; i++) {
-				uint64_t m = number + i;
-
-				if (m < lo || m >= hi ||
-				    !in_addrs(insns[i].ip, addrs, naddrs))
-					continue;
-				*found = m;
-				hit = 1;
-				if (direction > 0)
-					break;
-			}
-			if (hit && direction > 0)
-				break;
-		}
-		number += item.block.ninsn;
-	}
-	t->ops->walk_free(walk);
-	free(insns);
-	return err ? err : hit;
-}
-
 /* ------------------------------------------------------- the end, early */
 
 /* Chunk starts tried back from the end before giving up: past them the end
@@ -1792,7 +745,7 @@ static int end_ip_from(struct hwtr_thread *t, uint64_t start, uint64_t *ip)
 	struct walk_item item;
 	int status, found = 0;
 
-	if (t->ops->walk_at(t->stream, start, image_for_chunk, t, &walk) < 0)
+	if (t->ops->walk_at(t->stream, start, history_chunk_image, t, &walk) < 0)
 		return 0;
 	while ((status = t->ops->walk_next(walk, &item)) > 0)
 		if (item.kind == walk_block) {

@@ -13,9 +13,8 @@
 #include "hwtrecord.h"
 #include "image.h"
 #include "isa.h"
+#include "page-filter.h"
 #include "symbols.h"
-
-#define PAGE_FILTER_BYTES 32
 
 struct chunk {
 	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
@@ -110,28 +109,12 @@ struct hwtr_history {
 	char *failed_message;
 };
 
-/* The decoded instructions of chunk K (cached). */
-int history_decode_chunk(struct hwtr_thread *thread, size_t chunk,
-			 const struct decoded_chunk **decoded);
-/* The image epoch instruction NUMBER was decoded in: its bytes and its
- * symbols are that image's. */
-int history_insn_epoch(struct hwtr_thread *thread, uint64_t number,
-		       unsigned *epoch);
+/* A chunk of gaps only (before the first chunk start): its offset. */
+#define NO_START UINT64_MAX
+/* The image of the chunk of thread CTX starting at OFFSET (a
+ * decoder_image_fn): the mappings of its time window. */
+int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
-/* The segment number holding instruction NUMBER. */
-uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
-const struct gap_entry *history_gap_at(const struct hwtr_thread *thread,
-				       uint64_t number);
-bool page_filter_may_contain(const uint8_t *filter, uint64_t ip);
-/* Search instructions LO..HI-1 of chunk K for one at an address in ADDRS
- * (sorted ascending): the last (DIRECTION < 0) or the first.  1 and *FOUND,
- * 0, or an error. */
-int history_find_in_chunk(struct hwtr_thread *thread, size_t chunk,
-			  const uint64_t *addrs, size_t naddrs, uint64_t lo,
-			  uint64_t hi, int direction, uint64_t *found);
-/* Fill a public segment view. */
-void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
-			  struct hwtr_segment *out);
 
 #endif

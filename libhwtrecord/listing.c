@@ -3,7 +3,10 @@
  * lines (doc/json-schema.md).  Everything streams one entry at a time.
  */
 #define _GNU_SOURCE /* fwrite_unlocked */
+#include "chunk-cache.h"
+#include "gaps.h"
 #include "history.h"
+#include "segments.h"
 
 #include "error.h"
 #include "json-util.h"

@@ -1,0 +1,168 @@
+/* chunk-cache.c: a chunk's instructions, decoded again on demand.
+ *
+ * The history keeps no per-instruction data (history.h): a cursor that
+ * needs instruction N decodes N's chunk again with the same walk as the
+ * index pass, from the chunk's start, and splits its blocks into
+ * instructions (insn-length.c).  The result must match the index (the
+ * count and the first IP), else the chunk is refused.  The last decoded
+ * chunks are kept, least recently used out, and the last failure is
+ * remembered, so that a cursor stepping through a bad chunk does not
+ * decode it at every step.
+ */
+#include "chunk-cache.h"
+
+#include "error.h"
+#include "insn-length.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void gap_insn(struct decoded_insn *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->flags = INSN_GAP;
+}
+
+static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
+		      size_t count)
+{
+	const struct chunk *c = &t->chunks[k];
+	struct decoder_walk *walk;
+	struct walk_item item;
+	size_t filled = 0;
+	bool first_chunk_item = true;
+	int status, err = 0;
+
+	if (c->offset == NO_START) {
+		/* Gaps only: they come from the index. */
+		for (filled = 0; filled < count; filled++)
+			gap_insn(&insns[filled]);
+		return 0;
+	}
+	if ((err = t->ops->walk_at(t->stream, c->offset, history_chunk_image, t, &walk)))
+		return err;
+	while (filled < count && (status = t->ops->walk_next(walk, &item)) > 0) {
+		if (item.kind == walk_chunk_start) {
+			if (!first_chunk_item)
+				break;	/* the next chunk: ours is complete */
+			first_chunk_item = false;
+			continue;
+		}
+		if (item.kind == walk_gap) {
+			gap_insn(&insns[filled++]);
+			continue;
+		}
+		if (filled)
+			insn_follow_unknown_length(&insns[filled - 1], &item.block);
+		err = insn_expand_block(t->history, &item.block, insns + filled,
+					count - filled);
+		if (err)
+			break;
+		filled += item.block.ninsn;
+	}
+	t->ops->walk_free(walk);
+	if (err)
+		return hwtr_fail_context(err, "thread %u, chunk at offset %llu: ",
+					 t->tid, (unsigned long long)c->offset);
+	if (filled != count || (c->entry_ip && count && !(insns[0].flags & INSN_GAP) &&
+				insns[0].ip != c->entry_ip))
+		return hwtr_fail(hwtr_err_decode,
+				 "thread %u: the chunk at offset %llu decoded to %zu "
+				 "instructions on demand, the index has %zu",
+				 t->tid, (unsigned long long)c->offset, filled,
+				 count);
+	return 0;
+}
+
+uint64_t chunk_cache_key(const struct hwtr_thread *t, size_t k)
+{
+	return (uint64_t)t->index << 40 | k;
+}
+
+int history_decode_chunk(struct hwtr_thread *t, size_t k,
+			 const struct decoded_chunk **out)
+{
+	struct hwtr_history *h = t->history;
+	struct decoded_chunk *slot = NULL;
+	uint64_t end;
+	size_t i, count;
+	int err;
+
+	if (k >= t->nchunks)
+		return hwtr_fail(hwtr_err_range, "no chunk %zu", k);
+	for (i = 0; i < h->cache_slots; i++) {
+		struct decoded_chunk *d = &h->cache[i];
+
+		if (d->key == chunk_cache_key(t, k)) {
+			d->last_use = ++h->cache_clock;
+			*out = d;
+			return 0;
+		}
+		if (!slot || d->last_use < slot->last_use)
+			slot = d;
+	}
+	if (h->failed_message && h->failed_key == chunk_cache_key(t, k))
+		return hwtr_fail(hwtr_err_decode, "%s", h->failed_message);
+	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
+	count = (size_t)(end - t->chunks[k].first_insn);
+	free(slot->insns);
+	slot->insns = NULL;
+	slot->key = UINT64_MAX;
+	slot->last_use = 0;
+	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
+	if (!slot->insns)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	err = fill_chunk(t, k, slot->insns, count);
+	if (err) {
+		/* Remember the failure: a cursor stepping through this chunk
+		 * must not decode it again at every step. */
+		free(slot->insns);
+		slot->insns = NULL;
+		free(h->failed_message);
+		h->failed_message = strdup(hwtr_last_error());
+		h->failed_key = chunk_cache_key(t, k);
+		return err;
+	}
+	slot->key = chunk_cache_key(t, k);
+	slot->first_insn = t->chunks[k].first_insn;
+	slot->count = count;
+	slot->last_use = ++h->cache_clock;
+	*out = slot;
+	return 0;
+}
+
+int history_insn_epoch(struct hwtr_thread *t, uint64_t number,
+		       unsigned *epoch)
+{
+	const struct decoded_chunk *d;
+	int err = history_decode_chunk(t, history_chunk_of(t, number), &d);
+
+	if (err)
+		return err;
+	if (number < d->first_insn || number - d->first_insn >= d->count)
+		return hwtr_fail(hwtr_err_range, "instruction %llu not in its "
+				 "chunk", (unsigned long long)number);
+	*epoch = d->insns[number - d->first_insn].epoch;
+	return 0;
+}
+
+void chunk_cache_forget(struct hwtr_thread *t, size_t k)
+{
+	struct hwtr_history *h = t->history;
+	size_t i;
+
+	for (i = 0; i < h->cache_slots; i++) {
+		struct decoded_chunk *d = &h->cache[i];
+
+		if (d->key == UINT64_MAX || d->key >> 40 != t->index ||
+		    (d->key & ((1ull << 40) - 1)) < k)
+			continue;
+		free(d->insns);
+		d->insns = NULL;
+		d->key = UINT64_MAX;
+		d->last_use = 0;
+	}
+	free(h->failed_message);
+	h->failed_message = NULL;
+	h->failed_key = UINT64_MAX;
+}

@@ -1,0 +1,23 @@
+/* segments.h: a thread's function segments (GDB's btrace model); internal. */
+#ifndef HWTR_SEGMENTS_H
+#define HWTR_SEGMENTS_H
+
+#include "history.h"
+
+#define SEG_ENDS_WITH_CALL 0x100u	/* internal: last instruction is a call */
+
+struct builder;
+
+/* A new segment of FUNCTION (a symbolizer id) after the last, at the next
+ * instruction, at the last one's level; the array may move. */
+int segment_new(struct builder *b, uint32_t function, struct segment **out);
+/* The first instruction of a block, at IP in the image of EPOCH: extend the
+ * last segment or start a new one. */
+int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch);
+/* The segment number holding instruction NUMBER. */
+uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
+/* Fill a public segment view. */
+void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
+			  struct hwtr_segment *out);
+
+#endif

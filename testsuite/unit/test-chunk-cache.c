@@ -1,0 +1,152 @@
+/* test-chunk-cache.c: a chunk's instructions decoded again on demand
+ * (chunk-cache.c), on the fixture's main path (fixture.c).
+ *
+ * Oracles: the addresses are the assembler's labels of fixture-code.S in
+ * the order the path runs them (main_path_labels); the lengths are those
+ * objdump -d prints for fixture-code (objdump_length below).  The path has
+ * two PSBs, at i1 and at "loop" before the third round: chunk 0 holds
+ * instructions 1..13, chunk 1 14..29.
+ */
+#include "chunk-cache.h"
+#include "fixture.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* objdump -d fixture-code: the length of the instruction at each label. */
+static unsigned objdump_length(const char *label)
+{
+	static const struct { const char *label; unsigned length; } table[] = {
+		{ "i1", 2 },  { "i2", 5 },  { "i5", 2 },  { "i6", 3 },
+		{ "i7", 2 },  { "i20", 5 }, { "i26", 7 }, { "i27", 2 },
+		{ "i28", 5 }, { "i29", 2 }, { "i3", 1 },  { "i4", 1 },
+		{ "i21", 5 }, { "i24", 2 }, { "i25", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i].label, label))
+			return table[i].length;
+	ck_abort_msg("no length for %s", label);
+	return 0;
+}
+
+struct opened {
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_thread *thread;
+};
+
+static void open_main_path(struct opened *o)
+{
+	struct trace t;
+	char dir[512];
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
+		      hwtr_last_error());
+	o->thread = hwtr_history_thread(o->history, 0);
+	ck_assert_ptr_nonnull(o->thread);
+}
+
+static void close_history(struct opened *o)
+{
+	hwtr_history_free(o->history);
+	hwtr_recording_close(o->rec);
+	fixture_cleanup();
+}
+
+static void check_chunk(struct hwtr_thread *t, size_t k, uint64_t first,
+			size_t count)
+{
+	const struct decoded_chunk *d;
+	size_t i;
+
+	ck_assert_msg(history_decode_chunk(t, k, &d) == 0, "%s", hwtr_last_error());
+	ck_assert_uint_eq(d->first_insn, first);
+	ck_assert_uint_eq(d->count, count);
+	for (i = 0; i < count; i++) {
+		const char *label = main_path_labels[first - 1 + i];
+
+		ck_assert_msg(d->insns[i].ip == fixture_symbol(label),
+			      "instruction %llu: 0x%llx, expected %s",
+			      (unsigned long long)(first + i),
+			      (unsigned long long)d->insns[i].ip, label);
+		ck_assert_uint_eq(d->insns[i].size, objdump_length(label));
+		ck_assert_uint_eq(d->insns[i].isa, hwtr_isa_x86_64);
+		ck_assert_uint_eq(d->insns[i].flags, 0);
+	}
+}
+
+START_TEST(each_chunk_decodes_to_the_labels_and_objdump_lengths)
+{
+	struct opened o;
+
+	open_main_path(&o);
+	ck_assert_uint_eq(o.thread->nchunks, 2);
+	check_chunk(o.thread, 1, 14, 16);
+	check_chunk(o.thread, 0, 1, 13);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(a_cached_chunk_is_not_decoded_again)
+{
+	const struct decoded_chunk *a, *b;
+	struct opened o;
+	unsigned epoch;
+
+	open_main_path(&o);
+	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &a), 0);
+	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &b), 0);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_uint_eq(b->key, chunk_cache_key(o.thread, 0));
+	/* One mapping all along: instruction 20 (chunk 1) has chunk 0's image. */
+	ck_assert_int_eq(history_insn_epoch(o.thread, 20, &epoch), 0);
+	ck_assert_uint_eq(epoch, a->insns[0].epoch);
+	/* Forgotten from chunk 0 on: the slot is free again. */
+	chunk_cache_forget(o.thread, 0);
+	ck_assert_uint_eq(a->key, UINT64_MAX);
+	ck_assert_ptr_null(a->insns);
+	check_chunk(o.thread, 0, 1, 13);
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(a_chunk_past_the_end_is_refused)
+{
+	const struct decoded_chunk *d;
+	struct opened o;
+
+	open_main_path(&o);
+	ck_assert_int_eq(history_decode_chunk(o.thread, 2, &d), -hwtr_err_range);
+	ck_assert_str_eq(hwtr_last_error(), "no chunk 2");
+	close_history(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("chunk-cache");
+	TCase *tc = tcase_create("main path");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, each_chunk_decodes_to_the_labels_and_objdump_lengths);
+	tcase_add_test(tc, a_cached_chunk_is_not_decoded_again);
+	tcase_add_test(tc, a_chunk_past_the_end_is_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

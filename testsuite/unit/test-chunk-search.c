@@ -1,0 +1,112 @@
+/* test-chunk-search.c: an instruction at one of several addresses in a chunk
+ * (chunk-search.c), on the fixture's main path (fixture.c).
+ *
+ * Oracle: the assembler's labels of fixture-code.S in the order the path
+ * runs them (main_path_labels): i4 (leaf's ret) is instructions 4, 10, 16
+ * and 23, i3 3, 9, 15 and 22, i21 21, i25 25, i28 28.  Chunk 0 holds
+ * instructions 1..13, chunk 1 14..29.  Each case is asked twice: walking
+ * the chunk's blocks, and from the cache once the chunk is decoded.
+ */
+#include "chunk-cache.h"
+#include "fixture.h"
+#include "chunk-search.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opened {
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_thread *thread;
+};
+
+static void open_main_path(struct opened *o)
+{
+	struct trace t;
+	char dir[512];
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
+		      hwtr_last_error());
+	o->thread = hwtr_history_thread(o->history, 0);
+	ck_assert_ptr_nonnull(o->thread);
+}
+
+static void close_history(struct opened *o)
+{
+	hwtr_history_free(o->history);
+	hwtr_recording_close(o->rec);
+	fixture_cleanup();
+}
+
+/* The instruction number found, 0 for none. */
+static uint64_t find(struct hwtr_thread *t, size_t k, const char *a,
+		     const char *b, uint64_t lo, uint64_t hi, int direction)
+{
+	uint64_t addrs[2], found = 0;
+	size_t n = 0;
+	int hit;
+
+	addrs[n++] = fixture_symbol(a);
+	if (b)
+		addrs[n++] = fixture_symbol(b);
+	ck_assert(n < 2 || addrs[0] < addrs[1]);	/* sorted */
+	hit = history_find_in_chunk(t, k, addrs, n, lo, hi, direction, &found);
+	ck_assert_msg(hit >= 0, "%s", hwtr_last_error());
+	return hit ? found : 0;
+}
+
+static void check_cases(struct hwtr_thread *t)
+{
+	ck_assert_uint_eq(find(t, 0, "i4", NULL, 1, 14, 1), 4);
+	ck_assert_uint_eq(find(t, 0, "i4", NULL, 1, 14, -1), 10);
+	ck_assert_uint_eq(find(t, 0, "i4", NULL, 5, 10, 1), 0);	/* HI excluded */
+	ck_assert_uint_eq(find(t, 0, "i4", NULL, 5, 11, -1), 10);
+	ck_assert_uint_eq(find(t, 0, "i4", NULL, 11, 11, 1), 0);	/* empty */
+	ck_assert_uint_eq(find(t, 0, "i28", NULL, 1, 14, 1), 0);
+	/* HI past the chunk is its end: i20 (20) is chunk 1's. */
+	ck_assert_uint_eq(find(t, 0, "i20", NULL, 1, 30, 1), 0);
+	ck_assert_uint_eq(find(t, 1, "i4", "i25", 14, 30, 1), 16);
+	ck_assert_uint_eq(find(t, 1, "i4", "i25", 14, 30, -1), 25);
+	ck_assert_uint_eq(find(t, 1, "i3", "i21", 16, 30, 1), 21);
+	ck_assert_uint_eq(find(t, 1, "i3", "i21", 14, 30, -1), 22);
+	ck_assert_uint_eq(find(t, 1, "i28", NULL, 14, 30, -1), 28);
+}
+
+START_TEST(the_first_and_last_hits_are_the_paths)
+{
+	const struct decoded_chunk *d;
+	struct opened o;
+
+	open_main_path(&o);
+	check_cases(o.thread);	/* walking the blocks */
+	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &d), 0);
+	ck_assert_int_eq(history_decode_chunk(o.thread, 1, &d), 0);
+	check_cases(o.thread);	/* from the cache */
+	close_history(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("chunk-search");
+	TCase *tc = tcase_create("main path");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, the_first_and_last_hits_are_the_paths);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

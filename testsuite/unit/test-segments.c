@@ -1,0 +1,139 @@
+/* test-segments.c: a thread's function segments (segments.c), GDB's
+ * btrace model, on the fixture's two paths.
+ *
+ * Oracle: the segments of each path worked out by hand from GDB's btrace
+ * rules (fixture.c: main_path_segments, recursion_path_segments, in
+ * instruction numbers of the assembler's labels).  Checked here through
+ * the internal lookups: the segment of every instruction, and each
+ * segment's view (links, levels normalised to 0, flags, function).
+ */
+#include "fixture.h"
+#include "segments.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opened {
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_thread *thread;
+};
+
+static void open_path(struct opened *o, bool recursion)
+{
+	struct trace t;
+	char dir[512];
+
+	trace_begin(&t);
+	if (recursion) {
+		enc_psb(&t, fixture_symbol("r1"), 100);
+		enc_tnt(&t, "0111");	/* jnz no, jnz yes, ret, ret */
+		enc_tip_pgd(&t);
+	} else {
+		trace_main_path(&t);
+	}
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
+		      hwtr_last_error());
+	o->thread = hwtr_history_thread(o->history, 0);
+	ck_assert_ptr_nonnull(o->thread);
+}
+
+static void close_history(struct opened *o)
+{
+	hwtr_history_free(o->history);
+	hwtr_recording_close(o->rec);
+	fixture_cleanup();
+}
+
+static void check_segments(struct hwtr_thread *t,
+			   const struct fixture_segment *expected, size_t n)
+{
+	uint64_t number;
+	size_t i;
+
+	ck_assert_uint_eq(t->nsegments, n);
+	for (i = 0; i < n; i++) {
+		const struct fixture_segment *e = &expected[i];
+		struct hwtr_segment s;
+
+		for (number = e->begin; number <= e->end; number++)
+			ck_assert_msg(history_segment_of(t, number) == i + 1,
+				      "instruction %llu: segment %llu, expected %zu",
+				      (unsigned long long)number,
+				      (unsigned long long)history_segment_of(t, number),
+				      i + 1);
+		history_segment_view(t, i + 1, &s);
+		ck_assert_uint_eq(s.number, i + 1);
+		ck_assert_str_eq(s.function, e->function);
+		ck_assert_uint_eq(s.function_start, fixture_symbol(e->function));
+		ck_assert_uint_eq(s.insn_begin, e->begin);
+		ck_assert_uint_eq(s.insn_end, e->end + 1);
+		ck_assert_int_eq(s.level, e->level - 1);
+		ck_assert_uint_eq(s.up, e->up);
+		ck_assert_uint_eq(s.prev, e->prev);
+		ck_assert_uint_eq(s.next, e->next);
+		ck_assert_uint_eq(s.flags, e->flags);
+	}
+}
+
+START_TEST(the_main_paths_segments_are_btraces)
+{
+	struct opened o;
+
+	open_path(&o, false);
+	check_segments(o.thread, main_path_segments,
+		       sizeof(main_path_segments) / sizeof(main_path_segments[0]));
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(a_return_after_a_tail_call_links_to_the_tail_callers_caller)
+{
+	struct opened o;
+
+	open_path(&o, true);
+	check_segments(o.thread, recursion_path_segments,
+		       sizeof(recursion_path_segments) /
+			       sizeof(recursion_path_segments[0]));
+	close_history(&o);
+}
+END_TEST
+
+START_TEST(the_segment_after_the_end_is_refused)
+{
+	struct hwtr_segment s;
+	struct opened o;
+
+	open_path(&o, false);
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, 13, &s), -hwtr_err_range);
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, 0, &s), -hwtr_err_range);
+	ck_assert_int_eq(hwtr_thread_segment(o.thread, 12, &s), 0);
+	ck_assert_str_eq(s.function, "_start");
+	close_history(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("segments");
+	TCase *tc = tcase_create("paths");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, the_main_paths_segments_are_btraces);
+	tcase_add_test(tc, a_return_after_a_tail_call_links_to_the_tail_callers_caller);
+	tcase_add_test(tc, the_segment_after_the_end_is_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
