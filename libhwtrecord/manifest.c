@@ -26,11 +26,11 @@ const char *end_state_name(enum hwtr_end_state state)
 	return "running";
 }
 
-static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt);
+static json_t *manifest_encode_pt_fixed(const struct hwtr_pt_config *pt);
 
-static json_t *pt_encode(const struct hwtr_pt_config *pt)
+static json_t *manifest_encode_pt(const struct hwtr_pt_config *pt)
 {
-	json_t *o = pt_encode_fixed(pt);
+	json_t *o = manifest_encode_pt_fixed(pt);
 
 	if (o && pt->address_filter &&
 	    json_object_set_new(o, "address_filter",
@@ -41,7 +41,7 @@ static json_t *pt_encode(const struct hwtr_pt_config *pt)
 	return o;
 }
 
-static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt)
+static json_t *manifest_encode_pt_fixed(const struct hwtr_pt_config *pt)
 {
 	return json_pack("{s:{s:s,s:i,s:i,s:i},s:i,s:i,s:I,s:I,s:I,s:I,s:b,s:b,s:I}",
 			 "cpu", "vendor", pt->vendor[0] ? pt->vendor : "unknown",
@@ -162,7 +162,7 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 			 "arch", info->arch, "trace_format", info->trace_format,
 			 "source", info->source, "pt",
 			 strcmp(info->trace_format, "intel-pt") ? NULL
-								: pt_encode(&info->pt),
+								: manifest_encode_pt(&info->pt),
 			 "process", "pid", info->pid, "executable",
 			 info->executable, "argv", argv, "threads", threads,
 			 "end", end, "complete", info->complete);
@@ -182,8 +182,8 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 	return root;
 }
 
-static int pt_decode(json_t *obj, const struct jfield_where *w,
-		     struct hwtr_pt_config *pt)
+static int manifest_decode_pt(json_t *obj, const struct jfield_where *w,
+		              struct hwtr_pt_config *pt)
 {
 	json_t *cpu = json_object_get(obj, "cpu");
 	uint64_t v;
@@ -648,7 +648,7 @@ int manifest_decode(json_t *root, const char *file,
 				 "%s: field \"pt\" is missing (an intel-pt "
 				 "recording needs its trace configuration)",
 				 file);
-	if (!etm && (err = pt_decode(pt, &w, &info->pt)))
+	if (!etm && (err = manifest_decode_pt(pt, &w, &info->pt)))
 		return err;
 
 	process = json_object_get(root, "process");
