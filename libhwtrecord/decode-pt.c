@@ -22,6 +22,8 @@
  * cache, so its block cache works); each is built from one epoch of the
  * history's image, with the same mappings in the same order, so libipt reads
  * exactly the bytes the history reads.
+ *
+ * Our names here start with intel_pt_: pt_ is libipt's prefix.
  */
 #define _GNU_SOURCE /* memmem */
 #include "decode-pt.h"
@@ -42,14 +44,14 @@ struct decoder_context {
 };
 
 /* Per stream: the libipt configuration and the PSB scan. */
-struct pt_stream {
+struct intel_pt_stream {
 	struct decoder_context *context;
 	struct pt_config config;
 	struct psb_scan scan;
 	uint64_t trace_start;
 };
 
-struct pt_walk {
+struct intel_pt_walk {
 	struct pt_block_decoder *decoder;
 	struct pt_config config;	/* the whole stream */
 	uint64_t size;		/* of the stream */
@@ -81,9 +83,9 @@ struct pt_walk {
  * walk gives up there, as perf's decoder does (INTEL_PT_MAX_LOOPS). */
 #define MAX_BLOCKS_WITHOUT_TRACE 100000
 
-void pt_config_from_recording(struct pt_config *config,
-			      const struct hwtr_pt_config *pt,
-			      const uint8_t *bytes, size_t size)
+void intel_pt_config_from_recording(struct pt_config *config,
+			            const struct hwtr_pt_config *pt,
+			            const uint8_t *bytes, size_t size)
 {
 	static const uint8_t nothing[1];
 
@@ -363,7 +365,7 @@ const struct psb_info *psb_scan_find(const struct psb_scan *scan,
 
 /* The decoder is synchronised at the PSB at OFFSET: that is a chunk start,
  * whether or not tracing was enabled there. */
-static void synced_at(struct pt_walk *w, uint64_t offset)
+static void synced_at(struct intel_pt_walk *w, uint64_t offset)
 {
 	const struct psb_info *psb = psb_scan_find(w->scan, offset);
 
@@ -445,7 +447,7 @@ static int epoch_image(struct decoder_context *c, unsigned epoch,
 }
 
 /* Synchronise at the PSB at OFFSET with the image of the chunk it starts. */
-static int sync_at(struct pt_walk *w, uint64_t offset)
+static int sync_at(struct intel_pt_walk *w, uint64_t offset)
 {
 	struct pt_image *image = NULL;
 	uint64_t end = segment_end(w->scan, offset, w->size);
@@ -478,7 +480,7 @@ static int sync_at(struct pt_walk *w, uint64_t offset)
 /* Start decoding afresh at PSB (a chunk start found while decoding), so that
  * the index pass decodes every chunk exactly as on-demand decoding will: from
  * its PSB, with no state carried over (the return stack in particular). */
-static void restart_at(struct pt_walk *w, const struct psb_info *psb,
+static void restart_at(struct intel_pt_walk *w, const struct psb_info *psb,
 		       uint64_t ip, struct walk_item *item)
 {
 	w->status = sync_at(w, psb->offset);
@@ -489,12 +491,12 @@ static void restart_at(struct pt_walk *w, const struct psb_info *psb,
 		item->ip = ip;
 }
 
-static int walk_alloc(struct pt_stream *stream, decoder_image_fn image_for,
-		      void *ctx, struct pt_walk **out)
+static int walk_alloc(struct intel_pt_stream *stream, decoder_image_fn image_for,
+		      void *ctx, struct intel_pt_walk **out)
 {
 	const struct pt_config *config = &stream->config;
 	const struct psb_scan *scan = &stream->scan;
-	struct pt_walk *w = calloc(1, sizeof(*w));
+	struct intel_pt_walk *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -514,10 +516,10 @@ static int walk_alloc(struct pt_stream *stream, decoder_image_fn image_for,
 	return 0;
 }
 
-static void pt_walk_free(struct pt_walk *w);
+static void intel_pt_walk_free(struct intel_pt_walk *w);
 
-static int pt_walk_begin(struct pt_stream *stream, decoder_image_fn image_for,
-			 void *ctx, struct pt_walk **out)
+static int intel_pt_walk_begin(struct intel_pt_stream *stream, decoder_image_fn image_for,
+			       void *ctx, struct intel_pt_walk **out)
 {
 	int err = walk_alloc(stream, image_for, ctx, out);
 
@@ -526,10 +528,10 @@ static int pt_walk_begin(struct pt_stream *stream, decoder_image_fn image_for,
 	return err;
 }
 
-static int pt_walk_at(struct pt_stream *stream, uint64_t offset,
-		      decoder_image_fn image_for, void *ctx, struct pt_walk **out)
+static int intel_pt_walk_at(struct intel_pt_stream *stream, uint64_t offset,
+		            decoder_image_fn image_for, void *ctx, struct intel_pt_walk **out)
 {
-	struct pt_walk *w = NULL;
+	struct intel_pt_walk *w = NULL;
 	int err = walk_alloc(stream, image_for, ctx, &w);
 
 	if (err)
@@ -538,7 +540,7 @@ static int pt_walk_at(struct pt_stream *stream, uint64_t offset,
 	if (w->status < 0) {
 		int status = w->status;
 
-		pt_walk_free(w);
+		intel_pt_walk_free(w);
 		return hwtr_fail(hwtr_err_decode,
 				 "cannot synchronise at PSB offset %llu: %s",
 				 (unsigned long long)offset,
@@ -550,7 +552,7 @@ static int pt_walk_at(struct pt_stream *stream, uint64_t offset,
 	return 0;
 }
 
-static void pt_walk_free(struct pt_walk *w)
+static void intel_pt_walk_free(struct intel_pt_walk *w)
 {
 	if (!w)
 		return;
@@ -560,7 +562,7 @@ static void pt_walk_free(struct pt_walk *w)
 
 
 /* Synchronise forward; a gap item is produced by the caller first. */
-static void resync(struct pt_walk *w)
+static void resync(struct intel_pt_walk *w)
 {
 	uint64_t off = 0;
 
@@ -580,7 +582,7 @@ static void resync(struct pt_walk *w)
 	synced_at(w, off);
 }
 
-static int gap_item(struct pt_walk *w, struct walk_item *item,
+static int gap_item(struct intel_pt_walk *w, struct walk_item *item,
 		    enum gap_kind kind, int error, uint64_t ip)
 {
 	uint64_t off = 0;
@@ -598,7 +600,7 @@ static int gap_item(struct pt_walk *w, struct walk_item *item,
 
 /* At the end of the stream: report an incomplete last packet once, then a
  * loss at the end once. */
-static int end_item(struct pt_walk *w, struct walk_item *item)
+static int end_item(struct intel_pt_walk *w, struct walk_item *item)
 {
 	const struct psb_scan *scan = w->scan;
 
@@ -629,7 +631,7 @@ static int end_item(struct pt_walk *w, struct walk_item *item)
 /* A loss at or before the kept trace's start (a ring that lapped before
  * anything was kept), with trace after it: nothing marks it in the stream.
  * (A loss at the end of an empty stream is not one: a killed recorder's.) */
-static const struct decoder_loss *leading_loss(const struct pt_walk *w)
+static const struct decoder_loss *leading_loss(const struct intel_pt_walk *w)
 {
 	const struct psb_scan *scan = w->scan;
 
@@ -639,7 +641,7 @@ static const struct decoder_loss *leading_loss(const struct pt_walk *w)
 }
 
 /* The decoder reached a loss: a gap there, then the next PSB. */
-static int lost_item(struct pt_walk *w, struct walk_item *item)
+static int lost_item(struct intel_pt_walk *w, struct walk_item *item)
 {
 	const struct psb_scan *scan = w->scan;
 	uint64_t at = w->seg_end;
@@ -661,7 +663,7 @@ static int lost_item(struct pt_walk *w, struct walk_item *item)
 }
 
 /* A status-update exec-mode event marks a PSB+ passed while decoding. */
-static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
+static bool event_is_chunk_start(struct intel_pt_walk *w, const struct pt_event *ev,
 				 struct walk_item *item)
 {
 	const struct psb_scan *scan = w->scan;
@@ -685,7 +687,7 @@ static bool event_is_chunk_start(struct pt_walk *w, const struct pt_event *ev,
 /* Tracing comes back on: was a PSB passed while it was off?  Such a PSB has
  * no FUP and no status event, yet decoding can begin there (and the image
  * may have changed meanwhile, e.g. at an exec): it starts a chunk. */
-static const struct psb_info *psb_while_disabled(struct pt_walk *w)
+static const struct psb_info *psb_while_disabled(struct intel_pt_walk *w)
 {
 	const struct psb_scan *scan = w->scan;
 	const struct psb_info *found = NULL;
@@ -717,7 +719,7 @@ static uint8_t block_class(enum pt_insn_class c)
 	}
 }
 
-static void block_item(struct pt_walk *w, const struct pt_block *b,
+static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 		       struct walk_item *item)
 {
 	struct decoder_block *d = &item->block;
@@ -737,7 +739,7 @@ static void block_item(struct pt_walk *w, const struct pt_block *b,
 	}
 }
 
-static int pt_walk_next(struct pt_walk *w, struct walk_item *item)
+static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 {
 	struct pt_block block;
 
@@ -930,14 +932,14 @@ static int stream_open(struct decoder_context *context,
 		       const struct decoder_stream_info *si,
 		       struct decoder_stream **out)
 {
-	struct pt_stream *s = calloc(1, sizeof(*s));
+	struct intel_pt_stream *s = calloc(1, sizeof(*s));
 	int err;
 
 	if (!s)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	s->context = context;
 	s->trace_start = si->trace_start;
-	pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
+	intel_pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
 	err = psb_scan_stream(&s->config, si->trace_start, si->losses,
 			      si->nlosses, &s->scan);
 	if (err) {
@@ -952,10 +954,10 @@ static int stream_extend(struct decoder_stream *stream,
 			 const struct decoder_stream_info *si, uint64_t keep,
 			 bool *windows)
 {
-	struct pt_stream *s = (struct pt_stream *)stream;
+	struct intel_pt_stream *s = (struct intel_pt_stream *)stream;
 	int err;
 
-	pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
+	intel_pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
 	err = psb_scan_extend(&s->config, si->losses, si->nlosses, keep,
 			      &s->scan, windows);
 	if (err == -hwtr_err_notfound) {
@@ -971,7 +973,7 @@ static int stream_extend(struct decoder_stream *stream,
 
 static void stream_close(struct decoder_stream *stream)
 {
-	struct pt_stream *s = (struct pt_stream *)stream;
+	struct intel_pt_stream *s = (struct intel_pt_stream *)stream;
 
 	if (!s)
 		return;
@@ -981,14 +983,14 @@ static void stream_close(struct decoder_stream *stream)
 
 static size_t stream_index_bytes(const struct decoder_stream *stream)
 {
-	const struct pt_stream *s = (const struct pt_stream *)stream;
+	const struct intel_pt_stream *s = (const struct intel_pt_stream *)stream;
 
 	return s->scan.count * sizeof(*s->scan.psbs);
 }
 
 static uint64_t stream_trace_bytes(const struct decoder_stream *stream)
 {
-	const struct pt_stream *s = (const struct pt_stream *)stream;
+	const struct intel_pt_stream *s = (const struct intel_pt_stream *)stream;
 
 	return (uint64_t)(s->config.end - s->config.begin) - s->trace_start;
 }
@@ -997,7 +999,7 @@ static uint64_t stream_trace_bytes(const struct decoder_stream *stream)
 static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 			 uint64_t *begin, uint64_t *end)
 {
-	const struct pt_stream *s = (const struct pt_stream *)stream;
+	const struct intel_pt_stream *s = (const struct intel_pt_stream *)stream;
 	const struct psb_info *psb = psb_scan_find(&s->scan, offset);
 	size_t i;
 
@@ -1017,7 +1019,7 @@ static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 static int chunk_start_before(const struct decoder_stream *stream,
 			      uint64_t offset, uint64_t *start)
 {
-	const struct pt_stream *s = (const struct pt_stream *)stream;
+	const struct intel_pt_stream *s = (const struct intel_pt_stream *)stream;
 	size_t k = offset ? psb_scan_index_after(&s->scan, offset - 1) : 0;
 
 	if (k == 0)
@@ -1029,25 +1031,25 @@ static int chunk_start_before(const struct decoder_stream *stream,
 static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 		      void *ctx, struct decoder_walk **out)
 {
-	return pt_walk_begin((struct pt_stream *)stream, image, ctx,
-			     (struct pt_walk **)out);
+	return intel_pt_walk_begin((struct intel_pt_stream *)stream, image, ctx,
+			     (struct intel_pt_walk **)out);
 }
 
 static int walk_at(struct decoder_stream *stream, uint64_t offset,
 		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
 {
-	return pt_walk_at((struct pt_stream *)stream, offset, image, ctx,
-			  (struct pt_walk **)out);
+	return intel_pt_walk_at((struct intel_pt_stream *)stream, offset, image, ctx,
+			  (struct intel_pt_walk **)out);
 }
 
 static int walk_next(struct decoder_walk *walk, struct walk_item *item)
 {
-	return pt_walk_next((struct pt_walk *)walk, item);
+	return intel_pt_walk_next((struct intel_pt_walk *)walk, item);
 }
 
 static void walk_free(struct decoder_walk *walk)
 {
-	pt_walk_free((struct pt_walk *)walk);
+	intel_pt_walk_free((struct intel_pt_walk *)walk);
 }
 
 static const char *errstr(int error)

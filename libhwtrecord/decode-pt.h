@@ -31,9 +31,9 @@ struct psb_scan {
 
 /* Fill a libipt configuration for BYTES from the manifest's PT settings
  * (CPU, errata via pt_cpu_errata, TSC/CTC ratio, MTC frequency). */
-void pt_config_from_recording(struct pt_config *config,
-			      const struct hwtr_pt_config *pt,
-			      const uint8_t *bytes, size_t size);
+void intel_pt_config_from_recording(struct pt_config *config,
+			            const struct hwtr_pt_config *pt,
+			            const uint8_t *bytes, size_t size);
 
 /* Scan packets from START for PSBs; skips garbage by resynchronising, and
  * at each of the NLOSSES losses (sorted by offset; copied) continues at the

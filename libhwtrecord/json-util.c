@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static int where_fail(const struct json_where *where, const char *key,
+static int where_fail(const struct jfield_where *where, const char *key,
 		      const char *what)
 {
 	if (where->line > 0)
@@ -17,8 +17,8 @@ static int where_fail(const struct json_where *where, const char *key,
 			 key, what);
 }
 
-int json_get_string_opt(const json_t *obj, const char *key,
-			const struct json_where *where, const char **out)
+int jfield_get_string_opt(const json_t *obj, const char *key,
+			  const struct jfield_where *where, const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -30,12 +30,12 @@ int json_get_string_opt(const json_t *obj, const char *key,
 	return 0;
 }
 
-int json_get_string(const json_t *obj, const char *key,
-		    const struct json_where *where, const char **out)
+int jfield_get_string(const json_t *obj, const char *key,
+		      const struct jfield_where *where, const char **out)
 {
 	if (!json_object_get(obj, key))
 		return where_fail(where, key, "is missing");
-	return json_get_string_opt(obj, key, where, out);
+	return jfield_get_string_opt(obj, key, where, out);
 }
 
 static int parse_u64(const json_t *v, uint64_t *out)
@@ -61,8 +61,8 @@ static int parse_u64(const json_t *v, uint64_t *out)
 	return -1;
 }
 
-int json_get_u64_opt(const json_t *obj, const char *key,
-		     const struct json_where *where, uint64_t *out)
+int jfield_get_u64_opt(const json_t *obj, const char *key,
+		       const struct jfield_where *where, uint64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -74,16 +74,16 @@ int json_get_u64_opt(const json_t *obj, const char *key,
 	return 0;
 }
 
-int json_get_u64(const json_t *obj, const char *key,
-		 const struct json_where *where, uint64_t *out)
+int jfield_get_u64(const json_t *obj, const char *key,
+		   const struct jfield_where *where, uint64_t *out)
 {
 	if (!json_object_get(obj, key))
 		return where_fail(where, key, "is missing");
-	return json_get_u64_opt(obj, key, where, out);
+	return jfield_get_u64_opt(obj, key, where, out);
 }
 
-int json_get_i64_opt(const json_t *obj, const char *key,
-		     const struct json_where *where, int64_t *out)
+int jfield_get_i64_opt(const json_t *obj, const char *key,
+		       const struct jfield_where *where, int64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -95,8 +95,8 @@ int json_get_i64_opt(const json_t *obj, const char *key,
 	return 0;
 }
 
-int json_get_bool_opt(const json_t *obj, const char *key,
-		      const struct json_where *where, bool *out)
+int jfield_get_bool_opt(const json_t *obj, const char *key,
+		        const struct jfield_where *where, bool *out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -108,7 +108,7 @@ int json_get_bool_opt(const json_t *obj, const char *key,
 	return 0;
 }
 
-json_t *json_address(uint64_t value)
+json_t *jfield_address(uint64_t value)
 {
 	char text[24];
 

@@ -1,5 +1,6 @@
 /* json-util.h: reading typed fields out of jansson objects, with messages
- * that name the file, the line and the field. */
+ * that name the file, the line and the field.  Named jfield_, not json_:
+ * that prefix is jansson's. */
 #ifndef HWTR_JSON_UTIL_H
 #define HWTR_JSON_UTIL_H
 
@@ -8,28 +9,28 @@
 #include <stdint.h>
 
 /* Where a JSON object came from, for error messages. */
-struct json_where {
+struct jfield_where {
 	const char *file;
 	long line;		/* 0 when the file is one object */
 };
 
 /* Each returns 0 or a negative hwtr_error with a message.  "optional"
  * variants leave *out unchanged when the field is absent. */
-int json_get_string(const json_t *obj, const char *key,
-		    const struct json_where *where, const char **out);
-int json_get_string_opt(const json_t *obj, const char *key,
-			const struct json_where *where, const char **out);
-int json_get_u64(const json_t *obj, const char *key,
-		 const struct json_where *where, uint64_t *out);
-int json_get_u64_opt(const json_t *obj, const char *key,
-		     const struct json_where *where, uint64_t *out);
-int json_get_i64_opt(const json_t *obj, const char *key,
-		     const struct json_where *where, int64_t *out);
-int json_get_bool_opt(const json_t *obj, const char *key,
-		      const struct json_where *where, bool *out);
+int jfield_get_string(const json_t *obj, const char *key,
+		      const struct jfield_where *where, const char **out);
+int jfield_get_string_opt(const json_t *obj, const char *key,
+			  const struct jfield_where *where, const char **out);
+int jfield_get_u64(const json_t *obj, const char *key,
+		   const struct jfield_where *where, uint64_t *out);
+int jfield_get_u64_opt(const json_t *obj, const char *key,
+		       const struct jfield_where *where, uint64_t *out);
+int jfield_get_i64_opt(const json_t *obj, const char *key,
+		       const struct jfield_where *where, int64_t *out);
+int jfield_get_bool_opt(const json_t *obj, const char *key,
+		        const struct jfield_where *where, bool *out);
 
 /* Addresses are written as "0x..." strings (JSON numbers lose precision
  * above 2^53 in many readers); plain integers are accepted too. */
-json_t *json_address(uint64_t value);
+json_t *jfield_address(uint64_t value);
 
 #endif

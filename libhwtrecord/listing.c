@@ -581,7 +581,7 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 				snprintf(raw + 2 * i, 3, "%02x", insn.raw[i]);
 			o = json_pack("{s:I,s:I,s:o,s:i,s:s,s:s,s:s}", "thread",
 				      (json_int_t)t->tid, "number", (json_int_t)n,
-				      "ip", json_address(insn.ip), "size", insn.size,
+				      "ip", jfield_address(insn.ip), "size", insn.size,
 				      "raw", raw, "insn", text, "class",
 				      class_name(insn.iclass));
 			if (m && m->path) {

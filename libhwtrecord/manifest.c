@@ -26,11 +26,11 @@ const char *end_state_name(enum hwtr_end_state state)
 	return "running";
 }
 
-static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt);
+static json_t *manifest_encode_pt_fixed(const struct hwtr_pt_config *pt);
 
-static json_t *pt_encode(const struct hwtr_pt_config *pt)
+static json_t *manifest_encode_pt(const struct hwtr_pt_config *pt)
 {
-	json_t *o = pt_encode_fixed(pt);
+	json_t *o = manifest_encode_pt_fixed(pt);
 
 	if (o && pt->address_filter &&
 	    json_object_set_new(o, "address_filter",
@@ -41,7 +41,7 @@ static json_t *pt_encode(const struct hwtr_pt_config *pt)
 	return o;
 }
 
-static json_t *pt_encode_fixed(const struct hwtr_pt_config *pt)
+static json_t *manifest_encode_pt_fixed(const struct hwtr_pt_config *pt)
 {
 	return json_pack("{s:{s:s,s:i,s:i,s:i},s:i,s:i,s:I,s:I,s:I,s:I,s:b,s:b,s:I}",
 			 "cpu", "vendor", pt->vendor[0] ? pt->vendor : "unknown",
@@ -162,7 +162,7 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 			 "arch", info->arch, "trace_format", info->trace_format,
 			 "source", info->source, "pt",
 			 strcmp(info->trace_format, "intel-pt") ? NULL
-								: pt_encode(&info->pt),
+								: manifest_encode_pt(&info->pt),
 			 "process", "pid", info->pid, "executable",
 			 info->executable, "argv", argv, "threads", threads,
 			 "end", end, "complete", info->complete);
@@ -182,8 +182,8 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 	return root;
 }
 
-static int pt_decode(json_t *obj, const struct json_where *w,
-		     struct hwtr_pt_config *pt)
+static int manifest_decode_pt(json_t *obj, const struct jfield_where *w,
+		              struct hwtr_pt_config *pt)
 {
 	json_t *cpu = json_object_get(obj, "cpu");
 	uint64_t v;
@@ -196,14 +196,14 @@ static int pt_decode(json_t *obj, const struct json_where *w,
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"pt.cpu\" is missing or not an object",
 				 w->file);
-	err = json_get_string_opt(cpu, "vendor", w, &vendor);
+	err = jfield_get_string_opt(cpu, "vendor", w, &vendor);
 	if (err)
 		return err;
 	snprintf(pt->vendor, sizeof(pt->vendor), "%s", vendor);
 #define FIELD(o, name, dst, max)                                              \
 	do {                                                                  \
 		v = 0;                                                        \
-		err = json_get_u64_opt(o, name, w, &v);                       \
+		err = jfield_get_u64_opt(o, name, w, &v);                       \
 		if (err)                                                      \
 			return err;                                           \
 		if (v > (max))                                                \
@@ -224,17 +224,17 @@ static int pt_decode(json_t *obj, const struct json_where *w,
 	FIELD(obj, "psb_period", pt->psb_period, 0xffffffffu);
 #undef FIELD
 	b = false;
-	if ((err = json_get_bool_opt(obj, "tsc", w, &b)))
+	if ((err = jfield_get_bool_opt(obj, "tsc", w, &b)))
 		return err;
 	pt->tsc = b;
 	b = false;
-	if ((err = json_get_bool_opt(obj, "return_compression", w, &b)))
+	if ((err = jfield_get_bool_opt(obj, "return_compression", w, &b)))
 		return err;
 	pt->return_compression = b;
-	return json_get_string_opt(obj, "address_filter", w, &pt->address_filter);
+	return jfield_get_string_opt(obj, "address_filter", w, &pt->address_filter);
 }
 
-static int end_decode(json_t *obj, const struct json_where *w,
+static int end_decode(json_t *obj, const struct jfield_where *w,
 		      struct hwtr_end *end, const char **reason)
 {
 	const char *state = "running";
@@ -247,21 +247,21 @@ static int end_decode(json_t *obj, const struct json_where *w,
 	if (!json_is_object(obj))
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"end\" is not an object", w->file);
-	if ((err = json_get_string_opt(obj, "state", w, &state)))
+	if ((err = jfield_get_string_opt(obj, "state", w, &state)))
 		return err;
 	if (!strcmp(state, "exited")) {
 		end->state = hwtr_end_exited;
-		err = json_get_i64_opt(obj, "exit_code", w, &code);
+		err = jfield_get_i64_opt(obj, "exit_code", w, &code);
 	} else if (!strcmp(state, "signaled")) {
 		end->state = hwtr_end_signaled;
-		err = json_get_i64_opt(obj, "signal", w, &code);
+		err = jfield_get_i64_opt(obj, "signal", w, &code);
 	} else if (!strcmp(state, "running")) {
 		end->state = hwtr_end_running;
 	} else if (!strcmp(state, "aborted")) {
 		end->state = hwtr_end_aborted;
-		err = json_get_i64_opt(obj, "signal", w, &code);
+		err = jfield_get_i64_opt(obj, "signal", w, &code);
 		if (!err)
-			err = json_get_string_opt(obj, "reason", w, reason);
+			err = jfield_get_string_opt(obj, "reason", w, reason);
 	} else {
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"end.state\" is \"%s\", expected "
@@ -273,7 +273,7 @@ static int end_decode(json_t *obj, const struct json_where *w,
 }
 
 /* threads[I].etm: strict, every field named in the message. */
-static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
+static int etm_decode(json_t *obj, const struct jfield_where *w, size_t i,
 		      struct hwtr_etm_config *e)
 {
 	const char *protocol = NULL, *profile = "A";
@@ -289,8 +289,8 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "%s: threads[%zu].etm is missing or not an object "
 				 "(an ETM recording needs each source's trace unit)",
 				 w->file, i);
-	if ((err = json_get_string(obj, "protocol", w, &protocol)) ||
-	    (err = json_get_u64(obj, "trace_id", w, &v)))
+	if ((err = jfield_get_string(obj, "protocol", w, &protocol)) ||
+	    (err = jfield_get_u64(obj, "trace_id", w, &v)))
 		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
 	if (strcmp(protocol, "etm4") && strcmp(protocol, "ete"))
 		return hwtr_fail(hwtr_err_format,
@@ -298,7 +298,7 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "ETMv4 (\"etm4\") and ETE (\"ete\") are decoded",
 				 w->file, i, protocol);
 	e->ete = !strcmp(protocol, "ete");
-	if ((err = json_get_bool_opt(obj, "formatted", w, &e->formatted)))
+	if ((err = jfield_get_bool_opt(obj, "formatted", w, &e->formatted)))
 		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
 	/* A source's raw trace alone may have trace ID 0 (OpenCSD decodes
 	 * it); in frames 0 is no source's. */
@@ -319,25 +319,25 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 		bool b;
 
 		b = false;
-		if ((err = json_get_bool_opt(frame, "mem_align", w, &b)))
+		if ((err = jfield_get_bool_opt(frame, "mem_align", w, &b)))
 			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
 		e->frame_flags |= b ? HWTR_ETM_FRAME_MEM_ALIGN : 0;
 		b = false;
-		if ((err = json_get_bool_opt(frame, "fsyncs", w, &b)))
+		if ((err = jfield_get_bool_opt(frame, "fsyncs", w, &b)))
 			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
 		e->frame_flags |= b ? HWTR_ETM_FRAME_FSYNCS : 0;
 		b = false;
-		if ((err = json_get_bool_opt(frame, "hsyncs", w, &b)))
+		if ((err = jfield_get_bool_opt(frame, "hsyncs", w, &b)))
 			return hwtr_fail_context(err, "threads[%zu].etm.frame: ", i);
 		e->frame_flags |= b ? HWTR_ETM_FRAME_HSYNCS : 0;
 	}
 	v = 0x800;
-	if ((err = json_get_u64_opt(obj, "arch_version", w, &v)) ||
-	    (err = json_get_string_opt(obj, "profile", w, &profile)) ||
-	    (err = json_get_string_opt(obj, "source", w, &e->source)) ||
-	    (err = json_get_string_opt(obj, "core", w, &e->core)) ||
-	    (err = json_get_string_opt(obj, "core_type", w, &e->core_type)) ||
-	    (err = json_get_i64_opt(obj, "cpu", w, &cpu)))
+	if ((err = jfield_get_u64_opt(obj, "arch_version", w, &v)) ||
+	    (err = jfield_get_string_opt(obj, "profile", w, &profile)) ||
+	    (err = jfield_get_string_opt(obj, "source", w, &e->source)) ||
+	    (err = jfield_get_string_opt(obj, "core", w, &e->core)) ||
+	    (err = jfield_get_string_opt(obj, "core_type", w, &e->core_type)) ||
+	    (err = jfield_get_i64_opt(obj, "cpu", w, &cpu)))
 		return hwtr_fail_context(err, "threads[%zu].etm: ", i);
 	if (v != 0x700 && v != 0x800 && v != 0x803 && v != 0x864)
 		return hwtr_fail(hwtr_err_format,
@@ -353,7 +353,7 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 	e->cpu = cpu < INT32_MIN || cpu > INT32_MAX ? -1 : (int32_t)cpu;
 	if (json_object_get(obj, "context_id")) {
 		v = 0;
-		if ((err = json_get_u64(obj, "context_id", w, &v)))
+		if ((err = jfield_get_u64(obj, "context_id", w, &v)))
 			return hwtr_fail_context(err, "threads[%zu].etm: ", i);
 		if (v > UINT32_MAX)
 			return hwtr_fail(hwtr_err_format,
@@ -369,7 +369,7 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 				 "object", w->file, i);
 	for (k = 0; k < sizeof(etm_regs) / sizeof(etm_regs[0]); k++) {
 		v = 0;
-		if ((err = json_get_u64_opt(regs, etm_regs[k].name, w, &v)))
+		if ((err = jfield_get_u64_opt(regs, etm_regs[k].name, w, &v)))
 			return hwtr_fail_context(err, "threads[%zu].etm.regs: ", i);
 		if (v > 0xffffffffu)
 			return hwtr_fail(hwtr_err_format,
@@ -387,7 +387,7 @@ static int etm_decode(json_t *obj, const struct json_where *w, size_t i,
 }
 
 /* threads[I].stream_size and stream_crc32: both or neither. */
-static int stream_check_decode(json_t *t, const struct json_where *w, size_t i,
+static int stream_check_decode(json_t *t, const struct jfield_where *w, size_t i,
 			       struct hwtr_thread_info *thread)
 {
 	bool has_size = json_object_get(t, "stream_size") != NULL;
@@ -400,8 +400,8 @@ static int stream_check_decode(json_t *t, const struct json_where *w, size_t i,
 				 "and \"stream_crc32\"", w->file, i);
 	if (!has_size)
 		return 0;
-	if ((err = json_get_u64(t, "stream_size", w, &thread->stream_size)) ||
-	    (err = json_get_u64(t, "stream_crc32", w, &crc)))
+	if ((err = jfield_get_u64(t, "stream_size", w, &thread->stream_size)) ||
+	    (err = jfield_get_u64(t, "stream_crc32", w, &crc)))
 		return hwtr_fail_context(err, "threads[%zu]: ", i);
 	if (crc > UINT32_MAX)
 		return hwtr_fail(hwtr_err_format,
@@ -493,7 +493,7 @@ static int threads_check_unique(const struct hwtr_recording_info *info,
 }
 
 /* "files": {NAME: {"size": N, "crc32": N}, ...}. */
-static int files_decode(json_t *obj, const struct json_where *w,
+static int files_decode(json_t *obj, const struct jfield_where *w,
 			struct hwtr_recording_info *info)
 {
 	struct hwtr_file_check *files;
@@ -522,8 +522,8 @@ static int files_decode(json_t *obj, const struct json_where *w,
 			return hwtr_fail(hwtr_err_format,
 					 "%s: files.\"%s\" is not an object",
 					 w->file, name);
-		if ((err = json_get_u64(v, "size", w, &files[n].size)) ||
-		    (err = json_get_u64(v, "crc32", w, &crc)))
+		if ((err = jfield_get_u64(v, "size", w, &files[n].size)) ||
+		    (err = jfield_get_u64(v, "crc32", w, &crc)))
 			return hwtr_fail_context(err, "files.\"%s\": ", name);
 		if (crc > UINT32_MAX)
 			return hwtr_fail(hwtr_err_format,
@@ -536,7 +536,7 @@ static int files_decode(json_t *obj, const struct json_where *w,
 	return 0;
 }
 
-static int threads_decode(json_t *arr, const struct json_where *w,
+static int threads_decode(json_t *arr, const struct jfield_where *w,
 			  bool etm, struct hwtr_recording_info *info)
 {
 	struct hwtr_thread_info *threads;
@@ -565,10 +565,10 @@ static int threads_decode(json_t *arr, const struct json_where *w,
 			return hwtr_fail(hwtr_err_format,
 					 "%s: threads[%zu] is not an object",
 					 w->file, i);
-		if ((err = json_get_u64(t, "tid", w, &tid)) ||
-		    (err = json_get_string(t, "stream", w, &threads[i].stream)) ||
-		    (err = json_get_u64_opt(t, "trace_start", w,
-					    &threads[i].trace_start)))
+		if ((err = jfield_get_u64(t, "tid", w, &tid)) ||
+		    (err = jfield_get_string(t, "stream", w, &threads[i].stream)) ||
+		    (err = jfield_get_u64_opt(t, "trace_start", w,
+					      &threads[i].trace_start)))
 			return hwtr_fail_context(err, "threads[%zu]: ", i);
 		if (tid > UINT32_MAX)
 			return hwtr_fail(hwtr_err_format,
@@ -595,7 +595,7 @@ static int threads_decode(json_t *arr, const struct json_where *w,
 int manifest_decode(json_t *root, const char *file,
 		    struct hwtr_recording_info *info)
 {
-	struct json_where w = { file, 0 };
+	struct jfield_where w = { file, 0 };
 	const char *format = NULL;
 	json_t *process, *argv, *pt;
 	int64_t version = 0;
@@ -607,13 +607,13 @@ int manifest_decode(json_t *root, const char *file,
 	memset(info, 0, sizeof(*info));
 	if (!json_is_object(root))
 		return hwtr_fail(hwtr_err_format, "%s: not a JSON object", file);
-	if ((err = json_get_string(root, "format", &w, &format)))
+	if ((err = jfield_get_string(root, "format", &w, &format)))
 		return err;
 	if (strcmp(format, HWTR_FORMAT_NAME))
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"format\" is \"%s\", not \"%s\"",
 				 file, format, HWTR_FORMAT_NAME);
-	if ((err = json_get_i64_opt(root, "version", &w, &version)))
+	if ((err = jfield_get_i64_opt(root, "version", &w, &version)))
 		return err;
 	if (!json_object_get(root, "version"))
 		return hwtr_fail(hwtr_err_format, "%s: field \"version\" is missing",
@@ -624,9 +624,9 @@ int manifest_decode(json_t *root, const char *file,
 				 "reader reads version 1 to %d)",
 				 file, (long long)version, HWTR_FORMAT_VERSION);
 	info->version = (int)version;
-	if ((err = json_get_string(root, "arch", &w, &info->arch)) ||
-	    (err = json_get_string(root, "trace_format", &w, &info->trace_format)) ||
-	    (err = json_get_string(root, "source", &w, &info->source)))
+	if ((err = jfield_get_string(root, "arch", &w, &info->arch)) ||
+	    (err = jfield_get_string(root, "trace_format", &w, &info->trace_format)) ||
+	    (err = jfield_get_string(root, "source", &w, &info->source)))
 		return err;
 	/* Version 1 is Intel PT only; version 2 adds ETMv4 and ETE. */
 	etm = !strcmp(info->trace_format, "etm4") || !strcmp(info->trace_format, "ete");
@@ -648,7 +648,7 @@ int manifest_decode(json_t *root, const char *file,
 				 "%s: field \"pt\" is missing (an intel-pt "
 				 "recording needs its trace configuration)",
 				 file);
-	if (!etm && (err = pt_decode(pt, &w, &info->pt)))
+	if (!etm && (err = manifest_decode_pt(pt, &w, &info->pt)))
 		return err;
 
 	process = json_object_get(root, "process");
@@ -656,9 +656,9 @@ int manifest_decode(json_t *root, const char *file,
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"process\" is missing or not an object",
 				 file);
-	if ((err = json_get_i64_opt(process, "pid", &w, &pid)) ||
-	    (err = json_get_string_opt(process, "executable", &w,
-				       &info->executable)))
+	if ((err = jfield_get_i64_opt(process, "pid", &w, &pid)) ||
+	    (err = jfield_get_string_opt(process, "executable", &w,
+				         &info->executable)))
 		return err;
 	info->pid = (int32_t)pid;
 	argv = json_object_get(process, "argv");
@@ -685,7 +685,7 @@ int manifest_decode(json_t *root, const char *file,
 		return err;
 	if ((err = threads_check_unique(info, file)))
 		return err;
-	if ((err = json_get_string_opt(root, "core", &w, &info->core)))
+	if ((err = jfield_get_string_opt(root, "core", &w, &info->core)))
 		return err;
 	if (info->core && !recording_name_inside(info->core))
 		return hwtr_fail(hwtr_err_format,
@@ -693,7 +693,7 @@ int manifest_decode(json_t *root, const char *file,
 				 "recording directory", file, info->core);
 	if ((err = files_decode(json_object_get(root, "files"), &w, info)))
 		return err;
-	if ((err = json_get_bool_opt(root, "complete", &w, &complete)))
+	if ((err = jfield_get_bool_opt(root, "complete", &w, &complete)))
 		return err;
 	info->complete = complete;
 	/* Live recordings start with no thread; a finished one has some. */

@@ -281,7 +281,7 @@ static int read_sideband(struct hwtr_recording *r, struct update *u)
 	if (err)
 		goto out;
 	for (line = text; line < text + size; line = nl + 1) {
-		struct json_where where = { path, u->sideband_lines + 1 };
+		struct jfield_where where = { path, u->sideband_lines + 1 };
 		struct hwtr_sideband_event ev;
 		json_error_t jerr;
 		json_t *obj;

@@ -46,7 +46,7 @@ json_t *sideband_encode(const struct hwtr_sideband_event *e)
 	switch (e->kind) {
 	case hwtr_ev_mmap:
 		prot_text(e->prot, prot);
-		json_object_set_new(o, "addr", json_address(e->addr));
+		json_object_set_new(o, "addr", jfield_address(e->addr));
 		json_object_set_new(o, "len", json_integer((json_int_t)e->len));
 		json_object_set_new(o, "pgoff", json_integer((json_int_t)e->pgoff));
 		json_object_set_new(o, "prot", json_string(prot));
@@ -58,7 +58,7 @@ json_t *sideband_encode(const struct hwtr_sideband_event *e)
 			json_object_set_new(o, "saved", json_string(e->saved));
 		break;
 	case hwtr_ev_munmap:
-		json_object_set_new(o, "addr", json_address(e->addr));
+		json_object_set_new(o, "addr", jfield_address(e->addr));
 		json_object_set_new(o, "len", json_integer((json_int_t)e->len));
 		break;
 	case hwtr_ev_exec:
@@ -116,7 +116,7 @@ static bool build_id_ok(const char *id)
 /* A mapping or unmapping covers at least a byte and ends inside the
  * address space. */
 static int range_check(const struct hwtr_sideband_event *e,
-		       const struct json_where *w, const char *kind)
+		       const struct jfield_where *w, const char *kind)
 {
 	if (e->len == 0)
 		return hwtr_fail(hwtr_err_format,
@@ -131,10 +131,10 @@ static int range_check(const struct hwtr_sideband_event *e,
 	return 0;
 }
 
-static int tid_get(json_t *obj, const struct json_where *w, uint32_t *tid)
+static int tid_get(json_t *obj, const struct jfield_where *w, uint32_t *tid)
 {
 	uint64_t v = 0;
-	int err = json_get_u64(obj, "tid", w, &v);
+	int err = jfield_get_u64(obj, "tid", w, &v);
 
 	if (err)
 		return err;
@@ -145,7 +145,7 @@ static int tid_get(json_t *obj, const struct json_where *w, uint32_t *tid)
 	return 0;
 }
 
-int sideband_decode(json_t *obj, const struct json_where *w,
+int sideband_decode(json_t *obj, const struct jfield_where *w,
 		    struct hwtr_sideband_event *e)
 {
 	const char *kind, *prot = "r-x";
@@ -156,8 +156,8 @@ int sideband_decode(json_t *obj, const struct json_where *w,
 	if (!json_is_object(obj))
 		return hwtr_fail(hwtr_err_format, "%s:%ld: not a JSON object",
 				 w->file, w->line);
-	if ((err = json_get_string(obj, "event", w, &kind)) ||
-	    (err = json_get_u64_opt(obj, "tsc", w, &e->tsc)))
+	if ((err = jfield_get_string(obj, "event", w, &kind)) ||
+	    (err = jfield_get_u64_opt(obj, "tsc", w, &e->tsc)))
 		return err;
 	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 		if (!strcmp(kind, kind_names[k]))
@@ -168,13 +168,13 @@ int sideband_decode(json_t *obj, const struct json_where *w,
 	e->kind = (enum hwtr_event_kind)k;
 	switch (e->kind) {
 	case hwtr_ev_mmap:
-		if ((err = json_get_u64(obj, "addr", w, &e->addr)) ||
-		    (err = json_get_u64(obj, "len", w, &e->len)) ||
-		    (err = json_get_u64_opt(obj, "pgoff", w, &e->pgoff)) ||
-		    (err = json_get_string_opt(obj, "prot", w, &prot)) ||
-		    (err = json_get_string_opt(obj, "path", w, &e->path)) ||
-		    (err = json_get_string_opt(obj, "build_id", w, &e->build_id)) ||
-		    (err = json_get_string_opt(obj, "saved", w, &e->saved)))
+		if ((err = jfield_get_u64(obj, "addr", w, &e->addr)) ||
+		    (err = jfield_get_u64(obj, "len", w, &e->len)) ||
+		    (err = jfield_get_u64_opt(obj, "pgoff", w, &e->pgoff)) ||
+		    (err = jfield_get_string_opt(obj, "prot", w, &prot)) ||
+		    (err = jfield_get_string_opt(obj, "path", w, &e->path)) ||
+		    (err = jfield_get_string_opt(obj, "build_id", w, &e->build_id)) ||
+		    (err = jfield_get_string_opt(obj, "saved", w, &e->saved)))
 			return err;
 		if (prot_parse(prot, &e->prot) < 0)
 			return hwtr_fail(hwtr_err_format,
@@ -195,13 +195,13 @@ int sideband_decode(json_t *obj, const struct json_where *w,
 			return err;
 		break;
 	case hwtr_ev_munmap:
-		if ((err = json_get_u64(obj, "addr", w, &e->addr)) ||
-		    (err = json_get_u64(obj, "len", w, &e->len)) ||
+		if ((err = jfield_get_u64(obj, "addr", w, &e->addr)) ||
+		    (err = jfield_get_u64(obj, "len", w, &e->len)) ||
 		    (err = range_check(e, w, "munmap")))
 			return err;
 		break;
 	case hwtr_ev_exec:
-		if ((err = json_get_string(obj, "path", w, &e->path)))
+		if ((err = jfield_get_string(obj, "path", w, &e->path)))
 			return err;
 		break;
 	case hwtr_ev_thread_start:
@@ -211,9 +211,9 @@ int sideband_decode(json_t *obj, const struct json_where *w,
 		break;
 	case hwtr_ev_loss:
 		if ((err = tid_get(obj, w, &e->tid)) ||
-		    (err = json_get_u64_opt(obj, "offset", w, &e->offset)) ||
-		    (err = json_get_u64_opt(obj, "len", w, &e->len)) ||
-		    (err = json_get_string_opt(obj, "reason", w, &e->reason)))
+		    (err = jfield_get_u64_opt(obj, "offset", w, &e->offset)) ||
+		    (err = jfield_get_u64_opt(obj, "len", w, &e->len)) ||
+		    (err = jfield_get_string_opt(obj, "reason", w, &e->reason)))
 			return err;
 		break;
 	}

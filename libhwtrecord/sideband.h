@@ -7,7 +7,7 @@
 
 json_t *sideband_encode(const struct hwtr_sideband_event *event);
 /* Strings in EVENT point into OBJ. */
-int sideband_decode(json_t *obj, const struct json_where *where,
+int sideband_decode(json_t *obj, const struct jfield_where *where,
 		    struct hwtr_sideband_event *event);
 
 #endif

@@ -11,6 +11,11 @@
  * code and leaves a message naming the file, offset or field that was wrong in
  * hwtr_last_error() (per thread).  Objects are opaque; each has one free
  * function.  No function calls exit().
+ *
+ * The shared library exports exactly the functions declared here, each
+ * marked HWTR_EXPORT: the library is built with -fvisibility=hidden (as
+ * libipt with pt_export), so its internals stay internal
+ * (testsuite/unit/test-exports.sh checks both ways).
  */
 #ifndef HWTRECORD_H
 #define HWTRECORD_H
@@ -22,6 +27,10 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#ifndef HWTR_EXPORT
+#define HWTR_EXPORT __attribute__((visibility("default")))
 #endif
 
 /* ------------------------------------------------------------------ errors */
@@ -41,9 +50,11 @@ enum hwtr_error {
 };
 
 /* A short text for an error code. */
+HWTR_EXPORT
 const char *hwtr_errstr(int code);
 
 /* The message of the last failing call on this thread ("" if none). */
+HWTR_EXPORT
 const char *hwtr_last_error(void);
 
 /* For code built on the library (trace sources, importers), so that its
@@ -53,8 +64,10 @@ const char *hwtr_last_error(void);
  * hwtr_fail_context puts its text before the current message (where a
  * failure happened, e.g. "FILE: ") and also returns -CODE.  Messages are
  * per thread and cut at 1 KiB. */
+HWTR_EXPORT
 int hwtr_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+HWTR_EXPORT
 int hwtr_fail_context(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -124,6 +137,7 @@ struct hwtr_etm_config {
  * hwtr_err_version with a message naming the OpenCSD version needed (ETE
  * needs one whose C API gives ETE packets to a callback, 1.7.1 or later;
  * Debian 12 has 1.3.3).  Importers call it to refuse what cannot be decoded. */
+HWTR_EXPORT
 int hwtr_etm_decodable(const struct hwtr_etm_config *etm);
 
 enum hwtr_end_state {
@@ -235,32 +249,39 @@ struct hwtr_writer_info {
 /* Create DIR (it must not exist, or be empty) and write a manifest that says
  * the recording is incomplete.  Everything after this streams to disk, so a
  * recorder that dies leaves a recording that opens up to its last piece. */
+HWTR_EXPORT
 int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
 		       struct hwtr_writer **writer);
 
 /* A new thread: opens trace/TID.pt, logs thread-start, updates the manifest. */
+HWTR_EXPORT
 int hwtr_writer_add_thread(struct hwtr_writer *writer, uint32_t tid,
 			   uint64_t tsc);
 
 /* Append raw trace bytes to a thread's stream. */
+HWTR_EXPORT
 int hwtr_writer_trace(struct hwtr_writer *writer, uint32_t tid,
 		      const void *bytes, size_t size);
 
 /* Bytes written to a thread's stream so far. */
+HWTR_EXPORT
 int hwtr_writer_trace_size(const struct hwtr_writer *writer, uint32_t tid,
 			   uint64_t *size);
 
 /* Mark that a thread's stream keeps only what follows @offset (a ring). */
+HWTR_EXPORT
 int hwtr_writer_set_trace_start(struct hwtr_writer *writer, uint32_t tid,
 				uint64_t offset);
 
 /* Log a sideband event (kind, tsc, and the fields that kind uses). */
+HWTR_EXPORT
 int hwtr_writer_event(struct hwtr_writer *writer,
 		      const struct hwtr_sideband_event *event);
 
 /* Save a whole trace buffer as trace/NAME (a CoreSight trace buffer that
  * several sources share); the returned path (relative, owned by the writer)
  * is what hwtr_writer_add_source names. */
+HWTR_EXPORT
 int hwtr_writer_save_trace(struct hwtr_writer *writer, const char *name,
 			   const void *bytes, size_t size,
 			   const char **relative_path);
@@ -269,10 +290,12 @@ int hwtr_writer_save_trace(struct hwtr_writer *writer, const char *name,
  * and that comes piece by piece (a recorder's); its relative path (owned by
  * the writer) is what hwtr_writer_add_source and hwtr_writer_append_trace
  * name. */
+HWTR_EXPORT
 int hwtr_writer_open_trace(struct hwtr_writer *writer, const char *name,
 			   const char **relative_path);
 
 /* Append bytes to a trace file made by hwtr_writer_open_trace. */
+HWTR_EXPORT
 int hwtr_writer_append_trace(struct hwtr_writer *writer,
 			     const char *relative_path, const void *bytes,
 			     size_t size);
@@ -280,6 +303,7 @@ int hwtr_writer_append_trace(struct hwtr_writer *writer,
 /* A new thread (for CoreSight: a trace source) whose trace is in STREAM,
  * saved before with hwtr_writer_save_trace or hwtr_writer_open_trace; logs
  * thread-start and updates the manifest.  ETM is copied. */
+HWTR_EXPORT
 int hwtr_writer_add_source(struct hwtr_writer *writer, uint32_t tid,
 			   uint64_t tsc, const char *stream,
 			   const struct hwtr_etm_config *etm);
@@ -287,43 +311,53 @@ int hwtr_writer_add_source(struct hwtr_writer *writer, uint32_t tid,
 /* Save bytes as objects/NAME inside the recording (e.g. the vDSO); the
  * returned path (relative, owned by the writer) goes into an mmap event's
  * saved field. */
+HWTR_EXPORT
 int hwtr_writer_save_object(struct hwtr_writer *writer, const char *name,
 			    const void *bytes, size_t size,
 			    const char **relative_path);
 
 /* Move or copy a core file into the recording as "core". */
+HWTR_EXPORT
 int hwtr_writer_add_core(struct hwtr_writer *writer, const char *core_path);
 
 /* Flush every stream and the sideband to disk. */
+HWTR_EXPORT
 int hwtr_writer_flush(struct hwtr_writer *writer);
 
 /* Write the final manifest (complete, with how the program ended). */
+HWTR_EXPORT
 int hwtr_writer_finish(struct hwtr_writer *writer, const struct hwtr_end *end);
 
 /* The same, for a recording that ends hwtr_end_aborted: REASON (copied)
  * says why the recorder could not go on; SIGNAL is the signal that then
  * ended the process, or 0. */
+HWTR_EXPORT
 int hwtr_writer_finish_aborted(struct hwtr_writer *writer, const char *reason,
 			       int signal);
 
 /* Write a finished copy of the recording so far into DIR (which must not
  * exist, or be empty), as a recording of a program still running; the
  * recording itself goes on. */
+HWTR_EXPORT
 int hwtr_writer_save_copy(struct hwtr_writer *writer, const char *dir);
 
 /* Close files and free.  Without hwtr_writer_finish the recording stays
  * marked incomplete. */
+HWTR_EXPORT
 void hwtr_writer_free(struct hwtr_writer *writer);
 
 /* The GNU build-id of an ELF file, or of an ELF image in memory (the vDSO),
  * as lower-case hex in BUF: 1, or 0 when it has none, or a negative error. */
+HWTR_EXPORT
 int hwtr_build_id_of_file(const char *path, char *buf, size_t size);
+HWTR_EXPORT
 int hwtr_build_id_of_image(const void *image, size_t image_size, char *buf,
 			   size_t size);
 
 /* The load bias of the ELF file PATH mapped with file offset PGOFF at ADDR
  * (what to add to its addresses): 1, or 0 when it is not an ELF file or no
  * loadable segment holds PGOFF, or a negative error. */
+HWTR_EXPORT
 int hwtr_load_bias_of_file(const char *path, uint64_t addr, uint64_t pgoff,
 			   uint64_t *bias);
 
@@ -334,19 +368,26 @@ struct hwtr_recording;
 /* Open a recording directory.  A recording that was cut off opens up to its
  * last complete piece with info->cut_off set; a malformed one is rejected with
  * a message naming the file and what was wrong. */
+HWTR_EXPORT
 int hwtr_recording_open(const char *dir, struct hwtr_recording **recording);
+HWTR_EXPORT
 void hwtr_recording_close(struct hwtr_recording *recording);
 
+HWTR_EXPORT
 const struct hwtr_recording_info *
 hwtr_recording_info(const struct hwtr_recording *recording);
+HWTR_EXPORT
 const char *hwtr_recording_path(const struct hwtr_recording *recording);
 
+HWTR_EXPORT
 size_t hwtr_recording_nevents(const struct hwtr_recording *recording);
+HWTR_EXPORT
 const struct hwtr_sideband_event *
 hwtr_recording_event(const struct hwtr_recording *recording, size_t index);
 
 /* A thread's raw trace, mapped read-only; valid until the recording closes,
  * or until the second refresh after the one that mapped it. */
+HWTR_EXPORT
 int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
 			 const uint8_t **bytes, size_t *size);
 
@@ -360,6 +401,7 @@ int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
  * recording is refused, and the recording is left as it was.  Histories
  * built on the recording follow with hwtr_history_extend (before the next
  * refresh). */
+HWTR_EXPORT
 int hwtr_recording_refresh(struct hwtr_recording *recording);
 
 /* ---------------------------------------------------------------- history */
@@ -380,9 +422,11 @@ struct hwtr_history_options {
 /* Decode every thread once to build the index and the function segments.
  * The history does not keep per-instruction data; instructions are decoded
  * again on demand.  The recording must outlive the history. */
+HWTR_EXPORT
 int hwtr_history_build(struct hwtr_recording *recording,
 		       const struct hwtr_history_options *options,
 		       struct hwtr_history **history);
+HWTR_EXPORT
 void hwtr_history_free(struct hwtr_history *history);
 
 /* Where each thread's history will end, without building it: IPS[i] is the
@@ -399,6 +443,7 @@ enum hwtr_end_ip_status {
 	hwtr_end_ip_found,
 	hwtr_end_ip_none,
 };
+HWTR_EXPORT
 int hwtr_history_end_ips(struct hwtr_recording *recording,
 			 const struct hwtr_history_options *options,
 			 uint64_t *ips, enum hwtr_end_ip_status *status);
@@ -414,18 +459,24 @@ int hwtr_history_end_ips(struct hwtr_recording *recording,
  * start), that thread is built again from its start.  Costs in proportion
  * to the new trace, not to the history.  On failure the history may only be
  * freed. */
+HWTR_EXPORT
 int hwtr_history_extend(struct hwtr_history *history);
 
+HWTR_EXPORT
 size_t hwtr_history_nthreads(const struct hwtr_history *history);
+HWTR_EXPORT
 struct hwtr_thread *hwtr_history_thread(struct hwtr_history *history,
 					size_t index);
 /* The thread with this tid, or NULL. */
+HWTR_EXPORT
 struct hwtr_thread *hwtr_history_find_thread(struct hwtr_history *history,
 					     uint32_t tid);
 
 /* Problems with the recording's binaries (missing, build-id mismatch), each a
  * message naming the path and the ids; they also appear in the gaps. */
+HWTR_EXPORT
 size_t hwtr_history_nproblems(const struct hwtr_history *history);
+HWTR_EXPORT
 const char *hwtr_history_problem(const struct hwtr_history *history,
 				 size_t index);
 
@@ -443,6 +494,7 @@ struct hwtr_thread_stats {
 	uint64_t decoded_instructions;
 	bool rebuilt;
 };
+HWTR_EXPORT
 int hwtr_thread_stats(const struct hwtr_thread *thread,
 		      struct hwtr_thread_stats *stats);
 
@@ -450,6 +502,7 @@ int hwtr_thread_stats(const struct hwtr_thread *thread,
  * thread's trace names, in order of first appearance; none for a trace that
  * carries none (Intel PT, ETM without context ID tracing).  The array is
  * the history's. */
+HWTR_EXPORT
 int hwtr_thread_context_ids(const struct hwtr_thread *thread,
 			    const uint32_t **ids, size_t *count);
 
@@ -484,6 +537,7 @@ struct hwtr_segment {
 	const char *function;	/* symbol name, or NULL; owned by the history */
 	const struct hwtr_gap *gap;	/* HWTR_SEG_GAP only */
 };
+HWTR_EXPORT
 int hwtr_thread_segment(const struct hwtr_thread *thread, uint64_t number,
 			struct hwtr_segment *segment);
 
@@ -498,6 +552,7 @@ int hwtr_thread_segment(const struct hwtr_thread *thread, uint64_t number,
  * holds no instruction; after a return with no call in the trace its level
  * can be one below the thread's lowest).  Returns the number of frames (at
  * most max). */
+HWTR_EXPORT
 int hwtr_thread_callstack_next(const struct hwtr_thread *thread, uint64_t ip,
 			       struct hwtr_segment *segments, size_t max);
 
@@ -539,18 +594,25 @@ struct hwtr_cursor;
 
 /* A cursor starts at the end of the thread's history (the last instruction),
  * where a debugger stands after a crash. */
+HWTR_EXPORT
 int hwtr_cursor_alloc(struct hwtr_thread *thread, struct hwtr_cursor **cursor);
+HWTR_EXPORT
 void hwtr_cursor_free(struct hwtr_cursor *cursor);
 
+HWTR_EXPORT
 uint64_t hwtr_cursor_position(const struct hwtr_cursor *cursor);
 /* Go to instruction NUMBER (1..instructions); hwtr_err_range if outside. */
+HWTR_EXPORT
 int hwtr_cursor_goto(struct hwtr_cursor *cursor, uint64_t number);
 /* Move by DELTA instructions; stops at either end and returns hwtr_err_eos
  * (positive moved count is not reported: read the position). */
+HWTR_EXPORT
 int hwtr_cursor_step(struct hwtr_cursor *cursor, int64_t delta);
 /* The instruction (or gap) at the position. */
+HWTR_EXPORT
 int hwtr_cursor_insn(struct hwtr_cursor *cursor, struct hwtr_insn *insn);
 /* The function segment at the position. */
+HWTR_EXPORT
 int hwtr_cursor_segment(const struct hwtr_cursor *cursor,
 			struct hwtr_segment *segment);
 /* Search backward (direction < 0) or forward (> 0) from the position,
@@ -558,10 +620,12 @@ int hwtr_cursor_segment(const struct hwtr_cursor *cursor,
  * there and returns 1, or returns 0 and stays when there is none.  ADDRS may
  * come in any order; sorted ascending saves a sorted copy per call.  Each
  * address costs a binary search, not a scan, per block. */
+HWTR_EXPORT
 int hwtr_cursor_find(struct hwtr_cursor *cursor, int direction,
 		     const uint64_t *addrs, size_t naddrs);
 /* The call stack at the position: segments[0] is the current segment, then
  * its callers (following up).  Returns the number of frames (at most max). */
+HWTR_EXPORT
 int hwtr_cursor_callstack(const struct hwtr_cursor *cursor,
 			  struct hwtr_segment *segments, size_t max);
 
@@ -574,14 +638,17 @@ struct hwtr_source_line {
 	const char *path;	/* where to read it: absolute when known */
 };
 /* The history's symbolizer (libdw over the recording's binaries). */
+HWTR_EXPORT
 struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *history);
 /* Function containing IP: name and start, or NULL.  An address alone
  * names the files mapped at the end of the history (the program that ran
  * last, after any exec); function segments and listings name each
  * instruction with the files mapped when it ran. */
+HWTR_EXPORT
 const char *hwtr_symbolize_function(struct hwtr_symbolizer *symbolizer,
 				    uint64_t ip, uint64_t *start);
 /* The source line of IP, as hwtr_symbolize_function: 1, or 0 if unknown. */
+HWTR_EXPORT
 int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 			struct hwtr_source_line *line);
 
@@ -603,9 +670,11 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
  * lines (doc/json-schema.md).  Instructions at MARK_PC (the selected frame's
  * PC in GDB; 0 for none) get GDB's "=> " mark.  Streams: memory does not
  * grow with the range. */
+HWTR_EXPORT
 int hwtr_list_insns(struct hwtr_thread *thread, uint64_t first, uint64_t last,
 		    unsigned flags, bool json, uint64_t mark_pc, FILE *out);
 /* Print function segments FIRST..LAST (inclusive), likewise. */
+HWTR_EXPORT
 int hwtr_list_calls(struct hwtr_thread *thread, uint64_t first, uint64_t last,
 		    unsigned flags, bool json, FILE *out);
 
