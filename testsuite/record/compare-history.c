@@ -30,7 +30,12 @@
  * Only instructions of PATH are compared, as file offsets: a recording made
  * under Valgrind runs PIE programs at another base and redirects some libc and
  * ld.so functions, so only the program's own code can be compared exactly.
- * Threads are paired in tid order (both runs create them in the same order).
+ * Threads are paired in creation order (both runs create them in the same
+ * order): the first thread each input lists (the stepper's "# start" of the
+ * process, a recording's first thread) is the process's first, and the others
+ * follow in tid order, a tid below the first one's counting as later: the
+ * kernel's pid counter wrapped around (at pid_max, back to 300) while the
+ * program ran.  Plain tid order then put the last threads first.
  *
  * Exit status: 0 equal, 1 different (the first difference is described), 2 on
  * a bad input (named with its line).
@@ -318,11 +323,26 @@ static void read_view(struct view *v)
 	fclose(f);
 }
 
-static int by_tid(const void *a, const void *b)
+/* The tid of the thread being sorted views' first thread: see the header. */
+static long first_tid;
+
+/* Tids in allocation order from FIRST_TID on: after the wrap, lower is later. */
+static int by_creation(const void *a, const void *b)
 {
 	long x = ((const struct thread *)a)->tid, y = ((const struct thread *)b)->tid;
+	bool xw = x < first_tid, yw = y < first_tid;
 
+	if (xw != yw)
+		return xw ? 1 : -1;
 	return (x > y) - (x < y);
+}
+
+static void sort_creation_order(struct view *v)
+{
+	if (!v->nthreads)
+		return;
+	first_tid = v->threads[0].tid;	/* threads are in first-seen order */
+	qsort(v->threads, v->nthreads, sizeof(struct thread), by_creation);
 }
 
 static void show_context(const struct thread *e, const struct thread *a, size_t at)
@@ -521,8 +541,8 @@ int main(int argc, char **argv)
 	actual.file = argv[4];
 	read_view(&expected);
 	read_view(&actual);
-	qsort(expected.threads, expected.nthreads, sizeof(struct thread), by_tid);
-	qsort(actual.threads, actual.nthreads, sizeof(struct thread), by_tid);
+	sort_creation_order(&expected);
+	sort_creation_order(&actual);
 
 	if (prefix_only ? expected.nthreads < actual.nthreads
 			: expected.nthreads != actual.nthreads) {
