@@ -410,3 +410,33 @@ void fixture_cleanup(void)
 	ck_assert_int_eq(system(cmd), 0);
 	tmpdir[0] = 0;
 }
+
+void fixture_history_open(struct fixture_history *h, struct trace *t)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, t->buf, trace_size(t), NULL, NULL);
+	trace_end(t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &h->rec), 0);
+	ck_assert_msg(hwtr_history_build(h->rec, NULL, &h->history) == 0, "%s",
+		      hwtr_last_error());
+	h->thread = hwtr_history_thread(h->history, 0);
+	ck_assert_ptr_nonnull(h->thread);
+}
+
+void fixture_history_main_path(struct fixture_history *h)
+{
+	struct trace t;
+
+	trace_begin(&t);
+	trace_main_path(&t);
+	fixture_history_open(h, &t);
+}
+
+void fixture_history_close(struct fixture_history *h)
+{
+	hwtr_history_free(h->history);
+	hwtr_recording_close(h->rec);
+	fixture_cleanup();
+}

@@ -86,4 +86,18 @@ void enc_psb_disabled(struct trace *t, uint64_t tsc);
 const char *fixture_tmpdir(void);
 void fixture_cleanup(void);
 
+/* A history built from a trace over fixture-code, and its only thread. */
+struct fixture_history {
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_thread *thread;
+};
+/* Write T's trace as a recording of fixture-code (ending T) and build its
+ * history into H. */
+void fixture_history_open(struct fixture_history *h, struct trace *t);
+/* The history of the main path (trace_main_path). */
+void fixture_history_main_path(struct fixture_history *h);
+void fixture_history_close(struct fixture_history *h);
+
+
 #endif

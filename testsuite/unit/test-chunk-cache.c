@@ -33,36 +33,6 @@ static unsigned objdump_length(const char *label)
 	return 0;
 }
 
-struct opened {
-	struct hwtr_recording *rec;
-	struct hwtr_history *history;
-	struct hwtr_thread *thread;
-};
-
-static void open_main_path(struct opened *o)
-{
-	struct trace t;
-	char dir[512];
-
-	trace_begin(&t);
-	trace_main_path(&t);
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
-	trace_end(&t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
-	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
-		      hwtr_last_error());
-	o->thread = hwtr_history_thread(o->history, 0);
-	ck_assert_ptr_nonnull(o->thread);
-}
-
-static void close_history(struct opened *o)
-{
-	hwtr_history_free(o->history);
-	hwtr_recording_close(o->rec);
-	fixture_cleanup();
-}
-
 static void check_chunk(struct hwtr_thread *t, size_t k, uint64_t first,
 			size_t count)
 {
@@ -87,23 +57,23 @@ static void check_chunk(struct hwtr_thread *t, size_t k, uint64_t first,
 
 START_TEST(each_chunk_decodes_to_the_labels_and_objdump_lengths)
 {
-	struct opened o;
+	struct fixture_history o;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	ck_assert_uint_eq(o.thread->nchunks, 2);
 	check_chunk(o.thread, 1, 14, 16);
 	check_chunk(o.thread, 0, 1, 13);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
 START_TEST(a_cached_chunk_is_not_decoded_again)
 {
 	const struct decoded_chunk *a, *b;
-	struct opened o;
+	struct fixture_history o;
 	unsigned epoch;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &a), 0);
 	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &b), 0);
 	ck_assert_ptr_eq(a, b);
@@ -116,19 +86,19 @@ START_TEST(a_cached_chunk_is_not_decoded_again)
 	ck_assert_uint_eq(a->key, UINT64_MAX);
 	ck_assert_ptr_null(a->insns);
 	check_chunk(o.thread, 0, 1, 13);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
 START_TEST(a_chunk_past_the_end_is_refused)
 {
 	const struct decoded_chunk *d;
-	struct opened o;
+	struct fixture_history o;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	ck_assert_int_eq(history_decode_chunk(o.thread, 2, &d), -hwtr_err_range);
 	ck_assert_str_eq(hwtr_last_error(), "no chunk 2");
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 

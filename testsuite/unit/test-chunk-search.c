@@ -16,36 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct opened {
-	struct hwtr_recording *rec;
-	struct hwtr_history *history;
-	struct hwtr_thread *thread;
-};
-
-static void open_main_path(struct opened *o)
-{
-	struct trace t;
-	char dir[512];
-
-	trace_begin(&t);
-	trace_main_path(&t);
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
-	trace_end(&t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
-	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
-		      hwtr_last_error());
-	o->thread = hwtr_history_thread(o->history, 0);
-	ck_assert_ptr_nonnull(o->thread);
-}
-
-static void close_history(struct opened *o)
-{
-	hwtr_history_free(o->history);
-	hwtr_recording_close(o->rec);
-	fixture_cleanup();
-}
-
 /* The instruction number found, 0 for none. */
 static uint64_t find(struct hwtr_thread *t, size_t k, const char *a,
 		     const char *b, uint64_t lo, uint64_t hi, int direction)
@@ -83,14 +53,14 @@ static void check_cases(struct hwtr_thread *t)
 START_TEST(the_first_and_last_hits_are_the_paths)
 {
 	const struct decoded_chunk *d;
-	struct opened o;
+	struct fixture_history o;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	check_cases(o.thread);	/* walking the blocks */
 	ck_assert_int_eq(history_decode_chunk(o.thread, 0, &d), 0);
 	ck_assert_int_eq(history_decode_chunk(o.thread, 1, &d), 0);
 	check_cases(o.thread);	/* from the cache */
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 

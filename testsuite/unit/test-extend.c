@@ -833,7 +833,6 @@ START_TEST(a_late_loss_in_the_last_chunk_undoes_what_the_chunk_did)
 	/* The third round's PSB inside leaf: PSB+ is 35 bytes, then the
 	 * return's TIP (7) and the TNT after it. */
 	size_t psb = 0, tip, cut;
-	char line[200];
 
 	write_pt_final(&f, base);
 	psb = f.psbs[7];

@@ -15,38 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct opened {
-	struct hwtr_recording *rec;
-	struct hwtr_history *history;
-	struct hwtr_thread *thread;
-};
-
-static void open_trace(struct opened *o, struct trace *t)
-{
-	char dir[512];
-
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, t->buf, trace_size(t), NULL, NULL);
-	trace_end(t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
-	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
-		      hwtr_last_error());
-	o->thread = hwtr_history_thread(o->history, 0);
-	ck_assert_ptr_nonnull(o->thread);
-}
-
-static void close_history(struct opened *o)
-{
-	hwtr_history_free(o->history);
-	hwtr_recording_close(o->rec);
-	fixture_cleanup();
-}
-
 START_TEST(an_overflow_is_one_instruction_naming_its_offset)
 {
 	const struct gap_entry *g;
 	struct hwtr_segment s;
-	struct opened o;
+	struct fixture_history o;
 	struct trace t;
 	size_t ovf, fup, resumed;
 	char expected[128];
@@ -62,7 +35,7 @@ START_TEST(an_overflow_is_one_instruction_naming_its_offset)
 	enc_tnt(&t, "1011");
 	enc_tip(&t, fixture_symbol("done"));
 	enc_tip_pgd(&t);
-	open_trace(&o, &t);
+	fixture_history_open(&o, &t);
 	ck_assert_uint_eq(o.thread->ngaps, 1);
 	ck_assert_ptr_null(history_gap_at(o.thread, 13));
 	ck_assert_ptr_null(history_gap_at(o.thread, 15));
@@ -89,21 +62,21 @@ START_TEST(an_overflow_is_one_instruction_naming_its_offset)
 	ck_assert_uint_eq(s.insn_begin, 14);
 	ck_assert_uint_eq(s.insn_end, 15);
 	ck_assert_ptr_eq(s.gap, &g->gap);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
 START_TEST(a_kernel_address_says_the_kernels_image_is_missing)
 {
 	const struct gap_entry *g;
-	struct opened o;
+	struct fixture_history o;
 	struct trace t;
 	char expected[256];
 
 	trace_begin(&t);
 	enc_psb(&t, 0xffffffff81000000ull, 100);
 	enc_tip_pgd(&t);
-	open_trace(&o, &t);
+	fixture_history_open(&o, &t);
 	g = history_gap_at(o.thread, 1);
 	ck_assert_ptr_nonnull(g);
 	snprintf(expected, sizeof(expected),
@@ -115,7 +88,7 @@ START_TEST(a_kernel_address_says_the_kernels_image_is_missing)
 	ck_assert_str_eq(g->gap.message, expected);
 	ck_assert_str_eq(g->gap.kind, pt_errstr(pt_errcode(-pte_nomap)));
 	ck_assert_int_eq(g->gap.pt_error, pte_nomap);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 

@@ -16,36 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct opened {
-	struct hwtr_recording *rec;
-	struct hwtr_history *history;
-	struct hwtr_thread *thread;
-};
-
-static void open_main_path(struct opened *o)
-{
-	struct trace t;
-	char dir[512];
-
-	trace_begin(&t);
-	trace_main_path(&t);
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
-	trace_end(&t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
-	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
-		      hwtr_last_error());
-	o->thread = hwtr_history_thread(o->history, 0);
-	ck_assert_ptr_nonnull(o->thread);
-}
-
-static void close_history(struct opened *o)
-{
-	hwtr_history_free(o->history);
-	hwtr_recording_close(o->rec);
-	fixture_cleanup();
-}
-
 static struct decoder_block block(struct hwtr_thread *t, const char *first,
 				  const char *last, uint32_t ninsn, uint8_t iclass)
 {
@@ -67,9 +37,9 @@ START_TEST(a_block_splits_into_objdumps_instructions)
 {
 	struct decoded_insn out[3];
 	struct decoder_block b;
-	struct opened o;
+	struct fixture_history o;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	b = block(o.thread, "i5", "i7", 3, hwtr_ic_cond_jump);
 	ck_assert_msg(insn_expand_block(o.history, &b, out, 3) == 0, "%s",
 		      hwtr_last_error());
@@ -86,7 +56,7 @@ START_TEST(a_block_splits_into_objdumps_instructions)
 	ck_assert_int_eq(insn_expand_block(o.history, &b, out, 3), 0);
 	ck_assert_uint_eq(out[1].ip, fixture_symbol("i6"));
 	ck_assert_uint_eq(out[1].size, 3);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
@@ -94,9 +64,9 @@ START_TEST(an_unclassified_last_instruction_is_classed_by_its_bytes)
 {
 	struct decoded_insn out[1];
 	struct decoder_block b;
-	struct opened o;
+	struct fixture_history o;
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	b = block(o.thread, "i2", "i2", 1, DECODER_UNCLASSIFIED);
 	ck_assert_int_eq(insn_last_class(o.history, &b), hwtr_ic_call);
 	ck_assert_int_eq(insn_expand_block(o.history, &b, out, 1), 0);
@@ -104,7 +74,7 @@ START_TEST(an_unclassified_last_instruction_is_classed_by_its_bytes)
 	ck_assert_uint_eq(out[0].size, 5);
 	b = block(o.thread, "i4", "i4", 1, DECODER_UNCLASSIFIED);	/* ret */
 	ck_assert_int_eq(insn_last_class(o.history, &b), hwtr_ic_return);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
@@ -112,10 +82,10 @@ START_TEST(a_block_that_does_not_end_where_it_says_is_refused)
 {
 	struct decoded_insn out[3];
 	struct decoder_block b;
-	struct opened o;
+	struct fixture_history o;
 	char expected[128];
 
-	open_main_path(&o);
+	fixture_history_main_path(&o);
 	/* Two instructions from i5 end at i6, not i7. */
 	b = block(o.thread, "i5", "i7", 2, hwtr_ic_cond_jump);
 	ck_assert_int_eq(insn_expand_block(o.history, &b, out, 3), -hwtr_err_decode);
@@ -128,7 +98,7 @@ START_TEST(a_block_that_does_not_end_where_it_says_is_refused)
 	/* More instructions than room. */
 	b = block(o.thread, "i5", "i7", 3, hwtr_ic_cond_jump);
 	ck_assert_int_eq(insn_expand_block(o.history, &b, out, 2), -hwtr_err_decode);
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 

@@ -15,16 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct opened {
-	struct hwtr_recording *rec;
-	struct hwtr_history *history;
-	struct hwtr_thread *thread;
-};
-
-static void open_path(struct opened *o, bool recursion)
+static void open_path(struct fixture_history *o, bool recursion)
 {
 	struct trace t;
-	char dir[512];
 
 	trace_begin(&t);
 	if (recursion) {
@@ -34,21 +27,7 @@ static void open_path(struct opened *o, bool recursion)
 	} else {
 		trace_main_path(&t);
 	}
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, t.buf, trace_size(&t), NULL, NULL);
-	trace_end(&t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
-	ck_assert_msg(hwtr_history_build(o->rec, NULL, &o->history) == 0, "%s",
-		      hwtr_last_error());
-	o->thread = hwtr_history_thread(o->history, 0);
-	ck_assert_ptr_nonnull(o->thread);
-}
-
-static void close_history(struct opened *o)
-{
-	hwtr_history_free(o->history);
-	hwtr_recording_close(o->rec);
-	fixture_cleanup();
+	fixture_history_open(o, &t);
 }
 
 static void check_segments(struct hwtr_thread *t,
@@ -84,38 +63,38 @@ static void check_segments(struct hwtr_thread *t,
 
 START_TEST(the_main_paths_segments_are_btraces)
 {
-	struct opened o;
+	struct fixture_history o;
 
 	open_path(&o, false);
 	check_segments(o.thread, main_path_segments,
 		       sizeof(main_path_segments) / sizeof(main_path_segments[0]));
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
 START_TEST(a_return_after_a_tail_call_links_to_the_tail_callers_caller)
 {
-	struct opened o;
+	struct fixture_history o;
 
 	open_path(&o, true);
 	check_segments(o.thread, recursion_path_segments,
 		       sizeof(recursion_path_segments) /
 			       sizeof(recursion_path_segments[0]));
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
 START_TEST(the_segment_after_the_end_is_refused)
 {
 	struct hwtr_segment s;
-	struct opened o;
+	struct fixture_history o;
 
 	open_path(&o, false);
 	ck_assert_int_eq(hwtr_thread_segment(o.thread, 13, &s), -hwtr_err_range);
 	ck_assert_int_eq(hwtr_thread_segment(o.thread, 0, &s), -hwtr_err_range);
 	ck_assert_int_eq(hwtr_thread_segment(o.thread, 12, &s), 0);
 	ck_assert_str_eq(s.function, "_start");
-	close_history(&o);
+	fixture_history_close(&o);
 }
 END_TEST
 
