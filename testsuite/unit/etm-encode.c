@@ -32,7 +32,8 @@ void etm_bytes(struct etm_trace *t, const void *bytes, size_t n)
 {
 	if (t->len + n > sizeof(t->buf))
 		abort();
-	memcpy(t->buf + t->len, bytes, n);
+	if (n)	/* BYTES may be NULL then */
+		memcpy(t->buf + t->len, bytes, n);
 	t->len += n;
 }
 

@@ -893,8 +893,9 @@ START_TEST(functions_before_an_exec_are_the_first_programs)
 	 * table of the program running then puts at its IP. */
 	for (n = 1; n <= 37; n++) {
 		const char *path = n < 30 ? fixture_path() : fixture_next_path();
+		/* (30 is the exec's gap: no label) */
 		const char *label = n < 30 ? main_path_labels[n - 1]
-					   : next_path_labels[n - 31];
+				    : n > 30 ? next_path_labels[n - 31] : NULL;
 		struct hwtr_insn insn;
 		uint64_t start = 0;
 

@@ -7,6 +7,11 @@
 set -u
 : "${HWTREC:?}" "${SRCDIR:?}"
 command -v gdb >/dev/null 2>&1 || { echo "SKIP: gdb not found"; exit 77; }
+# The sanitizer tree (scripts/check-sanitizers.sh) builds no Valgrind tool.
+if [ "${HWTR_SANITIZERS:-no}" = yes ]; then
+	echo "SKIP: needs the Valgrind tool, which the sanitizer tree does not build"
+	exit 77
+fi
 tmp=$(mktemp -d /tmp/hwtr-symbols-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
