@@ -61,13 +61,18 @@ uint64_t fixture_symbol(const char *name)
 	return fixture_symbol_in(fixture_path(), name);
 }
 
-uint64_t fixture_symbol_in(const char *path, const char *name)
+/* Call VISIT on each symbol of PATH's symbol table until it returns true. */
+static void each_symbol(const char *path,
+			bool (*visit)(const GElf_Sym *sym, const char *name,
+				      void *arg),
+			void *arg)
 {
 	Elf_Scn *scn = NULL;
+	bool done = false;
 	int fd;
 	Elf *elf = open_elf(path, &fd);
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (!done && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		Elf_Data *data;
 		size_t i;
@@ -76,55 +81,73 @@ uint64_t fixture_symbol_in(const char *path, const char *name)
 		if (shdr.sh_type != SHT_SYMTAB)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
+		for (i = 0; !done && i < shdr.sh_size / shdr.sh_entsize; i++) {
 			GElf_Sym sym;
 
 			gelf_getsym(data, (int)i, &sym);
-			if (!strcmp(elf_strptr(elf, shdr.sh_link, sym.st_name), name)) {
-				elf_end(elf);
-				close(fd);
-				return sym.st_value;
-			}
-		}
-	}
-	ck_abort_msg("symbol %s not in %s", name, path);
-	return 0;
-}
-
-const char *fixture_function_of(const char *path, uint64_t ip, uint64_t *start)
-{
-	static char name[128];
-	Elf_Scn *scn = NULL;
-	int fd;
-	Elf *elf = open_elf(path, &fd);
-
-	name[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t i;
-
-		gelf_getshdr(scn, &shdr);
-		if (shdr.sh_type != SHT_SYMTAB)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (i = 0; i < shdr.sh_size / shdr.sh_entsize; i++) {
-			GElf_Sym sym;
-
-			gelf_getsym(data, (int)i, &sym);
-			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    ip < sym.st_value || ip - sym.st_value >= sym.st_size)
-				continue;
-			snprintf(name, sizeof(name), "%s",
-				 elf_strptr(elf, shdr.sh_link, sym.st_name));
-			*start = sym.st_value;
+			done = visit(&sym, elf_strptr(elf, shdr.sh_link,
+						      sym.st_name), arg);
 		}
 	}
 	elf_end(elf);
 	close(fd);
-	ck_assert_msg(name[0], "no function at 0x%llx in %s",
+}
+
+struct symbol_query {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+
+static bool symbol_named(const GElf_Sym *sym, const char *name, void *arg)
+{
+	struct symbol_query *q = arg;
+
+	if (!name || strcmp(name, q->name))
+		return false;
+	q->value = sym->st_value;
+	q->found = true;
+	return true;
+}
+
+uint64_t fixture_symbol_in(const char *path, const char *name)
+{
+	struct symbol_query q = { .name = name };
+
+	each_symbol(path, symbol_named, &q);
+	ck_assert_msg(q.found, "symbol %s not in %s", name, path);
+	return q.value;
+}
+
+struct function_query {
+	uint64_t ip, start;
+	char name[128];
+};
+
+/* The last function symbol covering the IP wins, as before. */
+static bool function_covering(const GElf_Sym *sym, const char *name, void *arg)
+{
+	struct function_query *q = arg;
+
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && name &&
+	    q->ip >= sym->st_value && q->ip - sym->st_value < sym->st_size) {
+		snprintf(q->name, sizeof(q->name), "%s", name);
+		q->start = sym->st_value;
+	}
+	return false;
+}
+
+const char *fixture_function_of(const char *path, uint64_t ip, uint64_t *start)
+{
+	static struct function_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.ip = ip;
+	each_symbol(path, function_covering, &q);
+	ck_assert_msg(q.name[0], "no function at 0x%llx in %s",
 		      (unsigned long long)ip, path);
-	return name;
+	*start = q.start;
+	return q.name;
 }
 
 const char *fixture_build_id(void)
