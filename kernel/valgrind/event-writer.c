@@ -7,7 +7,7 @@
  *
  * A thread is "disabled" after a system call, a signal, or being descheduled
  * (the points where a user-mode-only PT trace shows TIP.PGD).  The next block
- * it runs emits TIP.PGE at its first address (hwt_on_block_entry), which is
+ * it runs emits TIP.PGE at its first address (hwtrec_on_block_entry), which is
  * right for every way back: the instruction after the syscall, a signal
  * handler, the interrupted instruction after sigreturn, a new thread's first
  * instruction.  The return-compression stack is emptied at every disable, so
@@ -53,7 +53,7 @@ extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
 				  vki_siginfo_t *info);
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
-struct hwt_thread {
+struct hwtrec_thread {
 	Bool known;
 	Bool disabled;
 	Int lwpid;
@@ -64,22 +64,22 @@ struct hwt_thread {
 	UInt ret_count;
 };
 
-UChar hwt_pge_pending;
-Bool hwt_active;
-Bool hwt_from_pending;
-Bool hwt_paused;
+UChar hwtrec_pge_pending;
+Bool hwtrec_active;
+Bool hwtrec_from_pending;
+Bool hwtrec_paused;
 
 static Int log_fd = -1;
 static Bool log_failed;
-static struct hwt_thread *threads;
-static struct hwt_thread *cur;
+static struct hwtrec_thread *threads;
+static struct hwtrec_thread *cur;
 static ThreadId cur_tid;
 static ULong last_tsc;
 
 static ULong tnt_bits;
 static UInt tnt_n;
 static UInt psb_bits;	/* trace bits since the last PSB (estimate) */
-UInt hwt_psb_period_bits = 4096 * 8;
+UInt hwtrec_psb_period_bits = 4096 * 8;
 
 #define BUF_SIZE (1u << 18)
 static UChar buf[BUF_SIZE];
@@ -113,7 +113,7 @@ static void swallow_our_sigpipe(void)
 	VG_(sigtimedwait_zero)(&pipe_only, &info);
 }
 
-void hwt_log_flush(void)
+void hwtrec_log_flush(void)
 {
 	UInt done = 0;
 
@@ -130,7 +130,7 @@ void hwt_log_flush(void)
 					  "error %d); the program continues "
 					  "untraced\n", n);
 			log_failed = True;
-			hwt_log_detach();
+			hwtrec_log_detach();
 			break;
 		}
 		done += (UInt)n;
@@ -141,7 +141,7 @@ void hwt_log_flush(void)
 static inline void need(UInt n)
 {
 	if (buf_pos + n > BUF_SIZE)
-		hwt_log_flush();
+		hwtrec_log_flush();
 }
 
 static inline void put8(UChar v) { buf[buf_pos++] = v; }
@@ -182,18 +182,18 @@ static void flush_tnt(void)
  * sessions); threads are still followed. */
 static inline Bool tracing_off(void)
 {
-	return hwt_from_pending || hwt_paused || log_fd < 0;
+	return hwtrec_from_pending || hwtrec_paused || log_fd < 0;
 }
 
 static void update_switches(void)
 {
 	Bool on = !tracing_off() && cur;
 
-	hwt_active = on && !cur->disabled;
-	hwt_pge_pending = on && cur->disabled;
+	hwtrec_active = on && !cur->disabled;
+	hwtrec_pge_pending = on && cur->disabled;
 }
 
-Bool hwt_log_open(const HChar *path)
+Bool hwtrec_log_open(const HChar *path)
 {
 	/* Without waiting: a FIFO with no reader (the recorder died before
 	 * the program started) would block the open forever.  Writes block. */
@@ -208,18 +208,18 @@ Bool hwt_log_open(const HChar *path)
 	VG_(fcntl)((Int)sr_Res(sr), VKI_F_SETFL, 0);
 	log_fd = VG_(safe_fd)((Int)sr_Res(sr));
 	log_failed = False;
-	hwt_threads_init();
+	hwtrec_threads_init();
 	return log_fd >= 0;
 }
 
-void hwt_threads_init(void)
+void hwtrec_threads_init(void)
 {
 	if (!threads)
 		threads = VG_(calloc)("hwtrec.threads", VG_N_THREADS + 1,
 				      sizeof(*threads));
 }
 
-void hwt_log_hello(void)
+void hwtrec_log_hello(void)
 {
 	const HChar *exe = VG_(args_the_exename) ? VG_(args_the_exename) : "";
 	UInt n = (UInt)VG_(strlen)(exe);
@@ -233,15 +233,15 @@ void hwt_log_hello(void)
 	put_bytes(exe, n);
 }
 
-void hwt_log_detach(void)
+void hwtrec_log_detach(void)
 {
 	if (log_fd >= 0 && !log_failed)
 		VG_(close)(log_fd);
 	log_fd = -1;
 	buf_pos = 0;
 	tnt_n = 0;
-	hwt_active = False;
-	hwt_pge_pending = 0;
+	hwtrec_active = False;
+	hwtrec_pge_pending = 0;
 }
 
 static void disable_current(void)
@@ -287,7 +287,7 @@ static void resume_trace(void)
 /* Make TID the thread whose records follow. */
 static void switch_to(ThreadId tid)
 {
-	struct hwt_thread *t;
+	struct hwtrec_thread *t;
 
 	if (!threads || (cur && tid == cur_tid))
 		return;
@@ -319,12 +319,12 @@ static void switch_to(ThreadId tid)
 	update_switches();
 }
 
-void hwt_thread_running(ThreadId tid)
+void hwtrec_thread_running(ThreadId tid)
 {
 	switch_to(tid);
 }
 
-void hwt_thread_exit(ThreadId tid)
+void hwtrec_thread_exit(ThreadId tid)
 {
 	if (log_fd < 0) {
 		/* Valgrind reuses the ThreadId for the next thread. */
@@ -344,7 +344,7 @@ void hwt_thread_exit(ThreadId tid)
 	 * trace with FUP at the faulting instruction + TIP.PGD, or a decoder
 	 * would run on past the crash. */
 	if (!cur->disabled)
-		hwt_disable_async(tid, VG_(get_IP)(tid));
+		hwtrec_disable_async(tid, VG_(get_IP)(tid));
 	flush_tnt();
 	need(13);
 	put8(HWTREC_EV_THREAD_EXIT);
@@ -356,10 +356,10 @@ void hwt_thread_exit(ThreadId tid)
 	cur = NULL;
 	cur_tid = 0;
 	update_switches();
-	hwt_log_flush();
+	hwtrec_log_flush();
 }
 
-void hwt_disable_syscall(ThreadId tid)
+void hwtrec_disable_syscall(ThreadId tid)
 {
 	if (!threads)
 		return;
@@ -375,7 +375,7 @@ void hwt_disable_syscall(ThreadId tid)
 	disable_current();
 }
 
-void hwt_disable_async(ThreadId tid, Addr ip)
+void hwtrec_disable_async(ThreadId tid, Addr ip)
 {
 	if (!threads)
 		return;
@@ -392,7 +392,7 @@ void hwt_disable_async(ThreadId tid, Addr ip)
 	disable_current();
 }
 
-void hwt_log_mmap(Addr a, SizeT len, ULong offset, UInt prot,
+void hwtrec_log_mmap(Addr a, SizeT len, ULong offset, UInt prot,
 		  const HChar *path)
 {
 	UInt n = path ? (UInt)VG_(strlen)(path) : 0;
@@ -411,7 +411,7 @@ void hwt_log_mmap(Addr a, SizeT len, ULong offset, UInt prot,
 	put_bytes(path, n);
 }
 
-void hwt_log_munmap(Addr a, SizeT len)
+void hwtrec_log_munmap(Addr a, SizeT len)
 {
 	if (log_fd < 0)
 		return;
@@ -423,7 +423,7 @@ void hwt_log_munmap(Addr a, SizeT len)
 	put64(tsc_now());
 }
 
-void hwt_log_auxv(const UWord *auxv)
+void hwtrec_log_auxv(const UWord *auxv)
 {
 	UInt n = 0, i;
 
@@ -442,7 +442,7 @@ void hwt_log_auxv(const UWord *auxv)
 	}
 }
 
-void hwt_log_object(Addr a, UInt size)
+void hwtrec_log_object(Addr a, UInt size)
 {
 	if (log_fd < 0)
 		return;
@@ -454,7 +454,7 @@ void hwt_log_object(Addr a, UInt size)
 	put_bytes((const void *)a, size);
 }
 
-void hwt_log_exit(Int code)
+void hwtrec_log_exit(Int code)
 {
 	if (log_fd < 0)
 		return;
@@ -462,10 +462,10 @@ void hwt_log_exit(Int code)
 	need(5);
 	put8(HWTREC_EV_EXIT);
 	put32((UInt)code);
-	hwt_log_flush();
+	hwtrec_log_flush();
 }
 
-void hwt_log_child(Int pid)
+void hwtrec_log_child(Int pid)
 {
 	if (log_fd < 0)
 		return;
@@ -486,7 +486,7 @@ static Bool resume_in_helper(void)
 	if (LIKELY(!cur || !cur->resume_pending))
 		return False;
 	resume_trace();
-	return hwt_active;
+	return hwtrec_active;
 }
 
 /* Ask for PSB+ here when a period's worth of trace has gone by: NEXT is the
@@ -505,7 +505,7 @@ static void psb_here(Addr next)
 
 static inline void sync_point(Addr next)
 {
-	if (UNLIKELY(psb_bits >= hwt_psb_period_bits))
+	if (UNLIKELY(psb_bits >= hwtrec_psb_period_bits))
 		psb_here(next);
 }
 
@@ -535,51 +535,51 @@ static void tip(Addr target)
 	sync_point(target);
 }
 
-void hwt_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
+void hwtrec_on_cond(UWord guard, Addr target, Addr fall, UWord inverted)
 {
 	UWord taken = (guard & 1) ^ inverted;
 
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_bit(taken);
 	sync_point(taken ? target : fall);
 }
 
-void hwt_on_cond_end(Addr next, Addr target, Addr fall)
+void hwtrec_on_cond_end(Addr next, Addr target, Addr fall)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_bit(next != fall);
 	sync_point(next);
 }
 
-void hwt_on_call(Addr ret)
+void hwtrec_on_call(Addr ret)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_return(ret);
 }
 
-void hwt_on_call_indirect(Addr next, Addr ret)
+void hwtrec_on_call_indirect(Addr next, Addr ret)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_return(ret);
 	tip(next);
 }
 
-void hwt_on_jump_indirect(Addr next)
+void hwtrec_on_jump_indirect(Addr next)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	tip(next);
 }
 
-void hwt_on_return(Addr next)
+void hwtrec_on_return(Addr next)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
-	if (hwt_clo_ret_compression && cur->ret_count) {
+	if (hwtrec_clo_ret_compression && cur->ret_count) {
 		UInt top = (cur->ret_top + HWTREC_RETSTACK_DEPTH - 1) %
 			   HWTREC_RETSTACK_DEPTH;
 
@@ -595,11 +595,11 @@ void hwt_on_return(Addr next)
 	tip(next);
 }
 
-/* Guarded by hwt_pge_pending in the IR: the thread comes back to user mode
+/* Guarded by hwtrec_pge_pending in the IR: the thread comes back to user mode
  * (or starts) at IP. */
-void hwt_on_block_entry(Addr ip)
+void hwtrec_on_block_entry(Addr ip)
 {
-	if (!hwt_pge_pending || !cur)
+	if (!hwtrec_pge_pending || !cur)
 		return;
 	if (cur->resume_pending) {
 		/* The stopped block ran to its end (a direct jump): the trace
@@ -615,23 +615,23 @@ void hwt_on_block_entry(Addr ip)
 
 /* Valgrind runs its own replacement at TO where the program asked for FROM;
  * no branch instruction explains that, so it looks like an interrupt. */
-void hwt_on_redirect(Addr from, Addr to)
+void hwtrec_on_redirect(Addr from, Addr to)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	flush_tnt();
 	need(9);
 	put8(HWTREC_EV_PGD_ASYNC);
 	put64(from);
 	disable_current();
-	hwt_on_block_entry(to);
+	hwtrec_on_block_entry(to);
 }
 
-void hwt_on_from_entry(Addr ip)
+void hwtrec_on_from_entry(Addr ip)
 {
-	if (!hwt_from_pending || !cur)
+	if (!hwtrec_from_pending || !cur)
 		return;
-	hwt_from_pending = False;
+	hwtrec_from_pending = False;
 	flush_tnt();
 	need(17);
 	put8(HWTREC_EV_FROM_REACHED);
@@ -639,16 +639,16 @@ void hwt_on_from_entry(Addr ip)
 	put64(tsc_now());
 	cur->disabled = True;
 	update_switches();
-	hwt_on_block_entry(ip);
+	hwtrec_on_block_entry(ip);
 }
 
 /* A block ended in int3: a trap, so the instruction ran and the thread
  * left user mode as at a system call (TIP.PGD, IP suppressed, bound to the
  * int3, which a decoder treats as a far branch).  What follows is the
  * signal's: a handler's TIP.PGE, or the end of the thread. */
-void hwt_on_trap(void)
+void hwtrec_on_trap(void)
 {
-	if (UNLIKELY(!hwt_active) && !resume_in_helper())
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	flush_tnt();
 	need(1);
@@ -659,47 +659,47 @@ void hwt_on_trap(void)
 /* Valgrind is about to raise SIGILL at IP, an instruction it cannot decode
  * (the program may run it natively): stop the trace there and tell the
  * recorder which instruction it was. */
-void hwt_on_undecodable(Addr ip)
+void hwtrec_on_undecodable(Addr ip)
 {
-	UInt n = hwt_readable_bytes(ip, 16);
+	UInt n = hwtrec_readable_bytes(ip, 16);
 
 	/* Told even before --from's function: the run ends here all the same. */
 	if (log_fd < 0 || !cur)
 		return;
 	resume_trace();
-	hwt_disable_async(cur_tid, ip);
+	hwtrec_disable_async(cur_tid, ip);
 	need(10 + n);
 	put8(HWTREC_EV_UNDECODABLE);
 	put64(ip);
 	put8((UChar)n);
 	put_bytes((const void *)ip, n);
-	hwt_log_flush();
+	hwtrec_log_flush();
 }
 
 /* ------------------------------------------------------------ live mode */
 
 /* "hwtrec start": a new recording session on the FIFO the recorder opened. */
-Bool hwt_live_start(const HChar *fifo)
+Bool hwtrec_live_start(const HChar *fifo)
 {
 	UInt i;
 
 	if (log_fd >= 0)
 		return True;
-	if (!hwt_log_open(fifo))
+	if (!hwtrec_log_open(fifo))
 		return False;
-	hwt_paused = False;
+	hwtrec_paused = False;
 	tnt_n = 0;
 	tnt_bits = 0;
 	buf_pos = 0;
-	psb_bits = hwt_psb_period_bits;	/* PSB+ at the first PGE */
+	psb_bits = hwtrec_psb_period_bits;	/* PSB+ at the first PGE */
 	for (i = 0; i <= VG_N_THREADS; i++) {
 		threads[i].disabled = True;
 		threads[i].resume_pending = False;
 		threads[i].ret_count = 0;
 	}
-	hwt_log_hello();
-	hwt_forget_all_mappings();
-	hwt_send_initial_state();
+	hwtrec_log_hello();
+	hwtrec_forget_all_mappings();
+	hwtrec_send_initial_state();
 	if (cur) {
 		/* The thread the debugger stopped: its trace starts at its PC. */
 		put_switch();
@@ -707,14 +707,14 @@ Bool hwt_live_start(const HChar *fifo)
 		cur->resume_ip = VG_(get_IP)(cur_tid);
 	}
 	update_switches();
-	hwt_log_flush();
+	hwtrec_log_flush();
 	return log_fd >= 0;
 }
 
 /* "hwtrec flush": the debugger stopped the program; end the running
  * thread's trace at its PC and send everything, so that the recording
  * covers what ran up to here. */
-void hwt_live_flush(void)
+void hwtrec_live_flush(void)
 {
 	if (log_fd < 0)
 		return;
@@ -737,19 +737,19 @@ void hwt_live_flush(void)
 		}
 	}
 	flush_tnt();
-	hwt_log_flush();
+	hwtrec_log_flush();
 }
 
 /* "hwtrec stop": end the session; the program runs on untraced. */
-void hwt_live_stop(void)
+void hwtrec_live_stop(void)
 {
 	if (log_fd < 0)
 		return;
-	hwt_live_flush();
+	hwtrec_live_flush();
 	need(9);
 	put8(HWTREC_EV_STOPPED);
 	put64(tsc_now());
-	hwt_log_flush();
+	hwtrec_log_flush();
 	if (log_fd >= 0 && !log_failed)
 		VG_(close)(log_fd);
 	log_fd = -1;
@@ -758,7 +758,7 @@ void hwt_live_stop(void)
 	update_switches();
 }
 
-Bool hwt_live_tracing(void)
+Bool hwtrec_live_tracing(void)
 {
 	return log_fd >= 0;
 }

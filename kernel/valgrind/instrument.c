@@ -4,23 +4,23 @@
  * branch and its last instruction decides what PT would emit for the block
  * end: nothing for direct jumps and calls (calls push the return-compression
  * stack), a TIP for indirect jumps and calls, TNT-or-TIP for returns.  A
- * conditional branch becomes a side exit (Ist_Exit); we call hwt_on_cond with
+ * conditional branch becomes a side exit (Ist_Exit); we call hwtrec_on_cond with
  * its guard just before the exit, so the helper runs whichever way it goes.
  * If the optimiser removed the exit (a constant condition) the block end
  * tells the direction instead.  System calls and signals are seen through
  * Valgrind's callbacks (tool.c), not here.
  *
- * Every block also loads one byte (hwt_pge_pending) and, when a thread comes
- * back from a disable, calls hwt_on_block_entry to emit TIP.PGE.
+ * Every block also loads one byte (hwtrec_pge_pending) and, when a thread comes
+ * back from a disable, calls hwtrec_on_block_entry to emit TIP.PGE.
  *
  * Blocks that end in a signal Valgrind raises itself: int3 (Ijk_SigTRAP) is
  * a trap, it ran, so its thread's trace stops there as at a system call
- * (hwt_on_trap); every other such exit is a fault at `next`, which did not
+ * (hwtrec_on_trap); every other such exit is a fault at `next`, which did not
  * run (the FUP at the fault comes from the signal callbacks).  Where VEX
  * could not decode an instruction (Ijk_NoDecode), Valgrind raises SIGILL:
  * right for ud2; for a privileged instruction the tool raises SIGSEGV
  * instead, as the CPU and Linux do; for any other the recorder is told
- * (hwt_on_undecodable), since the program may run it natively
+ * (hwtrec_on_undecodable), since the program may run it natively
  * (insn-fault.c).
  */
 #include "hwtrec-tool.h"
@@ -57,10 +57,10 @@ static void add_block_entry(IRSB *sb, Addr addr)
 	IRTemp go = newIRTemp(sb->tyenv, Ity_I1);
 
 	addStmtToIRSB(sb, IRStmt_WrTmp(flag, IRExpr_Load(Iend_LE, Ity_I8,
-			hword((Addr)&hwt_pge_pending))));
+			hword((Addr)&hwtrec_pge_pending))));
 	addStmtToIRSB(sb, IRStmt_WrTmp(go, IRExpr_Binop(Iop_CmpNE8,
 			IRExpr_RdTmp(flag), IRExpr_Const(IRConst_U8(0)))));
-	add_call(sb, "hwt_on_block_entry", hwt_on_block_entry,
+	add_call(sb, "hwtrec_on_block_entry", hwtrec_on_block_entry,
 		 mkIRExprVec_1(hword(addr)), IRExpr_RdTmp(go));
 }
 
@@ -68,13 +68,13 @@ static Bool is_from_function(Addr addr)
 {
 	const HChar *name;
 
-	return hwt_clo_from &&
+	return hwtrec_clo_from &&
 	       VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), addr, &name) &&
-	       VG_(strcmp)(name, hwt_clo_from) == 0;
+	       VG_(strcmp)(name, hwtrec_clo_from) == 0;
 }
 
 /* Bytes readable from ADDR, at most MAX (the instruction may end its page). */
-UInt hwt_readable_bytes(Addr addr, UInt max)
+UInt hwtrec_readable_bytes(Addr addr, UInt max)
 {
 	Addr page_end = (addr | (VKI_PAGE_SIZE - 1)) + 1;
 
@@ -95,7 +95,7 @@ static void end_undecodable(IRSB *sb)
 	    sb->next->Iex.Const.con->tag != Ico_U64)
 		return;
 	addr = (Addr)sb->next->Iex.Const.con->Ico.U64;
-	n = hwt_readable_bytes(addr, 16);
+	n = hwtrec_readable_bytes(addr, 16);
 	switch (n ? insn_native_fault((const UChar *)addr, n)
 		  : insn_fault_unknown) {
 	case insn_fault_sigill:
@@ -106,11 +106,11 @@ static void end_undecodable(IRSB *sb)
 	case insn_fault_unknown:
 		break;
 	}
-	add_call(sb, "hwt_on_undecodable", hwt_on_undecodable,
+	add_call(sb, "hwtrec_on_undecodable", hwtrec_on_undecodable,
 		 mkIRExprVec_1(hword(addr)), NULL);
 }
 
-IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
+IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		     const VexGuestLayout *layout, const VexGuestExtents *vge,
 		     const VexArchInfo *archinfo_host, IRType gWordTy,
 		     IRType hWordTy)
@@ -140,7 +140,7 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 	last_len = in->stmts[last_imark]->Ist.IMark.len;
 	last_class = branch_classify((const UChar *)last_addr, last_len,
 				     last_addr, &target);
-	hwt_note_code_address(first_addr);
+	hwtrec_note_code_address(first_addr);
 
 	out = deepCopyIRSBExceptStmts(in);
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
@@ -157,13 +157,13 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 						    &cur_target);
 			addStmtToIRSB(out, st);
 			if (first && closure->nraddr != closure->readdr)
-				add_call(out, "hwt_on_redirect", hwt_on_redirect,
+				add_call(out, "hwtrec_on_redirect", hwtrec_on_redirect,
 					 mkIRExprVec_2(hword(closure->nraddr),
 						       hword(closure->readdr)),
 					 NULL);
-			if (hwt_from_pending && is_from_function(cur_addr))
-				add_call(out, "hwt_on_from_entry",
-					 hwt_on_from_entry,
+			if (hwtrec_from_pending && is_from_function(cur_addr))
+				add_call(out, "hwtrec_on_from_entry",
+					 hwtrec_on_from_entry,
 					 mkIRExprVec_1(hword(cur_addr)), NULL);
 			if (first)
 				add_block_entry(out, first_addr);
@@ -180,7 +180,7 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 
 			addStmtToIRSB(out, IRStmt_WrTmp(g, IRExpr_Unop(Iop_1Uto64,
 					st->Ist.Exit.guard)));
-			add_call(out, "hwt_on_cond", hwt_on_cond,
+			add_call(out, "hwtrec_on_cond", hwtrec_on_cond,
 				 mkIRExprVec_4(IRExpr_RdTmp(g), hword(cur_target),
 					       hword(fall), mkIRExpr_HWord(inverted)),
 				 NULL);
@@ -193,32 +193,32 @@ IRSB *hwt_instrument(VgCallbackClosure *closure, IRSB *in,
 	switch (last_class) {
 	case bc_cond:
 		if (!last_cond_seen)
-			add_call(out, "hwt_on_cond_end", hwt_on_cond_end,
+			add_call(out, "hwtrec_on_cond_end", hwtrec_on_cond_end,
 				 mkIRExprVec_3(out->next, hword(target),
 					       hword(last_addr + last_len)), NULL);
 		break;
 	case bc_call:
-		add_call(out, "hwt_on_call", hwt_on_call,
+		add_call(out, "hwtrec_on_call", hwtrec_on_call,
 			 mkIRExprVec_1(hword(last_addr + last_len)), NULL);
 		break;
 	case bc_call_indirect:
-		add_call(out, "hwt_on_call_indirect", hwt_on_call_indirect,
+		add_call(out, "hwtrec_on_call_indirect", hwtrec_on_call_indirect,
 			 mkIRExprVec_2(out->next, hword(last_addr + last_len)),
 			 NULL);
 		break;
 	case bc_jump_indirect:
-		add_call(out, "hwt_on_jump_indirect", hwt_on_jump_indirect,
+		add_call(out, "hwtrec_on_jump_indirect", hwtrec_on_jump_indirect,
 			 mkIRExprVec_1(out->next), NULL);
 		break;
 	case bc_return:
-		add_call(out, "hwt_on_return", hwt_on_return,
+		add_call(out, "hwtrec_on_return", hwtrec_on_return,
 			 mkIRExprVec_1(out->next), NULL);
 		break;
 	default:
 		break;
 	}
 	if (out->jumpkind == Ijk_SigTRAP)
-		add_call(out, "hwt_on_trap", hwt_on_trap, mkIRExprVec_0(), NULL);
+		add_call(out, "hwtrec_on_trap", hwtrec_on_trap, mkIRExprVec_0(), NULL);
 	end_undecodable(out);
 	return out;
 }

@@ -4,7 +4,7 @@
  * offset come from Valgrind's address-space manager (NSegment).  Code that
  * Valgrind itself puts in front of the program (the signal-return trampoline
  * in the tool executable, the preload objects) is caught when it is first
- * translated: hwt_note_code_address reports any mapping not reported yet.
+ * translated: hwtrec_note_code_address reports any mapping not reported yet.
  */
 #include "hwtrec-tool.h"
 
@@ -35,7 +35,7 @@ static void remember(Addr start, Addr end)
 	}
 }
 
-void hwt_forget_mappings(Addr a, SizeT len)
+void hwtrec_forget_mappings(Addr a, SizeT len)
 {
 	UInt i = 0;
 
@@ -48,13 +48,13 @@ void hwt_forget_mappings(Addr a, SizeT len)
 }
 
 /* A new live session: every mapping is reported again. */
-void hwt_forget_all_mappings(void)
+void hwtrec_forget_all_mappings(void)
 {
 	nreported = 0;
 }
 
 /* Report the executable parts of [a, a+len). */
-void hwt_report_range(Addr a, SizeT len)
+void hwtrec_report_range(Addr a, SizeT len)
 {
 	Addr p = a, end = a + len;
 
@@ -74,7 +74,7 @@ void hwt_report_range(Addr a, SizeT len)
 				path = VG_(am_get_filename)(seg);
 				off = (ULong)seg->offset + (s - seg->start);
 			}
-			hwt_log_mmap(s, e - s, off,
+			hwtrec_log_mmap(s, e - s, off,
 				     (seg->hasR ? 1 : 0) | (seg->hasW ? 2 : 0) | 4,
 				     path);
 			remember(s, e);
@@ -83,7 +83,7 @@ void hwt_report_range(Addr a, SizeT len)
 	}
 }
 
-void hwt_note_code_address(Addr addr)
+void hwtrec_note_code_address(Addr addr)
 {
 	NSegment const *seg;
 
@@ -91,5 +91,5 @@ void hwt_note_code_address(Addr addr)
 		return;
 	seg = VG_(am_find_nsegment)(addr);
 	if (seg)
-		hwt_report_range(seg->start, seg->end + 1 - seg->start);
+		hwtrec_report_range(seg->start, seg->end + 1 - seg->start);
 }

@@ -41,8 +41,8 @@ extern void VG_(make_coredump)(ThreadId tid, const vki_siginfo_t *si,
 			       ULong max_size);
 extern Int VG_(count_living_threads)(void);
 
-Bool hwt_clo_ret_compression = True;
-const HChar *hwt_clo_from;
+Bool hwtrec_clo_ret_compression = True;
+const HChar *hwtrec_clo_from;
 static const HChar *clo_fifo;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
@@ -50,21 +50,21 @@ static Bool clo_live;
 static Bool clo_exit_core = True;
 static Bool started;
 
-static Bool hwt_process_cmd_line_option(const HChar *arg)
+static Bool hwtrec_process_cmd_line_option(const HChar *arg)
 {
 	if VG_STR_CLO(arg, "--hwtrec-fifo", clo_fifo) {}
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
-	else if VG_BOOL_CLO(arg, "--ret-compression", hwt_clo_ret_compression) {}
+	else if VG_BOOL_CLO(arg, "--ret-compression", hwtrec_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-exit-core", clo_exit_core) {}
-	else if VG_STR_CLO(arg, "--from", hwt_clo_from) {}
+	else if VG_STR_CLO(arg, "--from", hwtrec_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
 	else
 		return False;
 	return True;
 }
 
-static void hwt_print_usage(void)
+static void hwtrec_print_usage(void)
 {
 	VG_(printf)(
 "    --hwtrec-fifo=PATH        FIFO to the recorder (set by hwtrec record)\n"
@@ -78,12 +78,12 @@ static void hwt_print_usage(void)
 "                              as at a fatal signal [yes]\n");
 }
 
-static void hwt_print_debug_usage(void)
+static void hwtrec_print_debug_usage(void)
 {
 	VG_(printf)("    (none)\n");
 }
 
-static void hwt_post_clo_init(void)
+static void hwtrec_post_clo_init(void)
 {
 	/* One branch per block: see instrument.c. */
 	VG_(clo_vex_control).guest_chase = False;
@@ -96,37 +96,37 @@ static void hwt_post_clo_init(void)
 	VG_(clo_vex_control).iropt_register_updates_default =
 		VexRegUpdAllregsAtEachInsn;
 	VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
-	hwt_psb_period_bits = (UInt)clo_psb_period * 8;
+	hwtrec_psb_period_bits = (UInt)clo_psb_period * 8;
 	if (clo_live) {
 		/* The FIFO is opened by "hwtrec start". */
-		hwt_paused = True;
-		hwt_threads_init();
+		hwtrec_paused = True;
+		hwtrec_threads_init();
 		return;
 	}
 	if (!clo_fifo || clo_pid != VG_(getpid)())
 		return;		/* a forked child that exec'd: untraced */
-	if (!hwt_log_open(clo_fifo))
+	if (!hwtrec_log_open(clo_fifo))
 		return;
-	hwt_from_pending = hwt_clo_from != NULL;
-	hwt_log_hello();
-	hwt_log_flush();
+	hwtrec_from_pending = hwtrec_clo_from != NULL;
+	hwtrec_log_hello();
+	hwtrec_log_flush();
 }
 
 /* The first time client code runs, everything Valgrind set up for the
  * program exists: send the auxv, the vDSO and the mappings made so far. */
-void hwt_send_initial_state(void)
+void hwtrec_send_initial_state(void)
 {
 	static Addr starts[4096];
 	Int n, i;
 	const UWord *av = VG_(client_auxv);
 
-	hwt_log_auxv(av);
+	hwtrec_log_auxv(av);
 	for (i = 0; av && av[2 * i] != 0; i++)
 		if (av[2 * i] == 33 /* AT_SYSINFO_EHDR */) {
 			NSegment const *seg = VG_(am_find_nsegment)(av[2 * i + 1]);
 
 			if (seg)
-				hwt_log_object(seg->start,
+				hwtrec_log_object(seg->start,
 					       (UInt)(seg->end + 1 - seg->start));
 		}
 	n = VG_(am_get_segment_starts)(SkFileC | SkAnonC | SkFileV, starts,
@@ -135,17 +135,17 @@ void hwt_send_initial_state(void)
 		NSegment const *seg = VG_(am_find_nsegment)(starts[i]);
 
 		if (seg && seg->hasX)
-			hwt_report_range(seg->start, seg->end + 1 - seg->start);
+			hwtrec_report_range(seg->start, seg->end + 1 - seg->start);
 	}
 }
 
-static void hwt_start_client_code(ThreadId tid, ULong blocks)
+static void hwtrec_start_client_code(ThreadId tid, ULong blocks)
 {
 	if (!started) {
 		started = True;
-		hwt_send_initial_state();
+		hwtrec_send_initial_state();
 	}
-	hwt_thread_running(tid);
+	hwtrec_thread_running(tid);
 }
 
 /* The traced program is ending by itself (exit_group, or its last thread's
@@ -158,7 +158,7 @@ static void core_at_exit(ThreadId tid, UInt sysno)
 	struct vki_rlimit rl;
 	vki_siginfo_t si;
 
-	if (!clo_exit_core || clo_live || !hwt_live_tracing())
+	if (!clo_exit_core || clo_live || !hwtrec_live_tracing())
 		return;
 	if (sysno != __NR_exit_group &&
 	    (sysno != __NR_exit || VG_(count_living_threads)() != 1))
@@ -169,15 +169,15 @@ static void core_at_exit(ThreadId tid, UInt sysno)
 	VG_(make_coredump)(tid, &si, rl.rlim_cur);
 }
 
-static void hwt_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
+static void hwtrec_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	core_at_exit(tid, sysno);
-	hwt_disable_syscall(tid);
+	hwtrec_disable_syscall(tid);
 	/* Send what is buffered at every system call: execve replaces this
 	 * image and fork copies it (the buffer would be lost or sent twice),
 	 * and a program killed by SIGKILL, or one that blocks, loses or
 	 * delays at most what it ran since its last system call. */
-	hwt_log_flush();
+	hwtrec_log_flush();
 }
 
 /* Did system call SYSNO with ARGS, which returned a pid, make a process
@@ -199,57 +199,57 @@ static Bool makes_process(UInt sysno, const UWord *args)
 	}
 }
 
-static void hwt_post_syscall(ThreadId tid, UInt sysno, UWord *args,
+static void hwtrec_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 			     UInt nargs, SysRes res)
 {
 	/* In the parent: children are not traced; the recorder says so. */
 	if (!sr_isError(res) && (Word)sr_Res(res) > 0 &&
 	    makes_process(sysno, args))
-		hwt_log_child((Int)sr_Res(res));
+		hwtrec_log_child((Int)sr_Res(res));
 }
 
-static void hwt_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+static void hwtrec_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
 {
-	hwt_disable_async(tid, VG_(get_IP)(tid));
+	hwtrec_disable_async(tid, VG_(get_IP)(tid));
 }
 
-static void hwt_thread_ll_exit(ThreadId tid)
+static void hwtrec_thread_ll_exit(ThreadId tid)
 {
-	hwt_thread_exit(tid);
+	hwtrec_thread_exit(tid);
 }
 
-static void hwt_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
+static void hwtrec_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
 			ULong di_handle)
 {
 	if (xx)
-		hwt_report_range(a, len);
+		hwtrec_report_range(a, len);
 }
 
-static void hwt_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
+static void hwtrec_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 {
 	if (xx)
-		hwt_report_range(a, len);
+		hwtrec_report_range(a, len);
 }
 
-static void hwt_munmap(Addr a, SizeT len)
+static void hwtrec_munmap(Addr a, SizeT len)
 {
-	hwt_forget_mappings(a, len);
-	hwt_log_munmap(a, len);
+	hwtrec_forget_mappings(a, len);
+	hwtrec_log_munmap(a, len);
 }
 
-static void hwt_fork_child(ThreadId tid)
+static void hwtrec_fork_child(ThreadId tid)
 {
-	hwt_log_detach();
+	hwtrec_log_detach();
 }
 
-static void hwt_fini(Int exitcode)
+static void hwtrec_fini(Int exitcode)
 {
-	hwt_log_exit(exitcode);
+	hwtrec_log_exit(exitcode);
 }
 
 /* Monitor commands from the debugger ("monitor hwtrec start" in GDB, or
  * vgdb --pid=N hwtrec start): the live mode's control. */
-static Bool hwt_client_request(ThreadId tid, UWord *arg, UWord *ret)
+static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
 {
 	const HChar *cmd;
 
@@ -266,20 +266,20 @@ static Bool hwt_client_request(ThreadId tid, UWord *arg, UWord *ret)
 		VG_(gdb_printf)("hwtrec: error: not in live mode "
 				"(--hwtrec-live=yes --hwtrec-fifo=PATH)\n");
 	} else if (!VG_(strcmp)(cmd, "start")) {
-		if (hwt_live_start(clo_fifo))
+		if (hwtrec_live_start(clo_fifo))
 			VG_(gdb_printf)("hwtrec: tracing\n");
 		else
 			VG_(gdb_printf)("hwtrec: error: cannot open %s\n",
 					clo_fifo);
 	} else if (!VG_(strcmp)(cmd, "flush")) {
-		hwt_live_flush();
-		VG_(gdb_printf)("hwtrec: %s\n", hwt_live_tracing()
+		hwtrec_live_flush();
+		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()
 				? "flushed" : "not tracing");
 	} else if (!VG_(strcmp)(cmd, "stop")) {
-		hwt_live_stop();
+		hwtrec_live_stop();
 		VG_(gdb_printf)("hwtrec: stopped\n");
 	} else if (!VG_(strcmp)(cmd, "status")) {
-		VG_(gdb_printf)("hwtrec: %s\n", hwt_live_tracing()
+		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()
 				? "tracing" : "not tracing");
 	} else {
 		VG_(gdb_printf)("hwtrec: error: unknown command '%s' (start, "
@@ -288,26 +288,26 @@ static Bool hwt_client_request(ThreadId tid, UWord *arg, UWord *ret)
 	return True;
 }
 
-static void hwt_pre_clo_init(void)
+static void hwtrec_pre_clo_init(void)
 {
 	VG_(details_name)("hwtrec");
 	VG_(details_version)("0.1");
 	VG_(details_description)("software Intel PT for hwtrecord");
 	VG_(details_copyright_author)("hwtrecord authors");
 	VG_(details_bug_reports_to)("https://example.invalid/hwtrecord/issues");
-	VG_(basic_tool_funcs)(hwt_post_clo_init, hwt_instrument, hwt_fini);
-	VG_(needs_command_line_options)(hwt_process_cmd_line_option,
-					hwt_print_usage, hwt_print_debug_usage);
-	VG_(needs_syscall_wrapper)(hwt_pre_syscall, hwt_post_syscall);
-	VG_(needs_client_requests)(hwt_client_request);
-	VG_(track_start_client_code)(hwt_start_client_code);
-	VG_(track_pre_deliver_signal)(hwt_pre_deliver_signal);
-	VG_(track_pre_thread_ll_exit)(hwt_thread_ll_exit);
-	VG_(track_new_mem_startup)(hwt_new_mem);
-	VG_(track_new_mem_mmap)(hwt_new_mem);
-	VG_(track_change_mem_mprotect)(hwt_mprotect);
-	VG_(track_die_mem_munmap)(hwt_munmap);
-	VG_(atfork)(NULL, NULL, hwt_fork_child);
+	VG_(basic_tool_funcs)(hwtrec_post_clo_init, hwtrec_instrument, hwtrec_fini);
+	VG_(needs_command_line_options)(hwtrec_process_cmd_line_option,
+					hwtrec_print_usage, hwtrec_print_debug_usage);
+	VG_(needs_syscall_wrapper)(hwtrec_pre_syscall, hwtrec_post_syscall);
+	VG_(needs_client_requests)(hwtrec_client_request);
+	VG_(track_start_client_code)(hwtrec_start_client_code);
+	VG_(track_pre_deliver_signal)(hwtrec_pre_deliver_signal);
+	VG_(track_pre_thread_ll_exit)(hwtrec_thread_ll_exit);
+	VG_(track_new_mem_startup)(hwtrec_new_mem);
+	VG_(track_new_mem_mmap)(hwtrec_new_mem);
+	VG_(track_change_mem_mprotect)(hwtrec_mprotect);
+	VG_(track_die_mem_munmap)(hwtrec_munmap);
+	VG_(atfork)(NULL, NULL, hwtrec_fork_child);
 }
 
-VG_DETERMINE_INTERFACE_VERSION(hwt_pre_clo_init)
+VG_DETERMINE_INTERFACE_VERSION(hwtrec_pre_clo_init)
