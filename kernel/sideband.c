@@ -1,12 +1,12 @@
-/* record-sideband.c: mapping events with build-ids, and saved objects.
+/* sideband.c: mapping events with build-ids, and saved objects.
  *
  * The tool reports each executable mapping with the file that backs it; the
  * build-id comes from the library's reader (hwtr_build_id_of_file), once per
  * path.  Objects that exist only in memory (the vDSO, when the program has
  * one) are saved into the recording.  The auxv and the file mappings are kept
- * for the core (record-core.c).
+ * for the core (valgrind/host/core-notes.c).
  */
-#include "record.h"
+#include "sideband.h"
 
 #include <fcntl.h>
 #include <stdio.h>

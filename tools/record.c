@@ -107,19 +107,6 @@ check_exec: {
 	return 0;
 }
 
-void record_name(const struct record_request *req, pid_t pid, char *out,
-		 size_t size)
-{
-	const char *prog = req->program ? req->program : "process";
-	const char *base = strrchr(prog, '/');
-
-	if (req->output)
-		snprintf(out, size, "%s", req->output);
-	else
-		snprintf(out, size, "%s-%d.hwtrec", base ? base + 1 : prog,
-			 (int)pid);
-}
-
 enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
        OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE };
 

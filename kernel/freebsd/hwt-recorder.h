@@ -4,7 +4,7 @@
  * context, configures it, starts it at the right moment, maps every thread's
  * buffer (the coresight backend: thread 0's, which holds them all) and drains
  * records and buffers until the process ends.  What it
- * learns goes to a sink (the recording, in tools/record-freebsd-hwt.c): the
+ * learns goes to a sink (the recording, in hwt-source.c): the
  * process, threads named by LWP id, trace bytes, losses, exec and the
  * executable mappings.  See README.md beside this file for the sequence.
  */

@@ -1,4 +1,4 @@
-/* record-freebsd-hwt.c: the hwt source of `hwtrec record`: FreeBSD's
+/* hwt-source.c: the hwt source of `hwtrec record`: FreeBSD's
  * hwt(4) thread mode (kernel/freebsd/), written into a recording.
  *
  * kernel/freebsd/hwt-recorder.c talks to the kernel through the seam of
@@ -7,7 +7,7 @@
  * stream per thread named by LWP id (Intel PT), or one stream of CoreSight
  * frames that every thread's source names, each with its trace ID and
  * trace unit (ETM, format version 2), exec and mmap events with build-ids
- * (record-sideband.c), and loss events where the circular buffer was
+ * (../sideband.c), and loss events where the circular buffer was
  * overwritten before it was read.  FreeBSD's trace has no timestamps (the
  * PT backend clears TSCEn; we leave the ETM's off), so the sideband's "tsc"
  * is only an order: a counter, one step per event.
@@ -15,10 +15,10 @@
  * Outside FreeBSD the seam is empty and the source says so; the test suite
  * links a stand-in into its own hwtrec (testsuite/hwt-standin).
  */
-#include "record.h"
-#include "record-source.h"
-#include "../kernel/freebsd/hwt-abi.h"
-#include "../kernel/freebsd/hwt-recorder.h"
+#include "hwt-source.h"
+#include "hwt-abi.h"
+#include "hwt-recorder.h"
+#include "../sideband.h"
 
 #include <errno.h>
 #include <fcntl.h>

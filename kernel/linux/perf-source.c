@@ -1,4 +1,4 @@
-/* record-perf.c: the hardware source of `hwtrec record`: Intel PT through
+/* perf-source.c: the hardware source of `hwtrec record`: Intel PT through
  * perf_event (../kernel/linux/).
  *
  * Starting a program: the child stops itself under ptrace before exec; the
@@ -21,10 +21,10 @@
  * why it cannot run.
  */
 #define _GNU_SOURCE
-#include "record.h"
-#include "record-source.h"
-#include "../kernel/linux/pt-event.h"
-#include "../kernel/pt-cpu.h"
+#include "perf-source.h"
+#include "pt-event.h"
+#include "../pt-cpu.h"
+#include "../sideband.h"
 
 #include <cpuid.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@
  * time order and hands them to perf-sideband.c (mappings, exec, thread
  * start/exit, losses).  Opening and mapping an event are ops, so that all
  * of this runs in tests over rings in memory; the real ops
- * (perf_event_open, mmap) live with the recorder (tools/record-perf.c).
+ * (perf_event_open, mmap) live with the recorder (perf-source.c).
  */
 #ifndef HWTR_PT_SESSION_H
 #define HWTR_PT_SESSION_H

@@ -2,7 +2,7 @@
  *
  * The tool cannot link libipt (a Valgrind tool has no libc), so it sends the
  * facts a user-mode-only Intel PT trace is made of, and the recorder turns them
- * into real PT packets with libipt's encoder (tools/record-encode.c).  The
+ * into real PT packets with libipt's encoder (host/pt-encoder.c).  The
  * tool has already done the work that needs guest knowledge: it classified the
  * branches, kept the return-compression stack, and decided compressed returns
  * (a taken TNT bit) versus TIPs.  The recorder adds IP compression, PSB+,

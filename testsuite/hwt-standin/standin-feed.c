@@ -2,7 +2,7 @@
  *
  * The traced program runs under the hwtrec Valgrind tool (the seam's exec),
  * whose event log comes through a FIFO that ALLOC made.  A feeder thread
- * reads it (tools/record-event-log.c) and acts as the kernel would:
+ * reads it (kernel/valgrind/host/event-reader.c) and acts as the kernel would:
  *   - exec hook: the tool's HELLO is the exec; the EXECUTABLE record is
  *     queued when the new image first runs (by then the mappings the kernel
  *     makes at exec, program and interpreter, are known and need no MMAP
@@ -21,7 +21,7 @@
  *   - switch-in: a thread is traced once the context is RUNNING and the
  *     configuration has User and BranchEn; its trace starts at the next
  *     TIP.PGE (user-mode entry) with a PSB+, as at the first TraceEn.  The
- *     packets are encoded with record-encode.c with no TSC (the backend
+ *     packets are encoded with kernel/valgrind/host/pt-encoder.c with no TSC (the backend
  *     clears TSCEn), return compression on, a PSB about every 2 KiB.
  *   - ToPA: bytes go into the thread's circular buffer as each event is
  *     encoded, and the buffer overwrites without a trace; each filled page
@@ -37,7 +37,7 @@
  */
 #define _GNU_SOURCE
 #include "standin.h"
-#include "../../tools/record.h"
+#include "../../kernel/valgrind/host/event-reader.h"
 #include "../../kernel/valgrind/event-log.h"
 
 #include <errno.h>

@@ -45,7 +45,8 @@
  */
 #define _GNU_SOURCE
 #include "standin.h"
-#include "../../tools/record.h"
+#include "../../kernel/valgrind/host/pt-encoder.h"
+#include "../../kernel/valgrind/host/valgrind-source.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* record-core.c: make Valgrind's core of a fatal signal usable by GDB.
+/* core-notes.c: make Valgrind's core of a fatal signal usable by GDB.
  *
  * Valgrind's vgcore has the threads' registers (NT_PRSTATUS, NT_FPREGSET)
  * and the memory, but no NT_AUXV and no NT_FILE, so GDB cannot tell where a
@@ -10,7 +10,7 @@
  * end of the copy, and point the PT_NOTE program header at it (converted to
  * file layout by libelf and written in place, so nothing else moves).
  */
-#include "record.h"
+#include "core-notes.h"
 
 #include <errno.h>
 #include <fcntl.h>

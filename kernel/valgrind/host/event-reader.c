@@ -1,17 +1,17 @@
-/* record-event-log.c: reading the Valgrind tool's event log
+/* event-reader.c: reading the Valgrind tool's event log
  * (kernel/valgrind/event-log.h) and turning its trace records into Intel PT.
  *
  * The reader buffers what a FIFO gives, cuts it into records, decodes each
  * into a struct vg_event and hands it to a callback.  Two consumers use it:
- * the Valgrind source (record-valgrind.c), which encodes into the recording,
+ * the Valgrind source (valgrind-source.c), which encodes into the recording,
  * and the hwt(4) stand-in of the test suite, which encodes into the circular
  * buffers of its pretend kernel.  vg_event_encode() is the part they share
  * exactly: the five records that are packets.
  *
  * A record of an unknown type ends the log: nothing after it can be framed.
  */
-#include "record.h"
-#include "../kernel/valgrind/event-log.h"
+#include "event-reader.h"
+#include "../event-log.h"
 
 #include <errno.h>
 #include <stdio.h>

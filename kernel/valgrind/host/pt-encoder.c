@@ -1,4 +1,4 @@
-/* record-encode.c: turn the tool's events into a genuine Intel PT stream.
+/* pt-encoder.c: turn the tool's events into a genuine Intel PT stream.
  *
  * One stream per thread, written with libipt's encoder (pt_enc_next) into a
  * small buffer that is handed to the recording writer when full.  This is
@@ -27,7 +27,7 @@
  * no_tsc it has no TSC packet at all, as FreeBSD's PT backend, which clears
  * TSCEn, writes it.
  */
-#include "record.h"
+#include "pt-encoder.h"
 
 #include <intel-pt.h>
 #include <stdio.h>

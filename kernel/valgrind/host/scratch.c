@@ -1,4 +1,4 @@
-/* record-scratch.c: the recorder's private directory (the tool's FIFO,
+/* scratch.c: the recorder's private directory (the tool's FIFO,
  * Valgrind's log, core and vgdb FIFOs), and the removal of those that
  * recorders killed with SIGKILL left behind.
  *
@@ -13,7 +13,9 @@
  * needs nothing from the directory.
  */
 #define _GNU_SOURCE /* O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW */
-#include "record.h"
+#include "scratch.h"
+
+#include <stdbool.h>
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* record-valgrind-limits.c: when Valgrind itself gives up on a program.
+/* valgrind-limits.c: when Valgrind itself gives up on a program.
  *
  * The software source can fail where the program would not: Valgrind
  * asserts and exits with status 1 (for one, when a program sends itself
@@ -6,7 +6,7 @@
  * decode and raises SIGILL at it, which the CPU may well run.  Either way
  * the recording must not pass for the program's own ending.  This file
  * decides, from what the tool sent and how Valgrind ended, whether that
- * happened and puts the reason in words; record-valgrind.c then ends the
+ * happened and puts the reason in words; valgrind-source.c then ends the
  * recording with a gap that names it, marks the manifest's end "aborted"
  * and exits with EXIT_VALGRIND_LIMIT.
  *
@@ -18,7 +18,8 @@
  *    program catches it the thread's trace resumes (a TIP.PGE), and only a
  *    program that then dies of SIGILL died of Valgrind's limit.
  */
-#include "record.h"
+#include "valgrind-limits.h"
+#include "../../source.h"
 
 #include <signal.h>
 #include <stdio.h>

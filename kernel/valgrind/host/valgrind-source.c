@@ -1,4 +1,4 @@
-/* record-valgrind.c: the software source of `hwtrec record`: run a program
+/* valgrind-source.c: the software source of `hwtrec record`: run a program
  * under the hwtrec Valgrind tool and write a recording with software Intel PT
  * (DESIGN.md section 5).
  *
@@ -6,8 +6,8 @@
  * `valgrind --tool=hwtrec` on the program (found through VALGRIND_LIB: the
  * build tree's kernel/valgrind/lib when hwtrec runs from the build tree, else
  * $(pkglibexecdir)/valgrind), and reads the tool's events (kernel/valgrind/
- * event-log.h) until the program ends.  record-encode.c turns them into PT
- * packets, record-sideband.c into sideband events, record-core.c makes the
+ * event-log.h) until the program ends.  pt-encoder.c turns them into PT
+ * packets, ../../sideband.c into sideband events, core-notes.c makes the
  * core of a fatal signal usable by GDB.
  *
  * Exit status: the program's (128 + signal when a signal killed it, as a
@@ -15,9 +15,14 @@
  * be executed, 125 when the recorder itself failed before the program ran.
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
-#include "record.h"
-#include "record-source.h"
-#include "../kernel/valgrind/event-log.h"
+#include "valgrind-source.h"
+#include "core-notes.h"
+#include "event-reader.h"
+#include "pt-encoder.h"
+#include "scratch.h"
+#include "valgrind-limits.h"
+#include "../event-log.h"
+#include "../../sideband.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -436,7 +441,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	free(vargv);
 }
 
-/* Valgrind gave up (record-valgrind-limits.c): the trace of the thread it
+/* Valgrind gave up (valgrind-limits.c): the trace of the thread it
  * gave up in (or the last one that ran) ends with a gap naming REASON. */
 static void end_with_gap(struct recorder *r, const char *reason)
 {
