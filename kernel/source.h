@@ -3,8 +3,10 @@
  * the request, the options, the exit statuses and the recording's name.
  *
  * The command (tools/record.c) parses the command line into a
- * record_request and hands it to one source's record_source table.  Nothing
- * here knows of the command line; nothing under kernel/ includes tools/.
+ * record_request and hands it to one source's record_source table; its
+ * driver (tools/record-driver.c) owns what every recording ends with.
+ * Nothing here knows of the command line; nothing under kernel/ includes
+ * tools/.
  */
 #ifndef HWTREC_SOURCE_H
 #define HWTREC_SOURCE_H
@@ -55,6 +57,37 @@ struct record_request {
 	bool quiet;
 };
 
+/* One recording in progress: each source defines its own. */
+struct source_run;
+
+/* How a recording ended, as the source tells the driver: the driver turns
+ * the wait status into the manifest's end and the exit status, finishes the
+ * recording and prints the summary line. */
+struct source_result {
+	/* The program. */
+	bool ended;			/* it ended; status is its wait status */
+	int status;
+	/* The recording. */
+	struct hwtr_writer *writer;	/* to finish, or NULL: leave it as it
+					 * is (none was made, it was removed,
+					 * or writing failed and the source
+					 * said so: it stays marked cut off) */
+	const char *name;		/* its directory */
+	const char *aborted;		/* non-NULL: it ends early, for this
+					 * reason (hwtr_writer_finish_aborted) */
+	int exit_status;		/* non-zero: exit with this (EXIT_*, 2)
+					 * instead of the program's status */
+	/* The summary line. */
+	size_t threads;
+	uint64_t trace_bytes;		/* UINT64_MAX: not counted */
+	uint64_t losses;
+	double seconds;			/* of tracing; 0: not measured */
+};
+
+/* A trace source, as FreeBSD's hwt_backend_ops: the driver (tools/record.c
+ * and record-driver.c) never asks which source it has.  The driver calls
+ * start, then with job-control signals set drain, then with them restored
+ * finish, and free; ops marked optional may be NULL. */
 struct record_source {
 	const char *name;		/* what --source= takes */
 	const char *summary;		/* one line for --help */
@@ -62,8 +95,25 @@ struct record_source {
 	/* Can this machine record with it?  If not, one line in why saying
 	 * what is missing and what to do. */
 	bool (*available)(char *why, size_t size);
-	/* Record; returns the exit status (the EXIT_* conventions above). */
-	int (*record)(const struct record_request *req);
+	/* Refuse what the source cannot do, start PROGRAM (held before its
+	 * first instruction where the source can) or attach to PID, and make
+	 * the recording where the program is known.  0, or the exit status
+	 * (EXIT_*, 2 for a usage error) with the reason on stderr. */
+	int (*start)(const struct record_request *req, struct source_run **run);
+	/* Optional: the process that job-control signals (SIGTERM, SIGHUP)
+	 * are passed on to; 0 while there is none. */
+	pid_t (*program)(const struct source_run *run);
+	/* Optional, for sources that can attach: stop recording (the program
+	 * runs on).  Called from a signal handler: async-signal-safe only. */
+	void (*interrupt)(void);
+	/* Let the program run and record until it ends, or, attached, until
+	 * interrupted; fill RES's program part. */
+	void (*drain)(struct source_run *run, struct source_result *res);
+	/* The rest of the trace and what the source adds at the end (gaps, a
+	 * core); fill RES's recording and summary parts.  RES->writer, if
+	 * set, is finished by the driver after this. */
+	void (*finish)(struct source_run *run, struct source_result *res);
+	void (*free)(struct source_run *run);
 };
 
 /* The recording's name: -o NAME, else PROGRAM-PID.hwtrec in the current

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "record.h"
 #include "record-source.h"
+#include "record-driver.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -253,5 +254,5 @@ int hwtrec_record_main(int argc, char **argv)
 			"hwtrec record -- PROGRAM ARGS\n", source->name);
 		return 2;
 	}
-	return source->record(&req);
+	return record_drive(source, &req);
 }

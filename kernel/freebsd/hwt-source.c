@@ -219,124 +219,116 @@ static void add_core(struct adapter *a, time_t started)
 			hwtr_last_error());
 }
 
-static void on_sigint(int sig)
+struct source_run {
+	struct adapter a;
+	struct hwt_recorder_options o;
+	struct hwt_recorder_result res;
+	time_t started;
+	int err;		/* hwt_record's */
+};
+
+static void hwt_free(struct source_run *run)
 {
-	(void)sig;
-	hwt_record_interrupt();
+	if (!run)
+		return;
+	sideband_free(run->a.sb);
+	hwtr_writer_free(run->a.writer);
+	free(run);
 }
 
-static int record_hwt(const struct record_request *req)
+/* The options checked and the backend chosen; the program is started (or
+ * attached to) by hwt_record, in drain, which needs it from the start. */
+static int hwt_start(const struct record_request *req, struct source_run **out)
 {
-	struct adapter a = { .req = req };
-	const struct hwt_recorder_sink sink = {
-		.ctx = &a, .begin = on_begin, .thread = on_thread,
-		.trace = on_trace, .loss = on_loss, .exec = on_exec,
-		.mmap = on_mmap, .munmap = on_munmap,
-	};
-	struct hwt_recorder_options o = {
+	struct source_run *run;
+	char why[512];
+
+	if (!hwt_sys_default) {
+		fprintf(stderr, "hwtrec record: the hwt source is FreeBSD only "
+			"(hwt(4)); use --source=valgrind here\n");
+		return EXIT_RECORDER;
+	}
+	if (refuse_options(req))
+		return 2;
+	if (!(run = calloc(1, sizeof(*run))))
+		return EXIT_RECORDER;
+	run->a.req = req;
+	run->o = (struct hwt_recorder_options){
 		.sys = hwt_sys_default, .attach = req->pid,
 		.program = req->program, .argv = req->argv,
 		.bufsize = req->options.buffer_size ? req->options.buffer_size
 						    : DEFAULT_BUFFER_SIZE,
 	};
-	struct hwt_recorder_result *res = calloc(1, sizeof(*res));
-	struct hwtr_end end = { hwtr_end_running, 0 };
-	struct sigaction sa_ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	time_t started = time(NULL);
-	char why[512];
-	int rc = EXIT_RECORDER, err;
-
-	if (!res)
-		return EXIT_RECORDER;
-	if (!o.sys) {
-		fprintf(stderr, "hwtrec record: the hwt source is FreeBSD only "
-			"(hwt(4)); use --source=valgrind here\n");
-		free(res);
-		return EXIT_RECORDER;
-	}
-	if (refuse_options(req)) {
-		free(res);
-		return 2;
-	}
 	/* The drain treats the two pages beyond the last reported position as
 	 * possibly written (hwt-drain.c): the buffer must be well above that. */
-	if (o.bufsize < 8 * (size_t)sysconf(_SC_PAGESIZE)) {
+	if (run->o.bufsize < 8 * (size_t)sysconf(_SC_PAGESIZE)) {
 		fprintf(stderr, "hwtrec record: --buffer-size: %zu bytes is too "
 			"small to be read safely; at least %ld (8 pages)\n",
-			o.bufsize, 8 * sysconf(_SC_PAGESIZE));
-		free(res);
+			run->o.bufsize, 8 * sysconf(_SC_PAGESIZE));
+		free(run);
 		return 2;
 	}
-	if (!(o.backend = backend_of(req, why, sizeof(why)))) {
+	if (!(run->o.backend = backend_of(req, why, sizeof(why)))) {
 		fprintf(stderr, "hwtrec record: %s\n", why);
-		free(res);
+		free(run);
 		return EXIT_RECORDER;
 	}
-	/* Like a shell running a job: ^C and ^\ are for the program; when
-	 * attached, ^C ends the recording (the program goes on untraced). */
-	if (req->pid) {
-		struct sigaction sa_int = { .sa_handler = on_sigint };
+	*out = run;
+	return 0;
+}
 
-		sigaction(SIGINT, &sa_int, &old_int);
-	} else {
-		sigaction(SIGINT, &sa_ign, &old_int);
-	}
-	sigaction(SIGQUIT, &sa_ign, &old_quit);
+static void hwt_drain(struct source_run *run, struct source_result *res)
+{
+	const struct hwt_recorder_sink sink = {
+		.ctx = &run->a, .begin = on_begin, .thread = on_thread,
+		.trace = on_trace, .loss = on_loss, .exec = on_exec,
+		.mmap = on_mmap, .munmap = on_munmap,
+	};
 
-	err = hwt_record(&o, &sink, res);
+	run->started = time(NULL);
+	run->err = hwt_record(&run->o, &sink, &run->res);
+	res->ended = run->res.ended;
+	res->status = run->res.status;
+}
 
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	if (res->exec_errno) {
-		rc = res->exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
-		fprintf(stderr, "hwtrec record: %s\n", res->msg);
-	} else if (err < 0) {
-		fprintf(stderr, "hwtrec record: %s\n", res->msg);
-		if (res->started && a.writer)
+/* The program's status counts once tracing began; before, the recording
+ * could not start (even if the program ran, untraced).  A recording that
+ * failed stays as it is, marked cut off. */
+static void hwt_finish(struct source_run *run, struct source_result *res)
+{
+	const struct hwt_recorder_result *r = &run->res;
+	struct adapter *a = &run->a;
+
+	res->name = a->name;
+	if (r->exec_errno) {
+		res->exit_status = r->exec_errno == ENOENT ? EXIT_NOTFOUND
+							   : EXIT_NOEXEC;
+		fprintf(stderr, "hwtrec record: %s\n", r->msg);
+	} else if (run->err < 0) {
+		fprintf(stderr, "hwtrec record: %s\n", r->msg);
+		if (r->started && a->writer)
 			fprintf(stderr, "hwtrec record: %s is kept up to that "
-				"point\n", a.name);
+				"point\n", a->name);
 	}
-	if (res->ended && WIFEXITED(res->status)) {
-		end.state = hwtr_end_exited;
-		end.code = WEXITSTATUS(res->status);
-	} else if (res->ended && WIFSIGNALED(res->status)) {
-		end.state = hwtr_end_signaled;
-		end.code = WTERMSIG(res->status);
+	if (!r->exec_errno && !(r->traced && (r->ended || run->err == 0)))
+		res->exit_status = EXIT_RECORDER;
+	if (a->writer && run->err == 0) {
+		if (r->ended && WIFSIGNALED(r->status) && WCOREDUMP(r->status))
+			add_core(a, run->started);
+		res->writer = a->writer;
 	}
-	/* The program's status once tracing began; before, the recording
-	 * could not start (even if the program ran, untraced). */
-	if (res->traced && res->ended)
-		rc = end.state == hwtr_end_signaled ? 128 + end.code : end.code;
-	else if (res->traced && err == 0)
-		rc = 0;		/* attached, and let go */
-	if (a.writer && err == 0) {
-		if (end.state == hwtr_end_signaled && WCOREDUMP(res->status))
-			add_core(&a, started);
-		if (hwtr_writer_finish(a.writer, &end)) {
-			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
-			rc = rc ? rc : EXIT_RECORDER;
-		}
-	}
-	if (!req->quiet && res->losses)
+	if (!a->req->quiet && r->losses)
 		fprintf(stderr, "hwtrec record: %llu bytes of trace were "
 			"overwritten in the kernel's buffer before they could "
 			"be read (%u gaps); a larger --buffer-size helps\n",
-			(unsigned long long)res->lost, res->losses);
-	if (!req->quiet && res->unnamed)
+			(unsigned long long)r->lost, r->losses);
+	if (!a->req->quiet && r->unnamed)
 		fprintf(stderr, "hwtrec record: %zu threads ended before their "
 			"LWP ids could be learned; they are named 0x80000000 + "
-			"their hwt index\n", res->unnamed);
-	if (!req->quiet && isatty(2) && a.writer && err == 0)
-		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %.1f KiB of "
-			"trace in %.2f s, program %s %d\n", a.name, res->threads,
-			res->threads == 1 ? "" : "s", res->kept / 1024.0,
-			res->seconds, end.state == hwtr_end_signaled
-					      ? "died of signal" : "exited with",
-			end.code);
-	sideband_free(a.sb);
-	hwtr_writer_free(a.writer);
-	free(res);
-	return rc;
+			"their hwt index\n", r->unnamed);
+	res->threads = r->threads;
+	res->trace_bytes = r->kept;
+	res->seconds = r->seconds;
 }
 
 const struct record_source record_source_hwt = {
@@ -345,5 +337,9 @@ const struct record_source record_source_hwt = {
 		   "kernel (FreeBSD only)",
 	.can_attach = true,
 	.available = hwt_available,
-	.record = record_hwt,
+	.start = hwt_start,
+	.interrupt = hwt_record_interrupt,
+	.drain = hwt_drain,
+	.finish = hwt_finish,
+	.free = hwt_free,
 };

@@ -54,20 +54,8 @@ struct perf_recorder {
 	bool failed;
 };
 
+/* ^C while attached (perf_interrupt, from the driver's handler). */
 static volatile sig_atomic_t interrupted;
-static volatile sig_atomic_t child_pid;
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill(child_pid, sig);
-}
 
 static bool perf_available(char *why, size_t size)
 {
@@ -383,16 +371,30 @@ static void detach_all(struct perf_recorder *r)
 	}
 }
 
-static int record_perf(const struct record_request *req)
+struct source_run {
+	struct perf_recorder r;
+	bool attached;
+	bool let_go;		/* attached, and ^C ended the recording */
+	char name[4096];
+};
+
+static void perf_free(struct source_run *run)
 {
-	struct perf_recorder r = { 0 };
+	if (!run)
+		return;
+	pt_session_free(run->r.session);
+	sideband_free(run->r.sb);
+	hwtr_writer_free(run->r.writer);
+	free(run);
+}
+
+static int perf_start(const struct record_request *req,
+		      struct source_run **out)
+{
+	struct source_run *run;
+	struct perf_recorder *r;
 	struct hwtr_writer_info info = { .source = "linux-perf" };
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	struct sigaction fwd = { .sa_handler = forward_signal };
-	struct sigaction intr = { .sa_handler = on_interrupt };
-	struct hwtr_end end = { hwtr_end_running, 0 };
-	int status = 0, rc = EXIT_RECORDER, err;
-	char name[4096], why[512];
+	char why[512];
 
 	if (!perf_available(why, sizeof(why))) {
 		fprintf(stderr, "hwtrec record: the perf source cannot record "
@@ -405,85 +407,90 @@ static int record_perf(const struct record_request *req)
 			req->from ? "from" : "max-size");
 		return 2;
 	}
-	if ((err = perf_pmu_read(PERF_PMU_DEVICES, "intel_pt", &r.cfg.pmu))) {
+	if (!(run = calloc(1, sizeof(*run))))
+		return EXIT_RECORDER;
+	r = &run->r;
+	run->attached = req->pid != 0;
+	if (perf_pmu_read(PERF_PMU_DEVICES, "intel_pt", &r->cfg.pmu)) {
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
+		free(run);
 		return EXIT_RECORDER;
 	}
-	r.cfg.ret_compression = req->options.ret_compression;
-	r.cfg.psb_period = req->options.psb_period;
-	r.cfg.data_pages = DATA_PAGES;
-	r.cfg.aux_bytes = AUX_BYTES;
+	r->cfg.ret_compression = req->options.ret_compression;
+	r->cfg.psb_period = req->options.psb_period;
+	r->cfg.data_pages = DATA_PAGES;
+	r->cfg.aux_bytes = AUX_BYTES;
 	cpu_config(&info.pt, req->options.ret_compression,
 		   req->options.psb_period);
 	if (req->pid) {
-		r.pid = req->pid;
-	} else if (start_program(&r, req) < 0) {
+		r->pid = req->pid;
+	} else if (start_program(r, req) < 0) {
 		fprintf(stderr, "hwtrec record: cannot start %s under ptrace: "
 			"%s\n", req->program, strerror(errno));
+		free(run);
 		return EXIT_RECORDER;
 	}
-	record_name(req, r.pid, name, sizeof(name));
-	info.pid = r.pid;
+	record_name(req, r->pid, run->name, sizeof(run->name));
+	info.pid = r->pid;
 	info.executable = req->program;
 	info.argc = 0;
 	while (req->argv && req->argv[info.argc])
 		info.argc++;
 	info.argv = (const char *const *)req->argv;
-	if (hwtr_writer_create(name, &info, &r.writer) ||
-	    !(r.sb = sideband_new(r.writer)) ||
-	    pt_session_new(r.writer, (uint32_t)r.pid, &recorder_ops, &r,
-			   &r.session)) {
+	if (hwtr_writer_create(run->name, &info, &r->writer) ||
+	    !(r->sb = sideband_new(r->writer)) ||
+	    pt_session_new(r->writer, (uint32_t)r->pid, &recorder_ops, r,
+			   &r->session)) {
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
-		goto out;
+		perf_free(run);
+		return EXIT_RECORDER;
 	}
 	if (req->pid) {
-		if (attach_process(&r, req->pid) < 0)
-			goto out;
-		sigaction(SIGINT, &intr, NULL);
-		sigaction(SIGTERM, &intr, NULL);
-	} else {
-		child_pid = r.pid;
-		if (pt_session_follow(r.session, (uint32_t)r.pid, 0, false)) {
-			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
-			kill(r.pid, SIGKILL);
-			waitpid(r.pid, NULL, 0);
-			goto out;
+		if (attach_process(r, req->pid) < 0) {
+			perf_free(run);
+			return EXIT_RECORDER;
 		}
-		/* Like a shell running a job: ^C is for the program. */
-		sigaction(SIGINT, &ign, NULL);
-		sigaction(SIGQUIT, &ign, NULL);
-		sigaction(SIGTERM, &fwd, NULL);
-		ptrace(PTRACE_CONT, r.pid, 0, 0);
-	}
-	if (trace_loop(&r, &status) > 0) {
-		pt_session_finish(r.session);
-		detach_all(&r);
-		rc = 0;
-	} else {
-		pt_session_finish(r.session);
-		if (WIFEXITED(status)) {
-			end = (struct hwtr_end){ hwtr_end_exited,
-						 WEXITSTATUS(status) };
-			rc = end.code;
-		} else if (WIFSIGNALED(status)) {
-			end = (struct hwtr_end){ hwtr_end_signaled,
-						 WTERMSIG(status) };
-			rc = 128 + end.code;
-		}
-	}
-	if (hwtr_writer_finish(r.writer, &end))
+	} else if (pt_session_follow(r->session, (uint32_t)r->pid, 0, false)) {
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
-	else if (!req->quiet && isatty(2))
-		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %llu loss%s\n",
-			name, pt_session_nthreads(r.session),
-			pt_session_nthreads(r.session) == 1 ? "" : "s",
-			(unsigned long long)pt_session_losses(r.session),
-			pt_session_losses(r.session) == 1 ? "" : "es");
-out:
-	pt_session_free(r.session);
-	sideband_free(r.sb);
-	hwtr_writer_free(r.writer);
-	return rc;
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+		perf_free(run);
+		return EXIT_RECORDER;
+	}
+	interrupted = 0;
+	*out = run;
+	return 0;
+}
+
+static pid_t perf_program(const struct source_run *run)
+{
+	return run->attached ? 0 : run->r.pid;
+}
+
+static void perf_interrupt(void)
+{
+	interrupted = 1;
+}
+
+static void perf_drain(struct source_run *run, struct source_result *res)
+{
+	if (!run->attached)
+		ptrace(PTRACE_CONT, run->r.pid, 0, 0);
+	if (trace_loop(&run->r, &res->status) > 0)
+		run->let_go = true;
+	else
+		res->ended = true;
+}
+
+static void perf_finish(struct source_run *run, struct source_result *res)
+{
+	pt_session_finish(run->r.session);
+	if (run->let_go)
+		detach_all(&run->r);
+	res->name = run->name;
+	res->writer = run->r.writer;
+	res->threads = pt_session_nthreads(run->r.session);
+	res->losses = pt_session_losses(run->r.session);
 }
 
 const struct record_source record_source_perf = {
@@ -491,5 +498,10 @@ const struct record_source record_source_perf = {
 	.summary = "Intel PT from the CPU through Linux perf_event",
 	.can_attach = true,
 	.available = perf_available,
-	.record = record_perf,
+	.start = perf_start,
+	.program = perf_program,
+	.interrupt = perf_interrupt,
+	.drain = perf_drain,
+	.finish = perf_finish,
+	.free = perf_free,
 };

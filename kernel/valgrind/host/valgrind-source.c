@@ -10,9 +10,11 @@
  * packets, ../../sideband.c into sideband events, core-notes.c makes the
  * core of a fatal signal usable by GDB.
  *
- * Exit status: the program's (128 + signal when a signal killed it, as a
- * shell reports it); 127 when the program does not exist, 126 when it cannot
- * be executed, 125 when the recorder itself failed before the program ran.
+ * The source's ops (../../source.h): start makes the scratch directory and
+ * the recording and forks Valgrind, held before exec; drain lets it go and
+ * reads the events until it ends; finish ends the streams and adds the
+ * gaps and the core only this source knows of.  The exit status, the
+ * manifest's end and the summary are the driver's (tools/record-driver.c).
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include "valgrind-source.h"
@@ -59,14 +61,6 @@ struct recorder {
 	struct event_reader *reader;
 	struct vg_limits limits;
 };
-
-static volatile sig_atomic_t child_pid;
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill(child_pid, sig);
-}
 
 static bool find_in_path(const char *name, char *out, size_t size)
 {
@@ -458,44 +452,88 @@ static void end_with_gap(struct recorder *r, const char *reason)
 	hwtr_writer_event(r->writer, &ev);
 }
 
-static int record_valgrind(const struct record_request *req)
-{
-	struct recorder r = { .opt = req->options };
-	const char *prog = req->program;
-	char tmpdir[PATH_MAX], why[512];
-	char fifo[PATH_MAX], name[PATH_MAX], vgcore[PATH_MAX], limit[1024];
-	struct hwtr_writer_info info = { .source = "valgrind" };
-	struct hwtr_end end = { hwtr_end_running, 0 };
-	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
-	struct sigaction sa_fwd = { .sa_handler = forward_signal };
-	struct sigaction old_int, old_quit, old_term, old_hup;
-	int go[2], fd, status = 0, rc = EXIT_RECORDER, err, scratch_lock;
-	size_t i, argc = 0;
-	pid_t pid;
-	bool exited = false, gave_up = false;
-	time_t last_flush = time(NULL);
+/* One `hwtrec record` run: the recorder, and the files and processes
+ * around it. */
+struct source_run {
+	struct recorder r;
+	const struct record_request *req;
+	char tmpdir[PATH_MAX];
+	char name[PATH_MAX];
+	char limit[1024];		/* why Valgrind gave up, if it did */
+	int fifo_fd, go_fd, scratch_lock;
+};
 
+static void run_free(struct source_run *run)
+{
+	if (!run)
+		return;
+	recorder_free(&run->r);
+	if (run->fifo_fd >= 0)
+		close(run->fifo_fd);
+	if (run->go_fd >= 0)
+		close(run->go_fd);
+	if (run->tmpdir[0])
+		scratch_remove(run->tmpdir);
+	if (run->scratch_lock >= 0)
+		close(run->scratch_lock);
+	free(run);
+}
+
+/* A failed start: the child, held before exec, is let go unstarted (it
+ * exits when the go pipe closes), reaped, and the files removed. */
+static int start_failed(struct source_run *run)
+{
+	pid_t pid = run->r.pid;
+
+	close(run->go_fd);
+	run->go_fd = -1;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	run_free(run);
+	return EXIT_RECORDER;
+}
+
+/* The scratch directory with the tool's FIFO, Valgrind forked and held
+ * before exec until drain lets it go, the recording made. */
+static int valgrind_start(const struct record_request *req,
+			  struct source_run **out)
+{
+	struct source_run *run = calloc(1, sizeof(*run));
+	struct recorder *r;
+	struct hwtr_writer_info info = { .source = "valgrind" };
+	char fifo[PATH_MAX], why[512];
+	int go[2];
+	pid_t pid;
+
+	if (!run)
+		return EXIT_RECORDER;
+	run->fifo_fd = run->go_fd = run->scratch_lock = -1;
+	run->req = req;
+	r = &run->r;
+	r->opt = req->options;
 	if (!valgrind_available(why, sizeof(why))) {
 		fprintf(stderr, "hwtrec record: %s\n", why);
+		free(run);
 		return EXIT_RECORDER;
 	}
-	while (req->argv[argc])
-		argc++;
-
-	if (scratch_create(tmpdir, sizeof(tmpdir), &scratch_lock) < 0)
+	if (scratch_create(run->tmpdir, sizeof(run->tmpdir),
+			   &run->scratch_lock) < 0) {
+		run->tmpdir[0] = 0;
+		run_free(run);
 		return EXIT_RECORDER;
-	snprintf(fifo, sizeof(fifo), "%s/events", tmpdir);
+	}
+	snprintf(fifo, sizeof(fifo), "%s/events", run->tmpdir);
 	if (mkfifo(fifo, 0600) < 0 ||
-	    (fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+	    (run->fifo_fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "hwtrec record: %s: %s\n", fifo,
 			strerror(errno));
-		scratch_remove(tmpdir);
+		run_free(run);
 		return EXIT_RECORDER;
 	}
-	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
+	fcntl(run->fifo_fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		perror("hwtrec record: pipe");
-		scratch_remove(tmpdir);
+		run_free(run);
 		return EXIT_RECORDER;
 	}
 
@@ -503,7 +541,9 @@ static int record_valgrind(const struct record_request *req)
 	pid = fork();
 	if (pid < 0) {
 		perror("hwtrec record: fork");
-		scratch_remove(tmpdir);
+		close(go[0]);
+		close(go[1]);
+		run_free(run);
 		return EXIT_RECORDER;
 	}
 	if (pid == 0) {
@@ -512,188 +552,178 @@ static int record_valgrind(const struct record_request *req)
 		close(go[1]);
 		if (read(go[0], &byte, 1) != 1)
 			_exit(EXIT_RECORDER);	/* the recorder gave up */
-		valgrind_exec(fifo, tmpdir, &r.opt, req->from, prog, req->argv);
+		valgrind_exec(fifo, run->tmpdir, &r->opt, req->from,
+			      req->program, req->argv);
 		_exit(EXIT_RECORDER);
 	}
 	close(go[0]);
-	child_pid = pid;
-	r.pid = pid;
+	run->go_fd = go[1];
+	r->pid = pid;
 
-	record_name(req, pid, name, sizeof(name));
+	record_name(req, pid, run->name, sizeof(run->name));
 	info.pid = pid;
-	info.executable = prog;
-	info.argc = argc;
+	info.executable = req->program;
+	while (req->argv[info.argc])
+		info.argc++;
 	info.argv = (const char *const *)req->argv;
-	record_pt_config(&info.pt, r.opt.ret_compression, r.opt.psb_period);
-	if ((err = hwtr_writer_create(name, &info, &r.writer))) {
+	record_pt_config(&info.pt, r->opt.ret_compression, r->opt.psb_period);
+	if (hwtr_writer_create(run->name, &info, &r->writer)) {
 		fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		scratch_remove(tmpdir);
-		return EXIT_RECORDER;
+		return start_failed(run);
 	}
-	r.sb = sideband_new(r.writer);
-	if (!r.sb || event_reader_new(&r.reader)) {
+	r->sb = sideband_new(r->writer);
+	if (!r->sb || event_reader_new(&r->reader)) {
 		fprintf(stderr, "hwtrec record: out of memory\n");
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		scratch_remove(tmpdir);
-		return EXIT_RECORDER;
+		return start_failed(run);
 	}
+	*out = run;
+	return 0;
+}
 
-	/* Like a shell running a job: ^C and ^\ are for the program. */
-	sigaction(SIGINT, &sa_ign, &old_int);
-	sigaction(SIGQUIT, &sa_ign, &old_quit);
-	sigaction(SIGTERM, &sa_fwd, &old_term);
-	sigaction(SIGHUP, &sa_fwd, &old_hup);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-	/* A child killed before it was let go (EPIPE) is reported below from
-	 * its wait status, as any other death of the program. */
-	if (write(go[1], "g", 1) != 1 && errno != EPIPE) {
+static pid_t valgrind_program(const struct source_run *run)
+{
+	return run->r.pid;
+}
+
+/* Let Valgrind go and read the tool's events until the program ends. */
+static void valgrind_drain(struct source_run *run, struct source_result *res)
+{
+	struct recorder *r = &run->r;
+	time_t last_flush = time(NULL);
+	bool exited = false;
+	int err;
+
+	/* A child killed before it was let go (EPIPE) is reported from its
+	 * wait status, as any other death of the program. */
+	if (write(run->go_fd, "g", 1) != 1 && errno != EPIPE) {
 		perror("hwtrec record: pipe");
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		recorder_free(&r);
-		scratch_remove(tmpdir);
-		close(scratch_lock);
-		return EXIT_RECORDER;
+		close(run->go_fd);
+		run->go_fd = -1;
+		waitpid(r->pid, NULL, 0);
+		r->failed = true;	/* nothing to finish */
+		res->exit_status = EXIT_RECORDER;
+		return;
 	}
-	close(go[1]);
+	close(run->go_fd);
+	run->go_fd = -1;
 
 	while (!exited) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = { .fd = run->fifo_fd, .events = POLLIN };
 
 		if (poll(&pfd, 1, 100) > 0)
-			while (event_reader_read(r.reader, fd, on_event, &r) > 0)
+			while (event_reader_read(r->reader, run->fifo_fd,
+						 on_event, r) > 0)
 				;
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		if (waitpid(r->pid, &res->status, WNOHANG) == r->pid)
 			exited = true;
-		if (!r.failed && time(NULL) != last_flush) {
+		if (!r->failed && time(NULL) != last_flush) {
 			last_flush = time(NULL);
-			if ((err = hwtr_writer_flush(r.writer)))
-				fail_write(&r, err);
+			if ((err = hwtr_writer_flush(r->writer)))
+				fail_write(r, err);
 		}
 	}
 	/* Every writer has exited: the FIFO holds the rest. */
-	while (event_reader_read(r.reader, fd, on_event, &r) > 0)
+	while (event_reader_read(r->reader, run->fifo_fd, on_event, r) > 0)
 		;
-	close(fd);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	res->ended = true;
+}
 
-	if (WIFEXITED(status)) {
-		end.state = hwtr_end_exited;
-		end.code = WEXITSTATUS(status);
-		rc = end.code;
-	} else if (WIFSIGNALED(status)) {
-		end.state = hwtr_end_signaled;
-		end.code = WTERMSIG(status);
-		rc = 128 + end.code;
-	}
-	if (!r.hellos && !WIFSIGNALED(status)) {
-		show_valgrind_log(tmpdir);
+/* The end of the streams, and what only this source knows of the end:
+ * Valgrind gave up, SIGKILL cut the trace, Valgrind's core. */
+static void valgrind_finish(struct source_run *run, struct source_result *res)
+{
+	struct recorder *r = &run->r;
+	int status = res->status, err;
+	char vgcore[PATH_MAX];
+	size_t i;
+
+	res->name = run->name;
+	if (res->exit_status)		/* Valgrind never ran */
+		return;
+	if (!r->hellos && !WIFSIGNALED(status)) {
+		show_valgrind_log(run->tmpdir);
 		fprintf(stderr, "hwtrec record: the program did not start under "
 			"the hwtrec Valgrind tool (valgrind %s %d)\n",
 			WIFEXITED(status) ? "exited with" : "died of signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		rc = EXIT_RECORDER;
+		res->exit_status = EXIT_RECORDER;
 	}
-	for (i = 0; i < r.nstreams && !r.failed; i++)
-		if ((err = pt_stream_finish(r.streams[i])))
-			fail_write(&r, err);
+	for (i = 0; i < r->nstreams && !r->failed; i++)
+		if ((err = pt_stream_finish(r->streams[i])))
+			fail_write(r, err);
 	/* (After a write error the events were drained unread: the tool's
 	 * EXIT among them, so nothing can be said.) */
-	if (r.hellos && !r.failed &&
-	    vg_limits_reached(&r.limits, pid, status, r.got_exit, tmpdir,
-			      limit, sizeof(limit))) {
-		gave_up = true;
+	if (r->hellos && !r->failed &&
+	    vg_limits_reached(&r->limits, r->pid, status, r->got_exit,
+			      run->tmpdir, run->limit, sizeof(run->limit))) {
 		if (WIFEXITED(status))
-			show_valgrind_log(tmpdir);
+			show_valgrind_log(run->tmpdir);
 		fprintf(stderr, "hwtrec record: %s; the recording ends there "
-			"(exit status %d)\n", limit, EXIT_VALGRIND_LIMIT);
-		rc = EXIT_VALGRIND_LIMIT;
-		end_with_gap(&r, limit);
+			"(exit status %d)\n", run->limit, EXIT_VALGRIND_LIMIT);
+		res->exit_status = EXIT_VALGRIND_LIMIT;
+		res->aborted = run->limit;
+		end_with_gap(r, run->limit);
 	}
-	if (!r.failed && r.nstreams && WIFSIGNALED(status) &&
+	if (!r->failed && r->nstreams && WIFSIGNALED(status) &&
 	    WTERMSIG(status) == SIGKILL) {
 		struct hwtr_sideband_event ev = {
-			.kind = hwtr_ev_loss, .tsc = r.tsc,
-			.tid = (uint32_t)pid,
+			.kind = hwtr_ev_loss, .tsc = r->tsc,
+			.tid = (uint32_t)r->pid,
 			.reason = "the program was killed by SIGKILL: what "
 				  "it ran since its last system call is not "
 				  "in the trace",
 		};
-		struct pt_stream *main_stream = find_stream(&r, (uint32_t)pid);
+		struct pt_stream *main_stream = find_stream(r, (uint32_t)r->pid);
 
 		if (main_stream)
 			ev.offset = pt_stream_bytes(main_stream);
-		hwtr_writer_event(r.writer, &ev);
+		hwtr_writer_event(r->writer, &ev);
 		fprintf(stderr, "hwtrec record: the program was killed by "
 			"SIGKILL; the end of its trace is missing\n");
 	}
 	/* The end state: at a fatal signal Valgrind's, at an exit the tool's
 	 * (--hwtrec-exit-core). */
-	if (!r.failed && !r.opt.no_core &&
-	    (WIFSIGNALED(status) || (WIFEXITED(status) && r.got_exit)) &&
-	    find_vgcore(tmpdir, pid, vgcore, sizeof(vgcore))) {
+	if (!r->failed && !r->opt.no_core &&
+	    (WIFSIGNALED(status) || (WIFEXITED(status) && r->got_exit)) &&
+	    find_vgcore(run->tmpdir, r->pid, vgcore, sizeof(vgcore))) {
 		char fixed[PATH_MAX], msg[512];
 
-		snprintf(fixed, sizeof(fixed), "%s/core", tmpdir);
-		if (core_add_notes(vgcore, fixed, r.sb, msg, sizeof(msg)) < 0) {
+		snprintf(fixed, sizeof(fixed), "%s/core", run->tmpdir);
+		if (core_add_notes(vgcore, fixed, r->sb, msg, sizeof(msg)) < 0) {
 			fprintf(stderr, "hwtrec record: %s; keeping Valgrind's "
 				"core as it is\n", msg);
 			snprintf(fixed, sizeof(fixed), "%s", vgcore);
 		}
 		/* Without its core the recording still says how the
 		 * program ended: finish it. */
-		if (hwtr_writer_add_core(r.writer, fixed) < 0)
+		if (hwtr_writer_add_core(r->writer, fixed) < 0)
 			fprintf(stderr, "hwtrec record: %s; the recording has "
 				"no core\n", hwtr_last_error());
 	}
 	/* Killed before the tool traced anything: a finished recording must
 	 * name a trace (an empty thread list is damage to a reader), so none
 	 * is left, and the user is told. */
-	if (!r.failed && r.nstreams == 0) {
+	if (!r->failed && r->nstreams == 0) {
 		char trace[PATH_MAX];
 
 		fprintf(stderr, "hwtrec record: the program %s %d before any of "
 			"it was traced; no recording was written\n",
 			WIFSIGNALED(status) ? "was killed by signal" : "exited with",
 			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		hwtr_writer_free(r.writer);
-		r.writer = NULL;
-		snprintf(trace, sizeof(trace), "%s/trace", name);
+		hwtr_writer_free(r->writer);
+		r->writer = NULL;
+		snprintf(trace, sizeof(trace), "%s/trace", run->name);
 		scratch_remove(trace);
-		scratch_remove(name);
-		recorder_free(&r);
-		scratch_remove(tmpdir);
-		close(scratch_lock);
-		return rc;
+		scratch_remove(run->name);
+		return;
 	}
-	if (!r.failed && (err = gave_up
-			  ? hwtr_writer_finish_aborted(r.writer, limit,
-				WIFSIGNALED(status) ? WTERMSIG(status) : 0)
-			  : hwtr_writer_finish(r.writer, &end)))
-		fail_write(&r, err);
-	if (!req->quiet && isatty(2) && !r.failed) {
-		uint64_t bytes = 0;
-
-		for (i = 0; i < r.nstreams; i++)
-			bytes += pt_stream_bytes(r.streams[i]);
-		fprintf(stderr, "hwtrec record: %s: %zu thread%s, %.1f KiB of "
-			"trace, %s %d\n", name, r.nstreams,
-			r.nstreams == 1 ? "" : "s", bytes / 1024.0,
-			gave_up ? "Valgrind gave up: status"
-			: end.state == hwtr_end_signaled ? "program died of signal"
-			: "program exited with", gave_up ? rc : end.code);
-	}
-	recorder_free(&r);
-	scratch_remove(tmpdir);
-	close(scratch_lock);
-	return rc;
+	if (r->failed)
+		return;
+	res->writer = r->writer;
+	res->threads = r->nstreams;
+	res->trace_bytes = 0;
+	for (i = 0; i < r->nstreams; i++)
+		res->trace_bytes += pt_stream_bytes(r->streams[i]);
 }
 
 bool record_valgrind_paths(char *valgrind, size_t size, const char **tool_dir,
@@ -904,5 +934,9 @@ const struct record_source record_source_valgrind = {
 	.summary = "software Intel PT from a Valgrind tool",
 	.can_attach = false,
 	.available = valgrind_available,
-	.record = record_valgrind,
+	.start = valgrind_start,
+	.program = valgrind_program,
+	.drain = valgrind_drain,
+	.finish = valgrind_finish,
+	.free = run_free,
 };

@@ -1,0 +1,163 @@
+/* record-driver.c: one recording through one trace source, and the end
+ * every recording shares, whatever its source: job-control signals while
+ * the program runs, the wait status into the manifest's end, the exit
+ * status (the program's, 128 + signal when a signal killed it, as a shell
+ * reports it), finishing the recording and the summary line.
+ *
+ * The sources (under ../kernel) fill a record_source table
+ * (../kernel/source.h) and never ask which driver they have.
+ */
+#include "record-driver.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t program_pid;
+static void (*volatile interrupt_source)(void);
+
+static void pass_on(int sig)
+{
+	if (program_pid > 0)
+		kill(program_pid, sig);
+}
+
+static void interrupt(int sig)
+{
+	(void)sig;
+	if (interrupt_source)
+		interrupt_source();
+}
+
+struct saved_signals {
+	struct sigaction intr, quit, term, hup;
+};
+
+/* Like a shell running a job: ^C and ^\ are for the program, and SIGTERM
+ * or SIGHUP sent to us are passed on to it; attached (-p), ^C and SIGTERM
+ * end the recording and the program runs on.  A write to a closed pipe or
+ * past the file size limit is an error the writer reports, not a death. */
+static void job_control_begin(const struct record_source *src,
+			      const struct source_run *run, bool attached,
+			      struct saved_signals *old)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction fwd = { .sa_handler = pass_on };
+	struct sigaction intr = { .sa_handler = interrupt };
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	sigaction(SIGQUIT, &ign, &old->quit);
+	sigaction(SIGHUP, NULL, &old->hup);
+	if (attached) {
+		interrupt_source = src->interrupt;
+		sigaction(SIGINT, &intr, &old->intr);
+		sigaction(SIGTERM, &intr, &old->term);
+		return;
+	}
+	sigaction(SIGINT, &ign, &old->intr);
+	sigaction(SIGTERM, NULL, &old->term);
+	program_pid = src->program ? src->program(run) : 0;
+	if (program_pid > 0) {
+		sigaction(SIGTERM, &fwd, NULL);
+		sigaction(SIGHUP, &fwd, NULL);
+	}
+}
+
+static void job_control_end(const struct saved_signals *old)
+{
+	sigaction(SIGINT, &old->intr, NULL);
+	sigaction(SIGQUIT, &old->quit, NULL);
+	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGHUP, &old->hup, NULL);
+	program_pid = 0;
+	interrupt_source = NULL;
+}
+
+/* The manifest's end from the program's wait status. */
+static struct hwtr_end end_of(const struct source_result *res)
+{
+	if (res->ended && WIFEXITED(res->status))
+		return (struct hwtr_end){ hwtr_end_exited,
+					  WEXITSTATUS(res->status) };
+	if (res->ended && WIFSIGNALED(res->status))
+		return (struct hwtr_end){ hwtr_end_signaled,
+					  WTERMSIG(res->status) };
+	return (struct hwtr_end){ hwtr_end_running, 0 };
+}
+
+/* The exit status: the source's when it set one, else the program's, else
+ * (attached, and let go) 0. */
+static int exit_status_of(const struct source_result *res,
+			  const struct hwtr_end *end)
+{
+	if (res->exit_status)
+		return res->exit_status;
+	if (end->state == hwtr_end_signaled)
+		return 128 + end->code;
+	return end->state == hwtr_end_exited ? end->code : 0;
+}
+
+static void print_summary(const struct source_result *res,
+			  const struct hwtr_end *end, int rc)
+{
+	char bytes[64] = "", seconds[32] = "", losses[64] = "", how[64];
+
+	if (res->trace_bytes != UINT64_MAX)
+		snprintf(bytes, sizeof(bytes), ", %.1f KiB of trace",
+			 res->trace_bytes / 1024.0);
+	if (res->seconds > 0)
+		snprintf(seconds, sizeof(seconds), " in %.2f s", res->seconds);
+	if (res->losses)
+		snprintf(losses, sizeof(losses), ", %llu loss%s",
+			 (unsigned long long)res->losses,
+			 res->losses == 1 ? "" : "es");
+	if (res->aborted)
+		snprintf(how, sizeof(how), "cut short: exit status %d", rc);
+	else if (end->state == hwtr_end_signaled)
+		snprintf(how, sizeof(how), "program died of signal %d",
+			 end->code);
+	else if (end->state == hwtr_end_exited)
+		snprintf(how, sizeof(how), "program exited with %d", end->code);
+	else
+		snprintf(how, sizeof(how), "the program runs on");
+	fprintf(stderr, "hwtrec record: %s: %zu thread%s%s%s, %s%s\n",
+		res->name, res->threads, res->threads == 1 ? "" : "s", bytes,
+		seconds, how, losses);
+}
+
+int record_drive(const struct record_source *src,
+		 const struct record_request *req)
+{
+	struct source_result res = { .trace_bytes = UINT64_MAX };
+	struct saved_signals old;
+	struct source_run *run = NULL;
+	struct hwtr_end end;
+	int rc, err;
+
+	if ((rc = src->start(req, &run)))
+		return rc;
+	job_control_begin(src, run, req->pid != 0, &old);
+	src->drain(run, &res);
+	job_control_end(&old);
+	src->finish(run, &res);
+
+	end = end_of(&res);
+	rc = exit_status_of(&res, &end);
+	if (res.writer) {
+		err = res.aborted
+		    ? hwtr_writer_finish_aborted(res.writer, res.aborted,
+				end.state == hwtr_end_signaled ? end.code : 0)
+		    : hwtr_writer_finish(res.writer, &end);
+		if (err) {
+			fprintf(stderr, "hwtrec record: %s\n", hwtr_last_error());
+			rc = rc ? rc : EXIT_RECORDER;
+		} else if (!req->quiet && isatty(2)) {
+			print_summary(&res, &end, rc);
+		}
+	}
+	src->free(run);
+	return rc;
+}
