@@ -143,7 +143,7 @@ void standin_switch_out(struct sthread *t)
 	if (!t)
 		return;
 	if (t->stream)
-		pt_stream_flush(t->stream);
+		encoder_stream_flush(t->stream);
 	if (t->dump)
 		fflush(t->dump);
 	t->visible = t->pos;
@@ -277,14 +277,14 @@ static int trace(struct sctx *ctx, const struct vg_event *ev)
 		/* Tracing begins where the thread enters user mode. */
 		if (ev->type != HWTREC_EV_PGE)
 			return 0;
-		if (pt_stream_new_sink(write_sink, t, t->lwpid, &opt, 0,
+		if (encoder_stream_new_sink(write_sink, t, t->lwpid, &opt, 0,
 				       &t->stream) < 0)
 			return 0;
 	}
 	vg_event_encode(t->stream, ev);
 	/* The hardware writes as it goes, not in encoder-sized chunks; after
 	 * a PMI the owner may run (it may be waiting for that record). */
-	pt_stream_flush(t->stream);
+	encoder_stream_flush(t->stream);
 	if (ctx->yield_due) {
 		ctx->yield_due = false;
 		pthread_mutex_unlock(&standin_lock);
@@ -367,7 +367,7 @@ static void flush_all(struct sctx *ctx)
 
 	for (i = 0; i < ctx->nthreads; i++)
 		if (ctx->threads[i]->stream)
-			pt_stream_flush(ctx->threads[i]->stream);
+			encoder_stream_flush(ctx->threads[i]->stream);
 }
 
 static void *feeder(void *arg)
@@ -454,7 +454,7 @@ void standin_feed_stop(struct sctx *ctx)
 	}
 	event_reader_free(ctx->reader);
 	for (i = 0; i < ctx->nthreads; i++) {
-		pt_stream_free(ctx->threads[i]->stream);
+		encoder_stream_free(ctx->threads[i]->stream);
 		ctx->threads[i]->stream = NULL;
 	}
 }

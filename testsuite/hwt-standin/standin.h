@@ -22,7 +22,7 @@
 
 #define STANDIN_PAGE 4096u
 
-struct pt_stream;
+struct encoder_stream;
 struct event_reader;
 
 /* One hwt thread: its buffer and the trace being written into it. */
@@ -37,7 +37,7 @@ struct sthread {
 	uint64_t visible;	/* what BUFPTR_GET says (absolute) */
 	uint64_t pmi_at;	/* a BUFFER record is due at this position */
 	bool pmi_due;
-	struct pt_stream *stream;
+	struct encoder_stream *stream;
 	FILE *dump;		/* every byte written, for the tests */
 	uint64_t records;	/* BUFFER records queued */
 	uint64_t fetched;	/* ... and read by the owner */

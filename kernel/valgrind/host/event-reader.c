@@ -236,23 +236,23 @@ ssize_t event_reader_read(struct event_reader *r, int fd, vg_event_fn *cb,
 	return n;
 }
 
-int vg_event_encode(struct pt_stream *s, const struct vg_event *ev)
+int vg_event_encode(struct encoder_stream *s, const struct vg_event *ev)
 {
 	switch (ev->type) {
 	case HWTREC_EV_TNT:
 		if (ev->nbits < 1 || ev->nbits > 64)
 			return -hwtr_err_format;
-		return pt_stream_tnt(s, ev->nbits, ev->bits);
+		return encoder_stream_tnt(s, ev->nbits, ev->bits);
 	case HWTREC_EV_TIP:
-		return pt_stream_tip(s, ev->ip);
+		return encoder_stream_tip(s, ev->ip);
 	case HWTREC_EV_PSB:
-		return pt_stream_psb(s, ev->ip, ev->tsc);
+		return encoder_stream_psb(s, ev->ip, ev->tsc);
 	case HWTREC_EV_PGD_SYSCALL:
-		return pt_stream_disable_syscall(s);
+		return encoder_stream_disable_syscall(s);
 	case HWTREC_EV_PGD_ASYNC:
-		return pt_stream_disable_async(s, ev->ip);
+		return encoder_stream_disable_async(s, ev->ip);
 	case HWTREC_EV_PGE:
-		return pt_stream_enable(s, ev->ip, ev->tsc);
+		return encoder_stream_enable(s, ev->ip, ev->tsc);
 	}
 	return -hwtr_err_invalid;
 }

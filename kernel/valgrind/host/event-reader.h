@@ -43,6 +43,6 @@ bool event_reader_malformed(const struct event_reader *reader);
 uint64_t vg_event_auxv(const struct vg_event *ev, size_t i);
 /* TNT, TIP, PSB, PGD_*, PGE: the records that are packets. */
 bool vg_event_is_trace(const struct vg_event *ev);
-int vg_event_encode(struct pt_stream *stream, const struct vg_event *ev);
+int vg_event_encode(struct encoder_stream *stream, const struct vg_event *ev);
 
 #endif

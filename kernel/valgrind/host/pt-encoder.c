@@ -22,7 +22,7 @@
  * With a size limit the stream goes to a ring of max_size bytes instead; at
  * the end the ring is written oldest byte first and the manifest says where
  * its first PSB is (hwtr_writer_set_trace_start).  A stream made with
- * pt_stream_new_sink hands its bytes to a function instead (the hwt(4)
+ * encoder_stream_new_sink hands its bytes to a function instead (the hwt(4)
  * stand-in of the test suite fills its pretend kernel buffers so), and with
  * no_tsc it has no TSC packet at all, as FreeBSD's PT backend, which clears
  * TSCEn, writes it.
@@ -38,9 +38,9 @@
 #define TNT64_BITS 47
 #define TNT8_BITS 6
 
-struct pt_stream {
+struct encoder_stream {
 	struct hwtr_writer *writer;
-	pt_sink_fn *sink;
+	encoder_sink_fn *sink;
 	void *sink_ctx;
 	uint32_t tid;
 	uint32_t psb_period;
@@ -84,7 +84,7 @@ void record_pt_config(struct hwtr_pt_config *c, bool ret_compression,
 	c->psb_period = psb_period;
 }
 
-static uint64_t stream_offset(const struct pt_stream *s)
+static uint64_t stream_offset(const struct encoder_stream *s)
 {
 	uint64_t off = 0;
 
@@ -92,7 +92,7 @@ static uint64_t stream_offset(const struct pt_stream *s)
 	return s->flushed + off;
 }
 
-static int ring_append(struct pt_stream *s, const uint8_t *p, size_t n)
+static int ring_append(struct encoder_stream *s, const uint8_t *p, size_t n)
 {
 	uint64_t at = s->flushed;
 
@@ -119,14 +119,14 @@ static int ring_append(struct pt_stream *s, const uint8_t *p, size_t n)
  * mappings are still in a buffer (the writer's flush empties the earlier
  * trace and then the sideband, and every earlier trace byte went out after
  * the sideband it needs, so one flush here keeps the order). */
-static int write_trace(struct pt_stream *s, const void *bytes, size_t n)
+static int write_trace(struct encoder_stream *s, const void *bytes, size_t n)
 {
 	int err = hwtr_writer_flush(s->writer);
 
 	return err ? err : hwtr_writer_trace(s->writer, s->tid, bytes, n);
 }
 
-int pt_stream_flush(struct pt_stream *s)
+int encoder_stream_flush(struct encoder_stream *s)
 {
 	uint64_t off = 0;
 	int err = 0;
@@ -145,12 +145,12 @@ int pt_stream_flush(struct pt_stream *s)
 	return err;
 }
 
-static int emit(struct pt_stream *s, const struct pt_packet *p)
+static int emit(struct encoder_stream *s, const struct pt_packet *p)
 {
 	int n = pt_enc_next(s->enc, p);
 
 	if (n == -pte_eos) {
-		int err = pt_stream_flush(s);
+		int err = encoder_stream_flush(s);
 
 		if (err)
 			return err;
@@ -166,7 +166,7 @@ static int emit(struct pt_stream *s, const struct pt_packet *p)
 	return 0;
 }
 
-static int emit_tnt(struct pt_stream *s, enum pt_packet_type type,
+static int emit_tnt(struct encoder_stream *s, enum pt_packet_type type,
 		    unsigned nbits, uint64_t bits)
 {
 	struct pt_packet p = { .type = type };
@@ -176,7 +176,7 @@ static int emit_tnt(struct pt_stream *s, enum pt_packet_type type,
 	return emit(s, &p);
 }
 
-static int flush_tnt(struct pt_stream *s)
+static int flush_tnt(struct encoder_stream *s)
 {
 	int err;
 
@@ -192,7 +192,7 @@ static int flush_tnt(struct pt_stream *s)
 	return 0;
 }
 
-int pt_stream_tnt(struct pt_stream *s, unsigned nbits, uint64_t bits)
+int encoder_stream_tnt(struct encoder_stream *s, unsigned nbits, uint64_t bits)
 {
 	int err;
 
@@ -216,7 +216,7 @@ int pt_stream_tnt(struct pt_stream *s, unsigned nbits, uint64_t bits)
 	return 0;
 }
 
-static enum pt_ip_compression ip_compression(const struct pt_stream *s,
+static enum pt_ip_compression ip_compression(const struct encoder_stream *s,
 					     uint64_t ip)
 {
 	uint64_t sext = (uint64_t)(((int64_t)(ip << 16)) >> 16);
@@ -232,8 +232,8 @@ static enum pt_ip_compression ip_compression(const struct pt_stream *s,
 	return sext == ip ? pt_ipc_sext_48 : pt_ipc_full;
 }
 
-static int emit_ip(struct pt_stream *s, enum pt_packet_type type, uint64_t ip,
-		   bool suppressed)
+static int emit_ip(struct encoder_stream *s, enum pt_packet_type type,
+		   uint64_t ip, bool suppressed)
 {
 	struct pt_packet p = { .type = type };
 
@@ -248,7 +248,7 @@ static int emit_ip(struct pt_stream *s, enum pt_packet_type type, uint64_t ip,
 	return emit(s, &p);
 }
 
-static int emit_tsc(struct pt_stream *s, uint64_t tsc)
+static int emit_tsc(struct encoder_stream *s, uint64_t tsc)
 {
 	struct pt_packet p = { .type = ppt_tsc };
 
@@ -260,7 +260,7 @@ static int emit_tsc(struct pt_stream *s, uint64_t tsc)
 	return emit(s, &p);
 }
 
-static int emit_mode_exec(struct pt_stream *s)
+static int emit_mode_exec(struct encoder_stream *s)
 {
 	struct pt_packet p = { .type = ppt_mode };
 
@@ -270,7 +270,7 @@ static int emit_mode_exec(struct pt_stream *s)
 	return emit(s, &p);
 }
 
-static int note_psb(struct pt_stream *s, uint64_t offset)
+static int note_psb(struct encoder_stream *s, uint64_t offset)
 {
 	if (!s->ring)
 		return 0;
@@ -302,7 +302,7 @@ static int note_psb(struct pt_stream *s, uint64_t offset)
 	return 0;
 }
 
-static int psb_plus(struct pt_stream *s, uint64_t ip, uint64_t tsc)
+static int psb_plus(struct encoder_stream *s, uint64_t ip, uint64_t tsc)
 {
 	struct pt_packet psb = { .type = ppt_psb }, end = { .type = ppt_psbend };
 	int err;
@@ -324,12 +324,12 @@ static int psb_plus(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 	return emit(s, &end);
 }
 
-static int stream_new(struct hwtr_writer *writer, pt_sink_fn *sink,
+static int stream_new(struct hwtr_writer *writer, encoder_sink_fn *sink,
 		      void *sink_ctx, uint32_t tid,
 		      const struct record_options *options, uint64_t tsc,
-		      struct pt_stream **out)
+		      struct encoder_stream **out)
 {
-	struct pt_stream *s = calloc(1, sizeof(*s));
+	struct encoder_stream *s = calloc(1, sizeof(*s));
 	int err;
 
 	if (!s)
@@ -365,28 +365,28 @@ static int stream_new(struct hwtr_writer *writer, pt_sink_fn *sink,
 	s->tsc = tsc;
 	/* Every stream starts with a PSB+, tracing off until the first PGE. */
 	if ((err = psb_plus(s, 0, tsc))) {
-		pt_stream_free(s);
+		encoder_stream_free(s);
 		return err;
 	}
 	*out = s;
 	return 0;
 }
 
-int pt_stream_new(struct hwtr_writer *writer, uint32_t tid,
+int encoder_stream_new(struct hwtr_writer *writer, uint32_t tid,
 		  const struct record_options *options, uint64_t tsc,
-		  struct pt_stream **out)
+		  struct encoder_stream **out)
 {
 	return stream_new(writer, NULL, NULL, tid, options, tsc, out);
 }
 
-int pt_stream_new_sink(pt_sink_fn *sink, void *ctx, uint32_t tid,
+int encoder_stream_new_sink(encoder_sink_fn *sink, void *ctx, uint32_t tid,
 		       const struct record_options *options, uint64_t tsc,
-		       struct pt_stream **out)
+		       struct encoder_stream **out)
 {
 	return stream_new(NULL, sink, ctx, tid, options, tsc, out);
 }
 
-void pt_stream_free(struct pt_stream *s)
+void encoder_stream_free(struct encoder_stream *s)
 {
 	if (!s)
 		return;
@@ -396,17 +396,17 @@ void pt_stream_free(struct pt_stream *s)
 	free(s);
 }
 
-uint32_t pt_stream_tid(const struct pt_stream *s)
+uint32_t encoder_stream_tid(const struct encoder_stream *s)
 {
 	return s->tid;
 }
 
-uint64_t pt_stream_bytes(const struct pt_stream *s)
+uint64_t encoder_stream_bytes(const struct encoder_stream *s)
 {
 	return stream_offset(s);
 }
 
-int pt_stream_tip(struct pt_stream *s, uint64_t target)
+int encoder_stream_tip(struct encoder_stream *s, uint64_t target)
 {
 	int err;
 
@@ -415,14 +415,14 @@ int pt_stream_tip(struct pt_stream *s, uint64_t target)
 	return emit_ip(s, ppt_tip, target, false);
 }
 
-int pt_stream_psb(struct pt_stream *s, uint64_t ip, uint64_t tsc)
+int encoder_stream_psb(struct encoder_stream *s, uint64_t ip, uint64_t tsc)
 {
 	if (!s->enabled)
 		return 0;
 	return psb_plus(s, ip, tsc);
 }
 
-int pt_stream_disable_syscall(struct pt_stream *s)
+int encoder_stream_disable_syscall(struct encoder_stream *s)
 {
 	int err;
 
@@ -434,7 +434,7 @@ int pt_stream_disable_syscall(struct pt_stream *s)
 	return 0;
 }
 
-int pt_stream_disable_async(struct pt_stream *s, uint64_t ip)
+int encoder_stream_disable_async(struct encoder_stream *s, uint64_t ip)
 {
 	int err;
 
@@ -447,7 +447,7 @@ int pt_stream_disable_async(struct pt_stream *s, uint64_t ip)
 	return 0;
 }
 
-int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc)
+int encoder_stream_enable(struct encoder_stream *s, uint64_t ip, uint64_t tsc)
 {
 	int err;
 
@@ -461,18 +461,18 @@ int pt_stream_enable(struct pt_stream *s, uint64_t ip, uint64_t tsc)
 	return 0;
 }
 
-int pt_stream_sync(struct pt_stream *s)
+int encoder_stream_sync(struct encoder_stream *s)
 {
-	return flush_tnt(s) ?: pt_stream_flush(s);
+	return flush_tnt(s) ?: encoder_stream_flush(s);
 }
 
-int pt_stream_finish(struct pt_stream *s)
+int encoder_stream_finish(struct encoder_stream *s)
 {
 	uint64_t total, oldest, start = 0, pos;
 	size_t i;
 	int err;
 
-	if ((err = flush_tnt(s)) || (err = pt_stream_flush(s)))
+	if ((err = flush_tnt(s)) || (err = encoder_stream_flush(s)))
 		return err;
 	if (!s->ring)
 		return 0;

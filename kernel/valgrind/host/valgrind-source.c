@@ -48,9 +48,9 @@ struct recorder {
 	struct hwtr_writer *writer;
 	struct sideband *sb;
 	struct record_options opt;
-	struct pt_stream **streams;
+	struct encoder_stream **streams;
 	size_t nstreams;
-	struct pt_stream *cur;
+	struct encoder_stream *cur;
 	uint64_t tsc;
 	pid_t pid;
 	int hellos;
@@ -116,12 +116,12 @@ static const char *find_tool_dir(void)
 
 /* --------------------------------------------------------------- events */
 
-static struct pt_stream *find_stream(struct recorder *r, uint32_t tid)
+static struct encoder_stream *find_stream(struct recorder *r, uint32_t tid)
 {
 	size_t i;
 
 	for (i = 0; i < r->nstreams; i++)
-		if (pt_stream_tid(r->streams[i]) == tid)
+		if (encoder_stream_tid(r->streams[i]) == tid)
 			return r->streams[i];
 	return NULL;
 }
@@ -138,9 +138,9 @@ static int fail_write(struct recorder *r, int err)
 }
 
 static int add_stream(struct recorder *r, uint32_t tid, uint64_t tsc,
-		      struct pt_stream **out)
+		      struct encoder_stream **out)
 {
-	struct pt_stream **v;
+	struct encoder_stream **v;
 	int err;
 
 	if ((err = hwtr_writer_add_thread(r->writer, tid, tsc)))
@@ -149,7 +149,7 @@ static int add_stream(struct recorder *r, uint32_t tid, uint64_t tsc,
 	if (!v)
 		return -hwtr_err_nomem;
 	r->streams = v;
-	if ((err = pt_stream_new(r->writer, tid, &r->opt, tsc, out)))
+	if ((err = encoder_stream_new(r->writer, tid, &r->opt, tsc, out)))
 		return err;
 	r->streams[r->nstreams++] = *out;
 	return 0;
@@ -160,10 +160,10 @@ static int thread_exit(struct recorder *r, uint32_t tid, uint64_t tsc)
 	struct hwtr_sideband_event ev = {
 		.kind = hwtr_ev_thread_exit, .tsc = tsc, .tid = tid,
 	};
-	struct pt_stream *s = find_stream(r, tid);
+	struct encoder_stream *s = find_stream(r, tid);
 	int err;
 
-	if (s && (err = pt_stream_flush(s)))
+	if (s && (err = encoder_stream_flush(s)))
 		return err;
 	return hwtr_writer_event(r->writer, &ev);
 }
@@ -187,7 +187,7 @@ static int handle_hello(struct recorder *r, const struct vg_event *ev)
 	snprintf(path, sizeof(path), "%.*s", (int)(ev->path_len < sizeof(path) - 1
 		 ? ev->path_len : sizeof(path) - 1), ev->path);
 	for (i = 0; i < r->nstreams; i++) {
-		uint32_t tid = pt_stream_tid(r->streams[i]);
+		uint32_t tid = encoder_stream_tid(r->streams[i]);
 
 		if (tid != (uint32_t)r->pid && (err = thread_exit(r, tid, r->tsc)))
 			return err;
@@ -216,7 +216,8 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 		if (ev->type == HWTREC_EV_PSB || ev->type == HWTREC_EV_PGE)
 			r->tsc = ev->tsc;
 		if (ev->type == HWTREC_EV_PGE)
-			vg_limits_resumed(&r->limits, pt_stream_tid(r->cur));
+			vg_limits_resumed(&r->limits,
+					  encoder_stream_tid(r->cur));
 		return vg_event_encode(r->cur, ev);
 	}
 	switch (ev->type) {
@@ -270,9 +271,10 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 			"traced)\n", ev->pid);
 		return 0;
 	case HWTREC_EV_UNDECODABLE:
-		vg_limits_undecodable(&r->limits, r->cur ? pt_stream_tid(r->cur)
-				      : (uint32_t)r->pid, ev->ip, ev->bytes,
-				      ev->count);
+		vg_limits_undecodable(&r->limits,
+				      r->cur ? encoder_stream_tid(r->cur)
+					     : (uint32_t)r->pid,
+				      ev->ip, ev->bytes, ev->count);
 		return 0;
 	}
 	return -hwtr_err_format;
@@ -294,7 +296,7 @@ static void recorder_free(struct recorder *r)
 	size_t i;
 
 	for (i = 0; i < r->nstreams; i++)
-		pt_stream_free(r->streams[i]);
+		encoder_stream_free(r->streams[i]);
 	free(r->streams);
 	sideband_free(r->sb);
 	hwtr_writer_free(r->writer);
@@ -442,13 +444,13 @@ static void end_with_gap(struct recorder *r, const char *reason)
 	struct hwtr_sideband_event ev = {
 		.kind = hwtr_ev_loss, .tsc = r->tsc, .reason = reason,
 	};
-	struct pt_stream *s;
+	struct encoder_stream *s;
 
 	ev.tid = r->limits.undecodable ? r->limits.tid
-	       : r->cur ? pt_stream_tid(r->cur) : (uint32_t)r->pid;
+	       : r->cur ? encoder_stream_tid(r->cur) : (uint32_t)r->pid;
 	s = find_stream(r, ev.tid);
 	if (s)
-		ev.offset = pt_stream_bytes(s);
+		ev.offset = encoder_stream_bytes(s);
 	hwtr_writer_event(r->writer, &ev);
 }
 
@@ -649,7 +651,7 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 		res->exit_status = EXIT_RECORDER;
 	}
 	for (i = 0; i < r->nstreams && !r->failed; i++)
-		if ((err = pt_stream_finish(r->streams[i])))
+		if ((err = encoder_stream_finish(r->streams[i])))
 			fail_write(r, err);
 	/* (After a write error the events were drained unread: the tool's
 	 * EXIT among them, so nothing can be said.) */
@@ -673,10 +675,11 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 				  "it ran since its last system call is not "
 				  "in the trace",
 		};
-		struct pt_stream *main_stream = find_stream(r, (uint32_t)r->pid);
+		struct encoder_stream *main_stream =
+			find_stream(r, (uint32_t)r->pid);
 
 		if (main_stream)
-			ev.offset = pt_stream_bytes(main_stream);
+			ev.offset = encoder_stream_bytes(main_stream);
 		hwtr_writer_event(r->writer, &ev);
 		fprintf(stderr, "hwtrec record: the program was killed by "
 			"SIGKILL; the end of its trace is missing\n");
@@ -723,7 +726,7 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	res->threads = r->nstreams;
 	res->trace_bytes = 0;
 	for (i = 0; i < r->nstreams; i++)
-		res->trace_bytes += pt_stream_bytes(r->streams[i]);
+		res->trace_bytes += encoder_stream_bytes(r->streams[i]);
 }
 
 bool record_valgrind_paths(char *valgrind, size_t size, const char **tool_dir,
@@ -749,7 +752,7 @@ static int live_sync(struct recorder *r, int fd)
 	if (r->failed)
 		return -hwtr_err_io;
 	for (i = 0; i < r->nstreams; i++)
-		if ((err = pt_stream_sync(r->streams[i])))
+		if ((err = encoder_stream_sync(r->streams[i])))
 			return fail_write(r, err);
 	if ((err = hwtr_writer_flush(r->writer)))
 		return fail_write(r, err);
@@ -787,7 +790,7 @@ static bool live_command(struct recorder *r, int fd, char *line)
 			end.state = hwtr_end_signaled;
 		err = live_sync(r, fd);
 		for (i = 0; i < r->nstreams && !err; i++)
-			err = pt_stream_finish(r->streams[i]);
+			err = encoder_stream_finish(r->streams[i]);
 		if (!err)
 			err = hwtr_writer_finish(r->writer, &end);
 		if (err)
@@ -813,13 +816,13 @@ static void live_cut_off(struct recorder *r, int fd)
 		.reason = "cut off: the debugging session ended while "
 			  "recording (GDB or hwtrec-server went away)",
 	};
-	struct pt_stream *s;
+	struct encoder_stream *s;
 
 	if (live_sync(r, fd) < 0)
 		return;
 	s = find_stream(r, (uint32_t)r->pid);
 	if (s)
-		ev.offset = pt_stream_bytes(s);
+		ev.offset = encoder_stream_bytes(s);
 	hwtr_writer_event(r->writer, &ev);
 	hwtr_writer_flush(r->writer);
 }
