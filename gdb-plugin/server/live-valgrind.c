@@ -38,7 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-struct tracer {
+struct valgrind_tracer {
+	struct tracer base;		/* first: live.c sees this */
 	struct tracer_config config;
 	struct rsp_conn *stub;
 	char scratch[PATH_MAX];
@@ -52,6 +53,13 @@ struct tracer {
 	unsigned long long syncs;
 	bool detached;
 };
+
+static void valgrind_close(struct tracer *base);
+
+static struct valgrind_tracer *of(struct tracer *base)
+{
+	return (struct valgrind_tracer *)base;	/* base is the first member */
+}
 
 /* The message for hwtr_last_error(), as the library reports. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -67,13 +75,17 @@ static void say(const char *fmt, ...)
 	hwtr_fail(hwtr_err_invalid, "%s", message);
 }
 
-pid_t tracer_pid(const struct tracer *t)
+static pid_t valgrind_pid(const struct tracer *base)
 {
+	const struct valgrind_tracer *t = (const struct valgrind_tracer *)base;
+
 	return t ? t->program : 0;
 }
 
-bool tracer_recording(const struct tracer *t)
+static bool valgrind_recording(const struct tracer *base)
 {
+	const struct valgrind_tracer *t = (const struct valgrind_tracer *)base;
+
 	return t && t->recorder > 0;
 }
 
@@ -86,7 +98,7 @@ static void child_setup(void)
 	signal(SIGPIPE, SIG_DFL);
 }
 
-static bool vgdb_ready(const struct tracer *t)
+static bool vgdb_ready(const struct valgrind_tracer *t)
 {
 	char name[64];
 	DIR *d = opendir(t->scratch);
@@ -102,7 +114,7 @@ static bool vgdb_ready(const struct tracer *t)
 	return found;
 }
 
-static void show_valgrind_log(const struct tracer *t)
+static void show_valgrind_log(const struct valgrind_tracer *t)
 {
 	char path[PATH_MAX + 32], line[1024];
 	FILE *f;
@@ -173,7 +185,7 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 	return pid;
 }
 
-static pid_t spawn_valgrind(struct tracer *t)
+static pid_t spawn_valgrind(struct valgrind_tracer *t)
 {
 	const struct tracer_config *c = &t->config;
 	char a_fifo[PATH_MAX + 32], a_prefix[PATH_MAX + 32], a_log[PATH_MAX + 32];
@@ -243,11 +255,11 @@ static bool vgdb_path(const char *valgrind, char *out, size_t size)
 	return access(out, X_OK) == 0;
 }
 
-int tracer_start(const struct tracer_config *config, struct tracer **out,
-		 struct rsp_conn *stub)
+static int valgrind_start(const struct tracer_config *config,
+			  struct tracer **out, struct rsp_conn *stub)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	struct tracer *t = calloc(1, sizeof(*t));
+	struct valgrind_tracer *t = calloc(1, sizeof(*t));
 	char vgdb[PATH_MAX], a_prefix[PATH_MAX + 32], a_pid[32];
 	char *vargv[6];
 	int to, from, i;
@@ -257,6 +269,7 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 		say("out of memory");
 		return -1;
 	}
+	t->base.ops = &tracer_valgrind;
 	t->config = *config;
 	t->stub = stub;
 	t->to_recorder = t->from_recorder = -1;
@@ -318,10 +331,10 @@ int tracer_start(const struct tracer_config *config, struct tracer **out,
 	}
 	if (!strcmp(stub->payload, "OK"))
 		stub->ack_mode = false;
-	*out = t;
+	*out = &t->base;
 	return 0;
 fail:
-	tracer_close(t);
+	valgrind_close(&t->base);
 	return -1;
 }
 
@@ -388,7 +401,7 @@ int stub_monitor(struct rsp_conn *stub, const char *command, char *out,
 /* --------------------------------------------------------- the recorder */
 
 /* Send LINE to the recorder and read its one-line answer into t->reply. */
-static int recorder_command(struct tracer *t, const char *line)
+static int recorder_command(struct valgrind_tracer *t, const char *line)
 {
 	size_t n = 0;
 
@@ -425,7 +438,7 @@ static int recorder_command(struct tracer *t, const char *line)
 	return 0;
 }
 
-static void recorder_reap(struct tracer *t)
+static void recorder_reap(struct valgrind_tracer *t)
 {
 	if (t->to_recorder >= 0)
 		close(t->to_recorder);
@@ -437,8 +450,9 @@ static void recorder_reap(struct tracer *t)
 	t->recorder = 0;
 }
 
-int tracer_record_start(struct tracer *t, const char *dir)
+static int valgrind_record_start(struct tracer *base, const char *dir)
 {
+	struct valgrind_tracer *t = of(base);
 	const struct tracer_config *c = &t->config;
 	char a_pid[32], a_psb[64], out[256];
 	char *argv[32 + 1024];
@@ -488,8 +502,9 @@ int tracer_record_start(struct tracer *t, const char *dir)
 	return 0;
 }
 
-int tracer_sync(struct tracer *t)
+static int valgrind_sync(struct tracer *base)
 {
+	struct valgrind_tracer *t = of(base);
 	char out[256], line[64];
 
 	if (t->recorder <= 0)
@@ -505,8 +520,9 @@ int tracer_sync(struct tracer *t)
 	return recorder_command(t, line);
 }
 
-int tracer_save(struct tracer *t, const char *dir)
+static int valgrind_save(struct tracer *base, const char *dir)
 {
+	struct valgrind_tracer *t = of(base);
 	char line[PATH_MAX + 16];
 
 	if (t->recorder <= 0) {
@@ -517,14 +533,16 @@ int tracer_save(struct tracer *t, const char *dir)
 		say("a file name with a newline");
 		return -1;
 	}
-	if (tracer_sync(t) < 0)
+	if (valgrind_sync(base) < 0)
 		return -1;
 	snprintf(line, sizeof(line), "save %s\n", dir);
 	return recorder_command(t, line);
 }
 
-int tracer_record_end(struct tracer *t, const char *state, int code)
+static int valgrind_record_end(struct tracer *base, const char *state,
+			       int code)
 {
+	struct valgrind_tracer *t = of(base);
 	char out[256], line[64];
 	int rc;
 
@@ -542,8 +560,9 @@ int tracer_record_end(struct tracer *t, const char *state, int code)
 	return rc;
 }
 
-void tracer_detach(struct tracer *t)
+static void valgrind_detach(struct tracer *base)
 {
+	struct valgrind_tracer *t = of(base);
 	t->detached = true;
 	/* Nothing more to say to the stub: vgdb ends when its input does,
 	 * Valgrind's gdbserver lets the program run on. */
@@ -565,8 +584,9 @@ void remove_directory(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-void tracer_close(struct tracer *t)
+static void valgrind_close(struct tracer *base)
 {
+	struct valgrind_tracer *t = of(base);
 	if (!t)
 		return;
 	if (t->program > 0 && !t->program_done) {
@@ -590,10 +610,25 @@ void tracer_close(struct tracer *t)
 }
 
 /* The program ended (the stub said W or X): reap it. */
-void tracer_program_done(struct tracer *t)
+static void valgrind_program_done(struct tracer *base)
 {
+	struct valgrind_tracer *t = of(base);
 	if (t->program > 0 && !t->program_done) {
 		waitpid(t->program, NULL, 0);
 		t->program_done = true;
 	}
 }
+
+const struct tracer_ops tracer_valgrind = {
+	.name = "valgrind",
+	.start = valgrind_start,
+	.pid = valgrind_pid,
+	.record_start = valgrind_record_start,
+	.sync = valgrind_sync,
+	.save = valgrind_save,
+	.record_end = valgrind_record_end,
+	.recording = valgrind_recording,
+	.program_done = valgrind_program_done,
+	.detach = valgrind_detach,
+	.close = valgrind_close,
+};

@@ -77,7 +77,9 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct live_options lopt = { .tracer = { .valgrind = "valgrind" } };
+	struct live_options lopt = {
+		.tracer = { .ops = &tracer_valgrind, .valgrind = "valgrind" },
+	};
 	bool live = false;
 	FILE *log = NULL;
 	struct replay_options ropt = { 0 };

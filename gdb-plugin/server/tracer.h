@@ -2,11 +2,13 @@
  * started stopped behind a GDB stub, and recording sessions on it.
  *
  * live.c talks to the stub through an rsp_conn and to the source only
- * through these functions, so that another source (Linux perf beside
- * gdbserver) is another implementation of them.  The one implemented here
- * is live-valgrind.c: the program under the hwtrec Valgrind tool in live
- * mode, Valgrind's own gdbserver reached through vgdb, and one
- * `hwtrec _live-recorder` process per recording session.
+ * through a tracer_ops table (as the recorders' record_source in
+ * kernel/source.h), reached by the tracer_* functions below (tracer.c), so
+ * that another source (Linux perf beside gdbserver) is another table.  The
+ * one there is is tracer_valgrind (live-valgrind.c): the program under the
+ * hwtrec Valgrind tool in live mode, Valgrind's own gdbserver reached
+ * through vgdb, and one `hwtrec _live-recorder` process per recording
+ * session.
  */
 #ifndef HWTREC_TRACER_H
 #define HWTREC_TRACER_H
@@ -19,7 +21,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct tracer_ops;
+
 struct tracer_config {
+	const struct tracer_ops *ops;	/* the source: &tracer_valgrind */
 	char *const *argv;		/* PROGRAM and its arguments */
 	/* GDB's changes to the environment the server got, NULL-terminated
 	 * (or NULL): "NAME=VALUE" set, NAME unset; and its `set cwd` (or
@@ -35,10 +40,33 @@ struct tracer_config {
 	FILE *log;			/* --debug: packets and commands */
 };
 
-struct tracer;
+/* One traced program.  Each source's tracer begins with this. */
+struct tracer {
+	const struct tracer_ops *ops;
+};
 
-/* Start the program, stopped before its first instruction, and connect STUB
- * (initialised here) to its debugger stub.  Each of these returns 0, or -1
+/* A source's side of live mode; every op but start gets its own tracer.
+ * The tracer_* functions below say what each does. */
+struct tracer_ops {
+	const char *name;
+	int (*start)(const struct tracer_config *config, struct tracer **tracer,
+		     struct rsp_conn *stub);
+	pid_t (*pid)(const struct tracer *tracer);
+	int (*record_start)(struct tracer *tracer, const char *dir);
+	int (*sync)(struct tracer *tracer);
+	int (*save)(struct tracer *tracer, const char *dir);
+	int (*record_end)(struct tracer *tracer, const char *state, int code);
+	bool (*recording)(const struct tracer *tracer);
+	void (*program_done)(struct tracer *tracer);
+	void (*detach)(struct tracer *tracer);
+	void (*close)(struct tracer *tracer);
+};
+
+/* The software source: the hwtrec Valgrind tool (live-valgrind.c). */
+extern const struct tracer_ops tracer_valgrind;
+
+/* Start the program with CONFIG->ops, stopped before its first instruction,
+ * and connect STUB (initialised here) to its debugger stub.  Each of these returns 0, or -1
  * with hwtr_last_error() saying why. */
 int tracer_start(const struct tracer_config *config, struct tracer **tracer,
 		 struct rsp_conn *stub);
