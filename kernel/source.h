@@ -101,7 +101,8 @@ struct record_source {
 	 * (EXIT_*, 2 for a usage error) with the reason on stderr. */
 	int (*start)(const struct record_request *req, struct source_run **run);
 	/* Optional: the process that job-control signals (SIGTERM, SIGHUP)
-	 * are passed on to; 0 while there is none. */
+	 * are passed on to; 0 while there is none.  Called from a signal
+	 * handler: it may only read a pid the source keeps. */
 	pid_t (*program)(const struct source_run *run);
 	/* Optional, for sources that can attach: stop recording (the program
 	 * runs on).  Called from a signal handler: async-signal-safe only. */

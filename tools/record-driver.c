@@ -15,20 +15,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t program_pid;
-static void (*volatile interrupt_source)(void);
+/* The recording the signal handlers act on. */
+static const struct record_source *volatile signal_source;
+static const struct source_run *volatile signal_run;
 
+/* Passed on to the program; before there is one (a source that starts it
+ * in drain), the signal does to us what it would without a handler. */
 static void pass_on(int sig)
 {
-	if (program_pid > 0)
-		kill(program_pid, sig);
+	pid_t pid = signal_source->program(signal_run);
+
+	if (pid > 0) {
+		kill(pid, sig);
+	} else {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 }
 
 static void interrupt(int sig)
 {
 	(void)sig;
-	if (interrupt_source)
-		interrupt_source();
+	if (signal_source->interrupt)
+		signal_source->interrupt();
 }
 
 struct saved_signals {
@@ -47,20 +56,20 @@ static void job_control_begin(const struct record_source *src,
 	struct sigaction fwd = { .sa_handler = pass_on };
 	struct sigaction intr = { .sa_handler = interrupt };
 
+	signal_source = src;
+	signal_run = run;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	sigaction(SIGQUIT, &ign, &old->quit);
 	sigaction(SIGHUP, NULL, &old->hup);
 	if (attached) {
-		interrupt_source = src->interrupt;
 		sigaction(SIGINT, &intr, &old->intr);
 		sigaction(SIGTERM, &intr, &old->term);
 		return;
 	}
 	sigaction(SIGINT, &ign, &old->intr);
 	sigaction(SIGTERM, NULL, &old->term);
-	program_pid = src->program ? src->program(run) : 0;
-	if (program_pid > 0) {
+	if (src->program) {
 		sigaction(SIGTERM, &fwd, NULL);
 		sigaction(SIGHUP, &fwd, NULL);
 	}
@@ -72,8 +81,6 @@ static void job_control_end(const struct saved_signals *old)
 	sigaction(SIGQUIT, &old->quit, NULL);
 	sigaction(SIGTERM, &old->term, NULL);
 	sigaction(SIGHUP, &old->hup, NULL);
-	program_pid = 0;
-	interrupt_source = NULL;
 }
 
 /* The manifest's end from the program's wait status. */

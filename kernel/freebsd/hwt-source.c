@@ -40,6 +40,7 @@ struct adapter {
 	struct sideband *sb;
 	uint64_t seq;		/* the sideband's order, there being no clock */
 	const char *shared;	/* the one stream of a shared buffer, or NULL */
+	volatile sig_atomic_t pid;	/* the program, once it exists */
 	char name[PATH_MAX];
 };
 
@@ -58,6 +59,8 @@ static int on_begin(void *ctx, pid_t pid, const struct hwt_backend *backend,
 			info.argc++;
 	info.argv = (const char *const *)a->req->argv;
 	record_name(a->req, pid, a->name, sizeof(a->name));
+	if (!a->req->pid)
+		a->pid = pid;
 	if (!backend->trace_unit)
 		info.pt = *pt;
 	if ((err = hwtr_writer_create(a->name, &info, &a->writer)))
@@ -277,6 +280,12 @@ static int hwt_start(const struct record_request *req, struct source_run **out)
 	return 0;
 }
 
+/* Known from the recorder's begin on, in drain (hwt_record starts it). */
+static pid_t hwt_program(const struct source_run *run)
+{
+	return run->a.pid;
+}
+
 static void hwt_drain(struct source_run *run, struct source_result *res)
 {
 	const struct hwt_recorder_sink sink = {
@@ -338,6 +347,7 @@ const struct record_source record_source_hwt = {
 	.can_attach = true,
 	.available = hwt_available,
 	.start = hwt_start,
+	.program = hwt_program,
 	.interrupt = hwt_record_interrupt,
 	.drain = hwt_drain,
 	.finish = hwt_finish,
