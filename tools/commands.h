@@ -8,8 +8,6 @@ int hwtrec_dump_main(int argc, char **argv);
 int hwtrec_record_main(int argc, char **argv);
 int hwtrec_replay_main(int argc, char **argv);
 int hwtrec_gdb_main(int argc, char **argv);
-/* Internal: the recorder of a live session (hwtrec-server runs it). */
-int hwtrec_live_recorder_main(int argc, char **argv);
 int hwtrec_import_main(int argc, char **argv);
 int hwtrec_export_main(int argc, char **argv);
 

@@ -1,5 +1,6 @@
 /* hwtrec: the command line of hwtrecord; dispatches to one file per command. */
 #include "commands.h"
+#include "../kernel/valgrind/host/valgrind-source.h"	/* _live-recorder */
 
 #include <stdio.h>
 #include <string.h>
