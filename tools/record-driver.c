@@ -53,7 +53,8 @@ static void job_control_begin(const struct record_source *src,
 			      struct saved_signals *old)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
-	struct sigaction fwd = { .sa_handler = pass_on };
+	/* Passing a signal on is no reason to break off a wait. */
+	struct sigaction fwd = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
 	struct sigaction intr = { .sa_handler = interrupt };
 
 	signal_source = src;
