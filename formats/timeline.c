@@ -13,7 +13,9 @@
  * it is unknown.  Since slices open and close in stack order, they nest by
  * construction, whatever the segments say.
  *
- * Slices are B/E pairs, so they can be written as they close.  With
+ * Slices are B/E pairs, so they can be written as they close.  Events are
+ * formatted here rather than through jansson: millions of them, and a name
+ * that is not UTF-8 must become U+FFFD, not a refused event.  With
  * --min-insns an activation is written only once it has reached the bound:
  * its callers are longer than it, so they are written first, and B events
  * written late still come in time order (an activation not yet written
@@ -27,7 +29,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,37 +52,99 @@ struct writer {
 	struct timeline_counts *counts;
 };
 
-static int put_event(struct writer *w, json_t *ev)
+/* S as a JSON string.  Bytes that are not UTF-8 (a symbol or a path can be
+ * anything) become U+FFFD: the file must stay JSON. */
+static void put_string(FILE *out, const char *s)
 {
-	int err = 0;
+	const unsigned char *p = (const unsigned char *)s;
 
-	if (!ev)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if (!w->first_event && fputs(",\n", w->out) == EOF)
-		err = -hwtr_err_io;
+	putc('"', out);
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+		size_t i;
+
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc(c, out);
+			p++;
+			continue;
+		}
+		if (c < 0x20) {
+			fprintf(out, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (n == 1) {
+			putc(c, out);
+			p++;
+			continue;
+		}
+		for (i = 1; n && i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80) {
+				n = 0;
+				break;
+			}
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		/* Overlong forms, surrogates and values past U+10FFFF are not
+		 * UTF-8 either. */
+		if (n == 0 || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff)) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n, out);
+		p += n;
+	}
+	putc('"', out);
+}
+
+/* Every event starts the same way: {"ph":PH,"pid":P,"tid":T,"ts":TS */
+static void put_head(struct writer *w, const char *ph, uint64_t ts)
+{
+	if (!w->first_event)
+		fputs(",\n", w->out);
 	w->first_event = false;
-	if (!err && json_dumpf(ev, w->out, JSON_COMPACT) < 0)
-		err = -hwtr_err_io;
-	json_decref(ev);
-	return err ? hwtr_fail(hwtr_err_io, "write error: %s", strerror(errno))
-		   : 0;
+	fprintf(w->out, "{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+		",\"ts\":%" PRIu64, ph, w->pid, w->tid, ts);
+}
+
+static int put_done(struct writer *w)
+{
+	fputs("}", w->out);
+	return ferror(w->out) ? hwtr_fail(hwtr_err_io, "write error: %s",
+					  strerror(errno)) : 0;
+}
+
+/* A metadata event: NAME (process_name, thread_name) is VALUE. */
+static int put_metadata(struct writer *w, const char *name, const char *value)
+{
+	put_head(w, "M", 0);
+	fprintf(w->out, ",\"name\":\"%s\",\"args\":{\"name\":", name);
+	put_string(w->out, value);
+	fputs("}", w->out);
+	return put_done(w);
 }
 
 static int put_begin(struct writer *w, const struct activation *a)
 {
 	w->counts->slices++;
-	return put_event(w, json_pack("{s:s, s:s, s:I, s:I, s:I, s:{s:I}}",
-				      "ph", "B", "name", a->name ? a->name : "??",
-				      "pid", w->pid, "tid", w->tid,
-				      "ts", (json_int_t)a->begin, "args",
-				      "segment", (json_int_t)a->first_segment));
+	put_head(w, "B", a->begin);
+	fputs(",\"name\":", w->out);
+	put_string(w->out, a->name ? a->name : "??");
+	fprintf(w->out, ",\"args\":{\"segment\":%" PRIu64 "}", a->first_segment);
+	return put_done(w);
 }
 
 static int put_end(struct writer *w, uint64_t at)
 {
-	return put_event(w, json_pack("{s:s, s:I, s:I, s:I}", "ph", "E",
-				      "pid", w->pid, "tid", w->tid,
-				      "ts", (json_int_t)at));
+	put_head(w, "E", at);
+	return put_done(w);
 }
 
 /* Write the B events of the open activations that have reached min_insns
@@ -130,17 +193,20 @@ static int push(struct writer *w, const struct hwtr_segment *s)
 static int put_gap(struct writer *w, const struct hwtr_segment *s)
 {
 	const struct hwtr_gap *g = s->gap;
-	char name[64];
+	const char *kind = g && g->kind ? g->kind : "unknown";
+	char name[128];
 
 	w->counts->gaps++;
-	snprintf(name, sizeof(name), "gap: %s", g && g->kind ? g->kind : "unknown");
-	return put_event(w, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:{s:s, s:s, s:I}}",
-				      "ph", "i", "s", "t", "name", name,
-				      "pid", w->pid, "tid", w->tid,
-				      "ts", (json_int_t)s->insn_begin, "args",
-				      "kind", g && g->kind ? g->kind : "unknown",
-				      "reason", g && g->message ? g->message : "",
-				      "trace_offset", (json_int_t)(g ? g->offset : 0)));
+	snprintf(name, sizeof(name), "gap: %s", kind);
+	put_head(w, "i", s->insn_begin);
+	fputs(",\"s\":\"t\",\"name\":", w->out);
+	put_string(w->out, name);
+	fputs(",\"args\":{\"kind\":", w->out);
+	put_string(w->out, kind);
+	fputs(",\"reason\":", w->out);
+	put_string(w->out, g && g->message ? g->message : "");
+	fprintf(w->out, ",\"trace_offset\":%" PRIu64 "}", g ? g->offset : 0);
+	return put_done(w);
 }
 
 /* One segment: continue, start or end activations (see the top). */
@@ -192,9 +258,7 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 	w->depth = w->written = 0;
 	snprintf(name, sizeof(name), "%s %s %" PRIu32, program,
 		 st.tid == (uint64_t)w->pid ? "main thread" : "thread", st.tid);
-	err = put_event(w, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
-				     "name", "thread_name", "pid", w->pid,
-				     "tid", w->tid, "args", "name", name));
+	err = put_metadata(w, "thread_name", name);
 	w->counts->tracks++;
 	for (n = 1; !err && n <= st.segments; n++) {
 		if (!(err = hwtr_thread_segment(th, n, &s))) {
@@ -209,30 +273,22 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 	return err;
 }
 
+/* The file's otherData: what the times mean and what was left out. */
 static int put_closing(struct writer *w, const struct hwtr_recording *rec)
 {
-	json_t *other = json_pack(
-		"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
-		"recording", hwtr_recording_path(rec),
-		"time_unit", "instructions",
-		"time_note", "ts is the thread's instruction number (one "
-		"microsecond shown is one instruction); threads do not share a "
-		"time axis",
-		"min_insns", (json_int_t)w->min_insns,
-		"tracks", (json_int_t)w->counts->tracks,
-		"slices", (json_int_t)w->counts->slices,
-		"dropped_slices", (json_int_t)w->counts->dropped,
-		"gaps", (json_int_t)w->counts->gaps);
-	int err = 0;
+	FILE *out = w->out;
 
-	if (!other)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if (fputs("\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": ", w->out) == EOF ||
-	    json_dumpf(other, w->out, JSON_COMPACT) < 0 ||
-	    fputs("}\n", w->out) == EOF)
-		err = hwtr_fail(hwtr_err_io, "write error: %s", strerror(errno));
-	json_decref(other);
-	return err;
+	fputs("\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"recording\":", out);
+	put_string(out, hwtr_recording_path(rec));
+	fprintf(out, ",\"time_unit\":\"instructions\",\"time_note\":\"ts is the "
+		"thread's instruction number (one microsecond shown is one "
+		"instruction); threads do not share a time axis\","
+		"\"min_insns\":%" PRIu64 ",\"tracks\":%" PRIu64 ",\"slices\":%"
+		PRIu64 ",\"dropped_slices\":%" PRIu64 ",\"gaps\":%" PRIu64 "}}\n",
+		w->min_insns, w->counts->tracks, w->counts->slices,
+		w->counts->dropped, w->counts->gaps);
+	return ferror(out) ? hwtr_fail(hwtr_err_io, "write error: %s",
+				       strerror(errno)) : 0;
 }
 
 int timeline_write(struct hwtr_history *history,
@@ -251,11 +307,9 @@ int timeline_write(struct hwtr_history *history,
 	int err;
 
 	memset(counts, 0, sizeof(*counts));
-	if (fputs("{\"traceEvents\": [\n", out) == EOF)
-		return hwtr_fail(hwtr_err_io, "write error: %s", strerror(errno));
-	err = put_event(&w, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
-				      "name", "process_name", "pid", w.pid,
-				      "tid", w.pid, "args", "name", program));
+	fputs("{\"traceEvents\": [\n", out);
+	w.tid = w.pid;
+	err = put_metadata(&w, "process_name", program);
 	for (i = 0; !err && i < hwtr_history_nthreads(history); i++)
 		err = put_thread(&w, hwtr_history_thread(history, i), program);
 	if (!err)
