@@ -278,7 +278,7 @@ static int put_closing(struct writer *w, const struct hwtr_recording *rec)
 {
 	FILE *out = w->out;
 
-	fputs("\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"recording\":", out);
+	fputs("\n],\n\"otherData\": {\"recording\":", out);
 	put_string(out, hwtr_recording_path(rec));
 	fprintf(out, ",\"time_unit\":\"instructions\",\"time_note\":\"ts is the "
 		"thread's instruction number (one microsecond shown is one "
