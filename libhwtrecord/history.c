@@ -158,6 +158,12 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 		switch (item.kind) {
 		case walk_chunk_start:
 			err = add_chunk(b, item.offset);
+			if (t->history->progress)
+				progress_update(t->history->progress,
+						item.offset > t->trace_start
+							? item.offset - t->trace_start
+							: 0,
+						t->ninsns);
 			break;
 		case walk_block: {
 			struct chunk *c;
@@ -298,7 +304,7 @@ static int stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 }
 
 /* Decode thread T from its start (its index is empty). */
-static int thread_build(struct hwtr_thread *t, FILE *progress)
+static int thread_build(struct hwtr_thread *t)
 {
 	struct decoder_loss *losses = NULL;
 	struct decoder_stream_info si;
@@ -311,9 +317,6 @@ static int thread_build(struct hwtr_thread *t, FILE *progress)
 	t->trace_bytes = si.size - si.trace_start;
 	t->stream_size = si.size;
 	t->trace_start = si.trace_start;
-	if (progress)
-		fprintf(progress, "hwtrec: decoding thread %u "
-			"(%zu bytes of trace)...\n", t->tid, si.size);
 	if (!err && si.size == 0) {
 		free(losses);
 		return 0;	/* an empty trace is an empty history */
@@ -332,6 +335,9 @@ static int thread_build(struct hwtr_thread *t, FILE *progress)
 	err = index_walk(t->builder, walk, NULL);
 	t->ops->walk_free(walk);
 	t->decoded = t->ninsns;
+	if (t->history->progress)
+		progress_thread_done(t->history->progress,
+				     t->stream_size - t->trace_start, t->ninsns);
 	return err;
 }
 
@@ -383,6 +389,24 @@ static char **copy_strings(const char *const *from)
 	return to;
 }
 
+/* The kept trace of every thread, for the progress line's estimate. */
+static uint64_t total_trace_bytes(const struct hwtr_recording *rec)
+{
+	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < info->nthreads; i++) {
+		const uint8_t *bytes;
+		size_t size = 0;
+
+		if (!hwtr_recording_trace(rec, i, &bytes, &size) &&
+		    size > info->threads[i].trace_start)
+			total += size - info->threads[i].trace_start;
+	}
+	return total;
+}
+
 int hwtr_history_build(struct hwtr_recording *rec,
 		       const struct hwtr_history_options *options,
 		       struct hwtr_history **out)
@@ -391,6 +415,7 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	size_t cache_bytes = options && options->cache_bytes
 				     ? options->cache_bytes
 				     : DEFAULT_CACHE_BYTES;
+	struct progress progress;
 	struct hwtr_history *h;
 	size_t i;
 	int err;
@@ -431,16 +456,21 @@ int hwtr_history_build(struct hwtr_recording *rec,
 		hwtr_history_free(h);
 		return err;
 	}
+	progress_start(&progress, options ? options->progress : NULL,
+		       total_trace_bytes(rec));
+	h->progress = &progress;
 	for (i = 0; i < info->nthreads; i++) {
 		if ((err = add_thread(h, i)) ||
-		    (err = thread_build(h->threads[i],
-					options ? options->progress : NULL))) {
+		    (err = thread_build(h->threads[i]))) {
+			progress_finish(&progress);
 			if (i < h->nthreads)
 				thread_failed(h->threads[i], err);
 			hwtr_history_free(h);
 			return err;
 		}
 	}
+	progress_finish(&progress);
+	h->progress = NULL;
 	*out = h;
 	return 0;
 }
@@ -451,7 +481,7 @@ static int thread_rebuild(struct hwtr_thread *t)
 {
 	chunk_cache_forget(t, 0);
 	thread_release(t);
-	return thread_build(t, NULL);
+	return thread_build(t);
 }
 
 /* Put the thread's index back as it was at the start of its last chunk. */
@@ -589,7 +619,7 @@ int hwtr_history_extend(struct hwtr_history *h)
 			err = add_thread(h, i);
 		if (!err)
 			err = i < nthreads ? thread_extend(h->threads[i], &g)
-					   : thread_build(h->threads[i], NULL);
+					   : thread_build(h->threads[i]);
 		if (err)
 			return i < h->nthreads ? thread_failed(h->threads[i], err)
 					       : err;

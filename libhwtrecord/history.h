@@ -14,6 +14,7 @@
 #include "image.h"
 #include "isa.h"
 #include "page-filter.h"
+#include "progress.h"
 #include "symbols.h"
 
 struct chunk {
@@ -107,6 +108,7 @@ struct hwtr_history {
 	struct length_slot *lengths;	/* 1 << LENGTH_CACHE_BITS */
 	uint64_t failed_key;	/* the last chunk that failed to decode */
 	char *failed_message;
+	struct progress *progress;	/* hwtr_history_build's, else NULL */
 };
 
 /* A chunk of gaps only (before the first chunk start): its offset. */

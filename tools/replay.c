@@ -114,7 +114,8 @@ int hwtrec_replay_main(int argc, char **argv)
 {
 	char rec[PATH_MAX], server[PATH_MAX], plugin[PATH_MAX];
 	char qserver[2 * PATH_MAX], qrec[2 * PATH_MAX], qplugin[2 * PATH_MAX];
-	char target[5 * PATH_MAX], python[3 * PATH_MAX];
+	char progress[2 * PATH_MAX + 16];
+	char target[7 * PATH_MAX], python[3 * PATH_MAX];
 	const char *gdb = getenv("HWTREC_GDB");
 	struct hwtr_recording *recording;
 	char arch[64], set_arch[96];
@@ -192,7 +193,17 @@ int hwtrec_replay_main(int argc, char **argv)
 	}
 	shell_quote(qserver, sizeof(qserver), server);
 	shell_quote(qrec, sizeof(qrec), rec);
-	snprintf(target, sizeof(target), "target remote | %s %s", qserver, qrec);
+	/* The server's stderr is a pipe GDB reads, and GDB runs it without a
+	 * terminal: it shows how far the history is built on ours, if any. */
+	progress[0] = 0;
+	if (isatty(2) && ttyname(2)) {
+		char qtty[2 * PATH_MAX];
+
+		shell_quote(qtty, sizeof(qtty), ttyname(2));
+		snprintf(progress, sizeof(progress), "--progress=%s ", qtty);
+	}
+	snprintf(target, sizeof(target), "target remote | %s %s%s", qserver,
+		 progress, qrec);
 	gargv[n++] = "-ex";
 	gargv[n++] = target;
 	for (i = 0; symbol_files && symbol_files[i]; i++) {

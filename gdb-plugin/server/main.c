@@ -42,6 +42,11 @@ static void usage(FILE *out)
 		"  --no-history        serve the core only, without decoding the trace\n"
 		"  --debug             log every packet on stderr\n"
 		"  --log FILE          log every packet in FILE\n"
+		"  --progress=TERMINAL show how far building the history has come on\n"
+		"                      TERMINAL (a path, e.g. /dev/pts/3): GDB runs a\n"
+		"                      piped server without its terminal (hwtrec replay\n"
+		"                      passes its own); without it, on stderr when that\n"
+		"                      is a terminal\n"
 		"\n"
 		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
 		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
@@ -75,6 +80,7 @@ int main(int argc, char **argv)
 		{ "timing", required_argument, NULL, 'T' },
 		{ "rebuild", no_argument, NULL, 'r' },
 		{ "log", required_argument, NULL, 'G' },
+		{ "progress", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct live_options lopt = { .tracer = { .valgrind = "valgrind" } };
@@ -87,6 +93,8 @@ int main(int argc, char **argv)
 	const char *port_text = NULL;
 	bool listening = false;
 	bool debug = false;
+	const char *progress_path = NULL;
+	FILE *tty = NULL;
 	int c, in_fd = 0, out_fd = 1, rc;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -104,6 +112,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			debug = true;
+			break;
+		case 'p':
+			progress_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -175,7 +186,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ropt.progress = isatty(2) ? stderr : NULL;
+	/* Under `target remote | hwtrec-server`, stderr is a pipe that GDB
+	 * reads, and GDB runs us in a session of our own, without its
+	 * terminal: --progress=TERMINAL names it (hwtrec replay does). */
+	if (progress_path && !(tty = fopen(progress_path, "w")))
+		fprintf(stderr, "hwtrec-server: --progress: %s: %s\n",
+			progress_path, strerror(errno));
+	if (tty)
+		ropt.progress = tty;
+	else
+		ropt.progress = isatty(2) ? stderr : NULL;
 	ropt.background = true;
 	if (replay_open(argv[optind], &ropt, &replay) < 0) {
 		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
@@ -196,5 +216,7 @@ int main(int argc, char **argv)
 	if (listening)
 		close(in_fd);
 	replay_close(replay);
+	if (tty)
+		fclose(tty);
 	return rc < 0 ? 1 : 0;
 }

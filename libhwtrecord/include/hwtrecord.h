@@ -415,7 +415,11 @@ struct hwtr_history_options {
 	const char *const *debug_dirs;
 	/* Bytes of decoded instructions kept in the on-demand cache. */
 	size_t cache_bytes;
-	/* Print progress to this stream (a terminal), or NULL. */
+	/* A terminal to show how far the build has come on, or NULL: after
+	 * a quarter second, one line rewritten in place (\r) at most four
+	 * times a second, with the trace bytes and instructions decoded and
+	 * an estimate of the time left, erased when the build ends.  Pass it
+	 * only when the stream is a terminal (isatty). */
 	FILE *progress;
 };
 

@@ -1,0 +1,87 @@
+/* progress.c: see progress.h. */
+#include "progress.h"
+
+#include <inttypes.h>
+
+#define INTERVAL_NS 250000000LL	/* at most four lines a second */
+
+static int64_t ns_since(const struct timespec *from, const struct timespec *to)
+{
+	return (int64_t)(to->tv_sec - from->tv_sec) * 1000000000LL +
+	       (to->tv_nsec - from->tv_nsec);
+}
+
+void progress_start(struct progress *p, FILE *out, uint64_t total_bytes)
+{
+	*p = (struct progress){ .out = out, .total_bytes = total_bytes };
+	if (out) {
+		clock_gettime(CLOCK_MONOTONIC, &p->start);
+		p->last = p->start;
+	}
+}
+
+/* "12.3 MB" */
+static void human_bytes(char *buf, size_t size, uint64_t n)
+{
+	static const char *const units[] = { "bytes", "KB", "MB", "GB", "TB" };
+	double v = (double)n;
+	unsigned u = 0;
+
+	while (v >= 1000 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%" PRIu64 " bytes", n);
+	else
+		snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
+{
+	uint64_t done = p->done_bytes + bytes;
+	char have[32], total[32], left[48] = "";
+	struct timespec now;
+	int64_t elapsed;
+
+	if (!p->out)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (ns_since(&p->last, &now) < INTERVAL_NS)
+		return;
+	p->last = now;
+	elapsed = ns_since(&p->start, &now);
+	if (done > p->total_bytes)
+		done = p->total_bytes;
+	if (done && done < p->total_bytes) {
+		double secs = (double)elapsed / 1e9 *
+			      (double)(p->total_bytes - done) / (double)done;
+
+		snprintf(left, sizeof(left), ", about %.0f s left", secs + 0.5);
+	}
+	human_bytes(have, sizeof(have), done);
+	human_bytes(total, sizeof(total), p->total_bytes);
+	/* \r and "erase to the end of the line": the line is rewritten. */
+	fprintf(p->out, "\rhwtrec: building the history: %s of %s of trace "
+		"(%.0f%%), %" PRIu64 " instructions%s\033[K",
+		have, total,
+		p->total_bytes ? 100.0 * (double)done / (double)p->total_bytes : 100.0,
+		p->done_insns + insns, left);
+	fflush(p->out);
+	p->shown = true;
+}
+
+void progress_thread_done(struct progress *p, uint64_t bytes, uint64_t insns)
+{
+	p->done_bytes += bytes;
+	p->done_insns += insns;
+}
+
+void progress_finish(struct progress *p)
+{
+	if (p->out && p->shown) {
+		fputs("\r\033[K", p->out);
+		fflush(p->out);
+	}
+	p->shown = false;
+}

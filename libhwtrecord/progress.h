@@ -1,0 +1,35 @@
+/* progress.h: the line that says how far building a history has come, on
+ * a terminal (hwtr_history_options.progress).
+ *
+ * Nothing shows for work that ends within the first quarter second; after
+ * that the line is rewritten in place at most four times a second with the
+ * trace bytes and instructions decoded so far and an estimate of the time
+ * left (from the rate so far), and erased at the end, so that what the
+ * command prints next starts on a clean line. */
+#ifndef HWTR_PROGRESS_H
+#define HWTR_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+struct progress {
+	FILE *out;		/* NULL: progress_update does nothing */
+	uint64_t total_bytes;	/* trace bytes of every thread */
+	uint64_t done_bytes;	/* of the threads decoded before this one */
+	uint64_t done_insns;	/* likewise */
+	struct timespec start, last;
+	bool shown;		/* the line is on the terminal */
+};
+
+void progress_start(struct progress *p, FILE *out, uint64_t total_bytes);
+/* The current thread has decoded BYTES of its trace and INSNS
+ * instructions; shown when a quarter second passed since the last time. */
+void progress_update(struct progress *p, uint64_t bytes, uint64_t insns);
+/* The current thread is done with BYTES and INSNS. */
+void progress_thread_done(struct progress *p, uint64_t bytes, uint64_t insns);
+/* Erase the line, if shown. */
+void progress_finish(struct progress *p);
+
+#endif

@@ -1,0 +1,102 @@
+#!/bin/sh
+# test-progress: building the history of a long recording shows progress on
+# a terminal and nothing when stderr is not one.  `hwtrec info`, `dump` and
+# `export --timeline` run under script(1) (a pseudo-terminal): the progress
+# line appears, rewritten in place (\r), its instruction counts and
+# percentages grow and never pass the recording's instruction count (the
+# generator's, mkrec-long over long-loop.S), and it is erased before the
+# command's own output.  The same commands with stderr a file print nothing
+# on it.  `hwtrec replay` under script(1): the server's progress reaches
+# GDB's terminal while the first reverse command waits for the history
+# (GDB copies a piped server's stderr); with stderr a file, none.
+set -eu
+: "${HWTREC:?}" "${TESTDIR:?}"
+command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
+work=$(mktemp -d /tmp/hwtrec-progress-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# A recording whose history takes over 0.7 s to build here: progress
+# shows only for work that lasts more than a quarter second.
+iterations=10000000
+while :; do
+	rm -rf long.hwtrec
+	insns=$("$TESTDIR/mkrec-long" "$TESTDIR/long-code" long.hwtrec "$iterations") ||
+		fail "mkrec-long failed"
+	start=$(date +%s%N)
+	"$HWTREC" info long.hwtrec >info.out 2>info.err || fail "hwtrec info: $(cat info.err)"
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ "$ms" -ge 700 ] || [ "$iterations" -ge 320000000 ] && break
+	iterations=$((iterations * 4))
+done
+echo "ok: $insns instructions, hwtrec info takes $ms ms"
+
+# check_tty NAME: NAME.tty, the terminal's bytes, has the progress line.
+check_tty() {
+	python3 - "$1.tty" "$insns" <<'PY' || fail "$1: the progress line is wrong (above)"
+import re, sys
+data = open(sys.argv[1], "rb").read().decode()
+total = int(sys.argv[2])
+matches = list(re.finditer(r"\rhwtrec: building the history: .*? of trace \((\d+)%\), "
+                           r"(\d+) instructions(?:, about \d+ s left)?\x1b\[K", data))
+lines = [m.groups() for m in matches]
+if not lines:
+    sys.exit("no progress line in %r" % data[:300])
+pct = [int(p) for p, n in lines]
+ins = [int(n) for p, n in lines]
+if pct != sorted(pct) or ins != sorted(ins) or max(ins) > total or max(pct) > 100:
+    sys.exit("percentages %s or instructions %s go back or pass %d" % (pct, ins, total))
+if not data[matches[-1].end():].startswith("\r\x1b[K"):
+    sys.exit("the progress line is not erased at the end")
+print("ok: %s: %d progress lines, %d..%d instructions, %d%%..%d%%"
+      % (sys.argv[1], len(lines), ins[0], ins[-1], pct[0], pct[-1]))
+PY
+}
+
+# check_quiet NAME: NAME.err (stderr a file) has no progress.
+check_quiet() {
+	if grep -q 'building the history' "$1.err"; then
+		fail "$1: progress on stderr that is not a terminal: $(head -c 200 "$1.err")"
+	fi
+	echo "ok: $1: nothing on stderr that is a file"
+}
+
+script -qec "'$HWTREC' info long.hwtrec" /dev/null >info.tty </dev/null ||
+	fail "hwtrec info under script: status $?"
+check_tty info
+grep -q "thread 1: $insns instructions" info.tty || fail "info's own output is missing"
+[ -s info.err ] && fail "hwtrec info printed on stderr (a file): $(cat info.err)"
+check_quiet info
+
+script -qec "'$HWTREC' dump long.hwtrec --calls" /dev/null >dump.tty </dev/null ||
+	fail "hwtrec dump under script: status $?"
+check_tty dump
+"$HWTREC" dump long.hwtrec --calls >dump.out 2>dump.err || fail "hwtrec dump: $(cat dump.err)"
+[ -s dump.err ] && fail "hwtrec dump printed on stderr (a file): $(cat dump.err)"
+check_quiet dump
+
+script -qec "'$HWTREC' export --timeline long.hwtrec -o t.json" /dev/null >export.tty </dev/null ||
+	fail "hwtrec export under script: status $?"
+check_tty export
+"$HWTREC" export --timeline long.hwtrec -o t.json >export.out 2>export.err ||
+	fail "hwtrec export: $(cat export.err)"
+[ -s export.err ] && fail "hwtrec export printed on stderr (a file): $(cat export.err)"
+check_quiet export
+
+# GDB: the first reverse step waits for the history.
+if command -v gdb >/dev/null; then
+	gdbargs="-nx -batch -ex reverse-stepi -ex 'info registers rip'"
+	script -qec "'$HWTREC' replay long.hwtrec -- $gdbargs" /dev/null >replay.tty </dev/null ||
+		fail "hwtrec replay under script: status $?"
+	check_tty replay
+	"$HWTREC" replay long.hwtrec -- -nx -batch -ex reverse-stepi \
+		-ex 'info registers rip' >replay.out 2>replay.err </dev/null ||
+		fail "hwtrec replay: $(cat replay.err)"
+	check_quiet replay
+fi
+exit 0
