@@ -104,6 +104,11 @@ static const char *gap_kind_name(struct hwtr_thread *t,
 		return "truncated";
 	case gap_lost:
 		return "trace-loss";
+	case gap_unsynced:
+		/* Not the decoder's name for error 0 (libipt's is "OK"). */
+		return "no sync";
+	case gap_no_progress:
+		return "no-progress";
 	default:
 		break;
 	}

@@ -33,4 +33,20 @@ int jfield_get_bool_opt(const json_t *obj, const char *key,
  * above 2^53 in many readers); plain integers are accepted too. */
 json_t *jfield_address(uint64_t value);
 
+/* TEXT (a symbol, a path: any bytes) as a JSON string: bytes that are not
+ * UTF-8 become U+FFFD, where json_string() would return NULL and the field
+ * would silently go missing.  NULL only when out of memory. */
+json_t *jfield_text(const char *text);
+
+/* A file name is any bytes but NUL.  Set KEY to PATH as text; when PATH is
+ * not UTF-8, KEY holds it with U+FFFD (for people) and KEY_bytes its bytes
+ * in hex (for us).  0 or -hwtr_err_nomem. */
+int jfield_set_path(json_t *obj, const char *key, const char *path);
+/* Read what jfield_set_path wrote: KEY_bytes when present (KEY is then
+ * replaced in OBJ by the exact bytes, which *OUT points to), else KEY. */
+int jfield_get_path(json_t *obj, const char *key,
+		    const struct jfield_where *where, const char **out);
+int jfield_get_path_opt(json_t *obj, const char *key,
+			const struct jfield_where *where, const char **out);
+
 #endif

@@ -47,11 +47,12 @@ static void gap_text(const struct hwtr_gap *gap, char *buf, size_t size)
 
 static json_t *gap_json(const struct hwtr_gap *gap)
 {
-	return json_pack("{s:s,s:i,s:I,s:s}", "error",
+	/* The message may name a file, which is bytes. */
+	return json_pack("{s:s,s:i,s:I,s:o}", "error",
 			 gap ? gap->kind : "decode-error", "pt_error",
 			 gap ? gap->pt_error : 0, "offset",
 			 (json_int_t)(gap ? gap->offset : 0), "message",
-			 gap ? gap->message : "unknown");
+			 jfield_text(gap ? gap->message : "unknown"));
 }
 
 static void emit_json(json_t *obj, FILE *out)
@@ -579,23 +580,24 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 
 			for (i = 0; i < insn.size; i++)
 				snprintf(raw + 2 * i, 3, "%02x", insn.raw[i]);
-			o = json_pack("{s:I,s:I,s:o,s:i,s:s,s:s,s:s}", "thread",
+			/* The text names symbols, which are bytes. */
+			o = json_pack("{s:I,s:I,s:o,s:i,s:s,s:o,s:s}", "thread",
 				      (json_int_t)t->tid, "number", (json_int_t)n,
 				      "ip", jfield_address(insn.ip), "size", insn.size,
-				      "raw", raw, "insn", text, "class",
+				      "raw", raw, "insn", jfield_text(text), "class",
 				      class_name(insn.iclass));
 			if (m && m->path) {
-				json_object_set_new(o, "object", json_string(m->path));
+				json_object_set_new(o, "object", jfield_text(m->path));
 				json_object_set_new(o, "object_offset",
 						    json_integer((json_int_t)(insn.ip - m->addr + m->pgoff)));
 			}
 			if (fn) {
-				json_object_set_new(o, "function", json_string(fn));
+				json_object_set_new(o, "function", jfield_text(fn));
 				json_object_set_new(o, "offset",
 						    json_integer((json_int_t)(insn.ip - start)));
 			}
 			if (line.file) {
-				json_object_set_new(o, "file", json_string(line.file));
+				json_object_set_new(o, "file", jfield_text(line.file));
 				json_object_set_new(o, "line", json_integer(line.line));
 			}
 			if (insn.speculative)
@@ -687,9 +689,9 @@ int hwtr_list_calls(struct hwtr_thread *t, uint64_t first, uint64_t last,
 					      "insn_end", (json_int_t)(s.insn_end - 1));
 
 			if (s.function)
-				json_object_set_new(o, "function", json_string(s.function));
+				json_object_set_new(o, "function", jfield_text(s.function));
 			if (file && end >= begin) {
-				json_object_set_new(o, "file", json_string(file));
+				json_object_set_new(o, "file", jfield_text(file));
 				json_object_set_new(o, "line_begin", json_integer(begin));
 				json_object_set_new(o, "line_end", json_integer(end));
 			}

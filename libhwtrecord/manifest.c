@@ -127,7 +127,8 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 
 	argv = json_array();
 	for (i = 0; i < info->argc; i++)
-		json_array_append_new(argv, json_string(info->argv[i]));
+		/* Shown to people, never executed: text is enough. */
+		json_array_append_new(argv, jfield_text(info->argv[i]));
 	threads = json_array();
 	for (i = 0; i < info->nthreads; i++) {
 		json_t *t = json_pack("{s:I,s:s,s:I}", "tid",
@@ -157,15 +158,22 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 
 	/* Only Intel PT recordings have a "pt" object (an ETM one has "etm"
 	 * per thread). */
-	root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:o*,s:{s:i,s:s?,s:o},s:o,s:o,s:b}",
+	root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:o*,s:{s:i,s:o},s:o,s:o,s:b}",
 			 "format", HWTR_FORMAT_NAME, "version", info->version,
 			 "arch", info->arch, "trace_format", info->trace_format,
 			 "source", info->source, "pt",
 			 strcmp(info->trace_format, "intel-pt") ? NULL
 								: manifest_encode_pt(&info->pt),
-			 "process", "pid", info->pid, "executable",
-			 info->executable, "argv", argv, "threads", threads,
+			 "process", "pid", info->pid, "argv", argv, "threads",
+			 threads,
 			 "end", end, "complete", info->complete);
+	/* The executable is any bytes (jfield_set_path): not in json_pack. */
+	if (root && info->executable &&
+	    jfield_set_path(json_object_get(root, "process"), "executable",
+			    info->executable)) {
+		json_decref(root);
+		return NULL;
+	}
 	if (root && info->core)
 		json_object_set_new(root, "core", json_string(info->core));
 	if (root && info->nfiles) {
@@ -657,8 +665,8 @@ int manifest_decode(json_t *root, const char *file,
 				 "%s: field \"process\" is missing or not an object",
 				 file);
 	if ((err = jfield_get_i64_opt(process, "pid", &w, &pid)) ||
-	    (err = jfield_get_string_opt(process, "executable", &w,
-				         &info->executable)))
+	    (err = jfield_get_path_opt(process, "executable", &w,
+				       &info->executable)))
 		return err;
 	info->pid = (int32_t)pid;
 	argv = json_object_get(process, "argv");

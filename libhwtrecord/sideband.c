@@ -50,8 +50,10 @@ json_t *sideband_encode(const struct hwtr_sideband_event *e)
 		json_object_set_new(o, "len", json_integer((json_int_t)e->len));
 		json_object_set_new(o, "pgoff", json_integer((json_int_t)e->pgoff));
 		json_object_set_new(o, "prot", json_string(prot));
-		if (e->path)
-			json_object_set_new(o, "path", json_string(e->path));
+		if (e->path && jfield_set_path(o, "path", e->path)) {
+			json_decref(o);
+			return NULL;
+		}
 		if (e->build_id)
 			json_object_set_new(o, "build_id", json_string(e->build_id));
 		if (e->saved)
@@ -62,7 +64,10 @@ json_t *sideband_encode(const struct hwtr_sideband_event *e)
 		json_object_set_new(o, "len", json_integer((json_int_t)e->len));
 		break;
 	case hwtr_ev_exec:
-		json_object_set_new(o, "path", json_string(e->path ? e->path : ""));
+		if (jfield_set_path(o, "path", e->path ? e->path : "")) {
+			json_decref(o);
+			return NULL;
+		}
 		break;
 	case hwtr_ev_thread_start:
 	case hwtr_ev_thread_exit:
@@ -73,7 +78,7 @@ json_t *sideband_encode(const struct hwtr_sideband_event *e)
 		json_object_set_new(o, "offset", json_integer((json_int_t)e->offset));
 		json_object_set_new(o, "len", json_integer((json_int_t)e->len));
 		json_object_set_new(o, "reason",
-				    json_string(e->reason ? e->reason : ""));
+				    jfield_text(e->reason ? e->reason : ""));
 		break;
 	}
 	return o;
@@ -172,7 +177,7 @@ int sideband_decode(json_t *obj, const struct jfield_where *w,
 		    (err = jfield_get_u64(obj, "len", w, &e->len)) ||
 		    (err = jfield_get_u64_opt(obj, "pgoff", w, &e->pgoff)) ||
 		    (err = jfield_get_string_opt(obj, "prot", w, &prot)) ||
-		    (err = jfield_get_string_opt(obj, "path", w, &e->path)) ||
+		    (err = jfield_get_path_opt(obj, "path", w, &e->path)) ||
 		    (err = jfield_get_string_opt(obj, "build_id", w, &e->build_id)) ||
 		    (err = jfield_get_string_opt(obj, "saved", w, &e->saved)))
 			return err;
@@ -201,7 +206,7 @@ int sideband_decode(json_t *obj, const struct jfield_where *w,
 			return err;
 		break;
 	case hwtr_ev_exec:
-		if ((err = jfield_get_string(obj, "path", w, &e->path)))
+		if ((err = jfield_get_path(obj, "path", w, &e->path)))
 			return err;
 		break;
 	case hwtr_ev_thread_start:

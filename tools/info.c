@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *out)
@@ -78,6 +79,20 @@ static const char *execd_file(const struct hwtr_recording *rec, size_t i)
 
 /* Each exec the process did, as "Exec'd: PATH (FILE)", or into a JSON
  * array of {"path", "file"} when EXECS is set. */
+/* S as a JSON string, or NULL for NULL: names are bytes, JSON is UTF-8. */
+static json_t *text(const char *s)
+{
+	json_t *value;
+	char *utf8;
+
+	if (!s || (value = json_string(s)))
+		return s ? value : NULL;
+	utf8 = hwtr_utf8_text(s);
+	value = utf8 ? json_string(utf8) : NULL;
+	free(utf8);
+	return value;
+}
+
 static void show_execs(const struct hwtr_recording *rec, json_t *execs)
 {
 	size_t n = hwtr_recording_nevents(rec), i;
@@ -90,8 +105,9 @@ static void show_execs(const struct hwtr_recording *rec, json_t *execs)
 			continue;
 		file = execd_file(rec, i);
 		if (execs)
-			json_array_append_new(execs, json_pack("{s:s?,s:s?}", "path",
-							       ev->path, "file", file));
+			json_array_append_new(execs, json_pack("{s:o?,s:o?}", "path",
+							       text(ev->path), "file",
+							       text(file)));
 		else if (file && (!ev->path || strcmp(file, ev->path)))
 			printf("Exec'd:        %s (%s)\n", ev->path ? ev->path : "?", file);
 		else
@@ -156,19 +172,26 @@ int hwtrec_info_main(int argc, char **argv)
 				"index_bytes", (json_int_t)s.index_bytes));
 		}
 		for (i = 0; i < hwtr_history_nproblems(o.history); i++)
-			json_array_append_new(problems, json_string(
+			json_array_append_new(problems, text(
 				hwtr_history_problem(o.history, i)));
 		show_execs(o.recording, execs);
-		root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:s?,s:o,s:s,s:b,s:s?,s:o,s:o}",
-				 "recording", argv[optind], "version", info->version,
+		root = json_pack("{s:o,s:i,s:s,s:s,s:s,s:i,s:o?,s:o,s:s,s:b,s:s?,s:o,s:o}",
+				 "recording", text(argv[optind]), "version", info->version,
 				 "trace_format", info->trace_format, "source",
 				 info->source, "arch", info->arch, "pid", info->pid,
-				 "executable", info->executable, "execs", execs,
+				 "executable", text(info->executable), "execs", execs,
 				 "end", endbuf,
 				 "complete", info->complete, "cut_off",
 				 info->cut_off_reason, "threads", threads,
 				 "problems", problems);
-		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (!root ||
+		    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+			fprintf(stderr, "hwtrec info: %s: cannot write it as JSON\n",
+				argv[optind]);
+			json_decref(root);
+			close_history(&o);
+			return 1;
+		}
 		putchar('\n');
 		json_decref(root);
 		close_history(&o);

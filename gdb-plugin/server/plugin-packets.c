@@ -142,9 +142,21 @@ static json_t *thread_json(const struct plugin_thread_info *t)
 	return j;
 }
 
+/* Names and paths are bytes; a JSON string must be UTF-8 (json_string
+ * returns NULL otherwise and the field would silently go missing). */
 static json_t *string_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	json_t *value;
+	char *utf8;
+
+	if (!s)
+		return json_null();
+	if ((value = json_string(s)))
+		return value;
+	utf8 = hwtr_utf8_text(s);
+	value = utf8 ? json_string(utf8) : NULL;
+	free(utf8);
+	return value;
 }
 
 int plugin_reply_info(struct rsp_conn *conn, const struct plugin_info *info)
@@ -179,7 +191,7 @@ int plugin_reply_info(struct rsp_conn *conn, const struct plugin_info *info)
 		json_object_set_new(o, "recording", string_or_null(info->recording));
 		if (info->history_error)
 			json_object_set_new(o, "history_error",
-					    json_string(info->history_error));
+					    string_or_null(info->history_error));
 	}
 	return reply_json(conn, o);
 }

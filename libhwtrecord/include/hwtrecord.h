@@ -57,6 +57,12 @@ const char *hwtr_errstr(int code);
 HWTR_EXPORT
 const char *hwtr_last_error(void);
 
+/* File names and symbols are any bytes but NUL; JSON and GDB's documents
+ * want UTF-8.  TEXT as UTF-8, each byte that is not part of a valid
+ * sequence replaced by U+FFFD; malloc'd (free it), NULL if out of memory. */
+HWTR_EXPORT
+char *hwtr_utf8_text(const char *text);
+
 /* For code built on the library (trace sources, importers), so that its
  * errors read as the library's.  hwtr_fail sets the message of
  * hwtr_last_error() and returns -CODE:
