@@ -703,6 +703,7 @@ static void stream_fini(struct etm_stream *s)
 	free(s->bad_exceptions);
 	free(s->losses);
 	free(s->contexts);
+	free(s->named_contexts);
 }
 
 static void stream_close(struct decoder_stream *stream)

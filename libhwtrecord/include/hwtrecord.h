@@ -140,6 +140,21 @@ struct hwtr_etm_config {
 HWTR_EXPORT
 int hwtr_etm_decodable(const struct hwtr_etm_config *etm);
 
+/* The distinct context IDs (CONTEXTIDR) that the trace of the unit ETM in
+ * STREAM (SIZE bytes: CoreSight frames or the unit's raw trace, as
+ * ETM->formatted says; kept trace from TRACE_START; trace lost at the sorted
+ * stream offsets LOSS_OFFSETS) names, in order of first appearance, the idle
+ * context 0 included: those hwtr_thread_context_ids gives for the thread of
+ * a recording with that stream, from one pass of OpenCSD's packet
+ * processor, without building a history.  Importers split a trace unit by
+ * them before writing.  *IDS is malloc'ed (NULL when *COUNT is 0); the
+ * caller frees it. */
+HWTR_EXPORT
+int hwtr_etm_context_ids(const struct hwtr_etm_config *etm,
+			 const uint8_t *stream, size_t size, uint64_t trace_start,
+			 const uint64_t *loss_offsets, size_t nlosses,
+			 uint32_t **ids, size_t *count);
+
 enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */
 	hwtr_end_exited,	/* exit code in code */
