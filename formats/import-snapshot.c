@@ -109,16 +109,6 @@ static void warn(struct snapshot *ss, const char *fmt, ...)
 	fputc('\n', ss->log);
 }
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 /* A number as the snapshot writes it (0x hex or decimal), whole. */
 static int parse_number(const char *text, uint64_t *out)
 {
@@ -192,7 +182,7 @@ static int load_device(struct snapshot *ss, const struct ini_entry *listed,
 	ss->devices = p;
 	d = &ss->devices[ss->ndevices];
 	memset(d, 0, sizeof(*d));
-	d->path = join(ss->dir, listed->value);
+	d->path = hwtr_path_join(ss->dir, listed->value);
 	if (!d->path)
 		return fail(ss, "out of memory");
 	ss->ndevices++;
@@ -219,7 +209,7 @@ static int load_device(struct snapshot *ss, const struct ini_entry *listed,
 
 static int load_snapshot(struct snapshot *ss)
 {
-	char *path = join(ss->dir, "snapshot.ini");
+	char *path = hwtr_path_join(ss->dir, "snapshot.ini");
 	const struct ini_section *s, *list, *trace;
 	const struct ini_entry *e;
 	size_t i;
@@ -251,7 +241,7 @@ static int load_snapshot(struct snapshot *ss)
 	}
 	if (!(e = need(ss, path, trace, "metadata")))
 		goto out;
-	ss->trace_path = join(ss->dir, e->value);
+	ss->trace_path = hwtr_path_join(ss->dir, e->value);
 	if (!ss->trace_path) {
 		fail(ss, "out of memory");
 		goto out;
@@ -641,7 +631,7 @@ static int load_buffer(struct snapshot *ss, struct buffer *b)
 			    format->line, format->value);
 	}
 	b->file = file;
-	path = join(ss->dir, file->value);
+	path = hwtr_path_join(ss->dir, file->value);
 	if (!path)
 		return fail(ss, "out of memory");
 	snprintf(where, sizeof(where), "%s:%d", ss->trace_path, file->line);
@@ -725,7 +715,7 @@ static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
 			warn(ss, "warning: %s:%d: memory space \"%s\" is not kept: "
 			     "all dumps share one address space", core->path,
 			     space->line, space->value);
-		path = join(ss->dir, file->value);
+		path = hwtr_path_join(ss->dir, file->value);
 		if (!path)
 			return fail(ss, "out of memory");
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -88,15 +88,11 @@ static uint64_t current_module_end;	/* set while collecting one module */
 static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 			uint64_t end, const char *name, int rank)
 {
-	if (s->nfunctions == s->cap_functions) {
-		size_t ncap = s->cap_functions ? 2 * s->cap_functions : 1024;
-		void *p = realloc(s->functions, ncap * sizeof(*s->functions));
+	int err = hwtr_array_grow((void **)&s->functions, &s->cap_functions,
+				  s->nfunctions, sizeof(*s->functions));
 
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		s->functions = p;
-		s->cap_functions = ncap;
-	}
+	if (err)
+		return err;
 	s->functions[s->nfunctions++] =
 		(struct function){ start, end, current_module_end, name, rank };
 	return 0;

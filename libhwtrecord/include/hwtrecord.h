@@ -71,6 +71,17 @@ HWTR_EXPORT
 int hwtr_fail_context(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Also for code built on the library, failing the same way.  DIR/NAME in a
+ * malloc'ed string, or NULL with hwtr_last_error() set. */
+HWTR_EXPORT
+char *hwtr_path_join(const char *dir, const char *name);
+/* Room for element COUNT in *ARRAY, an array of *CAP elements of SIZE
+ * bytes: when COUNT >= *CAP, *CAP doubles (from 64) past COUNT and *ARRAY is
+ * reallocated.  0, or -hwtr_err_nomem (out of memory, or a size that would
+ * overflow) with the array untouched. */
+HWTR_EXPORT
+int hwtr_array_grow(void **array, size_t *cap, size_t count, size_t size);
+
 /* --------------------------------------------------------- recording data */
 
 #define HWTR_FORMAT_NAME "hwtrecord"
