@@ -76,6 +76,35 @@ static void assert_ids(const struct hwtr_etm_config *e, const uint8_t *bytes,
 	free(ids);
 }
 
+/* The history's index pass over a recording of T (one raw source 0x10,
+ * CID traced) finds the context IDs WANT, in order. */
+static void assert_history_ids(const struct etm_trace *t, const uint32_t *want,
+			       size_t nwant)
+{
+	struct etm_source src = { .id = 0x10, .tid = 0x10,
+				  .trcconfigr = TRCCONFIGR_CID };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	const uint32_t *ids;
+	size_t count, i;
+	char dir[300];
+
+	src.bytes = t->buf;
+	src.len = t->len;
+	snprintf(dir, sizeof(dir), "%s/h.hwtrec", fixture_tmpdir());
+	ck_assert_int_eq(etm_fixture_recording(dir, &src, 1, false), 0);
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
+	ck_assert_int_eq(hwtr_thread_context_ids(hwtr_history_find_thread(h, 0x10),
+						 &ids, &count), 0);
+	ck_assert_uint_eq(count, nwant);
+	for (i = 0; i < count; i++)
+		ck_assert_uint_eq(ids[i], want[i]);
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	fixture_cleanup();
+}
+
 START_TEST(raw_trace_names_its_contexts_in_order)
 {
 	static const uint32_t want[] = { 100, 200, 0, 300 };
@@ -162,14 +191,7 @@ START_TEST(no_context_between_an_unusable_packet_and_an_async)
 	static const uint32_t want[] = { 100, 200, 0, 300, 400 };
 	static const uint8_t commit[] = { 0x2d, 0x01 };
 	struct etm_trace t = { .len = 0 };
-	struct etm_source src = { .id = 0x10, .tid = 0x10,
-				  .trcconfigr = TRCCONFIGR_CID };
 	struct hwtr_etm_config e;
-	struct hwtr_recording *rec;
-	struct hwtr_history *h;
-	const uint32_t *ids;
-	size_t count, i;
-	char dir[300];
 
 	unit(&e, 0x10, TRCCONFIGR_CID, false);
 	turns(&t);
@@ -182,22 +204,7 @@ START_TEST(no_context_between_an_unusable_packet_and_an_async)
 	etm_addr_ctxt_id(&t, 0x1000, 0, 400);
 	etm_atom(&t, true);
 	assert_ids(&e, t.buf, t.len, 0, NULL, 0, want, 5);
-
-	/* And the history's walks agree. */
-	src.bytes = t.buf;
-	src.len = t.len;
-	snprintf(dir, sizeof(dir), "%s/u.hwtrec", fixture_tmpdir());
-	ck_assert_int_eq(etm_fixture_recording(dir, &src, 1, false), 0);
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
-	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
-	ck_assert_int_eq(hwtr_thread_context_ids(hwtr_history_find_thread(h, 0x10),
-						 &ids, &count), 0);
-	ck_assert_uint_eq(count, 5);
-	for (i = 0; i < count; i++)
-		ck_assert_uint_eq(ids[i], want[i]);
-	hwtr_history_free(h);
-	hwtr_recording_close(rec);
-	fixture_cleanup();
+	assert_history_ids(&t, want, 5);
 }
 END_TEST
 
@@ -216,29 +223,9 @@ START_TEST(the_history_finds_the_same)
 {
 	static const uint32_t want[] = { 100, 200, 0, 300 };
 	struct etm_trace t = { .len = 0 };
-	struct etm_source src = { .id = 0x10, .tid = 0x10,
-				  .trcconfigr = TRCCONFIGR_CID };
-	struct hwtr_recording *rec;
-	struct hwtr_history *h;
-	const uint32_t *ids;
-	size_t count, i;
-	char dir[300];
 
 	turns(&t);
-	src.bytes = t.buf;
-	src.len = t.len;
-	snprintf(dir, sizeof(dir), "%s/c.hwtrec", fixture_tmpdir());
-	ck_assert_int_eq(etm_fixture_recording(dir, &src, 1, false), 0);
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
-	ck_assert_int_eq(hwtr_history_build(rec, NULL, &h), 0);
-	ck_assert_int_eq(hwtr_thread_context_ids(hwtr_history_find_thread(h, 0x10),
-						 &ids, &count), 0);
-	ck_assert_uint_eq(count, 4);
-	for (i = 0; i < count; i++)
-		ck_assert_uint_eq(ids[i], want[i]);
-	hwtr_history_free(h);
-	hwtr_recording_close(rec);
-	fixture_cleanup();
+	assert_history_ids(&t, want, 4);
 }
 END_TEST
 
