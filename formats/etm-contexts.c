@@ -2,8 +2,6 @@
 #define _XOPEN_SOURCE 700	/* nftw */
 #include "etm-contexts.h"
 
-#include <hwtrecord.h>
-
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,47 +9,61 @@
 
 #define TRCCONFIGR_CID 0x40u
 
-int etm_context_ids(const char *path, const uint32_t *tids, size_t n,
+static int compare_offsets(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The context IDs of SRC's trace, 0 included (*IDS malloc'ed). */
+static int source_context_ids(const struct etm_source_trace *src,
+			      uint32_t **ids, size_t *count)
+{
+	uint64_t *sorted = NULL;
+	int err;
+
+	if (src->nlosses) {
+		/* The reader sorts the sideband's losses; so do we. */
+		sorted = malloc(src->nlosses * sizeof(*sorted));
+		if (!sorted)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		memcpy(sorted, src->losses, src->nlosses * sizeof(*sorted));
+		qsort(sorted, src->nlosses, sizeof(*sorted), compare_offsets);
+	}
+	err = hwtr_etm_context_ids(src->etm, src->stream, src->size, 0, sorted,
+				   src->nlosses, ids, count);
+	free(sorted);
+	return err;
+}
+
+int etm_context_ids(const struct etm_source_trace *sources, size_t n,
 		    struct etm_context_ids *out)
 {
-	const struct hwtr_recording_info *info;
-	struct hwtr_recording *rec = NULL;
-	struct hwtr_history *h = NULL;
-	size_t i, k, t;
-	int rc = -1;
+	size_t i, k;
+	int err = 0;
 
 	memset(out, 0, n * sizeof(*out));
-	if (hwtr_recording_open(path, &rec) < 0 ||
-	    hwtr_history_build(rec, NULL, &h) < 0)
-		goto out;
-	info = hwtr_recording_info(rec);
-	for (i = 0; i < n; i++) {
-		struct hwtr_thread *th = hwtr_history_find_thread(h, tids[i]);
-		const uint32_t *ids;
-		size_t count;
+	for (i = 0; i < n && !err; i++) {
+		uint32_t *ids = NULL;
+		size_t count = 0;
 
-		for (t = 0; t < info->nthreads && info->threads[t].tid != tids[i]; t++)
-			;
-		if (t == info->nthreads || !info->threads[t].etm ||
-		    !(info->threads[t].etm->trcconfigr & TRCCONFIGR_CID) || !th ||
-		    hwtr_thread_context_ids(th, &ids, &count) < 0 || count < 2)
+		if (!(sources[i].etm->trcconfigr & TRCCONFIGR_CID))
 			continue;
-		out[i].ids = calloc(count, sizeof(*ids));
-		if (!out[i].ids) {
-			hwtr_fail(hwtr_err_nomem, "out of memory");
-			goto out;
+		if ((err = source_context_ids(&sources[i], &ids, &count)))
+			break;
+		if (count >= 2) {
+			out[i].ids = ids;
+			for (k = 0; k < count; k++)
+				if (ids[k])	/* not the idle context */
+					ids[out[i].n++] = ids[k];
+		} else {
+			free(ids);
 		}
-		for (k = 0; k < count; k++)
-			if (ids[k])	/* not the idle context */
-				out[i].ids[out[i].n++] = ids[k];
 	}
-	rc = 0;
-out:
-	if (rc)
+	if (err)
 		etm_context_ids_release(out, n);
-	hwtr_history_free(h);
-	hwtr_recording_close(rec);
-	return rc;
+	return err;
 }
 
 void etm_context_ids_release(struct etm_context_ids *ids, size_t n)

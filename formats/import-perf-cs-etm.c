@@ -269,57 +269,59 @@ out:
 	return err;
 }
 
-/* Write the recording; where a trace unit traces context IDs, learn them
- * from a first writing and write it again with a thread per context ID. */
+/* Write the recording once; where a trace unit traces context IDs, learn
+ * them first from its stream in memory, for a thread per context ID. */
 static int etm_import(struct imp *m, const char *out_dir)
 {
+	struct etm_source_trace *traces = NULL;
 	struct etm_context_ids *ids = NULL;
-	uint32_t *tids = NULL;
-	char *tmp = NULL;
-	bool cid = false, split = false;
-	size_t i;
-	int err;
+	uint64_t **losses = NULL;
+	size_t i, l;
+	int err = 0;
 
-	for (i = 0; i < m->nesources; i++)
-		cid = cid || (m->esources[i].etm.trcconfigr & 0x40);
-	if (!cid)
-		return etm_write(m, out_dir);
-	ids = calloc(m->nesources, sizeof(*ids));
-	tids = calloc(m->nesources, sizeof(*tids));
-	if (!ids || !tids || asprintf(&tmp, "%s.partial", out_dir) < 0) {
-		tmp = NULL;
+	traces = calloc(m->nesources + 1, sizeof(*traces));
+	ids = calloc(m->nesources + 1, sizeof(*ids));
+	losses = calloc(m->nesources + 1, sizeof(*losses));
+	if (!traces || !ids || !losses) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < m->nesources; i++)
-		tids[i] = m->esources[i].tid;
-	if ((err = etm_write(m, tmp)))
-		goto out;
-	if (etm_context_ids(tmp, tids, m->nesources, ids) < 0) {
-		err = -hwtr_err_decode;
-		goto out;
+	for (i = 0; i < m->nesources && !err; i++) {
+		const struct etm_stream *st = &m->estreams[m->esources[i].stream];
+
+		traces[i] = (struct etm_source_trace){
+			.etm = &m->esources[i].etm, .stream = st->bytes.buf,
+			.size = st->bytes.len, .nlosses = st->nlosses,
+		};
+		if (st->nlosses &&
+		    !(losses[i] = calloc(st->nlosses, sizeof(*losses[i])))) {
+			err = hwtr_fail(hwtr_err_nomem, "out of memory");
+			break;
+		}
+		for (l = 0; l < st->nlosses; l++)
+			losses[i][l] = st->losses[l].offset;
+		traces[i].losses = losses[i];
 	}
-	for (i = 0; i < m->nesources; i++)
+	if (!err && (err = etm_context_ids(traces, m->nesources, ids)))
+		hwtr_fail_context(err, "%s: ", m->path);
+	for (i = 0; i < m->nesources && !err; i++)
 		if (ids[i].ids) {
 			m->esources[i].contexts = ids[i];
 			ids[i].ids = NULL;
-			split = true;
 			import_warn(m, "the trace unit of %s traces %zu context IDs: a "
 			     "thread for each", m->esources[i].core,
 			     m->esources[i].contexts.n);
 		}
-	if (split)
+	if (!err)
 		err = etm_write(m, out_dir);
-	else if (rename(tmp, out_dir) < 0)
-		err = hwtr_fail(hwtr_err_io, "%s: %s", out_dir, strerror(errno));
 out:
-	if (tmp)
-		etm_remove_recording(tmp);
-	free(tmp);
 	if (ids)
 		etm_context_ids_release(ids, m->nesources);
+	for (i = 0; losses && i < m->nesources; i++)
+		free(losses[i]);
+	free(losses);
 	free(ids);
-	free(tids);
+	free(traces);
 	return err;
 }
 

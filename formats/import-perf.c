@@ -78,22 +78,6 @@ void import_warn(struct imp *m, const char *fmt, ...)
 	fputc('\n', m->opt->warn);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 64;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* ------------------------------------------------------------ reading */
 
 static struct aqueue *queue_for(struct imp *m, uint32_t idx, uint32_t tid,
@@ -182,9 +166,11 @@ static int read_records(struct imp *m)
 						     item.u.auxtrace.cpu);
 			struct abuf *b;
 
-			if (!q || grow((void **)&q->bufs, &q->cap, q->n,
-				       sizeof(*q->bufs)))
+			if (!q)
 				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			if ((err = hwtr_array_grow((void **)&q->bufs, &q->cap, q->n,
+						   sizeof(*q->bufs))))
+				return err;
 			b = &q->bufs[q->n++];
 			b->offset = item.u.auxtrace.offset;
 			b->size = item.u.auxtrace.size;
@@ -194,8 +180,8 @@ static int read_records(struct imp *m)
 		} else if (r->type < 64 && r->known) {
 			struct kept_rec *k;
 
-			if ((err = grow((void **)&m->recs, &m->cap_recs, m->nrecs,
-					sizeof(*m->recs))))
+			if ((err = hwtr_array_grow((void **)&m->recs, &m->cap_recs,
+						   m->nrecs, sizeof(*m->recs))))
 				return err;
 			k = &m->recs[m->nrecs++];
 			k->rec = *r;
@@ -442,8 +428,8 @@ static int add_item(struct imp *m, uint64_t tsc, int kind,
 	bool oom = false;
 	int err;
 
-	if ((err = grow((void **)&m->items, &m->cap_items, m->nitems,
-			sizeof(*m->items))))
+	if ((err = hwtr_array_grow((void **)&m->items, &m->cap_items, m->nitems,
+				   sizeof(*m->items))))
 		return err;
 	it = &m->items[m->nitems];
 	memset(it, 0, sizeof(*it));
@@ -693,8 +679,8 @@ static int cmp_timeline(const void *a, const void *b)
 
 static int timeline_add(struct imp *m, uint32_t cpu, uint64_t tsc, uint32_t tid)
 {
-	int err = grow((void **)&m->timeline, &m->cap_timeline, m->ntimeline,
-		       sizeof(*m->timeline));
+	int err = hwtr_array_grow((void **)&m->timeline, &m->cap_timeline,
+				  m->ntimeline, sizeof(*m->timeline));
 
 	if (err)
 		return err;
@@ -776,8 +762,8 @@ static int piece_end(struct splitter *s)
 			goto fail;
 	}
 	if ((err = pt_out_bytes(&out, s->cur.buf, s->cur.len)) ||
-	    (err = grow((void **)&m->pieces, &m->cap_pieces, m->npieces,
-			sizeof(*m->pieces))))
+	    (err = hwtr_array_grow((void **)&m->pieces, &m->cap_pieces,
+				   m->npieces, sizeof(*m->pieces))))
 		goto fail;
 	p = &m->pieces[m->npieces];
 	p->tid = tid;

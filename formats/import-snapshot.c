@@ -16,8 +16,9 @@
  * A source whose trace unit traces context IDs (TRCCONFIGR.CID) and whose
  * trace names more than one becomes one thread per context ID instead
  * (tid: the context ID, which Linux sets to the running thread's ID; the
- * idle context 0 gets none): the recording is written once, its history
- * built to learn the context IDs, then written again with those threads.
+ * idle context 0 gets none): the buffers are read first, the context IDs
+ * learnt from a scan of their packets (etm-contexts.c), and the recording
+ * written once with those threads.
  *
  * Not done yet: memory spaces (EL1N, EL2...) are not kept: all dumps form
  * one address space, and dumps of different cores that overlap replace each
@@ -76,6 +77,9 @@ struct source {
 /* A trace buffer that at least one decoded source writes to. */
 struct buffer {
 	const struct ini_section *section;
+	const struct ini_entry *file;	/* its file= entry */
+	uint8_t *bytes;		/* the trace as the recording keeps it */
+	size_t size;
 	const char *stream;	/* trace/NAME in the recording */
 	uint32_t frame_flags;
 	bool formatted;
@@ -103,16 +107,6 @@ static void warn(struct snapshot *ss, const char *fmt, ...)
 	vfprintf(ss->log, fmt, ap);
 	va_end(ap);
 	fputc('\n', ss->log);
-}
-
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
 }
 
 /* A number as the snapshot writes it (0x hex or decimal), whole. */
@@ -188,7 +182,7 @@ static int load_device(struct snapshot *ss, const struct ini_entry *listed,
 	ss->devices = p;
 	d = &ss->devices[ss->ndevices];
 	memset(d, 0, sizeof(*d));
-	d->path = join(ss->dir, listed->value);
+	d->path = hwtr_path_join(ss->dir, listed->value);
 	if (!d->path)
 		return fail(ss, "out of memory");
 	ss->ndevices++;
@@ -215,7 +209,7 @@ static int load_device(struct snapshot *ss, const struct ini_entry *listed,
 
 static int load_snapshot(struct snapshot *ss)
 {
-	char *path = join(ss->dir, "snapshot.ini");
+	char *path = hwtr_path_join(ss->dir, "snapshot.ini");
 	const struct ini_section *s, *list, *trace;
 	const struct ini_entry *e;
 	size_t i;
@@ -247,7 +241,7 @@ static int load_snapshot(struct snapshot *ss)
 	}
 	if (!(e = need(ss, path, trace, "metadata")))
 		goto out;
-	ss->trace_path = join(ss->dir, e->value);
+	ss->trace_path = hwtr_path_join(ss->dir, e->value);
 	if (!ss->trace_path) {
 		fail(ss, "out of memory");
 		goto out;
@@ -611,14 +605,13 @@ static size_t check_frames(struct snapshot *ss, const char *path, uint8_t *bytes
 	return size;
 }
 
-static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
-		       struct buffer *b, struct names *names)
+/* Read buffer B's trace (as the recording will keep it: DSTREAM footers
+ * stripped, frames checked), saying what is wrong with it. */
+static int load_buffer(struct snapshot *ss, struct buffer *b)
 {
 	const struct ini_section *s = b->section;
 	const struct ini_entry *file, *format;
-	char *path, where[600], name[256];
-	uint8_t *bytes;
-	size_t size;
+	char *path, where[600];
 	int rc;
 
 	if (!(file = need(ss, ss->trace_path, s, "file")) ||
@@ -637,36 +630,40 @@ static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
 			    "dstream_coresight or source_data)", ss->trace_path,
 			    format->line, format->value);
 	}
-	path = join(ss->dir, file->value);
+	b->file = file;
+	path = hwtr_path_join(ss->dir, file->value);
 	if (!path)
 		return fail(ss, "out of memory");
 	snprintf(where, sizeof(where), "%s:%d", ss->trace_path, file->line);
-	rc = read_whole(ss, path, &bytes, &size, where);
+	rc = read_whole(ss, path, &b->bytes, &b->size, where);
 	if (rc == 0 && ss->dstream)
-		size = dstream_strip_footers(bytes, size);
+		b->size = dstream_strip_footers(b->bytes, b->size);
 	else if (rc == 0 && b->formatted)
-		size = check_frames(ss, path, bytes, size,
-				    b->frame_flags & HWTR_ETM_FRAME_FSYNCS);
+		b->size = check_frames(ss, path, b->bytes, b->size,
+				       b->frame_flags & HWTR_ETM_FRAME_FSYNCS);
 	if (rc == 0 && b->formatted && !(b->frame_flags & HWTR_ETM_FRAME_FSYNCS) &&
-	    size % 16)
+	    b->size % 16)
 		warn(ss, "warning: %s: %zu bytes is not a whole number of 16-byte "
 		     "CoreSight frames: the buffer was cut short; the last %zu "
-		     "bytes (from offset %zu) are not decoded", path, size,
-		     size % 16, size - size % 16);
-	if (rc == 0 && !size)
+		     "bytes (from offset %zu) are not decoded", path, b->size,
+		     b->size % 16, b->size - b->size % 16);
+	if (rc == 0 && !b->size)
 		warn(ss, "warning: %s: empty trace buffer", path);
-	if (rc == 0) {
-		unique_name(file->value, names->list, names->count, name,
-			    sizeof(name));
-		rc = hwtr_writer_save_trace(w, name, bytes, size, &b->stream);
-		if (rc < 0)
-			fail(ss, "%s", hwtr_last_error());
-		else if (names_add(names, name) < 0)
-			rc = fail(ss, "out of memory");
-	}
-	free(bytes);
 	free(path);
 	return rc;
+}
+
+static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
+		       struct buffer *b, struct names *names)
+{
+	char name[256];
+
+	unique_name(b->file->value, names->list, names->count, name, sizeof(name));
+	if (hwtr_writer_save_trace(w, name, b->bytes, b->size, &b->stream) < 0)
+		return fail(ss, "%s", hwtr_last_error());
+	if (names_add(names, name) < 0)
+		return fail(ss, "out of memory");
+	return 0;
 }
 
 /* -------------------------------------------------------- memory images */
@@ -718,7 +715,7 @@ static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
 			warn(ss, "warning: %s:%d: memory space \"%s\" is not kept: "
 			     "all dumps share one address space", core->path,
 			     space->line, space->value);
-		path = join(ss->dir, file->value);
+		path = hwtr_path_join(ss->dir, file->value);
 		if (!path)
 			return fail(ss, "out of memory");
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -838,48 +835,114 @@ static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
 
 /* ------------------------------------------------------------ the import */
 
+/* The buffers the sources write to (SOURCES[i].buffer), each read once,
+ * in BUFFERS (*NBUFFERS of them; at most one per source). */
+static int load_buffers(struct snapshot *ss, struct source *sources,
+			size_t nsources, struct buffer *buffers, size_t *nbuffers)
+{
+	size_t i, j;
+
+	for (i = 0; i < nsources; i++) {
+		struct source *src = &sources[i];
+		struct buffer *b = NULL;
+
+		for (j = 0; j < *nbuffers; j++)
+			if (buffers[j].section == src->buffer)
+				b = &buffers[j];
+		if (!b) {
+			b = &buffers[(*nbuffers)++];
+			b->section = src->buffer;
+			if (load_buffer(ss, b) < 0)
+				return -1;
+		}
+		if (!b->formatted && b->nsources)
+			return fail(ss, "%s:%d: buffer %s holds one source's raw trace "
+				    "(source_data), yet %s writes to it too",
+				    ss->trace_path, src->buffer->line,
+				    src->buffer->name, src->dev->name->value);
+		b->nsources++;
+		src->etm.formatted = b->formatted;
+		src->etm.frame_flags = b->frame_flags;
+	}
+	return 0;
+}
+
+static struct buffer *buffer_of_source(struct buffer *buffers, size_t nbuffers,
+				       const struct source *src)
+{
+	size_t j;
+
+	for (j = 0; j < nbuffers && buffers[j].section != src->buffer; j++)
+		;
+	return &buffers[j];
+}
+
+/* The context IDs of each source that traces them and names several, from
+ * its buffer's trace (one packet scan), before anything is written. */
+static int learn_contexts(struct snapshot *ss, struct source *sources,
+			  size_t nsources, struct buffer *buffers, size_t nbuffers)
+{
+	struct etm_source_trace *traces = calloc(nsources, sizeof(*traces));
+	struct etm_context_ids *ids = calloc(nsources, sizeof(*ids));
+	size_t i;
+	int rc = -1;
+
+	if (!traces || !ids) {
+		fail(ss, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nsources; i++) {
+		const struct buffer *b = buffer_of_source(buffers, nbuffers, &sources[i]);
+
+		traces[i] = (struct etm_source_trace){ .etm = &sources[i].etm,
+			.stream = b->bytes, .size = b->size };
+	}
+	if (etm_context_ids(traces, nsources, ids) < 0) {
+		fail(ss, "%s: %s", ss->trace_path, hwtr_last_error());
+		goto out;
+	}
+	for (i = 0; i < nsources; i++) {
+		if (!ids[i].ids)
+			continue;
+		sources[i].contexts = ids[i].ids;
+		sources[i].ncontexts = ids[i].n;
+		ids[i].ids = NULL;
+		warn(ss, "source %s traces %zu context IDs: a thread for each",
+		     sources[i].dev->name->value, sources[i].ncontexts);
+	}
+	rc = 0;
+out:
+	if (ids)
+		etm_context_ids_release(ids, nsources);
+	free(ids);
+	free(traces);
+	return rc;
+}
+
 /* The recording OUT of the sources (each a thread, or a thread for each of
- * its context IDs). */
+ * its context IDs) and their loaded buffers. */
 static int write_recording(struct snapshot *ss, struct source *sources,
-			   size_t nsources, const struct hwtr_writer_info *winfo,
+			   size_t nsources, struct buffer *buffers,
+			   size_t nbuffers, const struct hwtr_writer_info *winfo,
 			   const char *out)
 {
-	struct buffer *buffers = calloc(nsources + 1, sizeof(*buffers));
 	struct saved_dump *dumps = NULL;
 	struct hwtr_writer *w = NULL;
 	struct names names = { 0 };
-	size_t nbuffers = 0, ndumps = 0, i, j;
+	size_t ndumps = 0, i, j;
 	int rc = -1;
 
-	if (!buffers)
-		return fail(ss, "out of memory");
 	if (hwtr_writer_create(out, winfo, &w) < 0) {
 		fail(ss, "%s", hwtr_last_error());
 		goto out;
 	}
 	for (i = 0; i < nsources; i++) {
 		struct source *src = &sources[i];
-		struct buffer *b = NULL;
+		struct buffer *b = buffer_of_source(buffers, nbuffers, src);
 
-		for (j = 0; j < nbuffers; j++)
-			if (buffers[j].section == src->buffer)
-				b = &buffers[j];
-		if (!b) {
-			b = &buffers[nbuffers++];
-			b->section = src->buffer;
-			if (save_buffer(ss, w, b, &names) < 0)
-				goto out;
-		}
-		if (!b->formatted && b->nsources) {
-			fail(ss, "%s:%d: buffer %s holds one source's raw trace "
-			     "(source_data), yet %s writes to it too",
-			     ss->trace_path, src->buffer->line, src->buffer->name,
-			     src->dev->name->value);
+		/* Each buffer saved where its first source comes. */
+		if (!b->stream && save_buffer(ss, w, b, &names) < 0)
 			goto out;
-		}
-		b->nsources++;
-		src->etm.formatted = b->formatted;
-		src->etm.frame_flags = b->frame_flags;
 		if (save_dumps(ss, w, src->core, &dumps, &ndumps, &names) < 0)
 			goto out;
 		for (j = 0; j < (src->contexts ? src->ncontexts : 1); j++) {
@@ -908,47 +971,6 @@ out:
 	for (i = 0; i < ndumps; i++)
 		free(dumps[i].path);
 	free(dumps);
-	free(buffers);
-	return rc;
-}
-
-/* The context IDs that each source traced with them names, from the history
- * of the recording at PATH; SPLIT: a source has more than one. */
-static int learn_contexts(struct snapshot *ss, struct source *sources,
-			  size_t nsources, const char *path, bool *split)
-{
-	struct etm_context_ids *ids = calloc(nsources, sizeof(*ids));
-	uint32_t *tids = calloc(nsources, sizeof(*tids));
-	size_t i;
-	int rc = -1;
-
-	*split = false;
-	if (!ids || !tids) {
-		fail(ss, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nsources; i++)
-		tids[i] = sources[i].tid;
-	if (etm_context_ids(path, tids, nsources, ids) < 0) {
-		fail(ss, "%s", hwtr_last_error());
-		goto out;
-	}
-	for (i = 0; i < nsources; i++) {
-		if (!ids[i].ids)
-			continue;
-		sources[i].contexts = ids[i].ids;
-		sources[i].ncontexts = ids[i].n;
-		ids[i].ids = NULL;
-		*split = true;
-		warn(ss, "source %s traces %zu context IDs: a thread for each",
-		     sources[i].dev->name->value, sources[i].ncontexts);
-	}
-	rc = 0;
-out:
-	if (ids)
-		etm_context_ids_release(ids, nsources);
-	free(ids);
-	free(tids);
 	return rc;
 }
 
@@ -1076,7 +1098,8 @@ int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
 	struct hwtr_writer_info winfo = { .source = "opencsd-snapshot" };
 	const struct ini_section *links;
 	struct source *sources = NULL;
-	size_t nsources = 0, i, j;
+	struct buffer *buffers = NULL;
+	size_t nsources = 0, nbuffers = 0, i, j;
 	bool all_ete = true, any_v7 = false;
 	int rc = -1;
 
@@ -1160,35 +1183,23 @@ int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
 	}
 	winfo.trace_format = all_ete ? "ete" : "etm4";
 	winfo.arch = any_v7 ? "arm" : "aarch64";
-	for (i = 0; i < nsources && !(sources[i].etm.trcconfigr & 0x40); i++)
-		;
-	if (i == nsources) {
-		if (write_recording(&ss, sources, nsources, &winfo, out) < 0)
-			goto out;
-	} else {
-		/* Context IDs traced: learn them from a first recording. */
-		char tmp[4096];
-		bool split;
-
-		snprintf(tmp, sizeof(tmp), "%s.partial", out);
-		if (write_recording(&ss, sources, nsources, &winfo, tmp) < 0 ||
-		    learn_contexts(&ss, sources, nsources, tmp, &split) < 0) {
-			etm_remove_recording(tmp);
-			goto out;
-		}
-		ss.log = NULL;	/* said once already */
-		if (split ? write_recording(&ss, sources, nsources, &winfo, out) < 0
-			  : rename(tmp, out) < 0 &&
-			    fail(&ss, "%s: %s", out, strerror(errno)) < 0) {
-			etm_remove_recording(tmp);
-			goto out;
-		}
-		etm_remove_recording(tmp);
+	buffers = calloc(nsources, sizeof(*buffers));
+	if (!buffers) {
+		fail(&ss, "out of memory");
+		goto out;
 	}
+	if (load_buffers(&ss, sources, nsources, buffers, &nbuffers) < 0 ||
+	    learn_contexts(&ss, sources, nsources, buffers, nbuffers) < 0 ||
+	    write_recording(&ss, sources, nsources, buffers, nbuffers, &winfo,
+			    out) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (i = 0; sources && i < nsources; i++)
 		free(sources[i].contexts);
+	for (i = 0; i < nbuffers; i++)
+		free(buffers[i].bytes);
+	free(buffers);
 	free(sources);
 	snapshot_free(&ss);
 	return rc;

@@ -109,17 +109,10 @@ static struct walk_item *push_item(struct etm_walk *w)
 		w->qhead = 0;
 		w->qlen = 0;
 	}
-	if (w->qlen == w->qcap) {
-		size_t cap = w->qcap ? 2 * w->qcap : 64;
-		void *p = realloc(w->queue, cap * sizeof(*w->queue));
-
-		if (!p) {
-			w->error = hwtr_fail(hwtr_err_nomem, "out of memory");
-			return NULL;
-		}
-		w->queue = p;
-		w->qcap = cap;
-	}
+	if (w->qlen == w->qcap &&
+	    (w->error = hwtr_array_grow((void **)&w->queue, &w->qcap, w->qlen,
+					sizeof(*w->queue))))
+		return NULL;
 	item = &w->queue[w->qlen++];
 	memset(item, 0, sizeof(*item));
 	return item;
@@ -703,6 +696,7 @@ static void stream_fini(struct etm_stream *s)
 	free(s->bad_exceptions);
 	free(s->losses);
 	free(s->contexts);
+	free(s->named_contexts);
 }
 
 static void stream_close(struct decoder_stream *stream)

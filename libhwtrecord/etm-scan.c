@@ -5,7 +5,8 @@
  * that start a chunk (the first of the stream, the first after a loss or
  * an unusable packet, and one followed by a context and a long address
  * before any packet that could give an instruction; see decode-etm.c),
- * timestamps for the image's time windows, packets that lose sync,
+ * timestamps for the image's time windows, the context IDs that context
+ * packets name (importers split a trace unit by them), packets that lose sync,
  * packets never to be fed to the decoder (speculation from a unit that
  * does not speculate, an exception with no address), and a packet cut
  * short by the end of the trace.  A loss resets the processor there.
@@ -47,6 +48,34 @@ struct scan_state {
 	uint64_t exception_at;
 	bool exception_ctxt;	/* ... a context came first */
 };
+
+/* A context packet P that names a context ID: note it (once, in order of
+ * first appearance) where the walks decode it, that is not between a loss
+ * or a packet never fed to the decoder and the next A-sync (FRESH).  False
+ * when out of memory. */
+static bool note_context(struct scan_state *st, const ocsd_etmv4_i_pkt *p)
+{
+	struct etm_stream *s = st->s;
+	size_t i;
+
+	if (!p->context.updated || !p->context.updated_c || st->fresh ||
+	    !s->nasyncs)
+		return true;
+	for (i = 0; i < s->nnamed_contexts; i++)
+		if (s->named_contexts[i] == p->context.ctxtID)
+			return true;
+	if ((s->nnamed_contexts & (s->nnamed_contexts - 1)) == 0) {
+		size_t cap = s->nnamed_contexts ? 2 * s->nnamed_contexts : 8;
+		void *q = realloc(s->named_contexts,
+				  cap * sizeof(*s->named_contexts));
+
+		if (!q)
+			return false;
+		s->named_contexts = q;
+	}
+	s->named_contexts[s->nnamed_contexts++] = p->context.ctxtID;
+	return true;
+}
 
 /* Packet AT is never fed to the decoder: the walk starts afresh at the
  * next A-sync.  False when out of memory. */
@@ -218,6 +247,14 @@ static ocsd_datapath_resp_t scan_packet(const void *ctx, const ocsd_datapath_op_
 				st->nomem = true;
 			st->fresh = true;
 		}
+		break;
+	case ETM4_PKT_I_CTXT:
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		if (!note_context(st, p))
+			st->nomem = true;
 		break;
 	case ETM4_PKT_I_COMMIT:
 	case ETM4_PKT_I_CANCEL_F1:

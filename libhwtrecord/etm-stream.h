@@ -67,6 +67,10 @@ struct etm_stream {
 	const char *leading_loss_reason;
 	uint32_t *contexts;	/* context IDs the index pass saw */
 	size_t ncontexts;
+	uint32_t *named_contexts;	/* context IDs the packets the walks
+					 * decode name (the scan), for
+					 * importers before any walk */
+	size_t nnamed_contexts;
 	bool cut_frame;		/* the buffer ends inside a 16-byte frame */
 	uint64_t cut_frame_at;	/* stream position of that frame */
 	/* One full decoder, reset for every walk: OpenCSD 1.3's C API does

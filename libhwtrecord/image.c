@@ -65,16 +65,6 @@ struct window_key {
 	unsigned epoch_plus_one;	/* 0: empty slot */
 };
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
 /* A candidate for a mapping's code: a name inside the recording (opened
  * under recording-file.h's policy) or a path of the system's. */
 struct candidate {
@@ -121,11 +111,11 @@ static void locate_file(struct image_mapping *m, const char *recdir,
 
 	memset(candidates, 0, sizeof(candidates));
 	if (saved)
-		candidates[n++] = (struct candidate){ path_join(recdir, saved),
+		candidates[n++] = (struct candidate){ hwtr_path_join(recdir, saved),
 						      saved, true };
 	if (m->build_id) {
 		snprintf(name, sizeof(name), "objects/%s", m->build_id);
-		candidates[n] = (struct candidate){ path_join(recdir, name), NULL,
+		candidates[n] = (struct candidate){ hwtr_path_join(recdir, name), NULL,
 						    false };
 		candidates[n++].inside = name;
 	}

@@ -98,16 +98,6 @@ struct update {
 	bool checked;		/* the finished recording's files were checked */
 };
 
-static char *path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 static void note_cut_off(struct hwtr_recording *r, const char *fmt,
 			 const char *file, unsigned long long offset)
 {
@@ -202,7 +192,7 @@ static int check_same_recording(const struct hwtr_recording_info *was,
 
 static int read_manifest(struct hwtr_recording *r, struct update *u)
 {
-	char *path = path_join(r->dir, "manifest.json");
+	char *path = hwtr_path_join(r->dir, "manifest.json");
 	json_error_t jerr;
 	uint64_t file_size = 0;
 	char *text = NULL;
@@ -254,7 +244,7 @@ static const struct hwtr_recording_info *update_info(const struct hwtr_recording
 /* The sideband's lines from the first one not read yet. */
 static int read_sideband(struct hwtr_recording *r, struct update *u)
 {
-	char *path = path_join(r->dir, "sideband.jsonl");
+	char *path = hwtr_path_join(r->dir, "sideband.jsonl");
 	char *text = NULL, *line, *nl;
 	uint64_t file_size = 0;
 	size_t size = 0;
@@ -318,17 +308,9 @@ static int read_sideband(struct hwtr_recording *r, struct update *u)
 			goto out;
 		}
 		u->last_tsc = ev.tsc;
-		if (u->nevents == u->cap_events) {
-			size_t ncap = u->cap_events ? 2 * u->cap_events : 64;
-			void *p = realloc(u->events, ncap * sizeof(*u->events));
-
-			if (!p) {
-				err = hwtr_fail(hwtr_err_nomem, "out of memory");
-				goto out;
-			}
-			u->events = p;
-			u->cap_events = ncap;
-		}
+		if ((err = hwtr_array_grow((void **)&u->events, &u->cap_events,
+					   u->nevents, sizeof(*u->events))))
+			goto out;
 		u->events[u->nevents++] = ev;
 		u->sideband_read += (uint64_t)(nl - line) + 1;
 	}
@@ -364,7 +346,7 @@ static int read_streams(struct hwtr_recording *r, struct update *u)
 		const struct hwtr_thread_info *t = &info->threads[i];
 		const struct mapped_stream *was =
 			i < r->info.nthreads && r->streams ? &r->streams[i] : NULL;
-		char *path = path_join(r->dir, t->stream);
+		char *path = hwtr_path_join(r->dir, t->stream);
 		struct stat st;
 		int fd = -1, err;
 
@@ -456,7 +438,7 @@ static int check_streams(struct hwtr_recording *r, const struct update *u,
 						t->stream);
 			continue;
 		}
-		if (!(path = path_join(r->dir, t->stream))) {
+		if (!(path = hwtr_path_join(r->dir, t->stream))) {
 			err = hwtr_fail(hwtr_err_nomem, "out of memory");
 			break;
 		}
@@ -480,7 +462,7 @@ static int check_files(struct hwtr_recording *r,
 
 	for (k = 0; k < info->nfiles && !err; k++) {
 		const struct hwtr_file_check *f = &info->files[k];
-		char *path = path_join(r->dir, f->name), field[300];
+		char *path = hwtr_path_join(r->dir, f->name), field[300];
 		struct stat st;
 		int fd;
 
@@ -550,8 +532,8 @@ static void update_release(struct hwtr_recording *r, struct update *u, bool appl
 /* Note what is cut off, in the order it is read. */
 static void note_cuts(struct hwtr_recording *r, const struct update *u)
 {
-	char *manifest = path_join(r->dir, "manifest.json");
-	char *sideband = path_join(r->dir, "sideband.jsonl");
+	char *manifest = hwtr_path_join(r->dir, "manifest.json");
+	char *sideband = hwtr_path_join(r->dir, "sideband.jsonl");
 	char *old_reason;
 	size_t i;
 

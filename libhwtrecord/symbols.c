@@ -39,6 +39,13 @@ struct cache_slot {
 	bool valid;
 };
 
+/* A source name the line table gives relative to the compilation
+ * directory (libdw's string), and that directory joined in front (owned). */
+struct joined_path {
+	const char *relative;
+	const char *full;
+};
+
 /* One file at one load address. */
 struct module {
 	Dwfl_Module *dwfl_module;	/* for source lines */
@@ -49,8 +56,10 @@ struct module {
 
 struct hwtr_symbolizer {
 	Dwfl *dwfl;
-	char **owned_names;	/* synthesised names (NAME@plt) */
+	char **owned_names;	/* synthesised names (NAME@plt), joined paths */
 	size_t nowned, cap_owned;
+	struct joined_path *joined;	/* relative source names made absolute */
+	size_t njoined, cap_joined, last_joined;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
 	struct function *functions;	/* [0] is "no symbol"; ids never move */
@@ -79,15 +88,11 @@ static uint64_t current_module_end;	/* set while collecting one module */
 static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 			uint64_t end, const char *name, int rank)
 {
-	if (s->nfunctions == s->cap_functions) {
-		size_t ncap = s->cap_functions ? 2 * s->cap_functions : 1024;
-		void *p = realloc(s->functions, ncap * sizeof(*s->functions));
+	int err = hwtr_array_grow((void **)&s->functions, &s->cap_functions,
+				  s->nfunctions, sizeof(*s->functions));
 
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		s->functions = p;
-		s->cap_functions = ncap;
-	}
+	if (err)
+		return err;
 	s->functions[s->nfunctions++] =
 		(struct function){ start, end, current_module_end, name, rank };
 	return 0;
@@ -533,6 +538,7 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 	while (s->nowned)
 		free(s->owned_names[--s->nowned]);
 	free(s->owned_names);
+	free(s->joined);
 	free(s->functions);
 	while (s->nmodules)
 		free(s->modules[--s->nmodules].order);
@@ -634,6 +640,46 @@ const char *hwtr_symbolize_function(struct hwtr_symbolizer *s, uint64_t ip,
 	return symbolizer_function_name(s, id);
 }
 
+/* DIR/RELATIVE, made once per source name and kept by the symbolizer;
+ * RELATIVE itself when out of memory (the name still reads as GDB's). */
+static const char *joined_path(struct hwtr_symbolizer *s, const char *dir,
+			       const char *relative)
+{
+	size_t i = s->last_joined, size;
+	char *full;
+	const char *owned;
+
+	/* Listings ask line after line in the same file. */
+	if (i < s->njoined && s->joined[i].relative == relative)
+		return s->joined[i].full;
+	for (i = 0; i < s->njoined; i++)
+		if (s->joined[i].relative == relative) {
+			s->last_joined = i;
+			return s->joined[i].full;
+		}
+	if (s->njoined == s->cap_joined) {
+		size_t cap = s->cap_joined ? 2 * s->cap_joined : 16;
+		void *p = cap > SIZE_MAX / sizeof(*s->joined) ? NULL
+			  : realloc(s->joined, cap * sizeof(*s->joined));
+
+		if (!p)
+			return relative;
+		s->joined = p;
+		s->cap_joined = cap;
+	}
+	size = strlen(dir) + strlen(relative) + 2;
+	if (!(full = malloc(size)))
+		return relative;
+	snprintf(full, size, "%s/%s", dir, relative);
+	owned = own_name(s, full);
+	free(full);
+	if (!owned)
+		return relative;
+	s->joined[s->njoined] = (struct joined_path){ relative, owned };
+	s->last_joined = s->njoined++;
+	return owned;
+}
+
 int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 		    struct hwtr_source_line *line)
 {
@@ -650,8 +696,13 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 	line->line = lineno;
 	line->file = line->path;
 	if (line->path) {
-		/* libdw joins the compilation directory in; GDB shows the name
-		 * as the compiler recorded it (filename-display relative). */
+		/* libdw joins the compilation directory in front of a name
+		 * relative to a directory of the line table, but not of one
+		 * relative to the compilation directory itself ("../src/a.c"
+		 * of an out-of-tree build): join it, as addr2line does, so
+		 * that the path can be read from anywhere.  GDB shows the
+		 * name as the compiler recorded it (filename-display
+		 * relative). */
 		Dwarf_Die *cu = dwfl_linecu(dl);
 		Dwarf_Attribute attr;
 		const char *comp_dir = cu ? dwarf_formstring(dwarf_attr(cu,
@@ -660,6 +711,8 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 
 		if (n && !strncmp(line->path, comp_dir, n) && line->path[n] == '/')
 			line->file = line->path + n + 1;
+		else if (n && line->path[0] != '/')
+			line->path = joined_path(s, comp_dir, line->path);
 	}
 	return line->file ? 1 : 0;
 }

@@ -69,16 +69,6 @@ struct hwtr_writer {
 	bool failed;		/* a write failed: say so in every later call */
 };
 
-static char *path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 static int dir_is_empty(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -157,8 +147,8 @@ static int note_checks(struct hwtr_writer *w)
  * readers see the old or the new manifest, never half of one. */
 static int write_manifest_in(struct hwtr_writer *w, const char *dir)
 {
-	char *final = path_join(dir, "manifest.json");
-	char *tmp = path_join(dir, "manifest.json.tmp");
+	char *final = hwtr_path_join(dir, "manifest.json");
+	char *tmp = hwtr_path_join(dir, "manifest.json.tmp");
 	json_t *root;
 	size_t i;
 	int err = 0;
@@ -235,7 +225,7 @@ int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
 					 "%s: exists and is not an empty directory",
 					 dir);
 	}
-	path = path_join(dir, "trace");
+	path = hwtr_path_join(dir, "trace");
 	if (!path)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (mkdir(path, 0777) < 0 && errno != EEXIST) {
@@ -278,7 +268,7 @@ int hwtr_writer_create(const char *dir, const struct hwtr_writer_info *info,
 	w->info.argc = info->argc;
 	w->info.argv = (const char *const *)w->argv;
 
-	path = path_join(dir, "sideband.jsonl");
+	path = hwtr_path_join(dir, "sideband.jsonl");
 	if (!path)
 		goto nomem;
 	w->sideband = fopen(path, "w");
@@ -424,7 +414,7 @@ int hwtr_writer_add_thread(struct hwtr_writer *w, uint32_t tid, uint64_t tsc)
 		return err;
 	snprintf(name, sizeof(name), "trace/%u.pt", tid);
 	t->stream_path = strdup(name);
-	full = path_join(w->dir, name);
+	full = hwtr_path_join(w->dir, name);
 	if (!t->stream_path || !full) {
 		free(t->stream_path);
 		free(full);
@@ -544,7 +534,7 @@ static int save_file(struct hwtr_writer *w, const char *subdir, const char *name
 	    !strcmp(name, "."))
 		return hwtr_fail(hwtr_err_invalid, "bad file name \"%s\" for %s/",
 				 name ? name : "(null)", subdir);
-	objdir = path_join(w->dir, subdir);
+	objdir = hwtr_path_join(w->dir, subdir);
 	if (!objdir)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (mkdir(objdir, 0777) < 0 && errno != EEXIST) {
@@ -554,7 +544,7 @@ static int save_file(struct hwtr_writer *w, const char *subdir, const char *name
 	}
 	free(objdir);
 	snprintf(rel, sizeof(rel), "%s/%s", subdir, name);
-	full = path_join(w->dir, rel);
+	full = hwtr_path_join(w->dir, rel);
 	if (!full)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	f = fopen(full, "w");
@@ -609,7 +599,7 @@ int hwtr_writer_open_trace(struct hwtr_writer *w, const char *name,
 	if (!p)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	w->shared = p;
-	full = path_join(w->dir, rel);
+	full = hwtr_path_join(w->dir, rel);
 	if (!full)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	f = fopen(full, "a");
@@ -710,7 +700,7 @@ int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
 
 	if (err)
 		return err;
-	dest = path_join(w->dir, "core");
+	dest = hwtr_path_join(w->dir, "core");
 	if (!dest)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (rename(core_path, dest) < 0) {
@@ -795,7 +785,7 @@ int hwtr_writer_finish_aborted(struct hwtr_writer *w, const char *reason,
 static int copy_into(const struct hwtr_writer *w, const char *dir,
 		     const char *relative)
 {
-	char *from = path_join(w->dir, relative), *to = path_join(dir, relative);
+	char *from = hwtr_path_join(w->dir, relative), *to = hwtr_path_join(dir, relative);
 	char *slash;
 	int err;
 

@@ -18,6 +18,7 @@
  * Not done: following forks and execs of the program (the tool traces the
  * first process only), attaching to a running process.
  */
+#include "say.h"
 #include "tracer.h"
 
 #include <dirent.h>
@@ -59,20 +60,6 @@ static void valgrind_close(struct tracer *base);
 static struct valgrind_tracer *of(struct tracer *base)
 {
 	return (struct valgrind_tracer *)base;	/* base is the first member */
-}
-
-/* The message for hwtr_last_error(), as the library reports. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	hwtr_fail(hwtr_err_invalid, "%s", message);
 }
 
 static pid_t valgrind_pid(const struct tracer *base)

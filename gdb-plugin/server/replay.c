@@ -30,6 +30,7 @@
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
+#include "say.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -91,21 +92,6 @@ struct replay {
 	int build_rc;
 	char build_err[512];
 };
-
-/* The server's errors read as the library's (hwtr_last_error()); the
- * return codes stay the server's (negative errno values). */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	hwtr_fail(hwtr_err_invalid, "%s", message);
-}
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
 {

@@ -2,6 +2,7 @@
 #include "run-request.h"
 
 #include "rsp.h"
+#include "say.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -10,21 +11,6 @@
 #include <hwtrecord.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The message for hwtr_last_error(), as the library reports. */
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int fail(const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	hwtr_fail(hwtr_err_invalid, "%s", message);
-	return -1;
-}
 
 static bool same_name(const char *entry, const char *name, size_t len)
 {
@@ -104,7 +90,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	int rc = 0;
 
 	if (!run_request_is_setting(payload, len))
-		return fail("%.*s: not a run setting",
+		return say("%.*s: not a run setting",
 			    (int)(len > 40 ? 40 : len), payload);
 	if (!colon) {		/* QEnvironmentReset */
 		names_clear(&run->env_set);
@@ -113,7 +99,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	}
 	text = unhex(colon + 1, len - (size_t)(colon + 1 - payload));
 	if (!text)
-		return fail("%.*s: the argument is not hex",
+		return say("%.*s: the argument is not hex",
 			    (int)(colon - payload), payload);
 	if (starts(payload, len, "QSetWorkingDir:")) {
 		free(run->cwd);
@@ -125,7 +111,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	if (starts(payload, len, "QEnvironmentHexEncoded:")) {
 		if (!strchr(text, '=')) {
 			free(text);
-			return fail("QEnvironmentHexEncoded: no '=' "
+			return say("QEnvironmentHexEncoded: no '=' "
 				    "in the variable");
 		}
 		name = (size_t)(strchr(text, '=') - text);
@@ -137,7 +123,7 @@ int run_request_setting(struct run_request *run, const char *payload,
 	names_drop(&run->env_unset, text, name);
 	rc = names_add(text[name] ? &run->env_set : &run->env_unset, text);
 	free(text);
-	return rc < 0 ? fail("out of memory") : 0;
+	return rc < 0 ? say("out of memory") : 0;
 }
 
 static void free_argv(char **argv)
@@ -160,7 +146,7 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		n += args[i] == ';';
 	argv = calloc(n + 1, sizeof(*argv));
 	if (!argv)
-		return fail("out of memory");
+		return say("out of memory");
 	for (k = 0; k < n; k++) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		size_t field = (size_t)((semi ? semi : end) - p);
@@ -169,9 +155,9 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		if (!argv[k]) {
 			free_argv(argv);
 			if (!k)
-				return fail("vRun: the file name is "
+				return say("vRun: the file name is "
 					    "not hex");
-			return fail("vRun: argument %zu is not hex",
+			return say("vRun: argument %zu is not hex",
 				    k);
 		}
 		p = semi ? semi + 1 : end;
@@ -193,7 +179,7 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		for (k = 1; k < n; k++)
 			free(argv[k]);
 		free(argv);
-		return fail("out of memory, or no directory");
+		return say("out of memory, or no directory");
 	}
 	free_argv(run->argv);
 	run->argv = argv;

@@ -77,6 +77,17 @@ HWTR_EXPORT
 int hwtr_fail_context(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Also for code built on the library, failing the same way.  DIR/NAME in a
+ * malloc'ed string, or NULL with hwtr_last_error() set. */
+HWTR_EXPORT
+char *hwtr_path_join(const char *dir, const char *name);
+/* Room for element COUNT in *ARRAY, an array of *CAP elements of SIZE
+ * bytes: when COUNT >= *CAP, *CAP doubles (from 64) past COUNT and *ARRAY is
+ * reallocated.  0, or -hwtr_err_nomem (out of memory, or a size that would
+ * overflow) with the array untouched. */
+HWTR_EXPORT
+int hwtr_array_grow(void **array, size_t *cap, size_t count, size_t size);
+
 /* --------------------------------------------------------- recording data */
 
 #define HWTR_FORMAT_NAME "hwtrecord"
@@ -145,6 +156,21 @@ struct hwtr_etm_config {
  * Debian 12 has 1.3.3).  Importers call it to refuse what cannot be decoded. */
 HWTR_EXPORT
 int hwtr_etm_decodable(const struct hwtr_etm_config *etm);
+
+/* The distinct context IDs (CONTEXTIDR) that the trace of the unit ETM in
+ * STREAM (SIZE bytes: CoreSight frames or the unit's raw trace, as
+ * ETM->formatted says; kept trace from TRACE_START; trace lost at the sorted
+ * stream offsets LOSS_OFFSETS) names, in order of first appearance, the idle
+ * context 0 included: those hwtr_thread_context_ids gives for the thread of
+ * a recording with that stream, from one pass of OpenCSD's packet
+ * processor, without building a history.  Importers split a trace unit by
+ * them before writing.  *IDS is malloc'ed (NULL when *COUNT is 0); the
+ * caller frees it. */
+HWTR_EXPORT
+int hwtr_etm_context_ids(const struct hwtr_etm_config *etm,
+			 const uint8_t *stream, size_t size, uint64_t trace_start,
+			 const uint64_t *loss_offsets, size_t nlosses,
+			 uint32_t **ids, size_t *count);
 
 enum hwtr_end_state {
 	hwtr_end_running = 0,	/* still running, or the recorder stopped first */

@@ -8,8 +8,10 @@
  * execs is replayed by a plain model written from doc/recording-format.md
  * ("each executable mapping lives from its mmap to the munmap, exec or
  * overlapping mmap that ends it"; later mappings win where two overlap):
- * every lifetime, every lookup, every window's layers and the code read at
- * random addresses must be the model's.
+ * every lifetime, every lookup, every window's layers (and the end's), the
+ * mapping that reads each address (symbols.c asks it) and the code read at
+ * random addresses, in place and copied across adjacent mappings, must be
+ * the model's.
  */
 #include "fixture.h"
 #include "image.h"
@@ -90,6 +92,61 @@ static void make_events(uint64_t file_size, uint64_t *last_tsc)
 static bool model_alive(const struct model_mapping *m, uint64_t tsc)
 {
 	return m->begin <= tsc && tsc < m->end;
+}
+
+/* The model's owner of IP among the layers WANT (the last holding it),
+ * and in *RUN_END where that stays so: its end, or the start of a later
+ * layer. */
+static const struct image_mapping *model_owner(struct image_set *set,
+					       const uint32_t *want, size_t nwant,
+					       uint64_t ip, uint64_t *run_end)
+{
+	const struct image_mapping *owner = NULL;
+	size_t l, at = 0;
+
+	for (l = 0; l < nwant; l++) {
+		const struct image_mapping *m = image_set_mapping(set, want[l]);
+
+		if (ip >= m->addr && ip < m->addr + m->code_size) {
+			owner = m;
+			at = l;
+		}
+	}
+	if (!owner)
+		return NULL;
+	*run_end = owner->addr + owner->code_size;
+	for (l = at + 1; l < nwant; l++) {
+		const struct image_mapping *m = image_set_mapping(set, want[l]);
+
+		if (m->code_size && m->addr > ip && m->addr < *run_end)
+			*run_end = m->addr;
+	}
+	return owner;
+}
+
+/* image_epoch_read of up to 3 pages from IP: the file's bytes of the
+ * model's owner of each address, up to the first hole. */
+static void check_read(struct image_set *set, unsigned epoch,
+		       const uint32_t *want, size_t nwant, const uint8_t *file,
+		       uint64_t ip)
+{
+	static uint8_t buf[3 * PAGE];
+	size_t size = 1 + next_random() % sizeof(buf), got;
+	uint64_t at = ip, run_end;
+	const struct image_mapping *m;
+
+	got = image_epoch_read(set, epoch, ip, buf, size);
+	while (at < ip + size && (m = model_owner(set, want, nwant, at, &run_end))) {
+		size_t n = (size_t)((run_end < ip + size ? run_end : ip + size) - at);
+
+		ck_assert_msg(at + n <= ip + got, "read at 0x%llx stopped after "
+			      "%zu bytes, the model has code to 0x%llx",
+			      (unsigned long long)ip, got,
+			      (unsigned long long)(at + n));
+		ck_assert(!memcmp(buf + (at - ip), file + m->pgoff + (at - m->addr), n));
+		at += n;
+	}
+	ck_assert_uint_eq(got, at - ip);
 }
 
 START_TEST(views_and_lookups_are_the_models)
@@ -200,12 +257,36 @@ START_TEST(views_and_lookups_are_the_models)
 				      "code %p, owner %p", (unsigned long long)begin,
 				      (unsigned long long)end, (unsigned long long)ip,
 				      (const void *)code, (const void *)owner);
+			ck_assert_int_eq(image_epoch_mapping(set, epoch, ip),
+					 owner ? (long)(owner - image_set_mapping(set, 0))
+					       : -1L);
+			check_read(set, epoch, want, nwant, file, ip);
 			if (!owner)
 				continue;
 			ck_assert_uint_ge(avail, 1);
 			ck_assert_uint_le(ip + avail, owner->addr + owner->code_size);
 			ck_assert_int_eq(*code, file[owner->pgoff + ip - owner->addr]);
 		}
+	}
+	/* The view at the end: the mappings never ended, with code. */
+	{
+		uint32_t want[NEVENTS];
+		const uint32_t *layers;
+		size_t nwant = 0, nlayers, k;
+		unsigned epoch;
+
+		ck_assert_int_eq(image_set_at_end(set, &epoch), 0);
+		for (i = 0; i < nmodel; i++)
+			if (model[i].end == UINT64_MAX &&
+			    image_set_mapping(set, i)->code_size)
+				want[nwant++] = (uint32_t)i;
+		nlayers = image_epoch_layers(set, epoch, &layers);
+		ck_assert_uint_eq(nlayers, nwant);
+		for (k = 0; k < nwant; k++)
+			ck_assert_uint_eq(layers[k], want[k]);
+		for (k = 0; k < 200; k++)
+			check_read(set, epoch, want, nwant, file,
+				   BASE - PAGE + next_random() % (SPAN + 6 * PAGE));
 	}
 	image_set_free(set);
 	hwtr_recording_close(rec);

@@ -1,0 +1,402 @@
+/* test-symbolizer.c: functions and source lines of a recording's binaries
+ * (symbols.c), at the load address and in the program of each time.
+ *
+ * Oracles, run on the binaries the test builds: readelf -s (each FUNC
+ * symbol's address, size and name), objdump -d (the PLT stubs' NAME@plt
+ * labels, and every instruction address of .text) and addr2line (the
+ * source line of each of those instructions).  symbols-program is a PIE
+ * mapped at BIAS, so every expected address is the tools' plus BIAS.  The
+ * exec case maps fixture-code, then execs fixture-next: other functions at
+ * the same addresses, each named in the window of its own program.
+ */
+#include "fixture.h"
+#include "image.h"
+#include "symbols.h"
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIAS 0x555555554000ULL
+
+struct expected_function {
+	uint64_t start, size;
+	char name[128];
+};
+
+/* Lines of the output of COMMAND, one at a time to EACH. */
+static void each_output_line(const char *command, void (*each)(const char *, void *),
+			     void *ctx)
+{
+	char line[1024];
+	FILE *p = popen(command, "r");
+
+	ck_assert_msg(p != NULL, "cannot run %s", command);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		each(line, ctx);
+	}
+	ck_assert_int_eq(pclose(p), 0);
+}
+
+struct function_list {
+	struct expected_function list[256];
+	size_t n;
+};
+
+/* "  Num:    Value          Size Type    Bind   Vis      Ndx Name" */
+static void readelf_function(const char *line, void *ctx)
+{
+	struct function_list *f = ctx;
+	char type[16], bind[16], vis[16], ndx[16], name[128];
+	unsigned long long value, size;
+	unsigned num;
+
+	if (sscanf(line, " %u: %llx %llu %15s %15s %15s %15s %127s", &num, &value,
+		   &size, type, bind, vis, ndx, name) != 8 ||
+	    strcmp(type, "FUNC") || !strcmp(ndx, "UND") || !size)
+		return;
+	ck_assert_uint_lt(f->n, 256);
+	f->list[f->n].start = value;
+	f->list[f->n].size = size;
+	snprintf(f->list[f->n].name, sizeof(f->list[f->n].name), "%s", name);
+	f->n++;
+}
+
+/* readelf's FUNC symbols of PATH with a size, without the aliases (two
+ * symbols at one address, which the symbolizer ranks). */
+static void functions_of(const char *path, struct function_list *f)
+{
+	char command[600];
+	size_t i, j, k = 0;
+
+	snprintf(command, sizeof(command), "readelf -sW '%s'", path);
+	f->n = 0;
+	each_output_line(command, readelf_function, f);
+	for (i = 0; i < f->n; i++) {
+		for (j = 0; j < f->n; j++)
+			if (j != i && f->list[j].start == f->list[i].start)
+				break;
+		if (j == f->n)
+			f->list[k++] = f->list[i];
+	}
+	f->n = k;
+	ck_assert_uint_ge(f->n, 1);
+}
+
+static const char *program_path(void)
+{
+	return SYMBOLS_PROGRAM;
+}
+
+struct opened {
+	struct hwtr_recording *rec;
+	struct image_set *images;
+	struct hwtr_symbolizer *symbols;
+};
+
+/* A recording whose sideband is EVENTS, its image and symbolizer. */
+static void open_with(struct opened *o, const struct hwtr_sideband_event *events,
+		      size_t n)
+{
+	char dir[300];
+	struct trace t;
+
+	snprintf(dir, sizeof(dir), "%s/s.hwtrec", fixture_tmpdir());
+	trace_begin(&t);
+	enc_psb_disabled(&t, 1);
+	fixture_recording_with(dir, t.buf, trace_size(&t), events, n);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_recording_open(dir, &o->rec), 0);
+	ck_assert_int_eq(image_set_build(o->rec, NULL, &o->images), 0);
+	ck_assert_int_eq(symbolizer_build(o->images, NULL, &o->symbols), 0);
+}
+
+static void close_opened(struct opened *o)
+{
+	symbolizer_free(o->symbols);
+	image_set_free(o->images);
+	hwtr_recording_close(o->rec);
+	fixture_cleanup();
+}
+
+/* The PIE mapped at BIAS. */
+static void open_program(struct opened *o, unsigned *epoch)
+{
+	struct hwtr_sideband_event mm;
+
+	fixture_mapping(program_path(), 0, &mm);
+	mm.addr += BIAS;
+	open_with(o, &mm, 1);
+	ck_assert_int_eq(symbolizer_end_epoch(o->symbols, epoch), 0);
+}
+
+static void assert_function_at(struct opened *o, unsigned epoch, uint64_t ip,
+			       const char *name, uint64_t start)
+{
+	uint32_t id = symbolizer_function(o->symbols, epoch, ip);
+	const char *got = symbolizer_function_name(o->symbols, id);
+
+	ck_assert_msg(got && !strcmp(got, name), "0x%" PRIx64 ": function %s, "
+		      "want %s", ip, got ? got : "(none)", name);
+	ck_assert_uint_eq(symbolizer_function_start(o->symbols, id), start);
+}
+
+/* The function readelf names at IP (with *START), or NULL. */
+static const char *readelf_function_at(const struct function_list *f,
+				       uint64_t ip, uint64_t *start)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (ip >= f->list[i].start && ip < f->list[i].start + f->list[i].size) {
+			*start = f->list[i].start;
+			return f->list[i].name;
+		}
+	return NULL;
+}
+
+START_TEST(functions_are_readelfs_at_the_load_address)
+{
+	struct function_list f;
+	struct opened o;
+	unsigned epoch;
+	size_t i, checked = 0, gaps = 0;
+
+	functions_of(program_path(), &f);
+	open_program(&o, &epoch);
+	for (i = 0; i < f.n; i++) {
+		const struct expected_function *e = &f.list[i];
+		uint64_t start = e->start + BIAS, end;
+
+		assert_function_at(&o, epoch, start, e->name, start);
+		assert_function_at(&o, epoch, start + e->size / 2, e->name, start);
+		assert_function_at(&o, epoch, start + e->size - 1, e->name, start);
+		symbolizer_function_range(o.symbols,
+					  symbolizer_function(o.symbols, epoch, start),
+					  &start, &end);
+		ck_assert_uint_eq(end - start, e->size);
+		/* Right after it: the next function, or none (alignment
+		 * padding between functions belongs to neither). */
+		{
+			uint64_t after = e->start + e->size, next_start = 0;
+			const char *next = readelf_function_at(&f, after, &next_start);
+
+			if (next)
+				assert_function_at(&o, epoch, after + BIAS, next,
+						   next_start + BIAS);
+			else
+			{
+				uint32_t id = symbolizer_function(o.symbols, epoch,
+								  after + BIAS);
+
+				ck_assert_msg(id == 0, "0x%llx, after %s: function "
+					      "%s, readelf has none",
+					      (unsigned long long)after, e->name,
+					      symbolizer_function_name(o.symbols, id));
+			}
+			gaps += next == NULL;
+		}
+		checked++;
+	}
+	/* Our own functions are among them (the static ones too). */
+	for (i = 0; i < f.n && strcmp(f.list[i].name, "square"); i++)
+		;
+	ck_assert_uint_lt(i, f.n);
+	ck_assert_uint_ge(checked, 5);
+	ck_assert_uint_ge(gaps, 1);
+	/* At the link address nothing is mapped: no function. */
+	ck_assert_uint_eq(symbolizer_function(o.symbols, epoch, f.list[0].start), 0);
+	close_opened(&o);
+}
+END_TEST
+
+struct plt_list {
+	uint64_t addr[32];
+	char name[32][64];
+	size_t n;
+};
+
+/* "0000000000001030 <puts@plt>:" */
+static void objdump_label(const char *line, void *ctx)
+{
+	struct plt_list *p = ctx;
+	unsigned long long addr;
+	char name[64];
+
+	/* Not PLT0, the resolver's stub ("<puts@plt-0x10>"): no symbol. */
+	if (sscanf(line, "%llx <%63[^>]>:", &addr, name) == 2 &&
+	    strstr(name, "@plt") && !strpbrk(name, "+-") && p->n < 32) {
+		p->addr[p->n] = addr;
+		snprintf(p->name[p->n], sizeof(p->name[p->n]), "%s", name);
+		p->n++;
+	}
+}
+
+START_TEST(plt_stubs_are_named_as_objdump_names_them)
+{
+	struct plt_list p = { .n = 0 };
+	struct opened o;
+	unsigned epoch;
+	char command[600];
+	size_t i;
+
+	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
+	each_output_line(command, objdump_label, &p);
+	ck_assert_uint_ge(p.n, 2);	/* puts and strlen */
+	open_program(&o, &epoch);
+	for (i = 0; i < p.n; i++) {
+		assert_function_at(&o, epoch, p.addr[i] + BIAS, p.name[i],
+				   p.addr[i] + BIAS);
+		assert_function_at(&o, epoch, p.addr[i] + BIAS + 6, p.name[i],
+				   p.addr[i] + BIAS);
+	}
+	close_opened(&o);
+}
+END_TEST
+
+struct insn_list {
+	uint64_t addr[4096];
+	size_t n;
+	bool in_text;
+};
+
+/* objdump -d's instruction lines ("    1139:\t55  push %rbp") in .text. */
+static void objdump_insn(const char *line, void *ctx)
+{
+	struct insn_list *l = ctx;
+	unsigned long long addr;
+	char colon;
+
+	if (!strncmp(line, "Disassembly of section ", 23))
+		l->in_text = !strcmp(line + 23, ".text:");
+	else if (l->in_text && sscanf(line, " %llx%c", &addr, &colon) == 2 &&
+		 colon == ':' && line[0] == ' ' && l->n < 4096)
+		l->addr[l->n++] = addr;
+}
+
+struct line_answers {
+	const struct insn_list *insns;
+	struct opened *o;
+	unsigned epoch;
+	size_t i, compared;
+};
+
+/* addr2line's answer for the next address: "PATH:LINE", maybe with
+ * " (discriminator N)"; "??:0" or "PATH:?" when it does not know. */
+static void addr2line_answer(const char *text, void *ctx)
+{
+	struct line_answers *a = ctx;
+	uint64_t ip = a->insns->addr[a->i++] + BIAS;
+	struct hwtr_source_line got;
+	char path[800];
+	const char *colon = strrchr(text, ':');
+	int want;
+
+	ck_assert_ptr_nonnull(colon);
+	if (sscanf(colon + 1, "%d", &want) != 1 || want == 0 || text[0] == '?')
+		return;
+	snprintf(path, sizeof(path), "%.*s", (int)(colon - text), text);
+	ck_assert_int_eq(symbolizer_line(a->o->symbols, a->epoch, ip, &got), 1);
+	ck_assert_msg(got.line == want, "0x%" PRIx64 ": line %d, addr2line says %d",
+		      ip, got.line, want);
+	ck_assert_str_eq(got.path, path);
+	a->compared++;
+}
+
+START_TEST(lines_are_addr2lines)
+{
+	static struct insn_list insns;
+	struct line_answers a = { &insns };
+	struct opened o;
+	char command[600];
+	size_t i;
+	FILE *list;
+	char list_path[400];
+	struct hwtr_source_line none;
+
+	insns.n = 0;
+	insns.in_text = false;
+	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
+	each_output_line(command, objdump_insn, &insns);
+	ck_assert_uint_ge(insns.n, 20);
+	open_program(&o, &a.epoch);
+	a.o = &o;
+	snprintf(list_path, sizeof(list_path), "%s/addresses", fixture_tmpdir());
+	list = fopen(list_path, "w");
+	ck_assert_ptr_nonnull(list);
+	for (i = 0; i < insns.n; i++)
+		fprintf(list, "0x%" PRIx64 "\n", insns.addr[i]);
+	fclose(list);
+	snprintf(command, sizeof(command), "addr2line -e '%s' < '%s'",
+		 program_path(), list_path);
+	each_output_line(command, addr2line_answer, &a);
+	ck_assert_uint_eq(a.i, insns.n);
+	/* symbols-program.c's own instructions at least (crt code has none). */
+	ck_assert_uint_ge(a.compared, 20);
+	/* Unmapped: no line. */
+	ck_assert_int_eq(symbolizer_line(o.symbols, a.epoch, insns.addr[0], &none), 0);
+	ck_assert_int_eq(none.line, 0);
+	close_opened(&o);
+}
+END_TEST
+
+START_TEST(each_program_names_its_own_functions_across_an_exec)
+{
+	struct hwtr_sideband_event ev[3];
+	struct function_list before, after;
+	struct opened o;
+	unsigned epoch_before, epoch_after;
+	size_t i, differ = 0;
+
+	functions_of(fixture_path(), &before);
+	functions_of(fixture_next_path(), &after);
+	fixture_mapping(fixture_path(), 0, &ev[0]);
+	memset(&ev[1], 0, sizeof(ev[1]));
+	ev[1].kind = hwtr_ev_exec;
+	ev[1].tsc = 100;
+	ev[1].path = fixture_next_path();
+	fixture_mapping(fixture_next_path(), 100, &ev[2]);
+	open_with(&o, ev, 3);
+	ck_assert_int_eq(image_set_for_window(o.images, 0, 50, &epoch_before), 0);
+	ck_assert_int_eq(image_set_for_window(o.images, 150, 200, &epoch_after), 0);
+	ck_assert_uint_ne(epoch_before, epoch_after);
+	for (i = 0; i < before.n; i++) {
+		uint64_t ip = before.list[i].start, next_start = 0;
+		const char *next = readelf_function_at(&after, ip, &next_start);
+
+		assert_function_at(&o, epoch_before, ip, before.list[i].name, ip);
+		if (next) {
+			assert_function_at(&o, epoch_after, ip, next, next_start);
+			differ += strcmp(next, before.list[i].name) != 0;
+		} else {
+			ck_assert_uint_eq(symbolizer_function(o.symbols, epoch_after,
+							      ip), 0);
+		}
+	}
+	ck_assert_uint_ge(differ, 1);
+	close_opened(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("symbolizer");
+	TCase *tc = tcase_create("functions and lines");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, functions_are_readelfs_at_the_load_address);
+	tcase_add_test(tc, plt_stubs_are_named_as_objdump_names_them);
+	tcase_add_test(tc, lines_are_addr2lines);
+	tcase_add_test(tc, each_program_names_its_own_functions_across_an_exec);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
