@@ -27,7 +27,7 @@ static void usage(FILE *out)
 "usage: hwtrec record [-o NAME.hwtrec] [--source=SOURCE] [--from FUNCTION]\n"
 "                     [--max-size MB] [--no-ret-compression] [--no-core]\n"
 "                     [--psb-period BYTES] [--buffer-size SIZE]\n"
-"                     [--hwt-backend NAME] -- PROGRAM [ARGS...]\n"
+"                     [--hwt-backend NAME] [--pack] -- PROGRAM [ARGS...]\n"
 "       hwtrec record [options] -p PID\n"
 "\n"
 "Run PROGRAM until it exits or dies of a signal (or record the running\n"
@@ -48,6 +48,7 @@ static void usage(FILE *out)
 "  --max-size MB           keep only the last MB megabytes of trace per thread\n"
 "  --no-ret-compression    send every return as a TIP packet\n"
 "  --no-core               no core of the end state (valgrind)\n"
+"  --pack                  then copy the binaries into it (hwtrec pack)\n"
 "  --psb-period BYTES      bytes between PSB packets (default %d)\n"
 "  --buffer-size SIZE      the kernel's trace buffer per thread (hwt; bytes,\n"
 "                          or with K, M, G; default 16M)\n"
@@ -107,6 +108,9 @@ check_exec: {
 	return 0;
 }
 
+/* The name record_name gave last: what --pack packs. */
+static char named[PATH_MAX];
+
 void record_name(const struct record_request *req, pid_t pid, char *out,
 		 size_t size)
 {
@@ -118,10 +122,11 @@ void record_name(const struct record_request *req, pid_t pid, char *out,
 	else
 		snprintf(out, size, "%s-%d.hwtrec", base ? base + 1 : prog,
 			 (int)pid);
+	snprintf(named, sizeof(named), "%s", out);
 }
 
 enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
-       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE };
+       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE, OPT_PACK };
 
 /* SIZE in bytes, with an optional K, M or G (powers of 1024); 0 if bad. */
 static uint64_t parse_size(const char *text)
@@ -144,7 +149,7 @@ static uint64_t parse_size(const char *text)
 
 /* The options into req; 0, or the exit status (-1: --help, exit 0). */
 static int parse_options(int argc, char **argv, struct record_request *req,
-			 const char **source)
+			 const char **source, bool *pack)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -157,6 +162,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "hwt-backend", required_argument, NULL, OPT_HWT_BACKEND },
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
+		{ "pack", no_argument, NULL, OPT_PACK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -174,6 +180,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		case OPT_NO_RETC: req->options.ret_compression = false; break;
 		case OPT_HWT_BACKEND: req->hwt_backend = optarg; break;
 		case OPT_NO_CORE: req->options.no_core = true; break;
+		case OPT_PACK: *pack = true; break;
 		case OPT_BUFFER_SIZE:
 			req->options.buffer_size = parse_size(optarg);
 			if (!req->options.buffer_size) {
@@ -243,10 +250,11 @@ int hwtrec_record_main(int argc, char **argv)
 	};
 	const struct record_source *source;
 	const char *source_name = "auto";
-	char prog[PATH_MAX];
+	char prog[PATH_MAX], manifest[PATH_MAX + 16];
+	bool pack = false;
 	int rc;
 
-	rc = parse_options(argc, argv, &req, &source_name);
+	rc = parse_options(argc, argv, &req, &source_name, &pack);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!req.pid) {
@@ -266,5 +274,9 @@ int hwtrec_record_main(int argc, char **argv)
 			"hwtrec record -- PROGRAM ARGS\n", source->name);
 		return 2;
 	}
-	return source->record(&req);
+	rc = source->record(&req);
+	snprintf(manifest, sizeof(manifest), "%s/manifest.json", named);
+	if (pack && named[0] && access(manifest, F_OK) == 0)
+		hwtrec_pack_recording("record --pack", named, NULL);
+	return rc;	/* the program's status, packed or not */
 }
