@@ -246,14 +246,15 @@ int hwtr_recording_find_code(const struct hwtr_recording *rec,
 			     const char *const *debug_dirs, char **out)
 {
 	char *file = NULL, *problem = NULL;
+	int err;
 
 	if (!rec || !ev || !out || ev->kind != hwtr_ev_mmap)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_recording_find_code: "
 				 "not an mmap event");
-	return found_or_fail(object_lookup_code(hwtr_recording_path(rec),
-						ev->path, ev->build_id, ev->saved,
-						debug_dirs, &file, &problem),
-			     file, problem, out);
+	err = object_lookup_code(hwtr_recording_path(rec), ev->path,
+				 ev->build_id, ev->saved, debug_dirs, &file, &problem);
+
+	return found_or_fail(err, file, problem, out);
 }
 
 int hwtr_recording_find_debug(const struct hwtr_recording *rec,
@@ -261,12 +262,13 @@ int hwtr_recording_find_debug(const struct hwtr_recording *rec,
 			      const char *const *debug_dirs, char **out)
 {
 	char *file = NULL, *problem = NULL;
+	int err;
 
 	if (!rec || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_recording_find_debug: "
 				 "no recording");
-	return found_or_fail(object_lookup_debug(hwtr_recording_path(rec),
-						 build_id, debug_dirs, &file,
-						 &problem),
-			     file, problem, out);
+	err = object_lookup_debug(hwtr_recording_path(rec), build_id,
+				  debug_dirs, &file, &problem);
+
+	return found_or_fail(err, file, problem, out);
 }
