@@ -21,20 +21,26 @@ Then, on the moved recording, against independent oracles:
   library's source lines come from the packed debug file.
 
 Also: `hwtrec info` says "packed" after packing and names the missing
-files before; a second pack copies nothing and changes no byte (objects/
-and the manifest); a copy in objects/ with another build-id is refused by
-`hwtrec pack`, naming both build-ids, and listed by `hwtrec info`;
-`hwtrec record --pack` packs.
+files before; the manifest's "files" gives each copy's length and CRC-32
+(zlib's, computed here), and a copy changed afterwards makes the recording
+refused when opened; `hwtrec dump --calls` is the same before and after the
+move; a second pack copies nothing and changes no byte (objects/ and the
+manifest); a copy in objects/ with another build-id is refused by `hwtrec
+pack`, naming both build-ids, and listed by `hwtrec info`; `hwtrec record
+--pack` packs, finding a debug file in the debuginfod cache
+($DEBUGINFOD_CACHE_PATH/BUILD_ID/debuginfo).
 
 Exit 0 when all agree, 1 otherwise, 77 when the recorder cannot run here.
 """
 
 import os
 import re
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 
 HWTREC = os.environ["HWTREC"]
 SERVER = os.environ["HWTREC_SERVER"]
@@ -220,6 +226,26 @@ def main():
         rc, out = run([HWTREC, "info", rec])
         check(re.search(r"^Objects: +packed", out, re.M) is not None,
               "after pack, hwtrec info says packed", out)
+        with open(os.path.join(rec, "manifest.json")) as f:
+            files = json.load(f)["files"]
+        for name in sorted(os.listdir(os.path.join(rec, "objects"))):
+            with open(os.path.join(rec, "objects", name), "rb") as f:
+                data = f.read()
+            check(files.get("objects/" + name) ==
+                  {"size": len(data), "crc32": zlib.crc32(data)},
+                  "the manifest gives objects/%s's length and CRC-32" % name,
+                  files.get("objects/" + name))
+        damaged = os.path.join(work, "damaged.hwtrec")
+        shutil.copytree(rec, damaged)
+        target = os.path.join(damaged, "objects", ids[lib])
+        os.chmod(target, 0o644)
+        with open(target, "r+b") as f:
+            f.seek(100)
+            f.write(b"\xff")
+        rc, out = run([HWTREC, "info", damaged])
+        check(rc != 0 and ("objects/" + ids[lib]) in out,
+              "a packed copy changed afterwards: the recording is refused, "
+              "naming it", out)
         before = snapshot(rec)
         rc, out = run([HWTREC, "pack", "--debug-dir", debug, rec])
         check(rc == 0 and "0 files copied, 0 debug files copied" in out,
@@ -230,6 +256,7 @@ def main():
         expected = oracle_record_full(work, prog, debug)
         core = oracle_core(work, prog, rec, debug)
         replay_before = replay(work, rec)
+        dump_before = run([HWTREC, "dump", rec, "--calls", "/c"])[1]
         mismatch(work, prog, ids)
 
         moved_dir = os.path.join(work, "elsewhere")
@@ -241,6 +268,10 @@ def main():
         check(not os.path.exists(prog) and not os.path.exists(lib),
               "the program and its library are gone")
         after = replay(work, moved)
+        rc, dump_after = run([HWTREC, "dump", moved, "--calls", "/c"])
+        check(rc == 0 and "pack_scale" in dump_after and dump_after == dump_before,
+              "hwtrec dump --calls is the same before and after the move",
+              dump_after[-1500:])
 
         check("does not support file transfer" not in after,
               "GDB prints no file-transfer warning", after)
@@ -273,13 +304,25 @@ def main():
         check("does not support file transfer" not in out,
               "... and GDB prints no file-transfer warning there either", out)
 
-        # record --pack: the recorder packs at the end.
-        prog2, _, _, _ = build(os.path.join(work, "again"))
+        # record --pack: the recorder packs at the end; the program's
+        # debug file is only in a debuginfod cache.
+        prog2, _, debug2, ids2 = build(os.path.join(work, "again"))
+        bid = ids2[prog2]
+        cache = os.path.join(work, "debuginfod-cache")
+        os.makedirs(os.path.join(cache, bid))
+        shutil.move(os.path.join(debug2, ".build-id", bid[:2], bid[2:] + ".debug"),
+                    os.path.join(cache, bid, "debuginfo"))
         rec2 = os.path.join(work, "again.hwtrec")
-        rc, out = run([HWTREC, "record", "--pack", "-o", rec2, "--", prog2], cwd=work)
+        rc, out = run([HWTREC, "record", "--pack", "-o", rec2, "--", prog2], cwd=work,
+                      env=dict(os.environ, DEBUGINFOD_CACHE_PATH=cache))
         rc, out = run([HWTREC, "info", rec2])
         check(re.search(r"^Objects: +packed", out, re.M) is not None,
               "hwtrec record --pack leaves a packed recording", out)
+        with open(os.path.join(cache, bid, "debuginfo"), "rb") as f:
+            want = f.read()
+        got = os.path.join(rec2, "objects", bid + ".debug")
+        check(os.path.isfile(got) and open(got, "rb").read() == want,
+              "... with the debug file found in the debuginfod cache")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d failure(s)" % len(failures))
