@@ -25,7 +25,8 @@ files before; the manifest's "files" gives each copy's length and CRC-32
 (zlib's, computed here), and a copy changed afterwards makes the recording
 refused when opened; `hwtrec dump --calls` is the same before and after the
 move; a second pack copies nothing and changes no byte (objects/ and the
-manifest); a copy in objects/ with another build-id is refused by `hwtrec
+manifest); `hwtrec info` changes nothing, and a right copy in objects/ the
+manifest does not cover gets its entry from `hwtrec pack`; a copy in objects/ with another build-id is refused by `hwtrec
 pack`, naming both build-ids, and listed by `hwtrec info`; `hwtrec record
 --pack` packs, finding a debug file in the debuginfod cache
 ($DEBUGINFOD_CACHE_PATH/BUILD_ID/debuginfo).
@@ -196,6 +197,30 @@ def mismatch(work, prog, ids):
           "hwtrec info names the mismatch with both build-ids", out)
 
 
+def uncovered_copy(work, prog, ids):
+    """A right copy in objects/ that the manifest does not cover (put there
+    by hand, or by a pack cut off before it wrote the manifest): `hwtrec
+    info` only looks, `hwtrec pack` adds its length and CRC-32."""
+    rec = os.path.join(work, "uncovered.hwtrec")
+    run([HWTREC, "record", "-o", rec, "--", prog])
+    os.makedirs(os.path.join(rec, "objects"), exist_ok=True)
+    copy = os.path.join(rec, "objects", ids[prog])
+    shutil.copy(prog, copy)
+    manifest = os.path.join(rec, "manifest.json")
+    with open(manifest, "rb") as f:
+        before = f.read()
+    run([HWTREC, "info", rec])
+    with open(manifest, "rb") as f:
+        check(f.read() == before, "hwtrec info changes no byte of the manifest")
+    rc, out = run([HWTREC, "pack", rec])
+    with open(copy, "rb") as f:
+        data = f.read()
+    with open(manifest) as f:
+        entry = json.load(f)["files"].get("objects/" + ids[prog])
+    check(entry == {"size": len(data), "crc32": zlib.crc32(data)},
+          "hwtrec pack adds an uncovered copy's length and CRC-32", entry)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="hwtrec-pack-")
     try:
@@ -258,6 +283,7 @@ def main():
         replay_before = replay(work, rec)
         dump_before = run([HWTREC, "dump", rec, "--calls", "/c"])[1]
         mismatch(work, prog, ids)
+        uncovered_copy(work, prog, ids)
 
         moved_dir = os.path.join(work, "elsewhere")
         os.makedirs(moved_dir)
