@@ -55,6 +55,7 @@ struct record_request {
 	const char *hwt_backend;	/* --hwt-backend NAME, or NULL */
 	struct record_options options;
 	bool quiet;
+	bool pack;		/* --pack: the driver packs the recording */
 };
 
 /* One recording in progress: each source defines its own. */

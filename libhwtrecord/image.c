@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "image-index.h"
+#include "object-lookup.h"
 #include "recording-file.h"
 
 #include <errno.h>
@@ -54,6 +55,7 @@ struct image_set {
 	uint64_t *ends;		/* times mappings ended, in order (sorted) */
 	size_t nends;
 	struct image_index *index;	/* address and time -> mapping */
+	char *recdir;		/* the recording's directory */
 };
 
 /* A window's view is fixed by how many mappings were born at or before
@@ -65,28 +67,6 @@ struct window_key {
 	unsigned epoch_plus_one;	/* 0: empty slot */
 };
 
-/* A candidate for a mapping's code: a name inside the recording (opened
- * under recording-file.h's policy) or a path of the system's. */
-struct candidate {
-	char *path;
-	const char *inside;	/* the name in the recording, or NULL */
-	bool saved;		/* the recording's own copy of these bytes */
-};
-
-/* 0 if the candidate is a regular file (inside the recording if it says
- * so), else the error (its message names the file). */
-static int candidate_usable(const struct candidate *c, const char *recdir)
-{
-	struct stat st;
-	int fd, err;
-
-	err = c->inside ? recording_file_open(recdir, c->inside, &fd, &st)
-			: regular_file_open(c->path, &fd, &st);
-	if (!err)
-		close(fd);
-	return err;
-}
-
 static void set_problem(struct image_mapping *m, const char *fmt,
 			const char *a, const char *b)
 {
@@ -97,81 +77,16 @@ static void set_problem(struct image_mapping *m, const char *fmt,
 	m->problem = strdup(text);
 }
 
-/* Find the file that holds the mapping's code, checking its build-id: the
- * recording's saved copy (its own bytes, no build-id needed), the copy named
- * by the build-id in objects/, the mapped file's own path, the debug
- * directories.  Every candidate but the saved copy must carry the
- * sideband's build-id: a file with another one, or none, did not run. */
-static void locate_file(struct image_mapping *m, const char *recdir,
-			const char *saved, const char *const *debug_dirs)
+/* Find the file that holds the mapping's code (object-lookup.h's policy:
+ * the recording's copies first, every file but the saved copy checked
+ * against the sideband's build-id). */
+static int locate_file(struct image_mapping *m, const char *recdir,
+		       const char *saved, const char *const *debug_dirs)
 {
-	struct candidate candidates[8];
-	char name[200], idbuf[130];
-	size_t n = 0, i;
-
-	memset(candidates, 0, sizeof(candidates));
-	if (saved)
-		candidates[n++] = (struct candidate){ hwtr_path_join(recdir, saved),
-						      saved, true };
-	if (m->build_id) {
-		snprintf(name, sizeof(name), "objects/%s", m->build_id);
-		candidates[n] = (struct candidate){ hwtr_path_join(recdir, name), NULL,
-						    false };
-		candidates[n++].inside = name;
-	}
-	if (m->path && m->path[0] == '/')
-		candidates[n++] = (struct candidate){ strdup(m->path), NULL, false };
-	for (i = 0; debug_dirs && debug_dirs[i] && n < 7 && m->build_id; i++) {
-		char file[400];
-
-		/* The .build-id tree holds the binary without ".debug". */
-		snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s", debug_dirs[i],
-			 m->build_id, m->build_id + 2);
-		candidates[n++] = (struct candidate){ strdup(file), NULL, false };
-	}
-	for (i = 0; i < n && !m->file; i++) {
-		struct candidate *c = &candidates[i];
-		int err;
-
-		if (!c->path)
-			continue;
-		err = candidate_usable(c, recdir);
-		if (err == -hwtr_err_notfound)
-			continue;
-		if (err) {
-			/* A FIFO, a link out of the recording: never read. */
-			set_problem(m, "%s%s", hwtr_last_error(), "");
-			continue;
-		}
-		if (m->build_id && !c->saved) {
-			int got = hwtr_build_id_of_file(c->path, idbuf, sizeof(idbuf));
-
-			if (got <= 0 || strcmp(idbuf, m->build_id)) {
-				char both[400];
-
-				snprintf(both, sizeof(both),
-					 "recording says %s, file has %s",
-					 m->build_id, got > 0 ? idbuf : "none");
-				set_problem(m, "build-id mismatch for %s: %s",
-					    c->path, both);
-				continue;
-			}
-		}
-		m->file = c->path;
-		c->path = NULL;
-	}
-	if (!m->file && !m->problem && m->path && m->path[0])
-		set_problem(m, "missing binary %s (build-id %s)", m->path,
-			    m->build_id ? m->build_id : "unknown");
-	else if (!m->file && !m->problem)
-		set_problem(m, "anonymous executable memory%s%s: its code is not "
-			    "in the recording", "", "");
-	if (m->file) {
-		free(m->problem);
-		m->problem = NULL;
-	}
-	for (i = 0; i < n; i++)
-		free(candidates[i].path);
+	free(m->problem);
+	m->problem = NULL;
+	return object_lookup_code(recdir, m->path, m->build_id, saved,
+				  debug_dirs, &m->file, &m->problem);
 }
 
 static uint64_t end_of(uint64_t addr, uint64_t len)
@@ -300,7 +215,9 @@ static int read_events(struct image_set *set, struct hwtr_recording *rec)
 		m->tsc_end = UINT64_MAX;
 		m->path = ev->path;
 		m->build_id = ev->build_id;
-		locate_file(m, hwtr_recording_path(rec), ev->saved, set->debug_dirs);
+		if (locate_file(m, hwtr_recording_path(rec), ev->saved,
+				set->debug_dirs) < 0)
+			return -hwtr_err_nomem;
 		if (m->file)
 			measure_code(m);
 	}
@@ -320,12 +237,22 @@ int image_set_build(struct hwtr_recording *rec, const char *const *debug_dirs,
 	if (!set)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	set->debug_dirs = debug_dirs;
+	set->recdir = strdup(hwtr_recording_path(rec));
+	if (!set->recdir) {
+		free(set);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
 	if ((err = read_events(set, rec))) {
 		image_set_free(set);
 		return err;
 	}
 	*out = set;
 	return 0;
+}
+
+const char *image_set_recording_dir(const struct image_set *set)
+{
+	return set->recdir;
 }
 
 int image_set_extend(struct image_set *set, struct hwtr_recording *rec)
@@ -339,6 +266,7 @@ void image_set_free(struct image_set *set)
 
 	if (!set)
 		return;
+	free(set->recdir);
 	for (i = 0; i < set->nepochs; i++) {
 		free(set->epochs[i].alive);
 		free(set->epochs[i].layers);

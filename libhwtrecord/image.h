@@ -45,6 +45,8 @@ void image_set_free(struct image_set *set);
  * before keep their numbers and roles, the new mappings having none in
  * them.  DEBUG_DIRS of the build must still be valid. */
 int image_set_extend(struct image_set *set, struct hwtr_recording *recording);
+/* The directory of the recording the set was built from (its objects/). */
+const char *image_set_recording_dir(const struct image_set *set);
 /* Sideband events read so far. */
 size_t image_set_nevents(const struct image_set *set);
 

@@ -13,6 +13,8 @@
 #include "symbols.h"
 
 #include "error.h"
+#include "object-lookup.h"
+#include "recording-file.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -340,6 +342,40 @@ static const char *module_name(const struct hwtr_symbolizer *s,
 	return name;
 }
 
+/* libdw's search for a module's separate debug file, after the recording's
+ * own copy, objects/BUILD_ID.debug (hwtrec pack's), checked for the
+ * module's build-id.  *USERDATA is the symbolizer (report_modules). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct hwtr_symbolizer *s = *userdata;
+	const unsigned char *bits;
+	char id[130], name[200], path[4352], got[130];
+	GElf_Addr vaddr;
+	struct stat st;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr), i, fd;
+
+	if (s && len > 0 && len <= 64) {
+		for (i = 0; i < len; i++)
+			snprintf(id + 2 * i, 3, "%02x", bits[i]);
+		if (object_name(id, true, name, sizeof(name)) &&
+		    recording_file_open(image_set_recording_dir(s->images), name,
+					&fd, &st) == 0) {
+			snprintf(path, sizeof(path), "%s/%s",
+				 image_set_recording_dir(s->images), name);
+			if (hwtr_build_id_of_file(path, got, sizeof(got)) > 0 &&
+			    !strcmp(got, id) && (*debuginfo_file_name = strdup(path)))
+				return fd;
+			close(fd);
+		}
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 /* Report the file of each mapping from FROM on to libdw, at the bias the
  * mapping implies, unless an earlier mapping has it at that bias already;
  * NEW[i - FROM] gets the libdw module of a file reported for mapping i. */
@@ -369,8 +405,15 @@ static void report_modules(struct hwtr_symbolizer *s, struct image_set *images,
 				     : NULL;
 		free(unique);
 		/* Later mappings of the same file find it (known_module). */
-		if (new[i - from])
+		if (new[i - from]) {
+			void **userdata = NULL;
+
 			s->module_of[i] = UINT32_MAX;
+			dwfl_module_info(new[i - from], &userdata, NULL, NULL,
+					 NULL, NULL, NULL, NULL);
+			if (userdata)
+				*userdata = s;
+		}
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
 }
@@ -502,7 +545,7 @@ int symbolizer_build(struct image_set *images, const char *const *debug_dirs,
 		strcat(s->debuginfo_path, debug_dirs[i]);
 	}
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);

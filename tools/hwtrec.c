@@ -27,6 +27,8 @@ static const struct command commands[] = {
 	  "a recording from a perf.data (Intel PT) or an OpenCSD snapshot (CoreSight)" },
 	{ "export", hwtrec_export_main,
 	  "a recording as perf.data (perf script, perf report)" },
+	{ "pack", hwtrec_pack_main,
+	  "copy the binaries and debug files into a recording, so that it travels" },
 };
 
 static void usage(FILE *out)

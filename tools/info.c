@@ -115,6 +115,58 @@ static void show_execs(const struct hwtr_recording *rec, json_t *execs)
 	}
 }
 
+/* Whether the recording carries its binaries (hwtrec pack): "packed" when
+ * every mapped file with a build-id is in objects/, else which are not; the
+ * files without a build-id, which cannot be packed, are named either way.
+ * Into JSON when given, else printed. */
+static void show_objects(struct hwtr_recording *rec, json_t *json)
+{
+	struct hwtr_pack *pack;
+	size_t i, n, packed = 0, debug = 0, missing = 0;
+	json_t *list = json ? json_array() : NULL;
+
+	if (hwtr_pack(rec, NULL, false, &pack) < 0) {
+		if (json)
+			json_object_set_new(json, "objects_error",
+					    text(hwtr_last_error()));
+		else
+			printf("Objects:       %s\n", hwtr_last_error());
+		json_decref(list);
+		return;
+	}
+	n = hwtr_pack_count(pack);
+	for (i = 0; i < n; i++) {
+		const struct hwtr_pack_file *f = hwtr_pack_file(pack, i);
+
+		packed += f->packed;
+		debug += f->has_debug;
+		missing += f->build_id && !f->packed;
+	}
+	if (json)
+		json_object_set_new(json, "packed", json_boolean(n && !missing));
+	else if (n && !missing)
+		printf("Objects:       packed: %zu mapped files in objects/ (%zu with "
+		       "a separate debug file)\n", packed, debug);
+	else
+		printf("Objects:       not packed: %zu of %zu mapped files are not in "
+		       "objects/ (hwtrec pack copies them)\n", n - packed, n);
+	for (i = 0; i < n; i++) {
+		const struct hwtr_pack_file *f = hwtr_pack_file(pack, i);
+
+		if (!f->problem)
+			continue;
+		if (list)
+			json_array_append_new(list, json_pack(
+				"{s:o,s:s?,s:o}", "path", text(f->path), "build_id",
+				f->build_id, "problem", text(f->problem)));
+		else
+			printf("  %s: %s\n", f->path, f->problem);
+	}
+	if (json)
+		json_object_set_new(json, "not_packed", list);
+	hwtr_pack_free(pack);
+}
+
 static double bits_per_insn(uint64_t bytes, uint64_t insns)
 {
 	return insns ? 8.0 * (double)bytes / (double)insns : 0.0;
@@ -184,6 +236,8 @@ int hwtrec_info_main(int argc, char **argv)
 				 "complete", info->complete, "cut_off",
 				 info->cut_off_reason, "threads", threads,
 				 "problems", problems);
+		if (root)
+			show_objects(o.recording, root);
 		if (!root ||
 		    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
 			fprintf(stderr, "hwtrec info: %s: cannot write it as JSON\n",
@@ -212,6 +266,7 @@ int hwtrec_info_main(int argc, char **argv)
 		printf("Core:          %s\n", info->core);
 	if (info->cut_off)
 		printf("Cut off:       %s\n", info->cut_off_reason);
+	show_objects(o.recording, NULL);
 	for (i = 0; i < hwtr_history_nproblems(o.history); i++)
 		printf("Problem:       %s\n", hwtr_history_problem(o.history, i));
 	printf("Threads:       %zu\n", hwtr_history_nthreads(o.history));

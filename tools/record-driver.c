@@ -8,7 +8,9 @@
  * (../kernel/source.h) and never ask which driver they have.
  */
 #include "record-driver.h"
+#include "commands.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +138,15 @@ static void print_summary(const struct source_result *res,
 		seconds, how, losses);
 }
 
+/* NAME has a manifest: there is something to pack. */
+static bool recording_written(const char *name)
+{
+	char manifest[PATH_MAX + 16];
+
+	snprintf(manifest, sizeof(manifest), "%s/manifest.json", name);
+	return access(manifest, F_OK) == 0;
+}
+
 int record_drive(const struct record_source *src,
 		 const struct record_request *req)
 {
@@ -166,6 +177,10 @@ int record_drive(const struct record_source *src,
 			print_summary(&res, &end, rc);
 		}
 	}
+	/* --pack: whatever was recorded travels, complete or cut off; the
+	 * program's status stays the exit status. */
+	if (req->pack && res.name && recording_written(res.name))
+		hwtrec_pack_recording("record --pack", res.name, NULL);
 	src->free(run);
 	return rc;
 }

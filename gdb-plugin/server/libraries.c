@@ -192,8 +192,10 @@ static char *from_loaded_objects(struct replay *r)
 
 		if (i == lo->exe || !o->shared || !o->dynamic)
 			continue;
+		/* The program's name for it: GDB reads the file through
+		 * vFile (vfile.c), which serves the recording's copy. */
 		add(&t, "<library name=\"");
-		add_name(&t, o->file);
+		add_name(&t, o->path);
 		add(&t, "\" lm=\"0x0\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
 		    (unsigned long long)o->bias, (unsigned long long)o->dynamic);
 	}
@@ -201,47 +203,112 @@ static char *from_loaded_objects(struct replay *r)
 	return finish(&t);
 }
 
-static char *from_link_map(struct replay *r)
+/* One entry of the dynamic linker's list, the executable's (main-lm)
+ * excepted; the vDSO's too (GDB leaves it out: no file holds it). */
+struct link_entry {
+	uint64_t lm, l_addr, l_ld;
+	const char *name;
+};
+
+/* Call EACH for every entry of the link_map chain in memory (until it
+ * returns false); false, with the reason in hwtr_last_error(), when the
+ * chain is not in memory.  *MAIN_LM: the executable's entry. */
+static bool walk_link_map(struct replay *r, uint64_t *main_lm,
+			  bool (*each)(void *ctx, const struct link_entry *e),
+			  void *ctx)
 {
-	uint64_t r_debug = find_r_debug(r), lm, main_lm;
+	uint64_t r_debug = find_r_debug(r), lm;
 	uint64_t vdso_start, vdso_end;
-	struct text t = { 0 };
 	unsigned count = 0;
 
 	if (!r_debug)
-		return NULL;
-	if (!read_u64(r, r_debug + offsetof(struct r_debug, r_map), &main_lm) || !main_lm) {
+		return false;
+	if (!read_u64(r, r_debug + offsetof(struct r_debug, r_map), main_lm) ||
+	    !*main_lm) {
 		say("r_debug.r_map is not in memory");
-		return NULL;
+		return false;
 	}
 	vdso_range(r, &vdso_start, &vdso_end);
-	add(&t, "<library-list-svr4 version=\"1.0\" main-lm=\"0x%llx\">",
-	    (unsigned long long)main_lm);
-	if (!read_u64(r, main_lm + offsetof(struct link_map, l_next), &lm))
+	if (!read_u64(r, *main_lm + offsetof(struct link_map, l_next), &lm))
 		lm = 0;
 	while (lm && count++ < 100000) {
-		uint64_t l_addr, l_name, l_ld, next;
+		uint64_t l_name, next;
+		struct link_entry e = { .lm = lm };
 		char name[4097];
 		size_t n;
 
-		if (!read_u64(r, lm + offsetof(struct link_map, l_addr), &l_addr) ||
+		if (!read_u64(r, lm + offsetof(struct link_map, l_addr), &e.l_addr) ||
 		    !read_u64(r, lm + offsetof(struct link_map, l_name), &l_name) ||
-		    !read_u64(r, lm + offsetof(struct link_map, l_ld), &l_ld) ||
+		    !read_u64(r, lm + offsetof(struct link_map, l_ld), &e.l_ld) ||
 		    !read_u64(r, lm + offsetof(struct link_map, l_next), &next))
 			break;
 		n = l_name ? replay_read_memory(r, l_name, name, sizeof(name) - 1) : 0;
 		name[n] = '\0';
-		if (name[0] && !(l_ld >= vdso_start && l_ld < vdso_end)) {
-			add(&t, "<library name=\"");
-			add_name(&t, name);
-			add(&t, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
-			    (unsigned long long)lm, (unsigned long long)l_addr,
-			    (unsigned long long)l_ld);
-		}
+		e.name = name;
+		if (name[0] && !(e.l_ld >= vdso_start && e.l_ld < vdso_end) &&
+		    !each(ctx, &e))
+			break;
 		lm = next;
 	}
+	return true;
+}
+
+static bool add_library(void *ctx, const struct link_entry *e)
+{
+	struct text *t = ctx;
+
+	add(t, "<library name=\"");
+	add_name(t, e->name);
+	add(t, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
+	    (unsigned long long)e->lm, (unsigned long long)e->l_addr,
+	    (unsigned long long)e->l_ld);
+	return true;
+}
+
+static char *from_link_map(struct replay *r)
+{
+	struct text t = { 0 }, entries = { 0 };
+	uint64_t main_lm;
+
+	if (!walk_link_map(r, &main_lm, add_library, &entries)) {
+		free(entries.s);
+		return NULL;
+	}
+	add(&t, "<library-list-svr4 version=\"1.0\" main-lm=\"0x%llx\">",
+	    (unsigned long long)main_lm);
+	add(&t, "%s", entries.s ? entries.s : "");
 	add(&t, "</library-list-svr4>");
+	t.oom |= entries.oom;
+	free(entries.s);
 	return finish(&t);
+}
+
+struct name_search {
+	const char *name;
+	uint64_t l_addr;
+	bool found;
+};
+
+static bool match_name(void *ctx, const struct link_entry *e)
+{
+	struct name_search *s = ctx;
+
+	if (strcmp(e->name, s->name))
+		return true;
+	s->l_addr = e->l_addr;
+	s->found = true;
+	return false;
+}
+
+bool libraries_load_bias(struct replay *r, const char *name, uint64_t *l_addr)
+{
+	struct name_search s = { .name = name };
+	uint64_t main_lm;
+
+	if (!walk_link_map(r, &main_lm, match_name, &s) || !s.found)
+		return false;
+	*l_addr = s.l_addr;
+	return true;
 }
 
 char *libraries_svr4_xml(struct replay *r)

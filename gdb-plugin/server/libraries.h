@@ -7,7 +7,9 @@
 #ifndef HWTREC_LIBRARIES_H
 #define HWTREC_LIBRARIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct replay;
 
@@ -15,5 +17,12 @@ struct replay;
  * l_ld=/>...</library-list-svr4>, malloc'd; NULL with hwtr_last_error() saying why when
  * neither the memory nor the mappings give the list. */
 char *libraries_svr4_xml(struct replay *replay);
+
+/* The load bias (l_addr) of the library the dynamic linker's list in memory
+ * names NAME (as the list above names it, which may be another name than
+ * the recording's mapping gives the same file: a symbolic link); false if
+ * no entry has that name or memory holds no list. */
+bool libraries_load_bias(struct replay *replay, const char *name,
+			 uint64_t *l_addr);
 
 #endif /* HWTREC_LIBRARIES_H */

@@ -219,8 +219,8 @@ static bool is_file_path(const char *path)
 }
 
 /* The mapping M as an object: a new one, or the one it belongs to. */
-static int add_object(struct loaded_objects *lo, const char *dir,
-		      const struct live_map *m)
+static int add_object(struct loaded_objects *lo,
+		      const struct hwtr_recording *rec, const struct live_map *m)
 {
 	const struct hwtr_sideband_event *ev = m->ev;
 	struct loaded_object o = { .path = ev->path }, *grown;
@@ -229,13 +229,13 @@ static int add_object(struct loaded_objects *lo, const char *dir,
 	const char *why;
 	int rc = -ENOMEM;
 
-	if (ev->saved) {
-		if (asprintf(&o.file, "%s/%s", dir, ev->saved) < 0)
-			return -ENOMEM;
-	} else if (!(o.file = strdup(ev->path))) {
+	/* The library's lookup: the recording's copies first, a file of
+	 * another build-id never. */
+	rc = hwtr_recording_find_code(rec, ev, NULL, &o.file);
+	if (rc == -hwtr_err_nomem)
 		return -ENOMEM;
-	}
-	why = read_elf(o.file, &o, &phdrs, &nphdrs);
+	why = rc ? hwtr_last_error() : read_elf(o.file, &o, &phdrs, &nphdrs);
+	rc = -ENOMEM;
 	if (!why && !bias_of(m, phdrs, nphdrs, &o.bias))
 		why = "no load segment holds the mapped offset";
 	if (why) {
@@ -347,7 +347,7 @@ int loaded_objects_build(const struct hwtr_recording *rec, size_t image,
 
 		if (!m.v[i].alive || !is_file_path(m.v[i].ev->path))
 			continue;
-		rc = add_object(lo, hwtr_recording_path(rec), &m.v[i]);
+		rc = add_object(lo, rec, &m.v[i]);
 		/* Without the program's own file there is no executable (the
 		 * next file is its interpreter). */
 		if (first && lo->n)

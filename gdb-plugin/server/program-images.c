@@ -54,7 +54,7 @@ static int image_memory(const struct hwtr_recording *rec, const char *dir,
 	for (i = 0; i < n && seen <= image; i++) {
 		const struct hwtr_sideband_event *ev = hwtr_recording_event(rec, i);
 		struct memory_mapping m;
-		char *saved = NULL;
+		char *file = NULL;
 		int rc;
 
 		if (ev->kind == hwtr_ev_exec)
@@ -63,10 +63,16 @@ static int image_memory(const struct hwtr_recording *rec, const char *dir,
 			continue;
 		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len, ev->pgoff,
 					     ev->path };
-		if (ev->saved && asprintf(&saved, "%s/%s", dir, ev->saved) >= 0)
-			m.path = saved;
+		/* The library's lookup: the recording's copies first, a file
+		 * of another build-id never (then no memory from it). */
+		rc = hwtr_recording_find_code(rec, ev, NULL, &file);
+		if (rc == -hwtr_err_nomem)
+			return -ENOMEM;
+		if (rc)
+			continue;
+		m.path = file;
 		rc = memory_add_mapping(im->memory, &m);
-		free(saved);
+		free(file);
 		if (rc < 0)
 			return -ENOMEM;
 	}

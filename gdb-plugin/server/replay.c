@@ -134,7 +134,7 @@ static int add_thread(struct replay *r, uint32_t tid)
 }
 
 /* The files the program mapped: sideband first, then the core's own list
- * (the end state wins); a copy saved in the recording beats the path. */
+ * (the end state wins); each file found as the library finds it. */
 static int add_mappings(struct replay *r)
 {
 	size_t i, n = hwtr_recording_nevents(r->recording);
@@ -143,17 +143,23 @@ static int add_mappings(struct replay *r)
 		const struct hwtr_sideband_event *ev =
 			hwtr_recording_event(r->recording, i);
 		struct memory_mapping m;
-		char *saved = NULL;
+		char *file = NULL;
 		int rc;
 
 		if (ev->kind != hwtr_ev_mmap || !ev->path)
 			continue;
 		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len,
 					     ev->pgoff, ev->path };
-		if (ev->saved && asprintf(&saved, "%s/%s", r->dir, ev->saved) >= 0)
-			m.path = saved;
+		/* The library's lookup: the recording's copies first, a file
+		 * of another build-id never (then no memory from it). */
+		rc = hwtr_recording_find_code(r->recording, ev, NULL, &file);
+		if (rc == -hwtr_err_nomem)
+			return -ENOMEM;
+		if (rc)
+			continue;
+		m.path = file;
 		rc = memory_add_mapping(r->memory, &m);
-		free(saved);
+		free(file);
 		if (rc < 0)
 			return -ENOMEM;
 	}
@@ -603,9 +609,39 @@ const char *replay_executable(const struct replay *r)
 {
 	const struct loaded_objects *lo = replay_loaded_objects(r);
 
+	/* The program's own name for it: GDB reads the file through vFile
+	 * (vfile.c), which serves the copy the library found. */
 	if (lo && lo->exe != (size_t)-1)
-		return lo->objects[lo->exe].file;
+		return lo->objects[lo->exe].path;
 	return r->info->executable;
+}
+
+size_t replay_nimages(const struct replay *r)
+{
+	return r->images ? program_images_count(r->images) : 0;
+}
+
+const struct loaded_objects *replay_image_objects(const struct replay *r,
+						  size_t image)
+{
+	return r->images ? program_images_objects(r->images, image) : NULL;
+}
+
+const struct hwtr_recording *replay_recording(const struct replay *r)
+{
+	return r->recording;
+}
+
+bool replay_names_file(const struct replay *r, const char *path)
+{
+	size_t i;
+
+	if (r->info->executable && !strcmp(r->info->executable, path))
+		return true;
+	for (i = 0; r->core && i < r->core->nfiles; i++)
+		if (!strcmp(r->core->files[i].path, path))
+			return true;
+	return false;
 }
 
 const struct loaded_objects *replay_loaded_objects(const struct replay *r)

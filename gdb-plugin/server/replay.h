@@ -20,6 +20,8 @@
 #include "plugin-packets.h"
 #include "tdesc.h"
 
+struct hwtr_recording;
+
 struct replay;
 
 struct replay_options {
@@ -103,7 +105,7 @@ size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
  * image's objects imply (loaded-objects.h); NULL if neither is known. */
 const void *replay_auxv(const struct replay *replay, size_t *size);
 /* The image's program (at the end: the one running after any exec): the
- * file mapped as its executable, else the path the manifest names. */
+ * path its executable was mapped by, else the path the manifest names. */
 const char *replay_executable(const struct replay *replay);
 /* The image's ELF objects, from the recording's mappings. */
 const struct loaded_objects *replay_loaded_objects(const struct replay *replay);
@@ -111,6 +113,15 @@ const struct loaded_objects *replay_loaded_objects(const struct replay *replay);
  * that last moved stands in.  The auxv, executable, objects and memory
  * above are that image's; a resume that changes it is an exec for GDB. */
 size_t replay_image(const struct replay *replay);
+/* Every image's objects (IMAGE < replay_nimages), and the recording, for
+ * the files GDB reads (served-files.h). */
+size_t replay_nimages(const struct replay *replay);
+const struct loaded_objects *replay_image_objects(const struct replay *replay,
+						  size_t image);
+const struct hwtr_recording *replay_recording(const struct replay *replay);
+/* Whether the recording names PATH without a build-id to check it by: the
+ * manifest's executable, or a file of the core's NT_FILE note. */
+bool replay_names_file(const struct replay *replay, const char *path);
 /* The recording's directory. */
 const char *replay_path(const struct replay *replay);
 

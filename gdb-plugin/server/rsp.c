@@ -957,4 +957,6 @@ void rsp_parse(const char *payload, size_t len, struct rsp_request *r)
 	}
 	if (starts(payload, len, "qHwtr:"))
 		return parse_hwtr(payload, len, r);
+	if (starts(payload, len, "vFile:"))
+		r->kind = rsp_vfile;	/* vfile.c parses the rest */
 }

@@ -89,6 +89,7 @@ enum rsp_kind {
 	rsp_btrace_enable,	/* Qbtrace:pt (bts is refused) */
 	rsp_btrace_disable,	/* Qbtrace:off */
 	rsp_hwtr,		/* qHwtr:... (doc/gdb-packets.md) */
+	rsp_vfile,		/* vFile:...: host I/O, parsed by vfile.c */
 };
 
 /* A thread id: -1 means all, 0 means any. */

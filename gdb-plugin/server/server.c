@@ -9,7 +9,9 @@
 
 #include "btrace.h"
 #include "libraries.h"
+#include "served-files.h"
 #include "tdesc.h"
+#include "vfile.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -39,6 +41,7 @@ struct session {
 	bool *btrace_on;	/* per thread index */
 	bool *btrace_sent;
 	uint32_t *tids;
+	struct served_files *files;	/* vFile */
 	bool done;
 };
 
@@ -337,6 +340,65 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 	}
 }
 
+/* GDB reading the program's files (vfile.h): the recording's, never the
+ * host's by name (served-files.h). */
+static int handle_vfile(struct session *s)
+{
+	struct vfile_request v;
+	struct stat st;
+	uint8_t *buf;
+	ssize_t n;
+	size_t count;
+	int rc;
+
+	vfile_parse(s->conn->payload, s->conn->payload_len, &v);
+	switch (v.kind) {
+	case vfile_unknown:
+		return rsp_reply_empty(s->conn);
+	case vfile_malformed:
+		fprintf(stderr, "hwtrec-server: malformed packet: %s\n", v.error);
+		return vfile_reply_errno(s->conn, EINVAL);
+	case vfile_setfs:	/* one file system for every process */
+		return vfile_reply_result(s->conn, 0);
+	case vfile_open:
+		if (v.flags & VFILE_O_WRITING)
+			return vfile_reply_errno(s->conn, EROFS);
+		rc = served_files_open(s->files, v.path);
+		return rc < 0 ? vfile_reply_errno(s->conn, -rc)
+			      : vfile_reply_result(s->conn, rc);
+	case vfile_pread:
+		count = v.count < vfile_max_data() ? (size_t)v.count : vfile_max_data();
+		buf = malloc(count ? count : 1);
+		if (!buf)
+			return vfile_reply_errno(s->conn, ENOMEM);
+		n = v.fd > INT32_MAX ? -EBADF
+				     : served_files_pread(s->files, (int)v.fd, buf,
+							  count, v.offset);
+		rc = n < 0 ? vfile_reply_errno(s->conn, (int)-n)
+			   : vfile_reply_data(s->conn, buf, (size_t)n);
+		free(buf);
+		return rc;
+	case vfile_fstat:
+		rc = v.fd > INT32_MAX ? -EBADF
+				      : served_files_fstat(s->files, (int)v.fd, &st);
+		return rc < 0 ? vfile_reply_errno(s->conn, -rc)
+			      : vfile_reply_stat(s->conn, &st);
+	case vfile_close:
+		rc = v.fd > INT32_MAX ? -EBADF : served_files_close(s->files, (int)v.fd);
+		return rc < 0 ? vfile_reply_errno(s->conn, -rc)
+			      : vfile_reply_result(s->conn, 0);
+	case vfile_readlink:	/* the recording holds files, not links */
+		rc = served_files_open(s->files, v.path);
+		if (rc >= 0)
+			served_files_close(s->files, rc);
+		return vfile_reply_errno(s->conn, rc >= 0 ? EINVAL : -rc);
+	case vfile_pwrite:
+	case vfile_unlink:
+		return vfile_reply_errno(s->conn, EROFS);
+	}
+	return rsp_reply_empty(s->conn);
+}
+
 static int handle_hwtr(struct session *s, const struct rsp_request *r)
 {
 	struct plugin_request p;
@@ -455,6 +517,8 @@ static int handle(struct session *s, const struct rsp_request *r)
 	}
 	case rsp_hwtr:
 		return handle_hwtr(s, r);
+	case rsp_vfile:
+		return handle_vfile(s);
 	}
 	return rsp_reply_empty(s->conn);
 }
@@ -470,7 +534,8 @@ int server_run(struct replay *replay, struct rsp_conn *conn)
 	s.tids = calloc(s.nthreads, sizeof(*s.tids));
 	s.btrace_on = calloc(s.nthreads, sizeof(bool));
 	s.btrace_sent = calloc(s.nthreads, sizeof(bool));
-	if (!s.tids || !s.btrace_on || !s.btrace_sent) {
+	if (!s.tids || !s.btrace_on || !s.btrace_sent ||
+	    served_files_create(replay, &s.files) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -501,6 +566,7 @@ int server_run(struct replay *replay, struct rsp_conn *conn)
 			break;
 	}
 out:
+	served_files_free(s.files);
 	free(s.tids);
 	free(s.btrace_on);
 	free(s.btrace_sent);

@@ -436,6 +436,66 @@ int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
 HWTR_EXPORT
 int hwtr_recording_refresh(struct hwtr_recording *recording);
 
+/* ------------------------------------------------ binaries and packing */
+
+/* The file that holds the code of RECORDING's mmap event EVENT, found as
+ * the library finds it (doc/recording-format.md, "Finding code"): the
+ * event's saved copy, objects/BUILD_ID, the mapped path, DEBUG_DIRS'
+ * .build-id trees (NULL-terminated, may be NULL), the debuginfod cache;
+ * every file but the saved copy must carry the sideband's build-id.  0 and
+ * a malloc'd path in *FILE, or -hwtr_err_notfound (-hwtr_err_buildid when
+ * a file with another build-id was refused: the message names both ids). */
+HWTR_EXPORT
+int hwtr_recording_find_code(const struct hwtr_recording *recording,
+			     const struct hwtr_sideband_event *event,
+			     const char *const *debug_dirs, char **file);
+
+/* The separate debug file of BUILD_ID: objects/BUILD_ID.debug, then
+ * DIR/.build-id/xx/rest.debug for DEBUG_DIRS and /usr/lib/debug, then the
+ * debuginfod cache's BUILD_ID/debuginfo, each carrying BUILD_ID; the same
+ * returns. */
+HWTR_EXPORT
+int hwtr_recording_find_debug(const struct hwtr_recording *recording,
+			      const char *build_id,
+			      const char *const *debug_dirs, char **file);
+
+/* One file the recorded program mapped, as `hwtrec pack` sees it. */
+struct hwtr_pack_file {
+	const char *path;	/* as the program saw it */
+	const char *build_id;	/* NULL: the sideband names none */
+	bool packed;		/* objects/BUILD_ID holds it (build-id checked) */
+	bool copied;		/* this hwtr_pack put it there */
+	bool has_debug;		/* objects/BUILD_ID.debug holds its debug file */
+	bool debug_copied;	/* this hwtr_pack put that there */
+	const char *problem;	/* why it is not packed, or NULL */
+};
+
+struct hwtr_pack;
+
+/* Which of RECORDING's mapped files (mmap events with an absolute path and
+ * no saved copy, each path and build-id once) are in its objects/, and,
+ * with COPY, copy those that are not there into objects/BUILD_ID, with
+ * their separate debug files as objects/BUILD_ID.debug (found as
+ * hwtr_recording_find_code and hwtr_recording_find_debug find them, never
+ * a file of another build-id).  Copying is idempotent: what is there is
+ * checked, not copied again.  A finished recording's manifest gains each
+ * new file's length and CRC-32 in "files" (rewritten atomically), so that
+ * reopening it checks them; RECORDING itself is not reread.  An objects/
+ * copy whose build-id is not the sideband's is a problem of that file
+ * naming both ids, and with COPY refused: -hwtr_err_buildid, nothing
+ * overwritten.  Files without a build-id cannot be filed in objects/: a
+ * problem, not an error. */
+HWTR_EXPORT
+int hwtr_pack(struct hwtr_recording *recording, const char *const *debug_dirs,
+	      bool copy, struct hwtr_pack **pack);
+HWTR_EXPORT
+size_t hwtr_pack_count(const struct hwtr_pack *pack);
+HWTR_EXPORT
+const struct hwtr_pack_file *hwtr_pack_file(const struct hwtr_pack *pack,
+					    size_t index);
+HWTR_EXPORT
+void hwtr_pack_free(struct hwtr_pack *pack);
+
 /* ---------------------------------------------------------------- history */
 
 struct hwtr_history;		/* all threads of a recording */

@@ -232,7 +232,7 @@ START_TEST(missing_and_foreign_files_are_named)
 	ck_assert_ptr_null(loaded_objects_auxv(objects, &size));
 	ck_assert_ptr_nonnull(objects->problems);
 	ck_assert_msg(strstr(objects->problems, "/nonexistent/hwtrec/prog (mapped at "
-			     "0x555555554000): No such file or directory"),
+			     "0x555555554000): missing binary /nonexistent/hwtrec/prog"),
 		      "%s", objects->problems);
 	ck_assert_msg(strstr(objects->problems, IMAGES_SRC " (mapped at 0x7ff7e0000000): "
 			     "not an ELF file"), "%s", objects->problems);

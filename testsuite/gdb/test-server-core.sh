@@ -46,8 +46,10 @@ GDB
 
 # Only what follows the first marker is compared: the banners differ.
 # Thread names differ (libthread_db on the core: "Thread 0x.. (LWP n)").
+# Through the server GDB reads the libraries over vFile, and names them so
+# ("target:/lib/...").
 normalise() {
-	sed -n '/^==bt/,$p' "$1" | grep -v 'warning: Section' |
+	sed -n '/^==bt/,$p' "$1" | sed 's| target:/| /|' | grep -v 'warning: Section' |
 		grep -v '^\[Switching to thread' | grep -v '^\[Inferior 1' |
 		grep -v '^\[Current thread'
 }

@@ -71,7 +71,9 @@ def hwt_pos():
     f = gdb.selected_frame()
     print("POS %s %d" % (f.name(), f.find_sal().line))
 def hwt_exe():
-    print("EXE %s" % gdb.current_progspace().filename)
+    # "target:" prefixes a file GDB read through the target (vFile).
+    name = gdb.current_progspace().filename
+    print("EXE %s" % (name[7:] if name.startswith("target:") else name))
 end
 """
 
@@ -120,8 +122,9 @@ def libraries(text):
     """`info sharedlibrary` rows: (from, to, the file's real path)."""
     rows = set()
     for line in section(text, "==libs", "==auxv").splitlines():
-        m = re.match(r"(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+(?: \(\*\))?\s+(/\S+)$",
-                     line)
+        # "target:" prefixes a file GDB read through the target (vFile).
+        m = re.match(r"(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+(?: \(\*\))?\s+"
+                     r"(?:target:)?(/\S+)$", line)
         if m:
             rows.add((int(m.group(1), 16), int(m.group(2), 16),
                       os.path.realpath(m.group(3))))

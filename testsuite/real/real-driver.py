@@ -253,6 +253,12 @@ def oracle_to_end():
     return record_full.describe(), others
 
 
+def local(path):
+    """PATH as a file here: GDB names a file it read over the target's
+    vFile packets "target:PATH" (hwtrec-server serves the recording's)."""
+    return path[len("target:"):] if path.startswith("target:") else path
+
+
 def load_bias(path):
     """What GDB added to PATH's link-time addresses: for a library, its
     listed .text start minus the ELF's; for the executable, the relocated
@@ -260,11 +266,11 @@ def load_bias(path):
     if path == gdb.current_progspace().filename:
         m = re.search(r"Entry point: (0x[0-9a-f]+)",
                       gdb.execute("info files", to_string=True))
-        return int(m.group(1), 16) - elf_layout.entry(path)
+        return int(m.group(1), 16) - elf_layout.entry(local(path))
     for line in gdb.execute("info sharedlibrary", to_string=True).splitlines():
         fields = line.split()
         if fields and fields[-1] == path and fields[0].startswith("0x"):
-            return int(fields[0], 16) - elf_layout.text_section(path)[0]
+            return int(fields[0], 16) - elf_layout.text_section(local(path))[0]
     raise ValueError("%s is not listed" % path)
 
 
@@ -281,7 +287,7 @@ def symbolic(pc):
         if path is None:
             return "?? (GDB has no executable)"
         try:
-            return "%s:0x%x" % (os.path.basename(path), pc - load_bias(path))
+            return "%s:0x%x" % (os.path.basename(local(path)), pc - load_bias(path))
         except (ValueError, OSError, AttributeError, TypeError) as err:
             return "?? in %s (%s)" % (path, err)
     text = re.sub(r" in section \S+", "", text)
@@ -326,7 +332,7 @@ def shared_libraries():
     text = gdb.execute("info sharedlibrary", to_string=True)
     for line in text.splitlines():
         m = re.match(r"^(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+(?:\s+\(\*\))?"
-                     r"\s+(/\S+)$", line)
+                     r"\s+(?:target:)?(/\S+)$", line)
         if m:
             libs.append({"from": m.group(1), "to": m.group(2),
                          "path": m.group(3)})
