@@ -46,6 +46,35 @@ static void usage(FILE *out)
 "record instruction-history, record goto.  GDB-ARGS are passed to GDB.\n");
 }
 
+/* Whether GDB may read the program's files from this machine's file system:
+ * nothing is packed in the recording (a packed recording is meant to be
+ * read from its objects/, debug files included) and every mapped file is
+ * at its path with the build-id the recording names. */
+static bool files_are_local(struct hwtr_recording *recording)
+{
+	struct hwtr_pack *pack;
+	bool local = true;
+	size_t i, n;
+
+	if (hwtr_pack(recording, NULL, false, &pack) < 0)
+		return false;
+	n = hwtr_pack_count(pack);
+	for (i = 0; i < n && local; i++) {
+		const struct hwtr_pack_file *f = hwtr_pack_file(pack, i);
+		char id[130];
+
+		if (f->packed || f->has_debug)
+			local = false;
+		else if (f->build_id)
+			local = hwtr_build_id_of_file(f->path, id, sizeof(id)) > 0 &&
+				!strcmp(id, f->build_id);
+		else
+			local = access(f->path, R_OK) == 0;
+	}
+	hwtr_pack_free(pack);
+	return local;
+}
+
 /* The newest NAME.hwtrec directory in the current directory (by the time
  * its manifest was last written). */
 static int newest_recording(char *out, size_t size)
@@ -120,7 +149,7 @@ int hwtrec_replay_main(int argc, char **argv)
 	struct hwtr_recording *recording;
 	char arch[64], set_arch[96];
 	char **symbol_files = NULL;
-	bool foreign;
+	bool foreign, local_files;
 	char **gargv;
 	int i, n = 0, first_gdb_arg = argc;
 	const char *name = NULL;
@@ -154,6 +183,7 @@ int hwtrec_replay_main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(arch, sizeof(arch), "%s", hwtr_recording_info(recording)->arch);
+	local_files = files_are_local(recording);
 	if (!hwtr_recording_info(recording)->executable)
 		symbol_files = symbol_file_commands(recording);
 	hwtr_recording_close(recording);
@@ -190,6 +220,13 @@ int hwtrec_replay_main(int argc, char **argv)
 		snprintf(set_arch, sizeof(set_arch), "set architecture %s", arch);
 		gargv[n++] = "-ex";
 		gargv[n++] = set_arch;
+	}
+	if (local_files) {
+		/* GDB reads the files here rather than through the pipe
+		 * (vFile), which GDB 13 reads a byte at a time: seconds per
+		 * MiB.  The same bytes: every build-id was checked. */
+		gargv[n++] = "-ex";
+		gargv[n++] = "set sysroot";
 	}
 	shell_quote(qserver, sizeof(qserver), server);
 	shell_quote(qrec, sizeof(qrec), rec);
