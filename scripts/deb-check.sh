@@ -29,10 +29,19 @@ else
 fi
 work=$(cd "$work" && pwd)
 fail=0
+passed=0
+failed=0
 check() {	# check WHAT COMMAND...
 	what=$1
 	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+	if "$@"; then
+		echo "ok: $what"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: $what"
+		fail=1
+		failed=$((failed + 1))
+	fi
 }
 step() { echo "== $* ($(date +%T))"; }
 
@@ -55,6 +64,8 @@ if ! (cd "$work/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" DEB_BUILD_
 	dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
 	tail -n 60 "$work/build.log"
 	echo "FAIL: dpkg-buildpackage (log: $work/build.log)"
+	echo "deb-check: 0 passed, 1 failed"
+	trap - EXIT
 	exit 1
 fi
 version=$(cd "$work/src" && dpkg-parsechangelog -S Version)
@@ -66,13 +77,10 @@ for p in hwtrecord libhwtrecord0 libhwtrecord-dev gdb-hwtrecord; do
 done
 
 step "lintian"
-if lintian --fail-on error "$work"/hwtrecord_"$version"_*.changes >"$work/lintian.log" 2>&1; then
-	echo "ok: lintian reports no error"
-else
-	echo "FAIL: lintian reports errors:"
-	fail=1
-fi
+lintian --fail-on error "$work"/hwtrecord_"$version"_*.changes >"$work/lintian.log" 2>&1 &&
+	lint=0 || lint=$?
 cat "$work/lintian.log"
+check "lintian reports no error" test "$lint" -eq 0
 
 step "the packages' files against make install"
 rm -rf "$work/ref"
@@ -95,13 +103,9 @@ sed -e 's#^\(/usr/share/\(man\|doc\)/.*\)\.gz #\1 #' \
 	sort >"$work/pkg.sorted"
 cut -d' ' -f1 "$work/pkg.sorted" >"$work/pkg.files"
 check "no file is in two packages" test -z "$(uniq -d "$work/pkg.files")"
-if diff -u "$work/ref.list" "$work/pkg.files" >"$work/files.diff"; then
-	echo "ok: the packages hold what make install installs ($(wc -l <"$work/ref.list") files)"
-else
-	echo "FAIL: the packages and make install differ (- make install only, + packages only):"
-	cat "$work/files.diff"
-	fail=1
-fi
+diff -u "$work/ref.list" "$work/pkg.files" >"$work/files.diff" || cat "$work/files.diff"
+check "the packages hold what make install installs ($(wc -l <"$work/ref.list") files; diff: - make install only, + packages only)" \
+	test ! -s "$work/files.diff"
 grep -q ' gdb-hwtrecord$' "$work/pkg.sorted" &&
 	check "the gdbinit file is gdb-hwtrecord's" \
 		grep -qx '/etc/gdb/gdbinit.d/hwtrecord.py gdb-hwtrecord' "$work/pkg.sorted"
@@ -192,8 +196,8 @@ check "a program built with pkg-config hwtrecord opens the recording ($opened)" 
 
 if [ "$fail" -ne 0 ]; then
 	printf '%s\n' "$out"
-	echo "deb-check: FAILED (work directory: $work)"
+	echo "work directory kept: $work"
 	trap - EXIT
-	exit 1
 fi
-echo "deb-check: passed"
+echo "deb-check: $passed passed, $failed failed"
+exit "$fail"
