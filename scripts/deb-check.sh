@@ -112,6 +112,11 @@ grep -q ' gdb-hwtrecord$' "$work/pkg.sorted" &&
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
 	check "the Valgrind tool is hwtrecord's" \
 		grep -qx '/usr/libexec/hwtrecord/valgrind/hwtrec-amd64-linux hwtrecord' "$work/pkg.sorted"
+	# The tool is linked with this valgrind's static core.
+	valgrind_version=$(dpkg-query -W -f='${Version}' valgrind)
+	check "hwtrecord depends on exactly valgrind $valgrind_version" \
+		sh -c 'dpkg-deb -f "$0" Depends | tr "," "\n" | grep -qx " *valgrind (= $1)"' \
+		"$(ls "$work/hwtrecord_${version}"_*.deb)" "$valgrind_version"
 fi
 
 step "the packages unpacked over /usr and /etc/gdb/gdbinit.d"
