@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install every Debian 12 package hwtrecord needs to build, test and demo
 # (gzip, xz-utils, python3, sqlite3: the programs of testsuite/real;
-# libc6-dbg names libc's functions there).
+# libc6-dbg names libc's functions there; debhelper and lintian: the Debian
+# packages that scripts/deb-check.sh builds and checks).
 # Runs as root (or through sudo); safe to run again.
 set -eu
 PACKAGES="
@@ -13,6 +14,7 @@ PACKAGES="
   libopencsd-dev libopencsd-bin
   linux-perf
   gzip xz-utils python3 sqlite3 libc6-dbg
+  debhelper lintian
 "
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

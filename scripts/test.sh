@@ -1,6 +1,7 @@
 #!/bin/sh
 # The README's test command: install what is needed, build from scratch, run
-# every test (make check).
+# every test (make check), the sanitizer tree's fast tests and the Debian
+# packages' check.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh"
@@ -11,3 +12,6 @@ make -s check -j"$(nproc)" || { find . -name 'test-suite.log' -exec cat {} + ; e
 # The fast tests (unit, server) again in a tree built with ASan and UBSan.
 rm -rf "$top/build-sanitizers"
 "$top/scripts/check-sanitizers.sh" "$top/build-sanitizers"
+# The Debian packages: built, linted, compared with make install, tried as if
+# installed (a few minutes).
+"$top/scripts/deb-check.sh"

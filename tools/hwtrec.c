@@ -1,4 +1,5 @@
 /* hwtrec: the command line of hwtrecord; dispatches to one file per command. */
+#include "config.h"
 #include "commands.h"
 #include "../kernel/valgrind/host/valgrind-source.h"	/* _live-recorder */
 
@@ -38,7 +39,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: hwtrec COMMAND [ARGS...]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'hwtrec COMMAND --help' describes each.\n");
+	fprintf(out, "\n'hwtrec COMMAND --help' describes each; "
+		"'hwtrec --version' says which hwtrecord this is.\n");
 }
 
 int main(int argc, char **argv)
@@ -52,6 +54,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hwtrec (hwtrecord) %s\n", PACKAGE_VERSION);
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

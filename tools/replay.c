@@ -203,6 +203,9 @@ int hwtrec_replay_main(int argc, char **argv)
 	gargv[n++] = (char *)gdb;
 	gargv[n++] = "-q";
 	if (find_plugin(plugin, sizeof(plugin))) {
+		/* GDB's system gdbinit file (hwtrecord.py) runs before -ex and
+		 * loads this plugin too, not an installed one. */
+		setenv("HWTREC_PYTHONDIR", plugin, 1);
 		python_quote(qplugin, sizeof(qplugin), plugin);
 		snprintf(python, sizeof(python),
 			 "python import sys; sys.path.insert(0, %s); import hwtrecord", qplugin);
