@@ -132,6 +132,14 @@ installed() {
 			-o "lowerdir=$0/etc/gdb/gdbinit.d:/etc/gdb/gdbinit.d" /etc/gdb/gdbinit.d &&
 		cd "$HOME" && exec "$@"' "$work/root" "$@"
 }
+# A machine (a container) without mount namespaces or overlayfs cannot lay
+# the packages over /usr: say so and stop here rather than fail on it.
+if ! installed true 2>"$work/overlay.err"; then
+	echo "SKIP: the installed checks: cannot lay the packages over /usr here" \
+		"($(head -n 1 "$work/overlay.err"))"
+	echo "deb-check: $passed passed, $failed failed, the installed checks skipped"
+	exit "$fail"
+fi
 check "hwtrec --version says $version" \
 	test "$(installed /usr/bin/hwtrec --version)" = "hwtrec (hwtrecord) $version"
 
