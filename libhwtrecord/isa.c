@@ -4,6 +4,7 @@
 #include "isa.h"
 
 #include "error.h"
+#include "x86-class.h"
 
 #include <capstone/capstone.h>
 #include <stdlib.h>
@@ -122,40 +123,14 @@ size_t isa_guess_length(struct isa *isa, const uint8_t *buf, size_t have,
 	return 0;
 }
 
-static enum hwtr_insn_class x86_class_of(unsigned id)
-{
-	switch (id) {
-	case X86_INS_CALL: return hwtr_ic_call;
-	case X86_INS_RET: return hwtr_ic_return;
-	case X86_INS_JMP: return hwtr_ic_jump;
-	case X86_INS_LCALL: case X86_INS_SYSCALL: case X86_INS_SYSENTER:
-	case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
-		return hwtr_ic_far_call;
-	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
-	case X86_INS_IRETD: case X86_INS_IRETQ: case X86_INS_SYSRET:
-	case X86_INS_SYSEXIT:
-		return hwtr_ic_far_return;
-	case X86_INS_LJMP: return hwtr_ic_far_jump;
-	case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB:
-	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JE: case X86_INS_JGE:
-	case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL: case X86_INS_JNE:
-	case X86_INS_JNO: case X86_INS_JNP: case X86_INS_JNS: case X86_INS_JO:
-	case X86_INS_JP: case X86_INS_JRCXZ: case X86_INS_JS: case X86_INS_LOOP:
-	case X86_INS_LOOPE: case X86_INS_LOOPNE:
-		return hwtr_ic_cond_jump;
-	default: return hwtr_ic_other;
-	}
-}
-
+/* Only the opcode decides the class: read without Capstone, which would
+ * format the instruction's text (x86-class.c). */
 enum hwtr_insn_class isa_classify(struct isa *isa, enum hwtr_isa set,
 				  const uint8_t *code, size_t avail, uint64_t ip)
 {
-	uint64_t addr = ip;
-
-	if (set != hwtr_isa_x86_64 || !avail ||
-	    !cs_disasm_iter(isa->x86, &code, &avail, &addr, isa->insn))
+	if (set != hwtr_isa_x86_64)
 		return hwtr_ic_unknown;
-	return x86_class_of(isa->insn->id);
+	return x86_class(code, avail);
 }
 
 bool isa_is_pic_call(enum hwtr_isa set, const uint8_t *code, size_t avail)

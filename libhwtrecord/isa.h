@@ -2,9 +2,9 @@
  *
  * Decoders give blocks (a first and a last IP and a count); splitting a
  * block into instructions needs each instruction's length, and an
- * unclassified last instruction needs its class.  x86-64 lengths and
- * classes come from capstone (with a search for instructions capstone does
- * not know); A64 and A32 instructions are 4 bytes; a T32 instruction is 2
+ * unclassified last instruction needs its class.  x86-64 lengths come from
+ * capstone (with a search for instructions capstone does not know), classes
+ * from the opcode alone (x86-class.c); A64 and A32 instructions are 4 bytes; a T32 instruction is 2
  * or 4 bytes, as its first halfword says.
  */
 #ifndef HWTR_ISA_H

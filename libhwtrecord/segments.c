@@ -53,13 +53,6 @@ int segment_new(struct builder *b, uint32_t function, struct segment **out)
 	return 0;
 }
 
-static const char *function_name(const struct hwtr_thread *t, uint32_t id)
-{
-	const char *name = symbolizer_function_name(t->history->symbols, id);
-
-	return name ? name : "";
-}
-
 /* Segment NUMBER is about to change: an older one than the last chunk's
  * start is logged, so that the chunk can be decoded again (restore). */
 static void changing(struct builder *b, uint64_t number)
@@ -208,7 +201,8 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 	switch (last->last_iclass) {
 	case hwtr_ic_return:
 		/* _dl_runtime_resolve may "return" into the resolved function. */
-		if (!strcmp(function_name(t, bfun->function), "_dl_runtime_resolve"))
+		if (symbolizer_function_traits(t->history->symbols, bfun->function) &
+		    SYMBOL_RETURNS_TO_CALLEE)
 			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
 		else
 			plan_return(t, fid, n);
@@ -227,7 +221,8 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 			return;
 		}
 		/* _Unwind_* "return" to a handler with an indirect jump. */
-		if (!strncmp(function_name(t, bfun->function), "_Unwind_", 8)) {
+		if (symbolizer_function_traits(t->history->symbols, bfun->function) &
+		    SYMBOL_UNWINDER) {
 			const struct segment *c;
 
 			for (c = seg(t, bfun->up); c; c = seg(t, c->up))

@@ -32,6 +32,7 @@ struct function {
 	uint64_t module_end;	/* a symbol without size ends here at the latest */
 	const char *name;	/* in libdw's string tables */
 	int rank;		/* global beats weak beats local at one address */
+	unsigned traits;	/* SYMBOL_* of its name, found once */
 };
 
 struct cache_slot {
@@ -87,6 +88,21 @@ static int symbol_rank(unsigned char info)
 
 static uint64_t current_module_end;	/* set while collecting one module */
 
+/* What the index pass asks of a function's name, asked once per function
+ * here instead of at every block (segments.c). */
+static unsigned name_traits(const char *name)
+{
+	unsigned traits = 0;
+
+	if (!name)
+		return 0;
+	if (!strcmp(name, "_dl_runtime_resolve"))
+		traits |= SYMBOL_RETURNS_TO_CALLEE;
+	if (!strncmp(name, "_Unwind_", 8))
+		traits |= SYMBOL_UNWINDER;
+	return traits;
+}
+
 static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 			uint64_t end, const char *name, int rank)
 {
@@ -95,8 +111,9 @@ static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 
 	if (err)
 		return err;
-	s->functions[s->nfunctions++] =
-		(struct function){ start, end, current_module_end, name, rank };
+	s->functions[s->nfunctions++] = (struct function){
+		start, end, current_module_end, name, rank, name_traits(name)
+	};
 	return 0;
 }
 
@@ -660,6 +677,12 @@ const char *symbolizer_function_name(const struct hwtr_symbolizer *s,
 uint64_t symbolizer_function_start(const struct hwtr_symbolizer *s, uint32_t id)
 {
 	return id < s->nfunctions ? s->functions[id].start : 0;
+}
+
+unsigned symbolizer_function_traits(const struct hwtr_symbolizer *s,
+				    uint32_t id)
+{
+	return id < s->nfunctions ? s->functions[id].traits : 0;
 }
 
 void symbolizer_function_range(const struct hwtr_symbolizer *s, uint32_t id,

@@ -35,6 +35,14 @@ const char *symbolizer_function_name(const struct hwtr_symbolizer *symbolizer,
 				     uint32_t id);
 uint64_t symbolizer_function_start(const struct hwtr_symbolizer *symbolizer,
 				   uint32_t id);
+/* What a function's name tells the function segments (segments.c):
+ * _dl_runtime_resolve may "return" into the function it resolved; the
+ * _Unwind_ functions "return" to a handler with an indirect jump. */
+#define SYMBOL_RETURNS_TO_CALLEE 1u
+#define SYMBOL_UNWINDER 2u
+/* SYMBOL_* of function ID's name. */
+unsigned symbolizer_function_traits(const struct hwtr_symbolizer *symbolizer,
+				    uint32_t id);
 /* [start, end) of function ID, for a fast "still in the same function". */
 void symbolizer_function_range(const struct hwtr_symbolizer *symbolizer,
 			       uint32_t id, uint64_t *start, uint64_t *end);

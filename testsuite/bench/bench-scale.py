@@ -1,0 +1,30 @@
+# bench-scale.py: runs inside GDB under `hwtrec replay` at the crash of a
+# bench-scale.sh program.  Writes "name value" lines to BENCH_OUT: the time
+# from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi, then
+# reverse-finish and reverse-step, and where each stopped.
+import os
+import time
+
+import gdb
+
+out = open(os.environ["BENCH_OUT"], "w")
+
+
+def figure(name, value):
+    out.write("%s %s\n" % (name, value))
+    out.flush()
+
+
+def timed(name, command):
+    start = time.perf_counter()
+    gdb.execute(command, to_string=True)
+    figure(name, time.perf_counter() - start)
+    frame = gdb.selected_frame()
+    figure(name + "_at", "%s %#x" % (frame.name(), frame.pc()))
+
+
+gdb.execute("bt", to_string=True)
+figure("ready", time.time() - float(os.environ["BENCH_T0"]))
+timed("first_reverse_stepi", "reverse-stepi")
+timed("reverse_finish", "reverse-finish")
+timed("reverse_step", "reverse-step")

@@ -1,0 +1,139 @@
+#!/bin/sh
+# bench-scale.sh BUILDDIR [SIZES]: issue 21's figures.  For each size (in
+# millions of instructions; default "10 100", e.g. "10 100 1000") two
+# programs are recorded with the software source, each ending in a crash:
+# call-heavy (recursive calls, a function segment every 7 instructions) and
+# loop-heavy (a 400-iteration loop per call).  Per recording it prints
+# side by side: `hwtrec info` (the whole history build) CPU, wall and peak
+# memory (/usr/bin/time), libipt's block decoder alone over the same
+# streams with the same settings (bench-libipt), and under `hwtrec replay`
+# the time from GDB's start to its prompt at the crash (in report) and the
+# first reverse-stepi, reverse-finish (out of report) and reverse-step after
+# it (bench-scale.py).  Figures only: it fails
+# when the two decoders count different instructions, or a step fails.
+set -eu
+build=$(cd "${1:-../..}" && pwd)
+sizes=${2:-10 100}
+here=$(cd "$(dirname "$0")" && pwd)
+hwtrec=$build/tools/hwtrec
+libipt=$build/testsuite/bench/bench-libipt
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+cat > calls.c <<'C'
+#include <stdlib.h>
+volatile long sink;
+int *volatile target;	/* NULL: the crash at the end */
+__attribute__((noinline)) void report(long total)
+{
+	sink = total;
+	*target = (int)total;
+}
+__attribute__((noinline)) long fib(long n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), total = 0;
+	for (long i = 0; i < n; i++)
+		total += fib(15);	/* 1,973 calls */
+	report(total);
+	return 0;
+}
+C
+cat > loops.c <<'C'
+#include <stdlib.h>
+volatile long sink;
+int *volatile target;
+__attribute__((noinline)) void report(long total)
+{
+	sink = total;
+	*target = (int)total;
+}
+__attribute__((noinline)) long work(long i)
+{
+	long s = 0;
+	for (int k = 0; k < 400; k++)
+		s += (i ^ k) * 3;
+	return s;
+}
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), total = 0;
+	for (long i = 0; i < n; i++)
+		total += work(i);
+	report(total);
+	return 0;
+}
+C
+cc -O1 -g calls.c -o calls
+cc -O1 -g loops.c -o loops
+
+# Instructions per iteration of each program's main loop, measured on a
+# small recording (the rest is start-up).
+per_iteration() {	# per_iteration PROGRAM
+	for n in 10 110; do
+		rm -rf probe.hwtrec
+		(ulimit -c unlimited; "$hwtrec" record -q -o probe.hwtrec -- "./$1" $n \
+			>/dev/null 2>&1) || true
+		"$hwtrec" info probe.hwtrec | awk '/ instructions,/ { print $3 }'
+	done | awk 'NR == 1 { a = $1 } NR == 2 { printf "%d\n", ($1 - a) / 100 }'
+}
+
+field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
+
+printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s\n' \
+	program size instructions segments "hwtrec info CPU (wall)" memory \
+	"libipt alone CPU" prompt rstepi rfinish rstep
+for prog in calls loops; do
+	per=$(per_iteration $prog)
+	for size in $sizes; do
+		iterations=$(awk -v s="$size" -v p="$per" 'BEGIN { printf "%d", s * 1e6 / p }')
+		rec=$prog-$size.hwtrec
+		(ulimit -c unlimited; "$hwtrec" record -q -o "$rec" -- "./$prog" \
+			"$iterations" >/dev/null 2>record.err) || true
+		[ -f "$rec/core" ] || { cat record.err; echo "bench-scale: no recording of $prog"; exit 1; }
+
+		/usr/bin/time -f "%U %S %e %M" -o info.time "$hwtrec" info "$rec" > info.out
+		read -r user sys wall kb < info.time
+		insns=$(awk '/ instructions,/ { print $3 }' info.out)
+		segs=$(awk '/ instructions,/ { print $5 }' info.out)
+		gaps=$(awk '/ instructions,/ { print $8 }' info.out)
+		"$libipt" "$rec" > libipt.out
+		ipt_insns=$(field libipt.out instructions)
+		# A gap takes one instruction number in the history.
+		if [ "$ipt_insns" != "$((insns - gaps))" ]; then
+			echo "bench-scale: $rec: hwtrec counts $insns instructions ($gaps gaps), libipt $ipt_insns"
+			exit 1
+		fi
+
+		BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/replay.txt \
+			timeout 1800 "$hwtrec" replay "$rec" -- -batch \
+			-x "$here/bench-scale.py" > replay.out 2>&1 || true
+		if [ -z "$(field replay.txt reverse_step)" ]; then
+			tail -20 replay.out
+			echo "bench-scale: $rec: the replay commands did not run"
+			exit 1
+		fi
+		# The crash is in report, which main calls.
+		case "$(field replay.txt first_reverse_stepi_at) $(field replay.txt reverse_finish_at)" in
+		"report main") ;;
+		*) cat replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report or reverse-finish did not return to main"; exit 1 ;;
+		esac
+		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s\n' \
+			$prog "$size" "$insns" "$segs" \
+			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall"))" \
+			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
+			"$(secs "$(field replay.txt ready)")" \
+			"$(ms "$(field replay.txt first_reverse_stepi)")" \
+			"$(ms "$(field replay.txt reverse_finish)")" \
+			"$(ms "$(field replay.txt reverse_step)")"
+		rm -rf "$rec"
+	done
+done
+echo "(memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
+echo " rstepi, rfinish, rstep: the first reverse-stepi, then reverse-finish out of report, then reverse-step.)"
