@@ -146,7 +146,7 @@ static int check_alignment(struct hwtr_values *v,
 				 "is not used", lt->lwpid,
 				 (unsigned long long)lt->sync_count,
 				 (unsigned long long)counted);
-	if (lt->last_pos > counted)
+	if (!lt->synced && lt->last_pos > counted)
 		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
 				 "log reaches position %llu, the history has "
 				 "%llu instructions: not used", lt->lwpid,
@@ -258,6 +258,14 @@ static struct values_history_thread *find_thread(struct hwtr_values *v,
 	return NULL;
 }
 
+/* Positions 1..N of LT whose registers the log holds: up to its last sync
+ * (a faulting instruction's record after it did not run), else up to the
+ * last position a record names (the log was cut off). */
+static uint64_t known_positions(const struct values_thread *lt)
+{
+	return lt->synced ? lt->sync_count : lt->last_pos;
+}
+
 /* The bit of REGNO in a REGS mask, where in it the value is (OFFSET) and
  * how many bytes of it are REGNO's (SIZE); false if the log has none. */
 static bool register_bit(unsigned regno, unsigned *bit, unsigned *offset,
@@ -340,7 +348,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 				 (unsigned long long)number,
 				 (unsigned long long)ht->instructions);
 	pos = log_position(ht, number);
-	if (!ht->log || pos == 0 || pos > ht->log->last_pos)
+	if (!ht->log || pos == 0 || pos > known_positions(ht->log))
 		return -hwtr_err_notfound;
 	if (regno == hwtr_amd64_rip) {
 		if (size < 8)

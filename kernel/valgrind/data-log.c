@@ -39,6 +39,7 @@
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
@@ -201,6 +202,9 @@ void hwtrec_data_thread_exit(ThreadId tid)
 {
 	if (!hwtrec_data_on)
 		return;
+	/* A fatal signal at a faulting instruction reaches no handler (no
+	 * pre_deliver_signal): that instruction did not run either. */
+	hwtrec_data_uncount_fault(tid, VG_(get_IP)(tid));
 	/* Its count goes into a sync before the ThreadId is reused. */
 	hwtrec_data_flush(False);
 	dthreads[tid].known = False;
@@ -370,6 +374,10 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
+	/* The thread's slice starts before its first instruction, so that
+	 * every instruction of the slice maps to the global count. */
+	if (UNLIKELY(logged != t))
+		put_thread();
 	t->count++;
 	global_count++;
 	t->last_ip = ip;

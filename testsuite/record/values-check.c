@@ -12,6 +12,10 @@
  * value, an unknown byte is a failure (the globals are always mapped).
  * Prints the counts compared and every mismatch (the first 20); exit 1 on
  * any.
+ *
+ * hwtr-values-check --open RECORDING: the library accepts the data log
+ * (its instruction counts and snapshot PCs match the history) and knows
+ * every thread's registers at both ends of its history.
  */
 #include <hwtrecord.h>
 
@@ -143,6 +147,57 @@ static struct step *read_oracle(const char *path, size_t *n, uint64_t *end)
 	return steps;
 }
 
+/* --open: the data log opens (the library found it consistent with the
+ * history) and every thread's registers are known at its first and last
+ * instruction; prints a line per thread. */
+static int check_open(const char *path)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_values *values;
+	size_t t;
+	int bad = 0;
+
+	if (hwtr_recording_open(path, &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    hwtr_values_open(history, &values)) {
+		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+		return 1;
+	}
+	if (!values) {
+		fprintf(stderr, "%s: the recording has no data log\n", path);
+		return 1;
+	}
+	for (t = 0; t < hwtr_history_nthreads(history); t++) {
+		struct hwtr_thread *thread = hwtr_history_thread(history, t);
+		struct hwtr_thread_stats stats;
+		uint64_t first = 1, last, rsp;
+		uint8_t byte, state;
+
+		if (hwtr_thread_stats(thread, &stats) || !stats.instructions)
+			continue;
+		last = stats.instructions;
+		if (hwtr_values_register(values, thread, first, hwtr_amd64_rsp,
+					 &rsp, 8) != 8 ||
+		    hwtr_values_register(values, thread, last, hwtr_amd64_rsp,
+					 &rsp, 8) != 8) {
+			printf("thread %u: rsp not known at 1 or %" PRIu64 "\n",
+			       stats.tid, last);
+			bad = 1;
+			continue;
+		}
+		hwtr_values_memory(values, thread, 1, rsp, &byte, &state, 1);
+		printf("thread %u: %" PRIu64 " instructions, %" PRIu64 " gaps, "
+		       "registers known at both ends, memory %s\n", stats.tid,
+		       stats.instructions, stats.gaps,
+		       state == hwtr_value_unknown ? "not known" : "known");
+	}
+	hwtr_values_free(values);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	struct hwtr_recording *rec;
@@ -157,8 +212,11 @@ int main(int argc, char **argv)
 	unsigned long regs = 0, bytes = 0, old_bytes = 0;
 	uint64_t number = 0;	/* history number of steps[i] */
 
+	if (argc == 3 && !strcmp(argv[1], "--open"))
+		return check_open(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: hwtr-values-check RECORDING ORACLE\n");
+		fprintf(stderr, "usage: hwtr-values-check RECORDING ORACLE\n"
+			"       hwtr-values-check --open RECORDING\n");
 		return 2;
 	}
 	steps = read_oracle(argv[2], &n, &end);
