@@ -180,22 +180,34 @@ static size_t thread_of(struct values_index *ix, uint32_t lwpid, int *err)
 	return ix->nthreads++;
 }
 
-static uint64_t page_bit(uint64_t page)
+static uint64_t line_bit(uint64_t line)
 {
-	return (page * 0x9e3779b97f4a7c15ull) >> 54;	/* 0..1023 */
+	return (line * 0x9e3779b97f4a7c15ull) >> 52;	/* 0..4095 */
 }
 
-bool values_chunk_may_touch(const struct values_chunk *c, uint64_t page)
+bool values_chunk_may_touch(const struct values_chunk *c, uint64_t addr,
+			    uint64_t size)
 {
-	uint64_t b = page_bit(page);
+	uint64_t line, last = (addr + size - 1) >> VALUES_LINE_SHIFT;
 
-	return c->filter_all || ((c->filter[b / 64] >> (b % 64)) & 1);
+	if (!c->has_memory)
+		return false;
+	if (c->filter_all ||
+	    last - (addr >> VALUES_LINE_SHIFT) >= VALUES_FILTER_MAX_LINES)
+		return true;
+	for (line = addr >> VALUES_LINE_SHIFT; line <= last; line++) {
+		uint64_t b = line_bit(line);
+
+		if ((c->filter[b / 64] >> (b % 64)) & 1)
+			return true;
+	}
+	return false;
 }
 
 static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 		       uint64_t global, uint64_t prev_max)
 {
-	uint64_t page, last = (addr + len - 1) >> 12;
+	uint64_t line, last = (addr + len - 1) >> VALUES_LINE_SHIFT;
 
 	if (!c->has_memory) {
 		c->has_memory = true;
@@ -203,12 +215,12 @@ static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 	}
 	if (global > c->max_global)
 		c->max_global = global;
-	if (last - (addr >> 12) >= 64) {
+	if (last - (addr >> VALUES_LINE_SHIFT) >= VALUES_FILTER_MAX_LINES) {
 		c->filter_all = true;
 		return;
 	}
-	for (page = addr >> 12; page <= last; page++) {
-		uint64_t b = page_bit(page);
+	for (line = addr >> VALUES_LINE_SHIFT; line <= last; line++) {
+		uint64_t b = line_bit(line);
 
 		c->filter[b / 64] |= 1ull << (b % 64);
 	}

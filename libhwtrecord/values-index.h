@@ -6,7 +6,7 @@
  * ran (slices: its position and the global count when it was switched in)
  * and where its full register snapshots are; and, per 64 KiB chunk of the
  * log, the largest global stamp of a memory record so far and a filter of
- * the pages its memory records touch.
+ * the 64-byte lines its memory records touch.
  */
 #ifndef HWTR_VALUES_INDEX_H
 #define HWTR_VALUES_INDEX_H
@@ -38,7 +38,13 @@ struct values_thread {
 };
 
 #define VALUES_CHUNK_BYTES (64u << 10)
-#define VALUES_FILTER_WORDS 16	/* 1024 bits, a page a bit (hashed) */
+/* A chunk's memory records, by 64-byte line, hashed into 4096 bits: a
+ * read skips the chunks that cannot touch its lines (by page, the stack's
+ * would be in every chunk, and a read of a stack byte written long ago
+ * would scan the whole log). */
+#define VALUES_LINE_SHIFT 6
+#define VALUES_FILTER_WORDS 64
+#define VALUES_FILTER_MAX_LINES 256	/* a larger record: scan the chunk */
 
 struct values_chunk {
 	size_t offset;		/* first record */
@@ -87,8 +93,9 @@ int values_record_read(const struct values_index *index, size_t offset,
 /* Size of register bit BIT's value in a REGS record. */
 unsigned values_reg_size(unsigned bit);
 
-/* Whether the chunk's filter may hold page PAGE. */
-bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t page);
+/* Whether the chunk's memory records may touch [ADDR, ADDR+SIZE). */
+bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,
+			    uint64_t size);
 
 /* The thread with LWPID, or NULL. */
 struct values_thread *values_index_thread(const struct values_index *index,

@@ -456,21 +456,6 @@ static size_t first_chunk_from(const struct values_index *ix, uint64_t global)
 	return lo;
 }
 
-static bool chunk_may_touch_range(const struct values_chunk *c, uint64_t addr,
-				  size_t size)
-{
-	uint64_t page, last = (addr + size - 1) >> 12;
-
-	if (!c->has_memory)
-		return false;
-	if (c->filter_all || last - (addr >> 12) >= 64)
-		return true;
-	for (page = addr >> 12; page <= last; page++)
-		if (values_chunk_may_touch(c, page))
-			return true;
-	return false;
-}
-
 /* Resolve the bytes of [ADDR, ADDR+SIZE) that record R (stamped GLOBAL)
  * touches and that are still open; returns how many it resolved. */
 static size_t apply_record(const struct values_record *r, uint64_t addr,
@@ -546,7 +531,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		const struct values_slice *s;
 		struct values_record r;
 
-		if (!chunk_may_touch_range(c, addr, size))
+		if (!values_chunk_may_touch(c, addr, size))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
 		s = lt ? &lt->slices[c->slice] : NULL;
