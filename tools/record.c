@@ -27,7 +27,7 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: hwtrec record [-o NAME.hwtrec] [--source=SOURCE] [--from FUNCTION]\n"
 "                     [--max-size MB] [--no-ret-compression] [--no-core]\n"
-"                     [--psb-period BYTES] [--buffer-size SIZE]\n"
+"                     [--no-data] [--psb-period BYTES] [--buffer-size SIZE]\n"
 "                     [--hwt-backend NAME] [--pack] -- PROGRAM [ARGS...]\n"
 "       hwtrec record [options] -p PID\n"
 "\n"
@@ -49,6 +49,8 @@ static void usage(FILE *out)
 "  --max-size MB           keep only the last MB megabytes of trace per thread\n"
 "  --no-ret-compression    send every return as a TIP packet\n"
 "  --no-core               no core of the end state (valgrind)\n"
+"  --no-data               no data log: registers and memory at past\n"
+"                          positions are not known (valgrind)\n"
 "  --pack                  then copy the binaries into it (hwtrec pack)\n"
 "  --psb-period BYTES      bytes between PSB packets (default %d)\n"
 "  --buffer-size SIZE      the kernel's trace buffer per thread (hwt; bytes,\n"
@@ -110,7 +112,8 @@ check_exec: {
 }
 
 enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
-       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE, OPT_PACK };
+       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE, OPT_PACK,
+       OPT_NO_DATA };
 
 /* SIZE in bytes, with an optional K, M or G (powers of 1024); 0 if bad. */
 static uint64_t parse_size(const char *text)
@@ -147,6 +150,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		{ "hwt-backend", required_argument, NULL, OPT_HWT_BACKEND },
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
 		{ "pack", no_argument, NULL, OPT_PACK },
+		{ "no-data", no_argument, NULL, OPT_NO_DATA },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -165,6 +169,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		case OPT_HWT_BACKEND: req->hwt_backend = optarg; break;
 		case OPT_NO_CORE: req->options.no_core = true; break;
 		case OPT_PACK: req->pack = true; break;
+		case OPT_NO_DATA: req->options.no_data = true; break;
 		case OPT_BUFFER_SIZE:
 			req->options.buffer_size = parse_size(optarg);
 			if (!req->options.buffer_size) {

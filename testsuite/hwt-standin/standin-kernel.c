@@ -828,6 +828,7 @@ static void standin_exec(const char *program, char *const argv[])
 	struct record_options opt = {
 		.psb_period = 2048,	/* PSBFreq 0: the backend sets none */
 		.ret_compression = true,
+		.no_data = true,	/* hwt(4) traces control flow only */
 	};
 	char fifo[PATH_MAX];
 	struct stat st;

@@ -1,0 +1,339 @@
+/* values-check.c: hwtr-values-check RECORDING ORACLE: compare every
+ * register and global byte the oracle (values-oracle.py: GDB single-stepping
+ * the program under Valgrind's gdbserver) saw before each instruction with
+ * what libhwtrecord's data log (hwtr_values_*) says at the same position of
+ * the recording's first thread.
+ *
+ * Checks: the oracle's instruction count and each PC against the history
+ * (the positions line up), each register the log claims to know (a
+ * register it does not know is a failure too: the GPRs, eflags and xmm
+ * must be known), and each byte of the globals: an old value must be the
+ * oracle's, a byte "the same as the end" must equal the oracle's last
+ * value, an unknown byte is a failure (the globals are always mapped).
+ * Prints the counts compared and every mismatch (the first 20); exit 1 on
+ * any.
+ *
+ * hwtr-values-check --open RECORDING: the library accepts the data log
+ * (its instruction counts and snapshot PCs match the history) and knows
+ * every thread's registers at both ends of its history.
+ */
+#include <hwtrecord.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GLOBALS 8
+#define NREGS 33		/* 16 GPRs, eflags, xmm0-15 */
+
+struct step {
+	uint64_t pos, pc;
+	uint64_t reg[17];
+	uint64_t xmm[16][2];	/* low, high */
+	uint8_t *mem[MAX_GLOBALS];
+};
+
+struct global {
+	char name[64];
+	uint64_t addr;
+	size_t size;
+};
+
+static struct global globals[MAX_GLOBALS];
+static size_t nglobals;
+static unsigned long mismatches;
+
+static void mismatch(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+#include <stdarg.h>
+static void mismatch(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (mismatches++ < 20) {
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+}
+
+static const char *const reg_names[17] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+	"r10", "r11", "r12", "r13", "r14", "r15", "eflags",
+};
+
+static int hexval(int c)
+{
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
+
+/* Read the oracle: steps[0..*n). */
+static struct step *read_oracle(const char *path, size_t *n, uint64_t *end)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], name[64], hex[1024];
+	struct step *steps = NULL, *s = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	*end = 0;
+	if (!f) {
+		perror(path);
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "I %llu %llx", &a, &b) == 2) {
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				steps = realloc(steps, cap * sizeof(*steps));
+				if (!steps)
+					exit(2);
+			}
+			s = &steps[(*n)++];
+			memset(s, 0, sizeof(*s));
+			s->pos = a;
+			s->pc = b;
+		} else if (s && sscanf(line, "R %63s %1023s", name, hex) == 2) {
+			int i;
+
+			if (!strncmp(name, "xmm", 3)) {
+				size_t len = strlen(hex + 2);
+				char lo[17] = "0", hi[17] = "0";
+
+				i = atoi(name + 3);
+				if (len > 16) {
+					memcpy(hi, hex + 2, len - 16);
+					hi[len - 16] = 0;
+					strcpy(lo, hex + 2 + len - 16);
+				} else {
+					strcpy(lo, hex + 2);
+				}
+				s->xmm[i][0] = strtoull(lo, NULL, 16);
+				s->xmm[i][1] = strtoull(hi, NULL, 16);
+				continue;
+			}
+			for (i = 0; i < 17; i++)
+				if (!strcmp(name, reg_names[i]))
+					s->reg[i] = strtoull(hex, NULL, 16);
+		} else if (s && sscanf(line, "M %63s %llx %1023s", name, &a,
+				       hex) == 3) {
+			size_t g, k;
+
+			for (g = 0; g < nglobals; g++)
+				if (!strcmp(globals[g].name, name))
+					break;
+			if (g == nglobals) {
+				if (g == MAX_GLOBALS)
+					continue;
+				snprintf(globals[g].name, sizeof(globals[g].name),
+					 "%s", name);
+				globals[g].addr = a;
+				globals[g].size = strlen(hex) / 2;
+				nglobals++;
+			}
+			s->mem[g] = malloc(globals[g].size);
+			for (k = 0; k < globals[g].size; k++)
+				s->mem[g][k] = (uint8_t)(hexval(hex[2 * k]) * 16 +
+							 hexval(hex[2 * k + 1]));
+		} else if (sscanf(line, "E %llu", &a) == 1) {
+			*end = a;
+		}
+	}
+	fclose(f);
+	return steps;
+}
+
+/* --open: the data log opens (the library found it consistent with the
+ * history) and every thread's registers are known at its first and last
+ * instruction; prints a line per thread. */
+static int check_open(const char *path)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_values *values;
+	size_t t;
+	int bad = 0;
+
+	if (hwtr_recording_open(path, &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    hwtr_values_open(history, &values)) {
+		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+		return 1;
+	}
+	if (!values) {
+		fprintf(stderr, "%s: the recording has no data log\n", path);
+		return 1;
+	}
+	for (t = 0; t < hwtr_history_nthreads(history); t++) {
+		struct hwtr_thread *thread = hwtr_history_thread(history, t);
+		struct hwtr_thread_stats stats;
+		uint64_t first = 1, last, rsp;
+		uint8_t byte, state;
+
+		if (hwtr_thread_stats(thread, &stats) || !stats.instructions)
+			continue;
+		last = stats.instructions;
+		if (hwtr_values_register(values, thread, first, hwtr_amd64_rsp,
+					 &rsp, 8) != 8 ||
+		    hwtr_values_register(values, thread, last, hwtr_amd64_rsp,
+					 &rsp, 8) != 8) {
+			printf("thread %u: rsp not known at 1 or %" PRIu64 "\n",
+			       stats.tid, last);
+			bad = 1;
+			continue;
+		}
+		hwtr_values_memory(values, thread, 1, rsp, &byte, &state, 1);
+		printf("thread %u: %" PRIu64 " instructions, %" PRIu64 " gaps, "
+		       "registers known at both ends, memory %s\n", stats.tid,
+		       stats.instructions, stats.gaps,
+		       state == hwtr_value_unknown ? "not known" : "known");
+	}
+	hwtr_values_free(values);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_values *values;
+	struct hwtr_thread *thread;
+	struct hwtr_thread_stats stats;
+	struct hwtr_cursor *cursor;
+	struct step *steps;
+	size_t n, i, g, k;
+	uint64_t end;
+	unsigned long regs = 0, bytes = 0, old_bytes = 0;
+	uint64_t number = 0;	/* history number of steps[i] */
+
+	if (argc == 3 && !strcmp(argv[1], "--open"))
+		return check_open(argv[2]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: hwtr-values-check RECORDING ORACLE\n"
+			"       hwtr-values-check --open RECORDING\n");
+		return 2;
+	}
+	steps = read_oracle(argv[2], &n, &end);
+	if (!steps || !n || end != n) {
+		fprintf(stderr, "%s: no complete oracle\n", argv[2]);
+		return 2;
+	}
+	if (hwtr_recording_open(argv[1], &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    hwtr_values_open(history, &values) ||
+	    !(thread = hwtr_history_thread(history, 0)) ||
+	    hwtr_thread_stats(thread, &stats) ||
+	    hwtr_cursor_alloc(thread, &cursor)) {
+		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
+		return 1;
+	}
+	if (!values) {
+		fprintf(stderr, "%s: the recording has no data log\n", argv[1]);
+		return 1;
+	}
+	if (stats.instructions - stats.gaps != n)
+		mismatch("instruction count: history %" PRIu64 " (and %" PRIu64
+			 " gaps), oracle %zu\n", stats.instructions - stats.gaps,
+			 stats.gaps, n);
+	for (i = 0; i < n; i++) {
+		const struct step *s = &steps[i];
+		struct hwtr_insn insn;
+		unsigned r;
+
+		/* The oracle's k-th instruction is the history's k-th that is
+		 * not a gap (a gap takes a number of its own). */
+		do {
+			if (++number > stats.instructions ||
+			    hwtr_cursor_goto(cursor, number) ||
+			    hwtr_cursor_insn(cursor, &insn))
+				goto done;
+		} while (insn.gap);
+		if (insn.ip != s->pc) {
+			mismatch("position %" PRIu64 " (oracle %" PRIu64 "): "
+				 "history pc 0x%" PRIx64 ", oracle 0x%" PRIx64
+				 "\n", number, s->pos, insn.ip, s->pc);
+			continue;
+		}
+		for (r = 0; r < NREGS; r++) {
+			unsigned regno = r < 16 ? r : r == 16 ? hwtr_amd64_eflags
+				       : hwtr_amd64_xmm0 + (r - 17);
+			uint64_t buf[2] = { 0, 0 }, want[2];
+			int rc = hwtr_values_register(values, thread, number,
+						      regno, buf, sizeof(buf));
+
+			if (r < 16) {
+				want[0] = s->reg[r];
+				want[1] = 0;
+			} else if (r == 16) {
+				/* Valgrind's gdbserver leaves out IF and bit
+				 * 1, which user code always runs with. */
+				want[0] = (s->reg[16] | 0x202) & 0xffffffff;
+				want[1] = 0;
+			} else {
+				want[0] = s->xmm[r - 17][0];
+				want[1] = s->xmm[r - 17][1];
+			}
+			regs++;
+			if (rc < 0)
+				mismatch("position %" PRIu64 " (pc 0x%" PRIx64
+					 "): register %u not known: %s\n",
+					 number, s->pc, regno, hwtr_errstr(-rc));
+			else if (buf[0] != want[0] || buf[1] != want[1])
+				mismatch("position %" PRIu64 " (pc 0x%" PRIx64
+					 "): register %u is 0x%" PRIx64 ":%016"
+					 PRIx64 ", oracle 0x%" PRIx64 ":%016"
+					 PRIx64 "\n", s->pos, s->pc, regno,
+					 buf[1], buf[0], want[1], want[0]);
+		}
+		for (g = 0; g < nglobals; g++) {
+			size_t size = globals[g].size;
+			uint8_t val[1024], st[1024];
+			const uint8_t *last = steps[n - 1].mem[g];
+
+			if (!s->mem[g] || size > sizeof(val))
+				continue;
+			if (hwtr_values_memory(values, thread, number,
+					       globals[g].addr, val, st, size)) {
+				mismatch("position %" PRIu64 ": %s: %s\n",
+					 s->pos, globals[g].name,
+					 hwtr_last_error());
+				continue;
+			}
+			for (k = 0; k < size; k++) {
+				uint8_t got = st[k] == hwtr_value_old ? val[k]
+								      : last[k];
+
+				bytes++;
+				old_bytes += st[k] == hwtr_value_old;
+				if (st[k] == hwtr_value_unknown ||
+				    got != s->mem[g][k])
+					mismatch("position %" PRIu64 " (pc 0x%"
+						 PRIx64 "): %s+%zu is %s0x%02x, "
+						 "oracle 0x%02x\n", s->pos,
+						 s->pc, globals[g].name, k,
+						 st[k] == hwtr_value_unknown
+						 ? "unknown, " : st[k] ==
+						 hwtr_value_same ? "(end) " : "",
+						 got, s->mem[g][k]);
+			}
+		}
+	}
+done:
+	if (i < n)
+		mismatch("the history ends before the oracle's position %zu\n",
+			 i + 1);
+	printf("values-check: %zu positions, %lu registers, %lu global bytes "
+	       "(%lu from the undo log) compared: %lu mismatches\n", n, regs,
+	       bytes, old_bytes, mismatches);
+	hwtr_cursor_free(cursor);
+	hwtr_values_free(values);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	return mismatches ? 1 : 0;
+}

@@ -1,0 +1,396 @@
+/* test-values.c: registers and memory at past positions from a data log
+ * (values.c, values-index.c; the format in values-format.h).
+ *
+ * Logs are written here byte by byte beside the fixture's main path (29
+ * instructions, thread 1), so the expected values are the ones written:
+ * registers redo (the latest at or before a position, a later record of the
+ * same position winning), memory undo (the first record at or after the
+ * position), and every way a log is refused rather than believed.  The
+ * positions and PCs come from the fixture's labels.
+ */
+#include "fixture.h"
+#include "values-format.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct log {
+	uint8_t b[8192];
+	size_t n;
+};
+
+static void put(struct log *l, const void *p, size_t n)
+{
+	memcpy(l->b + l->n, p, n);
+	l->n += n;
+}
+
+static void put8(struct log *l, uint8_t v) { put(l, &v, 1); }
+static void put32(struct log *l, uint32_t v) { put(l, &v, 4); }
+static void put64(struct log *l, uint64_t v) { put(l, &v, 8); }
+
+static void log_begin(struct log *l, uint32_t version)
+{
+	l->n = 0;
+	put(l, HWTR_VALUES_MAGIC, 8);
+	put32(l, version);
+	put32(l, HWTR_VALUES_HEADER_SIZE);
+}
+
+static void log_thread(struct log *l, uint64_t pos, uint64_t global)
+{
+	put8(l, HWTR_VREC_THREAD);
+	put32(l, 1);
+	put64(l, pos);
+	put64(l, global);
+}
+
+/* A full snapshot at POS: GPR i = BASE + i, rflags FLAGS, rip RIP, the
+ * rest 0. */
+static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
+			 uint64_t flags, uint64_t rip)
+{
+	unsigned i;
+
+	put8(l, HWTR_VREC_REGS);
+	put64(l, pos);
+	put64(l, HWTR_VREG_ALL);
+	for (i = 0; i < 16; i++)
+		put64(l, base + i);
+	put64(l, flags);
+	put64(l, 0);	/* fs_base */
+	put64(l, 0);	/* gs_base */
+	for (i = 0; i < 16 * 32; i++)
+		put8(l, (uint8_t)i);
+	put64(l, rip);
+}
+
+static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
+{
+	put8(l, HWTR_VREC_REGS);
+	put64(l, pos);
+	put64(l, 1);
+	put64(l, rax);
+}
+
+static void log_store(struct log *l, uint64_t pos, uint64_t addr,
+		      const char *old)
+{
+	put8(l, HWTR_VREC_STORE);
+	put64(l, pos);
+	put64(l, addr);
+	put32(l, (uint32_t)strlen(old));
+	put(l, old, strlen(old));
+}
+
+static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
+			uint64_t len)
+{
+	put8(l, HWTR_VREC_UNKNOWN);
+	put64(l, pos);
+	put64(l, addr);
+	put64(l, len);
+}
+
+static void log_sync(struct log *l, bool end, uint64_t count)
+{
+	put8(l, HWTR_VREC_SYNC);
+	put8(l, end);
+	put32(l, 1);
+	put32(l, 1);
+	put64(l, count);
+}
+
+/* The main path's history with LOG as its data log, named in the manifest
+ * with VERSION. */
+static void open_with_log(struct fixture_history *h, const struct log *l,
+			  int version)
+{
+	char dir[512], path[600];
+	json_t *m;
+	FILE *f;
+
+	fixture_history_main_path(h);
+	snprintf(dir, sizeof(dir), "%s", hwtr_recording_path(h->rec));
+	hwtr_history_free(h->history);
+	hwtr_recording_close(h->rec);
+	snprintf(path, sizeof(path), "%s/values", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(l->b, 1, l->n, f), l->n);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	m = json_load_file(path, 0, NULL);
+	ck_assert_ptr_nonnull(m);
+	json_object_set_new(m, "values", json_pack("{s:s,s:i}", "path",
+						   "values", "version",
+						   version));
+	ck_assert_int_eq(json_dump_file(m, path, 0), 0);
+	json_decref(m);
+	ck_assert_int_eq(hwtr_recording_open(dir, &h->rec), 0);
+	ck_assert_int_eq(hwtr_history_build(h->rec, NULL, &h->history), 0);
+	h->thread = hwtr_history_thread(h->history, 0);
+}
+
+/* The usual log: snapshot at 1, rax changes at 5 (twice: the second wins)
+ * and 20, stores at 3 and 7, memory unmapped at 10, whole to 29. */
+static void usual_log(struct log *l, bool end)
+{
+	log_begin(l, HWTR_VALUES_VERSION);
+	log_thread(l, 0, 0);
+	log_snapshot(l, 1, 0x100, 0x46, fixture_symbol("i1"));
+	log_store(l, 3, 0x5000, "ab");
+	log_rax(l, 5, 0x555);
+	log_rax(l, 5, 0x5555);
+	log_store(l, 7, 0x5001, "xy");
+	log_unknown(l, 10, 0x5004, 4);
+	log_rax(l, 20, 0x2020);
+	log_sync(l, end, 29);
+}
+
+START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t r = 0, rip = 0;
+	uint32_t eflags = 0;
+	uint8_t xmm[16];
+
+	usual_log(&l, true);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 1, hwtr_amd64_rax,
+					      &r, 8), 8);
+	ck_assert_uint_eq(r, 0x100);
+	hwtr_values_register(v, h.thread, 4, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x100);
+	hwtr_values_register(v, h.thread, 5, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x5555);
+	hwtr_values_register(v, h.thread, 19, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x5555);
+	hwtr_values_register(v, h.thread, 29, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x2020);
+	/* GDB's order: rbx is VEX's fourth register, our second value. */
+	hwtr_values_register(v, h.thread, 29, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x101);
+	hwtr_values_register(v, h.thread, 29, hwtr_amd64_r15, &r, 8);
+	ck_assert_uint_eq(r, 0x10f);
+	/* IF and bit 1 are always set in user mode. */
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_eflags, &eflags, 4), 4);
+	ck_assert_uint_eq(eflags, 0x246);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_xmm0 + 1, xmm, 16), 16);
+	ck_assert_uint_eq(xmm[0], 32);
+	ck_assert_uint_eq(xmm[15], 47);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_ymm0h + 1, xmm, 16), 16);
+	ck_assert_uint_eq(xmm[0], 48);
+	/* rip is the history's. */
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 3, hwtr_amd64_rip,
+					      &rip, 8), 8);
+	ck_assert_uint_eq(rip, fixture_symbol(main_path_labels[2]));
+	/* Not logged: x87, mxcsr, segment selectors. */
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9, hwtr_amd64_st0,
+					      xmm, 16), -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_mxcsr, &r, 8),
+			 -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 30, hwtr_amd64_rax,
+					      &r, 8), -hwtr_err_range);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+static void memory_at(struct hwtr_values *v, struct hwtr_thread *t,
+		      uint64_t number, char *states, char *bytes)
+{
+	uint8_t buf[8], st[8];
+	int i;
+
+	ck_assert_int_eq(hwtr_values_memory(v, t, number, 0x5000, buf, st, 8),
+			 0);
+	for (i = 0; i < 8; i++) {
+		states[i] = "SOU"[st[i]];
+		bytes[i] = st[i] == hwtr_value_old ? (char)buf[i] : '.';
+	}
+	states[8] = bytes[8] = 0;
+}
+
+START_TEST(memory_is_the_first_undo_record_at_or_after_the_position)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	char st[9], b[9];
+
+	usual_log(&l, true);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), 0);
+	/* S: same as the end, O: old value, U: not known. */
+	memory_at(v, h.thread, 1, st, b);
+	ck_assert_str_eq(st, "OOOSUUUU");
+	ck_assert_str_eq(b, "aby.....");
+	memory_at(v, h.thread, 3, st, b);
+	ck_assert_str_eq(st, "OOOSUUUU");
+	ck_assert_str_eq(b, "aby.....");
+	memory_at(v, h.thread, 4, st, b);
+	ck_assert_str_eq(st, "SOOSUUUU");
+	ck_assert_str_eq(b, ".xy.....");
+	memory_at(v, h.thread, 8, st, b);
+	ck_assert_str_eq(st, "SSSSUUUU");
+	memory_at(v, h.thread, 11, st, b);
+	ck_assert_str_eq(st, "SSSSSSSS");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(a_log_cut_off_gives_registers_but_no_memory)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	char st[9], b[9];
+	uint64_t r;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_store(&l, 3, 0x5000, "ab");
+	log_rax(&l, 6, 0x66);
+	l.n -= 3;	/* the last record is cut */
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 3, hwtr_amd64_rax,
+					      &r, 8), 8);
+	ck_assert_uint_eq(r, 0x100);
+	/* Position 6's record is incomplete: from 4 on nothing is known. */
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 4, hwtr_amd64_rax,
+					      &r, 8), -hwtr_err_notfound);
+	memory_at(v, h.thread, 1, st, b);
+	ck_assert_str_eq(st, "UUUUUUUU");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(a_log_that_counts_other_instructions_is_refused)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_sync(&l, true, 28);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_null(v);
+	ck_assert_str_eq(hwtr_last_error(), "values: thread 1: the data log "
+			 "counts 28 instructions, the history 29: the log does "
+			 "not match the trace and is not used");
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(a_log_whose_snapshot_pc_differs_is_refused)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i2"));
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: thread 1: the "
+				     "data log has rip "));
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), " at position 1, the "
+				     "history "));
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(newer_versions_and_bad_records_are_refused_by_name)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+	char want[256];
+
+	usual_log(&l, true);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION + 1);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
+	snprintf(want, sizeof(want), "%s: manifest: data log \"values\" is "
+		 "version %d; this reader reads version %d",
+		 hwtr_recording_path(h.rec), HWTR_VALUES_VERSION + 1,
+		 HWTR_VALUES_VERSION);
+	ck_assert_str_eq(hwtr_last_error(), want);
+	fixture_history_close(&h);
+
+	usual_log(&l, true);
+	l.b[8] = HWTR_VALUES_VERSION + 1;
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 8: "
+				     "data log version 2"));
+	fixture_history_close(&h);
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	put8(&l, 99);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 37: "
+				     "unknown record type 99"));
+	ck_assert_ptr_null(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(a_recording_without_a_log_has_no_values)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = (void *)1;
+
+	fixture_history_main_path(&h);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), 0);
+	ck_assert_ptr_null(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("values");
+	TCase *tc = tcase_create("values");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
+	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
+	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
+	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
+	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
+	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);
+	tcase_add_test(tc, a_recording_without_a_log_has_no_values);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
