@@ -19,6 +19,10 @@
  * (hwtr_thread_callstack_next: after a return, the caller's), so that they
  * pair with the frames GDB unwinds from the real registers there.
  *
+ * Before a thread's end, memory is only what cannot have changed since
+ * (replay_read_memory_at): the end state's bytes would be silently wrong
+ * wherever the program wrote them later.
+ *
  * Not done yet: threads do not share a time axis (a resume moves only the
  * thread it names), and registers other than the PC are not recovered at
  * past positions.
@@ -163,7 +167,8 @@ static int add_mappings(struct replay *r)
 		if (ev->kind != hwtr_ev_mmap || !ev->path)
 			continue;
 		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len,
-					     ev->pgoff, ev->path };
+					     ev->pgoff, ev->path,
+					     sideband_read_only(ev) };
 		if (ev->saved && asprintf(&saved, "%s/%s", r->dir, ev->saved) >= 0)
 			m.path = saved;
 		rc = memory_add_mapping(r->memory, &m);
@@ -173,7 +178,9 @@ static int add_mappings(struct replay *r)
 	}
 	for (i = 0; r->core && !r->nevents && i < r->core->nfiles; i++) {
 		const struct core_file_map *f = &r->core->files[i];
-		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path };
+		/* NT_FILE gives no permissions: writable for all we know. */
+		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path,
+					    false };
 
 		if (memory_add_mapping(r->memory, &m) < 0)
 			return -ENOMEM;
@@ -877,11 +884,29 @@ void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
 	*end = end_position(t);
 }
 
-size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
+static struct memory *image_memory(struct replay *r)
 {
 	struct memory *own = program_images_memory(r->images, r->image);
 
-	return memory_read(own ? own : r->memory, addr, buf, len);
+	return own ? own : r->memory;
+}
+
+size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
+{
+	return memory_read(image_memory(r), addr, buf, len);
+}
+
+/* Before the end the end state may be wrong: only bytes that never change
+ * (memory.h) are known.  While the history is being built every thread is
+ * at its end (nothing can move before it is built). */
+size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
+			     void *buf, size_t len)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t || still_building(r) || (wait_history(r), at_end(t)))
+		return memory_read(image_memory(r), addr, buf, len);
+	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
 /* ------------------------------------------------------- plugin requests */
