@@ -168,6 +168,10 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 			 "end", end, "complete", info->complete);
 	if (root && info->core)
 		json_object_set_new(root, "core", json_string(info->core));
+	if (root && info->values)
+		json_object_set_new(root, "values",
+				    json_pack("{s:s,s:i}", "path", info->values,
+					      "version", info->values_version));
 	if (root && info->nfiles) {
 		json_t *files = json_object();
 
@@ -492,6 +496,35 @@ static int threads_check_unique(const struct hwtr_recording_info *info,
 	return err;
 }
 
+/* "values": {"path": NAME, "version": N}: the data log.  Its version is
+ * checked by hwtr_values_open, so that a reader too old for it still opens
+ * the control flow. */
+static int values_decode(json_t *obj, const struct jfield_where *w,
+			 const char *file, struct hwtr_recording_info *info)
+{
+	uint64_t version = 0;
+	int err;
+
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"values\" is not an object", file);
+	if ((err = jfield_get_string(obj, "path", w, &info->values)) ||
+	    (err = jfield_get_u64(obj, "version", w, &version)))
+		return err;
+	if (!recording_name_inside(info->values))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: values.path (\"%s\") leaves the "
+				 "recording directory", file, info->values);
+	if (version == 0 || version > 1000000)
+		return hwtr_fail(hwtr_err_format,
+				 "%s: values.version %llu is not a version",
+				 file, (unsigned long long)version);
+	info->values_version = (int)version;
+	return 0;
+}
+
 /* "files": {NAME: {"size": N, "crc32": N}, ...}. */
 static int files_decode(json_t *obj, const struct jfield_where *w,
 			struct hwtr_recording_info *info)
@@ -691,6 +724,9 @@ int manifest_decode(json_t *root, const char *file,
 		return hwtr_fail(hwtr_err_format,
 				 "%s: field \"core\" (\"%s\") leaves the "
 				 "recording directory", file, info->core);
+	if ((err = values_decode(json_object_get(root, "values"), &w, file,
+				 info)))
+		return err;
 	if ((err = files_decode(json_object_get(root, "files"), &w, info)))
 		return err;
 	if ((err = jfield_get_bool_opt(root, "complete", &w, &complete)))

@@ -60,6 +60,9 @@ struct hwtr_writer {
 	char *core;
 	uint64_t core_size;
 	uint32_t core_crc;
+	char *values;
+	uint64_t values_size;
+	uint32_t values_crc;
 	char *end_reason;	/* info.end.reason */
 	struct saved_file *saved;	/* saved objects and trace buffers */
 	size_t nsaved;
@@ -135,7 +138,7 @@ static int note_checks(struct hwtr_writer *w)
 		t->stream_size = whole ? whole->size : w->threads[i].size;
 		t->stream_crc32 = whole ? whole->crc : w->threads[i].crc;
 	}
-	files = realloc(w->file_checks, (w->nsaved + 2) * sizeof(*files));
+	files = realloc(w->file_checks, (w->nsaved + 3) * sizeof(*files));
 	if (!files)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	w->file_checks = files;
@@ -144,6 +147,9 @@ static int note_checks(struct hwtr_writer *w)
 	if (w->core)
 		files[n++] = (struct hwtr_file_check){ w->core, w->core_size,
 						       w->core_crc };
+	if (w->values)
+		files[n++] = (struct hwtr_file_check){ w->values, w->values_size,
+						       w->values_crc };
 	for (i = 0; i < w->nsaved; i++)
 		if (!is_stream(w, w->saved[i].path))
 			files[n++] = (struct hwtr_file_check){
@@ -703,37 +709,65 @@ static int checksum_file(const char *path, uint64_t *size, uint32_t *crc)
 	return err;
 }
 
-int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
+/* Move (or copy, across file systems) FROM into the recording as NAME and
+ * take its size and CRC-32. */
+static int move_into(struct hwtr_writer *w, const char *from, const char *name,
+		     uint64_t *size, uint32_t *crc)
 {
-	char *dest;
-	int err = check_usable(w);
+	char *dest = path_join(w->dir, name);
+	int err;
 
-	if (err)
-		return err;
-	dest = path_join(w->dir, "core");
 	if (!dest)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if (rename(core_path, dest) < 0) {
+	if (rename(from, dest) < 0) {
 		if (errno != EXDEV) {
-			err = hwtr_fail(hwtr_err_io, "%s: %s", core_path,
+			err = hwtr_fail(hwtr_err_io, "%s: %s", from,
 					strerror(errno));
 			free(dest);
 			return err;
 		}
-		err = copy_file(core_path, dest);
+		err = copy_file(from, dest);
 		if (err) {
 			free(dest);
 			return err;
 		}
-		unlink(core_path);
+		unlink(from);
 	}
-	err = checksum_file(dest, &w->core_size, &w->core_crc);
+	err = checksum_file(dest, size, crc);
 	free(dest);
-	if (err)
+	return err;
+}
+
+int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
+{
+	int err = check_usable(w);
+
+	if (err || (err = move_into(w, core_path, "core", &w->core_size,
+				    &w->core_crc)))
 		return err;
 	free(w->core);
 	w->core = strdup("core");
 	w->info.core = w->core;
+	return write_manifest(w);
+}
+
+int hwtr_writer_add_values(struct hwtr_writer *w, const char *path,
+			   int version)
+{
+	int err = check_usable(w);
+
+	if (err)
+		return err;
+	if (version <= 0)
+		return hwtr_fail(hwtr_err_invalid, "data log version %d",
+				 version);
+	if ((err = move_into(w, path, "values", &w->values_size,
+			     &w->values_crc)))
+		return err;
+	free(w->values);
+	w->values = strdup("values");
+	w->info.values = w->values;
+	w->info.values_version = version;
 	return write_manifest(w);
 }
 
@@ -843,6 +877,8 @@ int hwtr_writer_save_copy(struct hwtr_writer *w, const char *dir)
 		err = copy_into(w, dir, w->saved[i].path);
 	if (!err && w->core)
 		err = copy_into(w, dir, w->core);
+	if (!err && w->values)
+		err = copy_into(w, dir, w->values);
 	if (err)
 		return err;
 	/* The copy is finished: the program was still running. */
@@ -888,5 +924,6 @@ void hwtr_writer_free(struct hwtr_writer *w)
 	free(w->executable);
 	free(w->address_filter);
 	free(w->core);
+	free(w->values);
 	free(w);
 }

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "record-source.h"
 #include "../kernel/valgrind/event-log.h"
+#include "../libhwtrecord/values-format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -373,13 +374,30 @@ static bool valgrind_available(char *why, size_t size)
 }
 
 /* Runs in the child: Valgrind with our tool on PROGRAM. */
+/* An empty file DIR/NAME: 0, or -1 with a message. */
+static int create_empty(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "hwtrec record: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 void valgrind_exec(const char *fifo, const char *logdir,
 		   const struct record_options *opt, const char *from,
 		   const char *prog, char *const argv[])
 {
 	char valgrind[PATH_MAX], arg_fifo[PATH_MAX + 32], arg_pid[64];
 	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
-	char arg_vgdb[PATH_MAX + 32];
+	char arg_vgdb[PATH_MAX + 32], arg_data[PATH_MAX + 32];
 	const char *tool_dir = find_tool_dir();
 	const char **vargv;
 	struct rlimit rl;
@@ -420,6 +438,13 @@ void valgrind_exec(const char *fifo, const char *logdir,
 		vargv[nv++] = "--ret-compression=no";
 	if (opt->no_core)
 		vargv[nv++] = "--hwtrec-exit-core=no";
+	if (!opt->no_data) {
+		/* The tool appends to an empty file (record_valgrind made it):
+		 * after an exec the new image finds it written and leaves it. */
+		snprintf(arg_data, sizeof(arg_data), "--hwtrec-data=%s/values",
+			 logdir);
+		vargv[nv++] = arg_data;
+	}
 	snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u", opt->psb_period);
 	vargv[nv++] = arg_psb;
 	if (from) {
@@ -490,6 +515,10 @@ static int record_valgrind(const struct record_request *req)
 	fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		perror("hwtrec record: pipe");
+		scratch_remove(tmpdir);
+		return EXIT_RECORDER;
+	}
+	if (!r.opt.no_data && create_empty(tmpdir, "values") < 0) {
 		scratch_remove(tmpdir);
 		return EXIT_RECORDER;
 	}
@@ -647,6 +676,17 @@ static int record_valgrind(const struct record_request *req)
 		if (hwtr_writer_add_core(r.writer, fixed) < 0)
 			fprintf(stderr, "hwtrec record: %s; the recording has "
 				"no core\n", hwtr_last_error());
+	}
+	/* The data log ends with the program; without an end record (a
+	 * SIGKILL) it still gives registers up to where it stops. */
+	if (!r.failed && !r.opt.no_data && r.nstreams > 0) {
+		char data[PATH_MAX];
+
+		snprintf(data, sizeof(data), "%s/values", tmpdir);
+		if (hwtr_writer_add_values(r.writer, data,
+					   HWTR_VALUES_VERSION) < 0)
+			fprintf(stderr, "hwtrec record: %s; the recording has "
+				"no data log\n", hwtr_last_error());
 	}
 	/* Killed before the tool traced anything: a finished recording must
 	 * name a trace (an empty thread list is damage to a reader), so none

@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: hwtrec record [-o NAME.hwtrec] [--source=SOURCE] [--from FUNCTION]\n"
 "                     [--max-size MB] [--no-ret-compression] [--no-core]\n"
-"                     [--psb-period BYTES] [--buffer-size SIZE]\n"
+"                     [--no-data] [--psb-period BYTES] [--buffer-size SIZE]\n"
 "                     [--hwt-backend NAME] -- PROGRAM [ARGS...]\n"
 "       hwtrec record [options] -p PID\n"
 "\n"
@@ -48,6 +48,8 @@ static void usage(FILE *out)
 "  --max-size MB           keep only the last MB megabytes of trace per thread\n"
 "  --no-ret-compression    send every return as a TIP packet\n"
 "  --no-core               no core of the end state (valgrind)\n"
+"  --no-data               no data log: registers and memory at past\n"
+"                          positions are not known (valgrind)\n"
 "  --psb-period BYTES      bytes between PSB packets (default %d)\n"
 "  --buffer-size SIZE      the kernel's trace buffer per thread (hwt; bytes,\n"
 "                          or with K, M, G; default 16M)\n"
@@ -121,7 +123,8 @@ void record_name(const struct record_request *req, pid_t pid, char *out,
 }
 
 enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
-       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE };
+       OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE,
+       OPT_NO_DATA };
 
 /* SIZE in bytes, with an optional K, M or G (powers of 1024); 0 if bad. */
 static uint64_t parse_size(const char *text)
@@ -157,6 +160,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "hwt-backend", required_argument, NULL, OPT_HWT_BACKEND },
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
+		{ "no-data", no_argument, NULL, OPT_NO_DATA },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -174,6 +178,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		case OPT_NO_RETC: req->options.ret_compression = false; break;
 		case OPT_HWT_BACKEND: req->hwt_backend = optarg; break;
 		case OPT_NO_CORE: req->options.no_core = true; break;
+		case OPT_NO_DATA: req->options.no_data = true; break;
 		case OPT_BUFFER_SIZE:
 			req->options.buffer_size = parse_size(optarg);
 			if (!req->options.buffer_size) {

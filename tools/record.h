@@ -31,6 +31,7 @@ struct record_options {
 	bool ret_compression;
 	bool no_tsc;			/* no TSC packets (FreeBSD's PT backend) */
 	bool no_core;			/* valgrind: no core of the end state */
+	bool no_data;			/* valgrind: no data log (values) */
 	uint64_t max_size;		/* bytes kept per thread, 0 = all */
 	uint64_t buffer_size;		/* kernel trace buffer per thread, 0 =
 					 * the source's default */

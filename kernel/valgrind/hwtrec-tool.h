@@ -4,6 +4,7 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "libvex_guest_amd64.h"
 
 /* Options (tool.c). */
 extern Bool hwtrec_clo_ret_compression;
@@ -68,5 +69,23 @@ void hwtrec_forget_mappings(Addr a, SizeT len);
 void hwtrec_forget_all_mappings(void);
 void hwtrec_report_range(Addr a, SizeT len);
 UInt hwtrec_readable_bytes(Addr addr, UInt max);
+
+/* data-log.c: the data log (registers and memory at every position). */
+extern Bool hwtrec_data_on;		/* the data log is being written */
+#define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
+#define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
+Bool hwtrec_data_open(const HChar *path);
+void hwtrec_data_flush(Bool end);
+void hwtrec_data_detach(void);		/* fork child: not logged */
+void hwtrec_data_thread_running(ThreadId tid);
+void hwtrec_data_thread_exit(ThreadId tid);
+ULong hwtrec_data_regs_written(Int offset, Int size);
+void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
+		      UWord flags);
+void hwtrec_data_uncount_fault(ThreadId tid, Addr ip);
+void hwtrec_data_store(Addr a, UWord size);
+void hwtrec_data_kernel_write(ThreadId tid, Addr a, SizeT size);
+void hwtrec_data_memory_unknown(Addr a, SizeT len);
+void hwtrec_data_forget_readable(void);
 
 #endif

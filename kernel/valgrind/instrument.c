@@ -110,6 +110,144 @@ static void end_undecodable(IRSB *sb)
 		 mkIRExprVec_1(hword(addr)), NULL);
 }
 
+
+/* ---------------------------------------------------------- the data log */
+
+/* A REP-prefixed string instruction (VEX runs one iteration per pass). */
+static Bool rep_string(const UChar *b, UInt len)
+{
+	Bool rep = False;
+	UInt i;
+
+	for (i = 0; i < len; i++) {
+		if (b[i] == 0xf2 || b[i] == 0xf3)
+			rep = True;
+		else if (!(b[i] == 0xf0 || b[i] == 0x2e || b[i] == 0x36 ||
+			   b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x64 ||
+			   b[i] == 0x65 || b[i] == 0x66 || b[i] == 0x67))
+			break;
+	}
+	if (i < len && (b[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (!rep || i >= len)
+		return False;
+	return (b[i] >= 0x6c && b[i] <= 0x6f) || (b[i] >= 0xa4 && b[i] <= 0xa7) ||
+	       (b[i] >= 0xaa && b[i] <= 0xaf);
+}
+
+static Bool syscall_insn(const UChar *b, UInt len)
+{
+	return len == 2 && b[0] == 0x0f && b[1] == 0x05;
+}
+
+/* At the start of each instruction: count it and log the registers that
+ * CHECK says may have changed (data-log.c).  The helper reads the guest
+ * state, which every instruction leaves up to date
+ * (VexRegUpdAllregsAtEachInsn, tool.c). */
+static void add_data_insn(IRSB *sb, Addr addr, UInt len, ULong check)
+{
+	UWord flags = 0;
+	IRDirty *d;
+
+	if (len <= 16 && hwtrec_readable_bytes(addr, len) == len) {
+		if (rep_string((const UChar *)addr, len))
+			flags |= HWTREC_DATA_INSN_REP;
+		if (syscall_insn((const UChar *)addr, len))
+			flags |= HWTREC_DATA_INSN_SYSCALL;
+	}
+	d = unsafeIRDirty_0_N(0, "hwtrec_data_insn",
+			      VG_(fnptr_to_fnentry)(hwtrec_data_insn),
+			      mkIRExprVec_4(IRExpr_GSPTR(),
+					    mkIRExpr_HWord((HWord)check),
+					    hword(addr),
+					    mkIRExpr_HWord(flags)));
+	d->nFxState = 1;
+	d->fxState[0].fx = Ifx_Read;
+	d->fxState[0].offset = 0;
+	d->fxState[0].size = sizeof(VexGuestAMD64State);
+	d->fxState[0].nRepeats = 0;
+	d->fxState[0].repeatLen = 0;
+	addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+static void add_data_store(IRSB *sb, IRExpr *addr, UInt size, IRExpr *guard)
+{
+	add_call(sb, "hwtrec_data_store", hwtrec_data_store,
+		 mkIRExprVec_2(addr, mkIRExpr_HWord(size)), guard);
+}
+
+/* Before ST: log the old bytes of what it stores. */
+static void add_data_before(IRSB *sb, const IRStmt *st)
+{
+	IRTypeEnv *env = sb->tyenv;
+
+	switch (st->tag) {
+	case Ist_Store:
+		add_data_store(sb, st->Ist.Store.addr, sizeofIRType(
+			typeOfIRExpr(env, st->Ist.Store.data)), NULL);
+		break;
+	case Ist_StoreG: {
+		const IRStoreG *g = st->Ist.StoreG.details;
+
+		add_data_store(sb, g->addr, sizeofIRType(typeOfIRExpr(env,
+			g->data)), g->guard);
+		break;
+	}
+	case Ist_CAS: {
+		const IRCAS *c = st->Ist.CAS.details;
+		UInt n = sizeofIRType(typeOfIRExpr(env, c->expdLo));
+
+		add_data_store(sb, c->addr, c->expdHi ? 2 * n : n, NULL);
+		break;
+	}
+	case Ist_LLSC:
+		if (st->Ist.LLSC.storedata)
+			add_data_store(sb, st->Ist.LLSC.addr, sizeofIRType(
+				typeOfIRExpr(env, st->Ist.LLSC.storedata)),
+				NULL);
+		break;
+	case Ist_Dirty: {
+		const IRDirty *d = st->Ist.Dirty.details;
+
+		if ((d->mFx == Ifx_Write || d->mFx == Ifx_Modify) && d->mAddr)
+			add_data_store(sb, d->mAddr, (UInt)d->mSize, d->guard);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The registers (HWTR_VREG_* bits) statement ST may write. */
+static ULong data_regs_written(const IRSB *sb, const IRStmt *st)
+{
+	ULong mask = 0;
+	Int i, r;
+
+	switch (st->tag) {
+	case Ist_Put:
+		return hwtrec_data_regs_written(st->Ist.Put.offset, sizeofIRType(
+			typeOfIRExpr(sb->tyenv, st->Ist.Put.data)));
+	case Ist_Dirty: {
+		const IRDirty *d = st->Ist.Dirty.details;
+
+		for (i = 0; i < d->nFxState; i++) {
+			if (d->fxState[i].fx == Ifx_Read ||
+			    d->fxState[i].fx == Ifx_None)
+				continue;
+			for (r = 0; r <= d->fxState[i].nRepeats; r++)
+				mask |= hwtrec_data_regs_written(
+					d->fxState[i].offset +
+					r * d->fxState[i].repeatLen,
+					d->fxState[i].size);
+		}
+		return mask;
+	}
+	default:
+		return 0;
+	}
+}
+
 IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		     const VexGuestLayout *layout, const VexGuestExtents *vge,
 		     const VexArchInfo *archinfo_host, IRType gWordTy,
@@ -122,6 +260,8 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 	enum branch_class last_class = bc_other, cur_class = bc_other;
 	Addr cur_target = 0;
 	Bool last_cond_seen = False, first = True;
+	Bool data = hwtrec_data_on;
+	ULong written = 0;	/* registers the instruction so far may write */
 
 	if (gWordTy != Ity_I64)
 		VG_(tool_panic)("hwtrec: only x86-64 guests are supported");
@@ -167,8 +307,16 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 					 mkIRExprVec_1(hword(cur_addr)), NULL);
 			if (first)
 				add_block_entry(out, first_addr);
+			if (data)
+				add_data_insn(out, cur_addr, cur_len,
+					      first ? ~0ull : written);
+			written = 0;
 			first = False;
 			continue;
+		}
+		if (data) {
+			written |= data_regs_written(in, st);
+			add_data_before(out, st);
 		}
 		if (st->tag == Ist_Exit && cur_class == bc_cond &&
 		    st->Ist.Exit.jk == Ijk_Boring &&

@@ -44,6 +44,7 @@ extern Int VG_(count_living_threads)(void);
 Bool hwtrec_clo_ret_compression = True;
 const HChar *hwtrec_clo_from;
 static const HChar *clo_fifo;
+static const HChar *clo_data;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
 static Bool clo_live;
@@ -53,6 +54,7 @@ static Bool started;
 static Bool hwtrec_process_cmd_line_option(const HChar *arg)
 {
 	if VG_STR_CLO(arg, "--hwtrec-fifo", clo_fifo) {}
+	else if VG_STR_CLO(arg, "--hwtrec-data", clo_data) {}
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwtrec_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
@@ -69,6 +71,8 @@ static void hwtrec_print_usage(void)
 	VG_(printf)(
 "    --hwtrec-fifo=PATH        FIFO to the recorder (set by hwtrec record)\n"
 "    --hwtrec-pid=PID          trace only the process with this pid\n"
+"    --hwtrec-data=PATH        write the data log (registers, stores) to\n"
+"                              PATH, an empty file (set by hwtrec record)\n"
 "    --ret-compression=yes|no  compress returns as TNT bits [yes]\n"
 "    --from=FUNCTION           start tracing at the first entry of FUNCTION\n"
 "    --psb-period=BYTES        trace bytes between PSB packets [4096]\n"
@@ -108,6 +112,8 @@ static void hwtrec_post_clo_init(void)
 	if (!hwtrec_log_open(clo_fifo))
 		return;
 	hwtrec_from_pending = hwtrec_clo_from != NULL;
+	if (clo_data)
+		hwtrec_data_open(clo_data);
 	hwtrec_log_hello();
 	hwtrec_log_flush();
 }
@@ -146,6 +152,7 @@ static void hwtrec_start_client_code(ThreadId tid, ULong blocks)
 		hwtrec_send_initial_state();
 	}
 	hwtrec_thread_running(tid);
+	hwtrec_data_thread_running(tid);
 }
 
 /* The traced program is ending by itself (exit_group, or its last thread's
@@ -169,10 +176,26 @@ static void core_at_exit(ThreadId tid, UInt sysno)
 	VG_(make_coredump)(tid, &si, rl.rlim_cur);
 }
 
+/* What a system call does to memory that Valgrind does not report as a
+ * write: MADV_DONTNEED and the like drop pages (they read back as zeros
+ * or the file); after execve the log is the old image's. */
+static void data_before_syscall(ThreadId tid, UInt sysno, const UWord *args)
+{
+	if (!hwtrec_data_on)
+		return;
+	if (sysno == __NR_madvise && (args[2] == 4 /* MADV_DONTNEED */ ||
+				      args[2] == 8 /* MADV_FREE */ ||
+				      args[2] == 9 /* MADV_REMOVE */))
+		hwtrec_data_memory_unknown(args[0], args[1]);
+	else if (sysno == __NR_execve || sysno == __NR_execveat)
+		hwtrec_data_flush(False);
+}
+
 static void hwtrec_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	core_at_exit(tid, sysno);
 	hwtrec_disable_syscall(tid);
+	data_before_syscall(tid, sysno, args);
 	/* Send what is buffered at every system call: execve replaces this
 	 * image and fork copies it (the buffer would be lost or sent twice),
 	 * and a program killed by SIGKILL, or one that blocks, loses or
@@ -210,12 +233,46 @@ static void hwtrec_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 
 static void hwtrec_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
 {
+	hwtrec_data_uncount_fault(tid, VG_(get_IP)(tid));
 	hwtrec_disable_async(tid, VG_(get_IP)(tid));
 }
 
 static void hwtrec_thread_ll_exit(ThreadId tid)
 {
 	hwtrec_thread_exit(tid);
+	hwtrec_data_thread_exit(tid);
+}
+
+static void hwtrec_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
+			   ULong di_handle);
+
+static void hwtrec_pre_mem_write(CorePart part, ThreadId tid, const HChar *s,
+				 Addr a, SizeT size)
+{
+	hwtrec_data_kernel_write(tid, a, size);
+}
+
+static void hwtrec_new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
+				ULong di_handle)
+{
+	hwtrec_data_memory_unknown(a, len);
+	hwtrec_new_mem(a, len, rr, ww, xx, di_handle);
+}
+
+static void hwtrec_new_mem_brk(Addr a, SizeT len, ThreadId tid)
+{
+	hwtrec_data_memory_unknown(a, len);
+}
+
+static void hwtrec_die_mem_brk(Addr a, SizeT len)
+{
+	hwtrec_data_memory_unknown(a, len);
+}
+
+static void hwtrec_copy_mem_remap(Addr from, Addr to, SizeT len)
+{
+	hwtrec_data_memory_unknown(from, len);
+	hwtrec_data_memory_unknown(to, len);
 }
 
 static void hwtrec_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
@@ -227,6 +284,7 @@ static void hwtrec_new_mem(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
 
 static void hwtrec_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 {
+	hwtrec_data_forget_readable();
 	if (xx)
 		hwtrec_report_range(a, len);
 }
@@ -235,15 +293,18 @@ static void hwtrec_munmap(Addr a, SizeT len)
 {
 	hwtrec_forget_mappings(a, len);
 	hwtrec_log_munmap(a, len);
+	hwtrec_data_memory_unknown(a, len);
 }
 
 static void hwtrec_fork_child(ThreadId tid)
 {
 	hwtrec_log_detach();
+	hwtrec_data_detach();
 }
 
 static void hwtrec_fini(Int exitcode)
 {
+	hwtrec_data_flush(True);
 	hwtrec_log_exit(exitcode);
 }
 
@@ -304,7 +365,11 @@ static void hwtrec_pre_clo_init(void)
 	VG_(track_pre_deliver_signal)(hwtrec_pre_deliver_signal);
 	VG_(track_pre_thread_ll_exit)(hwtrec_thread_ll_exit);
 	VG_(track_new_mem_startup)(hwtrec_new_mem);
-	VG_(track_new_mem_mmap)(hwtrec_new_mem);
+	VG_(track_new_mem_mmap)(hwtrec_new_mem_mmap);
+	VG_(track_new_mem_brk)(hwtrec_new_mem_brk);
+	VG_(track_die_mem_brk)(hwtrec_die_mem_brk);
+	VG_(track_copy_mem_remap)(hwtrec_copy_mem_remap);
+	VG_(track_pre_mem_write)(hwtrec_pre_mem_write);
 	VG_(track_change_mem_mprotect)(hwtrec_mprotect);
 	VG_(track_die_mem_munmap)(hwtrec_munmap);
 	VG_(atfork)(NULL, NULL, hwtrec_fork_child);

@@ -199,6 +199,10 @@ struct hwtr_recording_info {
 	bool complete;			/* the writer finished */
 	bool cut_off;			/* something was cut off (see cut_off_reason) */
 	const char *cut_off_reason;	/* names the file and offset, or NULL */
+	/* The data log (hwtr_values_open): relative path and format version,
+	 * or NULL and 0 when the recording has none. */
+	const char *values;
+	int values_version;
 };
 
 /* Sideband events (sideband.jsonl), in time order. */
@@ -319,6 +323,12 @@ int hwtr_writer_save_object(struct hwtr_writer *writer, const char *name,
 /* Move or copy a core file into the recording as "core". */
 HWTR_EXPORT
 int hwtr_writer_add_core(struct hwtr_writer *writer, const char *core_path);
+
+/* Move or copy the data log (registers and stores, format VERSION) into the
+ * recording as "values" and name it in the manifest. */
+HWTR_EXPORT
+int hwtr_writer_add_values(struct hwtr_writer *writer, const char *path,
+			   int version);
 
 /* Flush every stream and the sideband to disk. */
 HWTR_EXPORT
@@ -677,6 +687,73 @@ int hwtr_list_insns(struct hwtr_thread *thread, uint64_t first, uint64_t last,
 HWTR_EXPORT
 int hwtr_list_calls(struct hwtr_thread *thread, uint64_t first, uint64_t last,
 		    unsigned flags, bool json, FILE *out);
+
+/* ---------------------------------------------------------------- values */
+
+/* Exact register and memory values at past positions, from the data log
+ * the software source writes beside its trace (doc/recording-valgrind.md,
+ * the file format in doc/recording-format.md).  What the log does not
+ * determine is "not known" (-hwtr_err_notfound), never guessed.
+ *
+ * Register numbers are GDB's amd64 numbers (amd64-tdep.h) for 0..56, then
+ * ours for what GDB numbers by target description. */
+enum hwtr_amd64_regno {
+	hwtr_amd64_rax = 0, hwtr_amd64_rbx, hwtr_amd64_rcx, hwtr_amd64_rdx,
+	hwtr_amd64_rsi, hwtr_amd64_rdi, hwtr_amd64_rbp, hwtr_amd64_rsp,
+	hwtr_amd64_r8, hwtr_amd64_r9, hwtr_amd64_r10, hwtr_amd64_r11,
+	hwtr_amd64_r12, hwtr_amd64_r13, hwtr_amd64_r14, hwtr_amd64_r15,
+	hwtr_amd64_rip = 16,
+	hwtr_amd64_eflags = 17,
+	hwtr_amd64_cs = 18,	/* 18..23: cs ss ds es fs gs */
+	hwtr_amd64_st0 = 24,	/* 24..31: st0..st7, 32..39 x87 control */
+	hwtr_amd64_xmm0 = 40,	/* 40..55: xmm0..xmm15 (16 bytes) */
+	hwtr_amd64_mxcsr = 56,
+	hwtr_amd64_fs_base = 57,
+	hwtr_amd64_gs_base = 58,
+	hwtr_amd64_ymm0h = 59,	/* 59..74: upper 16 bytes of ymm0..ymm15 */
+	hwtr_amd64_nregs = 75,
+};
+
+/* What hwtr_values_memory says of each byte. */
+enum hwtr_value_state {
+	hwtr_value_same = 0,	/* unchanged from then to the end: the caller
+				 * reads the end state (the core, the live
+				 * process, the binaries) */
+	hwtr_value_old = 1,	/* changed since: BUF holds its value then */
+	hwtr_value_unknown = 2,	/* not known (the memory was mapped or
+				 * unmapped since, or the log cannot say) */
+};
+
+struct hwtr_values;
+
+/* Open the data log of HISTORY's recording: 0 with *VALUES NULL when the
+ * recording has none; a negative error when it has one that cannot be used
+ * (a newer format version, a malformed file, or a log that does not match
+ * the history's instruction counts, which would give wrong values). */
+HWTR_EXPORT
+int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **values);
+HWTR_EXPORT
+void hwtr_values_free(struct hwtr_values *values);
+
+/* Register REGNO (enum hwtr_amd64_regno) of THREAD just before the
+ * instruction at position NUMBER executes, little-endian in BUF (SIZE at
+ * least the register's size: 8, 16 for xmm and ymm halves): the register's
+ * size, or -hwtr_err_notfound when not known (a register the log does not
+ * hold, a gap, a position outside the log), or another negative error. */
+HWTR_EXPORT
+int hwtr_values_register(struct hwtr_values *values, struct hwtr_thread *thread,
+			 uint64_t number, unsigned regno, void *buf,
+			 size_t size);
+
+/* Memory [ADDR, ADDR+SIZE) as THREAD saw it just before the instruction at
+ * NUMBER: for each byte, STATE[i] (enum hwtr_value_state) and, when
+ * hwtr_value_old, its value in BUF[i].  0, or a negative error;
+ * hwtr_value_unknown everywhere when the log cannot say (a position outside
+ * it, a log whose end is missing). */
+HWTR_EXPORT
+int hwtr_values_memory(struct hwtr_values *values, struct hwtr_thread *thread,
+		       uint64_t number, uint64_t addr, void *buf,
+		       uint8_t *state, size_t size);
 
 #ifdef __cplusplus
 }

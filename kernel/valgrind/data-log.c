@@ -1,0 +1,492 @@
+/* data-log.c: the data log, what rebuilds every register and memory byte
+ * at every past position (libhwtrecord/values-format.h is its format,
+ * doc/recording-valgrind.md says why it is made this way).
+ *
+ * Positions: the instrumentation calls hwtrec_data_insn at each
+ * instruction (after the block-entry helper that may turn the trace on);
+ * it counts the instruction when the thread is traced, as the decoder
+ * will.  A REP string instruction counts once: VEX runs one iteration per
+ * pass and jumps back to it, so a pass that comes straight back to the
+ * same REP instruction is not a new one.  An instruction that faults did
+ * not run (the trace leaves it out): hwtrec_data_uncount_fault takes it
+ * back when the signal is delivered at it.
+ *
+ * Registers: a redo log.  At each counted instruction the registers that
+ * may have changed since the last one (those the previous instruction's IR
+ * writes, or all at a block's first instruction: a system call, a signal
+ * or another block ran in between) are compared with the thread's copy and
+ * the changed ones logged; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
+ * all of them.  rflags comes from VEX's flag thunk.
+ *
+ * Memory: an undo log.  Before each store (and before the kernel writes
+ * into the program's memory: system call buffers, signal frames) the old
+ * bytes are logged; memory that appears or goes away (mmap, munmap, brk,
+ * mremap, madvise) is logged as unknown.  The end state is the core.
+ *
+ * What it does not do: x87 registers (VEX keeps them as 64-bit doubles,
+ * not the hardware's 80 bits), mxcsr (VEX keeps only its rounding mode, not
+ * the sticky exception flags), memory written by another process (shared
+ * mappings), the program after an exec (only the first image is logged),
+ * live mode.
+ */
+#include "hwtrec-tool.h"
+#include "../../libhwtrecord/values-format.h"
+
+#include "libvex_guest_amd64.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+
+/* Kernel writes larger than this are logged as unknown rather than copied
+ * (a read() into a large buffer may fill only a little of it). */
+extern Int VG_(safe_fd)(Int oldfd);
+
+#define LARGE_KERNEL_WRITE (4u << 20)
+
+struct data_thread {
+	Bool known;
+	Int lwpid;
+	ULong count;		/* traced instructions run (the position) */
+	ULong last_snapshot;
+	Addr last_ip;		/* of the last counted instruction */
+	Bool last_was_syscall;
+	Bool shadow_valid;
+	ULong gpr[16], rflags, fs_base, gs_base;
+	U256 ymm[16];
+};
+
+Bool hwtrec_data_on;
+
+static Int data_fd = -1;
+static struct data_thread *dthreads;
+static struct data_thread *dcur;
+static ThreadId dcur_tid;
+static struct data_thread *logged;	/* whose THREAD record is current */
+static ULong global_count;
+/* The last segment found readable, so that most stores skip the lookup. */
+static Addr readable_lo = 1, readable_hi;
+
+#define DBUF_SIZE (4u << 20)
+static UChar *dbuf;
+static UInt dbuf_pos;
+
+static void data_write_out(void)
+{
+	UInt done = 0;
+
+	while (data_fd >= 0 && done < dbuf_pos) {
+		Int n = VG_(write)(data_fd, dbuf + done, dbuf_pos - done);
+
+		if (n <= 0) {
+			VG_(umsg)("hwtrec: cannot write the data log; the "
+				  "recording keeps control flow only\n");
+			VG_(close)(data_fd);
+			data_fd = -1;
+			hwtrec_data_on = False;
+			break;
+		}
+		done += (UInt)n;
+	}
+	dbuf_pos = 0;
+}
+
+static inline void dneed(UInt n)
+{
+	if (UNLIKELY(dbuf_pos + n > DBUF_SIZE))
+		data_write_out();
+}
+
+static inline void d8(UChar v) { dbuf[dbuf_pos++] = v; }
+static inline void d32(UInt v) { VG_(memcpy)(dbuf + dbuf_pos, &v, 4); dbuf_pos += 4; }
+static inline void d64(ULong v) { VG_(memcpy)(dbuf + dbuf_pos, &v, 8); dbuf_pos += 8; }
+static inline void dbytes(const void *p, UInt n)
+{
+	VG_(memcpy)(dbuf + dbuf_pos, p, n);
+	dbuf_pos += n;
+}
+
+Bool hwtrec_data_open(const HChar *path)
+{
+	struct vg_stat st;
+	SysRes sr = VG_(open)(path, VKI_O_WRONLY | VKI_O_APPEND, 0);
+
+	if (sr_isError(sr)) {
+		VG_(umsg)("hwtrec: cannot open the data log %s (error %lu); "
+			  "the recording keeps control flow only\n", path,
+			  sr_Err(sr));
+		return False;
+	}
+	/* After an exec the log is the first image's: this one is not
+	 * logged (the values of the new image are not known). */
+	if (VG_(fstat)((Int)sr_Res(sr), &st) < 0 || st.size != 0) {
+		VG_(close)((Int)sr_Res(sr));
+		return False;
+	}
+	data_fd = VG_(safe_fd)((Int)sr_Res(sr));
+	if (data_fd < 0)
+		return False;
+	dbuf = VG_(malloc)("hwtrec.data.buf", DBUF_SIZE);
+	dthreads = VG_(calloc)("hwtrec.data.threads", VG_N_THREADS + 1,
+			       sizeof(*dthreads));
+	dbytes(HWTR_VALUES_MAGIC, 8);
+	d32(HWTR_VALUES_VERSION);
+	d32(HWTR_VALUES_HEADER_SIZE);
+	hwtrec_data_on = True;
+	return True;
+}
+
+/* Every record so far is complete: say how far each thread got. */
+static void put_sync(Bool end)
+{
+	UInt n = 0, i;
+
+	for (i = 1; i <= VG_N_THREADS; i++)
+		n += dthreads[i].known;
+	dneed(6 + 12 * n);
+	d8(HWTR_VREC_SYNC);
+	d8(end);
+	d32(n);
+	for (i = 1; i <= VG_N_THREADS; i++)
+		if (dthreads[i].known) {
+			d32((UInt)dthreads[i].lwpid);
+			d64(dthreads[i].count);
+		}
+}
+
+void hwtrec_data_flush(Bool end)
+{
+	if (!hwtrec_data_on)
+		return;
+	put_sync(end);
+	data_write_out();
+	if (end) {
+		VG_(close)(data_fd);
+		data_fd = -1;
+		hwtrec_data_on = False;
+	}
+}
+
+void hwtrec_data_detach(void)
+{
+	if (data_fd >= 0)
+		VG_(close)(data_fd);
+	data_fd = -1;
+	dbuf_pos = 0;
+	hwtrec_data_on = False;
+}
+
+void hwtrec_data_thread_running(ThreadId tid)
+{
+	struct data_thread *t;
+
+	if (!hwtrec_data_on)
+		return;
+	t = &dthreads[tid];
+	if (!t->known) {
+		VG_(memset)(t, 0, sizeof(*t));
+		t->known = True;
+		t->lwpid = VG_(gettid)();
+	}
+	dcur = t;
+	dcur_tid = tid;
+}
+
+void hwtrec_data_thread_exit(ThreadId tid)
+{
+	if (!hwtrec_data_on)
+		return;
+	/* Its count goes into a sync before the ThreadId is reused. */
+	hwtrec_data_flush(False);
+	dthreads[tid].known = False;
+	if (dcur == &dthreads[tid]) {
+		dcur = NULL;
+		dcur_tid = 0;
+	}
+	if (logged == &dthreads[tid])
+		logged = NULL;
+}
+
+static void put_thread(void)
+{
+	dneed(21);
+	d8(HWTR_VREC_THREAD);
+	d32((UInt)dcur->lwpid);
+	d64(dcur->count);
+	d64(global_count);
+	logged = dcur;
+}
+
+static inline ULong pos_now(void)
+{
+	if (UNLIKELY(logged != dcur))
+		put_thread();
+	return dcur->count;
+}
+
+/* ------------------------------------------------------------ registers */
+
+/* VEX keeps rax rcx rdx rbx rsp rbp rsi rdi; GDB numbers rax rbx rcx rdx
+ * rsi rdi rbp rsp. */
+static const UChar vex_gpr_of_gdb[16] = { 0, 3, 1, 2, 6, 7, 5, 4,
+					  8, 9, 10, 11, 12, 13, 14, 15 };
+
+static inline ULong gpr_value(const VexGuestAMD64State *gs, UInt gdb)
+{
+	return (&gs->guest_RAX)[vex_gpr_of_gdb[gdb]];
+}
+
+static inline const U256 *ymm_value(const VexGuestAMD64State *gs, UInt i)
+{
+	return &(&gs->guest_YMM0)[i];
+}
+
+/* The mask bits (HWTR_VREG_*) a write to guest state [OFFSET,
+ * OFFSET+SIZE) may change. */
+ULong hwtrec_data_regs_written(Int offset, Int size)
+{
+	ULong mask = 0;
+	Int end = offset + size;
+	UInt i;
+
+#define OVERLAPS(field, len) \
+	(offset < (Int)offsetof(VexGuestAMD64State, field) + (Int)(len) && \
+	 end > (Int)offsetof(VexGuestAMD64State, field))
+	for (i = 0; i < 16; i++) {
+		Int o = (Int)(offsetof(VexGuestAMD64State, guest_RAX) +
+			      8 * vex_gpr_of_gdb[i]);
+
+		if (offset < o + 8 && end > o)
+			mask |= 1ull << (HWTR_VREG_GPR0 + i);
+	}
+	if (OVERLAPS(guest_CC_OP, 32) || OVERLAPS(guest_DFLAG, 8) ||
+	    OVERLAPS(guest_IDFLAG, 8) || OVERLAPS(guest_ACFLAG, 8))
+		mask |= 1ull << HWTR_VREG_RFLAGS;
+	if (OVERLAPS(guest_FS_CONST, 8))
+		mask |= 1ull << HWTR_VREG_FS_BASE;
+	if (OVERLAPS(guest_GS_CONST, 8))
+		mask |= 1ull << HWTR_VREG_GS_BASE;
+	for (i = 0; i < 16; i++) {
+		Int o = (Int)(offsetof(VexGuestAMD64State, guest_YMM0) + 32 * i);
+
+		if (offset < o + 32 && end > o)
+			mask |= 1ull << (HWTR_VREG_YMM0 + i);
+	}
+#undef OVERLAPS
+	return mask;
+}
+
+static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
+{
+	struct data_thread *t = dcur;
+	ULong changed = 0, rflags = 0, pos;
+	Bool full = !t->shadow_valid ||
+		    t->count - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
+	UInt i, size = 0;
+
+	if (full) {
+		check = HWTR_VREG_ALL;
+		t->last_snapshot = t->count;
+	}
+	for (i = 0; i < 16; i++)
+		if ((check >> i) & 1) {
+			ULong v = gpr_value(gs, i);
+
+			if (full || v != t->gpr[i]) {
+				t->gpr[i] = v;
+				changed |= 1ull << i;
+				size += 8;
+			}
+		}
+	if ((check >> HWTR_VREG_RFLAGS) & 1) {
+		rflags = LibVEX_GuestAMD64_get_rflags(gs);
+		if (full || rflags != t->rflags) {
+			t->rflags = rflags;
+			changed |= 1ull << HWTR_VREG_RFLAGS;
+			size += 8;
+		}
+	}
+	if (((check >> HWTR_VREG_FS_BASE) & 1) &&
+	    (full || gs->guest_FS_CONST != t->fs_base)) {
+		t->fs_base = gs->guest_FS_CONST;
+		changed |= 1ull << HWTR_VREG_FS_BASE;
+		size += 8;
+	}
+	if (((check >> HWTR_VREG_GS_BASE) & 1) &&
+	    (full || gs->guest_GS_CONST != t->gs_base)) {
+		t->gs_base = gs->guest_GS_CONST;
+		changed |= 1ull << HWTR_VREG_GS_BASE;
+		size += 8;
+	}
+	for (i = 0; i < 16; i++)
+		if (((check >> (HWTR_VREG_YMM0 + i)) & 1) &&
+		    (full || VG_(memcmp)(ymm_value(gs, i), &t->ymm[i], 32))) {
+			VG_(memcpy)(&t->ymm[i], ymm_value(gs, i), 32);
+			changed |= 1ull << (HWTR_VREG_YMM0 + i);
+			size += 32;
+		}
+	if (full) {
+		changed |= 1ull << HWTR_VREG_RIP;
+		size += 8;
+	}
+	t->shadow_valid = True;
+	if (!changed)
+		return;
+	pos = pos_now();
+	dneed(17 + size);
+	d8(HWTR_VREC_REGS);
+	d64(pos);
+	d64(changed);
+	for (i = 0; i < 16; i++)
+		if ((changed >> i) & 1)
+			d64(t->gpr[i]);
+	if ((changed >> HWTR_VREG_RFLAGS) & 1)
+		d64(t->rflags);
+	if ((changed >> HWTR_VREG_FS_BASE) & 1)
+		d64(t->fs_base);
+	if ((changed >> HWTR_VREG_GS_BASE) & 1)
+		d64(t->gs_base);
+	for (i = 0; i < 16; i++)
+		if ((changed >> (HWTR_VREG_YMM0 + i)) & 1)
+			dbytes(&t->ymm[i], 32);
+	if ((changed >> HWTR_VREG_RIP) & 1)
+		d64(ip);
+}
+
+/* Called at each instruction: IP, CHECK the registers that may have
+ * changed since the last one, FLAGS HWTREC_DATA_INSN_*. */
+void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
+		      UWord flags)
+{
+	struct data_thread *t = dcur;
+
+	if (!hwtrec_data_on || !t || !hwtrec_active)
+		return;
+	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
+	    t->count != 0)
+		return;		/* the next pass of the same REP */
+	t->count++;
+	global_count++;
+	t->last_ip = ip;
+	t->last_was_syscall = (flags & HWTREC_DATA_INSN_SYSCALL) != 0;
+	log_registers(gs, check, ip);
+}
+
+/* A signal is delivered to TID at IP: if that is the instruction it last
+ * counted, that instruction faulted and did not run (a system call that
+ * is restarted after a handler did run). */
+void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
+{
+	struct data_thread *t;
+
+	if (!hwtrec_data_on || !dthreads[tid].known)
+		return;
+	t = &dthreads[tid];
+	if (t->count == 0 || t->last_ip != ip || t->last_was_syscall)
+		return;
+	t->count--;
+	global_count--;
+	t->last_ip = 0;
+	/* The thread's next record restates where it stands. */
+	if (logged == t)
+		logged = NULL;
+}
+
+/* --------------------------------------------------------------- memory */
+
+static Bool readable(Addr a, SizeT size)
+{
+	NSegment const *seg;
+
+	if (a >= readable_lo && a + size <= readable_hi && a + size >= a)
+		return True;
+	if (!VG_(am_is_valid_for_client)(a, size, VKI_PROT_READ))
+		return False;
+	seg = VG_(am_find_nsegment)(a);
+	if (seg && a + size <= seg->end + 1) {
+		readable_lo = seg->start;
+		readable_hi = seg->end + 1;
+	}
+	return True;
+}
+
+static void put_unknown(Addr a, SizeT len)
+{
+	ULong pos;
+
+	if (!dcur)
+		return;		/* before the first instruction */
+	pos = pos_now();
+
+	dneed(25);
+	d8(HWTR_VREC_UNKNOWN);
+	d64(pos);
+	d64(a);
+	d64(len);
+}
+
+static void put_store(Addr a, SizeT size)
+{
+	ULong pos;
+
+	if (!readable(a, size))
+		return;		/* it faults: nothing is written */
+	pos = pos_now();
+	dneed(21 + (UInt)size);
+	d8(HWTR_VREC_STORE);
+	d64(pos);
+	d64(a);
+	d32((UInt)size);
+	dbytes((const void *)a, (UInt)size);
+}
+
+/* Before a store of SIZE bytes at A by the running thread. */
+void hwtrec_data_store(Addr a, UWord size)
+{
+	if (!hwtrec_data_on || !dcur)
+		return;
+	put_store(a, size);
+}
+
+/* Before the kernel (or Valgrind for it: a signal frame) writes [A, A+SIZE)
+ * for thread TID. */
+void hwtrec_data_kernel_write(ThreadId tid, Addr a, SizeT size)
+{
+	if (!hwtrec_data_on || size == 0)
+		return;
+	if (tid != dcur_tid)
+		hwtrec_data_thread_running(tid);
+	if (size > LARGE_KERNEL_WRITE || size > DBUF_SIZE / 2) {
+		put_unknown(a, size);
+		return;
+	}
+	while (size) {
+		SizeT n = size > 4096 - (a & 4095) ? 4096 - (a & 4095) : size;
+
+		put_store(a, n);
+		a += n;
+		size -= n;
+	}
+}
+
+/* [A, A+LEN) appeared or went away: what it held before is not known. */
+void hwtrec_data_memory_unknown(Addr a, SizeT len)
+{
+	if (!hwtrec_data_on || len == 0)
+		return;
+	readable_lo = 1;
+	readable_hi = 0;
+	put_unknown(a, len);
+}
+
+/* Protection changed: forget the cached readable range. */
+void hwtrec_data_forget_readable(void)
+{
+	readable_lo = 1;
+	readable_hi = 0;
+}

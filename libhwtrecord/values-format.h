@@ -1,0 +1,60 @@
+/* values-format.h: the data log ("values" in a recording), written by the
+ * Valgrind tool (kernel/valgrind/data-log.c) and read by values.c.
+ *
+ * Plain C, no libc types: the tool that writes it has no libc.  All numbers
+ * little-endian.  doc/recording-format.md describes the same.
+ *
+ * A header (magic, version, header size), then records, each a type byte
+ * and a fixed payload.  Positions count a thread's traced instructions from
+ * 1, as the history does with its gaps left out; "global" counts all
+ * threads' instructions, so that records of different threads are ordered
+ * (Valgrind runs one thread at a time, and records come in that order).
+ * A record stamped POS happened after the thread's instruction POS began
+ * and before POS+1 began.
+ */
+#ifndef HWTR_VALUES_FORMAT_H
+#define HWTR_VALUES_FORMAT_H
+
+#define HWTR_VALUES_MAGIC "HWTRVALS"	/* 8 bytes */
+#define HWTR_VALUES_VERSION 1
+#define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
+
+enum hwtr_values_record {
+	/* u32 lwpid, u64 pos, u64 global: the records that follow are this
+	 * thread's; it has run POS instructions and all threads GLOBAL. */
+	HWTR_VREC_THREAD = 1,
+	/* u64 pos, u64 mask, then for each bit of mask from the lowest its
+	 * value (HWTR_VREG_*): the registers just before instruction POS,
+	 * those that differ from before.  Later records of the same POS
+	 * replace earlier ones (an instruction that faulted did not run). */
+	HWTR_VREC_REGS = 2,
+	/* u64 pos, u64 addr, u32 size, SIZE bytes: memory at ADDR held these
+	 * bytes before instruction POS (or the kernel, during it) changed
+	 * them. */
+	HWTR_VREC_STORE = 3,
+	/* u64 pos, u64 addr, u64 len: what the range held before this point
+	 * is not known (it was mapped, unmapped, or written by the kernel in
+	 * a way that was not logged). */
+	HWTR_VREC_UNKNOWN = 4,
+	/* u8 end, u32 n, n x (u32 lwpid, u64 count): every record up to here
+	 * is in the log and thread LWPID has run COUNT instructions; END 1:
+	 * the program ended here, nothing follows. */
+	HWTR_VREC_SYNC = 5,
+};
+
+/* Bits of a HWTR_VREC_REGS mask, in the order their values follow. */
+#define HWTR_VREG_GPR0 0	/* 0..15: rax rbx rcx rdx rsi rdi rbp rsp
+				 * r8..r15 (GDB's order), 8 bytes */
+#define HWTR_VREG_RFLAGS 16	/* 8 bytes */
+#define HWTR_VREG_FS_BASE 17	/* 8 bytes */
+#define HWTR_VREG_GS_BASE 18	/* 8 bytes */
+#define HWTR_VREG_YMM0 19	/* 19..34: ymm0..ymm15, 32 bytes */
+#define HWTR_VREG_RIP 35	/* 8 bytes, in full snapshots only */
+#define HWTR_VREG_COUNT 36
+#define HWTR_VREG_ALL ((1ull << HWTR_VREG_COUNT) - 1)
+
+/* A full snapshot (every register, rip included) at least every this many
+ * instructions of a thread: where a register lookup starts. */
+#define HWTR_VALUES_SNAPSHOT_PERIOD 32768
+
+#endif

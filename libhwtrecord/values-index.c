@@ -1,0 +1,394 @@
+/* values-index.c: map the data log, check every record once, index it
+ * (values-index.h). */
+#include "values-index.h"
+#include "values-format.h"
+#include "error.h"
+#include "recording-file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+unsigned values_reg_size(unsigned bit)
+{
+	return bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16 ? 32 : 8;
+}
+
+static size_t regs_size(uint64_t mask)
+{
+	size_t n = 0;
+	unsigned bit;
+
+	for (bit = 0; bit < HWTR_VREG_COUNT; bit++)
+		if ((mask >> bit) & 1)
+			n += values_reg_size(bit);
+	return n;
+}
+
+/* 0 and the record, or 1 when the log ends inside it (cut off), or an
+ * error for a record that cannot be. */
+static int read_record(const uint8_t *log, size_t size, size_t off,
+		       struct values_record *r, const char *name)
+{
+	size_t avail = size - off;
+
+	memset(r, 0, sizeof(*r));
+	r->offset = off;
+	if (avail < 1)
+		return 1;
+	r->type = log[off];
+	switch (r->type) {
+	case HWTR_VREC_THREAD:
+		if (avail < 21)
+			return 1;
+		r->lwpid = get32(log + off + 1);
+		r->pos = get64(log + off + 5);
+		r->global = get64(log + off + 13);
+		r->next = off + 21;
+		return 0;
+	case HWTR_VREC_REGS:
+		if (avail < 17)
+			return 1;
+		r->pos = get64(log + off + 1);
+		r->mask = get64(log + off + 9);
+		if (r->mask & ~HWTR_VREG_ALL)
+			return hwtr_fail(hwtr_err_format, "%s: offset %zu: "
+					 "register mask 0x%llx names registers "
+					 "this reader does not know", name, off,
+					 (unsigned long long)r->mask);
+		if (avail - 17 < regs_size(r->mask))
+			return 1;
+		r->values = log + off + 17;
+		r->next = off + 17 + regs_size(r->mask);
+		return 0;
+	case HWTR_VREC_STORE:
+		if (avail < 21)
+			return 1;
+		r->pos = get64(log + off + 1);
+		r->addr = get64(log + off + 9);
+		r->len = get32(log + off + 17);
+		if (r->len == 0 || r->addr + r->len < r->addr)
+			return hwtr_fail(hwtr_err_format, "%s: offset %zu: a "
+					 "store of %llu bytes at 0x%llx", name,
+					 off, (unsigned long long)r->len,
+					 (unsigned long long)r->addr);
+		if (avail - 21 < r->len)
+			return 1;
+		r->values = log + off + 21;
+		r->next = off + 21 + r->len;
+		return 0;
+	case HWTR_VREC_UNKNOWN:
+		if (avail < 25)
+			return 1;
+		r->pos = get64(log + off + 1);
+		r->addr = get64(log + off + 9);
+		r->len = get64(log + off + 17);
+		if (r->addr + r->len < r->addr)
+			r->len = -r->addr;	/* to the top */
+		r->next = off + 25;
+		return 0;
+	case HWTR_VREC_SYNC: {
+		uint32_t n;
+
+		if (avail < 6)
+			return 1;
+		n = get32(log + off + 2);
+		if ((avail - 6) / 12 < n)
+			return 1;
+		r->len = n;
+		r->mask = log[off + 1];	/* the end flag */
+		r->values = log + off + 6;
+		r->next = off + 6 + 12 * (size_t)n;
+		return 0;
+	}
+	default:
+		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
+				 "record type %u", name, off, r->type);
+	}
+}
+
+int values_record_read(const struct values_index *index, size_t offset,
+		       struct values_record *record)
+{
+	int err = read_record(index->log, index->end, offset, record, "values");
+
+	return err > 0 ? hwtr_fail(hwtr_err_format, "values: offset %zu: cut "
+				   "off", offset) : err;
+}
+
+struct values_thread *values_index_thread(const struct values_index *index,
+					  uint32_t lwpid)
+{
+	size_t i;
+
+	for (i = 0; i < index->nthreads; i++)
+		if (index->threads[i].lwpid == lwpid)
+			return &index->threads[i];
+	return NULL;
+}
+
+static int grow(void **array, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 64;
+	p = realloc(*array, c * elem);
+	if (!p)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	*array = p;
+	*cap = c;
+	return 0;
+}
+
+static size_t thread_of(struct values_index *ix, uint32_t lwpid, int *err)
+{
+	struct values_thread *t;
+	size_t i;
+
+	for (i = 0; i < ix->nthreads; i++)
+		if (ix->threads[i].lwpid == lwpid)
+			return i;
+	t = realloc(ix->threads, (ix->nthreads + 1) * sizeof(*t));
+	if (!t) {
+		*err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		return SIZE_MAX;
+	}
+	ix->threads = t;
+	memset(&t[ix->nthreads], 0, sizeof(*t));
+	t[ix->nthreads].lwpid = lwpid;
+	return ix->nthreads++;
+}
+
+static uint64_t page_bit(uint64_t page)
+{
+	return (page * 0x9e3779b97f4a7c15ull) >> 54;	/* 0..1023 */
+}
+
+bool values_chunk_may_touch(const struct values_chunk *c, uint64_t page)
+{
+	uint64_t b = page_bit(page);
+
+	return c->filter_all || ((c->filter[b / 64] >> (b % 64)) & 1);
+}
+
+static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
+		       uint64_t global, uint64_t prev_max)
+{
+	uint64_t page, last = (addr + len - 1) >> 12;
+
+	if (!c->has_memory) {
+		c->has_memory = true;
+		c->max_global = prev_max;
+	}
+	if (global > c->max_global)
+		c->max_global = global;
+	if (last - (addr >> 12) >= 64) {
+		c->filter_all = true;
+		return;
+	}
+	for (page = addr >> 12; page <= last; page++) {
+		uint64_t b = page_bit(page);
+
+		c->filter[b / 64] |= 1ull << (b % 64);
+	}
+}
+
+/* One pass over the records: check them and build the index. */
+static int index_records(struct values_index *ix, const char *name)
+{
+	size_t off = HWTR_VALUES_HEADER_SIZE, cap_chunks = 0, cur = SIZE_MAX;
+	uint64_t max_global = 0;
+	struct values_record r;
+	int err = 0;
+
+	while (off < ix->size) {
+		struct values_thread *t;
+		struct values_chunk *c;
+
+		if (!ix->nchunks || off - ix->chunks[ix->nchunks - 1].offset >=
+				    VALUES_CHUNK_BYTES) {
+			if ((err = grow((void **)&ix->chunks, &cap_chunks,
+					ix->nchunks, sizeof(*ix->chunks))))
+				return err;
+			c = &ix->chunks[ix->nchunks++];
+			memset(c, 0, sizeof(*c));
+			c->offset = off;
+			c->thread = cur;
+			c->slice = cur == SIZE_MAX ? 0
+				   : ix->threads[cur].nslices - 1;
+			c->max_global = max_global;
+		}
+		c = &ix->chunks[ix->nchunks - 1];
+		err = read_record(ix->log, ix->size, off, &r, name);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			break;		/* cut off: the log ends before */
+		if (r.type != HWTR_VREC_THREAD && r.type != HWTR_VREC_SYNC &&
+		    cur == SIZE_MAX)
+			return hwtr_fail(hwtr_err_format, "%s: offset %zu: a "
+					 "record before any thread record",
+					 name, off);
+		t = cur == SIZE_MAX ? NULL : &ix->threads[cur];
+		switch (r.type) {
+		case HWTR_VREC_THREAD:
+			cur = thread_of(ix, r.lwpid, &err);
+			if (err)
+				return err;
+			t = &ix->threads[cur];
+			if (t->nslices &&
+			    (r.pos + 1 < t->slices[t->nslices - 1].pos))
+				return hwtr_fail(hwtr_err_format, "%s: offset "
+						 "%zu: thread %u goes back from "
+						 "position %llu to %llu", name,
+						 off, r.lwpid,
+						 (unsigned long long)
+						 t->slices[t->nslices - 1].pos,
+						 (unsigned long long)r.pos);
+			if ((err = grow((void **)&t->slices, &t->cap_slices,
+					t->nslices, sizeof(*t->slices))))
+				return err;
+			t->slices[t->nslices++] = (struct values_slice){
+				r.pos, r.global, off };
+			break;
+		case HWTR_VREC_REGS:
+			if ((r.mask & HWTR_VREG_ALL) == HWTR_VREG_ALL) {
+				if ((err = grow((void **)&t->snapshots,
+						&t->cap_snapshots,
+						t->nsnapshots,
+						sizeof(*t->snapshots))))
+					return err;
+				t->snapshots[t->nsnapshots++] =
+					(struct values_snapshot){
+						r.pos, off, get64(r.next - 8 +
+								  ix->log) };
+			}
+			break;
+		case HWTR_VREC_STORE:
+		case HWTR_VREC_UNKNOWN: {
+			const struct values_slice *s =
+				&t->slices[t->nslices - 1];
+
+			if (r.len)
+				chunk_note(c, r.addr, r.len,
+					   s->global + (r.pos - s->pos),
+					   max_global);
+			max_global = c->max_global;
+			break;
+		}
+		case HWTR_VREC_SYNC: {
+			uint32_t i;
+
+			for (i = 0; i < r.len; i++) {
+				size_t k = thread_of(ix, get32(r.values + 12 * i),
+						     &err);
+
+				if (err)
+					return err;
+				ix->threads[k].sync_count =
+					get64(r.values + 12 * i + 4);
+				ix->threads[k].synced = true;
+			}
+			/* thread_of may have moved the array */
+			ix->synced_end = r.next;
+			if (r.mask) {
+				ix->ended = true;
+				ix->end = r.next;
+				return 0;
+			}
+			break;
+		}
+		}
+		if (r.type != HWTR_VREC_SYNC && r.type != HWTR_VREC_THREAD &&
+		    r.pos > ix->threads[cur].last_pos)
+			ix->threads[cur].last_pos = r.pos;
+		if (r.type == HWTR_VREC_THREAD && r.pos > t->last_pos)
+			t->last_pos = r.pos;
+		off = r.next;
+		ix->end = off;
+	}
+	return 0;
+}
+
+int values_index_open(const char *dir, const char *name,
+		      struct values_index *ix)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	memset(ix, 0, sizeof(*ix));
+	if ((err = recording_file_open(dir, name, &fd, &st)))
+		return err;
+	if ((size_t)st.st_size < HWTR_VALUES_HEADER_SIZE) {
+		close(fd);
+		return hwtr_fail(hwtr_err_format, "%s/%s: %lld bytes: too "
+				 "short for a data log header", dir, name,
+				 (long long)st.st_size);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return hwtr_fail(hwtr_err_io, "%s/%s: %s", dir, name,
+				 strerror(errno));
+	ix->log = map;
+	ix->size = (size_t)st.st_size;
+	ix->end = HWTR_VALUES_HEADER_SIZE;
+	if (memcmp(ix->log, HWTR_VALUES_MAGIC, 8)) {
+		values_index_close(ix);
+		return hwtr_fail(hwtr_err_format, "%s/%s: offset 0: not a "
+				 "data log (no %s)", dir, name,
+				 HWTR_VALUES_MAGIC);
+	}
+	if (get32(ix->log + 8) != HWTR_VALUES_VERSION ||
+	    get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
+		err = hwtr_fail(hwtr_err_version, "%s/%s: offset 8: data log "
+				"version %u; this reader reads version %d",
+				dir, name, get32(ix->log + 8),
+				HWTR_VALUES_VERSION);
+		values_index_close(ix);
+		return err;
+	}
+	err = index_records(ix, name);
+	if (err) {
+		hwtr_fail_context(-err, "%s/", dir);
+		values_index_close(ix);
+	}
+	return err;
+}
+
+void values_index_close(struct values_index *ix)
+{
+	size_t i;
+
+	if (ix->log)
+		munmap((void *)ix->log, ix->size);
+	for (i = 0; i < ix->nthreads; i++) {
+		free(ix->threads[i].slices);
+		free(ix->threads[i].snapshots);
+	}
+	free(ix->threads);
+	free(ix->chunks);
+	memset(ix, 0, sizeof(*ix));
+}

@@ -1,0 +1,97 @@
+/* values-index.h: the data log (values-format.h) mapped and indexed, so
+ * that a register or memory read at any position costs a binary search and
+ * a short scan, not a walk over the log.
+ *
+ * One pass at open checks every record and builds, per thread, where it
+ * ran (slices: its position and the global count when it was switched in)
+ * and where its full register snapshots are; and, per 64 KiB chunk of the
+ * log, the largest global stamp of a memory record so far and a filter of
+ * the pages its memory records touch.
+ */
+#ifndef HWTR_VALUES_INDEX_H
+#define HWTR_VALUES_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct values_slice {
+	uint64_t pos, global;	/* the thread's and all threads' counts */
+	size_t offset;		/* of the THREAD record */
+};
+
+struct values_snapshot {
+	uint64_t pos;
+	size_t offset;		/* of the REGS record */
+	uint64_t rip;
+};
+
+struct values_thread {
+	uint32_t lwpid;
+	struct values_slice *slices;
+	size_t nslices, cap_slices;
+	struct values_snapshot *snapshots;
+	size_t nsnapshots, cap_snapshots;
+	uint64_t last_pos;	/* the last position a record names */
+	uint64_t sync_count;	/* instructions run, at the last sync */
+	bool synced;
+};
+
+#define VALUES_CHUNK_BYTES (64u << 10)
+#define VALUES_FILTER_WORDS 16	/* 1024 bits, a page a bit (hashed) */
+
+struct values_chunk {
+	size_t offset;		/* first record */
+	size_t thread;		/* thread current there (index), or SIZE_MAX */
+	size_t slice;		/* its slice */
+	uint64_t max_global;	/* of memory records in this and earlier
+				 * chunks; 0 with has_memory false */
+	bool has_memory;
+	bool filter_all;	/* a record too large for the filter */
+	uint64_t filter[VALUES_FILTER_WORDS];
+};
+
+struct values_index {
+	const uint8_t *log;	/* mapped */
+	size_t size;		/* mapped size */
+	size_t end;		/* end of the last complete record */
+	size_t synced_end;	/* end of the last SYNC record */
+	bool ended;		/* a SYNC with its end flag: the log is whole */
+	struct values_thread *threads;
+	size_t nthreads;
+	struct values_chunk *chunks;
+	size_t nchunks;
+};
+
+/* A record as read. */
+struct values_record {
+	uint8_t type;
+	size_t offset, next;	/* of this record and of the one after */
+	uint32_t lwpid;		/* THREAD */
+	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN */
+	uint64_t mask;		/* REGS */
+	const uint8_t *values;	/* REGS: the values, STORE: the old bytes */
+	uint64_t addr, len;	/* STORE, UNKNOWN */
+};
+
+/* Map and index the log PATH (for messages, NAME as the recording names
+ * it): 0, or a negative hwtr_error naming the file and offset. */
+int values_index_open(const char *dir, const char *name,
+		      struct values_index *index);
+void values_index_close(struct values_index *index);
+
+/* The record at OFFSET (< index->end, a record boundary): 0 or an error. */
+int values_record_read(const struct values_index *index, size_t offset,
+		       struct values_record *record);
+
+/* Size of register bit BIT's value in a REGS record. */
+unsigned values_reg_size(unsigned bit);
+
+/* Whether the chunk's filter may hold page PAGE. */
+bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t page);
+
+/* The thread with LWPID, or NULL. */
+struct values_thread *values_index_thread(const struct values_index *index,
+					  uint32_t lwpid);
+
+#endif

@@ -1,0 +1,566 @@
+/* values.c: registers and memory at past positions, from the data log
+ * (hwtrecord.h, "values"; the log's format in values-format.h, its index in
+ * values-index.c).
+ *
+ * Positions: the log counts a thread's instructions as the tool ran them;
+ * the history numbers them the same way but gives each gap a number too,
+ * so a history number maps to a log position by leaving the gaps before it
+ * out.  Before any value is given, the log must agree with the history: the
+ * same instruction count per thread (when the log is whole) and the same
+ * PC at every register snapshot.  A log that disagrees is refused: its
+ * values would be wrong.
+ *
+ * Registers: the latest value logged at or before the position, found from
+ * the nearest snapshot.  Memory: the end state with the undo records from
+ * the end back to the position applied, that is, for each byte the first
+ * record at or after the position that touches it; only a whole log (with
+ * its end record) can say that, so memory of a log that was cut off is not
+ * known.
+ */
+#include "values-index.h"
+#include "values-format.h"
+#include "error.h"
+#include "history.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct values_history_thread {
+	struct hwtr_thread *thread;
+	struct values_thread *log;	/* NULL: the log has nothing of it */
+	uint64_t *gaps;		/* history numbers of gaps, ascending */
+	size_t ngaps;
+	uint64_t instructions;	/* of the history, gaps included */
+	struct hwtr_cursor *cursor;	/* for rip */
+};
+
+struct hwtr_values {
+	struct values_index index;
+	struct values_history_thread *threads;
+	size_t nthreads;
+	bool memory_known;	/* the log is whole and matches the history */
+};
+
+/* Most snapshots are checked against the history's PC: at most this many,
+ * spread over each thread. */
+#define SNAPSHOT_CHECKS 256
+
+/* x86 eflags bits that are set whenever user code runs: IF, bit 1. */
+#define USER_EFLAGS_ALWAYS 0x202u
+
+static int collect_gaps(struct values_history_thread *ht)
+{
+	struct hwtr_thread_stats stats;
+	struct hwtr_segment seg;
+	uint64_t n;
+	size_t cap = 0;
+	int err;
+
+	if ((err = hwtr_thread_stats(ht->thread, &stats)))
+		return err;
+	ht->instructions = stats.instructions;
+	if (!stats.gaps)
+		return 0;
+	for (n = 1; n <= stats.segments; n++) {
+		if ((err = hwtr_thread_segment(ht->thread, n, &seg)))
+			return err;
+		if (!(seg.flags & HWTR_SEG_GAP))
+			continue;
+		if (ht->ngaps == cap) {
+			uint64_t *p = realloc(ht->gaps, (cap ? 2 * cap : 16) *
+						     sizeof(*p));
+
+			if (!p)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			ht->gaps = p;
+			cap = cap ? 2 * cap : 16;
+		}
+		ht->gaps[ht->ngaps++] = seg.insn_begin;
+	}
+	return 0;
+}
+
+/* The log position of history number NUMBER, or 0 for a gap. */
+static uint64_t log_position(const struct values_history_thread *ht,
+			     uint64_t number)
+{
+	size_t lo = 0, hi = ht->ngaps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ht->gaps[mid] < number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ht->ngaps && ht->gaps[lo] == number)
+		return 0;
+	return number - lo;
+}
+
+/* The history number of log position POS (not a gap). */
+static uint64_t history_number(const struct values_history_thread *ht,
+			       uint64_t pos)
+{
+	size_t i;
+	uint64_t number = pos;
+
+	for (i = 0; i < ht->ngaps && ht->gaps[i] <= number; i++)
+		number++;
+	return number;
+}
+
+static int history_ip(struct values_history_thread *ht, uint64_t number,
+		      uint64_t *ip)
+{
+	struct hwtr_insn insn;
+	int err;
+
+	if (!ht->cursor && (err = hwtr_cursor_alloc(ht->thread, &ht->cursor)))
+		return err;
+	if ((err = hwtr_cursor_goto(ht->cursor, number)) ||
+	    (err = hwtr_cursor_insn(ht->cursor, &insn)))
+		return err;
+	if (insn.gap)
+		return -hwtr_err_notfound;
+	*ip = insn.ip;
+	return 0;
+}
+
+/* The log and the history count the same instructions: else refuse. */
+static int check_alignment(struct hwtr_values *v,
+			   struct values_history_thread *ht)
+{
+	const struct values_thread *lt = ht->log;
+	uint64_t counted = ht->instructions - ht->ngaps, ip;
+	size_t i, step;
+	int err;
+
+	if (!lt)
+		return 0;
+	if (lt->synced && v->index.ended && lt->sync_count != counted)
+		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
+				 "log counts %llu instructions, the history "
+				 "%llu: the log does not match the trace and "
+				 "is not used", lt->lwpid,
+				 (unsigned long long)lt->sync_count,
+				 (unsigned long long)counted);
+	if (lt->last_pos > counted)
+		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
+				 "log reaches position %llu, the history has "
+				 "%llu instructions: not used", lt->lwpid,
+				 (unsigned long long)lt->last_pos,
+				 (unsigned long long)counted);
+	step = lt->nsnapshots > SNAPSHOT_CHECKS
+	       ? lt->nsnapshots / SNAPSHOT_CHECKS : 1;
+	for (i = 0; i < lt->nsnapshots; i += step) {
+		const struct values_snapshot *s = &lt->snapshots[i];
+
+		if ((err = history_ip(ht, history_number(ht, s->pos), &ip)))
+			return hwtr_fail_context(-err, "values: thread %u: "
+						 "position %llu: ", lt->lwpid,
+						 (unsigned long long)s->pos);
+		if (ip != s->rip)
+			return hwtr_fail(hwtr_err_format, "values: thread %u: "
+					 "the data log has rip 0x%llx at "
+					 "position %llu, the history 0x%llx: "
+					 "not used", lt->lwpid,
+					 (unsigned long long)s->rip,
+					 (unsigned long long)s->pos,
+					 (unsigned long long)ip);
+	}
+	return 0;
+}
+
+int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
+{
+	const struct hwtr_recording_info *info;
+	struct hwtr_values *v;
+	size_t i;
+	int err;
+
+	if (!history || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_open: NULL");
+	*out = NULL;
+	info = hwtr_recording_info(history->recording);
+	if (!info->values)
+		return 0;
+	if (info->values_version != HWTR_VALUES_VERSION)
+		return hwtr_fail(hwtr_err_version, "%s: manifest: data log "
+				 "\"%s\" is version %d; this reader reads "
+				 "version %d",
+				 hwtr_recording_path(history->recording),
+				 info->values, info->values_version,
+				 HWTR_VALUES_VERSION);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if ((err = values_index_open(hwtr_recording_path(history->recording),
+				     info->values, &v->index))) {
+		free(v);
+		return err;
+	}
+	v->nthreads = hwtr_history_nthreads(history);
+	v->threads = calloc(v->nthreads + 1, sizeof(*v->threads));
+	if (!v->threads) {
+		hwtr_values_free(v);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	v->memory_known = v->index.ended;
+	for (i = 0; i < v->nthreads; i++) {
+		struct values_history_thread *ht = &v->threads[i];
+		struct hwtr_thread_stats stats;
+
+		ht->thread = hwtr_history_thread(history, i);
+		if ((err = hwtr_thread_stats(ht->thread, &stats)) ||
+		    (err = collect_gaps(ht))) {
+			hwtr_values_free(v);
+			return err;
+		}
+		ht->log = values_index_thread(&v->index, stats.tid);
+		if ((err = check_alignment(v, ht))) {
+			hwtr_values_free(v);
+			return err;
+		}
+		/* A thread the history has and the log has not ran
+		 * unlogged: its stores are missing. */
+		if (!ht->log && stats.instructions > stats.gaps)
+			v->memory_known = false;
+	}
+	*out = v;
+	return 0;
+}
+
+void hwtr_values_free(struct hwtr_values *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v->threads && i < v->nthreads; i++) {
+		free(v->threads[i].gaps);
+		hwtr_cursor_free(v->threads[i].cursor);
+	}
+	free(v->threads);
+	values_index_close(&v->index);
+	free(v);
+}
+
+static struct values_history_thread *find_thread(struct hwtr_values *v,
+						 struct hwtr_thread *thread)
+{
+	size_t i;
+
+	for (i = 0; i < v->nthreads; i++)
+		if (v->threads[i].thread == thread)
+			return &v->threads[i];
+	return NULL;
+}
+
+/* The bit of REGNO in a REGS mask, where in it the value is (OFFSET) and
+ * how many bytes of it are REGNO's (SIZE); false if the log has none. */
+static bool register_bit(unsigned regno, unsigned *bit, unsigned *offset,
+			 unsigned *size)
+{
+	*offset = 0;
+	*size = 8;
+	if (regno <= hwtr_amd64_r15)
+		*bit = HWTR_VREG_GPR0 + regno;
+	else if (regno == hwtr_amd64_eflags) {
+		*bit = HWTR_VREG_RFLAGS;
+		*size = 4;	/* GDB's eflags is 32 bits */
+	} else if (regno == hwtr_amd64_fs_base)
+		*bit = HWTR_VREG_FS_BASE;
+	else if (regno == hwtr_amd64_gs_base)
+		*bit = HWTR_VREG_GS_BASE;
+	else if (regno >= hwtr_amd64_xmm0 && regno < hwtr_amd64_xmm0 + 16) {
+		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_xmm0);
+		*size = 16;
+	} else if (regno >= hwtr_amd64_ymm0h && regno < hwtr_amd64_ymm0h + 16) {
+		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_ymm0h);
+		*offset = 16;
+		*size = 16;
+	} else
+		return false;
+	return true;
+}
+
+/* Offset of register bit BIT's value in a REGS record's values. */
+static size_t value_offset(uint64_t mask, unsigned bit)
+{
+	size_t n = 0;
+	unsigned b;
+
+	for (b = 0; b < bit; b++)
+		if ((mask >> b) & 1)
+			n += values_reg_size(b);
+	return n;
+}
+
+/* The last snapshot of LT at or before POS, or NULL. */
+static const struct values_snapshot *snapshot_before(
+	const struct values_thread *lt, uint64_t pos)
+{
+	size_t lo = 0, hi = lt->nsnapshots;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (lt->snapshots[mid].pos <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &lt->snapshots[lo - 1] : NULL;
+}
+
+int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
+			 uint64_t number, unsigned regno, void *buf,
+			 size_t size)
+{
+	struct values_history_thread *ht;
+	const struct values_snapshot *snap;
+	struct values_record r;
+	unsigned bit, offset, rsize;
+	bool found = false, ours = true;
+	uint64_t pos, ip;
+	size_t off;
+	int err;
+
+	if (!v || !thread || !buf)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_register: NULL");
+	ht = find_thread(v, thread);
+	if (!ht)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_register: a "
+				 "thread of another history");
+	if (number < 1 || number > ht->instructions)
+		return hwtr_fail(hwtr_err_range, "values: position %llu is "
+				 "outside the history (1..%llu)",
+				 (unsigned long long)number,
+				 (unsigned long long)ht->instructions);
+	pos = log_position(ht, number);
+	if (!ht->log || pos == 0 || pos > ht->log->last_pos)
+		return -hwtr_err_notfound;
+	if (regno == hwtr_amd64_rip) {
+		if (size < 8)
+			return hwtr_fail(hwtr_err_invalid, "values: rip needs "
+					 "8 bytes, not %zu", size);
+		if ((err = history_ip(ht, number, &ip)))
+			return err;
+		memcpy(buf, &ip, 8);
+		return 8;
+	}
+	if (!register_bit(regno, &bit, &offset, &rsize))
+		return -hwtr_err_notfound;
+	if (size < rsize)
+		return hwtr_fail(hwtr_err_invalid, "values: register %u needs "
+				 "%u bytes, not %zu", regno, rsize, size);
+	snap = snapshot_before(ht->log, pos);
+	if (!snap)
+		return -hwtr_err_notfound;
+	for (off = snap->offset; off < v->index.end; off = r.next) {
+		if ((err = values_record_read(&v->index, off, &r)))
+			return err;
+		if (r.type == HWTR_VREC_THREAD) {
+			ours = r.lwpid == ht->log->lwpid;
+			if (ours && r.pos >= pos)
+				break;
+			continue;
+		}
+		if (!ours || r.type != HWTR_VREC_REGS)
+			continue;
+		if (r.pos > pos)
+			break;
+		if ((r.mask >> bit) & 1) {
+			memcpy(buf, r.values + value_offset(r.mask, bit) +
+				    offset, rsize);
+			found = true;
+		}
+	}
+	if (!found)
+		return -hwtr_err_notfound;
+	if (bit == HWTR_VREG_RFLAGS) {
+		uint32_t eflags;
+
+		/* VEX computes the arithmetic flags, DF, ID and AC; in user
+		 * mode IF and the reserved bit 1 are always set. */
+		memcpy(&eflags, buf, 4);
+		eflags |= USER_EFLAGS_ALWAYS;
+		memcpy(buf, &eflags, 4);
+	}
+	return (int)rsize;
+}
+
+/* All threads' instruction count when THREAD's log position POS began. */
+static bool global_of(const struct values_thread *lt, uint64_t pos,
+		      uint64_t *global)
+{
+	size_t lo = 0, hi = lt->nslices;
+
+	/* the last slice that starts before POS */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (lt->slices[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	*global = lt->slices[lo - 1].global + (pos - lt->slices[lo - 1].pos);
+	return true;
+}
+
+/* LT's slice whose THREAD record is at OFFSET. */
+static const struct values_slice *slice_at(const struct values_thread *lt,
+					   size_t offset)
+{
+	size_t lo = 0, hi = lt ? lt->nslices : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (lt->slices[mid].offset < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (lt ? lt->nslices : 0) && lt->slices[lo].offset == offset
+	       ? &lt->slices[lo] : NULL;
+}
+
+/* The first chunk whose memory records may reach GLOBAL. */
+static size_t first_chunk_from(const struct values_index *ix, uint64_t global)
+{
+	size_t lo = 0, hi = ix->nchunks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (!ix->chunks[mid].has_memory ||
+		    ix->chunks[mid].max_global < global)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool chunk_may_touch_range(const struct values_chunk *c, uint64_t addr,
+				  size_t size)
+{
+	uint64_t page, last = (addr + size - 1) >> 12;
+
+	if (!c->has_memory)
+		return false;
+	if (c->filter_all || last - (addr >> 12) >= 64)
+		return true;
+	for (page = addr >> 12; page <= last; page++)
+		if (values_chunk_may_touch(c, page))
+			return true;
+	return false;
+}
+
+/* Resolve the bytes of [ADDR, ADDR+SIZE) that record R (stamped GLOBAL)
+ * touches and that are still open; returns how many it resolved. */
+static size_t apply_record(const struct values_record *r, uint64_t addr,
+			   uint8_t *buf, uint8_t *state, uint8_t *open,
+			   size_t size)
+{
+	uint64_t lo = r->addr > addr ? r->addr : addr;
+	uint64_t hi = r->addr + r->len < addr + size ? r->addr + r->len
+						     : addr + size;
+	size_t n = 0;
+	uint64_t a;
+
+	if (r->len == 0 || lo >= hi)
+		return 0;
+	for (a = lo; a < hi; a++) {
+		size_t i = (size_t)(a - addr);
+
+		if (!open[i])
+			continue;
+		open[i] = 0;
+		n++;
+		if (r->type == HWTR_VREC_STORE) {
+			buf[i] = r->values[a - r->addr];
+			state[i] = hwtr_value_old;
+		} else {
+			state[i] = hwtr_value_unknown;
+		}
+	}
+	return n;
+}
+
+int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
+		       uint64_t number, uint64_t addr, void *bufp,
+		       uint8_t *state, size_t size)
+{
+	const struct values_index *ix;
+	struct values_history_thread *ht;
+	uint8_t *buf = bufp, *open;
+	uint64_t pos, global;
+	size_t left = size, k;
+	int err = 0;
+
+	if (!v || !thread || (!buf && size) || (!state && size))
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_memory: NULL");
+	if (addr + size < addr)
+		return hwtr_fail(hwtr_err_invalid, "values: 0x%llx + %zu "
+				 "wraps around", (unsigned long long)addr, size);
+	ht = find_thread(v, thread);
+	if (!ht)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_memory: a "
+				 "thread of another history");
+	if (number < 1 || number > ht->instructions)
+		return hwtr_fail(hwtr_err_range, "values: position %llu is "
+				 "outside the history (1..%llu)",
+				 (unsigned long long)number,
+				 (unsigned long long)ht->instructions);
+	memset(state, hwtr_value_unknown, size);
+	pos = log_position(ht, number);
+	if (!v->memory_known || !ht->log || pos == 0 ||
+	    !global_of(ht->log, pos, &global) || size == 0)
+		return 0;
+	memset(state, hwtr_value_same, size);
+	open = malloc(size);
+	if (!open)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	memset(open, 1, size);
+	ix = &v->index;
+	for (k = first_chunk_from(ix, global); k < ix->nchunks && left; k++) {
+		const struct values_chunk *c = &ix->chunks[k];
+		size_t off, end = k + 1 < ix->nchunks ? ix->chunks[k + 1].offset
+						      : ix->end;
+		const struct values_thread *lt;
+		const struct values_slice *s;
+		struct values_record r;
+
+		if (!chunk_may_touch_range(c, addr, size))
+			continue;
+		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
+		s = lt ? &lt->slices[c->slice] : NULL;
+		for (off = c->offset; off < end && left; off = r.next) {
+			if ((err = values_record_read(ix, off, &r)))
+				goto out;
+			if (r.type == HWTR_VREC_THREAD) {
+				lt = values_index_thread(ix, r.lwpid);
+				s = slice_at(lt, off);
+				continue;
+			}
+			if (r.type != HWTR_VREC_STORE &&
+			    r.type != HWTR_VREC_UNKNOWN)
+				continue;
+			if (!s || s->global + (r.pos - s->pos) < global)
+				continue;
+			left -= apply_record(&r, addr, buf, state, open, size);
+		}
+	}
+out:
+	free(open);
+	if (err)
+		memset(state, hwtr_value_unknown, size);
+	return err;
+}
