@@ -1068,7 +1068,12 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		j->gaps = st.gaps;
 		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
 		j->end = end_position(t);
-		j->registers_logged = r->values && t->cursor;
+		/* Without a core the stack's unchanged bytes are unknown, so
+		 * GDB's unwinders cannot walk it: the plugin's does.  Not yet
+		 * across an exec either (test-server-images' exec case
+		 * unwinds wrongly there with logged registers). */
+		j->registers_logged = r->values && t->cursor && r->core &&
+				      program_images_count(r->images) == 1;
 	}
 	return 0;
 }
