@@ -20,8 +20,9 @@
  *
  * Replay: entered by bs/bc or qHwtr:goto.  A thread away from its end
  * answers registers with its PC only (the stub's 'g' layout, every other
- * byte unavailable) and refuses writes; memory is always the live process's
- * (the plugin says so once).  Forward s/c move through the history; when
+ * byte unavailable) and refuses writes; of its memory only what the replay
+ * knows at that position is served (replay_read_memory_at), never the live
+ * process's present bytes, which may have changed since.  Forward s/c move through the history; when
  * the thread is at its end, or a continue reaches it without a breakpoint,
  * the request goes to the stub and the program runs live again.
  *
@@ -860,6 +861,12 @@ static int handle(struct live *l, const char *payload, size_t len)
 	case rsp_read_register:
 		if (replaying_thread(l, g))
 			return replay_registers_reply(l, &r, payload, len);
+		break;
+	case rsp_read_memory:
+	case rsp_read_memory_binary:
+		/* The live process's bytes may have changed since. */
+		if (replaying_thread(l, g))
+			return server_read_memory(l->replay, l->gdb, &r, g);
 		break;
 	case rsp_write_registers:
 	case rsp_write_register:

@@ -4,6 +4,8 @@
 
 #include "corefile.h"
 
+#include <hwtrecord.h>
+
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 struct mapping {
 	uint64_t start, end, pgoff;
 	char *path;
+	bool read_only;
 	bool tried;		/* opened (or failed to) already */
 	const uint8_t *bytes;	/* the whole file, or NULL */
 	size_t size;
@@ -25,6 +28,11 @@ struct memory {
 	size_t n, cap;
 	struct mapping *maps;
 };
+
+bool sideband_read_only(const struct hwtr_sideband_event *ev)
+{
+	return ev->prot && !(ev->prot & HWTR_PROT_WRITE);
+}
 
 int memory_create(const struct core *core, struct memory **out)
 {
@@ -72,6 +80,7 @@ int memory_add_mapping(struct memory *m, const struct memory_mapping *map)
 	p->start = map->start;
 	p->end = map->end;
 	p->pgoff = map->pgoff;
+	p->read_only = map->read_only;
 	p->path = strdup(map->path);
 	if (!p->path)
 		return -1;
@@ -101,8 +110,10 @@ static void open_mapping(struct mapping *p)
 	close(fd);
 }
 
-/* Bytes at A from the newest mapping that covers it. */
-static size_t read_mapped(struct memory *m, uint64_t a, uint8_t *buf, size_t len)
+/* Bytes at A from the newest mapping that covers it; with FIXED only when
+ * that mapping is read-only (a writable one may have changed them). */
+static size_t read_mapped(struct memory *m, uint64_t a, uint8_t *buf, size_t len,
+			  bool fixed)
 {
 	size_t i = m->n;
 
@@ -113,6 +124,8 @@ static size_t read_mapped(struct memory *m, uint64_t a, uint8_t *buf, size_t len
 
 		if (a < p->start || a >= p->end)
 			continue;
+		if (fixed && !p->read_only)
+			return 0;
 		if (!p->tried)
 			open_mapping(p);
 		off = p->pgoff + (a - p->start);
@@ -141,7 +154,22 @@ size_t memory_read(struct memory *m, uint64_t addr, void *buf, size_t len)
 						      len - done) : 0;
 
 		if (!n)
-			n = read_mapped(m, a, (uint8_t *)buf + done, len - done);
+			n = read_mapped(m, a, (uint8_t *)buf + done, len - done, false);
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+size_t memory_read_fixed(struct memory *m, uint64_t addr, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		size_t n = read_mapped(m, addr + done, (uint8_t *)buf + done,
+				       len - done, true);
+
 		if (!n)
 			break;
 		done += n;

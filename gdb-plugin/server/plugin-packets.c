@@ -139,6 +139,8 @@ static json_t *thread_json(const struct plugin_thread_info *t)
 	json_object_set_new(j, "gaps", json_integer((json_int_t)t->gaps));
 	json_object_set_new(j, "position", json_integer((json_int_t)t->position));
 	json_object_set_new(j, "end", json_integer((json_int_t)t->end));
+	if (t->registers_logged)
+		json_object_set_new(j, "registers_logged", json_true());
 	return j;
 }
 

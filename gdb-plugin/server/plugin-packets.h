@@ -66,6 +66,7 @@ struct plugin_thread_info {
 	uint32_t tid;
 	bool at_end;		/* stands at the end state */
 	bool registers_at_end;	/* GDB has the real registers there */
+	bool registers_logged;	/* and before the end (a data log) */
 	bool counted;		/* the history is built: the rest is known */
 	uint64_t instructions, segments, gaps;
 	uint64_t position;	/* the current instruction number */

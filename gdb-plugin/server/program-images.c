@@ -33,7 +33,7 @@ int program_images_add_segments(struct memory *memory,
 		for (k = 0; k < o->nsegments; k++) {
 			const struct loaded_segment *g = &o->segments[k];
 			struct memory_mapping m = { g->addr, g->addr + g->filesz,
-						    g->offset, o->file };
+						    g->offset, o->file, true };
 
 			if (!g->writable && g->filesz && memory_add_mapping(memory, &m) < 0)
 				return -ENOMEM;
@@ -62,7 +62,7 @@ static int image_memory(const struct hwtr_recording *rec, const char *dir,
 		if (seen != image || ev->kind != hwtr_ev_mmap || !ev->path)
 			continue;
 		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len, ev->pgoff,
-					     ev->path };
+					     ev->path, sideband_read_only(ev) };
 		/* The library's lookup: the recording's copies first, a file
 		 * of another build-id never (then no memory from it). */
 		rc = hwtr_recording_find_code(rec, ev, NULL, &file);

@@ -19,6 +19,10 @@
  * (hwtr_thread_callstack_next: after a return, the caller's), so that they
  * pair with the frames GDB unwinds from the real registers there.
  *
+ * Before a thread's end, memory is only what cannot have changed since
+ * (replay_read_memory_at): the end state's bytes would be silently wrong
+ * wherever the program wrote them later.
+ *
  * Not done yet: threads do not share a time axis (a resume moves only the
  * thread it names), and registers other than the PC are not recovered at
  * past positions.
@@ -71,6 +75,9 @@ struct replay {
 	const struct hwtr_recording_info *info;
 	const struct tdesc *tdesc;	/* the recording's registers */
 	struct hwtr_history *history;
+	/* The data log (registers and memory at past positions), or NULL:
+	 * a recording without one, or one that cannot be used. */
+	struct hwtr_values *values;
 	struct core *core;
 	/* The programs the process ran (one per exec), and the one GDB is
 	 * shown: the one the last thread to move stands in. */
@@ -149,7 +156,8 @@ static int add_mappings(struct replay *r)
 		if (ev->kind != hwtr_ev_mmap || !ev->path)
 			continue;
 		m = (struct memory_mapping){ ev->addr, ev->addr + ev->len,
-					     ev->pgoff, ev->path };
+					     ev->pgoff, ev->path,
+					     sideband_read_only(ev) };
 		/* The library's lookup: the recording's copies first, a file
 		 * of another build-id never (then no memory from it). */
 		rc = hwtr_recording_find_code(r->recording, ev, NULL, &file);
@@ -165,7 +173,9 @@ static int add_mappings(struct replay *r)
 	}
 	for (i = 0; r->core && !r->nevents && i < r->core->nfiles; i++) {
 		const struct core_file_map *f = &r->core->files[i];
-		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path };
+		/* NT_FILE gives no permissions: writable for all we know. */
+		struct memory_mapping m = { f->start, f->end, f->pgoff, f->path,
+					    false };
 
 		if (memory_add_mapping(r->memory, &m) < 0)
 			return -ENOMEM;
@@ -279,6 +289,22 @@ static int thread_at_end(struct replay *r, struct replay_thread *t)
 	return 0;
 }
 
+/* The data log, when the recording has one.  One that does not fit the
+ * history would give wrong values: the server goes on without it and says
+ * why (only the PC and the unchanging memory are known then). */
+static void open_values(struct replay *r)
+{
+	hwtr_values_free(r->values);
+	r->values = NULL;
+	if (r->tdesc != &tdesc_amd64_linux)
+		return;		/* its register numbers are amd64's */
+	if (hwtr_values_open(r->history, &r->values) < 0) {
+		fprintf(stderr, "hwtrec-server: the recording's data log is not used, "
+			"values before the end are unknown: %s\n", hwtr_last_error());
+		r->values = NULL;
+	}
+}
+
 /* After the build: a cursor per thread, at the end, and the tail. */
 static int finish_history(struct replay *r)
 {
@@ -290,6 +316,7 @@ static int finish_history(struct replay *r)
 	for (i = 0; i < r->nthreads; i++)
 		if ((rc = thread_at_end(r, &r->threads[i])) < 0)
 			return rc;
+	open_values(r);
 	/* Live, GDB debugs the program running now, and live.c reports no
 	 * exec: the history is not split into programs. */
 	for (i = 0; program_images_count(r->images) > 1 && !r->opt.nends &&
@@ -490,6 +517,7 @@ int replay_refresh(struct replay *r, const struct replay_options *options)
 			say("%s", r->build_err);
 			return rc;
 		}
+	open_values(r);		/* the log grew with the recording */
 	return 0;
 }
 
@@ -527,6 +555,7 @@ void replay_close(struct replay *r)
 		free(r->threads[i].image_starts);
 	}
 	free(r->threads);
+	hwtr_values_free(r->values);
 	if (r->history)
 		hwtr_history_free(r->history);
 	memory_free(r->memory);
@@ -838,6 +867,45 @@ int replay_remove_breakpoint(struct replay *r, int type, uint64_t addr)
 
 /* -------------------------------------------------------------- registers */
 
+/* The data log's number for our amd64 register REGNUM (tdesc.h), or -1:
+ * the same up to mxcsr; orig_rax is not logged. */
+static int logged_regno(unsigned regnum)
+{
+	if (regnum <= tdesc_mxcsr)
+		return (int)regnum;
+	if (regnum == tdesc_fs_base)
+		return hwtr_amd64_fs_base;
+	if (regnum == tdesc_gs_base)
+		return hwtr_amd64_gs_base;
+	return -1;
+}
+
+/* Fill in, at T's position (before its end), every register the data log
+ * knows there; the others stay unavailable. */
+static void logged_registers(struct replay *r, struct replay_thread *t,
+			     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
+{
+	uint64_t pos = hwtr_cursor_position(t->cursor);
+	unsigned regnum;
+
+	if (!r->values)
+		return;
+	for (regnum = 0; regnum < r->tdesc->nregs; regnum++) {
+		int regno = logged_regno(regnum), off = tdesc_offset(r->tdesc, regnum);
+		int size = r->tdesc->size(regnum);
+		uint8_t bytes[16];
+
+		if (regno < 0 || off < 0 || size <= 0 || size > (int)sizeof(bytes) ||
+		    regnum == r->tdesc->pc)
+			continue;
+		if (hwtr_values_register(r->values, t->history, pos, (unsigned)regno,
+					 bytes, sizeof(bytes)) < 0)
+			continue;
+		memcpy(regs + off, bytes, (size_t)size);
+		memset(valid + off, 1, (size_t)size);
+	}
+}
+
 int replay_registers(struct replay *r, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
 {
@@ -873,6 +941,8 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
+	if (!t->at_tail)
+		logged_registers(r, t, regs, valid);
 	return 0;
 }
 
@@ -899,11 +969,64 @@ void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
 	*end = end_position(t);
 }
 
-size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
+static struct memory *image_memory(struct replay *r)
 {
 	struct memory *own = program_images_memory(r->images, r->image);
 
-	return memory_read(own ? own : r->memory, addr, buf, len);
+	return own ? own : r->memory;
+}
+
+size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len)
+{
+	return memory_read(image_memory(r), addr, buf, len);
+}
+
+/* Memory at T's position from the data log: a byte changed since has its
+ * old value there; one unchanged since is the end state's, when there is
+ * one (the core: without it the files hold only a writable byte's first
+ * value); the bytes of read-only files are known anyway. */
+static size_t logged_memory(struct replay *r, struct replay_thread *t,
+			    uint64_t addr, uint8_t *buf, size_t len)
+{
+	uint8_t *state = malloc(len), *end = malloc(len), *fixed = malloc(len);
+	size_t n_end = 0, n_fixed, i = 0;
+
+	if (!state || !end || !fixed)
+		goto out;
+	if (hwtr_values_memory(r->values, t->history, hwtr_cursor_position(t->cursor),
+			       addr, buf, state, len) < 0)
+		memset(state, hwtr_value_unknown, len);
+	if (r->core)
+		n_end = memory_read(image_memory(r), addr, end, len);
+	n_fixed = memory_read_fixed(image_memory(r), addr, fixed, len);
+	for (i = 0; i < len; i++) {
+		if (i < n_fixed)
+			buf[i] = fixed[i];
+		else if (state[i] == hwtr_value_same && i < n_end)
+			buf[i] = end[i];
+		else if (state[i] != hwtr_value_old)
+			break;
+	}
+out:
+	free(state);
+	free(end);
+	free(fixed);
+	return i;
+}
+
+/* Before the end the end state may be wrong: only bytes that never change
+ * (memory.h) are known.  While the history is being built every thread is
+ * at its end (nothing can move before it is built). */
+size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
+			     void *buf, size_t len)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t || still_building(r) || (wait_history(r), at_end(t)))
+		return memory_read(image_memory(r), addr, buf, len);
+	if (r->values && t->cursor && last_image(r))
+		return logged_memory(r, t, addr, buf, len);
+	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
 /* ------------------------------------------------------- plugin requests */
@@ -967,6 +1090,12 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		j->gaps = st.gaps;
 		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
 		j->end = end_position(t);
+		/* Without a core the stack's unchanged bytes are unknown, so
+		 * GDB's unwinders cannot walk it: the plugin's does.  Not yet
+		 * across an exec either (test-server-images' exec case
+		 * unwinds wrongly there with logged registers). */
+		j->registers_logged = r->values && t->cursor && r->core &&
+				      program_images_count(r->images) == 1;
 	}
 	return 0;
 }

@@ -3,9 +3,10 @@
  * Knows the recording (libhwtrecord history, one cursor per thread, the core
  * and the mapped binaries) and nothing of packet syntax.  Every thread starts
  * at the end of its history, where the program stopped (crashed).  At that
- * position the registers are the core's; at earlier positions only the PC is
- * known (from the history) and the other registers are unavailable.  Memory
- * is the core's (and the binaries') at every position.
+ * position the registers and memory are the core's; at earlier positions
+ * only the PC is known (from the history) and the other registers are
+ * unavailable, and of memory only what cannot have changed since (the
+ * bytes of files mapped read-only: code, constants).
  *
  * Threads move independently: a resume moves only the thread it names.
  */
@@ -98,8 +99,17 @@ int replay_remove_breakpoint(struct replay *replay, int type, uint64_t addr);
 int replay_registers(struct replay *replay, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE]);
 
+/* Memory of the end state (the core, the mapped files), for the server's
+ * own needs (the dynamic linker's list).  Up to LEN bytes contiguous from
+ * ADDR; returns how many (0: none). */
 size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
 			  size_t len);
+/* Memory as thread TID sees it at its position, for GDB: at its end the end
+ * state; before it only the bytes known to be the same then (read-only file
+ * mappings), never the end state's value of a byte that may have changed
+ * since.  Same return as above. */
+size_t replay_read_memory_at(struct replay *replay, uint32_t tid, uint64_t addr,
+			     void *buf, size_t len);
 
 /* The auxiliary vector: the core's (in the last image), else the one the
  * image's objects imply (loaded-objects.h); NULL if neither is known. */

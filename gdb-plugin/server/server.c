@@ -263,7 +263,8 @@ static int handle_register(struct session *s, const struct rsp_request *r)
 	return rsp_reply_hex(s->conn, regs + off, valid + off, (size_t)size);
 }
 
-static int handle_memory(struct session *s, const struct rsp_request *r)
+int server_read_memory(struct replay *replay, struct rsp_conn *conn,
+		       const struct rsp_request *r, uint32_t tid)
 {
 	/* 'm' doubles every byte; 'x' may escape every byte. */
 	uint64_t max = RSP_MAX_PAYLOAD / 2 - 2;
@@ -273,18 +274,21 @@ static int handle_memory(struct session *s, const struct rsp_request *r)
 
 	if (len == 0)
 		return r->kind == rsp_read_memory_binary
-			       ? rsp_reply_binary(s->conn, NULL, 0)
-			       : rsp_reply_text(s->conn, "");
+			       ? rsp_reply_binary(conn, NULL, 0)
+			       : rsp_reply_text(conn, "");
 	buf = malloc(len);
 	if (!buf)
-		return rsp_reply_error(s->conn, 12);
-	n = replay_read_memory(s->replay, r->addr, buf, len);
+		return rsp_reply_error(conn, 12);
+	/* At a past position unknown bytes are an error ("Cannot access
+	 * memory"): the protocol has no "unavailable" for plain reads (see
+	 * doc/gdb-packets.md), and the end state's value may be wrong. */
+	n = replay_read_memory_at(replay, tid, r->addr, buf, len);
 	if (n == 0)
-		rc = rsp_reply_error(s->conn, err_memory);
+		rc = rsp_reply_error(conn, err_memory);
 	else if (r->kind == rsp_read_memory_binary)
-		rc = rsp_reply_binary(s->conn, buf, n);
+		rc = rsp_reply_binary(conn, buf, n);
 	else
-		rc = rsp_reply_hex(s->conn, buf, NULL, n);
+		rc = rsp_reply_hex(conn, buf, NULL, n);
 	free(buf);
 	return rc;
 }
@@ -442,7 +446,7 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return rsp_reply_error(s->conn, err_readonly);
 	case rsp_read_memory:
 	case rsp_read_memory_binary:
-		return handle_memory(s, r);
+		return server_read_memory(s->replay, s->conn, r, pick(s, s->g_thread));
 	case rsp_insert_point:
 	case rsp_remove_point:
 		if (r->point_type > 1)

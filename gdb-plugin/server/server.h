@@ -20,4 +20,10 @@ int server_run(struct replay *replay, struct rsp_conn *conn);
 int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 		const struct plugin_request *request, uint32_t *current);
 
+/* Answer a memory read (m or x) as thread TID sees memory at its position
+ * (replay_read_memory_at); unknown bytes are an error.  Shared with live
+ * mode, for a thread that is replaying. */
+int server_read_memory(struct replay *replay, struct rsp_conn *conn,
+		       const struct rsp_request *request, uint32_t tid);
+
 #endif /* HWTREC_SERVER_H */

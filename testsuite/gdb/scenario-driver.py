@@ -27,6 +27,10 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        to the crash (live scenarios, *.lscn)
   #pie                 the program is PIE (loaded elsewhere under Valgrind):
                        compare PCs as function + offset
+  #values G1 G2...     after every command also note the values GDB shows:
+                       the general registers of frame 0, every argument and
+                       local of every frame up to main, and the globals named
+                       (run-scenario: each must be record full's, or unknown)
   #assert EXPR         EXPR must be true here, in both modes
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
@@ -95,6 +99,95 @@ def where():
     return {"pc": "0x%x" % frame.pc(), "pc_sym": pc_sym,
             "function": frame.name(), "line": line,
             "level": frame.level(), "stack": stack}
+
+
+# The registers `info registers` shows first (frame 0's).
+REGISTERS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+             "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags")
+UNKNOWN = "<unknown>"
+# main's stack pointer at the end of the run (the crash): the stack lies
+# elsewhere under Valgrind than natively, so stack addresses are compared as
+# offsets from it (the frames below main are laid out the same).
+STACK_ANCHOR = None
+STACK_WINDOW = 0x100000
+
+
+def shown(value):
+    """VALUE as the comparison sees it: GDB's text, a stack address as an
+    offset from main's stack pointer, or UNKNOWN when GDB cannot show it
+    (<unavailable>, or an error such as "Cannot access memory")."""
+    try:
+        text = str(value)
+        if "<unavailable>" in text or "<optimized out>" in text:
+            return UNKNOWN
+        kind = value.type.strip_typedefs()
+        if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
+                kind.sizeof == 8:
+            number = int(value) & (2 ** 64 - 1)
+            if STACK_ANCHOR is not None and \
+                    abs(number - STACK_ANCHOR) < STACK_WINDOW:
+                return "sp%+#x" % (number - STACK_ANCHOR)
+            return "%#x" % number
+        return text
+    except gdb.error:
+        return UNKNOWN
+
+
+def main_sp():
+    frame = gdb.newest_frame()
+    while frame is not None and frame.name() != "main":
+        frame = frame.older()
+    return None if frame is None else int(frame.read_register("rsp"))
+
+
+def frame_variables(frame, into):
+    """Every argument and local of FRAME's function in scope at its PC."""
+    try:
+        block = frame.block()
+    except RuntimeError:
+        return
+    prefix = "#%d %s: " % (frame.level(), frame.name())
+    while block is not None:
+        for symbol in block:
+            if symbol.is_argument or symbol.is_variable:
+                if prefix + symbol.name not in into:
+                    try:
+                        value = frame.read_var(symbol, block)
+                    except gdb.error:
+                        value = None
+                    into[prefix + symbol.name] = (UNKNOWN if value is None
+                                                  else shown(value))
+        if block.function is not None:
+            break
+        block = block.superblock
+
+
+def values(globals_):
+    """The values GDB shows here (#values)."""
+    found = {}
+    try:
+        frame = gdb.newest_frame()
+    except gdb.error:
+        return found
+    for name in REGISTERS:
+        try:
+            found["$" + name] = shown(frame.read_register(name))
+        except (gdb.error, ValueError):
+            found["$" + name] = UNKNOWN
+    while frame is not None:
+        frame_variables(frame, found)
+        if frame.name() == "main":
+            break
+        try:
+            frame = frame.older()
+        except gdb.error:
+            break
+    for name in globals_:
+        try:
+            found[name] = shown(gdb.parse_and_eval(name))
+        except gdb.error:
+            found[name] = UNKNOWN
+    return found
 
 
 def at_history_start():
@@ -206,7 +299,10 @@ def main():
         script = [l.rstrip("\n") for l in f]
     record_from = "main"
     run_to = None
+    watched = None      # #values: the globals to note, or None
     for text in script:
+        if text.startswith("#values"):
+            watched = text.split()[1:]
         if text.startswith("#record-from"):
             record_from = text.split()[1]
         if text.startswith("#run-to"):
@@ -221,6 +317,10 @@ def main():
             result["oracle"] = record_full.describe()
         state = where()
         state.update(command="(start)", output=out[-400:])
+        if watched is not None:
+            global STACK_ANCHOR
+            STACK_ANCHOR = main_sp()
+            state["values"] = values(watched)
         steps.append(state)
         for number, text in enumerate(script, 1):
             text = text.strip()
@@ -258,6 +358,8 @@ def main():
                          output=output[-400:], error=error,
                          no_history=NO_HISTORY in output,
                          at_history_start=at_history_start())
+            if watched is not None:
+                state["values"] = values(watched)
             steps.append(state)
     except Exception as err:  # report, never hang the test
         result["failures"].append("%s: %s" % (type(err).__name__, err))

@@ -152,6 +152,7 @@ START_TEST(info_is_the_documented_json)
 {
 	struct plugin_thread_info threads[2] = {
 		{ .tid = 0x10, .at_end = false, .registers_at_end = true,
+		  .registers_logged = true,
 		  .counted = true, .instructions = 29, .segments = 4, .gaps = 1,
 		  .position = 5, .end = 29 },
 		{ .tid = 0x11, .at_end = true },
@@ -168,7 +169,8 @@ START_TEST(info_is_the_documented_json)
 		"\"format\":\"intel-pt\",\"replaying\":true,\"building\":false,"
 		"\"threads\":[{\"tid\":16,\"at_end\":false,\"registers_at_end\":true,"
 		"\"instructions\":29,\"segments\":4,\"gaps\":1,\"position\":5,"
-		"\"end\":29},{\"tid\":17,\"at_end\":true,\"registers_at_end\":false}]}");
+		"\"end\":29,\"registers_logged\":true},"
+		"{\"tid\":17,\"at_end\":true,\"registers_at_end\":false}]}");
 	/* Live, before a history: no "building", the live fields after. */
 	memset(&info, 0, sizeof(info));
 	info.source = "valgrind";

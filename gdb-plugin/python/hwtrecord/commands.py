@@ -372,24 +372,25 @@ NATIVE_HELP = (
     "PT (Linux perf), a running process can be re-attached through the "
     "server: detach, then `hwtrec gdb -p PID`.")
 
-# Said once per session, as btrace's documentation of replay-memory-access
-# puts it: memory comes from the live process.
-MEMORY_NOTE = ("hwtrec: while replaying, memory is read from the live "
-               "process: the accessed memory corresponds to the live target "
-               "and not necessarily to the current replay position.\n")
+# Said once per session: the server answers memory at past positions only
+# where it knows the bytes then (doc/gdb-packets.md), and GDB's words for an
+# unknown byte are "Cannot access memory", which would otherwise puzzle.
+MEMORY_NOTE = ("hwtrec: before the end of the history, memory that may have "
+               "changed since is not shown (\"Cannot access memory\"): only "
+               "what is known at that position is, never the present value.\n")
 _memory_noted = False
 
 
 def _note_memory(event):
-    """Say once, at the first stop in the past, where memory comes from."""
+    """Say once, at the first stop in the past, what memory is shown."""
     global _memory_noted
     if _memory_noted or not target.is_hwtrec():
         return
     try:
-        data = target.info()
+        entry = target.find_thread_info()
     except gdb.error:
         return
-    if data.get("live") and data.get("replaying"):
+    if entry is not None and not target.at_end(entry):
         _memory_noted = True
         gdb.write(MEMORY_NOTE)
 
@@ -457,8 +458,9 @@ where in it each thread is."""
                       % (entry["tid"], total, int(entry["segments"]),
                          int(entry.get("gaps", 0)), where))
         gdb.write("Reverse execution and the record history commands work "
-                  "on this recording; registers other than the PC are "
-                  "unavailable before its end.\n")
+                  "on this recording; before its end registers other than "
+                  "the PC are unavailable, and memory that may have changed "
+                  "since is not shown.\n")
 
 
 def _live_recording():

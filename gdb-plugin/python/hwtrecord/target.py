@@ -222,8 +222,10 @@ def at_end(entry, conn=None):
 
 def real_registers(entry, conn=None):
     """Does the thread stand where GDB has its real registers (the end, with
-    a core or live)?  A program that exited without a core has only the PC
-    there."""
+    a core or live; any position of a recording with a data log)?  A
+    program that exited without a core has only the PC at the end."""
+    if entry.get("registers_logged"):
+        return True
     return at_end(entry, conn) and entry.get("registers_at_end", True)
 
 
