@@ -390,7 +390,10 @@ def _note_memory(event):
         entry = target.find_thread_info()
     except gdb.error:
         return
-    if entry is not None and not target.at_end(entry):
+    # A thread whose values come from the recording's data log is exact
+    # everywhere: nothing to explain.
+    if (entry is not None and not target.at_end(entry)
+            and not entry.get("registers_logged")):
         _memory_noted = True
         gdb.write(MEMORY_NOTE)
 
