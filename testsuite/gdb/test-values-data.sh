@@ -1,0 +1,95 @@
+#!/bin/sh
+# Values at past positions from the Valgrind source's data log, as GDB shows
+# them through hwtrec-server: arguments, locals and globals at stops reached
+# by reverse-continue, in frames that returned long ago, a buffer a read()
+# filled and later overwritten, registers holding arguments, and finish's
+# "Value returned".  The oracle is GDB on the live program run forward
+# (native, no hwtrec) printing the same expressions at the same breakpoint
+# hits: values that do not depend on addresses, so the two runs agree.
+# And with --no-data the changed global is never shown with its end value.
+set -eu
+: "${TESTDIR:?}" "${HWTREC:?}"
+prog="$TESTDIR/values-data-prog"
+work=$(mktemp -d "${TMPDIR:-/tmp}/hwtrec-values-data.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail=0
+
+# The values printed at a stop, one line each: "x= sq= counter= rdi= total= i="
+# at square's hits, "n= acc=" at depth's, "buffer=" after read().
+cat >probe.gdb <<'GDB'
+define probe_square
+  printf "square x=%d counter=%d rdi=%d", x, counter, (int)$rdi
+  up-silently
+  printf " total=%d i=%d\n", total, i
+  down-silently
+end
+define probe_depth
+  printf "depth n=%d acc=%d counter=%d\n", n, acc, counter
+end
+GDB
+
+# Oracle: forward, hits 4, 5, 6 of square and the return value of square(6),
+# read's buffer, then depth's last three hits; listed below in the order
+# reverse execution meets them.
+gdb -nx -batch -x probe.gdb -ex 'break square' -ex run \
+	-ex 'continue 3' -ex probe_square -ex continue -ex probe_square \
+	-ex continue -ex probe_square -ex 'finish' \
+	-ex 'delete' -ex 'break read' -ex continue -ex finish \
+	-ex 'printf "buffer=%s\n", buffer' \
+	-ex 'delete' -ex 'break depth' -ex continue -ex continue -ex continue -ex probe_depth \
+	-ex continue -ex probe_depth -ex continue -ex probe_depth \
+	"$prog" >oracle.raw 2>&1 || true
+grep -E '^(square|depth|buffer=|Value returned)' oracle.raw >oracle.txt
+# Reverse order of the hits, as reverse-continue meets them.
+{
+	grep '^square' oracle.txt | tac
+	grep '^depth' oracle.txt | tac
+	grep '^buffer=' oracle.txt
+	grep '^Value returned' oracle.txt | sed 's/\$[0-9]*/$N/' | sort
+} >expected.txt
+
+"$HWTREC" record -q -o rec.hwtrec -- "$prog" >/dev/null 2>record.err || true
+[ -s rec.hwtrec/values ] || { cat record.err; echo "FAIL: no data log in the recording"; exit 1; }
+"$HWTREC" replay rec.hwtrec -- -batch -x probe.gdb \
+	-ex 'break depth' -ex 'reverse-continue' -ex probe_depth \
+	-ex 'reverse-continue' -ex probe_depth -ex 'reverse-continue' -ex probe_depth \
+	-ex 'delete' -ex 'break read' -ex 'reverse-continue' -ex 'finish' \
+	-ex 'printf "buffer=%s\n", buffer' \
+	-ex 'delete' -ex 'break square' -ex 'reverse-continue' -ex probe_square \
+	-ex 'finish' -ex 'reverse-continue' \
+	-ex 'reverse-continue' -ex probe_square -ex 'reverse-continue' -ex probe_square \
+	>replay.raw 2>&1 || true
+grep -E '^(square|depth|buffer=|Value returned)' replay.raw >replay.txt || true
+# The replay met depth first, then read, then square; put it in the
+# expected order: square, depth, buffer, value.
+{
+	grep '^square' replay.txt
+	grep '^depth' replay.txt
+	grep '^buffer=' replay.txt
+	grep '^Value returned' replay.txt | sed 's/\$[0-9]*/$N/' | sort
+} >got.txt
+echo "expected (native GDB, forward):"; cat expected.txt
+echo "got (hwtrec replay, reverse):"; cat got.txt
+if [ "$(wc -l <expected.txt)" -lt 8 ]; then
+	echo "FAIL: the oracle printed too little"; cat oracle.raw; fail=1
+elif ! diff -u expected.txt got.txt; then
+	echo "FAIL: values at past positions differ from the live run's"; tail -40 replay.raw; fail=1
+else
+	echo "ok: $(wc -l <got.txt) stops' values equal the live run's"
+fi
+
+# Without data: the global changed after the stop is never shown with its
+# end value (GDB says it cannot access it, or shows what is known).
+"$HWTREC" record -q --no-data -o nodata.hwtrec -- "$prog" >/dev/null 2>&1 || true
+end=$(gdb -nx -batch -ex 'print counter' "$prog" nodata.hwtrec/core 2>&1 | sed -n 's/^\$1 = //p')
+"$HWTREC" replay nodata.hwtrec -- -batch -ex 'break square' -ex 'reverse-continue' \
+	-ex 'print counter' >nodata.raw 2>&1 || true
+past=$(sed -n 's/^\$1 = //p' nodata.raw)
+if [ -z "$end" ] || [ "$past" = "$end" ]; then
+	echo "FAIL: without data, counter at square's last hit shows '$past' (end value '$end')"
+	tail -20 nodata.raw; fail=1
+else
+	echo "ok: without data, counter is not shown with its end value $end ($(grep -c 'Cannot access memory' nodata.raw) 'Cannot access memory')"
+fi
+exit "$fail"
