@@ -6,6 +6,9 @@
 # "Value returned".  The oracle is GDB on the live program run forward
 # (native, no hwtrec) printing the same expressions at the same breakpoint
 # hits: values that do not depend on addresses, so the two runs agree.
+# A software watchpoint on the global fires in reverse at each change (old
+# and new values, the function and argument: the live run's changes
+# reversed), and `break square if counter == 14` stops at the right hit.
 # And with --no-data the changed global is never shown with its end value.
 set -eu
 : "${TESTDIR:?}" "${HWTREC:?}"
@@ -77,6 +80,33 @@ elif ! diff -u expected.txt got.txt; then
 	echo "FAIL: values at past positions differ from the live run's"; tail -40 replay.raw; fail=1
 else
 	echo "ok: $(wc -l <got.txt) stops' values equal the live run's"
+fi
+
+# A software watchpoint fires in reverse where the global changed, and a
+# condition on data picks the right hit: against the live program run
+# forward (the same changes, met in the other order, old and new swapped).
+gdb -nx -batch -ex 'break main' -ex run -ex 'set can-use-hw-watchpoints 0' \
+	-ex 'watch counter' -ex continue -ex continue -ex continue -ex continue \
+	-ex continue -ex continue -ex delete -ex 'break square if counter == 14' \
+	-ex run -ex 'printf "cond x=%d\n", x' "$prog" >watch-oracle.raw 2>&1 || true
+changes() {	# "OLD->NEW in FUNCTION (ARGS)" per watchpoint stop
+	awk '/^Old value = /{o=$4} /^New value = /{n=$4; getline; sub(/^0x[0-9a-f]+ in /, ""); sub(/ at .*/, ""); print o "->" n " in " $0}' "$1"
+}
+changes watch-oracle.raw | tac | awk -F'->| in ' '{print $2 "->" $1 " in " $3}' >watch-expected.txt
+grep '^cond ' watch-oracle.raw >>watch-expected.txt
+"$HWTREC" replay rec.hwtrec -- -batch -ex 'set can-use-hw-watchpoints 0' -ex 'watch counter' \
+	-ex reverse-continue -ex reverse-continue -ex reverse-continue \
+	-ex reverse-continue -ex reverse-continue -ex reverse-continue >watch.raw 2>&1 || true
+"$HWTREC" replay rec.hwtrec -- -batch -ex 'break square if counter == 14' \
+	-ex reverse-continue -ex 'printf "cond x=%d\n", x' >cond.raw 2>&1 || true
+{ changes watch.raw; grep '^cond ' cond.raw || true; } >watch-got.txt
+echo "watchpoint and condition, expected (reversed live run):"; cat watch-expected.txt
+if [ "$(wc -l <watch-expected.txt)" -ne 7 ]; then
+	echo "FAIL: the oracle's watchpoint run printed too little"; cat watch-oracle.raw; fail=1
+elif ! diff -u watch-expected.txt watch-got.txt; then
+	echo "FAIL: reverse watchpoint or condition differs from the live run's"; tail -30 watch.raw; fail=1
+else
+	echo "ok: 6 reverse watchpoint stops and a data condition agree"
 fi
 
 # Without data: the global changed after the stop is never shown with its
