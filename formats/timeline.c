@@ -23,8 +23,9 @@
  *
  * Time ("ts") is the trace's clock when every thread's trace has TSC
  * packets: hwtr_thread_insn_time's TSC ticks (interpolated between the
- * TSCs at chunk starts), less the earliest, so that the numbers stay short;
- * all threads share that axis.  Without TSC, ts is the thread's instruction
+ * TSCs at chunk starts), less the earliest, in thousands with three
+ * decimals (exact), so that a second of a GHz TSC shows as about a second
+ * rather than as hours; all threads share that axis.  Without TSC, ts is the thread's instruction
  * number and threads do not share an axis.  The file's otherData says
  * which.  Every event also carries its instruction number ("insn"), the
  * history's own position, whatever the unit of ts.
@@ -36,6 +37,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* TSC ticks per unit of ts (shown as one microsecond). */
+#define TICKS_PER_TS 1000
 
 struct activation {
 	uint64_t last_segment;	/* the segment that continues it is next */
@@ -141,7 +145,12 @@ static void put_head(struct writer *w, const char *ph, uint64_t ts)
 		fputs(",\n", w->out);
 	w->first_event = false;
 	fprintf(w->out, "{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-		",\"ts\":%" PRIu64, ph, w->pid, w->tid, ts);
+		",\"ts\":", ph, w->pid, w->tid);
+	if (w->tsc_time)
+		fprintf(w->out, "%" PRIu64 ".%03u", ts / TICKS_PER_TS,
+			(unsigned)(ts % TICKS_PER_TS));
+	else
+		fprintf(w->out, "%" PRIu64, ts);
 }
 
 static int put_done(struct writer *w)
@@ -351,10 +360,12 @@ static int put_closing(struct writer *w, const struct hwtr_recording *rec)
 	put_string(out, hwtr_recording_path(rec));
 	if (w->tsc_time)
 		fprintf(out, ",\"time_unit\":\"tsc\",\"tsc_origin\":%" PRIu64
-			",\"time_note\":\"ts is TSC ticks since tsc_origin (one "
-			"microsecond shown is one tick), shared by all threads; "
-			"exact at the TSC packets of each PSB, interpolated by "
-			"instruction count between them\",", w->origin);
+			",\"tsc_ticks_per_ts\":%d,\"time_note\":\"ts is "
+			"thousands of TSC ticks since tsc_origin (one microsecond "
+			"shown is 1000 ticks; the recording gives no TSC "
+			"frequency), shared by all threads; exact at the TSC "
+			"packets of each PSB, interpolated by instruction count "
+			"between them\",", w->origin, TICKS_PER_TS);
 	else
 		fputs(",\"time_unit\":\"instructions\",\"time_note\":\"ts is "
 		      "the thread's instruction number (one microsecond shown is "

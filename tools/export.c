@@ -40,7 +40,7 @@ static void usage(FILE *out)
 "--timeline writes the history as a Chrome/Perfetto trace-event file (JSON)\n"
 "for ui.perfetto.dev or chrome://tracing: a track per thread, a slice per\n"
 "function activation, gaps and trace losses as instant events.  Time is\n"
-"the trace's TSC, ticks since the first (1 us shown = 1 tick, interpolated\n"
+"the trace's TSC since the first (1 us shown = 1000 ticks, interpolated\n"
 "between the TSCs at PSBs), or without TSC the thread's instruction number\n"
 "(1 us shown = 1 instruction); the file's otherData says which.\n"
 "\n"

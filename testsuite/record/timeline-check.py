@@ -18,7 +18,7 @@
   instruction number.  With --time tsc: otherData says so, and against
   hwtr-pt-times (libipt's packet decoder on each raw stream, lines "PATH
   FIRST LAST COUNT", the tid the name of PATH): every event's time
-  (ts + tsc_origin) lies between its thread's first and last TSC packet,
+  (ts * tsc_ticks_per_ts + tsc_origin) lies between its thread's first and last TSC packet,
   the thread's first instruction is at exactly its first TSC (the stream
   starts with a PSB+ holding it), and tsc_origin is the earliest of them.
 - With --stepper (the ptrace single-stepper's --offsets listing of the
@@ -164,6 +164,7 @@ def check_times(a, other, times):
             tid = int(path.rsplit("/", 1)[-1].split(".")[0])
             spans[tid] = (int(first), int(last), int(count))
     origin = other["tsc_origin"]
+    scale = other["tsc_ticks_per_ts"]
     if origin != min(spans[tid][0] for tid in times):
         fail("tsc_origin %d is not the earliest first TSC %d"
              % (origin, min(spans[tid][0] for tid in times)))
@@ -172,13 +173,14 @@ def check_times(a, other, times):
         if not count:
             fail("thread %d: the stream has no TSC packet" % tid)
         for insn, ts in tt:
-            if not first <= ts + origin <= last:
+            tsc = round(ts * scale) + origin
+            if not first <= tsc <= last:
                 fail("thread %d: instruction %d at TSC %d, outside the "
-                     "stream's TSC packets %d..%d" % (tid, insn, ts + origin,
+                     "stream's TSC packets %d..%d" % (tid, insn, tsc,
                                                       first, last))
-            if insn == 1 and ts + origin != first:
+            if insn == 1 and tsc != first:
                 fail("thread %d: instruction 1 at TSC %d, the stream's "
-                     "first TSC is %d" % (tid, ts + origin, first))
+                     "first TSC is %d" % (tid, tsc, first))
     print("ok: %d threads' times lie within their streams' TSC packets, "
           "each thread's start at its first TSC" % len(times))
 
