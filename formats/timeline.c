@@ -21,9 +21,14 @@
  * written late still come in time order (an activation not yet written
  * holds only activations not yet written above it).
  *
- * Time ("ts") is the thread's instruction number: the library has no
- * per-instruction time yet, so threads do not share a time axis; the file's
- * otherData says so.
+ * Time ("ts") is the trace's clock when every thread's trace has TSC
+ * packets: hwtr_thread_insn_time's TSC ticks (interpolated between the
+ * TSCs at chunk starts), less the earliest, in thousands with three
+ * decimals (exact), so that a second of a GHz TSC shows as about a second
+ * rather than as hours; all threads share that axis.  Without TSC, ts is the thread's instruction
+ * number and threads do not share an axis.  The file's otherData says
+ * which.  Every event also carries its instruction number ("insn"), the
+ * history's own position, whatever the unit of ts.
  */
 #include "timeline.h"
 
@@ -32,6 +37,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* TSC ticks per unit of ts (shown as one microsecond). */
+#define TICKS_PER_TS 1000
 
 struct activation {
 	uint64_t last_segment;	/* the segment that continues it is next */
@@ -50,6 +58,12 @@ struct writer {
 	size_t depth, cap;
 	size_t written;		/* stack[0..written) have their B event out */
 	struct timeline_counts *counts;
+	/* Time: TSC ticks less ORIGIN, or (!tsc_time) instruction numbers */
+	bool tsc_time;
+	uint64_t origin;
+	struct hwtr_thread *thread;
+	uint64_t ninsns;	/* the thread's */
+	uint64_t last_ts;	/* the thread's latest, so time never goes back */
 };
 
 /* S as a JSON string.  Bytes that are not UTF-8 (a symbol or a path can be
@@ -104,6 +118,26 @@ static void put_string(FILE *out, const char *s)
 	putc('"', out);
 }
 
+/* The ts of instruction INSN of the writer's thread (one past the last:
+ * the last's).  Never before the thread's previous event's: the TSCs of a
+ * bad trace could go back. */
+static uint64_t time_of(struct writer *w, uint64_t insn)
+{
+	uint64_t tsc, ts = insn;
+
+	if (w->tsc_time) {
+		ts = w->last_ts;
+		if (insn > w->ninsns)
+			insn = w->ninsns;
+		if (insn && hwtr_thread_insn_time(w->thread, insn, &tsc) == 0)
+			ts = tsc > w->origin ? tsc - w->origin : 0;
+	}
+	if (ts < w->last_ts)
+		ts = w->last_ts;
+	w->last_ts = ts;
+	return ts;
+}
+
 /* Every event starts the same way: {"ph":PH,"pid":P,"tid":T,"ts":TS */
 static void put_head(struct writer *w, const char *ph, uint64_t ts)
 {
@@ -111,7 +145,12 @@ static void put_head(struct writer *w, const char *ph, uint64_t ts)
 		fputs(",\n", w->out);
 	w->first_event = false;
 	fprintf(w->out, "{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-		",\"ts\":%" PRIu64, ph, w->pid, w->tid, ts);
+		",\"ts\":", ph, w->pid, w->tid);
+	if (w->tsc_time)
+		fprintf(w->out, "%" PRIu64 ".%03u", ts / TICKS_PER_TS,
+			(unsigned)(ts % TICKS_PER_TS));
+	else
+		fprintf(w->out, "%" PRIu64, ts);
 }
 
 static int put_done(struct writer *w)
@@ -134,16 +173,18 @@ static int put_metadata(struct writer *w, const char *name, const char *value)
 static int put_begin(struct writer *w, const struct activation *a)
 {
 	w->counts->slices++;
-	put_head(w, "B", a->begin);
+	put_head(w, "B", time_of(w, a->begin));
 	fputs(",\"name\":", w->out);
 	put_string(w->out, a->name ? a->name : "??");
-	fprintf(w->out, ",\"args\":{\"segment\":%" PRIu64 "}", a->first_segment);
+	fprintf(w->out, ",\"args\":{\"segment\":%" PRIu64 ",\"insn\":%" PRIu64
+		"}", a->first_segment, a->begin);
 	return put_done(w);
 }
 
 static int put_end(struct writer *w, uint64_t at)
 {
-	put_head(w, "E", at);
+	put_head(w, "E", time_of(w, at));
+	fprintf(w->out, ",\"args\":{\"insn\":%" PRIu64 "}", at);
 	return put_done(w);
 }
 
@@ -198,14 +239,15 @@ static int put_gap(struct writer *w, const struct hwtr_segment *s)
 
 	w->counts->gaps++;
 	snprintf(name, sizeof(name), "gap: %s", kind);
-	put_head(w, "i", s->insn_begin);
+	put_head(w, "i", time_of(w, s->insn_begin));
 	fputs(",\"s\":\"t\",\"name\":", w->out);
 	put_string(w->out, name);
 	fputs(",\"args\":{\"kind\":", w->out);
 	put_string(w->out, kind);
 	fputs(",\"reason\":", w->out);
 	put_string(w->out, g && g->message ? g->message : "");
-	fprintf(w->out, ",\"trace_offset\":%" PRIu64 "}", g ? g->offset : 0);
+	fprintf(w->out, ",\"trace_offset\":%" PRIu64 ",\"insn\":%" PRIu64 "}",
+		g ? g->offset : 0, s->insn_begin);
 	return put_done(w);
 }
 
@@ -256,6 +298,9 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 		return err;
 	w->tid = st.tid;
 	w->depth = w->written = 0;
+	w->thread = th;
+	w->ninsns = st.instructions;
+	w->last_ts = 0;
 	snprintf(name, sizeof(name), "%s %s %" PRIu32, program,
 		 st.tid == (uint64_t)w->pid ? "main thread" : "thread", st.tid);
 	err = put_metadata(w, "thread_name", name);
@@ -273,6 +318,39 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 	return err;
 }
 
+/* Whether every thread with instructions has times (TSC), and the earliest
+ * of them: the time axis's origin. */
+static int choose_time(struct writer *w, struct hwtr_history *history)
+{
+	size_t i;
+
+	w->tsc_time = true;
+	w->origin = UINT64_MAX;
+	for (i = 0; i < hwtr_history_nthreads(history); i++) {
+		struct hwtr_thread *th = hwtr_history_thread(history, i);
+		struct hwtr_thread_stats st;
+		uint64_t tsc;
+		int err;
+
+		if ((err = hwtr_thread_stats(th, &st)))
+			return err;
+		if (!st.instructions)
+			continue;
+		err = hwtr_thread_insn_time(th, 1, &tsc);
+		if (err == -hwtr_err_notfound) {
+			w->tsc_time = false;
+			break;
+		}
+		if (err)
+			return err;
+		if (tsc < w->origin)
+			w->origin = tsc;
+	}
+	if (w->origin == UINT64_MAX)
+		w->tsc_time = false;
+	return 0;
+}
+
 /* The file's otherData: what the times mean and what was left out. */
 static int put_closing(struct writer *w, const struct hwtr_recording *rec)
 {
@@ -280,10 +358,20 @@ static int put_closing(struct writer *w, const struct hwtr_recording *rec)
 
 	fputs("\n],\n\"otherData\": {\"recording\":", out);
 	put_string(out, hwtr_recording_path(rec));
-	fprintf(out, ",\"time_unit\":\"instructions\",\"time_note\":\"ts is the "
-		"thread's instruction number (one microsecond shown is one "
-		"instruction); threads do not share a time axis\","
-		"\"min_insns\":%" PRIu64 ",\"tracks\":%" PRIu64 ",\"slices\":%"
+	if (w->tsc_time)
+		fprintf(out, ",\"time_unit\":\"tsc\",\"tsc_origin\":%" PRIu64
+			",\"tsc_ticks_per_ts\":%d,\"time_note\":\"ts is "
+			"thousands of TSC ticks since tsc_origin (one microsecond "
+			"shown is 1000 ticks; the recording gives no TSC "
+			"frequency), shared by all threads; exact at the TSC "
+			"packets of each PSB, interpolated by instruction count "
+			"between them\",", w->origin, TICKS_PER_TS);
+	else
+		fputs(",\"time_unit\":\"instructions\",\"time_note\":\"ts is "
+		      "the thread's instruction number (one microsecond shown is "
+		      "one instruction); the trace has no TSC, so threads do not "
+		      "share a time axis\",", out);
+	fprintf(out, "\"min_insns\":%" PRIu64 ",\"tracks\":%" PRIu64 ",\"slices\":%"
 		PRIu64 ",\"dropped_slices\":%" PRIu64 ",\"gaps\":%" PRIu64 "}}\n",
 		w->min_insns, w->counts->tracks, w->counts->slices,
 		w->counts->dropped, w->counts->gaps);
@@ -307,6 +395,8 @@ int timeline_write(struct hwtr_history *history,
 	int err;
 
 	memset(counts, 0, sizeof(*counts));
+	if ((err = choose_time(&w, history)))
+		return err;
 	fputs("{\"traceEvents\": [\n", out);
 	w.tid = w.pid;
 	err = put_metadata(&w, "process_name", program);

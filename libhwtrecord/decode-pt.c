@@ -256,6 +256,8 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 			cur = NULL;
 			break;
 		case ppt_tsc:
+			scan->last_tsc = pkt.payload.tsc.tsc;
+			scan->has_last_tsc = true;
 			if (cur) {
 				cur->tsc = pkt.payload.tsc.tsc;
 				cur->has_tsc = true;
@@ -1024,6 +1026,15 @@ static bool chunk_window(const struct decoder_stream *stream, uint64_t offset,
 	return true;
 }
 
+static bool stream_last_time(const struct decoder_stream *stream,
+			     uint64_t *tsc)
+{
+	const struct intel_pt_stream *s = (const struct intel_pt_stream *)stream;
+
+	*tsc = s->scan.last_tsc;
+	return s->scan.has_last_tsc;
+}
+
 static int chunk_start_before(const struct decoder_stream *stream,
 			      uint64_t offset, uint64_t *start)
 {
@@ -1077,6 +1088,7 @@ const struct decoder_ops decoder_intel_pt = {
 	.stream_index_bytes = stream_index_bytes,
 	.stream_trace_bytes = stream_trace_bytes,
 	.chunk_window = chunk_window,
+	.stream_last_time = stream_last_time,
 	.chunk_start_before = chunk_start_before,
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,

@@ -23,6 +23,8 @@ struct psb_scan {
 	struct psb_info *psbs;
 	size_t count, cap;
 	uint64_t first_sync;	/* offset of the first PSB, or size */
+	uint64_t last_tsc;	/* the stream's last TSC packet, any place */
+	bool has_last_tsc;
 	bool truncated;		/* the stream ends inside a packet */
 	uint64_t truncated_at;	/* offset of that packet */
 	struct decoder_loss *losses;	/* the stream's, sorted by offset */

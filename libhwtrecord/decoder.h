@@ -148,6 +148,11 @@ struct decoder_ops {
 	 * UINT64_MAX) when the trace says no time there. */
 	bool (*chunk_window)(const struct decoder_stream *stream,
 			     uint64_t offset, uint64_t *begin, uint64_t *end);
+	/* The stream's last time stamp (of any packet, not only at chunk
+	 * starts): false when it has none.  Optional (NULL): the last chunk's
+	 * time then holds still (hwtr_thread_insn_time). */
+	bool (*stream_last_time)(const struct decoder_stream *stream,
+				 uint64_t *tsc);
 
 	/* The last chunk start before stream OFFSET: 1 and *START, or 0 when
 	 * there is none.  Walking from the last ones finds where a history

@@ -662,6 +662,18 @@ HWTR_EXPORT
 int hwtr_thread_callstack_next(const struct hwtr_thread *thread, uint64_t ip,
 			       struct hwtr_segment *segments, size_t max);
 
+/* When instruction NUMBER (1..instructions) of the thread ran, in TSC ticks
+ * (the trace's clock, shared by all threads of a recording): the TSC of the
+ * PSB+ that starts its chunk, interpolated linearly by instruction count
+ * between that and the next chunk's TSC, so exact at chunk starts only and
+ * never going back within a thread.  In the last timed chunk, its start's
+ * TSC; before the first, the first TSC.  -hwtr_err_notfound when the
+ * thread's trace has no TSC (recorded with --no-tsc, or ETM without
+ * timestamps); -hwtr_err_range for a number outside the history. */
+HWTR_EXPORT
+int hwtr_thread_insn_time(const struct hwtr_thread *thread, uint64_t number,
+			  uint64_t *tsc);
+
 /* ----------------------------------------------------------------- cursor */
 
 enum hwtr_insn_class {

@@ -3,6 +3,7 @@
 
     timeline-check.py TRACE.json CALLS.jsonl [--min-insns N]
         [--stepper LISTING --function NAME:ENTRY:RET ...]
+        [--time instructions | --time tsc --tsc-spans PT-TIMES-OUTPUT]
 
 - The file parses as JSON, and per thread, in file order: times never go
   back, every E closes the innermost open B, nothing is left open.
@@ -10,8 +11,16 @@
   --calls --json` (CALLS) gives, at least N instructions long: an activation
   is a chain of segments linked by prev/next, from its first segment's first
   instruction to the first later segment at its level or below (or a gap, or
-  the thread's end).  Same first segment, name, begin and end.  Gaps are
-  instant events at the gap's instruction with its kind and message.
+  the thread's end).  Same first segment, name, begin and end (the
+  events' "insn").  Gaps are instant events at the gap's instruction with
+  its kind and message.
+- With --time instructions: otherData says so and every ts is the event's
+  instruction number.  With --time tsc: otherData says so, and against
+  hwtr-pt-times (libipt's packet decoder on each raw stream, lines "PATH
+  FIRST LAST COUNT", the tid the name of PATH): every event's time
+  (ts * tsc_ticks_per_ts + tsc_origin) lies between its thread's first and last TSC packet,
+  the thread's first instruction is at exactly its first TSC (the stream
+  starts with a PSB+ holding it), and tsc_origin is the earliest of them.
 - With --stepper (the ptrace single-stepper's --offsets listing of the
   program's own code), for the functions named (file offsets of the entry
   and of the one `ret`; functions that call no other code), the slices of
@@ -33,7 +42,7 @@ def read_timeline(path):
     with open(path) as f:
         doc = json.load(f)
     slices, instants, names = {}, {}, {}
-    open_, last_ts = {}, {}
+    open_, last_ts, times = {}, {}, {}
     for ev in doc["traceEvents"]:
         tid = ev["tid"]
         ph = ev["ph"]
@@ -45,6 +54,7 @@ def read_timeline(path):
         if ts < last_ts.get(tid, 0):
             fail("thread %d: time goes back from %d to %d" % (tid, last_ts[tid], ts))
         last_ts[tid] = ts
+        times.setdefault(tid, []).append((ev["args"]["insn"], ts))
         stack = open_.setdefault(tid, [])
         if ph == "B":
             stack.append(ev)
@@ -52,11 +62,15 @@ def read_timeline(path):
             if not stack:
                 fail("thread %d: E at %d with no open slice" % (tid, ts))
             b = stack.pop()
+            if ts < b["ts"]:
+                fail("thread %d: slice %s ends at %d before it begins at %d"
+                     % (tid, b["name"], ts, b["ts"]))
             slices.setdefault(tid, []).append(
-                (b["args"]["segment"], b["name"], b["ts"], ts))
+                (b["args"]["segment"], b["name"], b["args"]["insn"],
+                 ev["args"]["insn"]))
         elif ph == "i":
             instants.setdefault(tid, []).append(
-                (ts, ev["args"]["kind"], ev["args"]["reason"]))
+                (ev["args"]["insn"], ev["args"]["kind"], ev["args"]["reason"]))
         else:
             fail("unexpected event phase %r" % ph)
     for tid, stack in open_.items():
@@ -64,7 +78,7 @@ def read_timeline(path):
             fail("thread %d: %d slices left open" % (tid, len(stack)))
     for tid in slices:
         slices[tid].sort()
-    return doc, slices, instants, names
+    return doc, slices, instants, names, times
 
 
 def expected_activations(calls_path, min_insns):
@@ -132,6 +146,45 @@ def stepper_activations(listing, functions):
     return [tuple(a) for a in out]
 
 
+def check_times(a, other, times):
+    if other["time_unit"] != a.time:
+        fail("otherData says time_unit %r, expected %r (%s)"
+             % (other["time_unit"], a.time, other.get("time_note")))
+    if a.time == "instructions":
+        for tid, tt in times.items():
+            for insn, ts in tt:
+                if ts != insn:
+                    fail("thread %d: ts %d for instruction %d" % (tid, ts, insn))
+        print("ok: times are instruction numbers, as otherData says")
+        return
+    spans = {}
+    with open(a.tsc_spans) as f:
+        for line in f:
+            path, first, last, count = line.split()
+            tid = int(path.rsplit("/", 1)[-1].split(".")[0])
+            spans[tid] = (int(first), int(last), int(count))
+    origin = other["tsc_origin"]
+    scale = other["tsc_ticks_per_ts"]
+    if origin != min(spans[tid][0] for tid in times):
+        fail("tsc_origin %d is not the earliest first TSC %d"
+             % (origin, min(spans[tid][0] for tid in times)))
+    for tid, tt in times.items():
+        first, last, count = spans[tid]
+        if not count:
+            fail("thread %d: the stream has no TSC packet" % tid)
+        for insn, ts in tt:
+            tsc = round(ts * scale) + origin
+            if not first <= tsc <= last:
+                fail("thread %d: instruction %d at TSC %d, outside the "
+                     "stream's TSC packets %d..%d" % (tid, insn, tsc,
+                                                      first, last))
+            if insn == 1 and tsc != first:
+                fail("thread %d: instruction 1 at TSC %d, the stream's "
+                     "first TSC is %d" % (tid, tsc, first))
+    print("ok: %d threads' times lie within their streams' TSC packets, "
+          "each thread's start at its first TSC" % len(times))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
@@ -139,9 +192,11 @@ def main():
     ap.add_argument("--min-insns", type=int, default=0)
     ap.add_argument("--stepper")
     ap.add_argument("--function", action="append", default=[])
+    ap.add_argument("--time", choices=["instructions", "tsc"])
+    ap.add_argument("--tsc-spans")
     a = ap.parse_args()
 
-    doc, slices, instants, names = read_timeline(a.trace)
+    doc, slices, instants, names, times = read_timeline(a.trace)
     acts, gaps, total = expected_activations(a.calls, max(a.min_insns, 1))
     other = doc["otherData"]
     for tid in acts:
@@ -171,6 +226,8 @@ def main():
                                          max(a.min_insns, 1),
                                          sum(len(g) for g in gaps.values())))
 
+    if a.time:
+        check_times(a, other, times)
     if a.stepper:
         functions = [f.split(":") for f in a.function]
         want = stepper_activations(a.stepper, functions)
