@@ -196,7 +196,7 @@ int hwtrec_replay_main(int argc, char **argv)
 		gdb = foreign ? "gdb-multiarch" : "gdb";
 	for (i = 0; symbol_files && symbol_files[i]; i++)
 		;
-	gargv = calloc((size_t)(argc - first_gdb_arg) + 16 + 2 * (size_t)i,
+	gargv = calloc((size_t)(argc - first_gdb_arg) + 18 + 2 * (size_t)i,
 		       sizeof(*gargv));
 	if (!gargv)
 		return 1;
@@ -219,6 +219,11 @@ int hwtrec_replay_main(int argc, char **argv)
 	 * (seconds on a long recording): GDB must not give up on them. */
 	gargv[n++] = "-ex";
 	gargv[n++] = "set remotetimeout 600";
+	/* The server has no hardware watchpoints: `watch` then makes GDB's
+	 * software ones, which read the values at each position (exact with
+	 * the Valgrind source's data log) and so fire in reverse too. */
+	gargv[n++] = "-ex";
+	gargv[n++] = "set remote hardware-watchpoint-limit 0";
 	if (foreign) {
 		snprintf(set_arch, sizeof(set_arch), "set architecture %s", arch);
 		gargv[n++] = "-ex";
