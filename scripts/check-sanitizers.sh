@@ -17,7 +17,8 @@ mkdir -p "$build"
 cd "$build"
 [ -f Makefile ] || "$top/configure" --quiet --enable-sanitizers
 # Only what the fast tests run: the library, the server, the CLI.
-for d in libhwtrecord kernel/freebsd kernel/linux formats tools gdb-plugin/server; do
+for d in libhwtrecord kernel kernel/valgrind/host kernel/freebsd kernel/linux formats tools \
+	gdb-plugin/server; do
 	make -s -j"$jobs" -C "$d"
 done
 # LSan too: a leak ends the program with an error.  The server's tests spawn
