@@ -863,6 +863,59 @@ int hwtr_values_memory(struct hwtr_values *values, struct hwtr_thread *thread,
 		       uint64_t number, uint64_t addr, void *buf,
 		       uint8_t *state, size_t size);
 
+/* Registers recovered from a control-flow trace and the end state, for
+ * recordings without a data log (doc/value-recovery.md): over a window of
+ * a thread's last instructions, values are carried backwards from the end
+ * state through instructions that can be inverted and forwards through
+ * instructions whose inputs are known.  Only proven values are given: the
+ * rest is "not known" (-hwtr_err_notfound), as in hwtr_values_register.
+ * The general registers rax..r15 (and rip, from the history) only. */
+struct hwtr_recovery;
+
+/* The thread's state at its end (a core's registers, say). */
+struct hwtr_recovery_end {
+	uint64_t position;	/* the state is before this instruction: the
+				 * thread's instruction count when it stopped
+				 * at its last (a fault), one more when it
+				 * stopped after it */
+	uint64_t pc;		/* the state's pc (used when after the last) */
+	uint64_t regs[16];	/* rax..r15, enum hwtr_amd64_regno order */
+	uint16_t known;		/* bit per register of REGS that is known */
+};
+
+/* Instructions before the end that are looked at by default. */
+#define HWTR_RECOVERY_WINDOW 1000000u
+
+/* Recover THREAD's registers over the last WINDOW instructions before
+ * END (0: HWTR_RECOVERY_WINDOW; fewer after a gap).  Takes about a second
+ * per million instructions. */
+HWTR_EXPORT
+int hwtr_recovery_open(struct hwtr_thread *thread,
+		       const struct hwtr_recovery_end *end, uint64_t window,
+		       struct hwtr_recovery **recovery);
+HWTR_EXPORT
+void hwtr_recovery_free(struct hwtr_recovery *recovery);
+
+/* Register REGNO (0..16 of enum hwtr_amd64_regno) just before the
+ * instruction at NUMBER, in BUF (SIZE at least 8): 8, or
+ * -hwtr_err_notfound when it is not proven (or NUMBER is outside the
+ * window), or another negative error. */
+HWTR_EXPORT
+int hwtr_recovery_register(struct hwtr_recovery *recovery, uint64_t number,
+			   unsigned regno, void *buf, size_t size);
+
+struct hwtr_recovery_stats {
+	uint64_t first, end;	/* the window: positions first..end */
+	uint64_t operations;	/* instructions and clobbers between them */
+	uint64_t unmodelled;	/* instructions whose writes become unknown */
+	uint64_t barriers;	/* steps the code does not explain (signals) */
+	uint64_t conflicts;	/* two proofs disagreed: a model is wrong */
+	unsigned passes;	/* backward+forward rounds to the fixed point */
+};
+HWTR_EXPORT
+int hwtr_recovery_stats(const struct hwtr_recovery *recovery,
+			struct hwtr_recovery_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

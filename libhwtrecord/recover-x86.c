@@ -1,0 +1,526 @@
+/* recover-x86.c: x86-64 instruction semantics for value recovery (see
+ * recover-x86.h).
+ *
+ * Modelled exactly, on 64- and 32-bit general registers only: mov of a
+ * register or an immediate, lea, add/sub/xor/and/or with a register or an
+ * immediate, inc/dec/neg/not, shl/shr/sar by an immediate, push/pop/call/
+ * ret/leave's change of rsp, and syscall.  A 32-bit result zero-extends,
+ * so it is computed forwards but never inverted (the old upper half is
+ * lost).  Anything else (8/16-bit operands, memory sources, flags inputs
+ * like adc, segment or address-size prefixes) is unmodelled: every
+ * register Capstone says it writes, and its first register operand, become
+ * unknown.
+ *
+ * Valgrind's client request (rol rdi by 3, 13, 61, 51, then xchg rbx,rbx)
+ * sets rdx when the program runs under Valgrind, which the software source
+ * does: the xchg is taken to write rdx too.
+ */
+#include "recover-x86.h"
+
+#include "error.h"
+
+#include <capstone/capstone.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct recover_x86 {
+	csh cs;
+	cs_insn *insn;
+};
+
+int recover_x86_open(struct recover_x86 **out)
+{
+	struct recover_x86 *x86 = calloc(1, sizeof(*x86));
+
+	if (!x86)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &x86->cs) != CS_ERR_OK) {
+		free(x86);
+		return hwtr_fail(hwtr_err_invalid, "capstone: cannot open x86-64");
+	}
+	cs_option(x86->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	x86->insn = cs_malloc(x86->cs);
+	if (!x86->insn) {
+		cs_close(&x86->cs);
+		free(x86);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	*out = x86;
+	return 0;
+}
+
+void recover_x86_close(struct recover_x86 *x86)
+{
+	if (!x86)
+		return;
+	cs_free(x86->insn, 1);
+	cs_close(&x86->cs);
+	free(x86);
+}
+
+/* The general register (0..15) that Capstone's REG is part of, and its
+ * size in bytes; RECOVER_NOREG for any other register. */
+static unsigned gpr(unsigned reg, unsigned *size)
+{
+	static const struct {
+		unsigned r64, r32, r16, r8, r8h;
+	} map[RECOVER_NREGS] = {
+		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, 0 },
+		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, 0 },
+		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, 0 },
+		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, 0 },
+		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, 0 },
+		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, 0 },
+		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, 0 },
+		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, 0 },
+		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, 0 },
+		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, 0 },
+		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, 0 },
+		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, 0 },
+	};
+	unsigned i;
+
+	if (reg == X86_REG_INVALID)
+		return RECOVER_NOREG;
+	for (i = 0; i < RECOVER_NREGS; i++) {
+		*size = reg == map[i].r64 ? 8 : reg == map[i].r32 ? 4 :
+			reg == map[i].r16 ? 2 :
+			reg == map[i].r8 || (map[i].r8h && reg == map[i].r8h) ? 1 : 0;
+		if (*size)
+			return i;
+	}
+	return RECOVER_NOREG;
+}
+
+/* Every general register INSN may write, by Capstone's account, plus its
+ * first register operand (unless it only compares): more than it writes is
+ * safe, less would not be. */
+static uint16_t written_registers(csh cs, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0, i;
+	uint16_t mask = 0;
+	unsigned r, size;
+
+	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return RECOVER_ALL_REGS;
+	for (i = 0; i < nwr; i++)
+		if ((r = gpr(wr[i], &size)) != RECOVER_NOREG)
+			mask |= 1u << r;
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    (x->operands[i].access & CS_AC_WRITE) &&
+		    (r = gpr(x->operands[i].reg, &size)) != RECOVER_NOREG)
+			mask |= 1u << r;
+	if (x->op_count > 0 && x->operands[0].type == X86_OP_REG &&
+	    !cs_insn_group(cs, insn, CS_GRP_JUMP) &&
+	    !cs_insn_group(cs, insn, CS_GRP_CALL) &&
+	    insn->id != X86_INS_CMP && insn->id != X86_INS_TEST &&
+	    insn->id != X86_INS_BT && insn->id != X86_INS_PUSH &&
+	    (r = gpr(x->operands[0].reg, &size)) != RECOVER_NOREG)
+		mask |= 1u << r;
+	/* Valgrind's client request: xchg rbx,rbx returns in rdx. */
+	if (insn->id == X86_INS_XCHG && x->op_count == 2 &&
+	    x->operands[0].type == X86_OP_REG &&
+	    x->operands[0].reg == X86_REG_RBX &&
+	    x->operands[1].type == X86_OP_REG &&
+	    x->operands[1].reg == X86_REG_RBX)
+		mask |= 1u << 3;
+	return mask;
+}
+
+/* A prefix that changes what the operands mean: segment override (fs:,
+ * gs:), address size. */
+static bool odd_prefix(const cs_x86 *x)
+{
+	return x->prefix[1] != 0 || x->prefix[3] != 0;
+}
+
+static bool alu_of(unsigned id, uint8_t *alu)
+{
+	switch (id) {
+	case X86_INS_ADD: *alu = recover_add; return true;
+	case X86_INS_SUB: *alu = recover_sub; return true;
+	case X86_INS_XOR: *alu = recover_xor; return true;
+	case X86_INS_AND: *alu = recover_and; return true;
+	case X86_INS_OR: *alu = recover_or; return true;
+	case X86_INS_INC: *alu = recover_inc; return true;
+	case X86_INS_DEC: *alu = recover_dec; return true;
+	case X86_INS_NEG: *alu = recover_neg; return true;
+	case X86_INS_NOT: *alu = recover_not; return true;
+	case X86_INS_SHL: *alu = recover_shl; return true;
+	case X86_INS_SHR: *alu = recover_shr; return true;
+	case X86_INS_SAR: *alu = recover_sar; return true;
+	default: return false;
+	}
+}
+
+/* Fill OP's exact model of INSN when it has one; false otherwise. */
+static bool model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned dst = RECOVER_NOREG, dsize = 0, ssize = 0, b, i, s;
+	uint8_t alu;
+
+	if (x->op_count >= 1 && o[0].type == X86_OP_REG)
+		dst = gpr(o[0].reg, &dsize);
+	switch (insn->id) {
+	case X86_INS_PUSH:
+		if (x->op_count != 1 || o[0].size != 8)
+			return false;
+		op->kind = recover_rsp_adjust;
+		op->imm = -8;
+		return true;
+	case X86_INS_CALL:
+		op->kind = recover_rsp_adjust;
+		op->imm = -8;
+		return true;
+	case X86_INS_RET:
+		op->kind = recover_rsp_adjust;
+		op->imm = 8;
+		if (x->op_count == 1 && o[0].type == X86_OP_IMM)
+			op->imm += (uint16_t)o[0].imm;
+		else if (x->op_count != 0)
+			return false;
+		return true;
+	case X86_INS_POP:
+		if (x->op_count != 1 || dsize != 8 || dst == 7)
+			return false;
+		op->kind = recover_pop;
+		op->dst = (uint8_t)dst;
+		op->imm = 8;
+		return true;
+	case X86_INS_LEAVE:
+		op->kind = recover_leave;
+		return true;
+	case X86_INS_SYSCALL:
+		op->kind = recover_syscall;
+		return true;
+	default:
+		break;
+	}
+	if (odd_prefix(x) || dst == RECOVER_NOREG || (dsize != 4 && dsize != 8))
+		return false;
+	op->dst = (uint8_t)dst;
+	op->width = (uint8_t)dsize;
+	switch (insn->id) {
+	case X86_INS_MOV:
+	case X86_INS_MOVABS:
+		if (x->op_count != 2)
+			return false;
+		if (o[1].type == X86_OP_IMM) {
+			op->kind = recover_mov_imm;
+			op->imm = o[1].imm;
+			return true;
+		}
+		if (o[1].type == X86_OP_REG &&
+		    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) != RECOVER_NOREG &&
+		    ssize == dsize) {
+			op->kind = recover_mov;
+			return true;
+		}
+		return false;
+	case X86_INS_LEA:
+		if (x->op_count != 2 || o[1].type != X86_OP_MEM ||
+		    o[1].mem.segment != X86_REG_INVALID)
+			return false;
+		op->kind = recover_lea;
+		op->imm = o[1].mem.disp;
+		op->scale = (uint8_t)o[1].mem.scale;
+		if (o[1].mem.base == X86_REG_RIP) {
+			op->imm += (int64_t)(insn->address + insn->size);
+		} else if (o[1].mem.base != X86_REG_INVALID) {
+			if ((b = gpr(o[1].mem.base, &s)) == RECOVER_NOREG || s != 8)
+				return false;
+			op->base = (uint8_t)b;
+		}
+		if (o[1].mem.index != X86_REG_INVALID) {
+			if ((i = gpr(o[1].mem.index, &s)) == RECOVER_NOREG || s != 8)
+				return false;
+			op->index = (uint8_t)i;
+		}
+		return true;
+	default:
+		break;
+	}
+	if (!alu_of(insn->id, &alu))
+		return false;
+	op->alu = alu;
+	if (alu == recover_inc || alu == recover_dec || alu == recover_neg ||
+	    alu == recover_not) {
+		if (x->op_count != 1)
+			return false;
+		op->kind = recover_unary;
+		return true;
+	}
+	if (x->op_count != 2)
+		return false;
+	if (alu == recover_shl || alu == recover_shr || alu == recover_sar) {
+		if (o[1].type != X86_OP_IMM)
+			return false;
+		op->kind = recover_shift_imm;
+		op->imm = o[1].imm & (dsize == 8 ? 63 : 31);
+		return true;
+	}
+	if (o[1].type == X86_OP_IMM) {
+		op->kind = recover_alu_imm;
+		op->imm = o[1].imm;
+		return true;
+	}
+	if (o[1].type == X86_OP_REG &&
+	    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) != RECOVER_NOREG &&
+	    ssize == dsize) {
+		op->kind = recover_alu;
+		return true;
+	}
+	return false;
+}
+
+void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
+			const uint8_t *raw, size_t size, struct recover_op *op,
+			uint64_t *target)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+	struct recover_op m;
+
+	memset(op, 0, sizeof(*op));
+	op->dst = op->src = op->base = op->index = RECOVER_NOREG;
+	op->writes = RECOVER_ALL_REGS;
+	*target = 0;
+	if (!cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn))
+		return;
+	if ((cs_insn_group(x86->cs, x86->insn, CS_GRP_JUMP) ||
+	     cs_insn_group(x86->cs, x86->insn, CS_GRP_CALL)) &&
+	    x86->insn->detail->x86.op_count == 1 &&
+	    x86->insn->detail->x86.operands[0].type == X86_OP_IMM)
+		*target = (uint64_t)x86->insn->detail->x86.operands[0].imm;
+	op->writes = written_registers(x86->cs, x86->insn);
+	m = *op;
+	if (!model(x86->insn, &m))
+		return;
+	*op = m;
+	/* What a model writes, exactly. */
+	switch (op->kind) {
+	case recover_rsp_adjust:
+		op->writes = 1u << 7;
+		break;
+	case recover_pop:
+		op->writes = 1u << 7 | 1u << op->dst;
+		break;
+	case recover_leave:
+		op->writes = 1u << 7 | 1u << 6;
+		break;
+	case recover_syscall:
+		op->writes = RECOVER_ALL_REGS;
+		break;
+	default:
+		op->writes = (uint16_t)(1u << op->dst);
+		break;
+	}
+}
+
+static uint64_t apply(uint8_t alu, uint64_t a, uint64_t b, unsigned width)
+{
+	switch (alu) {
+	case recover_add: return a + b;
+	case recover_sub: return a - b;
+	case recover_xor: return a ^ b;
+	case recover_and: return a & b;
+	case recover_or: return a | b;
+	case recover_inc: return a + 1;
+	case recover_dec: return a - 1;
+	case recover_neg: return -a;
+	case recover_not: return ~a;
+	case recover_shl: return a << b;
+	case recover_shr:
+		return width == 4 ? (uint32_t)a >> b : a >> b;
+	case recover_sar:
+		return width == 4 ? (uint64_t)(uint32_t)((int32_t)a >> b)
+				  : (uint64_t)((int64_t)a >> b);
+	default: return 0;
+	}
+}
+
+static uint64_t sized(uint64_t v, unsigned width)
+{
+	return width == 4 ? (uint32_t)v : v;
+}
+
+#define KNOWN(mask, r) ((r) != RECOVER_NOREG && ((mask) >> (r) & 1))
+#define RSP 7
+#define RBP 6
+
+uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
+			     uint16_t known, uint64_t *out)
+{
+	unsigned d = op->dst, r;
+	uint64_t a;
+	uint16_t mask = 0;
+
+	switch (op->kind) {
+	case recover_mov_imm:
+		out[d] = sized((uint64_t)op->imm, op->width);
+		return (uint16_t)(1u << d);
+	case recover_mov:
+		if (!KNOWN(known, op->src))
+			return 0;
+		out[d] = sized(val[op->src], op->width);
+		return (uint16_t)(1u << d);
+	case recover_lea:
+		a = (uint64_t)op->imm;
+		if (op->base != RECOVER_NOREG) {
+			if (!KNOWN(known, op->base))
+				return 0;
+			a += val[op->base];
+		}
+		if (op->index != RECOVER_NOREG) {
+			if (!KNOWN(known, op->index))
+				return 0;
+			a += val[op->index] * op->scale;
+		}
+		out[d] = sized(a, op->width);
+		return (uint16_t)(1u << d);
+	case recover_alu:
+		/* xor r,r and sub r,r: zero whatever r was. */
+		if (op->src == d && (op->alu == recover_xor ||
+				     op->alu == recover_sub)) {
+			out[d] = 0;
+			return (uint16_t)(1u << d);
+		}
+		if (!KNOWN(known, d) || !KNOWN(known, op->src))
+			return 0;
+		out[d] = sized(apply(op->alu, val[d], val[op->src], op->width),
+			       op->width);
+		return (uint16_t)(1u << d);
+	case recover_alu_imm:
+	case recover_shift_imm:
+	case recover_unary:
+		if (!KNOWN(known, d))
+			return 0;
+		out[d] = sized(apply(op->alu, val[d], (uint64_t)op->imm,
+				     op->width), op->width);
+		return (uint16_t)(1u << d);
+	case recover_rsp_adjust:
+	case recover_pop:
+		if (!KNOWN(known, RSP))
+			return 0;
+		out[RSP] = val[RSP] + (uint64_t)op->imm;
+		return 1u << RSP;
+	case recover_leave:
+		if (!KNOWN(known, RBP))
+			return 0;
+		out[RSP] = val[RBP] + 8;
+		return 1u << RSP;
+	case recover_syscall:
+		if (!KNOWN(known, 0) ||
+		    !recover_x86_syscall_keeps_registers(val[0]))
+			return 0;
+		for (r = 0; r < RECOVER_NREGS; r++)
+			if (r != 0 && r != 2 && r != 11 && KNOWN(known, r)) {
+				out[r] = val[r];
+				mask |= (uint16_t)(1u << r);
+			}
+		return mask;
+	default:
+		return 0;
+	}
+}
+
+uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
+			      uint16_t known, uint64_t *out)
+{
+	unsigned d = op->dst;
+
+	switch (op->kind) {
+	case recover_mov:
+		if (op->width != 8 || !KNOWN(known, d))
+			return 0;
+		out[op->src] = val[d];	/* also right when src == dst */
+		return (uint16_t)(1u << op->src);
+	case recover_lea:
+		if (op->width != 8 || !KNOWN(known, d))
+			return 0;
+		if (op->index == RECOVER_NOREG && op->base != RECOVER_NOREG) {
+			out[op->base] = val[d] - (uint64_t)op->imm;
+			return (uint16_t)(1u << op->base);
+		}
+		if (op->base == RECOVER_NOREG && op->index != RECOVER_NOREG &&
+		    op->scale == 1) {
+			out[op->index] = val[d] - (uint64_t)op->imm;
+			return (uint16_t)(1u << op->index);
+		}
+		/* Base and index: one from the other, when that one is not
+		 * the destination (whose old value is lost). */
+		if (op->base != RECOVER_NOREG && op->index != d &&
+		    KNOWN(known, op->index) && op->base != op->index) {
+			out[op->base] = val[d] - (uint64_t)op->imm -
+					val[op->index] * op->scale;
+			return (uint16_t)(1u << op->base);
+		}
+		return 0;
+	case recover_alu_imm:
+		if (op->width != 8 || !KNOWN(known, d))
+			return 0;
+		switch (op->alu) {
+		case recover_add: out[d] = val[d] - (uint64_t)op->imm; break;
+		case recover_sub: out[d] = val[d] + (uint64_t)op->imm; break;
+		case recover_xor: out[d] = val[d] ^ (uint64_t)op->imm; break;
+		default: return 0;
+		}
+		return (uint16_t)(1u << d);
+	case recover_alu:
+		if (op->width != 8 || op->src == d || !KNOWN(known, d) ||
+		    !KNOWN(known, op->src))
+			return 0;
+		switch (op->alu) {
+		case recover_add: out[d] = val[d] - val[op->src]; break;
+		case recover_sub: out[d] = val[d] + val[op->src]; break;
+		case recover_xor: out[d] = val[d] ^ val[op->src]; break;
+		default: return 0;
+		}
+		return (uint16_t)(1u << d);
+	case recover_unary:
+		if (op->width != 8 || !KNOWN(known, d))
+			return 0;
+		switch (op->alu) {
+		case recover_inc: out[d] = val[d] - 1; break;
+		case recover_dec: out[d] = val[d] + 1; break;
+		case recover_neg: out[d] = -val[d]; break;
+		case recover_not: out[d] = ~val[d]; break;
+		default: return 0;
+		}
+		return (uint16_t)(1u << d);
+	case recover_rsp_adjust:
+	case recover_pop:
+		if (!KNOWN(known, RSP))
+			return 0;
+		out[RSP] = val[RSP] - (uint64_t)op->imm;
+		return 1u << RSP;
+	case recover_leave:
+		if (!KNOWN(known, RSP))
+			return 0;
+		out[RBP] = val[RSP] - 8;
+		return 1u << RBP;
+	default:
+		return 0;
+	}
+}
+
+bool recover_x86_syscall_keeps_registers(uint64_t nr)
+{
+	switch (nr) {
+	case 15:	/* rt_sigreturn: every register from the signal frame */
+	case 59:	/* execve */
+	case 322:	/* execveat */
+		return false;
+	default:
+		return true;
+	}
+}

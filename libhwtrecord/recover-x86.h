@@ -1,0 +1,86 @@
+/* recover-x86.h: what an x86-64 instruction does to the 16 general
+ * registers, for value recovery (recover.c): Capstone's operand details
+ * turned into a small set of exact operations that can be run forwards
+ * (outputs from known inputs) and, where no bit is lost, backwards (inputs
+ * from known outputs).  Every other instruction is "unmodelled": whatever
+ * it may write becomes unknown.  Flags, vector registers and memory are not
+ * modelled here.
+ *
+ * Registers are numbered as enum hwtr_amd64_regno: 0 rax .. 15 r15.
+ */
+#ifndef HWTR_RECOVER_X86_H
+#define HWTR_RECOVER_X86_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECOVER_NREGS 16
+#define RECOVER_NOREG 0xff
+#define RECOVER_ALL_REGS 0xffffu
+
+enum recover_kind {
+	recover_unmodelled = 0,	/* WRITES become unknown */
+	recover_mov_imm,	/* dst = imm */
+	recover_mov,		/* dst = src */
+	recover_lea,		/* dst = base + index * scale + imm */
+	recover_alu_imm,	/* dst = dst ALU imm */
+	recover_alu,		/* dst = dst ALU src */
+	recover_unary,		/* dst = ALU dst (inc, dec, neg, not) */
+	recover_shift_imm,	/* dst = dst shifted by imm */
+	recover_rsp_adjust,	/* rsp += imm: push, call, ret (and pop's rsp) */
+	recover_pop,		/* rsp += 8, dst loaded (unknown) */
+	recover_leave,		/* rsp = rbp + 8, rbp loaded (unknown) */
+	recover_syscall,	/* rax, rcx, r11 unknown; the rest kept when
+				 * the call number says so (recover_x86_*) */
+	recover_clobber,	/* not an instruction: what may have changed
+				 * between two (a signal, an interrupt) */
+};
+
+enum recover_alu {
+	recover_add, recover_sub, recover_xor, recover_and, recover_or,
+	recover_inc, recover_dec, recover_neg, recover_not,
+	recover_shl, recover_shr, recover_sar,
+};
+
+struct recover_op {
+	uint8_t kind;		/* enum recover_kind */
+	uint8_t alu;		/* enum recover_alu */
+	uint8_t width;		/* operand size: 4 (zero-extends) or 8 */
+	uint8_t dst, src, base, index, scale;	/* RECOVER_NOREG if none */
+	uint16_t writes;	/* bit per register it may change */
+	int64_t imm;		/* immediate, displacement (absolute for
+				 * rip-relative lea) or rsp change */
+};
+
+struct recover_x86;
+
+int recover_x86_open(struct recover_x86 **x86);
+void recover_x86_close(struct recover_x86 *x86);
+
+/* What the instruction RAW (SIZE bytes) at IP does: OP; *TARGET the
+ * destination of a direct jump or call, else 0.  Never fails: an
+ * instruction Capstone cannot decode is unmodelled with every register
+ * written. */
+void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
+			const uint8_t *raw, size_t size, struct recover_op *op,
+			uint64_t *target);
+
+/* Forwards: from the registers before (VAL, KNOWN mask), the registers the
+ * operation writes afterwards, in OUT where bit set in the returned mask.
+ * Registers of OP->writes not in the mask are unknown after it. */
+uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
+			     uint16_t known, uint64_t *out);
+
+/* Backwards: from the registers after (VAL, KNOWN), the registers before
+ * that can be proven: returns the mask of OUT that is set.  For a register
+ * of OP->writes that is its old value; for one it does not write, its value
+ * (which the operation's result showed, e.g. the source of a move). */
+uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
+			      uint16_t known, uint64_t *out);
+
+/* Whether a system call numbered NR (rax) leaves every register but rax,
+ * rcx and r11 as it was: false for rt_sigreturn and the execs. */
+bool recover_x86_syscall_keeps_registers(uint64_t nr);
+
+#endif /* HWTR_RECOVER_X86_H */

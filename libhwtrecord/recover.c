@@ -1,0 +1,540 @@
+/* recover.c: registers at past positions recovered from a control-flow
+ * trace and the end state, REPT's way (hwtrecord.h, "recovery";
+ * doc/value-recovery.md says what is recovered and how far back).
+ *
+ * The window is the last WINDOW instructions of a thread before its end
+ * state (fewer after a gap: nothing crosses one).  Each instruction becomes
+ * an operation (recover-x86.c); between two instructions whose succession
+ * the code does not explain (a signal, an interrupt, a redirection) a
+ * "clobber" operation says what may have changed there.  The value of a
+ * register between two operations that write it is one slot: the value the
+ * first one left.  Passes alternate to a fixed point: backwards from the
+ * end state, filling each slot from the value after it and inverting the
+ * operation to get the value before it; forwards from what is known before
+ * the window, computing each operation whose inputs are known.  A slot is
+ * only ever filled with a proven value; what no pass proves stays unknown.
+ * Two proofs that disagree (which would mean a wrong model) are counted
+ * (hwtr_recovery_stats) and the first is kept.
+ *
+ * Memory, flags and vector registers are not recovered.
+ */
+#include "recover-x86.h"
+
+#include "error.h"
+
+#include <hwtrecord.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PASSES 8
+
+/* Registers that a signal's delivery sets on Linux x86-64 (the kernel's
+ * and Valgrind's signal frames): rdi, rsi, rdx the handler's arguments, rsp
+ * its frame, rax zero. */
+#define SIGNAL_REGS (1u << hwtr_amd64_rax | 1u << hwtr_amd64_rdx | \
+		     1u << hwtr_amd64_rsi | 1u << hwtr_amd64_rdi | \
+		     1u << hwtr_amd64_rsp)
+
+struct slots {
+	uint32_t *op;		/* the operation that wrote it, ascending */
+	uint64_t *val;
+	uint8_t *known;
+	size_t n, cap;
+};
+
+struct hwtr_recovery {
+	struct hwtr_thread *thread;
+	struct hwtr_cursor *cursor;	/* for rip */
+	uint64_t first, end;	/* positions first..end; end's is the end state */
+	struct recover_op *ops;
+	size_t nops, cap_ops;
+	uint32_t *op_of;	/* op_of[p - first]: position p's operation */
+	struct slots slots[RECOVER_NREGS];
+	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
+	uint16_t init_known, end_known;
+	struct hwtr_recovery_stats stats;
+};
+
+static int add_op(struct hwtr_recovery *rec, const struct recover_op *op)
+{
+	unsigned r;
+
+	if (rec->nops == rec->cap_ops) {
+		size_t cap = rec->cap_ops ? 2 * rec->cap_ops : 1024;
+		struct recover_op *p = realloc(rec->ops, cap * sizeof(*p));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		rec->ops = p;
+		rec->cap_ops = cap;
+	}
+	for (r = 0; r < RECOVER_NREGS; r++) {
+		struct slots *s = &rec->slots[r];
+
+		if (!(op->writes >> r & 1))
+			continue;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 1024;
+			uint32_t *o = realloc(s->op, cap * sizeof(*o));
+			uint64_t *v = o ? realloc(s->val, cap * sizeof(*v)) : NULL;
+			uint8_t *k = v ? realloc(s->known, cap) : NULL;
+
+			if (o)
+				s->op = o;
+			if (v)
+				s->val = v;
+			if (!k)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			s->known = k;
+			s->cap = cap;
+		}
+		s->op[s->n] = (uint32_t)rec->nops;
+		s->known[s->n] = 0;
+		s->val[s->n++] = 0;
+	}
+	rec->ops[rec->nops++] = *op;
+	return 0;
+}
+
+static int add_clobber(struct hwtr_recovery *rec, uint16_t regs)
+{
+	struct recover_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = recover_clobber;
+	op.dst = op.src = op.base = op.index = RECOVER_NOREG;
+	op.writes = regs;
+	rec->stats.barriers++;
+	return add_op(rec, &op);
+}
+
+/* Return addresses of the calls seen in the window, for checking returns. */
+struct call_stack {
+	uint64_t *ret;
+	size_t n, cap;
+};
+
+static int call_push(struct call_stack *cs, uint64_t ret)
+{
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? 2 * cs->cap : 64;
+		uint64_t *p = realloc(cs->ret, cap * sizeof(*p));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		cs->ret = p;
+		cs->cap = cap;
+	}
+	cs->ret[cs->n++] = ret;
+	return 0;
+}
+
+/* What may have changed between INSN and the next instruction at NEXT,
+ * besides what INSN itself does: nothing when the code explains the step,
+ * the registers a signal delivery sets when it cannot be checked (an
+ * indirect branch, a return to a call before the window), everything when
+ * the step contradicts the code. */
+static uint16_t step_clobbers(const struct hwtr_insn *insn, uint64_t target,
+			      uint64_t next, struct call_stack *calls,
+			      int *err)
+{
+	uint64_t fall = insn->ip + insn->size;
+
+	*err = 0;
+	switch (insn->iclass) {
+	case hwtr_ic_other:
+		return next == fall ? 0 : RECOVER_ALL_REGS;
+	case hwtr_ic_cond_jump:
+		return next == fall || (target && next == target)
+		       ? 0 : RECOVER_ALL_REGS;
+	case hwtr_ic_call:
+		if ((*err = call_push(calls, fall)))
+			return RECOVER_ALL_REGS;
+		/* fall through */
+	case hwtr_ic_jump:
+		if (target)
+			return next == target ? 0 : RECOVER_ALL_REGS;
+		return SIGNAL_REGS;
+	case hwtr_ic_return:
+		if (!calls->n)
+			return SIGNAL_REGS;
+		return calls->ret[--calls->n] == next ? 0 : RECOVER_ALL_REGS;
+	case hwtr_ic_far_call:	/* syscall: its own model; others clobber */
+		if (insn->size == 2 && insn->raw[0] == 0x0f && insn->raw[1] == 0x05)
+			return next == fall ? 0 : RECOVER_ALL_REGS;
+		return RECOVER_ALL_REGS;
+	default:
+		return RECOVER_ALL_REGS;
+	}
+}
+
+/* Direct-mapped cache of decoded instructions: loops run the same code. */
+#define DECODE_CACHE 4096
+struct decode_entry {
+	uint64_t ip;
+	uint8_t size, raw[15];
+	struct recover_op op;
+	uint64_t target;
+};
+
+static void decode(struct recover_x86 *x86, struct decode_entry *cache,
+		   const struct hwtr_insn *insn, struct recover_op *op,
+		   uint64_t *target)
+{
+	struct decode_entry *e = &cache[(insn->ip ^ insn->ip >> 12) %
+					DECODE_CACHE];
+
+	if (e->size != insn->size || e->ip != insn->ip ||
+	    memcmp(e->raw, insn->raw, insn->size)) {
+		e->ip = insn->ip;
+		e->size = insn->size;
+		memcpy(e->raw, insn->raw, insn->size);
+		recover_x86_decode(x86, insn->ip, insn->raw, insn->size, &e->op,
+				   &e->target);
+	}
+	*op = e->op;
+	*target = e->target;
+}
+
+/* Reset REC to an empty window starting at FIRST. */
+static void restart(struct hwtr_recovery *rec, uint64_t first)
+{
+	unsigned r;
+
+	rec->first = first;
+	rec->nops = 0;
+	for (r = 0; r < RECOVER_NREGS; r++)
+		rec->slots[r].n = 0;
+	rec->stats.barriers = rec->stats.unmodelled = 0;
+}
+
+/* The operations of positions first..end-1 of a thread of INSTRUCTIONS,
+ * with NEXT_AT_END the pc of the end state when it is after the last. */
+static int build(struct hwtr_recovery *rec, uint64_t window,
+		 uint64_t instructions, uint64_t next_at_end)
+{
+	struct recover_x86 *x86 = NULL;
+	struct decode_entry *cache = NULL;
+	struct call_stack calls = { NULL, 0, 0 };
+	struct hwtr_insn insn, next;
+	struct recover_op op;
+	uint64_t p, target;
+	int err;
+
+	rec->first = rec->end > window ? rec->end - window : 1;
+	rec->op_of = malloc((rec->end - rec->first + 1) * sizeof(*rec->op_of));
+	cache = calloc(DECODE_CACHE, sizeof(*cache));
+	if (!rec->op_of || !cache) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto out;
+	}
+	if ((err = recover_x86_open(&x86)) ||
+	    (err = hwtr_cursor_goto(rec->cursor, rec->first)) ||
+	    (err = hwtr_cursor_insn(rec->cursor, &next)))
+		goto out;
+	restart(rec, rec->first);
+	for (p = rec->first; p < rec->end; p++) {
+		uint16_t clobbers;
+
+		insn = next;
+		if (p + 1 <= instructions) {
+			if ((err = hwtr_cursor_goto(rec->cursor, p + 1)) ||
+			    (err = hwtr_cursor_insn(rec->cursor, &next)))
+				goto out;
+		} else {
+			memset(&next, 0, sizeof(next));
+			next.ip = next_at_end;
+		}
+		if (insn.gap || !insn.size) {
+			/* Nothing is known across a gap: start after it (the
+			 * positions after it are numbered from 0 again). */
+			calls.n = 0;
+			restart(rec, p + 1);
+			continue;
+		}
+		decode(x86, cache, &insn, &op, &target);
+		if (op.kind == recover_unmodelled)
+			rec->stats.unmodelled++;
+		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
+		if ((err = add_op(rec, &op)))
+			goto out;
+		clobbers = next.gap ? 0 : step_clobbers(&insn, target, next.ip,
+							 &calls, &err);
+		if (err)
+			goto out;
+		if (clobbers && (err = add_clobber(rec, clobbers)))
+			goto out;
+	}
+	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
+out:
+	free(calls.ret);
+	free(cache);
+	recover_x86_close(x86);
+	return err;
+}
+
+/* Fill slot I of register R with V: true when that taught something. */
+static bool learn(struct hwtr_recovery *rec, unsigned r, size_t i, uint64_t v)
+{
+	struct slots *s = &rec->slots[r];
+
+	if (s->known[i]) {
+		if (s->val[i] != v)
+			rec->stats.conflicts++;
+		return false;
+	}
+	s->known[i] = 1;
+	s->val[i] = v;
+	return true;
+}
+
+static bool learn_init(struct hwtr_recovery *rec, unsigned r, uint64_t v)
+{
+	if (rec->init_known >> r & 1) {
+		if (rec->init[r] != v)
+			rec->stats.conflicts++;
+		return false;
+	}
+	rec->init_known |= (uint16_t)(1u << r);
+	rec->init[r] = v;
+	return true;
+}
+
+/* Register R before operation K: its slot (index in *I, or SIZE_MAX for
+ * the value before the window); false when not known. */
+static bool value_before(const struct hwtr_recovery *rec, unsigned r,
+			 uint32_t k, uint64_t *v)
+{
+	const struct slots *s = &rec->slots[r];
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->op[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo) {
+		*v = rec->init[r];
+		return rec->init_known >> r & 1;
+	}
+	*v = s->val[lo - 1];
+	return s->known[lo - 1];
+}
+
+static bool backward_pass(struct hwtr_recovery *rec)
+{
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax;
+	size_t idx[RECOVER_NREGS];
+	uint16_t known = rec->end_known;
+	bool changed = false;
+	size_t k;
+	unsigned r;
+
+	memcpy(val, rec->endv, sizeof(val));
+	for (r = 0; r < RECOVER_NREGS; r++)
+		idx[r] = rec->slots[r].n;
+	for (k = rec->nops; k-- > 0;) {
+		const struct recover_op *op = &rec->ops[k];
+		uint16_t proven;
+
+		for (r = 0; r < RECOVER_NREGS; r++) {
+			size_t i;
+
+			if (!(op->writes >> r & 1))
+				continue;
+			i = --idx[r];
+			if (known >> r & 1)
+				changed |= learn(rec, r, i, val[r]);
+			if (rec->slots[r].known[i]) {
+				val[r] = rec->slots[r].val[i];
+				known |= (uint16_t)(1u << r);
+			} else {
+				known &= (uint16_t)~(1u << r);
+			}
+		}
+		proven = recover_x86_backward(op, val, known, out);
+		if (op->kind == recover_syscall &&
+		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
+		    recover_x86_syscall_keeps_registers(rax)) {
+			for (r = 0; r < RECOVER_NREGS; r++)
+				if (r != hwtr_amd64_rax && r != hwtr_amd64_rcx &&
+				    r != hwtr_amd64_r11 && (known >> r & 1)) {
+					out[r] = val[r];
+					proven |= (uint16_t)(1u << r);
+				}
+		}
+		for (r = 0; r < RECOVER_NREGS; r++) {
+			bool writes = op->writes >> r & 1;
+
+			if (proven >> r & 1) {
+				if (!writes && (known >> r & 1)) {
+					if (val[r] != out[r])
+						rec->stats.conflicts++;
+					continue;
+				}
+				val[r] = out[r];
+				known |= (uint16_t)(1u << r);
+			} else if (writes) {
+				known &= (uint16_t)~(1u << r);
+			}
+		}
+	}
+	for (r = 0; r < RECOVER_NREGS; r++)
+		if (known >> r & 1)
+			changed |= learn_init(rec, r, val[r]);
+	return changed;
+}
+
+static bool forward_pass(struct hwtr_recovery *rec)
+{
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS];
+	size_t idx[RECOVER_NREGS] = { 0 };
+	uint16_t known = rec->init_known;
+	bool changed = false;
+	size_t k;
+	unsigned r;
+
+	memcpy(val, rec->init, sizeof(val));
+	for (k = 0; k < rec->nops; k++) {
+		const struct recover_op *op = &rec->ops[k];
+		uint16_t proven = recover_x86_forward(op, val, known, out);
+
+		for (r = 0; r < RECOVER_NREGS; r++) {
+			size_t i;
+
+			if (!(op->writes >> r & 1))
+				continue;
+			i = idx[r]++;
+			if (proven >> r & 1)
+				changed |= learn(rec, r, i, out[r]);
+			if (rec->slots[r].known[i]) {
+				val[r] = rec->slots[r].val[i];
+				known |= (uint16_t)(1u << r);
+			} else {
+				known &= (uint16_t)~(1u << r);
+			}
+		}
+	}
+	return changed;
+}
+
+int hwtr_recovery_open(struct hwtr_thread *thread,
+		       const struct hwtr_recovery_end *end, uint64_t window,
+		       struct hwtr_recovery **out)
+{
+	struct hwtr_thread_stats ts;
+	struct hwtr_recovery *rec;
+	struct hwtr_insn last;
+	unsigned pass;
+	int err;
+
+	if (!thread || !end || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_recovery_open: NULL");
+	*out = NULL;
+	if ((err = hwtr_thread_stats(thread, &ts)))
+		return err;
+	if (!window)
+		window = HWTR_RECOVERY_WINDOW;
+	if (end->position < 1 || end->position > ts.instructions + 1 ||
+	    !ts.instructions)
+		return hwtr_fail(hwtr_err_range, "recovery: thread %u: end "
+				 "position %llu is outside the history "
+				 "(1..%llu and the one after it)", ts.tid,
+				 (unsigned long long)end->position,
+				 (unsigned long long)ts.instructions);
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	rec->thread = thread;
+	rec->end = end->position;
+	memcpy(rec->endv, end->regs, sizeof(rec->endv));
+	rec->end_known = end->known;
+	if ((err = hwtr_cursor_alloc(thread, &rec->cursor)))
+		goto fail;
+	/* The end state at the last instruction: that instruction has not
+	 * run; after it, its successor is the end state's pc. */
+	if (rec->end <= ts.instructions) {
+		if ((err = hwtr_cursor_goto(rec->cursor, rec->end)) ||
+		    (err = hwtr_cursor_insn(rec->cursor, &last)))
+			goto fail;
+	} else {
+		last.ip = end->pc;
+	}
+	if ((err = build(rec, window, ts.instructions, last.ip)))
+		goto fail;
+	for (pass = 0; pass < MAX_PASSES; pass++) {
+		bool b = backward_pass(rec), f = forward_pass(rec);
+
+		rec->stats.passes = pass + 1;
+		if (!b && !f)
+			break;
+	}
+	rec->stats.first = rec->first;
+	rec->stats.end = rec->end;
+	rec->stats.operations = rec->nops;
+	*out = rec;
+	return 0;
+fail:
+	hwtr_recovery_free(rec);
+	return err;
+}
+
+void hwtr_recovery_free(struct hwtr_recovery *rec)
+{
+	unsigned r;
+
+	if (!rec)
+		return;
+	for (r = 0; r < RECOVER_NREGS; r++) {
+		free(rec->slots[r].op);
+		free(rec->slots[r].val);
+		free(rec->slots[r].known);
+	}
+	free(rec->ops);
+	free(rec->op_of);
+	hwtr_cursor_free(rec->cursor);
+	free(rec);
+}
+
+int hwtr_recovery_register(struct hwtr_recovery *rec, uint64_t number,
+			   unsigned regno, void *buf, size_t size)
+{
+	struct hwtr_insn insn;
+	uint64_t v;
+	int err;
+
+	if (!rec || !buf)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_recovery_register: NULL");
+	if (size < 8)
+		return hwtr_fail(hwtr_err_invalid, "recovery: register %u needs "
+				 "8 bytes, not %zu", regno, size);
+	if (number < rec->first || number > rec->end)
+		return -hwtr_err_notfound;
+	if (regno == hwtr_amd64_rip) {
+		if (number == rec->end)
+			return -hwtr_err_notfound;
+		if ((err = hwtr_cursor_goto(rec->cursor, number)) ||
+		    (err = hwtr_cursor_insn(rec->cursor, &insn)))
+			return err;
+		memcpy(buf, &insn.ip, 8);
+		return 8;
+	}
+	if (regno >= RECOVER_NREGS)
+		return -hwtr_err_notfound;
+	if (!value_before(rec, regno, rec->op_of[number - rec->first], &v))
+		return -hwtr_err_notfound;
+	memcpy(buf, &v, 8);
+	return 8;
+}
+
+int hwtr_recovery_stats(const struct hwtr_recovery *rec,
+			struct hwtr_recovery_stats *stats)
+{
+	if (!rec || !stats)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_recovery_stats: NULL");
+	*stats = rec->stats;
+	return 0;
+}

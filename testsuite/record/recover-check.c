@@ -1,0 +1,258 @@
+/* recover-check.c: hwtr-recover-check RECORDING ORACLE: every general
+ * register that libhwtrecord's recovery (hwtr_recovery_*, for recordings
+ * without a data log) claims to know at a position of the first thread,
+ * against the oracle (values-oracle.py: GDB single-stepping the same run
+ * under Valgrind's gdbserver).  The end state is the recording's core
+ * (NT_PRSTATUS of the thread, read here with libelf), as the server uses it.
+ *
+ * Prints, per band of distance from the end (1-10, 11-1k, 1k-100k,
+ * 100k-1M instructions), the registers compared, recovered and wrong, and
+ * the first wrong values; exit 1 on any wrong value, on a proof conflict,
+ * or when the positions do not line up with the history.
+ */
+#include <hwtrecord.h>
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/procfs.h>
+#include <sys/reg.h>
+#include <unistd.h>
+
+struct step {
+	uint64_t pc, reg[16];
+};
+
+static const char *const reg_names[16] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+	"r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+static struct step *read_oracle(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], name[64];
+	struct step *steps = NULL, *s = NULL;
+	unsigned long long a, b;
+	size_t cap = 0;
+	int i;
+
+	*n = 0;
+	if (!f) {
+		perror(path);
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "I %llu %llx", &a, &b) == 2) {
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				if (!(steps = realloc(steps, cap * sizeof(*steps))))
+					exit(2);
+			}
+			s = &steps[(*n)++];
+			memset(s, 0, sizeof(*s));
+			s->pc = b;
+		} else if (s && sscanf(line, "R %63s %llx", name, &a) == 2) {
+			for (i = 0; i < 16; i++)
+				if (!strcmp(name, reg_names[i]))
+					s->reg[i] = a;
+		}
+	}
+	fclose(f);
+	return steps;
+}
+
+/* The registers of thread TID in the core at PATH. */
+static int core_registers(const char *path, uint32_t tid,
+			  struct hwtr_recovery_end *end)
+{
+	static const int user_index[16] = {
+		RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
+		R8, R9, R10, R11, R12, R13, R14, R15,
+	};
+	int fd = open(path, O_RDONLY), found = 0;
+	Elf *elf;
+	size_t i, n;
+
+	elf_version(EV_CURRENT);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)) ||
+	    elf_getphdrnum(elf, &n)) {
+		perror(path);
+		return -1;
+	}
+	for (i = 0; i < n && !found; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					    ph.p_filesz, ELF_T_NHDR);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off,
+						    &desc_off)) > 0) {
+			struct elf_prstatus pr;
+			int r;
+
+			if (nh.n_type != NT_PRSTATUS || nh.n_descsz < sizeof(pr))
+				continue;
+			memcpy(&pr, (char *)data->d_buf + desc_off, sizeof(pr));
+			if ((uint32_t)pr.pr_pid != tid)
+				continue;
+			for (r = 0; r < 16; r++)
+				end->regs[r] = pr.pr_reg[user_index[r]];
+			end->pc = pr.pr_reg[RIP];
+			end->known = 0xffff;
+			found = 1;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	if (!found)
+		fprintf(stderr, "%s: no registers of thread %u\n", path, tid);
+	return found ? 0 : -1;
+}
+
+#define NBANDS 4
+static const uint64_t band_max[NBANDS] = { 10, 1000, 100000, 1000000 };
+static const char *const band_name[NBANDS] = {
+	"1-10", "11-1k", "1k-100k", "100k-1M",
+};
+
+int main(int argc, char **argv)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_values *values;
+	struct hwtr_thread *thread;
+	struct hwtr_thread_stats stats;
+	struct hwtr_cursor *cursor;
+	struct hwtr_recovery *recovery;
+	struct hwtr_recovery_stats rs;
+	struct hwtr_recovery_end end;
+	struct hwtr_insn last;
+	unsigned long compared[NBANDS] = { 0 }, recovered[NBANDS] = { 0 },
+		      wrong[NBANDS] = { 0 }, bad = 0;
+	uint64_t *number;
+	struct step *steps;
+	char core[4096];
+	size_t n, i, b;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: hwtr-recover-check RECORDING ORACLE\n");
+		return 2;
+	}
+	steps = read_oracle(argv[2], &n);
+	if (!steps || !n) {
+		fprintf(stderr, "%s: no oracle\n", argv[2]);
+		return 2;
+	}
+	if (hwtr_recording_open(argv[1], &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    hwtr_values_open(history, &values) ||
+	    !(thread = hwtr_history_thread(history, 0)) ||
+	    hwtr_thread_stats(thread, &stats) ||
+	    hwtr_cursor_alloc(thread, &cursor)) {
+		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
+		return 1;
+	}
+	if (values) {
+		fprintf(stderr, "%s: has a data log: not a control-flow-only "
+			"recording\n", argv[1]);
+		return 1;
+	}
+	snprintf(core, sizeof(core), "%s/core", argv[1]);
+	memset(&end, 0, sizeof(end));
+	if (core_registers(core, stats.tid, &end))
+		return 1;
+	/* At its last instruction (a fault) or after it, as the server
+	 * decides (replay.c, thread_at_end). */
+	if (hwtr_cursor_goto(cursor, stats.instructions) ||
+	    hwtr_cursor_insn(cursor, &last)) {
+		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
+		return 1;
+	}
+	end.position = !last.gap && last.ip == end.pc ? stats.instructions
+						       : stats.instructions + 1;
+	if (hwtr_recovery_open(thread, &end, 0, &recovery) ||
+	    hwtr_recovery_stats(recovery, &rs)) {
+		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
+		return 1;
+	}
+	/* The oracle's k-th instruction is the history's k-th that is not a
+	 * gap. */
+	number = calloc(n, sizeof(*number));
+	for (i = 0, b = 1; i < n && b <= stats.instructions; b++) {
+		struct hwtr_insn insn;
+
+		if (hwtr_cursor_goto(cursor, b) || hwtr_cursor_insn(cursor, &insn))
+			break;
+		if (insn.gap)
+			continue;
+		if (insn.ip != steps[i].pc) {
+			printf("oracle position %zu: pc 0x%" PRIx64 ", history "
+			       "0x%" PRIx64 " at %" PRIu64 "\n", i + 1,
+			       steps[i].pc, insn.ip, b);
+			return 1;
+		}
+		number[i++] = b;
+	}
+	if (i < n) {
+		printf("the history ends before the oracle's position %zu\n",
+		       i + 1);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t dist = end.position - number[i];
+		unsigned r;
+
+		for (b = 0; b < NBANDS && dist > band_max[b]; b++)
+			;
+		if (b == NBANDS)
+			continue;
+		for (r = 0; r < 16; r++) {
+			uint64_t v;
+			int rc = hwtr_recovery_register(recovery, number[i], r,
+							&v, sizeof(v));
+
+			compared[b]++;
+			if (rc < 0)
+				continue;
+			recovered[b]++;
+			if (v != steps[i].reg[r]) {
+				wrong[b]++;
+				if (bad++ < 20)
+					printf("position %" PRIu64 " (pc 0x%"
+					       PRIx64 ", %" PRIu64 " before the "
+					       "end): %s recovered 0x%" PRIx64
+					       ", oracle 0x%" PRIx64 "\n",
+					       number[i], steps[i].pc, dist,
+					       reg_names[r], v, steps[i].reg[r]);
+			}
+		}
+	}
+	printf("recover-check: window %" PRIu64 "..%" PRIu64 ", %" PRIu64
+	       " unmodelled, %" PRIu64 " barriers, %u passes, %" PRIu64
+	       " conflicts\n", rs.first, rs.end, rs.unmodelled, rs.barriers,
+	       rs.passes, rs.conflicts);
+	printf("%-10s %10s %10s %8s %6s\n", "distance", "registers",
+	       "recovered", "share", "wrong");
+	for (b = 0; b < NBANDS; b++)
+		if (compared[b])
+			printf("%-10s %10lu %10lu %7.1f%% %6lu\n", band_name[b],
+			       compared[b], recovered[b],
+			       100.0 * recovered[b] / compared[b], wrong[b]);
+	printf("recover-check: %lu wrong values\n", bad);
+	hwtr_recovery_free(recovery);
+	hwtr_cursor_free(cursor);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	free(number);
+	free(steps);
+	return bad || rs.conflicts ? 1 : 0;
+}
