@@ -67,6 +67,10 @@ struct replay_thread {
 	 * have no instruction. */
 	enum hwtr_end_ip_status early_end;
 	uint64_t early_end_pc;
+	/* Without a data log: registers recovered from the core and the
+	 * history (hwtr_recovery_*), made at the first question. */
+	struct hwtr_recovery *recovery;
+	bool recovery_tried;
 };
 
 struct replay {
@@ -254,6 +258,9 @@ static int thread_at_end(struct replay *r, struct replay_thread *t)
 
 	t->history = hwtr_history_find_thread(r->history, t->tid);
 	t->has_tail = t->at_tail = false;
+	hwtr_recovery_free(t->recovery);	/* of a shorter history */
+	t->recovery = NULL;
+	t->recovery_tried = false;
 	if (!t->history || hwtr_thread_stats(t->history, &st) < 0 ||
 	    st.instructions == 0) {
 		hwtr_cursor_free(t->cursor);
@@ -552,6 +559,7 @@ void replay_close(struct replay *r)
 	for (i = 0; i < r->nthreads; i++) {
 		hwtr_cursor_free(r->threads[i].cursor);
 		hwtr_cursor_free(r->threads[i].scratch);
+		hwtr_recovery_free(r->threads[i].recovery);
 		free(r->threads[i].image_starts);
 	}
 	free(r->threads);
@@ -906,6 +914,82 @@ static void logged_registers(struct replay *r, struct replay_thread *t,
 	}
 }
 
+/* How many instructions before the end recovery looks at: the
+ * environment's HWTREC_RECOVERY_WINDOW (0 turns recovery off), else the
+ * library's default. */
+static uint64_t recovery_window(void)
+{
+	const char *s = getenv("HWTREC_RECOVERY_WINDOW");
+	char *end;
+	unsigned long long n;
+
+	if (!s || !*s)
+		return HWTR_RECOVERY_WINDOW;
+	n = strtoull(s, &end, 10);
+	if (*end) {
+		fprintf(stderr, "hwtrec-server: HWTREC_RECOVERY_WINDOW=%s is not "
+			"a number of instructions: the default, %u, is used\n",
+			s, HWTR_RECOVERY_WINDOW);
+		return HWTR_RECOVERY_WINDOW;
+	}
+	return n;
+}
+
+/* Without a data log: T's recovery from its end state in the core (a
+ * thread without one, or live mode, has none), made once. */
+static struct hwtr_recovery *thread_recovery(struct replay *r,
+					     struct replay_thread *t)
+{
+	struct hwtr_recovery_end end;
+	uint64_t window;
+	unsigned regnum;
+
+	if (t->recovery_tried)
+		return t->recovery;
+	t->recovery_tried = true;
+	window = recovery_window();
+	if (!t->core || !t->history || !window || r->tdesc != &tdesc_amd64_linux)
+		return NULL;
+	memset(&end, 0, sizeof(end));
+	end.position = t->instructions + t->has_tail;
+	end.pc = t->tail_pc;
+	for (regnum = 0; regnum < 16; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum);
+
+		if (off < 0 || !t->core->valid[off])
+			continue;
+		memcpy(&end.regs[regnum], t->core->regs + off, 8);
+		end.known |= (uint16_t)(1u << regnum);
+	}
+	if (hwtr_recovery_open(t->history, &end, window, &t->recovery) < 0) {
+		fprintf(stderr, "hwtrec-server: thread %u: registers before the "
+			"end are not recovered: %s\n", t->tid, hwtr_last_error());
+		t->recovery = NULL;
+	}
+	return t->recovery;
+}
+
+/* Fill in, at T's position, the general registers recovered there. */
+static void recovered_registers(struct replay *r, struct replay_thread *t,
+				uint8_t regs[TDESC_G_SIZE],
+				uint8_t valid[TDESC_G_SIZE])
+{
+	struct hwtr_recovery *rec = thread_recovery(r, t);
+	uint64_t pos = hwtr_cursor_position(t->cursor);
+	unsigned regnum;
+
+	for (regnum = 0; rec && regnum < 16; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum);
+		uint64_t v;
+
+		if (off < 0 || hwtr_recovery_register(rec, pos, regnum, &v,
+						      sizeof(v)) < 0)
+			continue;
+		memcpy(regs + off, &v, 8);
+		memset(valid + off, 1, 8);
+	}
+}
+
 int replay_registers(struct replay *r, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
 {
@@ -941,8 +1025,10 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
-	if (!t->at_tail)
+	if (!t->at_tail && r->values)
 		logged_registers(r, t, regs, valid);
+	else if (!t->at_tail)
+		recovered_registers(r, t, regs, valid);
 	return 0;
 }
 

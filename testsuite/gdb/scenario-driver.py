@@ -35,6 +35,10 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
                        itself does what it says
+  #shown EXPR...       under hwtrec, each EXPR ($rbp, a variable) is shown
+                       here, not <unavailable> or an error (that it is record
+                       full's value, #values checks)
+  #unknown EXPR...     under hwtrec, each EXPR is <unavailable> or an error
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
   record               (the command alone) the mode's method: `record full`,
@@ -325,7 +329,24 @@ def main():
         for number, text in enumerate(script, 1):
             text = text.strip()
             if not text or (text.startswith("#") and
-                            not text.startswith(("#assert", "#expect"))):
+                            not text.startswith(("#assert", "#expect",
+                                                 "#shown", "#unknown"))):
+                continue
+            if text.startswith(("#shown", "#unknown")):
+                want = text.startswith("#shown")
+                for expr in text.split()[1:]:
+                    if mode == "full":
+                        break
+                    try:
+                        shown = "<unavailable>" not in str(
+                            gdb.parse_and_eval(expr))
+                    except gdb.error:
+                        shown = False
+                    if shown != want:
+                        result["failures"].append(
+                            "%s:%d: %s is %s under %s"
+                            % (os.path.basename(scenario), number, expr,
+                               "not shown" if want else "shown", mode))
                 continue
             if text.startswith("#expect-line"):
                 want = "%s:%d" % (os.path.basename(source),
