@@ -160,6 +160,132 @@ static bool alu_of(unsigned id, uint8_t *alu)
 	}
 }
 
+/* OP's memory address from Capstone's M: false when it cannot be computed
+ * from the general registers (a segment base, 32-bit addressing). */
+static bool memory_address(const cs_insn *insn, const x86_op_mem *m,
+			   struct recover_op *op)
+{
+	unsigned r, size;
+
+	if (m->segment != X86_REG_INVALID || insn->detail->x86.prefix[3])
+		return false;
+	op->mdisp = m->disp;
+	op->mscale = (uint8_t)(m->scale ? m->scale : 1);
+	if (m->base == X86_REG_RIP) {
+		op->mdisp += (int64_t)(insn->address + insn->size);
+	} else if (m->base != X86_REG_INVALID) {
+		if ((r = gpr(m->base, &size)) == RECOVER_NOREG || size != 8)
+			return false;
+		op->mbase = (uint8_t)r;
+	}
+	if (m->index != X86_REG_INVALID) {
+		if ((r = gpr(m->index, &size)) == RECOVER_NOREG || size != 8)
+			return false;
+		op->mindex = (uint8_t)r;
+	}
+	return true;
+}
+
+/* Whether INSN's memory operand I is written.  Intel's operand order puts
+ * the destination first, so a first memory operand is taken to be written
+ * unless the instruction only reads it; Capstone's access flags add to
+ * that (they miss some stores, so they alone are not trusted). */
+static bool memory_written(const cs_insn *insn, unsigned i)
+{
+	const cs_x86_op *o = &insn->detail->x86.operands[i];
+
+	if (o->access & CS_AC_WRITE)
+		return true;
+	switch (insn->id) {
+	case X86_INS_XCHG: case X86_INS_XADD: case X86_INS_CMPXCHG:
+		return true;
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+	case X86_INS_PUSH: case X86_INS_JMP: case X86_INS_CALL:
+	case X86_INS_MUL: case X86_INS_IMUL: case X86_INS_DIV:
+	case X86_INS_IDIV: case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: case X86_INS_NOP:
+	case X86_INS_LEA:
+		return false;
+	default:
+		return i == 0;
+	}
+}
+
+/* What INSN does to memory, in OP's m* and v* fields. */
+static void memory_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned i, nwrite = 0, nread = 0, w = 0, rd = 0, r, size;
+
+	op->mkind = recover_mem_none;
+	switch (insn->id) {
+	case X86_INS_SYSCALL:
+		op->mkind = recover_mem_syscall;
+		return;
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
+	case X86_INS_MOVSQ: case X86_INS_STOSB: case X86_INS_STOSW:
+	case X86_INS_STOSD: case X86_INS_STOSQ: case X86_INS_ENTER:
+	case X86_INS_PUSHF: case X86_INS_PUSHFD: case X86_INS_PUSHFQ:
+	case X86_INS_FXSAVE: case X86_INS_FXSAVE64: case X86_INS_XSAVE:
+	case X86_INS_XSAVE64: case X86_INS_XSAVEC: case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT: case X86_INS_XSAVEOPT64: case X86_INS_XSAVES:
+	case X86_INS_XSAVES64: case X86_INS_MASKMOVDQU: case X86_INS_MASKMOVQ:
+	case X86_INS_INT: case X86_INS_INT3: case X86_INS_SYSENTER:
+	case X86_INS_INTO:
+		op->mkind = recover_mem_any;
+		return;
+	default:
+		break;
+	}
+	for (i = 0; i < x->op_count; i++) {
+		if (o[i].type != X86_OP_MEM)
+			continue;
+		if (memory_written(insn, i)) {
+			nwrite++;
+			w = i;
+		} else {
+			nread++;
+			rd = i;
+		}
+	}
+	if (!nwrite && !nread)
+		return;
+	if (nwrite > 1 || (nwrite && (x->prefix[0] == X86_PREFIX_REP ||
+				     x->prefix[0] == X86_PREFIX_REPNE))) {
+		op->mkind = recover_mem_any;
+		return;
+	}
+	if (nwrite) {
+		if (!memory_address(insn, &o[w].mem, op) || !o[w].size ||
+		    o[w].size > 64) {
+			op->mkind = recover_mem_any;
+			return;
+		}
+		op->mkind = recover_mem_store;
+		op->msize = o[w].size;
+		if (insn->id != X86_INS_MOV || x->op_count != 2 || w != 0)
+			return;
+		if (o[1].type == X86_OP_IMM) {
+			op->vkind = recover_value_imm;
+			op->vimm = o[1].imm;
+		} else if (o[1].type == X86_OP_REG &&
+			   (r = gpr(o[1].reg, &size)) != RECOVER_NOREG &&
+			   size == op->msize && o[1].reg != X86_REG_AH &&
+			   o[1].reg != X86_REG_BH && o[1].reg != X86_REG_CH &&
+			   o[1].reg != X86_REG_DH) {
+			op->vkind = recover_value_reg;
+			op->vreg = (uint8_t)r;
+		}
+		return;
+	}
+	if (nread == 1 && memory_address(insn, &o[rd].mem, op) &&
+	    (o[rd].size == 4 || o[rd].size == 8)) {
+		op->mkind = recover_mem_load;
+		op->msize = o[rd].size;
+	}
+}
+
 /* Fill OP's exact model of INSN when it has one; false otherwise. */
 static bool model(const cs_insn *insn, struct recover_op *op)
 {
@@ -176,10 +302,35 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 			return false;
 		op->kind = recover_rsp_adjust;
 		op->imm = -8;
+		/* The store to [rsp - 8]: its value a register, an immediate
+		 * or a memory operand's (unknown). */
+		op->mkind = recover_mem_store;
+		op->msize = 8;
+		op->mbase = 7;
+		op->mindex = RECOVER_NOREG;
+		op->mscale = 1;
+		op->mdisp = -8;
+		op->vkind = recover_value_unknown;
+		if (o[0].type == X86_OP_IMM) {
+			op->vkind = recover_value_imm;
+			op->vimm = o[0].imm;
+		} else if (dst != RECOVER_NOREG && dsize == 8 && dst != 7) {
+			op->vkind = recover_value_reg;
+			op->vreg = (uint8_t)dst;
+		}
 		return true;
 	case X86_INS_CALL:
 		op->kind = recover_rsp_adjust;
 		op->imm = -8;
+		/* The return address, pushed. */
+		op->mkind = recover_mem_store;
+		op->msize = 8;
+		op->mbase = 7;
+		op->mindex = RECOVER_NOREG;
+		op->mscale = 1;
+		op->mdisp = -8;
+		op->vkind = recover_value_imm;
+		op->vimm = (int64_t)(insn->address + insn->size);
 		return true;
 	case X86_INS_RET:
 		op->kind = recover_rsp_adjust;
@@ -195,9 +346,21 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 		op->kind = recover_pop;
 		op->dst = (uint8_t)dst;
 		op->imm = 8;
+		op->mkind = recover_mem_load;
+		op->msize = 8;
+		op->mbase = 7;
+		op->mindex = RECOVER_NOREG;
+		op->mscale = 1;
+		op->mdisp = 0;
 		return true;
 	case X86_INS_LEAVE:
 		op->kind = recover_leave;
+		op->mkind = recover_mem_load;	/* rbp = [rbp] */
+		op->msize = 8;
+		op->mbase = 6;
+		op->mindex = RECOVER_NOREG;
+		op->mscale = 1;
+		op->mdisp = 0;
 		return true;
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
@@ -223,6 +386,11 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 		    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) != RECOVER_NOREG &&
 		    ssize == dsize) {
 			op->kind = recover_mov;
+			return true;
+		}
+		if (o[1].type == X86_OP_MEM && op->mkind == recover_mem_load &&
+		    op->msize == dsize) {
+			op->kind = recover_load;
 			return true;
 		}
 		return false;
@@ -292,7 +460,9 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 
 	memset(op, 0, sizeof(*op));
 	op->dst = op->src = op->base = op->index = RECOVER_NOREG;
+	op->mbase = op->mindex = RECOVER_NOREG;
 	op->writes = RECOVER_ALL_REGS;
+	op->mkind = recover_mem_any;	/* undecodable: anything */
 	*target = 0;
 	if (!cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn))
 		return;
@@ -302,6 +472,8 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	    x86->insn->detail->x86.operands[0].type == X86_OP_IMM)
 		*target = (uint64_t)x86->insn->detail->x86.operands[0].imm;
 	op->writes = written_registers(x86->cs, x86->insn);
+	op->mbase = op->mindex = RECOVER_NOREG;
+	memory_model(x86->insn, op);
 	m = *op;
 	if (!model(x86->insn, &m))
 		return;
@@ -510,6 +682,29 @@ uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 		return 1u << RBP;
 	default:
 		return 0;
+	}
+}
+
+bool recover_x86_syscall_keeps_memory(uint64_t nr)
+{
+	switch (nr) {
+	case 1:		/* write */
+	case 3:		/* close */
+	case 8:		/* lseek */
+	case 10:	/* mprotect: protection, not contents */
+	case 24:	/* sched_yield */
+	case 32:	/* dup */
+	case 33:	/* dup2 */
+	case 39:	/* getpid */
+	case 60:	/* exit */
+	case 62:	/* kill */
+	case 110:	/* getppid */
+	case 186:	/* gettid */
+	case 231:	/* exit_group */
+	case 234:	/* tgkill */
+		return true;
+	default:
+		return false;
 	}
 }
 

@@ -30,7 +30,8 @@ enum recover_kind {
 	recover_shift_imm,	/* dst = dst shifted by imm */
 	recover_rsp_adjust,	/* rsp += imm: push, call, ret (and pop's rsp) */
 	recover_pop,		/* rsp += 8, dst loaded (unknown) */
-	recover_leave,		/* rsp = rbp + 8, rbp loaded (unknown) */
+	recover_leave,		/* rsp = rbp + 8, rbp loaded */
+	recover_load,		/* dst = the memory operand (mov r, [m]) */
 	recover_syscall,	/* rax, rcx, r11 unknown; the rest kept when
 				 * the call number says so (recover_x86_*) */
 	recover_clobber,	/* not an instruction: what may have changed
@@ -43,6 +44,23 @@ enum recover_alu {
 	recover_shl, recover_shr, recover_sar,
 };
 
+/* What an operation does to memory. */
+enum recover_mem_kind {
+	recover_mem_none = 0,
+	recover_mem_load,	/* reads [address] into dst (load, pop, leave) */
+	recover_mem_store,	/* writes [address] (value: vkind) */
+	recover_mem_any,	/* may write memory at an unknown place (rep
+				 * strings, system calls, signals, unknown
+				 * instructions) */
+	recover_mem_syscall,	/* any, unless the call number says not */
+};
+
+enum recover_value_kind {
+	recover_value_unknown = 0,
+	recover_value_reg,	/* the low msize bytes of vreg */
+	recover_value_imm,	/* vimm */
+};
+
 struct recover_op {
 	uint8_t kind;		/* enum recover_kind */
 	uint8_t alu;		/* enum recover_alu */
@@ -51,6 +69,14 @@ struct recover_op {
 	uint16_t writes;	/* bit per register it may change */
 	int64_t imm;		/* immediate, displacement (absolute for
 				 * rip-relative lea) or rsp change */
+	/* Memory: [mbase + mindex * mscale + mdisp] (a register before the
+	 * operation; rip-relative resolved into mdisp), msize bytes. */
+	uint8_t mkind;		/* enum recover_mem_kind */
+	uint8_t msize;
+	uint8_t mbase, mindex, mscale;
+	uint8_t vkind, vreg;	/* a store's value */
+	int64_t mdisp;
+	int64_t vimm;
 };
 
 struct recover_x86;
@@ -82,5 +108,9 @@ uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 /* Whether a system call numbered NR (rax) leaves every register but rax,
  * rcx and r11 as it was: false for rt_sigreturn and the execs. */
 bool recover_x86_syscall_keeps_registers(uint64_t nr);
+
+/* Whether a system call numbered NR surely writes no user memory (write,
+ * close, getpid, kill, ...): a short list; any other may. */
+bool recover_x86_syscall_keeps_memory(uint64_t nr);
 
 #endif /* HWTR_RECOVER_X86_H */

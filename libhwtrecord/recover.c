@@ -16,9 +16,20 @@
  * Two proofs that disagree (which would mean a wrong model) are counted
  * (hwtr_recovery_stats) and the first is kept.
  *
- * Memory, flags and vector registers are not recovered.
+ * Memory (when the caller gives the end state's): a load whose address is
+ * known gets the end state's bytes when nothing after it may have written
+ * them (a store to a known address elsewhere does not count; a store to an
+ * unknown address, a system call that may write memory, a signal, a rep
+ * string instruction do: after one of those, going backwards, no end
+ * state byte is trusted); a store's value is learnt backwards from what is
+ * known of the bytes after it, and forwards a load gets what a known store
+ * left.  Queries (hwtr_recovery_memory) use the stores and those barriers
+ * once the passes are done.
+ *
+ * Flags and vector registers are not recovered.
  */
 #include "recover-x86.h"
+#include "recover-bytes.h"
 
 #include "error.h"
 
@@ -42,8 +53,32 @@ struct slots {
 	size_t n, cap;
 };
 
+/* A store after the passes: where, how much, and what when known. */
+struct recovered_store {
+	uint32_t op;
+	uint8_t size;
+	bool value_known;	/* only for stores of up to 8 bytes */
+	uint64_t addr;
+	uint8_t val[8];
+};
+
+/* Which stores touch an 8-byte word: sorted by (word, op). */
+struct store_ref {
+	uint64_t word;
+	uint32_t op;
+	uint32_t store;
+};
+
 struct hwtr_recovery {
 	struct hwtr_thread *thread;
+	size_t (*read_memory)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void *memory_ctx;
+	struct recovered_store *stores;
+	size_t nstores;
+	struct store_ref *refs;
+	size_t nrefs;
+	uint32_t *barriers;	/* ops after which memory may differ unseen */
+	size_t nbarriers;
 	struct hwtr_cursor *cursor;	/* for rip */
 	uint64_t first, end;	/* positions first..end; end's is the end state */
 	struct recover_op *ops;
@@ -324,20 +359,136 @@ static bool value_before(const struct hwtr_recovery *rec, unsigned r,
 	return s->known[lo - 1];
 }
 
+/* Register R's value before operation K, where VAL/KNOWN hold the values
+ * after it (the backward pass) or before it (BEFORE: the forward pass). */
+static bool reg_before(const struct hwtr_recovery *rec, uint32_t k, unsigned r,
+		       const uint64_t *val, uint16_t known, bool before,
+		       uint64_t *v)
+{
+	const struct recover_op *op = &rec->ops[k];
+
+	if (!val)
+		return value_before(rec, r, k, v);
+	if (before || !(op->writes >> r & 1)) {
+		*v = val[r];
+		return known >> r & 1;
+	}
+	/* rsp before a push, call or pop: from rsp after it. */
+	if (r == hwtr_amd64_rsp && (known >> r & 1) &&
+	    (op->kind == recover_rsp_adjust || op->kind == recover_pop)) {
+		*v = val[r] - (uint64_t)op->imm;
+		return true;
+	}
+	if (r == hwtr_amd64_rbp && op->kind == recover_leave &&
+	    (known >> hwtr_amd64_rsp & 1)) {
+		*v = val[hwtr_amd64_rsp] - 8;
+		return true;
+	}
+	return value_before(rec, r, k, v);
+}
+
+/* The address OP k reads or writes, from the registers before it. */
+static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
+			const uint64_t *val, uint16_t known, bool before,
+			uint64_t *addr)
+{
+	const struct recover_op *op = &rec->ops[k];
+	uint64_t a = (uint64_t)op->mdisp, v;
+
+	if (op->mbase != RECOVER_NOREG) {
+		if (!reg_before(rec, k, op->mbase, val, known, before, &v))
+			return false;
+		a += v;
+	}
+	if (op->mindex != RECOVER_NOREG) {
+		if (!reg_before(rec, k, op->mindex, val, known, before, &v))
+			return false;
+		a += v * op->mscale;
+	}
+	*addr = a;
+	return true;
+}
+
+/* Whether OP k may write memory at places not known: a barrier. */
+static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
+{
+	const struct recover_op *op = &rec->ops[k];
+	uint64_t nr;
+
+	if (op->kind == recover_clobber || op->mkind == recover_mem_any)
+		return true;
+	if (op->mkind == recover_mem_syscall)
+		return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
+		       !recover_x86_syscall_keeps_memory(nr);
+	return false;
+}
+
+/* The register an operation loads from memory, or RECOVER_NOREG. */
+static unsigned loaded_register(const struct recover_op *op)
+{
+	if (op->mkind != recover_mem_load)
+		return RECOVER_NOREG;
+	if (op->kind == recover_load || op->kind == recover_pop)
+		return op->dst;
+	if (op->kind == recover_leave)
+		return hwtr_amd64_rbp;
+	return RECOVER_NOREG;
+}
+
+/* What the backward pass knows of memory at its point: KNOWN bytes, and
+ * the end state's bytes except those WRITTEN after the point (all of them
+ * after a barrier). */
+struct backward_memory {
+	struct recover_bytes known, written;
+	bool all_written;
+};
+
+static bool backward_read(struct hwtr_recovery *rec, struct backward_memory *m,
+			  uint64_t addr, size_t size, uint8_t *buf)
+{
+	if (recover_bytes_get(&m->known, addr, size, buf))
+		return true;
+	if (m->all_written || recover_bytes_any(&m->written, addr, size))
+		return false;
+	return rec->read_memory(rec->memory_ctx, addr, buf, size) == size;
+}
+
+static uint64_t little_endian(const uint8_t *b, size_t size)
+{
+	uint64_t v = 0;
+
+	while (size--)
+		v = v << 8 | b[size];
+	return v;
+}
+
+static void to_bytes(uint64_t v, uint8_t *b, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
-	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax;
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr;
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
+	struct backward_memory mem;
 	bool changed = false;
+	uint8_t bytes[8];
 	size_t k;
 	unsigned r;
 
+	memset(&mem, 0, sizeof(mem));
+	mem.all_written = !rec->read_memory;
 	memcpy(val, rec->endv, sizeof(val));
 	for (r = 0; r < RECOVER_NREGS; r++)
 		idx[r] = rec->slots[r].n;
 	for (k = rec->nops; k-- > 0;) {
 		const struct recover_op *op = &rec->ops[k];
+		unsigned loaded = loaded_register(op);
 		uint16_t proven;
 
 		for (r = 0; r < RECOVER_NREGS; r++) {
@@ -348,12 +499,50 @@ static bool backward_pass(struct hwtr_recovery *rec)
 			i = --idx[r];
 			if (known >> r & 1)
 				changed |= learn(rec, r, i, val[r]);
+			/* A load: the value is the memory's before it. */
+			if (r == loaded && rec->read_memory &&
+			    mem_address(rec, (uint32_t)k, val, known, false, &addr)) {
+				if (rec->slots[r].known[i] &&
+				    (op->msize == 8 || op->kind == recover_load)) {
+					to_bytes(rec->slots[r].val[i], bytes, op->msize);
+					if (recover_bytes_set(&mem.known, addr,
+							      op->msize, bytes))
+						mem.all_written = true;
+				} else if (backward_read(rec, &mem, addr, op->msize,
+							 bytes)) {
+					changed |= learn(rec, r, i, little_endian(
+						bytes, op->msize));
+				}
+			}
 			if (rec->slots[r].known[i]) {
 				val[r] = rec->slots[r].val[i];
 				known |= (uint16_t)(1u << r);
 			} else {
 				known &= (uint16_t)~(1u << r);
 			}
+		}
+		/* A store: its value is what the bytes hold after it. */
+		if (op->mkind == recover_mem_store && rec->read_memory) {
+			if (!mem_address(rec, (uint32_t)k, val, known, false, &addr)) {
+				recover_bytes_clear(&mem.known);
+				mem.all_written = true;
+			} else {
+				if (op->vkind == recover_value_reg && op->msize == 8 &&
+				    !(op->writes >> op->vreg & 1) &&
+				    !(known >> op->vreg & 1) &&
+				    backward_read(rec, &mem, addr, 8, bytes)) {
+					val[op->vreg] = little_endian(bytes, 8);
+					known |= (uint16_t)(1u << op->vreg);
+				}
+				recover_bytes_forget(&mem.known, addr, op->msize);
+				if (!mem.all_written &&
+				    recover_bytes_set(&mem.written, addr,
+						      op->msize, NULL))
+					mem.all_written = true;
+			}
+		} else if (mem_barrier(rec, (uint32_t)k)) {
+			recover_bytes_clear(&mem.known);
+			mem.all_written = true;
 		}
 		proven = recover_x86_backward(op, val, known, out);
 		if (op->kind == recover_syscall &&
@@ -385,15 +574,19 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	for (r = 0; r < RECOVER_NREGS; r++)
 		if (known >> r & 1)
 			changed |= learn_init(rec, r, val[r]);
+	recover_bytes_free(&mem.known);
+	recover_bytes_free(&mem.written);
 	return changed;
 }
 
 static bool forward_pass(struct hwtr_recovery *rec)
 {
-	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS];
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], addr;
 	size_t idx[RECOVER_NREGS] = { 0 };
 	uint16_t known = rec->init_known;
+	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
 	bool changed = false;
+	uint8_t bytes[8];
 	size_t k;
 	unsigned r;
 
@@ -401,7 +594,31 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	for (k = 0; k < rec->nops; k++) {
 		const struct recover_op *op = &rec->ops[k];
 		uint16_t proven = recover_x86_forward(op, val, known, out);
+		unsigned loaded = loaded_register(op);
 
+		if (loaded != RECOVER_NOREG && mem.n &&
+		    mem_address(rec, (uint32_t)k, val, known, true, &addr) &&
+		    recover_bytes_get(&mem, addr, op->msize, bytes)) {
+			out[loaded] = little_endian(bytes, op->msize);
+			proven |= (uint16_t)(1u << loaded);
+		}
+		if (op->mkind == recover_mem_store) {
+			if (!mem_address(rec, (uint32_t)k, val, known, true, &addr)) {
+				recover_bytes_clear(&mem);
+			} else if (op->vkind == recover_value_imm ||
+				   (op->vkind == recover_value_reg &&
+				    (known >> op->vreg & 1))) {
+				to_bytes(op->vkind == recover_value_imm
+					 ? (uint64_t)op->vimm : val[op->vreg],
+					 bytes, op->msize);
+				if (recover_bytes_set(&mem, addr, op->msize, bytes))
+					recover_bytes_clear(&mem);
+			} else {
+				recover_bytes_forget(&mem, addr, op->msize);
+			}
+		} else if (mem_barrier(rec, (uint32_t)k)) {
+			recover_bytes_clear(&mem);
+		}
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
 
@@ -418,7 +635,103 @@ static bool forward_pass(struct hwtr_recovery *rec)
 			}
 		}
 	}
+	recover_bytes_free(&mem);
 	return changed;
+}
+
+static int compare_refs(const void *a, const void *b)
+{
+	const struct store_ref *x = a, *y = b;
+
+	if (x->word != y->word)
+		return x->word < y->word ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static int push_barrier(struct hwtr_recovery *rec, uint32_t k, size_t *cap)
+{
+	if (rec->nbarriers == *cap) {
+		size_t n = *cap ? 2 * *cap : 256;
+		uint32_t *p = realloc(rec->barriers, n * sizeof(*p));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		rec->barriers = p;
+		*cap = n;
+	}
+	rec->barriers[rec->nbarriers++] = k;
+	return 0;
+}
+
+/* After the passes: every store with its address and value where known,
+ * indexed by the words it touches, and the barriers, for
+ * hwtr_recovery_memory. */
+static int index_stores(struct hwtr_recovery *rec)
+{
+	size_t cap_stores = 0, cap_refs = 0, cap_barriers = 0;
+	uint64_t addr, v, w;
+	size_t k;
+	int err;
+
+	for (k = 0; k < rec->nops; k++) {
+		const struct recover_op *op = &rec->ops[k];
+		struct recovered_store *st;
+
+		if (op->mkind != recover_mem_store) {
+			if (mem_barrier(rec, (uint32_t)k) &&
+			    (err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
+				return err;
+			continue;
+		}
+		if (!mem_address(rec, (uint32_t)k, NULL, 0, false, &addr)) {
+			if ((err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
+				return err;
+			continue;
+		}
+		if (rec->nstores == cap_stores) {
+			size_t n = cap_stores ? 2 * cap_stores : 1024;
+			struct recovered_store *p = realloc(rec->stores,
+							    n * sizeof(*p));
+
+			if (!p)
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			rec->stores = p;
+			cap_stores = n;
+		}
+		st = &rec->stores[rec->nstores];
+		memset(st, 0, sizeof(*st));
+		st->op = (uint32_t)k;
+		st->addr = addr;
+		st->size = op->msize;
+		if (op->msize <= 8 && op->vkind == recover_value_imm) {
+			to_bytes((uint64_t)op->vimm, st->val, op->msize);
+			st->value_known = true;
+		} else if (op->msize <= 8 && op->vkind == recover_value_reg &&
+			   value_before(rec, op->vreg, (uint32_t)k, &v)) {
+			to_bytes(v, st->val, op->msize);
+			st->value_known = true;
+		}
+		for (w = addr & ~7ull; w < addr + op->msize; w += 8) {
+			if (rec->nrefs == cap_refs) {
+				size_t n = cap_refs ? 2 * cap_refs : 1024;
+				struct store_ref *p = realloc(rec->refs,
+							      n * sizeof(*p));
+
+				if (!p)
+					return hwtr_fail(hwtr_err_nomem,
+							 "out of memory");
+				rec->refs = p;
+				cap_refs = n;
+			}
+			rec->refs[rec->nrefs].word = w;
+			rec->refs[rec->nrefs].op = (uint32_t)k;
+			rec->refs[rec->nrefs++].store = (uint32_t)rec->nstores;
+		}
+		rec->nstores++;
+	}
+	if (rec->nrefs)
+		qsort(rec->refs, rec->nrefs, sizeof(*rec->refs), compare_refs);
+	return 0;
 }
 
 int hwtr_recovery_open(struct hwtr_thread *thread,
@@ -450,6 +763,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	rec->thread = thread;
 	rec->end = end->position;
+	rec->read_memory = end->read_memory;
+	rec->memory_ctx = end->memory_ctx;
 	memcpy(rec->endv, end->regs, sizeof(rec->endv));
 	rec->end_known = end->known;
 	if ((err = hwtr_cursor_alloc(thread, &rec->cursor)))
@@ -472,6 +787,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 		if (!b && !f)
 			break;
 	}
+	if (rec->read_memory && (err = index_stores(rec)))
+		goto fail;
 	rec->stats.first = rec->first;
 	rec->stats.end = rec->end;
 	rec->stats.operations = rec->nops;
@@ -495,6 +812,9 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	}
 	free(rec->ops);
 	free(rec->op_of);
+	free(rec->stores);
+	free(rec->refs);
+	free(rec->barriers);
 	hwtr_cursor_free(rec->cursor);
 	free(rec);
 }
@@ -536,5 +856,98 @@ int hwtr_recovery_stats(const struct hwtr_recovery *rec,
 	if (!rec || !stats)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_recovery_stats: NULL");
 	*stats = rec->stats;
+	return 0;
+}
+
+/* The first index of SORTED (N values) at or after K. */
+static size_t lower_bound(const uint32_t *sorted, size_t n, uint32_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (sorted[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first store ref of WORD at or after operation K. */
+static size_t first_ref(const struct hwtr_recovery *rec, uint64_t word,
+			uint32_t k)
+{
+	size_t lo = 0, hi = rec->nrefs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct store_ref *r = &rec->refs[mid];
+
+		if (r->word < word || (r->word == word && r->op < k))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool covers(const struct recovered_store *st, uint64_t addr)
+{
+	return addr >= st->addr && addr - st->addr < st->size;
+}
+
+/* Byte ADDR before operation K. */
+static uint8_t memory_byte(const struct hwtr_recovery *rec, uint32_t k,
+			   uint64_t addr, uint8_t *value)
+{
+	size_t b = lower_bound(rec->barriers, rec->nbarriers, k), i;
+	uint32_t next_barrier = b < rec->nbarriers ? rec->barriers[b] : UINT32_MAX;
+	uint32_t prev_barrier = b ? rec->barriers[b - 1] : 0;
+	bool barrier_before = b > 0;
+	uint64_t word = addr & ~7ull;
+	size_t first = first_ref(rec, word, k);
+	bool written_later = false;
+
+	for (i = first; i < rec->nrefs && rec->refs[i].word == word; i++)
+		if (covers(&rec->stores[rec->refs[i].store], addr)) {
+			written_later = true;
+			break;
+		}
+	if (!written_later && next_barrier == UINT32_MAX)
+		return hwtr_value_same;
+	/* Changed later: known only if a recovered store set it, after the
+	 * last barrier before K. */
+	for (i = first; i-- > 0 && rec->refs[i].word == word;) {
+		const struct recovered_store *st = &rec->stores[rec->refs[i].store];
+
+		if (barrier_before && st->op <= prev_barrier)
+			break;
+		if (!covers(st, addr))
+			continue;
+		if (!st->value_known)
+			break;
+		*value = st->val[addr - st->addr];
+		return hwtr_value_old;
+	}
+	return hwtr_value_unknown;
+}
+
+int hwtr_recovery_memory(struct hwtr_recovery *rec, uint64_t number,
+			 uint64_t addr, void *buf, uint8_t *state, size_t size)
+{
+	uint8_t *out = buf;
+	size_t i;
+
+	if (!rec || (size && (!buf || !state)))
+		return hwtr_fail(hwtr_err_invalid, "hwtr_recovery_memory: NULL");
+	if (number < rec->first || number > rec->end || !rec->read_memory) {
+		memset(state, hwtr_value_unknown, size);
+		return 0;
+	}
+	for (i = 0; i < size; i++)
+		state[i] = memory_byte(rec, rec->op_of[number - rec->first],
+				       addr + i, &out[i]);
 	return 0;
 }

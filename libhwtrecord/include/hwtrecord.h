@@ -881,6 +881,13 @@ struct hwtr_recovery_end {
 	uint64_t pc;		/* the state's pc (used when after the last) */
 	uint64_t regs[16];	/* rax..r15, enum hwtr_amd64_regno order */
 	uint16_t known;		/* bit per register of REGS that is known */
+	/* The end state's memory: up to LEN bytes at ADDR into BUF, how many
+	 * it holds.  NULL: memory is not recovered (and registers are not
+	 * recovered through it).  Give it only when nothing but this thread
+	 * changed the memory it holds (one thread; no memory shared with
+	 * another process or a device). */
+	size_t (*read_memory)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void *memory_ctx;
 };
 
 /* Instructions before the end that are looked at by default. */
@@ -903,6 +910,16 @@ void hwtr_recovery_free(struct hwtr_recovery *recovery);
 HWTR_EXPORT
 int hwtr_recovery_register(struct hwtr_recovery *recovery, uint64_t number,
 			   unsigned regno, void *buf, size_t size);
+
+/* Memory [ADDR, ADDR+SIZE) just before the instruction at NUMBER, as
+ * hwtr_values_memory gives it: per byte STATE[i] hwtr_value_same (no store
+ * can have changed it between then and the end: the end state's byte),
+ * hwtr_value_old (BUF[i], stored by a recovered store since the last
+ * point where memory may have changed unseen) or hwtr_value_unknown.  0,
+ * or a negative error. */
+HWTR_EXPORT
+int hwtr_recovery_memory(struct hwtr_recovery *recovery, uint64_t number,
+			 uint64_t addr, void *buf, uint8_t *state, size_t size);
 
 struct hwtr_recovery_stats {
 	uint64_t first, end;	/* the window: positions first..end */

@@ -5,10 +5,16 @@
  * under Valgrind's gdbserver).  The end state is the recording's core
  * (NT_PRSTATUS of the thread, read here with libelf), as the server uses it.
  *
+ * The core's memory is given too (the program is single-threaded), and
+ * every byte of the oracle's globals (M lines) the recovery claims to know
+ * is compared: "the same as the end" against the core's byte, an old value
+ * against itself.
+ *
  * Prints, per band of distance from the end (1-10, 11-1k, 1k-100k,
- * 100k-1M instructions), the registers compared, recovered and wrong, and
- * the first wrong values; exit 1 on any wrong value, on a proof conflict,
- * or when the positions do not line up with the history.
+ * 100k-1M instructions), the registers and global bytes compared,
+ * recovered and wrong, and the first wrong values; exit 1 on any wrong
+ * value, on a proof conflict, or when the positions do not line up with
+ * the history.
  */
 #include <hwtrecord.h>
 
@@ -22,9 +28,27 @@
 #include <sys/reg.h>
 #include <unistd.h>
 
+#define MAX_GLOBALS 8
+#define MAX_GLOBAL_SIZE 256
+
 struct step {
 	uint64_t pc, reg[16];
+	uint8_t *mem[MAX_GLOBALS];	/* NULL when the oracle has none */
 };
+
+struct global {
+	char name[64];
+	uint64_t addr;
+	size_t size;
+};
+
+static struct global globals[MAX_GLOBALS];
+static size_t nglobals;
+
+static int hexval(int c)
+{
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
 
 static const char *const reg_names[16] = {
 	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
@@ -34,7 +58,7 @@ static const char *const reg_names[16] = {
 static struct step *read_oracle(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "r");
-	char line[4096], name[64];
+	char line[4096], name[64], hex[1024];
 	struct step *steps = NULL, *s = NULL;
 	unsigned long long a, b;
 	size_t cap = 0;
@@ -59,10 +83,84 @@ static struct step *read_oracle(const char *path, size_t *n)
 			for (i = 0; i < 16; i++)
 				if (!strcmp(name, reg_names[i]))
 					s->reg[i] = a;
+		} else if (s && sscanf(line, "M %63s %llx %1023s", name, &a,
+				       hex) == 3) {
+			size_t g, k;
+
+			for (g = 0; g < nglobals; g++)
+				if (!strcmp(globals[g].name, name))
+					break;
+			if (g == nglobals) {
+				if (g == MAX_GLOBALS ||
+				    strlen(hex) / 2 > MAX_GLOBAL_SIZE)
+					continue;
+				snprintf(globals[g].name, sizeof(globals[g].name),
+					 "%s", name);
+				globals[g].addr = a;
+				globals[g].size = strlen(hex) / 2;
+				nglobals++;
+			}
+			if (!s->mem[g] && !(s->mem[g] = malloc(globals[g].size)))
+				exit(2);
+			for (k = 0; k < globals[g].size; k++)
+				s->mem[g][k] = (uint8_t)(hexval(hex[2 * k]) * 16 +
+							 hexval(hex[2 * k + 1]));
 		}
 	}
 	fclose(f);
 	return steps;
+}
+
+/* The core's memory, for the recovery's end state. */
+struct core_memory {
+	int fd;
+	size_t nloads;
+	GElf_Phdr loads[512];
+};
+
+static size_t core_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct core_memory *cm = ctx;
+	size_t i;
+
+	for (i = 0; i < cm->nloads; i++) {
+		const GElf_Phdr *ph = &cm->loads[i];
+		size_t n;
+
+		if (addr < ph->p_vaddr || addr - ph->p_vaddr >= ph->p_filesz)
+			continue;
+		n = ph->p_filesz - (addr - ph->p_vaddr);
+		if (n > len)
+			n = len;
+		if (pread(cm->fd, buf, n, (off_t)(ph->p_offset + addr -
+						  ph->p_vaddr)) != (ssize_t)n)
+			return 0;
+		return n;
+	}
+	return 0;
+}
+
+static int core_memory_open(const char *path, struct core_memory *cm)
+{
+	Elf *elf;
+	size_t i, n;
+
+	cm->nloads = 0;
+	cm->fd = open(path, O_RDONLY);
+	if (cm->fd < 0 || !(elf = elf_begin(cm->fd, ELF_C_READ, NULL)) ||
+	    elf_getphdrnum(elf, &n)) {
+		perror(path);
+		return -1;
+	}
+	for (i = 0; i < n && cm->nloads < 512; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_filesz)
+			cm->loads[cm->nloads++] = ph;
+	}
+	elf_end(elf);
+	return 0;
 }
 
 /* The registers of thread TID in the core at PATH. */
@@ -138,6 +236,9 @@ int main(int argc, char **argv)
 	struct hwtr_insn last;
 	unsigned long compared[NBANDS] = { 0 }, recovered[NBANDS] = { 0 },
 		      wrong[NBANDS] = { 0 }, bad = 0;
+	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
+		      mwrong[NBANDS] = { 0 };
+	struct core_memory cm;
 	uint64_t *number;
 	struct step *steps;
 	char core[4096];
@@ -168,8 +269,12 @@ int main(int argc, char **argv)
 	}
 	snprintf(core, sizeof(core), "%s/core", argv[1]);
 	memset(&end, 0, sizeof(end));
-	if (core_registers(core, stats.tid, &end))
+	if (core_registers(core, stats.tid, &end) || core_memory_open(core, &cm))
 		return 1;
+	if (hwtr_history_nthreads(history) == 1) {
+		end.read_memory = core_read;
+		end.memory_ctx = &cm;
+	}
 	/* At its last instruction (a fault) or after it, as the server
 	 * decides (replay.c, thread_at_end). */
 	if (hwtr_cursor_goto(cursor, stats.instructions) ||
@@ -241,17 +346,67 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	for (i = 0; i < n; i++) {
+		uint64_t dist = end.position - number[i];
+		size_t g, k;
+
+		for (b = 0; b < NBANDS && dist > band_max[b]; b++)
+			;
+		if (b == NBANDS)
+			continue;
+		for (g = 0; g < nglobals; g++) {
+			uint8_t val[MAX_GLOBAL_SIZE], st[MAX_GLOBAL_SIZE];
+			uint8_t endv[MAX_GLOBAL_SIZE];
+			size_t have = core_read(&cm, globals[g].addr, endv,
+						globals[g].size);
+
+			if (!steps[i].mem[g])
+				continue;
+			if (hwtr_recovery_memory(recovery, number[i],
+						 globals[g].addr, val, st,
+						 globals[g].size)) {
+				printf("%s\n", hwtr_last_error());
+				return 1;
+			}
+			for (k = 0; k < globals[g].size; k++) {
+				uint8_t got;
+
+				mcompared[b]++;
+				if (st[k] == hwtr_value_unknown ||
+				    (st[k] == hwtr_value_same && k >= have))
+					continue;
+				got = st[k] == hwtr_value_old ? val[k] : endv[k];
+				mrecovered[b]++;
+				if (got != steps[i].mem[g][k]) {
+					mwrong[b]++;
+					if (bad++ < 20)
+						printf("position %" PRIu64 " (pc 0x%"
+						       PRIx64 "): %s+%zu recovered "
+						       "%s0x%02x, oracle 0x%02x\n",
+						       number[i], steps[i].pc,
+						       globals[g].name, k,
+						       st[k] == hwtr_value_same
+						       ? "(end) " : "", got,
+						       steps[i].mem[g][k]);
+				}
+			}
+		}
+	}
 	printf("recover-check: window %" PRIu64 "..%" PRIu64 ", %" PRIu64
 	       " unmodelled, %" PRIu64 " barriers, %u passes, %" PRIu64
 	       " conflicts\n", rs.first, rs.end, rs.unmodelled, rs.barriers,
 	       rs.passes, rs.conflicts);
-	printf("%-10s %10s %10s %8s %6s\n", "distance", "registers",
+	printf("%-10s %10s %10s %8s %6s %10s %10s %8s %6s\n", "distance",
+	       "registers", "recovered", "share", "wrong", "mem-bytes",
 	       "recovered", "share", "wrong");
 	for (b = 0; b < NBANDS; b++)
 		if (compared[b])
-			printf("%-10s %10lu %10lu %7.1f%% %6lu\n", band_name[b],
-			       compared[b], recovered[b],
-			       100.0 * recovered[b] / compared[b], wrong[b]);
+			printf("%-10s %10lu %10lu %7.1f%% %6lu %10lu %10lu %7.1f%% "
+			       "%6lu\n", band_name[b], compared[b], recovered[b],
+			       100.0 * recovered[b] / compared[b], wrong[b],
+			       mcompared[b], mrecovered[b], mcompared[b] ?
+			       100.0 * mrecovered[b] / mcompared[b] : 0.0,
+			       mwrong[b]);
 	printf("recover-check: %lu wrong values\n", bad);
 	hwtr_recovery_free(recovery);
 	hwtr_cursor_free(cursor);
