@@ -450,6 +450,43 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	return false;
 }
 
+/* An indirect jump's, call's or return's target, in OP's t* fields. */
+static void branch_target(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	struct recover_op m;
+	unsigned r, size;
+
+	op->tkind = recover_target_none;
+	if (insn->id == X86_INS_RET) {
+		op->tkind = recover_target_mem;
+		op->tbase = 7;
+		op->tindex = RECOVER_NOREG;
+		op->tscale = 1;
+		op->tdisp = 0;
+		return;
+	}
+	if ((insn->id != X86_INS_JMP && insn->id != X86_INS_CALL) ||
+	    x->op_count != 1)
+		return;
+	if (x->operands[0].type == X86_OP_REG &&
+	    (r = gpr(x->operands[0].reg, &size)) != RECOVER_NOREG && size == 8) {
+		op->tkind = recover_target_reg;
+		op->treg = (uint8_t)r;
+	} else if (x->operands[0].type == X86_OP_MEM &&
+		   x->operands[0].size == 8) {
+		memset(&m, 0, sizeof(m));
+		m.mbase = m.mindex = RECOVER_NOREG;
+		if (!memory_address(insn, &x->operands[0].mem, &m))
+			return;
+		op->tkind = recover_target_mem;
+		op->tbase = m.mbase;
+		op->tindex = m.mindex;
+		op->tscale = m.mscale;
+		op->tdisp = m.mdisp;
+	}
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -471,6 +508,7 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	    x86->insn->detail->x86.op_count == 1 &&
 	    x86->insn->detail->x86.operands[0].type == X86_OP_IMM)
 		*target = (uint64_t)x86->insn->detail->x86.operands[0].imm;
+	branch_target(x86->insn, op);
 	op->writes = written_registers(x86->cs, x86->insn);
 	op->mbase = op->mindex = RECOVER_NOREG;
 	memory_model(x86->insn, op);
@@ -590,6 +628,15 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			return 0;
 		out[RSP] = val[RBP] + 8;
 		return 1u << RSP;
+	case recover_clobber:
+		if (!op->verified)
+			return 0;
+		for (r = 0; r < RECOVER_NREGS; r++)
+			if ((op->writes >> r & 1) && KNOWN(known, r)) {
+				out[r] = val[r];
+				mask |= (uint16_t)(1u << r);
+			}
+		return mask;
 	case recover_syscall:
 		if (!KNOWN(known, 0) ||
 		    !recover_x86_syscall_keeps_registers(val[0]))
@@ -608,9 +655,19 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out)
 {
-	unsigned d = op->dst;
+	unsigned d = op->dst, r;
+	uint16_t mask = 0;
 
 	switch (op->kind) {
+	case recover_clobber:	/* a verified one changes nothing */
+		if (!op->verified)
+			return 0;
+		for (r = 0; r < RECOVER_NREGS; r++)
+			if ((op->writes >> r & 1) && KNOWN(known, r)) {
+				out[r] = val[r];
+				mask |= (uint16_t)(1u << r);
+			}
+		return mask;
 	case recover_mov:
 		if (op->width != 8 || !KNOWN(known, d))
 			return 0;

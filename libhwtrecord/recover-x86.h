@@ -77,7 +77,15 @@ struct recover_op {
 	uint8_t vkind, vreg;	/* a store's value */
 	int64_t mdisp;
 	int64_t vimm;
+	/* An indirect branch's target: a register (tkind 1) or the memory at
+	 * [tbase + tindex * tscale + tdisp] (tkind 2), before it runs.  A
+	 * clobber after it whose next pc that target is proven to be (vimm)
+	 * is "verified": no signal came between, it changes nothing. */
+	uint8_t tkind, treg, tbase, tindex, tscale, verified;
+	int64_t tdisp;
 };
+
+enum { recover_target_none, recover_target_reg, recover_target_mem };
 
 struct recover_x86;
 

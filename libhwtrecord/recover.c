@@ -131,14 +131,17 @@ static int add_op(struct hwtr_recovery *rec, const struct recover_op *op)
 	return 0;
 }
 
-static int add_clobber(struct hwtr_recovery *rec, uint16_t regs)
+/* A clobber of REGS before the instruction at NEXT. */
+static int add_clobber(struct hwtr_recovery *rec, uint16_t regs, uint64_t next)
 {
 	struct recover_op op;
 
 	memset(&op, 0, sizeof(op));
 	op.kind = recover_clobber;
 	op.dst = op.src = op.base = op.index = RECOVER_NOREG;
+	op.mbase = op.mindex = op.tbase = op.tindex = RECOVER_NOREG;
 	op.writes = regs;
+	op.vimm = (int64_t)next;
 	rec->stats.barriers++;
 	return add_op(rec, &op);
 }
@@ -297,7 +300,7 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 							 &calls, &err);
 		if (err)
 			goto out;
-		if (clobbers && (err = add_clobber(rec, clobbers)))
+		if (clobbers && (err = add_clobber(rec, clobbers, next.ip)))
 			goto out;
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
@@ -415,7 +418,9 @@ static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
 	const struct recover_op *op = &rec->ops[k];
 	uint64_t nr;
 
-	if (op->kind == recover_clobber || op->mkind == recover_mem_any)
+	if (op->kind == recover_clobber)
+		return !op->verified;
+	if (op->mkind == recover_mem_any)
 		return true;
 	if (op->mkind == recover_mem_syscall)
 		return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
@@ -470,6 +475,71 @@ static void to_bytes(uint64_t v, uint8_t *b, size_t size)
 		b[i] = (uint8_t)(v >> 8 * i);
 }
 
+/* Whether the signal clobber K is proven not to have happened: the
+ * branch before it (operation K - 1, an indirect jump, call or return)
+ * went where the next instruction is, by its target's recovered value
+ * (the registers before the branch; the memory through READ, which says
+ * what is known of it there).  Only a clobber of the signal registers is
+ * checked: one that contradicts the code stays. */
+static void verify_clobber(struct hwtr_recovery *rec, size_t k,
+			   bool (*read)(void *ctx, uint64_t addr, uint8_t *buf),
+			   void *ctx)
+{
+	struct recover_op *c = &rec->ops[k];
+	const struct recover_op *b;
+	uint64_t target, v;
+	uint8_t bytes[8];
+
+	if (c->kind != recover_clobber || c->verified || !k ||
+	    c->writes != SIGNAL_REGS)
+		return;
+	b = &rec->ops[k - 1];
+	if (b->tkind == recover_target_reg) {
+		if (!value_before(rec, b->treg, (uint32_t)(k - 1), &target))
+			return;
+	} else if (b->tkind == recover_target_mem && read) {
+		target = (uint64_t)b->tdisp;
+		if (b->tbase != RECOVER_NOREG) {
+			if (!value_before(rec, b->tbase, (uint32_t)(k - 1), &v))
+				return;
+			target += v;
+		}
+		if (b->tindex != RECOVER_NOREG) {
+			if (!value_before(rec, b->tindex, (uint32_t)(k - 1), &v))
+				return;
+			target += v * b->tscale;
+		}
+		if (!read(ctx, target, bytes))
+			return;
+		target = little_endian(bytes, 8);
+	} else {
+		return;
+	}
+	if (target == (uint64_t)c->vimm)
+		c->verified = 1;
+}
+
+struct backward_memory;
+static bool backward_read(struct hwtr_recovery *rec, struct backward_memory *m,
+			  uint64_t addr, size_t size, uint8_t *buf);
+
+struct backward_ctx {
+	struct hwtr_recovery *rec;
+	struct backward_memory *mem;
+};
+
+static bool backward_read8(void *ctx, uint64_t addr, uint8_t *buf)
+{
+	struct backward_ctx *b = ctx;
+
+	return b->rec->read_memory && backward_read(b->rec, b->mem, addr, 8, buf);
+}
+
+static bool forward_read8(void *ctx, uint64_t addr, uint8_t *buf)
+{
+	return recover_bytes_get(ctx, addr, 8, buf);
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr;
@@ -489,7 +559,10 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	for (k = rec->nops; k-- > 0;) {
 		const struct recover_op *op = &rec->ops[k];
 		unsigned loaded = loaded_register(op);
+		struct backward_ctx bctx = { rec, &mem };
 		uint16_t proven;
+
+		verify_clobber(rec, k, backward_read8, &bctx);
 
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
@@ -593,8 +666,11 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	memcpy(val, rec->init, sizeof(val));
 	for (k = 0; k < rec->nops; k++) {
 		const struct recover_op *op = &rec->ops[k];
-		uint16_t proven = recover_x86_forward(op, val, known, out);
+		uint16_t proven;
 		unsigned loaded = loaded_register(op);
+
+		verify_clobber(rec, k, forward_read8, &mem);
+		proven = recover_x86_forward(op, val, known, out);
 
 		if (loaded != RECOVER_NOREG && mem.n &&
 		    mem_address(rec, (uint32_t)k, val, known, true, &addr) &&

@@ -935,8 +935,18 @@ static uint64_t recovery_window(void)
 	return n;
 }
 
+static struct memory *image_memory(struct replay *r);
+
+static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct replay *r = ctx;
+
+	return memory_read(image_memory(r), addr, buf, len);
+}
+
 /* Without a data log: T's recovery from its end state in the core (a
- * thread without one, or live mode, has none), made once. */
+ * thread without one, or live mode, has none), made once.  Memory only
+ * for a single thread: another thread's stores are not in T's history. */
 static struct hwtr_recovery *thread_recovery(struct replay *r,
 					     struct replay_thread *t)
 {
@@ -960,6 +970,10 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 			continue;
 		memcpy(&end.regs[regnum], t->core->regs + off, 8);
 		end.known |= (uint16_t)(1u << regnum);
+	}
+	if (r->nthreads == 1 && r->core) {
+		end.read_memory = end_memory;
+		end.memory_ctx = r;
 	}
 	if (hwtr_recovery_open(t->history, &end, window, &t->recovery) < 0) {
 		fprintf(stderr, "hwtrec-server: thread %u: registers before the "
@@ -1067,20 +1081,26 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
 	return memory_read(image_memory(r), addr, buf, len);
 }
 
-/* Memory at T's position from the data log: a byte changed since has its
- * old value there; one unchanged since is the end state's, when there is
- * one (the core: without it the files hold only a writable byte's first
- * value); the bytes of read-only files are known anyway. */
-static size_t logged_memory(struct replay *r, struct replay_thread *t,
-			    uint64_t addr, uint8_t *buf, size_t len)
+/* Memory at T's position from the data log or, without one, the recovery
+ * (hwtr_recovery_memory): a byte changed since has its old value there;
+ * one unchanged since is the end state's, when there is one (the core:
+ * without it the files hold only a writable byte's first value); the bytes
+ * of read-only files are known anyway. */
+static size_t past_memory(struct replay *r, struct replay_thread *t,
+			  struct hwtr_recovery *rec, uint64_t addr, uint8_t *buf,
+			  size_t len)
 {
 	uint8_t *state = malloc(len), *end = malloc(len), *fixed = malloc(len);
+	uint64_t pos = hwtr_cursor_position(t->cursor);
 	size_t n_end = 0, n_fixed, i = 0;
+	int rc;
 
 	if (!state || !end || !fixed)
 		goto out;
-	if (hwtr_values_memory(r->values, t->history, hwtr_cursor_position(t->cursor),
-			       addr, buf, state, len) < 0)
+	rc = rec ? hwtr_recovery_memory(rec, pos, addr, buf, state, len)
+		 : hwtr_values_memory(r->values, t->history, pos, addr, buf,
+				      state, len);
+	if (rc < 0)
 		memset(state, hwtr_value_unknown, len);
 	if (r->core)
 		n_end = memory_read(image_memory(r), addr, end, len);
@@ -1111,7 +1131,9 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 	if (!t || still_building(r) || (wait_history(r), at_end(t)))
 		return memory_read(image_memory(r), addr, buf, len);
 	if (r->values && t->cursor && last_image(r))
-		return logged_memory(r, t, addr, buf, len);
+		return past_memory(r, t, NULL, addr, buf, len);
+	if (!r->values && t->cursor && last_image(r) && thread_recovery(r, t))
+		return past_memory(r, t, t->recovery, addr, buf, len);
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
