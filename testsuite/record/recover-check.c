@@ -15,6 +15,10 @@
  * recovered and wrong, and the first wrong values; exit 1 on any wrong
  * value, on a proof conflict, or when the positions do not line up with
  * the history.
+ *
+ * hwtr-recover-check --time RECORDING: how long the recovery of the first
+ * thread takes and how many registers it claims per distance band (no
+ * oracle: for the figures in doc/value-recovery.md).
  */
 #include <hwtrecord.h>
 
@@ -26,6 +30,7 @@
 #include <string.h>
 #include <sys/procfs.h>
 #include <sys/reg.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_GLOBALS 8
@@ -222,6 +227,100 @@ static const char *const band_name[NBANDS] = {
 	"1-10", "11-1k", "1k-100k", "100k-1M",
 };
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The first thread's end state, from RECORDING's core. */
+static int end_state(const char *recording, struct hwtr_history *history,
+		     struct core_memory *cm, struct hwtr_recovery_end *end)
+{
+	struct hwtr_thread *thread = hwtr_history_thread(history, 0);
+	struct hwtr_thread_stats stats;
+	struct hwtr_cursor *cursor;
+	struct hwtr_insn last;
+	char core[4096];
+
+	snprintf(core, sizeof(core), "%s/core", recording);
+	memset(end, 0, sizeof(*end));
+	if (!thread || hwtr_thread_stats(thread, &stats) ||
+	    core_registers(core, stats.tid, end) || core_memory_open(core, cm) ||
+	    hwtr_cursor_alloc(thread, &cursor))
+		return -1;
+	if (hwtr_history_nthreads(history) == 1) {
+		end->read_memory = core_read;
+		end->memory_ctx = cm;
+	}
+	/* At its last instruction (a fault) or after it, as the server
+	 * decides (replay.c, thread_at_end). */
+	if (hwtr_cursor_goto(cursor, stats.instructions) ||
+	    hwtr_cursor_insn(cursor, &last))
+		return -1;
+	end->position = !last.gap && last.ip == end->pc ? stats.instructions
+						         : stats.instructions + 1;
+	hwtr_cursor_free(cursor);
+	return 0;
+}
+
+static int time_recovery(const char *path)
+{
+	static const uint64_t bands[] = { 10, 1000, 100000, 1000000 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *history;
+	struct hwtr_recovery *recovery;
+	struct hwtr_recovery_stats rs;
+	struct hwtr_recovery_end end;
+	struct core_memory cm;
+	double t0, t1;
+	size_t b;
+
+	if (hwtr_recording_open(path, &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    end_state(path, history, &cm, &end)) {
+		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+		return 1;
+	}
+	t0 = now();
+	if (hwtr_recovery_open(hwtr_history_thread(history, 0), &end, 0,
+			       &recovery) || hwtr_recovery_stats(recovery, &rs)) {
+		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+		return 1;
+	}
+	t1 = now();
+	printf("recovery of %" PRIu64 " instructions: %.2f s, %" PRIu64
+	       " unmodelled, %" PRIu64 " barriers, %u passes, %" PRIu64
+	       " conflicts\n", rs.end - rs.first, t1 - t0, rs.unmodelled,
+	       rs.barriers, rs.passes, rs.conflicts);
+	for (b = 0; b < 4; b++) {
+		uint64_t lo = b ? bands[b - 1] + 1 : 1, d, step, n = 0, known = 0;
+		unsigned r;
+
+		step = (bands[b] - lo) / 200 + 1;
+		for (d = lo; d <= bands[b] && d < end.position - rs.first;
+		     d += step) {
+			for (r = 0; r < 16; r++) {
+				uint64_t v;
+
+				n++;
+				known += hwtr_recovery_register(recovery,
+						end.position - d, r, &v, 8) == 8;
+			}
+		}
+		if (n)
+			printf("distance %7" PRIu64 "-%-7" PRIu64 ": %5.1f%% of "
+			       "registers claimed\n", lo, bands[b],
+			       100.0 * known / n);
+	}
+	hwtr_recovery_free(recovery);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct hwtr_recording *rec;
@@ -233,7 +332,6 @@ int main(int argc, char **argv)
 	struct hwtr_recovery *recovery;
 	struct hwtr_recovery_stats rs;
 	struct hwtr_recovery_end end;
-	struct hwtr_insn last;
 	unsigned long compared[NBANDS] = { 0 }, recovered[NBANDS] = { 0 },
 		      wrong[NBANDS] = { 0 }, bad = 0;
 	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
@@ -241,11 +339,13 @@ int main(int argc, char **argv)
 	struct core_memory cm;
 	uint64_t *number;
 	struct step *steps;
-	char core[4096];
 	size_t n, i, b;
 
+	if (argc == 3 && !strcmp(argv[1], "--time"))
+		return time_recovery(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: hwtr-recover-check RECORDING ORACLE\n");
+		fprintf(stderr, "usage: hwtr-recover-check RECORDING ORACLE\n"
+			"       hwtr-recover-check --time RECORDING\n");
 		return 2;
 	}
 	steps = read_oracle(argv[2], &n);
@@ -267,23 +367,11 @@ int main(int argc, char **argv)
 			"recording\n", argv[1]);
 		return 1;
 	}
-	snprintf(core, sizeof(core), "%s/core", argv[1]);
-	memset(&end, 0, sizeof(end));
-	if (core_registers(core, stats.tid, &end) || core_memory_open(core, &cm))
-		return 1;
-	if (hwtr_history_nthreads(history) == 1) {
-		end.read_memory = core_read;
-		end.memory_ctx = &cm;
-	}
-	/* At its last instruction (a fault) or after it, as the server
-	 * decides (replay.c, thread_at_end). */
-	if (hwtr_cursor_goto(cursor, stats.instructions) ||
-	    hwtr_cursor_insn(cursor, &last)) {
-		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
+	if (end_state(argv[1], history, &cm, &end)) {
+		fprintf(stderr, "%s: no end state: %s\n", argv[1],
+			hwtr_last_error());
 		return 1;
 	}
-	end.position = !last.gap && last.ip == end.pc ? stats.instructions
-						       : stats.instructions + 1;
 	if (hwtr_recovery_open(thread, &end, 0, &recovery) ||
 	    hwtr_recovery_stats(recovery, &rs)) {
 		fprintf(stderr, "%s: %s\n", argv[1], hwtr_last_error());
