@@ -35,10 +35,11 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
                        itself does what it says
-  #shown EXPR...       under hwtrec, each EXPR ($rbp, a variable) is shown
-                       here, not <unavailable> or an error (that it is record
-                       full's value, #values checks)
-  #unknown EXPR...     under hwtrec, each EXPR is <unavailable> or an error
+  #shown EXPR...       under hwtrec replay, each EXPR ($rbp, a variable) is
+                       shown here, not <unavailable> or an error (that it is
+                       record full's value, #values checks); not checked live
+                       (without a core nothing is recovered)
+  #unknown EXPR...     under hwtrec replay, EXPR is <unavailable> or an error
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
   record               (the command alone) the mode's method: `record full`,
@@ -335,8 +336,8 @@ def main():
             if text.startswith(("#shown", "#unknown")):
                 want = text.startswith("#shown")
                 for expr in text.split()[1:]:
-                    if mode == "full":
-                        break
+                    if mode in ("full", "live"):
+                        break   # record full; live mode recovers nothing
                     try:
                         shown = "<unavailable>" not in str(
                             gdb.parse_and_eval(expr))
