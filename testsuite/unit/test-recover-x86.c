@@ -1,0 +1,328 @@
+/* test-recover-x86.c: the instruction semantics of value recovery
+ * (recover-x86.c) against the CPU itself.  Each instruction runs natively
+ * (recover_stub below) from random registers: every register it changed must be
+ * in the operation's writes; what recover_x86_forward computes from the
+ * registers before must be the CPU's after; what recover_x86_backward
+ * proves from the registers after must be the CPU's before.  Unmodelled
+ * instructions (imul, cqo, xchg, cmov, movzx, bswap, ...) check the writes
+ * only.  Instructions on rsp and memory, which cannot run here, are checked
+ * by hand: push, pop, call, ret, leave and their addresses.
+ */
+#include "recover-x86.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* void recover_stub(uint64_t regs[16]): run one instruction natively with
+ * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
+ * and write them back.  The test copies the stub into a page of its own
+ * and writes the instruction over the 16 nops at recover_stub_slot. */
+__asm__(
+	".text\n"
+	"\t.globl\trecover_stub, recover_stub_slot, recover_stub_end\n"
+	"recover_stub:\n"
+	"\tpush\t%rbx\n"
+	"\tpush\t%rbp\n"
+	"\tpush\t%r12\n"
+	"\tpush\t%r13\n"
+	"\tpush\t%r14\n"
+	"\tpush\t%r15\n"
+	"\tpush\t%rdi\n"
+	"\tmov\t0(%rdi), %rax\n"
+	"\tmov\t8(%rdi), %rbx\n"
+	"\tmov\t16(%rdi), %rcx\n"
+	"\tmov\t24(%rdi), %rdx\n"
+	"\tmov\t32(%rdi), %rsi\n"
+	"\tmov\t48(%rdi), %rbp\n"
+	"\tmov\t64(%rdi), %r8\n"
+	"\tmov\t72(%rdi), %r9\n"
+	"\tmov\t80(%rdi), %r10\n"
+	"\tmov\t88(%rdi), %r11\n"
+	"\tmov\t96(%rdi), %r12\n"
+	"\tmov\t104(%rdi), %r13\n"
+	"\tmov\t112(%rdi), %r14\n"
+	"\tmov\t120(%rdi), %r15\n"
+	"\tmov\t40(%rdi), %rdi\n"
+	"recover_stub_slot:\n"
+	"\t.fill\t16, 1, 0x90\n"
+	"\tpush\t%rdi\n"
+	"\tmov\t8(%rsp), %rdi\n"
+	"\tmov\t%rax, 0(%rdi)\n"
+	"\tmov\t%rbx, 8(%rdi)\n"
+	"\tmov\t%rcx, 16(%rdi)\n"
+	"\tmov\t%rdx, 24(%rdi)\n"
+	"\tmov\t%rsi, 32(%rdi)\n"
+	"\tmov\t%rbp, 48(%rdi)\n"
+	"\tmov\t%r8, 64(%rdi)\n"
+	"\tmov\t%r9, 72(%rdi)\n"
+	"\tmov\t%r10, 80(%rdi)\n"
+	"\tmov\t%r11, 88(%rdi)\n"
+	"\tmov\t%r12, 96(%rdi)\n"
+	"\tmov\t%r13, 104(%rdi)\n"
+	"\tmov\t%r14, 112(%rdi)\n"
+	"\tmov\t%r15, 120(%rdi)\n"
+	"\tpop\t%rax\n"
+	"\tmov\t%rax, 40(%rdi)\n"
+	"\tpop\t%rdi\n"
+	"\tpop\t%r15\n"
+	"\tpop\t%r14\n"
+	"\tpop\t%r13\n"
+	"\tpop\t%r12\n"
+	"\tpop\t%rbp\n"
+	"\tpop\t%rbx\n"
+	"\tret\n"
+	"recover_stub_end:\n"
+);
+extern const uint8_t recover_stub[], recover_stub_slot[], recover_stub_end[];
+
+static struct recover_x86 *x86;
+static uint8_t *page;
+
+static void setup(void)
+{
+	ck_assert_int_eq(recover_x86_open(&x86), 0);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(page, MAP_FAILED);
+}
+
+static void teardown(void)
+{
+	recover_x86_close(x86);
+	munmap(page, 4096);
+}
+
+/* Run CODE (SIZE bytes) on REGS in place. */
+static void run(const uint8_t *code, size_t size, uint64_t regs[16])
+{
+	size_t stub = (size_t)(recover_stub_end - recover_stub);
+	size_t slot = (size_t)(recover_stub_slot - recover_stub);
+
+	ck_assert_uint_le(size, 16);
+	memcpy(page, recover_stub, stub);
+	memset(page + slot, 0x90, 16);
+	memcpy(page + slot, code, size);
+	__builtin___clear_cache((char *)page, (char *)page + stub);
+	((void (*)(uint64_t *))page)(regs);
+}
+
+static uint64_t random64(void)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v = v << 16 ^ (uint64_t)(random() & 0xffff);
+	/* Small values too: carries, zero and sign edges. */
+	switch (random() % 4) {
+	case 0: return v & 0xff;
+	case 1: return (uint64_t)-(int64_t)(v & 0xff);
+	default: return v;
+	}
+}
+
+struct case_ {
+	const char *name;
+	uint8_t code[16];
+	size_t size;
+	bool modelled;
+};
+
+static const struct case_ cases[] = {
+	{ "mov rax, 0x12345678", { 0x48, 0xc7, 0xc0, 0x78, 0x56, 0x34, 0x12 }, 7, true },
+	{ "movabs r9, imm64", { 0x49, 0xb9, 1, 2, 3, 4, 5, 6, 7, 0x88 }, 10, true },
+	{ "mov ecx, -1", { 0xb9, 0xff, 0xff, 0xff, 0xff }, 5, true },
+	{ "mov rbx, rdx", { 0x48, 0x89, 0xd3 }, 3, true },
+	{ "mov esi, r10d", { 0x44, 0x89, 0xd6 }, 3, true },
+	{ "lea rdi, [rsi + rcx*4 + 0x10]", { 0x48, 0x8d, 0x7c, 0x8e, 0x10 }, 5, true },
+	{ "lea rax, [rax - 8]", { 0x48, 0x8d, 0x40, 0xf8 }, 4, true },
+	{ "lea r8, [rbx + 0x40]", { 0x4c, 0x8d, 0x43, 0x40 }, 4, true },
+	{ "lea eax, [rdx + rdx*2]", { 0x8d, 0x04, 0x52 }, 3, true },
+	{ "add rax, 0x10", { 0x48, 0x83, 0xc0, 0x10 }, 4, true },
+	{ "sub r11, -5", { 0x49, 0x83, 0xeb, 0xfb }, 4, true },
+	{ "xor rdx, 0x7f", { 0x48, 0x83, 0xf2, 0x7f }, 4, true },
+	{ "and ecx, 0xff00", { 0x81, 0xe1, 0x00, 0xff, 0, 0 }, 6, true },
+	{ "or r12, 3", { 0x49, 0x83, 0xcc, 0x03 }, 4, true },
+	{ "add eax, 1", { 0x83, 0xc0, 0x01 }, 3, true },
+	{ "add rbx, rcx", { 0x48, 0x01, 0xcb }, 3, true },
+	{ "sub rdx, rsi", { 0x48, 0x29, 0xf2 }, 3, true },
+	{ "xor r8, r9", { 0x4d, 0x31, 0xc8 }, 3, true },
+	{ "xor eax, eax", { 0x31, 0xc0 }, 2, true },
+	{ "sub rcx, rcx", { 0x48, 0x29, 0xc9 }, 3, true },
+	{ "and rsi, rdi", { 0x48, 0x21, 0xfe }, 3, true },
+	{ "add rax, rax", { 0x48, 0x01, 0xc0 }, 3, true },
+	{ "add edx, ecx", { 0x01, 0xca }, 2, true },
+	{ "inc rbx", { 0x48, 0xff, 0xc3 }, 3, true },
+	{ "dec r13d", { 0x41, 0xff, 0xcd }, 3, true },
+	{ "neg r14", { 0x49, 0xf7, 0xde }, 3, true },
+	{ "not rbp", { 0x48, 0xf7, 0xd5 }, 3, true },
+	{ "shl rax, 3", { 0x48, 0xc1, 0xe0, 0x03 }, 4, true },
+	{ "shr edx, 5", { 0xc1, 0xea, 0x05 }, 3, true },
+	{ "sar r15, 63", { 0x49, 0xc1, 0xff, 0x3f }, 4, true },
+	{ "sar ecx, 1", { 0xd1, 0xf9 }, 2, true },
+	/* Unmodelled: only their writes are checked. */
+	{ "imul rax, rbx", { 0x48, 0x0f, 0xaf, 0xc3 }, 4, false },
+	{ "mul rcx", { 0x48, 0xf7, 0xe1 }, 3, false },
+	{ "cqo", { 0x48, 0x99 }, 2, false },
+	{ "cdqe", { 0x48, 0x98 }, 2, false },
+	{ "xchg rsi, rdi", { 0x48, 0x87, 0xf7 }, 3, false },
+	{ "cmovne rax, rdx", { 0x48, 0x0f, 0x45, 0xc2 }, 4, false },
+	{ "movzx eax, bl", { 0x0f, 0xb6, 0xc3 }, 3, false },
+	{ "mov al, 5", { 0xb0, 0x05 }, 2, false },
+	{ "bswap r8", { 0x49, 0x0f, 0xc8 }, 3, false },
+	{ "adc rax, rbx", { 0x48, 0x11, 0xd8 }, 3, false },
+	{ "shl rax, cl", { 0x48, 0xd3, 0xe0 }, 3, false },
+	{ "sete al", { 0x0f, 0x94, 0xc0 }, 3, false },
+	{ "rdtsc", { 0x0f, 0x31 }, 2, false },
+	{ "cpuid", { 0x0f, 0xa2 }, 2, false },
+	{ "xadd rax, rbx", { 0x48, 0x0f, 0xc1, 0xd8 }, 4, false },
+	{ "cmp rax, rbx", { 0x48, 0x39, 0xd8 }, 3, false },
+	{ "test edx, edx", { 0x85, 0xd2 }, 2, false },
+};
+
+START_TEST(instructions_agree_with_the_cpu)
+{
+	const struct case_ *c = &cases[_i];
+	struct recover_op op;
+	uint64_t target;
+	int trial;
+
+	srandom(1 + (unsigned)_i);
+	recover_x86_decode(x86, 0x401000, c->code, c->size, &op, &target);
+	ck_assert_msg((op.kind != recover_unmodelled) == c->modelled,
+		      "%s: modelled %d", c->name, op.kind != recover_unmodelled);
+	for (trial = 0; trial < 200; trial++) {
+		uint64_t before[16], after[16], out[16];
+		uint16_t mask;
+		unsigned r;
+
+		for (r = 0; r < 16; r++)
+			before[r] = random64();
+		before[7] = 0;	/* rsp is not set by the stub */
+		if (!strcmp(c->name, "cpuid"))
+			before[0] = 0, before[2] = 0;
+		memcpy(after, before, sizeof(after));
+		run(c->code, c->size, after);
+		after[7] = 0;
+		for (r = 0; r < 16; r++)
+			if (r != 7 && after[r] != before[r])
+				ck_assert_msg(op.writes >> r & 1, "%s: writes "
+					      "register %u, not in 0x%x", c->name,
+					      r, op.writes);
+		mask = recover_x86_forward(&op, before, 0xff7f, out);
+		for (r = 0; r < 16; r++)
+			if (mask >> r & 1)
+				ck_assert_msg(out[r] == after[r], "%s: forward "
+					      "r%u 0x%lx, cpu 0x%lx", c->name, r,
+					      (unsigned long)out[r],
+					      (unsigned long)after[r]);
+		if (c->modelled && op.kind != recover_mov_imm)
+			ck_assert_msg(mask, "%s: nothing forwards", c->name);
+		mask = recover_x86_backward(&op, after, 0xff7f, out);
+		for (r = 0; r < 16; r++)
+			if (mask >> r & 1)
+				ck_assert_msg(out[r] == before[r], "%s: backward "
+					      "r%u 0x%lx, cpu 0x%lx", c->name, r,
+					      (unsigned long)out[r],
+					      (unsigned long)before[r]);
+	}
+}
+END_TEST
+
+/* rsp and memory, by hand: what the instruction does by the manual. */
+START_TEST(stack_instructions)
+{
+	static const uint8_t push_rbx[] = { 0x53 }, pop_r12[] = { 0x41, 0x5c },
+		call[] = { 0xe8, 0x10, 0, 0, 0 }, ret[] = { 0xc3 },
+		ret8[] = { 0xc2, 0x08, 0x00 }, leave[] = { 0xc9 },
+		jmp_got[] = { 0xff, 0x25, 0x10, 0, 0, 0 },
+		store[] = { 0x48, 0x89, 0x45, 0xf8 },	/* mov [rbp-8], rax */
+		rep_stosb[] = { 0xf3, 0xaa }, syscall[] = { 0x0f, 0x05 };
+	struct recover_op op;
+	uint64_t target, val[16] = { 0 }, out[16];
+
+	val[7] = 0x7fff1000;
+	val[6] = 0x7fff1040;
+	recover_x86_decode(x86, 0x401000, push_rbx, 1, &op, &target);
+	ck_assert_int_eq(op.writes, 1u << 7);
+	ck_assert_int_eq(op.mkind, recover_mem_store);
+	ck_assert_int_eq(op.vkind, recover_value_reg);
+	ck_assert_int_eq(op.vreg, 1);
+	ck_assert_int_eq(recover_x86_forward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff0ff8);
+	ck_assert_int_eq(recover_x86_backward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff1008);
+
+	recover_x86_decode(x86, 0x401000, pop_r12, 2, &op, &target);
+	ck_assert_int_eq(op.writes, 1u << 7 | 1u << 12);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	ck_assert_int_eq(op.mbase, 7);
+	ck_assert_int_eq(recover_x86_forward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff1008);
+
+	recover_x86_decode(x86, 0x401000, call, 5, &op, &target);
+	ck_assert_uint_eq(target, 0x401015);
+	ck_assert_int_eq(op.vkind, recover_value_imm);
+	ck_assert_uint_eq((uint64_t)op.vimm, 0x401005);
+	ck_assert_int_eq(recover_x86_forward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff0ff8);
+
+	recover_x86_decode(x86, 0x401000, ret, 1, &op, &target);
+	ck_assert_int_eq(recover_x86_backward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff0ff8);
+	ck_assert_int_eq(op.tkind, recover_target_mem);
+	recover_x86_decode(x86, 0x401000, ret8, 3, &op, &target);
+	ck_assert_int_eq(recover_x86_forward(&op, val, 0x80, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff1010);
+
+	recover_x86_decode(x86, 0x401000, leave, 1, &op, &target);
+	ck_assert_int_eq(op.writes, 1u << 7 | 1u << 6);
+	ck_assert_int_eq(recover_x86_forward(&op, val, 0xc0, out), 0x80);
+	ck_assert_uint_eq(out[7], 0x7fff1048);
+	ck_assert_int_eq(recover_x86_backward(&op, val, 0x80, out), 0x40);
+	ck_assert_uint_eq(out[6], 0x7fff0ff8);
+
+	recover_x86_decode(x86, 0x401000, jmp_got, 6, &op, &target);
+	ck_assert_int_eq(op.tkind, recover_target_mem);
+	ck_assert_int_eq(op.tbase, RECOVER_NOREG);
+	ck_assert_uint_eq((uint64_t)op.tdisp, 0x401016);
+
+	recover_x86_decode(x86, 0x401000, store, 4, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_store);
+	ck_assert_int_eq(op.msize, 8);
+	ck_assert_int_eq(op.mbase, 6);
+	ck_assert_int_eq(op.mdisp, -8);
+	ck_assert_int_eq(op.vreg, 0);
+	ck_assert_int_eq(op.writes, 0);
+
+	recover_x86_decode(x86, 0x401000, rep_stosb, 2, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_any);
+	recover_x86_decode(x86, 0x401000, syscall, 2, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_syscall);
+	ck_assert(recover_x86_syscall_keeps_registers(1));
+	ck_assert(!recover_x86_syscall_keeps_registers(15));
+	ck_assert(recover_x86_syscall_keeps_memory(1));
+	ck_assert(!recover_x86_syscall_keeps_memory(0));	/* read */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("recover-x86");
+	TCase *tc = tcase_create("semantics");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
+			    (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, stack_instructions);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
