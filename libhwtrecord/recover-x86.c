@@ -280,7 +280,8 @@ static void memory_model(const cs_insn *insn, struct recover_op *op)
 		return;
 	}
 	if (nread == 1 && memory_address(insn, &o[rd].mem, op) &&
-	    (o[rd].size == 4 || o[rd].size == 8)) {
+	    (o[rd].size == 1 || o[rd].size == 2 || o[rd].size == 4 ||
+	     o[rd].size == 8)) {
 		op->mkind = recover_mem_load;
 		op->msize = o[rd].size;
 	}
@@ -391,6 +392,27 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 		if (o[1].type == X86_OP_MEM && op->mkind == recover_mem_load &&
 		    op->msize == dsize) {
 			op->kind = recover_load;
+			return true;
+		}
+		return false;
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSX:
+	case X86_INS_MOVSXD:
+		if (x->op_count != 2)
+			return false;
+		op->alu = insn->id != X86_INS_MOVZX;
+		if (o[1].type == X86_OP_MEM && op->mkind == recover_mem_load &&
+		    op->msize < dsize) {
+			op->kind = recover_load;
+			return true;
+		}
+		if (o[1].type == X86_OP_REG &&
+		    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) != RECOVER_NOREG &&
+		    ssize < dsize && o[1].reg != X86_REG_AH &&
+		    o[1].reg != X86_REG_BH && o[1].reg != X86_REG_CH &&
+		    o[1].reg != X86_REG_DH) {
+			op->kind = recover_extend;
+			op->msize = (uint8_t)ssize;
 			return true;
 		}
 		return false;
@@ -563,6 +585,31 @@ static uint64_t sized(uint64_t v, unsigned width)
 	return width == 4 ? (uint32_t)v : v;
 }
 
+/* The low SIZE bytes of V extended to OP's width. */
+static uint64_t extended(const struct recover_op *op, uint64_t v, unsigned size)
+{
+	unsigned bits = 8 * size;
+
+	if (bits < 64) {
+		v &= (1ull << bits) - 1;
+		if (op->alu == 1 && (v >> (bits - 1) & 1))
+			v |= ~0ull << bits;
+	}
+	return sized(v, op->width ? op->width : 8);
+}
+
+uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes)
+{
+	uint64_t v = 0;
+	unsigned i = op->msize;
+
+	while (i--)
+		v = v << 8 | bytes[i];
+	if (op->kind != recover_load)
+		return v;
+	return extended(op, v, op->msize);
+}
+
 #define KNOWN(mask, r) ((r) != RECOVER_NOREG && ((mask) >> (r) & 1))
 #define RSP 7
 #define RBP 6
@@ -582,6 +629,11 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 		if (!KNOWN(known, op->src))
 			return 0;
 		out[d] = sized(val[op->src], op->width);
+		return (uint16_t)(1u << d);
+	case recover_extend:
+		if (!KNOWN(known, op->src))
+			return 0;
+		out[d] = extended(op, val[op->src], op->msize);
 		return (uint16_t)(1u << d);
 	case recover_lea:
 		a = (uint64_t)op->imm;

@@ -31,7 +31,11 @@ enum recover_kind {
 	recover_rsp_adjust,	/* rsp += imm: push, call, ret (and pop's rsp) */
 	recover_pop,		/* rsp += 8, dst loaded (unknown) */
 	recover_leave,		/* rsp = rbp + 8, rbp loaded */
-	recover_load,		/* dst = the memory operand (mov r, [m]) */
+	recover_load,		/* dst = the memory operand (mov r, [m]; movzx,
+				 * movsx: msize bytes extended, signed when alu
+				 * is 1) */
+	recover_extend,		/* dst = the low msize bytes of src, extended
+				 * (movzx, movsx, movsxd; signed when alu is 1) */
 	recover_syscall,	/* rax, rcx, r11 unknown; the rest kept when
 				 * the call number says so (recover_x86_*) */
 	recover_clobber,	/* not an instruction: what may have changed
@@ -112,6 +116,9 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
  * (which the operation's result showed, e.g. the source of a move). */
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out);
+
+/* The value a load of OP gives from its MSIZE bytes BYTES. */
+uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes);
 
 /* Whether a system call numbered NR (rax) leaves every register but rax,
  * rcx and r11 as it was: false for rt_sigreturn and the execs. */

@@ -583,8 +583,8 @@ static bool backward_pass(struct hwtr_recovery *rec)
 						mem.all_written = true;
 				} else if (backward_read(rec, &mem, addr, op->msize,
 							 bytes)) {
-					changed |= learn(rec, r, i, little_endian(
-						bytes, op->msize));
+					changed |= learn(rec, r, i,
+						recover_x86_loaded(op, bytes));
 				}
 			}
 			if (rec->slots[r].known[i]) {
@@ -675,7 +675,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 		if (loaded != RECOVER_NOREG && mem.n &&
 		    mem_address(rec, (uint32_t)k, val, known, true, &addr) &&
 		    recover_bytes_get(&mem, addr, op->msize, bytes)) {
-			out[loaded] = little_endian(bytes, op->msize);
+			out[loaded] = recover_x86_loaded(op, bytes);
 			proven |= (uint16_t)(1u << loaded);
 		}
 		if (op->mkind == recover_mem_store) {
