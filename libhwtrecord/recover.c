@@ -652,14 +652,52 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	return changed;
 }
 
+/* Forwards, operation K's memory: a load from bytes a known store left
+ * (the loaded register in OUT, its bit returned), a store's bytes into MEM
+ * (or out of it), a barrier clearing it. */
+static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
+			       const uint64_t *val, uint16_t known,
+			       struct recover_bytes *mem, uint64_t *out)
+{
+	const struct recover_op *op = &rec->ops[k];
+	unsigned loaded = loaded_register(op);
+	uint16_t proven = 0;
+	uint64_t addr;
+	uint8_t bytes[8];
+
+	if (loaded != RECOVER_NOREG && mem->n &&
+	    mem_address(rec, k, val, known, true, &addr) &&
+	    recover_bytes_get(mem, addr, op->msize, bytes)) {
+		out[loaded] = recover_x86_loaded(op, bytes);
+		proven = (uint16_t)(1u << loaded);
+	}
+	if (op->mkind == recover_mem_store) {
+		if (!mem_address(rec, k, val, known, true, &addr)) {
+			recover_bytes_clear(mem);
+		} else if (op->vkind == recover_value_imm ||
+			   (op->vkind == recover_value_reg &&
+			    (known >> op->vreg & 1))) {
+			to_bytes(op->vkind == recover_value_imm
+				 ? (uint64_t)op->vimm : val[op->vreg],
+				 bytes, op->msize);
+			if (recover_bytes_set(mem, addr, op->msize, bytes))
+				recover_bytes_clear(mem);
+		} else {
+			recover_bytes_forget(mem, addr, op->msize);
+		}
+	} else if (mem_barrier(rec, k)) {
+		recover_bytes_clear(mem);
+	}
+	return proven;
+}
+
 static bool forward_pass(struct hwtr_recovery *rec)
 {
-	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], addr;
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS];
 	size_t idx[RECOVER_NREGS] = { 0 };
 	uint16_t known = rec->init_known;
 	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
 	bool changed = false;
-	uint8_t bytes[8];
 	size_t k;
 	unsigned r;
 
@@ -667,34 +705,16 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	for (k = 0; k < rec->nops; k++) {
 		const struct recover_op *op = &rec->ops[k];
 		uint16_t proven;
-		unsigned loaded = loaded_register(op);
 
 		verify_clobber(rec, k, forward_read8, &mem);
 		proven = recover_x86_forward(op, val, known, out);
 
-		if (loaded != RECOVER_NOREG && mem.n &&
-		    mem_address(rec, (uint32_t)k, val, known, true, &addr) &&
-		    recover_bytes_get(&mem, addr, op->msize, bytes)) {
-			out[loaded] = recover_x86_loaded(op, bytes);
-			proven |= (uint16_t)(1u << loaded);
-		}
-		if (op->mkind == recover_mem_store) {
-			if (!mem_address(rec, (uint32_t)k, val, known, true, &addr)) {
-				recover_bytes_clear(&mem);
-			} else if (op->vkind == recover_value_imm ||
-				   (op->vkind == recover_value_reg &&
-				    (known >> op->vreg & 1))) {
-				to_bytes(op->vkind == recover_value_imm
-					 ? (uint64_t)op->vimm : val[op->vreg],
-					 bytes, op->msize);
-				if (recover_bytes_set(&mem, addr, op->msize, bytes))
-					recover_bytes_clear(&mem);
-			} else {
-				recover_bytes_forget(&mem, addr, op->msize);
-			}
-		} else if (mem_barrier(rec, (uint32_t)k)) {
-			recover_bytes_clear(&mem);
-		}
+		/* Memory only when the caller says nothing else wrote it (one
+		 * thread): another thread may store between two of this
+		 * one's instructions. */
+		if (rec->read_memory)
+			proven |= forward_memory(rec, (uint32_t)k, val, known,
+						 &mem, out);
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
 

@@ -29,6 +29,8 @@
  */
 #include "replay.h"
 
+#include <elf.h>
+
 #include "breakpoints.h"
 #include "corefile.h"
 #include "loaded-objects.h"
@@ -937,11 +939,22 @@ static uint64_t recovery_window(void)
 
 static struct memory *image_memory(struct replay *r);
 
+/* The end state's memory for the recovery: the core's writable segments
+ * (what only the program's stores change; not a read-only page the kernel
+ * updates, like the vDSO's data), else bytes that never change. */
 static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct replay *r = ctx;
+	size_t i;
 
-	return memory_read(image_memory(r), addr, buf, len);
+	for (i = 0; r->core && i < r->core->nloads; i++) {
+		const struct core_load *l = &r->core->loads[i];
+
+		if ((l->flags & PF_W) && addr >= l->vaddr &&
+		    addr - l->vaddr < l->filesz)
+			return core_read_memory(r->core, addr, buf, len);
+	}
+	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
 /* Without a data log: T's recovery from its end state in the core (a

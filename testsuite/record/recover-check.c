@@ -160,8 +160,9 @@ static int core_memory_open(const char *path, struct core_memory *cm)
 	for (i = 0; i < n && cm->nloads < 512; i++) {
 		GElf_Phdr ph;
 
+		/* Writable segments only, as the server gives them. */
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_filesz)
+		    ph.p_filesz && (ph.p_flags & PF_W))
 			cm->loads[cm->nloads++] = ph;
 	}
 	elf_end(elf);
