@@ -96,6 +96,49 @@ static unsigned gpr(unsigned reg, unsigned *size)
 	return RECOVER_NOREG;
 }
 
+/* Registers some instructions write without naming them, which Capstone
+ * 4 leaves out of its list for some (cmpxchg's rax, xlat, enter): named
+ * here for every such instruction, whatever Capstone says. */
+static uint16_t implicit_writes(unsigned id)
+{
+	enum { AX = 1u << 0, CX = 1u << 2, DX = 1u << 3, BX = 1u << 1,
+	       SI = 1u << 4, DI = 1u << 5, BP = 1u << 6, SP = 1u << 7 };
+
+	switch (id) {
+	case X86_INS_CMPXCHG: case X86_INS_XLATB: case X86_INS_LAHF:
+	case X86_INS_CBW: case X86_INS_CWDE: case X86_INS_CDQE:
+		return AX;
+	case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B: case X86_INS_MUL:
+	case X86_INS_IMUL: case X86_INS_DIV: case X86_INS_IDIV:
+	case X86_INS_RDTSC: case X86_INS_XGETBV:
+	case X86_INS_RDMSR:
+		return AX | DX;
+	case X86_INS_CWD: case X86_INS_CDQ: case X86_INS_CQO:
+		return DX;
+	case X86_INS_RDTSCP:
+		return AX | CX | DX;
+	case X86_INS_CPUID:
+		return AX | BX | CX | DX;
+	case X86_INS_ENTER:
+		return SP | BP;
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD:
+	case X86_INS_LODSQ:
+		return AX | SI | CX;
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_SCASB: case X86_INS_SCASW:
+	case X86_INS_SCASD: case X86_INS_SCASQ:
+		return DI | CX;
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
+	case X86_INS_MOVSQ: case X86_INS_CMPSB: case X86_INS_CMPSW:
+	case X86_INS_CMPSD: case X86_INS_CMPSQ:
+		return SI | DI | CX;
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return CX;
+	default:
+		return 0;
+	}
+}
+
 /* Every general register INSN may write, by Capstone's account, plus its
  * first register operand (unless it only compares): more than it writes is
  * safe, less would not be. */
@@ -124,6 +167,7 @@ static uint16_t written_registers(csh cs, const cs_insn *insn)
 	    insn->id != X86_INS_BT && insn->id != X86_INS_PUSH &&
 	    (r = gpr(x->operands[0].reg, &size)) != RECOVER_NOREG)
 		mask |= 1u << r;
+	mask |= implicit_writes(insn->id);
 	/* Valgrind's client request: xchg rbx,rbx returns in rdx. */
 	if (insn->id == X86_INS_XCHG && x->op_count == 2 &&
 	    x->operands[0].type == X86_OP_REG &&

@@ -182,6 +182,8 @@ static const struct case_ cases[] = {
 	{ "rdtsc", { 0x0f, 0x31 }, 2, false },
 	{ "cpuid", { 0x0f, 0xa2 }, 2, false },
 	{ "xadd rax, rbx", { 0x48, 0x0f, 0xc1, 0xd8 }, 4, false },
+	/* rax changes when it differs from rcx: Capstone 4 does not say. */
+	{ "cmpxchg rcx, rdx", { 0x48, 0x0f, 0xb1, 0xd1 }, 4, false },
 	{ "cmp rax, rbx", { 0x48, 0x39, 0xd8 }, 3, false },
 	{ "test edx, edx", { 0x85, 0xd2 }, 2, false },
 };
