@@ -121,6 +121,10 @@ static uint16_t implicit_writes(unsigned id)
 		return AX | BX | CX | DX;
 	case X86_INS_ENTER:
 		return SP | BP;
+	case X86_INS_PUSH: case X86_INS_POP: case X86_INS_PUSHF:
+	case X86_INS_PUSHFQ: case X86_INS_POPF: case X86_INS_POPFQ:
+	case X86_INS_CALL: case X86_INS_RET:
+		return SP;	/* also push fs / pop fs, which Capstone misses */
 	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD:
 	case X86_INS_LODSQ:
 		return AX | SI | CX;
@@ -277,6 +281,8 @@ static void memory_model(const cs_insn *insn, struct recover_op *op)
 	case X86_INS_XSAVES64: case X86_INS_MASKMOVDQU: case X86_INS_MASKMOVQ:
 	case X86_INS_INT: case X86_INS_INT3: case X86_INS_SYSENTER:
 	case X86_INS_INTO:
+	case X86_INS_POP:	/* pop [m]: the address is computed after rsp
+				 * moved (pop into a register is modelled) */
 		op->mkind = recover_mem_any;
 		return;
 	default:

@@ -245,7 +245,8 @@ START_TEST(stack_instructions)
 		ret8[] = { 0xc2, 0x08, 0x00 }, leave[] = { 0xc9 },
 		jmp_got[] = { 0xff, 0x25, 0x10, 0, 0, 0 },
 		store[] = { 0x48, 0x89, 0x45, 0xf8 },	/* mov [rbp-8], rax */
-		rep_stosb[] = { 0xf3, 0xaa }, syscall[] = { 0x0f, 0x05 };
+		rep_stosb[] = { 0xf3, 0xaa }, syscall[] = { 0x0f, 0x05 },
+		pop_fs[] = { 0x0f, 0xa1 }, pop_mem[] = { 0x8f, 0x00 };
 	struct recover_op op;
 	uint64_t target, val[16] = { 0 }, out[16];
 
@@ -302,6 +303,14 @@ START_TEST(stack_instructions)
 	ck_assert_int_eq(op.mdisp, -8);
 	ck_assert_int_eq(op.vreg, 0);
 	ck_assert_int_eq(op.writes, 0);
+
+	/* pop fs moves rsp (Capstone does not say); pop [rax] stores where
+	 * rsp has already moved: anywhere, for recovery. */
+	recover_x86_decode(x86, 0x401000, pop_fs, 2, &op, &target);
+	ck_assert(op.writes & 1u << 7);
+	recover_x86_decode(x86, 0x401000, pop_mem, 2, &op, &target);
+	ck_assert(op.writes & 1u << 7);
+	ck_assert_int_eq(op.mkind, recover_mem_any);
 
 	recover_x86_decode(x86, 0x401000, rep_stosb, 2, &op, &target);
 	ck_assert_int_eq(op.mkind, recover_mem_any);
