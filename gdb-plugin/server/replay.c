@@ -906,6 +906,73 @@ static void logged_registers(struct replay *r, struct replay_thread *t,
 	}
 }
 
+/* The segment selectors of a software recording (one with a data log, so
+ * made under Valgrind): VEX has no selectors, so a program under it cannot
+ * load one, and they are at every position what Linux gives every x86-64
+ * process: __USER_CS, __USER_DS in ss, null ds, es, fs and gs.  (Valgrind's
+ * core says 0 for cs and ss, values the process never had.) */
+static void software_selectors(const struct replay *r,
+			       uint8_t regs[TDESC_G_SIZE],
+			       uint8_t valid[TDESC_G_SIZE])
+{
+	static const uint32_t linux_user[] = { 0x33, 0x2b, 0, 0, 0, 0 };
+	unsigned regnum;
+
+	if (!r->values || r->tdesc != &tdesc_amd64_linux)
+		return;
+	for (regnum = tdesc_cs; regnum <= tdesc_gs; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum);
+
+		memcpy(regs + off, &linux_user[regnum - tdesc_cs], 4);
+		memset(valid + off, 1, 4);
+	}
+}
+
+/* At the end of a software recording, fs_base and gs_base: Valgrind's core
+ * writes 0 for them (the thread's TLS pointer is never 0 under glibc).  The
+ * data log has them before the last instruction, the same after it unless
+ * that instruction is a system call (arch_prctl sets them); then unknown. */
+static void software_end_bases(struct replay *r, struct replay_thread *t,
+			       uint8_t regs[TDESC_G_SIZE],
+			       uint8_t valid[TDESC_G_SIZE])
+{
+	static const struct { unsigned regnum; int logged; } bases[] = {
+		{ tdesc_fs_base, hwtr_amd64_fs_base },
+		{ tdesc_gs_base, hwtr_amd64_gs_base },
+	};
+	struct hwtr_insn last;
+	uint64_t pos;
+	bool syscall;
+	size_t i;
+	int rc;
+
+	if (!r->values || r->tdesc != &tdesc_amd64_linux || !t->cursor ||
+	    !t->instructions)
+		return;
+	pos = hwtr_cursor_position(t->cursor);
+	rc = hwtr_cursor_goto(t->cursor, t->instructions);
+	if (rc >= 0)
+		rc = hwtr_cursor_insn(t->cursor, &last);
+	hwtr_cursor_goto(t->cursor, pos);
+	if (rc < 0)
+		return;
+	syscall = !last.gap && last.size == 2 && last.raw[0] == 0x0f &&
+		  last.raw[1] == 0x05;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		int off = tdesc_offset(r->tdesc, bases[i].regnum);
+		uint8_t bytes[16];
+
+		memset(valid + off, 0, 8);
+		if (syscall || hwtr_values_register(r->values, t->history,
+						    t->instructions,
+						    (unsigned)bases[i].logged,
+						    bytes, sizeof(bytes)) < 0)
+			continue;
+		memcpy(regs + off, bytes, 8);
+		memset(valid + off, 1, 8);
+	}
+}
+
 int replay_registers(struct replay *r, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
 {
@@ -931,6 +998,8 @@ int replay_registers(struct replay *r, uint32_t tid,
 	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
+		software_selectors(r, regs, valid);
+		software_end_bases(r, t, regs, valid);
 		return 0;
 	}
 	if (t->at_tail) {
@@ -941,8 +1010,10 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
-	if (!t->at_tail)
+	if (!t->at_tail) {
 		logged_registers(r, t, regs, valid);
+		software_selectors(r, regs, valid);
+	}
 	return 0;
 }
 
