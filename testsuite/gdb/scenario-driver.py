@@ -33,6 +33,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        (globals, `$xmm0`, `buf[0]@8`: no blanks) and
                        `finish`'s "Value returned" (run-scenario: each must
                        be record full's, or unknown)
+  #setup COMMAND       a GDB command run before the program starts, in both
+                       modes (`handle SIGUSR1 nostop noprint pass`: the
+                       record-full half runs to the crash with one continue)
   #heap-anchor EXPR    pointers near EXPR's value at the end (a heap block
                        the program never frees before the end, or the first
                        one it allocated) are compared as offsets from it: the
@@ -272,10 +275,12 @@ def run_to_end(mode, run_to):
     return out
 
 
-def setup(mode, prog, record_from, run_to=None):
+def setup(mode, prog, record_from, run_to=None, commands=()):
     gdb.execute("set pagination off")
     gdb.execute("set confirm off")
     gdb.execute("set width 0")
+    for command in commands:
+        gdb.execute(command, to_string=True)
     if mode == "full":
         # Natively or through gdbserver, whichever can replay here
         # (testsuite/oracle/record_full.py); stopped at the first
@@ -330,9 +335,12 @@ def main():
     run_to = None
     watched = None      # #values: the globals to note, or None
     heap_anchor = None  # #heap-anchor EXPR
+    commands = []       # #setup COMMAND
     for text in script:
         if text.startswith("#values"):
             watched = text.split()[1:]
+        if text.startswith("#setup "):
+            commands.append(text.split(None, 1)[1])
         if text.startswith("#heap-anchor"):
             heap_anchor = text.split(None, 1)[1]
         if text.startswith("#record-from"):
@@ -343,7 +351,7 @@ def main():
     steps = []
     result = {"mode": mode, "steps": steps, "failures": []}
     try:
-        out = setup(mode, prog, record_from, run_to)
+        out = setup(mode, prog, record_from, run_to, commands)
         if mode == "full":
             result["oracle_path"] = record_full.chosen
             result["oracle"] = record_full.describe()
