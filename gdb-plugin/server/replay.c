@@ -906,11 +906,19 @@ static void logged_registers(struct replay *r, struct replay_thread *t,
 	}
 }
 
-/* The segment selectors of a software recording (one with a data log, so
- * made under Valgrind): VEX has no selectors, so a program under it cannot
- * load one, and they are at every position what Linux gives every x86-64
- * process: __USER_CS, __USER_DS in ss, null ds, es, fs and gs.  (Valgrind's
- * core says 0 for cs and ss, values the process never had.) */
+/* Whether the recording was made under Valgrind (the software source),
+ * with or without a data log. */
+static bool made_under_valgrind(const struct replay *r)
+{
+	return r->values ||
+	       (r->info->source && !strcmp(r->info->source, "valgrind"));
+}
+
+/* The segment selectors of a software recording (made under Valgrind):
+ * VEX has no selectors, so a program under it cannot load one, and they are
+ * at every position what Linux gives every x86-64 process: __USER_CS,
+ * __USER_DS in ss, null ds, es, fs and gs.  (Valgrind's core says 0 for cs
+ * and ss, values the process never had.) */
 static void software_selectors(const struct replay *r,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
@@ -918,7 +926,7 @@ static void software_selectors(const struct replay *r,
 	static const uint32_t linux_user[] = { 0x33, 0x2b, 0, 0, 0, 0 };
 	unsigned regnum;
 
-	if (!r->values || r->tdesc != &tdesc_amd64_linux)
+	if (!made_under_valgrind(r) || r->tdesc != &tdesc_amd64_linux)
 		return;
 	for (regnum = tdesc_cs; regnum <= tdesc_gs; regnum++) {
 		int off = tdesc_offset(r->tdesc, regnum);
@@ -931,7 +939,8 @@ static void software_selectors(const struct replay *r,
 /* At the end of a software recording, fs_base and gs_base: Valgrind's core
  * writes 0 for them (the thread's TLS pointer is never 0 under glibc).  The
  * data log has them before the last instruction, the same after it unless
- * that instruction is a system call (arch_prctl sets them); then unknown. */
+ * that instruction is a system call (arch_prctl sets them); then, and
+ * without a log, unknown. */
 static void software_end_bases(struct replay *r, struct replay_thread *t,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
@@ -946,9 +955,12 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 	size_t i;
 	int rc;
 
-	if (!r->values || r->tdesc != &tdesc_amd64_linux || !t->cursor ||
-	    !t->instructions)
+	if (!made_under_valgrind(r) || r->tdesc != &tdesc_amd64_linux)
 		return;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		memset(valid + tdesc_offset(r->tdesc, bases[i].regnum), 0, 8);
+	if (!r->values || !t->cursor || !t->instructions)
+		return;		/* no log: unknown */
 	pos = hwtr_cursor_position(t->cursor);
 	rc = hwtr_cursor_goto(t->cursor, t->instructions);
 	if (rc >= 0)
@@ -962,7 +974,6 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 		int off = tdesc_offset(r->tdesc, bases[i].regnum);
 		uint8_t bytes[16];
 
-		memset(valid + off, 0, 8);
 		if (syscall || hwtr_values_register(r->values, t->history,
 						    t->instructions,
 						    (unsigned)bases[i].logged,
@@ -1010,10 +1021,9 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
-	if (!t->at_tail) {
+	if (!t->at_tail)
 		logged_registers(r, t, regs, valid);
-		software_selectors(r, regs, valid);
-	}
+	software_selectors(r, regs, valid);
 	return 0;
 }
 
