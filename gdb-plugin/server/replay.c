@@ -1017,6 +1017,84 @@ static void recovered_registers(struct replay *r, struct replay_thread *t,
 	}
 }
 
+/* Whether the recording was made under Valgrind (the software source),
+ * with or without a data log. */
+static bool made_under_valgrind(const struct replay *r)
+{
+	return r->values ||
+	       (r->info->source && !strcmp(r->info->source, "valgrind"));
+}
+
+/* The segment selectors of a software recording (made under Valgrind):
+ * VEX has no selectors, so a program under it cannot load one, and they are
+ * at every position what Linux gives every x86-64 process: __USER_CS,
+ * __USER_DS in ss, null ds, es, fs and gs.  (Valgrind's core says 0 for cs
+ * and ss, values the process never had.) */
+static void software_selectors(const struct replay *r,
+			       uint8_t regs[TDESC_G_SIZE],
+			       uint8_t valid[TDESC_G_SIZE])
+{
+	static const uint32_t linux_user[] = { 0x33, 0x2b, 0, 0, 0, 0 };
+	unsigned regnum;
+
+	if (!made_under_valgrind(r) || r->tdesc != &tdesc_amd64_linux)
+		return;
+	for (regnum = tdesc_cs; regnum <= tdesc_gs; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum);
+
+		memcpy(regs + off, &linux_user[regnum - tdesc_cs], 4);
+		memset(valid + off, 1, 4);
+	}
+}
+
+/* At the end of a software recording, fs_base and gs_base: Valgrind's core
+ * writes 0 for them (the thread's TLS pointer is never 0 under glibc).  The
+ * data log has them before the last instruction, the same after it unless
+ * that instruction is a system call (arch_prctl sets them); then, and
+ * without a log, unknown. */
+static void software_end_bases(struct replay *r, struct replay_thread *t,
+			       uint8_t regs[TDESC_G_SIZE],
+			       uint8_t valid[TDESC_G_SIZE])
+{
+	static const struct { unsigned regnum; int logged; } bases[] = {
+		{ tdesc_fs_base, hwtr_amd64_fs_base },
+		{ tdesc_gs_base, hwtr_amd64_gs_base },
+	};
+	struct hwtr_insn last;
+	uint64_t pos;
+	bool syscall;
+	size_t i;
+	int rc;
+
+	if (!made_under_valgrind(r) || r->tdesc != &tdesc_amd64_linux)
+		return;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		memset(valid + tdesc_offset(r->tdesc, bases[i].regnum), 0, 8);
+	if (!r->values || !t->cursor || !t->instructions)
+		return;		/* no log: unknown */
+	pos = hwtr_cursor_position(t->cursor);
+	rc = hwtr_cursor_goto(t->cursor, t->instructions);
+	if (rc >= 0)
+		rc = hwtr_cursor_insn(t->cursor, &last);
+	hwtr_cursor_goto(t->cursor, pos);
+	if (rc < 0)
+		return;
+	syscall = !last.gap && last.size == 2 && last.raw[0] == 0x0f &&
+		  last.raw[1] == 0x05;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		int off = tdesc_offset(r->tdesc, bases[i].regnum);
+		uint8_t bytes[16];
+
+		if (syscall || hwtr_values_register(r->values, t->history,
+						    t->instructions,
+						    (unsigned)bases[i].logged,
+						    bytes, sizeof(bytes)) < 0)
+			continue;
+		memcpy(regs + off, bytes, 8);
+		memset(valid + off, 1, 8);
+	}
+}
+
 int replay_registers(struct replay *r, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
 {
@@ -1042,6 +1120,8 @@ int replay_registers(struct replay *r, uint32_t tid,
 	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
+		software_selectors(r, regs, valid);
+		software_end_bases(r, t, regs, valid);
 		return 0;
 	}
 	if (t->at_tail) {
@@ -1056,6 +1136,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		logged_registers(r, t, regs, valid);
 	else if (!t->at_tail)
 		recovered_registers(r, t, regs, valid);
+	software_selectors(r, regs, valid);
 	return 0;
 }
 

@@ -27,10 +27,19 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        to the crash (live scenarios, *.lscn)
   #pie                 the program is PIE (loaded elsewhere under Valgrind):
                        compare PCs as function + offset
-  #values G1 G2...     after every command also note the values GDB shows:
+  #values E1 E2...     after every command also note the values GDB shows:
                        the general registers of frame 0, every argument and
-                       local of every frame up to main, and the globals named
-                       (run-scenario: each must be record full's, or unknown)
+                       local of every frame up to main, the expressions named
+                       (globals, `$xmm0`, `buf[0]@8`: no blanks) and
+                       `finish`'s "Value returned" (run-scenario: each must
+                       be record full's, or unknown)
+  #setup COMMAND       a GDB command run before the program starts, in both
+                       modes (`handle SIGUSR1 nostop noprint pass`: the
+                       record-full half runs to the crash with one continue)
+  #heap-anchor EXPR    pointers near EXPR's value at the end (a heap block
+                       the program never frees before the end, or the first
+                       one it allocated) are compared as offsets from it: the
+                       heap lies elsewhere under Valgrind
   #assert EXPR         EXPR must be true here, in both modes
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
@@ -115,6 +124,10 @@ UNKNOWN = "<unknown>"
 # offsets from it (the frames below main are laid out the same).
 STACK_ANCHOR = None
 STACK_WINDOW = 0x100000
+# #heap-anchor: the same for heap addresses (the brk heap of a static
+# program lies 0xad000 past its code natively: a smaller window).
+HEAP_ANCHOR = None
+HEAP_WINDOW = 0x10000
 
 
 def shown(value):
@@ -132,6 +145,9 @@ def shown(value):
             if STACK_ANCHOR is not None and \
                     abs(number - STACK_ANCHOR) < STACK_WINDOW:
                 return "sp%+#x" % (number - STACK_ANCHOR)
+            if HEAP_ANCHOR is not None and \
+                    abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
+                return "heap%+#x" % (number - HEAP_ANCHOR)
             return "%#x" % number
         return text
     except gdb.error:
@@ -195,6 +211,22 @@ def values(globals_):
     return found
 
 
+def history_number():
+    """The number of GDB's last value history entry ($N), 0 when none:
+    `finish` adds its "Value returned" there.  (GDB prints that line on its
+    terminal only, not into gdb.execute's string.)"""
+    text = gdb.execute("show values", to_string=True)
+    numbers = [int(n) for n in re.findall(r"^\$(\d+) = ", text, re.M)]
+    return max(numbers, default=0)
+
+
+def value_returned(before, into):
+    """After `finish`: the value it returned, when it added one to the
+    value history (BEFORE: the last entry's number before the command)."""
+    if history_number() > before:
+        into["(finish) Value returned"] = shown(gdb.history(0))
+
+
 def at_history_start():
     """Whether the program stands at the first instruction of the history,
     from `info record`: record full's current number below its lowest
@@ -248,10 +280,12 @@ def run_to_end(mode, run_to):
     return out
 
 
-def setup(mode, prog, record_from, run_to=None):
+def setup(mode, prog, record_from, run_to=None, commands=()):
     gdb.execute("set pagination off")
     gdb.execute("set confirm off")
     gdb.execute("set width 0")
+    for command in commands:
+        gdb.execute(command, to_string=True)
     if mode == "full":
         # Natively or through gdbserver, whichever can replay here
         # (testsuite/oracle/record_full.py); stopped at the first
@@ -305,9 +339,15 @@ def main():
     record_from = "main"
     run_to = None
     watched = None      # #values: the globals to note, or None
+    heap_anchor = None  # #heap-anchor EXPR
+    commands = []       # #setup COMMAND
     for text in script:
         if text.startswith("#values"):
             watched = text.split()[1:]
+        if text.startswith("#setup "):
+            commands.append(text.split(None, 1)[1])
+        if text.startswith("#heap-anchor"):
+            heap_anchor = text.split(None, 1)[1]
         if text.startswith("#record-from"):
             record_from = text.split()[1]
         if text.startswith("#run-to"):
@@ -316,7 +356,7 @@ def main():
     steps = []
     result = {"mode": mode, "steps": steps, "failures": []}
     try:
-        out = setup(mode, prog, record_from, run_to)
+        out = setup(mode, prog, record_from, run_to, commands)
         if mode == "full":
             result["oracle_path"] = record_full.chosen
             result["oracle"] = record_full.describe()
@@ -325,6 +365,9 @@ def main():
         if watched is not None:
             global STACK_ANCHOR
             STACK_ANCHOR = main_sp()
+            if heap_anchor is not None:
+                global HEAP_ANCHOR
+                HEAP_ANCHOR = int(gdb.parse_and_eval(heap_anchor))
             state["values"] = values(watched)
         steps.append(state)
         for number, text in enumerate(script, 1):
@@ -374,6 +417,7 @@ def main():
             command = expand(text, lines, source)
             if command == "record":
                 command = "record hwt" if mode == "live" else "record full"
+            before = history_number() if watched is not None else 0
             output, error = run(command)
             state = where()
             state.update(command=text, line_in_scenario=number,
@@ -382,6 +426,8 @@ def main():
                          at_history_start=at_history_start())
             if watched is not None:
                 state["values"] = values(watched)
+                if command.split()[0] == "finish":
+                    value_returned(before, state["values"])
             steps.append(state)
     except Exception as err:  # report, never hang the test
         result["failures"].append("%s: %s" % (type(err).__name__, err))

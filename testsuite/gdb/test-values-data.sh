@@ -124,4 +124,31 @@ if [ -z "$end" ] || [ "$past" = "$end" ]; then
 else
 	echo "ok: without data, counter is not shown with its end value $end ($(grep -c 'Cannot access memory' nodata.raw) 'Cannot access memory')"
 fi
+
+# Valgrind's core says 0 for cs, ss and fs_base, values the process never
+# had: at the end of a software recording the server shows the selectors
+# Linux gives every x86-64 process (as GDB on the live program shows them)
+# and fs_base from the data log, or, without one, as unknown.
+gdb -nx -batch -ex 'break main' -ex run -ex 'printf "sel cs=%#x ss=%#x\n", $cs, $ss' \
+	"$prog" >sel-oracle.raw 2>&1 || true
+grep '^sel ' sel-oracle.raw >sel-expected.txt || true
+for rec in rec nodata; do
+	"$HWTREC" replay $rec.hwtrec -- -batch \
+		-ex 'printf "sel cs=%#x ss=%#x\n", $cs, $ss' -ex 'output $fs_base' \
+		-ex 'echo \n' >sel-$rec.raw 2>&1 || true
+done
+fs_data=$(sed -n 's/^\(0x[0-9a-f]*\|[0-9][0-9]*\|<unavailable>\)$/\1/p' sel-rec.raw)
+fs_nodata=$(sed -n 's/^\(0x[0-9a-f]*\|[0-9][0-9]*\|<unavailable>\)$/\1/p' sel-nodata.raw)
+if [ "$(cat sel-expected.txt)" != "sel cs=0x33 ss=0x2b" ] ||
+	! grep -qx "$(cat sel-expected.txt)" sel-rec.raw ||
+	! grep -qx "$(cat sel-expected.txt)" sel-nodata.raw; then
+	echo "FAIL: selectors at the end differ from the live program's ($(cat sel-expected.txt))"
+	cat sel-rec.raw sel-nodata.raw; fail=1
+elif [ -z "$fs_data" ] || [ "$fs_data" = 0 ] || [ "$fs_data" = "<unavailable>" ] ||
+	[ "$fs_nodata" != "<unavailable>" ]; then
+	echo "FAIL: fs_base at the end: '$fs_data' with data (want the TLS pointer), '$fs_nodata' without (want <unavailable>)"
+	fail=1
+else
+	echo "ok: at the end $(cat sel-expected.txt) as live, fs_base $fs_data with data, $fs_nodata without"
+fi
 exit "$fail"

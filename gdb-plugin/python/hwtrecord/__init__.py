@@ -6,7 +6,7 @@ commands on the recording, and unwinds frames at past positions; on every
 other target it changes nothing.
 """
 
-from . import commands, target, unwinder
+from . import commands, finish_value, target, unwinder
 
 _registered = False
 
@@ -18,6 +18,7 @@ def register():
     _registered = True
     commands.register()
     unwinder.register()
+    finish_value.register()
 
 
 register()
