@@ -1,20 +1,21 @@
 /* insn-values.c: the registers and memory one instruction changed
  * (insn-values.h).
  *
- * Registers through the public reader only: those whose value just before
- * the next instruction differs from that just before this one
- * (hwtr_values_register at both; a write of the same value is not seen,
- * the log keeps changes).  The next instruction is the next one the log
- * holds: past a gap where tracing was only disabled (a signal's delivery)
- * the values are those at the instruction after it, and the entry says
- * "across_gap".  rip is left out: the next instruction's address is the
- * next line.  Registers the log does not hold (x87, mxcsr, segment
- * selectors) never appear; when the registers after an instruction are
- * not known (its thread's last instruction, one before another kind of
- * gap), "regs" is absent (as every unknown field of the JSON output).  Only the registers the log may show changed at
- * the next position are read (stores_changed_registers), and the values
- * after one instruction are those before the next, so a listing costs
- * about one register read per instruction.
+ * Registers: those whose value just before the next instruction differs
+ * from that just before this one (a write of the same value is not seen,
+ * the log keeps changes).  The values after come from the log's register
+ * records of the next position (stores_registers_after, values-stores.c),
+ * which name every register that changed there; the values before are
+ * those after the previous instruction, or, at the start of a listing and
+ * after a gap, hwtr_values_register's.  The next instruction is the next
+ * one the log holds: past a gap where tracing was only disabled (a
+ * signal's delivery) the values are those at the instruction after it,
+ * and the entry says "across_gap".  rip is left out: the next
+ * instruction's address is the next line.  Registers the log does not
+ * hold (x87, mxcsr, segment selectors) never appear; when the registers
+ * after an instruction are not known (its thread's last instruction, one
+ * before another kind of gap), "regs" is absent (as every unknown field of
+ * the JSON output).  A listing reads the log about once.
  *
  * Memory: hwtr_stores_at (values-stores.c).
  */
@@ -70,6 +71,7 @@ struct insn_values {
 	struct register_state state;
 	bool changed[NLISTED];	/* of the last instruction loaded */
 	bool across_gap;	/* ... whose next instruction follows a gap */
+	struct stores_registers after;	/* its registers after it */
 	char *text;		/* formatting buffer */
 	size_t text_cap;
 };
@@ -105,14 +107,12 @@ void insn_values_close(struct insn_values *iv)
 
 /* Which listed registers instruction NUMBER changed (iv->changed) and
  * their values after it (iv->state, then just before the next instruction,
- * stores_next_insn); *KNOWN
- * false when the registers after it are not known.  Only the registers
- * the log may show changed are read, before (unless already known from
- * the instruction before) and after. */
+ * stores_next_insn); *KNOWN false when the registers after it are not
+ * known. */
 static int load_registers(struct insn_values *iv, uint64_t number, bool *known)
 {
 	struct register_state *st = &iv->state;
-	bool candidate[hwtr_amd64_nregs];
+	struct stores_registers *after = &iv->after;
 	uint64_t next;
 	size_t i;
 	int rc;
@@ -129,16 +129,15 @@ static int load_registers(struct insn_values *iv, uint64_t number, bool *known)
 		memset(st->known, 0, sizeof(st->known));
 		st->number = number;
 	}
-	rc = stores_changed_registers(iv->stores, number, candidate);
+	rc = stores_registers_after(iv->stores, number, after);
 	if (rc == -hwtr_err_notfound)
 		goto unknown;
 	if (rc)
 		return rc;
 	for (i = 0; i < NLISTED; i++) {
 		unsigned regno = listed_regs[i].regno;
-		uint8_t after[16];
 
-		if (!candidate[regno])
+		if (!after->changed[regno])
 			continue;
 		if (!st->known[i]) {
 			rc = hwtr_values_register(iv->values, iv->thread,
@@ -149,15 +148,9 @@ static int load_registers(struct insn_values *iv, uint64_t number, bool *known)
 			if (rc < 0)
 				return rc;
 		}
-		rc = hwtr_values_register(iv->values, iv->thread, next,
-					  regno, after, sizeof(after));
-		if (rc == -hwtr_err_notfound)
-			goto unknown;
-		if (rc < 0)
-			return rc;
-		iv->changed[i] = memcmp(st->value[i], after,
+		iv->changed[i] = memcmp(st->value[i], after->value[regno],
 					listed_regs[i].size) != 0;
-		memcpy(st->value[i], after, listed_regs[i].size);
+		memcpy(st->value[i], after->value[regno], listed_regs[i].size);
 		st->known[i] = true;
 	}
 	st->number = next;

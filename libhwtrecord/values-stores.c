@@ -157,11 +157,15 @@ static size_t scan_start(const struct hwtr_stores *s,
 	return best;
 }
 
+static void take_registers(const struct values_record *r,
+			   struct stores_registers *regs);
+
 /* Read LOG's records of position POS: its STORE and UNKNOWN records into
- * s->records, and the union of its REGS records' masks in *REG_MASK. */
+ * s->records, and, when REGS is not NULL, the registers its REGS records
+ * set. */
 static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 			 const struct values_thread *log, uint64_t pos,
-			 uint64_t *reg_mask)
+			 struct stores_registers *regs)
 {
 	struct scan_mark *mark = &s->marks[s->next_mark];
 	struct values_record r;
@@ -174,7 +178,8 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 	if (off == SIZE_MAX)
 		return -hwtr_err_notfound;
 	s->nrecords = 0;
-	*reg_mask = 0;
+	if (regs)
+		memset(regs->changed, 0, sizeof(regs->changed));
 	for (; off < ix->end; off = r.next) {
 		if ((err = values_record_read(ix, off, &r)))
 			return err;
@@ -190,8 +195,10 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 			break;
 		if (r.pos < pos)
 			continue;
-		if (r.type == HWTR_VREC_REGS)
-			*reg_mask |= r.mask;
+		if (r.type == HWTR_VREC_REGS) {
+			if (regs)
+				take_registers(&r, regs);
+		}
 		else if ((r.type == HWTR_VREC_STORE ||
 			  r.type == HWTR_VREC_UNKNOWN) && r.len &&
 			 (err = add_record(s, &r)))
@@ -405,7 +412,7 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 {
 	const struct values_index *ix;
 	const struct values_thread *log;
-	uint64_t pos, complete, reg_mask, next;
+	uint64_t pos, complete, next;
 	bool memory_known, across_gap;
 	int err;
 
@@ -421,7 +428,7 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 	err = stores_next_insn(s, number, &next, &across_gap);
 	if (err == -hwtr_err_notfound && !last_traced(s, number))
 		return err;	/* a gap that may hide logged code */
-	if ((err = scan_position(s, ix, log, pos, &reg_mask)) ||
+	if ((err = scan_position(s, ix, log, pos, NULL)) ||
 	    (err = merge_records(s)))
 		return err;
 	qsort(s->records, s->nrecords, sizeof(*s->records), by_order);
@@ -432,50 +439,74 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 	return 0;
 }
 
-/* The register numbers (enum hwtr_amd64_regno) a data log register bit
- * stands for. */
-static void mark_bit(unsigned bit, bool *changed)
+/* x86 eflags bits that are set whenever user code runs (IF, bit 1), which
+ * the log leaves out; as values.c. */
+#define USER_EFLAGS_ALWAYS 0x202u
+
+/* The registers a REGS record sets, as hwtr_values_register gives them
+ * (values.c: register_bit): its bits' values in mask order, rflags as
+ * GDB's 32-bit eflags, ymm as xmm (low half) and ymmNh (high half); rip
+ * is the history's and left out.  A later record's value replaces an
+ * earlier one's. */
+static void take_registers(const struct values_record *r,
+			   struct stores_registers *regs)
 {
-	if (bit < HWTR_VREG_GPR0 + 16) {
-		changed[hwtr_amd64_rax + bit - HWTR_VREG_GPR0] = true;
-	} else if (bit == HWTR_VREG_RFLAGS) {
-		changed[hwtr_amd64_eflags] = true;
-	} else if (bit == HWTR_VREG_FS_BASE) {
-		changed[hwtr_amd64_fs_base] = true;
-	} else if (bit == HWTR_VREG_GS_BASE) {
-		changed[hwtr_amd64_gs_base] = true;
-	} else if (bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16) {
-		changed[hwtr_amd64_xmm0 + bit - HWTR_VREG_YMM0] = true;
-		changed[hwtr_amd64_ymm0h + bit - HWTR_VREG_YMM0] = true;
-	} else if (bit == HWTR_VREG_RIP) {
-		changed[hwtr_amd64_rip] = true;
+	const uint8_t *v = r->values;
+	unsigned bit;
+
+	for (bit = 0; bit < HWTR_VREG_COUNT; bit++) {
+		unsigned size;
+
+		if (!((r->mask >> bit) & 1))
+			continue;
+		size = values_reg_size(bit);
+		if (bit < HWTR_VREG_GPR0 + 16) {
+			unsigned regno = hwtr_amd64_rax + bit - HWTR_VREG_GPR0;
+
+			memcpy(regs->value[regno], v, 8);
+			regs->changed[regno] = true;
+		} else if (bit == HWTR_VREG_RFLAGS) {
+			uint32_t eflags;
+
+			memcpy(&eflags, v, 4);
+			eflags |= USER_EFLAGS_ALWAYS;
+			memcpy(regs->value[hwtr_amd64_eflags], &eflags, 4);
+			regs->changed[hwtr_amd64_eflags] = true;
+		} else if (bit == HWTR_VREG_FS_BASE || bit == HWTR_VREG_GS_BASE) {
+			unsigned regno = bit == HWTR_VREG_FS_BASE
+					 ? hwtr_amd64_fs_base : hwtr_amd64_gs_base;
+
+			memcpy(regs->value[regno], v, 8);
+			regs->changed[regno] = true;
+		} else if (bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16) {
+			unsigned i = bit - HWTR_VREG_YMM0;
+
+			memcpy(regs->value[hwtr_amd64_xmm0 + i], v, 16);
+			memcpy(regs->value[hwtr_amd64_ymm0h + i], v + 16, 16);
+			regs->changed[hwtr_amd64_xmm0 + i] = true;
+			regs->changed[hwtr_amd64_ymm0h + i] = true;
+		}
+		v += size;
 	}
 }
 
-int stores_changed_registers(struct hwtr_stores *s, uint64_t number,
-			     bool *changed)
+int stores_registers_after(struct hwtr_stores *s, uint64_t number,
+			   struct stores_registers *regs)
 {
 	const struct values_index *ix;
 	const struct values_thread *log;
-	uint64_t pos, complete, reg_mask;
+	uint64_t pos, complete;
 	bool memory_known;
-	unsigned bit;
-	int err;
-
 	uint64_t next;
 	bool across_gap;
+	int err;
 
-	memset(changed, 0, hwtr_amd64_nregs * sizeof(*changed));
+	memset(regs->changed, 0, sizeof(regs->changed));
 	if ((err = stores_next_insn(s, number, &next, &across_gap)) ||
 	    (err = values_locate(s->values, s->thread, next, &ix, &log,
 				 &pos, &complete, &memory_known)))
 		return err;
 	if (!log || pos == 0 || pos > complete)
 		return -hwtr_err_notfound;
-	if ((err = scan_position(s, ix, log, pos, &reg_mask)))
-		return err;
-	for (bit = 0; bit < 64; bit++)
-		if ((reg_mask >> bit) & 1)
-			mark_bit(bit, changed);
-	return 0;
+	return scan_position(s, ix, log, pos, regs);
 }

@@ -13,12 +13,19 @@
 int stores_next_insn(struct hwtr_stores *stores, uint64_t number,
 		     uint64_t *next, bool *across_gap);
 
-/* Which registers (CHANGED[regno], hwtr_amd64_nregs entries) the data log
- * may show changed between just before THREAD's instruction NUMBER and
- * just before the next (stores_next_insn): every register whose values there differ is
- * marked (the log records each change at the position it shows), maybe
- * more.  0, or -hwtr_err_notfound when the log cannot say. */
-int stores_changed_registers(struct hwtr_stores *stores, uint64_t number,
-			     bool *changed);
+/* Registers as the log sets them at one position (enum hwtr_amd64_regno;
+ * values little-endian, as hwtr_values_register gives them). */
+struct stores_registers {
+	bool changed[hwtr_amd64_nregs];
+	uint8_t value[hwtr_amd64_nregs][16];
+};
+
+/* The registers the log sets just before the instruction after NUMBER
+ * (stores_next_insn) and their values there: every register whose value
+ * differs from before NUMBER is among them (the log records each change at
+ * the position it shows), maybe more (a full snapshot).  0, or
+ * -hwtr_err_notfound when the log cannot say. */
+int stores_registers_after(struct hwtr_stores *stores, uint64_t number,
+			   struct stores_registers *regs);
 
 #endif
