@@ -6,6 +6,7 @@
 #include "chunk-cache.h"
 #include "gaps.h"
 #include "history.h"
+#include "insn-values.h"
 #include "segments.h"
 
 #include "error.h"
@@ -513,9 +514,11 @@ static int list_text(struct hwtr_thread *t, uint64_t first, uint64_t last,
 	return err;
 }
 
-int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
-		    unsigned flags, bool json, uint64_t mark_pc, FILE *out)
+static int list_insns(struct hwtr_thread *t, struct hwtr_values *values,
+		      uint64_t first, uint64_t last, unsigned flags, bool json,
+		      uint64_t mark_pc, FILE *out)
 {
+	struct insn_values *iv = NULL;
 	struct hwtr_symbolizer *sym;
 	const char *last_file = NULL;
 	int last_line = 0;
@@ -531,13 +534,17 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 				 (unsigned long long)last, t ? t->tid : 0,
 				 (unsigned long long)(t ? t->ninsns : 0));
 	sym = t->history->symbols;
-	if (!json && !(flags & HWTR_INSN_SOURCE)) {
+	if (!json && !(flags & HWTR_INSN_SOURCE) && !values) {
 		err = list_text(t, first, last, flags, mark_pc, out, &dis);
 		disassembler_close(&dis);
 		return err;
 	}
-	if ((err = hwtr_cursor_alloc(t, &cur)))
+	if (values && (err = insn_values_open(values, t, &iv)))
 		return err;
+	if ((err = hwtr_cursor_alloc(t, &cur))) {
+		insn_values_close(iv);
+		return err;
+	}
 	for (n = first; n <= last; n++) {
 		struct hwtr_source_line line = { 0 };
 		struct hwtr_insn insn;
@@ -602,6 +609,10 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 			}
 			if (insn.speculative)
 				json_object_set_new(o, "speculative", json_true());
+			if (iv && (err = insn_values_json(iv, n, o))) {
+				json_decref(o);
+				break;
+			}
 			emit_json(o, out);
 			continue;
 		}
@@ -619,13 +630,31 @@ int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
 					       !(flags & HWTR_INSN_OMIT_PC));
 
 			if ((err = write_insn_line(out, head, k, &insn, fn, start,
-						   flags, text)))
+						   flags, text)) ||
+			    (iv && (err = insn_values_text(iv, n, out))))
 				break;
 		}
 	}
 	disassembler_close(&dis);
 	hwtr_cursor_free(cur);
+	insn_values_close(iv);
 	return err;
+}
+
+int hwtr_list_insns(struct hwtr_thread *t, uint64_t first, uint64_t last,
+		    unsigned flags, bool json, uint64_t mark_pc, FILE *out)
+{
+	return list_insns(t, NULL, first, last, flags, json, mark_pc, out);
+}
+
+int hwtr_list_insns_values(struct hwtr_thread *t, struct hwtr_values *values,
+			   uint64_t first, uint64_t last, unsigned flags,
+			   bool json, FILE *out)
+{
+	if (!values)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_list_insns_values: "
+				 "no data log");
+	return list_insns(t, values, first, last, flags, json, 0, out);
 }
 
 /* The source line range of a segment's instructions (GDB's

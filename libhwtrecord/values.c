@@ -19,6 +19,7 @@
  */
 #include "values-index.h"
 #include "values-format.h"
+#include "values-access.h"
 #include "error.h"
 #include "history.h"
 
@@ -556,4 +557,35 @@ out:
 	if (err)
 		memset(state, hwtr_value_unknown, size);
 	return err;
+}
+
+int values_locate(struct hwtr_values *v, struct hwtr_thread *thread,
+		  uint64_t number, const struct values_index **index,
+		  const struct values_thread **log, uint64_t *pos,
+		  uint64_t *complete, bool *memory_known)
+{
+	struct values_history_thread *ht;
+
+	if (!v || !thread)
+		return hwtr_fail(hwtr_err_invalid, "values_locate: NULL");
+	ht = find_thread(v, thread);
+	if (!ht)
+		return hwtr_fail(hwtr_err_invalid, "values: a thread of another "
+				 "history");
+	if (number < 1 || number > ht->instructions)
+		return hwtr_fail(hwtr_err_range, "values: position %llu is "
+				 "outside the history (1..%llu)",
+				 (unsigned long long)number,
+				 (unsigned long long)ht->instructions);
+	*index = &v->index;
+	*log = ht->log;
+	*pos = log_position(ht, number);
+	/* Records of the last position may follow the last sync, unless the
+	 * log ended there. */
+	*complete = !ht->log ? 0
+		    : ht->log->synced ? (v->index.ended ? ht->log->sync_count
+					 : ht->log->sync_count ? ht->log->sync_count - 1 : 0)
+		    : (ht->log->last_pos ? ht->log->last_pos - 1 : 0);
+	*memory_known = v->memory_known;
+	return 0;
 }

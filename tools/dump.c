@@ -1,6 +1,8 @@
 /* dump.c: `hwtrec dump REC --insn|--calls [FROM,TO] [/MODIFIERS] [--json]
- * [--thread TID]`: the histories in GDB's `record instruction-history` and
- * `record function-call-history` formats, or as JSON lines.  Streams. */
+ * [--values] [--thread TID]`: the histories in GDB's `record
+ * instruction-history` and `record function-call-history` formats, or as
+ * JSON lines; --values adds what each instruction changed, from the data
+ * log.  Streams. */
 #include "commands.h"
 #include "open-history.h"
 
@@ -15,14 +17,16 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: hwtrec dump REC.hwtrec --insn  [FROM,TO] [/m /r /f /p] "
-		"[--json] [--thread TID]\n"
+		"[--json] [--values] [--thread TID]\n"
 		"       hwtrec dump REC.hwtrec --calls [FROM,TO] [/l /i /c] "
 		"[--json] [--thread TID]\n"
 		"--insn lists instructions as GDB's record instruction-history;\n"
 		"--calls lists function segments as record function-call-history.\n"
 		"FROM,TO are instruction (or segment) numbers, inclusive; either may\n"
 		"be left out.  Modifiers may be combined (/rf).  --json prints one\n"
-		"JSON object per line (doc/json-schema.md).\n");
+		"JSON object per line (doc/json-schema.md).  --values adds the\n"
+		"registers each instruction changed and the memory it stored, from\n"
+		"the recording's data log.\n");
 }
 
 static int parse_number(const char *s, uint64_t *out)
@@ -88,6 +92,8 @@ int hwtrec_dump_main(int argc, char **argv)
 	const char *rec = NULL, *modifiers = NULL;
 	uint64_t from = 1, to = UINT64_MAX, tid = 0;
 	bool insn = false, calls = false, json = false, have_tid = false;
+	bool with_values = false;
+	struct hwtr_values *values = NULL;
 	struct opened_history o;
 	unsigned flags = 0;
 	int i, status = 0;
@@ -105,6 +111,8 @@ int hwtrec_dump_main(int argc, char **argv)
 			calls = true;
 		} else if (!strcmp(a, "--json")) {
 			json = true;
+		} else if (!strcmp(a, "--values")) {
+			with_values = true;
 		} else if (!strcmp(a, "--thread") && i + 1 < argc) {
 			if (parse_number(argv[++i], &tid) < 0) {
 				fprintf(stderr, "hwtrec dump: bad thread id '%s'\n",
@@ -137,6 +145,10 @@ int hwtrec_dump_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (with_values && !insn) {
+		fprintf(stderr, "hwtrec dump: --values applies to --insn\n");
+		return 2;
+	}
 	if (modifiers && parse_modifiers(modifiers, insn, &flags) < 0) {
 		fprintf(stderr, "hwtrec dump: modifier '%s' does not apply to %s\n",
 			modifiers, insn ? "--insn" : "--calls");
@@ -146,6 +158,18 @@ int hwtrec_dump_main(int argc, char **argv)
 		return 1;
 	if (have_tid && !hwtr_history_find_thread(o.history, (uint32_t)tid)) {
 		fprintf(stderr, "hwtrec dump: %s has no thread %" PRIu64 "\n", rec, tid);
+		close_history(&o);
+		return 1;
+	}
+	if (with_values && hwtr_values_open(o.history, &values)) {
+		fprintf(stderr, "hwtrec dump: %s\n", hwtr_last_error());
+		close_history(&o);
+		return 1;
+	}
+	if (with_values && !values) {
+		fprintf(stderr, "hwtrec dump: %s has no data log (it was recorded "
+			"with --no-data, or by a source that records control flow "
+			"only): --values needs one\n", rec);
 		close_history(&o);
 		return 1;
 	}
@@ -174,8 +198,10 @@ int hwtrec_dump_main(int argc, char **argv)
 			status = 1;
 			break;
 		}
-		err = insn ? hwtr_list_insns(th, from, last, flags, json, 0, stdout)
-			   : hwtr_list_calls(th, from, last, flags, json, stdout);
+		err = values ? hwtr_list_insns_values(th, values, from, last, flags,
+						      json, stdout)
+		      : insn ? hwtr_list_insns(th, from, last, flags, json, 0, stdout)
+			     : hwtr_list_calls(th, from, last, flags, json, stdout);
 		if (err) {
 			fprintf(stderr, "hwtrec dump: %s\n", hwtr_last_error());
 			status = 1;
@@ -185,6 +211,7 @@ int hwtrec_dump_main(int argc, char **argv)
 		fprintf(stderr, "hwtrec dump: write error: %s\n", strerror(errno));
 		status = 1;
 	}
+	hwtr_values_free(values);
 	close_history(&o);
 	return status;
 }

@@ -933,6 +933,51 @@ HWTR_EXPORT
 int hwtr_recovery_stats(const struct hwtr_recovery *recovery,
 			struct hwtr_recovery_stats *stats);
 
+/* hwtr_list_insns with, for each instruction, the registers it changed
+ * and the memory it stored, from VALUES (hwtr_values_open of THREAD's
+ * history): JSON fields "regs" and "stores", or text lines under the
+ * instruction (doc/json-schema.md, `hwtrec dump --values`). */
+HWTR_EXPORT
+int hwtr_list_insns_values(struct hwtr_thread *thread,
+			   struct hwtr_values *values, uint64_t first,
+			   uint64_t last, unsigned flags, bool json, FILE *out);
+
+/* The memory one instruction changed, from the data log's undo records
+ * (its stores, and the kernel's writes during it: a system call's buffers,
+ * a signal frame).  A range of a REP string instruction's iterations is
+ * one store. */
+struct hwtr_store {
+	uint64_t addr;
+	uint64_t size;
+	/* false: the memory was mapped or unmapped here, its contents before
+	 * and after are not known (OLD, NEW_BYTES, NEW_KNOWN are NULL) */
+	bool known;
+	const uint8_t *old;		/* SIZE bytes before the instruction */
+	const uint8_t *new_bytes;	/* SIZE bytes after it, where ... */
+	const uint8_t *new_known;	/* ... NEW_KNOWN[i] is 1; 0: not known
+					 * (the data log and the end state
+					 * cannot say) */
+};
+
+/* Reads the stores of one thread, instruction by instruction; fastest for
+ * ascending numbers.  Owns the stores it returns. */
+struct hwtr_stores;
+
+HWTR_EXPORT
+int hwtr_stores_open(struct hwtr_values *values, struct hwtr_thread *thread,
+		     struct hwtr_stores **stores);
+HWTR_EXPORT
+void hwtr_stores_free(struct hwtr_stores *stores);
+
+/* The stores of THREAD's instruction NUMBER, in address order, in *STORES
+ * (valid until the next call) and *COUNT: 0; -hwtr_err_notfound when the
+ * log cannot say (a gap, a position the log does not hold, or an
+ * instruction followed by a gap, whose records may include code the trace
+ * left out); or another negative error. */
+HWTR_EXPORT
+int hwtr_stores_at(struct hwtr_stores *stores, uint64_t number,
+		   const struct hwtr_store **list, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif
