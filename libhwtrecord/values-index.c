@@ -43,12 +43,45 @@ static size_t regs_size(uint64_t mask)
 	return n;
 }
 
+/* N unsigned LEB128 numbers from OFF into V, and AT after them: 0, or 1
+ * when the log ends inside them, or an error for one longer than 64 bits. */
+static int get_varints(const uint8_t *log, size_t size, size_t off, int n,
+		       uint64_t *v, size_t *at, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned shift = 0;
+
+		v[i] = 0;
+		for (;;) {
+			uint8_t b;
+
+			if (off >= size)
+				return 1;
+			b = log[off++];
+			if (shift == 63 && b > 1)
+				return hwtr_fail(hwtr_err_format, "%s: offset "
+						 "%zu: a number longer than 64 "
+						 "bits", name, off - 1);
+			v[i] |= (uint64_t)(b & 0x7f) << shift;
+			if (!(b & 0x80))
+				break;
+			shift += 7;
+		}
+	}
+	*at = off;
+	return 0;
+}
+
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
  * error for a record that cannot be. */
 static int read_record(const uint8_t *log, size_t size, size_t off,
 		       struct values_record *r, const char *name)
 {
-	size_t avail = size - off;
+	size_t avail = size - off, at = off;
+	uint64_t v[3];
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
@@ -65,45 +98,46 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = off + 21;
 		return 0;
 	case HWTR_VREC_REGS:
-		if (avail < 17)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->mask = get64(log + off + 9);
+		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->mask = v[1];
 		if (r->mask & ~HWTR_VREG_ALL)
 			return hwtr_fail(hwtr_err_format, "%s: offset %zu: "
 					 "register mask 0x%llx names registers "
 					 "this reader does not know", name, off,
 					 (unsigned long long)r->mask);
-		if (avail - 17 < regs_size(r->mask))
+		if (size - at < regs_size(r->mask))
 			return 1;
-		r->values = log + off + 17;
-		r->next = off + 17 + regs_size(r->mask);
+		r->values = log + at;
+		r->next = at + regs_size(r->mask);
 		return 0;
 	case HWTR_VREC_STORE:
-		if (avail < 21)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->addr = get64(log + off + 9);
-		r->len = get32(log + off + 17);
-		if (r->len == 0 || r->addr + r->len < r->addr)
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->addr = v[1];
+		r->len = v[2];
+		if (r->len == 0 || r->len > UINT32_MAX ||
+		    r->addr + r->len < r->addr)
 			return hwtr_fail(hwtr_err_format, "%s: offset %zu: a "
 					 "store of %llu bytes at 0x%llx", name,
 					 off, (unsigned long long)r->len,
 					 (unsigned long long)r->addr);
-		if (avail - 21 < r->len)
+		if (size - at < r->len)
 			return 1;
-		r->values = log + off + 21;
-		r->next = off + 21 + r->len;
+		r->values = log + at;
+		r->next = at + r->len;
 		return 0;
 	case HWTR_VREC_UNKNOWN:
-		if (avail < 25)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->addr = get64(log + off + 9);
-		r->len = get64(log + off + 17);
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->addr = v[1];
+		r->len = v[2];
 		if (r->addr + r->len < r->addr)
 			r->len = -r->addr;	/* to the top */
-		r->next = off + 25;
+		r->next = at;
 		return 0;
 	case HWTR_VREC_SYNC: {
 		uint32_t n;

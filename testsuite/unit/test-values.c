@@ -32,6 +32,16 @@ static void put8(struct log *l, uint8_t v) { put(l, &v, 1); }
 static void put32(struct log *l, uint32_t v) { put(l, &v, 4); }
 static void put64(struct log *l, uint64_t v) { put(l, &v, 8); }
 
+/* An unsigned LEB128 number, as values-format.h says. */
+static void putvar(struct log *l, uint64_t v)
+{
+	while (v >= 0x80) {
+		put8(l, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	put8(l, (uint8_t)v);
+}
+
 static void log_begin(struct log *l, uint32_t version)
 {
 	l->n = 0;
@@ -56,8 +66,8 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	unsigned i;
 
 	put8(l, HWTR_VREC_REGS);
-	put64(l, pos);
-	put64(l, HWTR_VREG_ALL);
+	putvar(l, pos);
+	putvar(l, HWTR_VREG_ALL);
 	for (i = 0; i < 16; i++)
 		put64(l, base + i);
 	put64(l, flags);
@@ -71,8 +81,8 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
 {
 	put8(l, HWTR_VREC_REGS);
-	put64(l, pos);
-	put64(l, 1);
+	putvar(l, pos);
+	putvar(l, 1);
 	put64(l, rax);
 }
 
@@ -80,9 +90,9 @@ static void log_store(struct log *l, uint64_t pos, uint64_t addr,
 		      const char *old)
 {
 	put8(l, HWTR_VREC_STORE);
-	put64(l, pos);
-	put64(l, addr);
-	put32(l, (uint32_t)strlen(old));
+	putvar(l, pos);
+	putvar(l, addr);
+	putvar(l, strlen(old));
 	put(l, old, strlen(old));
 }
 
@@ -90,9 +100,9 @@ static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
 			uint64_t len)
 {
 	put8(l, HWTR_VREC_UNKNOWN);
-	put64(l, pos);
-	put64(l, addr);
-	put64(l, len);
+	putvar(l, pos);
+	putvar(l, addr);
+	putvar(l, len);
 }
 
 static void log_sync(struct log *l, bool end, uint64_t count)
@@ -344,8 +354,35 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 	l.b[8] = HWTR_VALUES_VERSION + 1;
 	open_with_log(&h, &l, HWTR_VALUES_VERSION);
 	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
-	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 8: "
-				     "data log version 2"));
+	snprintf(want, sizeof(want), "values: offset 8: data log version %d",
+		 HWTR_VALUES_VERSION + 1);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), want));
+	fixture_history_close(&h);
+
+	/* Version 1 (fixed-size fields) is refused, naming its version. */
+	usual_log(&l, true);
+	l.b[8] = 1;
+	open_with_log(&h, &l, 1);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "data log \"values\" "
+				     "is version 1; this reader reads version "
+				     "2"));
+	fixture_history_close(&h);
+
+	/* A number longer than 64 bits: the byte that overflows is named (the
+	 * record at 37, its tenth byte). */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	put8(&l, HWTR_VREC_STORE);
+	for (int i = 0; i < 10; i++)
+		put8(&l, 0xff);
+	put8(&l, 1);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "values: offset 47: a number "
+			     "longer than 64 bits") != NULL, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_null(v);
 	fixture_history_close(&h);
 
 	log_begin(&l, HWTR_VALUES_VERSION);
