@@ -18,8 +18,8 @@
 #define HWTR_VALUES_FORMAT_H
 
 #define HWTR_VALUES_MAGIC "HWTRVALS"	/* 8 bytes */
-/* 2: REGS, STORE and UNKNOWN give their numbers as LEB128 (version 1 had
- * fixed u64/u32 fields); version-1 logs are refused, naming the version. */
+/* 2: REGS, STORE and UNKNOWN give their numbers, and REGS its 8-byte
+ * registers, as LEB128 (version 1 had fixed u64/u32 fields); version-1 logs are refused, naming the version. */
 #define HWTR_VALUES_VERSION 2
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
@@ -28,7 +28,7 @@ enum hwtr_values_record {
 	 * thread's; it has run POS instructions and all threads GLOBAL. */
 	HWTR_VREC_THREAD = 1,
 	/* var pos, var mask, then for each bit of mask from the lowest its
-	 * value (HWTR_VREG_*): the registers just before instruction POS,
+	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes): the registers just before instruction POS,
 	 * those that differ from before.  Later records of the same POS
 	 * replace earlier ones (an instruction that faulted did not run). */
 	HWTR_VREC_REGS = 2,

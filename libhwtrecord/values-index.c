@@ -32,17 +32,6 @@ unsigned values_reg_size(unsigned bit)
 	return bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16 ? 32 : 8;
 }
 
-static size_t regs_size(uint64_t mask)
-{
-	size_t n = 0;
-	unsigned bit;
-
-	for (bit = 0; bit < HWTR_VREG_COUNT; bit++)
-		if ((mask >> bit) & 1)
-			n += values_reg_size(bit);
-	return n;
-}
-
 /* N unsigned LEB128 numbers from OFF into V, and AT after them: 0, or 1
  * when the log ends inside them, or an error for one longer than 64 bits. */
 static int get_varints(const uint8_t *log, size_t size, size_t off, int n,
@@ -80,7 +69,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		       struct values_record *r, const char *name)
 {
 	size_t avail = size - off, at = off;
-	uint64_t v[3];
+	uint64_t v[3], bits;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -107,10 +96,19 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 					 "register mask 0x%llx names registers "
 					 "this reader does not know", name, off,
 					 (unsigned long long)r->mask);
-		if (size - at < regs_size(r->mask))
-			return 1;
 		r->values = log + at;
-		r->next = at + regs_size(r->mask);
+		for (bits = r->mask; bits; bits &= bits - 1) {
+			unsigned bit = (unsigned)__builtin_ctzll(bits);
+
+			if (values_reg_size(bit) == 32) {
+				if (size - at < 32)
+					return 1;
+				at += 32;
+			} else if ((err = get_varints(log, size, at, 1, v, &at,
+						      name)))
+				return err;
+		}
+		r->next = at;
 		return 0;
 	case HWTR_VREC_STORE:
 		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
@@ -157,6 +155,40 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
 				 "record type %u", name, off, r->type);
 	}
+}
+
+bool values_record_register(const struct values_record *r, unsigned bit,
+			    uint8_t value[32])
+{
+	const uint8_t *p = r->values;
+	uint64_t bits, v;
+
+	if (r->type != HWTR_VREC_REGS || !((r->mask >> bit) & 1))
+		return false;
+	for (bits = r->mask; bits; bits &= bits - 1) {
+		unsigned b = (unsigned)__builtin_ctzll(bits);
+		unsigned shift = 0;
+
+		if (values_reg_size(b) == 32) {
+			if (b == bit)
+				memcpy(value, p, 32);
+			p += 32;
+		} else {
+			/* read_record checked the numbers: no bound here */
+			for (v = 0;; shift += 7) {
+				v |= (uint64_t)(*p & 0x7f) << shift;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			if (b == bit) {
+				memcpy(value, &v, 8);
+				memset(value + 8, 0, 24);
+			}
+		}
+		if (b == bit)
+			return true;
+	}
+	return false;
 }
 
 int values_record_read(const struct values_index *index, size_t offset,
@@ -325,10 +357,12 @@ static int index_records(struct values_index *ix, const char *name)
 						t->nsnapshots,
 						sizeof(*t->snapshots))))
 					return err;
+				uint8_t rip[32];
+
+				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =
 					(struct values_snapshot){
-						r.pos, off, get64(r.next - 8 +
-								  ix->log) };
+						r.pos, off, get64(rip) };
 			}
 			break;
 		case HWTR_VREC_STORE:

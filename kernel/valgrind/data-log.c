@@ -350,7 +350,7 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 	ULong changed = 0, rflags = 0, pos, bits;
 	Bool full = !t->shadow_valid ||
 		    t->count - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
-	UInt i, size = 0;
+	UInt i;
 
 	if (full) {
 		check = HWTR_VREG_ALL;
@@ -366,7 +366,6 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 		if (full || v != t->gpr[i]) {
 			t->gpr[i] = v;
 			changed |= 1ull << i;
-			size += 8;
 		}
 	}
 	if ((check >> HWTR_VREG_RFLAGS) & 1) {
@@ -383,20 +382,17 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 		if (full || rflags != t->rflags) {
 			t->rflags = rflags;
 			changed |= 1ull << HWTR_VREG_RFLAGS;
-			size += 8;
 		}
 	}
 	if (((check >> HWTR_VREG_FS_BASE) & 1) &&
 	    (full || gs->guest_FS_CONST != t->fs_base)) {
 		t->fs_base = gs->guest_FS_CONST;
 		changed |= 1ull << HWTR_VREG_FS_BASE;
-		size += 8;
 	}
 	if (((check >> HWTR_VREG_GS_BASE) & 1) &&
 	    (full || gs->guest_GS_CONST != t->gs_base)) {
 		t->gs_base = gs->guest_GS_CONST;
 		changed |= 1ull << HWTR_VREG_GS_BASE;
-		size += 8;
 	}
 	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
 	     bits &= bits - 1) {
@@ -404,34 +400,32 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
 			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
 			changed |= 1ull << (HWTR_VREG_YMM0 + i);
-			size += 32;
 		}
 	}
-	if (full) {
+	if (full)
 		changed |= 1ull << HWTR_VREG_RIP;
-		size += 8;
-	}
 	t->shadow_valid = True;
 	if (!changed)
 		return;
 	pos = pos_now();
-	dneed(1 + 2 * VARINT_MAX + size);
+	/* At most: every 8-byte register a full varint, every ymm. */
+	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32);
 	d8(HWTR_VREC_REGS);
 	dvar(pos);
 	dvar(changed);
 	for (bits = changed & 0xffff; bits; bits &= bits - 1)
-		d64(t->gpr[__builtin_ctzll(bits)]);
+		dvar(t->gpr[__builtin_ctzll(bits)]);
 	if ((changed >> HWTR_VREG_RFLAGS) & 1)
-		d64(t->rflags);
+		dvar(t->rflags);
 	if ((changed >> HWTR_VREG_FS_BASE) & 1)
-		d64(t->fs_base);
+		dvar(t->fs_base);
 	if ((changed >> HWTR_VREG_GS_BASE) & 1)
-		d64(t->gs_base);
+		dvar(t->gs_base);
 	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
 	     bits &= bits - 1)
 		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
 	if ((changed >> HWTR_VREG_RIP) & 1)
-		d64(ip);
+		dvar(ip);
 }
 
 /* Called at each instruction: IP, CHECK the registers that may have

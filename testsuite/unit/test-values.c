@@ -69,13 +69,13 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	putvar(l, pos);
 	putvar(l, HWTR_VREG_ALL);
 	for (i = 0; i < 16; i++)
-		put64(l, base + i);
-	put64(l, flags);
-	put64(l, 0);	/* fs_base */
-	put64(l, 0);	/* gs_base */
+		putvar(l, base + i);
+	putvar(l, flags);
+	putvar(l, 0);	/* fs_base */
+	putvar(l, 0);	/* gs_base */
 	for (i = 0; i < 16 * 32; i++)
 		put8(l, (uint8_t)i);
-	put64(l, rip);
+	putvar(l, rip);
 }
 
 static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
@@ -83,7 +83,7 @@ static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
 	put8(l, HWTR_VREC_REGS);
 	putvar(l, pos);
 	putvar(l, 1);
-	put64(l, rax);
+	putvar(l, rax);
 }
 
 static void log_store(struct log *l, uint64_t pos, uint64_t addr,
