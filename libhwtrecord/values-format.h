@@ -46,6 +46,14 @@ enum hwtr_values_record {
 	HWTR_VREC_SYNC = 5,
 };
 
+/* A REGS record in short form, for the usual instruction that changes one
+ * register and perhaps the flags: type HWTR_VREC_REGS_ONE | bit (any
+ * HWTR_VREG_* but rflags), plus HWTR_VREC_REGS_AND_FLAGS if rflags
+ * changed too, or HWTR_VREC_REGS_ONE | HWTR_VREG_RFLAGS alone; then var
+ * pos and the values as in HWTR_VREC_REGS (no mask: the type says it). */
+#define HWTR_VREC_REGS_ONE 0x80
+#define HWTR_VREC_REGS_AND_FLAGS 0x40
+
 /* Bits of a HWTR_VREC_REGS mask, in the order their values follow. */
 #define HWTR_VREG_GPR0 0	/* 0..15: rax rbx rcx rdx rsi rdi rbp rsp
 				 * r8..r15 (GDB's order), 8 bytes */

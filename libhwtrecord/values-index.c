@@ -63,6 +63,20 @@ static int get_varints(const uint8_t *log, size_t size, size_t off, int n,
 	return 0;
 }
 
+/* The mask of a REGS record in short form (values-format.h) of TYPE:
+ * true, or false when TYPE is not one. */
+static bool short_regs_mask(uint8_t type, uint64_t *mask)
+{
+	unsigned bit = type & ~(HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS);
+	bool flags = type & HWTR_VREC_REGS_AND_FLAGS;
+
+	if (!(type & HWTR_VREC_REGS_ONE) || bit >= HWTR_VREG_COUNT ||
+	    (flags && bit == HWTR_VREG_RFLAGS))
+		return false;
+	*mask = 1ull << bit | (flags ? 1ull << HWTR_VREG_RFLAGS : 0);
+	return true;
+}
+
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
  * error for a record that cannot be. */
 static int read_record(const uint8_t *log, size_t size, size_t off,
@@ -91,6 +105,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 			return err;
 		r->pos = v[0];
 		r->mask = v[1];
+	regs:
 		if (r->mask & ~HWTR_VREG_ALL)
 			return hwtr_fail(hwtr_err_format, "%s: offset %zu: "
 					 "register mask 0x%llx names registers "
@@ -152,6 +167,14 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return 0;
 	}
 	default:
+		if (short_regs_mask(r->type, &r->mask)) {
+			if ((err = get_varints(log, size, off + 1, 1, v, &at,
+					       name)))
+				return err;
+			r->type = HWTR_VREC_REGS;
+			r->pos = v[0];
+			goto regs;
+		}
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
 				 "record type %u", name, off, r->type);
 	}

@@ -347,7 +347,7 @@ static inline Bool same_flag_thunk(const VexGuestAMD64State *gs,
 static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 {
 	struct data_thread *t = dcur;
-	ULong changed = 0, rflags = 0, pos, bits;
+	ULong changed = 0, rflags = 0, pos, bits, others;
 	Bool full = !t->shadow_valid ||
 		    t->count - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
 	UInt i;
@@ -410,9 +410,19 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 	pos = pos_now();
 	/* At most: every 8-byte register a full varint, every ymm. */
 	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32);
-	d8(HWTR_VREC_REGS);
-	dvar(pos);
-	dvar(changed);
+	others = changed & ~(1ull << HWTR_VREG_RFLAGS);
+	if (!(others & (others - 1))) {	/* one register, with flags or not */
+		UInt bit = others ? (UInt)__builtin_ctzll(others)
+				  : HWTR_VREG_RFLAGS;
+
+		d8(HWTR_VREC_REGS_ONE | bit |
+		   (others && changed != others ? HWTR_VREC_REGS_AND_FLAGS : 0));
+		dvar(pos);
+	} else {
+		d8(HWTR_VREC_REGS);
+		dvar(pos);
+		dvar(changed);
+	}
 	for (bits = changed & 0xffff; bits; bits &= bits - 1)
 		dvar(t->gpr[__builtin_ctzll(bits)]);
 	if ((changed >> HWTR_VREG_RFLAGS) & 1)

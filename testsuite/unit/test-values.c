@@ -78,12 +78,34 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	putvar(l, rip);
 }
 
+/* rax at POS, in a REGS record's short form or, with MASKED, its general
+ * form. */
+static void log_rax_as(struct log *l, uint64_t pos, uint64_t rax, bool masked)
+{
+	if (masked) {
+		put8(l, HWTR_VREC_REGS);
+		putvar(l, pos);
+		putvar(l, 1);
+	} else {
+		put8(l, HWTR_VREC_REGS_ONE | HWTR_VREG_GPR0);
+		putvar(l, pos);
+	}
+	putvar(l, rax);
+}
+
 static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
 {
-	put8(l, HWTR_VREC_REGS);
+	log_rax_as(l, pos, rax, false);
+}
+
+/* rax and rflags at POS, in short form. */
+static void log_rax_flags(struct log *l, uint64_t pos, uint64_t rax,
+			  uint64_t flags)
+{
+	put8(l, HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS | HWTR_VREG_GPR0);
 	putvar(l, pos);
-	putvar(l, 1);
 	putvar(l, rax);
+	putvar(l, flags);
 }
 
 static void log_store(struct log *l, uint64_t pos, uint64_t addr,
@@ -153,11 +175,11 @@ static void usual_log(struct log *l, bool end)
 	log_thread(l, 0, 0);
 	log_snapshot(l, 1, 0x100, 0x46, fixture_symbol("i1"));
 	log_store(l, 3, 0x5000, "ab");
-	log_rax(l, 5, 0x555);
+	log_rax_as(l, 5, 0x555, true);
 	log_rax(l, 5, 0x5555);
 	log_store(l, 7, 0x5001, "xy");
 	log_unknown(l, 10, 0x5004, 4);
-	log_rax(l, 20, 0x2020);
+	log_rax_flags(l, 20, 0x2020, 0x83);
 	log_sync(l, end, 29);
 }
 
@@ -195,6 +217,13 @@ START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
 					      hwtr_amd64_eflags, &eflags, 4), 4);
 	ck_assert_uint_eq(eflags, 0x246);
+	/* From the short record of rax and rflags at 20. */
+	hwtr_values_register(v, h.thread, 19, hwtr_amd64_eflags, &eflags, 4);
+	ck_assert_uint_eq(eflags, 0x246);
+	hwtr_values_register(v, h.thread, 20, hwtr_amd64_eflags, &eflags, 4);
+	ck_assert_uint_eq(eflags, 0x283);
+	hwtr_values_register(v, h.thread, 20, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x101);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
 					      hwtr_amd64_xmm0 + 1, xmm, 16), 16);
 	ck_assert_uint_eq(xmm[0], 32);
@@ -383,6 +412,18 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 			     "longer than 64 bits") != NULL, "%s",
 		      hwtr_last_error());
 	ck_assert_ptr_null(v);
+	fixture_history_close(&h);
+
+	/* The short form of "rflags and rflags" is no record. */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	put8(&l, HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS |
+		 HWTR_VREG_RFLAGS);
+	putvar(&l, 1);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 37: "
+				     "unknown record type 208"));
 	fixture_history_close(&h);
 
 	log_begin(&l, HWTR_VALUES_VERSION);
