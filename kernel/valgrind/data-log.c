@@ -15,7 +15,12 @@
  * may have changed since the last one (those the previous instruction's IR
  * writes, or all at a block's first instruction: a system call, a signal
  * or another block ran in between) are compared with the thread's copy and
- * the changed ones logged; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
+ * the changed ones logged; the 16 ymm, the costly ones to compare, at a
+ * block's first instruction only when hwtrec_data_ymm_pending says they
+ * may have changed: set by the IR of a block whose last instruction (or
+ * one leaving by a side exit) writes one, and whenever the scheduler runs
+ * (thread switch, system call, signal, client request) or the thread was
+ * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
  * all of them.  rflags comes from VEX's flag thunk.
  *
  * Memory: an undo log.  Before each store (and before the kernel writes
@@ -64,6 +69,9 @@ struct data_thread {
 };
 
 Bool hwtrec_data_on;
+UChar hwtrec_data_ymm_pending = 1;
+
+#define YMM_BITS (0xffffull << HWTR_VREG_YMM0)
 
 static Int data_fd = -1;
 static struct data_thread *dthreads;
@@ -229,6 +237,7 @@ void hwtrec_data_thread_running(ThreadId tid)
 	}
 	dcur = t;
 	dcur_tid = tid;
+	hwtrec_data_ymm_pending = 1;	/* the scheduler ran */
 }
 
 void hwtrec_data_thread_exit(ThreadId tid)
@@ -445,11 +454,18 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 {
 	struct data_thread *t = dcur;
 
-	if (!hwtrec_data_on || !t || !hwtrec_active)
+	if (!hwtrec_data_on || !t || !hwtrec_active) {
+		hwtrec_data_ymm_pending = 1;	/* not compared here */
 		return;
+	}
 	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
+	if (flags & HWTREC_DATA_INSN_FIRST) {
+		if (!hwtrec_data_ymm_pending)
+			check &= ~YMM_BITS;
+		hwtrec_data_ymm_pending = 0;
+	}
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count. */
 	if (UNLIKELY(logged != t))
@@ -468,6 +484,7 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 {
 	struct data_thread *t;
 
+	hwtrec_data_ymm_pending = 1;	/* a signal frame or handler next */
 	if (!hwtrec_data_on || !dthreads[tid].known)
 		return;
 	t = &dthreads[tid];
