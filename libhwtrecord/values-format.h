@@ -5,7 +5,9 @@
  * little-endian.  doc/recording-format.md describes the same.
  *
  * A header (magic, version, header size), then records, each a type byte
- * and a fixed payload.  Positions count a thread's traced instructions from
+ * and its payload.  "var" is an unsigned LEB128 number (7 bits a byte, the
+ * lowest first, the top bit set on every byte but the last): positions and
+ * addresses take 4-6 bytes instead of 8.  Positions count a thread's traced instructions from
  * 1, as the history does with its gaps left out; "global" counts all
  * threads' instructions, so that records of different threads are ordered
  * (Valgrind runs one thread at a time, and records come in that order).
@@ -16,23 +18,25 @@
 #define HWTR_VALUES_FORMAT_H
 
 #define HWTR_VALUES_MAGIC "HWTRVALS"	/* 8 bytes */
-#define HWTR_VALUES_VERSION 1
+/* 2: REGS, STORE and UNKNOWN give their numbers, and REGS its 8-byte
+ * registers, as LEB128 (version 1 had fixed u64/u32 fields); version-1 logs are refused, naming the version. */
+#define HWTR_VALUES_VERSION 2
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
 enum hwtr_values_record {
 	/* u32 lwpid, u64 pos, u64 global: the records that follow are this
 	 * thread's; it has run POS instructions and all threads GLOBAL. */
 	HWTR_VREC_THREAD = 1,
-	/* u64 pos, u64 mask, then for each bit of mask from the lowest its
-	 * value (HWTR_VREG_*): the registers just before instruction POS,
+	/* var pos, var mask, then for each bit of mask from the lowest its
+	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes): the registers just before instruction POS,
 	 * those that differ from before.  Later records of the same POS
 	 * replace earlier ones (an instruction that faulted did not run). */
 	HWTR_VREC_REGS = 2,
-	/* u64 pos, u64 addr, u32 size, SIZE bytes: memory at ADDR held these
+	/* var pos, var addr, var size, SIZE bytes: memory at ADDR held these
 	 * bytes before instruction POS (or the kernel, during it) changed
 	 * them. */
 	HWTR_VREC_STORE = 3,
-	/* u64 pos, u64 addr, u64 len: what the range held before this point
+	/* var pos, var addr, var len: what the range held before this point
 	 * is not known (it was mapped, unmapped, or written by the kernel in
 	 * a way that was not logged). */
 	HWTR_VREC_UNKNOWN = 4,
@@ -41,6 +45,14 @@ enum hwtr_values_record {
 	 * the program ended here, nothing follows. */
 	HWTR_VREC_SYNC = 5,
 };
+
+/* A REGS record in short form, for the usual instruction that changes one
+ * register and perhaps the flags: type HWTR_VREC_REGS_ONE | bit (any
+ * HWTR_VREG_* but rflags), plus HWTR_VREC_REGS_AND_FLAGS if rflags
+ * changed too, or HWTR_VREC_REGS_ONE | HWTR_VREG_RFLAGS alone; then var
+ * pos and the values as in HWTR_VREC_REGS (no mask: the type says it). */
+#define HWTR_VREC_REGS_ONE 0x80
+#define HWTR_VREC_REGS_AND_FLAGS 0x40
 
 /* Bits of a HWTR_VREC_REGS mask, in the order their values follow. */
 #define HWTR_VREG_GPR0 0	/* 0..15: rax rbx rcx rdx rsi rdi rbp rsp

@@ -32,15 +32,49 @@ unsigned values_reg_size(unsigned bit)
 	return bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16 ? 32 : 8;
 }
 
-static size_t regs_size(uint64_t mask)
+/* N unsigned LEB128 numbers from OFF into V, and AT after them: 0, or 1
+ * when the log ends inside them, or an error for one longer than 64 bits. */
+static int get_varints(const uint8_t *log, size_t size, size_t off, int n,
+		       uint64_t *v, size_t *at, const char *name)
 {
-	size_t n = 0;
-	unsigned bit;
+	int i;
 
-	for (bit = 0; bit < HWTR_VREG_COUNT; bit++)
-		if ((mask >> bit) & 1)
-			n += values_reg_size(bit);
-	return n;
+	for (i = 0; i < n; i++) {
+		unsigned shift = 0;
+
+		v[i] = 0;
+		for (;;) {
+			uint8_t b;
+
+			if (off >= size)
+				return 1;
+			b = log[off++];
+			if (shift == 63 && b > 1)
+				return hwtr_fail(hwtr_err_format, "%s: offset "
+						 "%zu: a number longer than 64 "
+						 "bits", name, off - 1);
+			v[i] |= (uint64_t)(b & 0x7f) << shift;
+			if (!(b & 0x80))
+				break;
+			shift += 7;
+		}
+	}
+	*at = off;
+	return 0;
+}
+
+/* The mask of a REGS record in short form (values-format.h) of TYPE:
+ * true, or false when TYPE is not one. */
+static bool short_regs_mask(uint8_t type, uint64_t *mask)
+{
+	unsigned bit = type & ~(HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS);
+	bool flags = type & HWTR_VREC_REGS_AND_FLAGS;
+
+	if (!(type & HWTR_VREC_REGS_ONE) || bit >= HWTR_VREG_COUNT ||
+	    (flags && bit == HWTR_VREG_RFLAGS))
+		return false;
+	*mask = 1ull << bit | (flags ? 1ull << HWTR_VREG_RFLAGS : 0);
+	return true;
 }
 
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
@@ -48,7 +82,9 @@ static size_t regs_size(uint64_t mask)
 static int read_record(const uint8_t *log, size_t size, size_t off,
 		       struct values_record *r, const char *name)
 {
-	size_t avail = size - off;
+	size_t avail = size - off, at = off;
+	uint64_t v[3], bits;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
@@ -65,45 +101,56 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = off + 21;
 		return 0;
 	case HWTR_VREC_REGS:
-		if (avail < 17)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->mask = get64(log + off + 9);
+		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->mask = v[1];
+	regs:
 		if (r->mask & ~HWTR_VREG_ALL)
 			return hwtr_fail(hwtr_err_format, "%s: offset %zu: "
 					 "register mask 0x%llx names registers "
 					 "this reader does not know", name, off,
 					 (unsigned long long)r->mask);
-		if (avail - 17 < regs_size(r->mask))
-			return 1;
-		r->values = log + off + 17;
-		r->next = off + 17 + regs_size(r->mask);
+		r->values = log + at;
+		for (bits = r->mask; bits; bits &= bits - 1) {
+			unsigned bit = (unsigned)__builtin_ctzll(bits);
+
+			if (values_reg_size(bit) == 32) {
+				if (size - at < 32)
+					return 1;
+				at += 32;
+			} else if ((err = get_varints(log, size, at, 1, v, &at,
+						      name)))
+				return err;
+		}
+		r->next = at;
 		return 0;
 	case HWTR_VREC_STORE:
-		if (avail < 21)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->addr = get64(log + off + 9);
-		r->len = get32(log + off + 17);
-		if (r->len == 0 || r->addr + r->len < r->addr)
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->addr = v[1];
+		r->len = v[2];
+		if (r->len == 0 || r->len > UINT32_MAX ||
+		    r->addr + r->len < r->addr)
 			return hwtr_fail(hwtr_err_format, "%s: offset %zu: a "
 					 "store of %llu bytes at 0x%llx", name,
 					 off, (unsigned long long)r->len,
 					 (unsigned long long)r->addr);
-		if (avail - 21 < r->len)
+		if (size - at < r->len)
 			return 1;
-		r->values = log + off + 21;
-		r->next = off + 21 + r->len;
+		r->values = log + at;
+		r->next = at + r->len;
 		return 0;
 	case HWTR_VREC_UNKNOWN:
-		if (avail < 25)
-			return 1;
-		r->pos = get64(log + off + 1);
-		r->addr = get64(log + off + 9);
-		r->len = get64(log + off + 17);
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+			return err;
+		r->pos = v[0];
+		r->addr = v[1];
+		r->len = v[2];
 		if (r->addr + r->len < r->addr)
 			r->len = -r->addr;	/* to the top */
-		r->next = off + 25;
+		r->next = at;
 		return 0;
 	case HWTR_VREC_SYNC: {
 		uint32_t n;
@@ -120,9 +167,51 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return 0;
 	}
 	default:
+		if (short_regs_mask(r->type, &r->mask)) {
+			if ((err = get_varints(log, size, off + 1, 1, v, &at,
+					       name)))
+				return err;
+			r->type = HWTR_VREC_REGS;
+			r->pos = v[0];
+			goto regs;
+		}
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
 				 "record type %u", name, off, r->type);
 	}
+}
+
+bool values_record_register(const struct values_record *r, unsigned bit,
+			    uint8_t value[32])
+{
+	const uint8_t *p = r->values;
+	uint64_t bits, v;
+
+	if (r->type != HWTR_VREC_REGS || !((r->mask >> bit) & 1))
+		return false;
+	for (bits = r->mask; bits; bits &= bits - 1) {
+		unsigned b = (unsigned)__builtin_ctzll(bits);
+		unsigned shift = 0;
+
+		if (values_reg_size(b) == 32) {
+			if (b == bit)
+				memcpy(value, p, 32);
+			p += 32;
+		} else {
+			/* read_record checked the numbers: no bound here */
+			for (v = 0;; shift += 7) {
+				v |= (uint64_t)(*p & 0x7f) << shift;
+				if (!(*p++ & 0x80))
+					break;
+			}
+			if (b == bit) {
+				memcpy(value, &v, 8);
+				memset(value + 8, 0, 24);
+			}
+		}
+		if (b == bit)
+			return true;
+	}
+	return false;
 }
 
 int values_record_read(const struct values_index *index, size_t offset,
@@ -291,10 +380,12 @@ static int index_records(struct values_index *ix, const char *name)
 						t->nsnapshots,
 						sizeof(*t->snapshots))))
 					return err;
+				uint8_t rip[32];
+
+				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =
 					(struct values_snapshot){
-						r.pos, off, get64(r.next - 8 +
-								  ix->log) };
+						r.pos, off, get64(rip) };
 			}
 			break;
 		case HWTR_VREC_STORE:

@@ -76,7 +76,9 @@ struct values_record {
 	uint32_t lwpid;		/* THREAD */
 	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN */
 	uint64_t mask;		/* REGS */
-	const uint8_t *values;	/* REGS: the values, STORE: the old bytes */
+	const uint8_t *values;	/* REGS: the values (encoded: read them with
+				 * values_record_register), STORE: the old
+				 * bytes */
 	uint64_t addr, len;	/* STORE, UNKNOWN */
 };
 
@@ -90,8 +92,15 @@ void values_index_close(struct values_index *index);
 int values_record_read(const struct values_index *index, size_t offset,
 		       struct values_record *record);
 
-/* Size of register bit BIT's value in a REGS record. */
+/* Size of register bit BIT's value (ymm 32 bytes, the rest 8). */
 unsigned values_reg_size(unsigned bit);
+
+/* Register bit BIT's value in REGS record R into VALUE (8-byte registers
+ * zero-extended to 32 bytes): true, or false when R does not log it.  In
+ * the log 8-byte values are LEB128 numbers, so R->values cannot be indexed
+ * directly. */
+bool values_record_register(const struct values_record *r, unsigned bit,
+			    uint8_t value[32]);
 
 /* Whether the chunk's memory records may touch [ADDR, ADDR+SIZE). */
 bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,

@@ -451,15 +451,14 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 static void take_registers(const struct values_record *r,
 			   struct stores_registers *regs)
 {
-	const uint8_t *v = r->values;
+	uint8_t v[32];
 	unsigned bit;
 
 	for (bit = 0; bit < HWTR_VREG_COUNT; bit++) {
-		unsigned size;
-
-		if (!((r->mask >> bit) & 1))
+		/* values are encoded (LEB128): decoded one by one */
+		if (!((r->mask >> bit) & 1) ||
+		    !values_record_register(r, bit, v))
 			continue;
-		size = values_reg_size(bit);
 		if (bit < HWTR_VREG_GPR0 + 16) {
 			unsigned regno = hwtr_amd64_rax + bit - HWTR_VREG_GPR0;
 
@@ -486,7 +485,6 @@ static void take_registers(const struct values_record *r,
 			regs->changed[hwtr_amd64_xmm0 + i] = true;
 			regs->changed[hwtr_amd64_ymm0h + i] = true;
 		}
-		v += size;
 	}
 }
 

@@ -295,18 +295,6 @@ static bool register_bit(unsigned regno, unsigned *bit, unsigned *offset,
 	return true;
 }
 
-/* Offset of register bit BIT's value in a REGS record's values. */
-static size_t value_offset(uint64_t mask, unsigned bit)
-{
-	size_t n = 0;
-	unsigned b;
-
-	for (b = 0; b < bit; b++)
-		if ((mask >> b) & 1)
-			n += values_reg_size(b);
-	return n;
-}
-
 /* The last snapshot of LT at or before POS, or NULL. */
 static const struct values_snapshot *snapshot_before(
 	const struct values_thread *lt, uint64_t pos)
@@ -332,6 +320,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	const struct values_snapshot *snap;
 	struct values_record r;
 	unsigned bit, offset, rsize;
+	uint8_t value[32];
 	bool found = false, ours = true;
 	uint64_t pos, ip;
 	size_t off;
@@ -381,9 +370,8 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 			continue;
 		if (r.pos > pos)
 			break;
-		if ((r.mask >> bit) & 1) {
-			memcpy(buf, r.values + value_offset(r.mask, bit) +
-				    offset, rsize);
+		if (values_record_register(&r, bit, value)) {
+			memcpy(buf, value + offset, rsize);
 			found = true;
 		}
 	}

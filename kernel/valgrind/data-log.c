@@ -15,7 +15,12 @@
  * may have changed since the last one (those the previous instruction's IR
  * writes, or all at a block's first instruction: a system call, a signal
  * or another block ran in between) are compared with the thread's copy and
- * the changed ones logged; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
+ * the changed ones logged; the 16 ymm, the costly ones to compare, at a
+ * block's first instruction only when hwtrec_data_ymm_pending says they
+ * may have changed: set by the IR of a block whose last instruction (or
+ * one leaving by a side exit) writes one, and whenever the scheduler runs
+ * (thread switch, system call, signal, client request) or the thread was
+ * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
  * all of them.  rflags comes from VEX's flag thunk.
  *
  * Memory: an undo log.  Before each store (and before the kernel writes
@@ -59,10 +64,14 @@ struct data_thread {
 	Bool last_was_syscall;
 	Bool shadow_valid;
 	ULong gpr[16], rflags, fs_base, gs_base;
+	ULong flag_thunk[4];	/* CC_OP, DEP1, DEP2, NDEP that gave rflags */
 	U256 ymm[16];
 };
 
 Bool hwtrec_data_on;
+UChar hwtrec_data_ymm_pending = 1;
+
+#define YMM_BITS (0xffffull << HWTR_VREG_YMM0)
 
 static Int data_fd = -1;
 static struct data_thread *dthreads;
@@ -104,12 +113,44 @@ static inline void dneed(UInt n)
 }
 
 static inline void d8(UChar v) { dbuf[dbuf_pos++] = v; }
-static inline void d32(UInt v) { VG_(memcpy)(dbuf + dbuf_pos, &v, 4); dbuf_pos += 4; }
-static inline void d64(ULong v) { VG_(memcpy)(dbuf + dbuf_pos, &v, 8); dbuf_pos += 8; }
+/* __builtin_memcpy of a constant size is a plain move (the tool is built
+ * with -fno-builtin, so memcpy would be a call per field). */
+static inline void d32(UInt v) { __builtin_memcpy(dbuf + dbuf_pos, &v, 4); dbuf_pos += 4; }
+static inline void d64(ULong v) { __builtin_memcpy(dbuf + dbuf_pos, &v, 8); dbuf_pos += 8; }
 static inline void dbytes(const void *p, UInt n)
 {
-	VG_(memcpy)(dbuf + dbuf_pos, p, n);
+	switch (n) {	/* the sizes of most stores, inline */
+	case 1: dbuf[dbuf_pos] = *(const UChar *)p; break;
+	case 2: __builtin_memcpy(dbuf + dbuf_pos, p, 2); break;
+	case 4: __builtin_memcpy(dbuf + dbuf_pos, p, 4); break;
+	case 8: __builtin_memcpy(dbuf + dbuf_pos, p, 8); break;
+	case 16: __builtin_memcpy(dbuf + dbuf_pos, p, 16); break;
+	case 32: __builtin_memcpy(dbuf + dbuf_pos, p, 32); break;
+	default: VG_(memcpy)(dbuf + dbuf_pos, p, n); break;
+	}
 	dbuf_pos += n;
+}
+
+/* An unsigned LEB128 number: at most 10 bytes (VARINT_MAX). */
+#define VARINT_MAX 10
+static inline void dvar(ULong v)
+{
+	while (v >= 0x80) {
+		dbuf[dbuf_pos++] = (UChar)(v | 0x80);
+		v >>= 7;
+	}
+	dbuf[dbuf_pos++] = (UChar)v;
+}
+
+/* Whether two 32-byte registers differ, without a call to memcmp. */
+static inline Bool ymm_differs(const U256 *a, const U256 *b)
+{
+	ULong x[4], y[4];
+
+	__builtin_memcpy(x, a, 32);
+	__builtin_memcpy(y, b, 32);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		(x[3] ^ y[3])) != 0;
 }
 
 Bool hwtrec_data_open(const HChar *path)
@@ -196,6 +237,7 @@ void hwtrec_data_thread_running(ThreadId tid)
 	}
 	dcur = t;
 	dcur_tid = tid;
+	hwtrec_data_ymm_pending = 1;	/* the scheduler ran */
 }
 
 void hwtrec_data_thread_exit(ThreadId tid)
@@ -285,81 +327,124 @@ ULong hwtrec_data_regs_written(Int offset, Int size)
 	return mask;
 }
 
+/* rflags bits VEX keeps outside the flag thunk: DF, ID, AC. */
+#define FLAGS_OUTSIDE_THUNK ((1ull << 10) | (1ull << 21) | (1ull << 18))
+
+static inline ULong flags_outside_thunk(const VexGuestAMD64State *gs)
+{
+	return (gs->guest_DFLAG == (ULong)-1 ? 1ull << 10 : 0) |
+	       (gs->guest_IDFLAG == 1 ? 1ull << 21 : 0) |
+	       (gs->guest_ACFLAG == 1 ? 1ull << 18 : 0);
+}
+
+/* Whether the flag thunk is SHADOW; it becomes SHADOW either way. */
+static inline Bool same_flag_thunk(const VexGuestAMD64State *gs,
+				   ULong shadow[4])
+{
+	Bool same = gs->guest_CC_OP == shadow[0] &&
+		    gs->guest_CC_DEP1 == shadow[1] &&
+		    gs->guest_CC_DEP2 == shadow[2] &&
+		    gs->guest_CC_NDEP == shadow[3];
+
+	shadow[0] = gs->guest_CC_OP;
+	shadow[1] = gs->guest_CC_DEP1;
+	shadow[2] = gs->guest_CC_DEP2;
+	shadow[3] = gs->guest_CC_NDEP;
+	return same;
+}
+
 static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 {
 	struct data_thread *t = dcur;
-	ULong changed = 0, rflags = 0, pos;
+	ULong changed = 0, rflags = 0, pos, bits, others;
 	Bool full = !t->shadow_valid ||
 		    t->count - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
-	UInt i, size = 0;
+	UInt i;
 
 	if (full) {
 		check = HWTR_VREG_ALL;
 		t->last_snapshot = t->count;
 	}
-	for (i = 0; i < 16; i++)
-		if ((check >> i) & 1) {
-			ULong v = gpr_value(gs, i);
+	/* Only the bits set are visited: most instructions write one
+	 * register and the flags. */
+	for (bits = check & 0xffff; bits; bits &= bits - 1) {
+		ULong v;
 
-			if (full || v != t->gpr[i]) {
-				t->gpr[i] = v;
-				changed |= 1ull << i;
-				size += 8;
-			}
+		i = (UInt)__builtin_ctzll(bits);
+		v = gpr_value(gs, i);
+		if (full || v != t->gpr[i]) {
+			t->gpr[i] = v;
+			changed |= 1ull << i;
 		}
+	}
 	if ((check >> HWTR_VREG_RFLAGS) & 1) {
-		rflags = LibVEX_GuestAMD64_get_rflags(gs);
+		/* Computing rflags from the thunk is the costly part: skip it
+		 * when the thunk is the one that gave the last value (the
+		 * D, ID and AC flags live outside it: compared below). */
+		Bool same = same_flag_thunk(gs, t->flag_thunk);
+
+		if (full || !same)
+			rflags = LibVEX_GuestAMD64_get_rflags(gs);
+		else
+			rflags = (t->rflags & ~FLAGS_OUTSIDE_THUNK) |
+				 flags_outside_thunk(gs);
 		if (full || rflags != t->rflags) {
 			t->rflags = rflags;
 			changed |= 1ull << HWTR_VREG_RFLAGS;
-			size += 8;
 		}
 	}
 	if (((check >> HWTR_VREG_FS_BASE) & 1) &&
 	    (full || gs->guest_FS_CONST != t->fs_base)) {
 		t->fs_base = gs->guest_FS_CONST;
 		changed |= 1ull << HWTR_VREG_FS_BASE;
-		size += 8;
 	}
 	if (((check >> HWTR_VREG_GS_BASE) & 1) &&
 	    (full || gs->guest_GS_CONST != t->gs_base)) {
 		t->gs_base = gs->guest_GS_CONST;
 		changed |= 1ull << HWTR_VREG_GS_BASE;
-		size += 8;
 	}
-	for (i = 0; i < 16; i++)
-		if (((check >> (HWTR_VREG_YMM0 + i)) & 1) &&
-		    (full || VG_(memcmp)(ymm_value(gs, i), &t->ymm[i], 32))) {
-			VG_(memcpy)(&t->ymm[i], ymm_value(gs, i), 32);
+	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1) {
+		i = (UInt)__builtin_ctzll(bits);
+		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
+			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
 			changed |= 1ull << (HWTR_VREG_YMM0 + i);
-			size += 32;
 		}
-	if (full) {
-		changed |= 1ull << HWTR_VREG_RIP;
-		size += 8;
 	}
+	if (full)
+		changed |= 1ull << HWTR_VREG_RIP;
 	t->shadow_valid = True;
 	if (!changed)
 		return;
 	pos = pos_now();
-	dneed(17 + size);
-	d8(HWTR_VREC_REGS);
-	d64(pos);
-	d64(changed);
-	for (i = 0; i < 16; i++)
-		if ((changed >> i) & 1)
-			d64(t->gpr[i]);
+	/* At most: every 8-byte register a full varint, every ymm. */
+	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32);
+	others = changed & ~(1ull << HWTR_VREG_RFLAGS);
+	if (!(others & (others - 1))) {	/* one register, with flags or not */
+		UInt bit = others ? (UInt)__builtin_ctzll(others)
+				  : HWTR_VREG_RFLAGS;
+
+		d8(HWTR_VREC_REGS_ONE | bit |
+		   (others && changed != others ? HWTR_VREC_REGS_AND_FLAGS : 0));
+		dvar(pos);
+	} else {
+		d8(HWTR_VREC_REGS);
+		dvar(pos);
+		dvar(changed);
+	}
+	for (bits = changed & 0xffff; bits; bits &= bits - 1)
+		dvar(t->gpr[__builtin_ctzll(bits)]);
 	if ((changed >> HWTR_VREG_RFLAGS) & 1)
-		d64(t->rflags);
+		dvar(t->rflags);
 	if ((changed >> HWTR_VREG_FS_BASE) & 1)
-		d64(t->fs_base);
+		dvar(t->fs_base);
 	if ((changed >> HWTR_VREG_GS_BASE) & 1)
-		d64(t->gs_base);
-	for (i = 0; i < 16; i++)
-		if ((changed >> (HWTR_VREG_YMM0 + i)) & 1)
-			dbytes(&t->ymm[i], 32);
+		dvar(t->gs_base);
+	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1)
+		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
 	if ((changed >> HWTR_VREG_RIP) & 1)
-		d64(ip);
+		dvar(ip);
 }
 
 /* Called at each instruction: IP, CHECK the registers that may have
@@ -369,11 +454,18 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 {
 	struct data_thread *t = dcur;
 
-	if (!hwtrec_data_on || !t || !hwtrec_active)
+	if (!hwtrec_data_on || !t || !hwtrec_active) {
+		hwtrec_data_ymm_pending = 1;	/* not compared here */
 		return;
+	}
 	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
+	if (flags & HWTREC_DATA_INSN_FIRST) {
+		if (!hwtrec_data_ymm_pending)
+			check &= ~YMM_BITS;
+		hwtrec_data_ymm_pending = 0;
+	}
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count. */
 	if (UNLIKELY(logged != t))
@@ -392,6 +484,7 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 {
 	struct data_thread *t;
 
+	hwtrec_data_ymm_pending = 1;	/* a signal frame or handler next */
 	if (!hwtrec_data_on || !dthreads[tid].known)
 		return;
 	t = &dthreads[tid];
@@ -431,11 +524,11 @@ static void put_unknown(Addr a, SizeT len)
 		return;		/* before the first instruction */
 	pos = pos_now();
 
-	dneed(25);
+	dneed(1 + 3 * VARINT_MAX);
 	d8(HWTR_VREC_UNKNOWN);
-	d64(pos);
-	d64(a);
-	d64(len);
+	dvar(pos);
+	dvar(a);
+	dvar(len);
 }
 
 static void put_store(Addr a, SizeT size)
@@ -445,11 +538,11 @@ static void put_store(Addr a, SizeT size)
 	if (!readable(a, size))
 		return;		/* it faults: nothing is written */
 	pos = pos_now();
-	dneed(21 + (UInt)size);
+	dneed(1 + 3 * VARINT_MAX + (UInt)size);
 	d8(HWTR_VREC_STORE);
-	d64(pos);
-	d64(a);
-	d32((UInt)size);
+	dvar(pos);
+	dvar(a);
+	dvar(size);
 	dbytes((const void *)a, (UInt)size);
 }
 

@@ -72,8 +72,13 @@ UInt hwtrec_readable_bytes(Addr addr, UInt max);
 
 /* data-log.c: the data log (registers and memory at every position). */
 extern Bool hwtrec_data_on;		/* the data log is being written */
+/* Nonzero: the ymm registers may have changed since the data log's last
+ * instruction although the IR between says nothing (a block's last
+ * instruction wrote one, or the scheduler ran: see data-log.c). */
+extern UChar hwtrec_data_ymm_pending;
 #define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
 #define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
+#define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */
 Bool hwtrec_data_open(const HChar *path);
 void hwtrec_data_flush(Bool end);
 void hwtrec_data_detach(void);		/* fork child: not logged */

@@ -26,6 +26,7 @@
 #include "hwtrec-tool.h"
 #include "branch-class.h"
 #include "insn-fault.h"
+#include "../../libhwtrecord/values-format.h"
 
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_vki.h"
@@ -144,9 +145,10 @@ static Bool syscall_insn(const UChar *b, UInt len)
  * CHECK says may have changed (data-log.c).  The helper reads the guest
  * state, which every instruction leaves up to date
  * (VexRegUpdAllregsAtEachInsn, tool.c). */
-static void add_data_insn(IRSB *sb, Addr addr, UInt len, ULong check)
+static void add_data_insn(IRSB *sb, Addr addr, UInt len, ULong check,
+			  Bool first)
 {
-	UWord flags = 0;
+	UWord flags = first ? HWTREC_DATA_INSN_FIRST : 0;
 	IRDirty *d;
 
 	if (len <= 16 && hwtrec_readable_bytes(addr, len) == len) {
@@ -216,6 +218,19 @@ static void add_data_before(IRSB *sb, const IRStmt *st)
 	default:
 		break;
 	}
+}
+
+/* Where the block may leave, after an instruction whose IR so far WRITTEN
+ * writes a ymm register: the next block's first instruction compares them
+ * (data-log.c; the next instruction here would, but it is in another
+ * block). */
+static void add_ymm_pending(IRSB *sb, ULong written)
+{
+	if (!(written & (0xffffull << HWTR_VREG_YMM0)))
+		return;
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
+				       hword((Addr)&hwtrec_data_ymm_pending),
+				       IRExpr_Const(IRConst_U8(1))));
 }
 
 /* The registers (HWTR_VREG_* bits) statement ST may write. */
@@ -309,7 +324,7 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 				add_block_entry(out, first_addr);
 			if (data)
 				add_data_insn(out, cur_addr, cur_len,
-					      first ? ~0ull : written);
+					      first ? ~0ull : written, first);
 			written = 0;
 			first = False;
 			continue;
@@ -317,6 +332,8 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		if (data) {
 			written |= data_regs_written(in, st);
 			add_data_before(out, st);
+			if (st->tag == Ist_Exit)
+				add_ymm_pending(out, written);
 		}
 		if (st->tag == Ist_Exit && cur_class == bc_cond &&
 		    st->Ist.Exit.jk == Ijk_Boring &&
@@ -338,6 +355,8 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		addStmtToIRSB(out, st);
 	}
 
+	if (data)
+		add_ymm_pending(out, written);
 	switch (last_class) {
 	case bc_cond:
 		if (!last_cond_seen)

@@ -39,7 +39,10 @@ cc -O1 -g calls.c -o calls
 cc -O1 -g loops.c -o loops
 awk 'BEGIN { for (i = 0; i < 30000; i++) print "line", i, "of some text", i * 7919 % 1000 }' > input
 gz=$(command -v gzip)
-py=$(command -v python3 || true)
+# The interpreter itself, not a wrapper that execs it (a pyenv shim is a
+# shell script: only the first image has a data log, so the figures would
+# be the shell's).
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)
 
 measure() {	# measure OUT CMD...: wall and cpu seconds of CMD
 	out=$1; shift

@@ -32,6 +32,16 @@ static void put8(struct log *l, uint8_t v) { put(l, &v, 1); }
 static void put32(struct log *l, uint32_t v) { put(l, &v, 4); }
 static void put64(struct log *l, uint64_t v) { put(l, &v, 8); }
 
+/* An unsigned LEB128 number, as values-format.h says. */
+static void putvar(struct log *l, uint64_t v)
+{
+	while (v >= 0x80) {
+		put8(l, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	put8(l, (uint8_t)v);
+}
+
 static void log_begin(struct log *l, uint32_t version)
 {
 	l->n = 0;
@@ -56,33 +66,55 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	unsigned i;
 
 	put8(l, HWTR_VREC_REGS);
-	put64(l, pos);
-	put64(l, HWTR_VREG_ALL);
+	putvar(l, pos);
+	putvar(l, HWTR_VREG_ALL);
 	for (i = 0; i < 16; i++)
-		put64(l, base + i);
-	put64(l, flags);
-	put64(l, 0);	/* fs_base */
-	put64(l, 0);	/* gs_base */
+		putvar(l, base + i);
+	putvar(l, flags);
+	putvar(l, 0);	/* fs_base */
+	putvar(l, 0);	/* gs_base */
 	for (i = 0; i < 16 * 32; i++)
 		put8(l, (uint8_t)i);
-	put64(l, rip);
+	putvar(l, rip);
+}
+
+/* rax at POS, in a REGS record's short form or, with MASKED, its general
+ * form. */
+static void log_rax_as(struct log *l, uint64_t pos, uint64_t rax, bool masked)
+{
+	if (masked) {
+		put8(l, HWTR_VREC_REGS);
+		putvar(l, pos);
+		putvar(l, 1);
+	} else {
+		put8(l, HWTR_VREC_REGS_ONE | HWTR_VREG_GPR0);
+		putvar(l, pos);
+	}
+	putvar(l, rax);
 }
 
 static void log_rax(struct log *l, uint64_t pos, uint64_t rax)
 {
-	put8(l, HWTR_VREC_REGS);
-	put64(l, pos);
-	put64(l, 1);
-	put64(l, rax);
+	log_rax_as(l, pos, rax, false);
+}
+
+/* rax and rflags at POS, in short form. */
+static void log_rax_flags(struct log *l, uint64_t pos, uint64_t rax,
+			  uint64_t flags)
+{
+	put8(l, HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS | HWTR_VREG_GPR0);
+	putvar(l, pos);
+	putvar(l, rax);
+	putvar(l, flags);
 }
 
 static void log_store(struct log *l, uint64_t pos, uint64_t addr,
 		      const char *old)
 {
 	put8(l, HWTR_VREC_STORE);
-	put64(l, pos);
-	put64(l, addr);
-	put32(l, (uint32_t)strlen(old));
+	putvar(l, pos);
+	putvar(l, addr);
+	putvar(l, strlen(old));
 	put(l, old, strlen(old));
 }
 
@@ -90,9 +122,9 @@ static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
 			uint64_t len)
 {
 	put8(l, HWTR_VREC_UNKNOWN);
-	put64(l, pos);
-	put64(l, addr);
-	put64(l, len);
+	putvar(l, pos);
+	putvar(l, addr);
+	putvar(l, len);
 }
 
 static void log_sync(struct log *l, bool end, uint64_t count)
@@ -143,11 +175,11 @@ static void usual_log(struct log *l, bool end)
 	log_thread(l, 0, 0);
 	log_snapshot(l, 1, 0x100, 0x46, fixture_symbol("i1"));
 	log_store(l, 3, 0x5000, "ab");
-	log_rax(l, 5, 0x555);
+	log_rax_as(l, 5, 0x555, true);
 	log_rax(l, 5, 0x5555);
 	log_store(l, 7, 0x5001, "xy");
 	log_unknown(l, 10, 0x5004, 4);
-	log_rax(l, 20, 0x2020);
+	log_rax_flags(l, 20, 0x2020, 0x83);
 	log_sync(l, end, 29);
 }
 
@@ -185,6 +217,13 @@ START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
 					      hwtr_amd64_eflags, &eflags, 4), 4);
 	ck_assert_uint_eq(eflags, 0x246);
+	/* From the short record of rax and rflags at 20. */
+	hwtr_values_register(v, h.thread, 19, hwtr_amd64_eflags, &eflags, 4);
+	ck_assert_uint_eq(eflags, 0x246);
+	hwtr_values_register(v, h.thread, 20, hwtr_amd64_eflags, &eflags, 4);
+	ck_assert_uint_eq(eflags, 0x283);
+	hwtr_values_register(v, h.thread, 20, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x101);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
 					      hwtr_amd64_xmm0 + 1, xmm, 16), 16);
 	ck_assert_uint_eq(xmm[0], 32);
@@ -344,8 +383,47 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 	l.b[8] = HWTR_VALUES_VERSION + 1;
 	open_with_log(&h, &l, HWTR_VALUES_VERSION);
 	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
-	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 8: "
-				     "data log version 2"));
+	snprintf(want, sizeof(want), "values: offset 8: data log version %d",
+		 HWTR_VALUES_VERSION + 1);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), want));
+	fixture_history_close(&h);
+
+	/* Version 1 (fixed-size fields) is refused, naming its version. */
+	usual_log(&l, true);
+	l.b[8] = 1;
+	open_with_log(&h, &l, 1);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "data log \"values\" "
+				     "is version 1; this reader reads version "
+				     "2"));
+	fixture_history_close(&h);
+
+	/* A number longer than 64 bits: the byte that overflows is named (the
+	 * record at 37, its tenth byte). */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	put8(&l, HWTR_VREC_STORE);
+	for (int i = 0; i < 10; i++)
+		put8(&l, 0xff);
+	put8(&l, 1);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "values: offset 47: a number "
+			     "longer than 64 bits") != NULL, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_null(v);
+	fixture_history_close(&h);
+
+	/* The short form of "rflags and rflags" is no record. */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	put8(&l, HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS |
+		 HWTR_VREG_RFLAGS);
+	putvar(&l, 1);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "values: offset 37: "
+				     "unknown record type 208"));
 	fixture_history_close(&h);
 
 	log_begin(&l, HWTR_VALUES_VERSION);
