@@ -212,6 +212,7 @@ static int etm_sources(struct imp *m)
 static int etm_write(struct imp *m, const char *out_dir)
 {
 	const char **paths = calloc(m->nestreams + 1, sizeof(*paths));
+	uint64_t total = 0;
 	size_t i, k, l;
 	int err;
 
@@ -223,6 +224,9 @@ static int etm_write(struct imp *m, const char *out_dir)
 		qsort(m->items, m->nitems, sizeof(*m->items), import_cmp_item);
 	for (i = 0; i < m->nitems && !err; i++)
 		err = hwtr_writer_event(m->w, &m->items[i].ev);
+	for (i = 0; i < m->nestreams; i++)
+		total += m->estreams[i].bytes.len;
+	import_progress_phase(m, "writing the recording", total);
 	for (i = 0; i < m->nestreams && !err; i++) {
 		const struct etm_stream *st = &m->estreams[i];
 
@@ -230,6 +234,7 @@ static int etm_write(struct imp *m, const char *out_dir)
 					     st->bytes.buf ? (const void *)st->bytes.buf
 							   : "",
 					     st->bytes.len, &paths[i]);
+		import_progress(m, st->bytes.len);
 	}
 	for (i = 0; i < m->nesources && !err; i++) {
 		const struct etm_source *src = &m->esources[i];

@@ -13,6 +13,7 @@
 #include "perf-intel-pt.h"
 #include "pt-packets.h"
 #include "../kernel/linux/perf-sideband.h"
+#include "../libhwtrecord/progress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -146,7 +147,15 @@ struct imp {
 	uint64_t skipped_first[128];	/* the first offset of each */
 	uint64_t unattributed;		/* per-CPU bytes with no thread */
 	uint64_t undecodable;		/* bytes that were not packets */
+	struct progress progress;	/* on opt->progress */
+	uint64_t progress_done;		/* bytes of the current phase */
 };
+
+/* A new phase of the progress line, WHAT (static storage) over TOTAL
+ * bytes of trace; the line of the phase before is erased. */
+void import_progress_phase(struct imp *m, const char *what, uint64_t total);
+/* BYTES more of the phase's trace are done: the line, when it is due. */
+void import_progress(struct imp *m, uint64_t bytes);
 
 /* What differs between AUX formats when a perf.data becomes a recording:
  * the AUXTRACE_INFO words, how the trace becomes the recording's threads and

@@ -71,11 +71,37 @@ void import_warn(struct imp *m, const char *fmt, ...)
 
 	if (!m->opt->warn)
 		return;
+	progress_finish(&m->progress);	/* the warning on a line of its own */
 	fprintf(m->opt->warn, "hwtrec import: %s: ", m->path);
 	va_start(ap, fmt);
 	vfprintf(m->opt->warn, fmt, ap);
 	va_end(ap);
 	fputc('\n', m->opt->warn);
+}
+
+void import_progress(struct imp *m, uint64_t bytes)
+{
+	m->progress_done += bytes;
+	progress_update(&m->progress, m->progress_done, 0);
+}
+
+void import_progress_phase(struct imp *m, const char *what, uint64_t total)
+{
+	progress_finish(&m->progress);
+	progress_start_bytes(&m->progress, m->opt->progress, what, total);
+	m->progress_done = 0;
+}
+
+/* The AUXTRACE payloads' bytes, all queues. */
+static uint64_t aux_bytes(const struct imp *m)
+{
+	uint64_t n = 0;
+	size_t qi, i;
+
+	for (qi = 0; qi < m->nqueues; qi++)
+		for (i = 0; i < m->queues[qi].n; i++)
+			n += m->queues[qi].bufs[i].size;
+	return n;
 }
 
 /* ------------------------------------------------------------ reading */
@@ -587,6 +613,7 @@ int import_assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 		uint64_t skip = 0;
 		struct segment *s;
 
+		import_progress(m, b->size);
 		if (i && b->offset < expect) {
 			/* Overlap: a snapshot of data we have. */
 			skip = expect - b->offset;
@@ -876,6 +903,7 @@ static int per_cpu_trace(struct imp *m)
 			const struct abuf *b = &q->bufs[i];
 			uint64_t skip = 0, begin, cut;
 
+			import_progress(m, b->size);
 			if (i && b->offset < expect) {
 				skip = expect - b->offset;
 				if (skip >= b->size)
@@ -1191,8 +1219,12 @@ static int pt_check(struct imp *m)
 	return 0;
 }
 
+/* The trace is written this much at a time. */
+#define WRITE_PIECE ((size_t)1 << 22)
+
 static int write_recording(struct imp *m)
 {
+	uint64_t total = 0;
 	size_t i;
 	int err = 0;
 
@@ -1223,13 +1255,22 @@ static int write_recording(struct imp *m)
 		if (err)
 			return err;
 	}
+	for (i = 0; i < m->nthreads; i++)
+		total += m->threads[i].trace.len;
+	import_progress_phase(m, "writing the recording", total);
 	for (i = 0; i < m->nthreads; i++) {
 		struct ithread *t = &m->threads[i];
+		size_t at, n;
 
-		if (t->trace.len &&
-		    (err = hwtr_writer_trace(m->w, t->tid, t->trace.buf,
-					     t->trace.len)))
-			return err;
+		/* In pieces, for the progress line. */
+		for (at = 0; at < t->trace.len; at += n) {
+			n = t->trace.len - at < WRITE_PIECE ? t->trace.len - at
+							    : WRITE_PIECE;
+			if ((err = hwtr_writer_trace(m->w, t->tid,
+						     t->trace.buf + at, n)))
+				return err;
+			import_progress(m, n);
+		}
 	}
 	if ((err = hwtr_writer_finish(m->w, &(struct hwtr_end){
 			hwtr_end_running, 0 })))
@@ -1357,6 +1398,7 @@ int import_perf(const char *perf_path, const char *out_dir,
 	report_skipped(&m);
 	if ((err = find_process(&m)))
 		goto out;
+	import_progress_phase(&m, "reading the trace", aux_bytes(&m));
 	/* Trace first: losses in the sideband need the stream offsets. */
 	if ((err = m.aux->trace(&m, out_dir)))
 		goto out;
@@ -1384,6 +1426,7 @@ int import_perf(const char *perf_path, const char *out_dir,
 		     "missing", (unsigned long long)m.sb.lost_records);
 	err = m.aux->write(&m, out_dir);
 out:
+	progress_finish(&m.progress);
 	release(&m);
 	return err;
 }

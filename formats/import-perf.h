@@ -12,6 +12,9 @@ struct import_options {
 	 * NULL-terminated, may be NULL. */
 	const char *const *debug_dirs;
 	FILE *warn;		/* warnings (skipped records, missing binaries) */
+	/* A terminal for the progress line (progress.h) of reading and
+	 * writing the trace, or NULL for none. */
+	FILE *progress;
 };
 
 /* The caches perf itself uses, in its order: $PERF_BUILDID_DIR or

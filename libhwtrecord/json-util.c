@@ -173,18 +173,6 @@ char *hwtr_utf8_text(const char *text)
 	return copy;
 }
 
-json_t *jfield_text(const char *text)
-{
-	json_t *value = json_string(text);
-	char *copy;
-
-	if (value || !(copy = hwtr_utf8_text(text)))
-		return value;
-	value = json_string(copy);
-	free(copy);
-	return value;
-}
-
 static char *bytes_key(const char *key)
 {
 	size_t len = strlen(key);

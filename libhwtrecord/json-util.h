@@ -4,6 +4,8 @@
 #ifndef HWTR_JSON_UTIL_H
 #define HWTR_JSON_UTIL_H
 
+#include "json-text.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,11 +34,6 @@ int jfield_get_bool_opt(const json_t *obj, const char *key,
 /* Addresses are written as "0x..." strings (JSON numbers lose precision
  * above 2^53 in many readers); plain integers are accepted too. */
 json_t *jfield_address(uint64_t value);
-
-/* TEXT (a symbol, a path: any bytes) as a JSON string: bytes that are not
- * UTF-8 become U+FFFD, where json_string() would return NULL and the field
- * would silently go missing.  NULL only when out of memory. */
-json_t *jfield_text(const char *text);
 
 /* A file name is any bytes but NUL.  Set KEY to PATH as text; when PATH is
  * not UTF-8, KEY holds it with U+FFFD (for people) and KEY_bytes its bytes

@@ -11,13 +11,21 @@ static int64_t ns_since(const struct timespec *from, const struct timespec *to)
 	       (to->tv_nsec - from->tv_nsec);
 }
 
-void progress_start(struct progress *p, FILE *out, uint64_t total_bytes)
+void progress_start_bytes(struct progress *p, FILE *out, const char *what,
+			  uint64_t total_bytes)
 {
-	*p = (struct progress){ .out = out, .total_bytes = total_bytes };
+	*p = (struct progress){ .out = out, .what = what,
+				.total_bytes = total_bytes };
 	if (out) {
 		clock_gettime(CLOCK_MONOTONIC, &p->start);
 		p->last = p->start;
 	}
+}
+
+void progress_start(struct progress *p, FILE *out, uint64_t total_bytes)
+{
+	progress_start_bytes(p, out, "building the history", total_bytes);
+	p->count_insns = true;
 }
 
 /* "12.3 MB" */
@@ -40,7 +48,7 @@ static void human_bytes(char *buf, size_t size, uint64_t n)
 void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 {
 	uint64_t done = p->done_bytes + bytes;
-	char have[32], total[32], left[48] = "";
+	char have[32], total[32], insns_text[48] = "", left[48] = "";
 	struct timespec now;
 	int64_t elapsed;
 
@@ -61,12 +69,14 @@ void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 	}
 	human_bytes(have, sizeof(have), done);
 	human_bytes(total, sizeof(total), p->total_bytes);
+	if (p->count_insns)
+		snprintf(insns_text, sizeof(insns_text), ", %" PRIu64
+			 " instructions", p->done_insns + insns);
 	/* \r and "erase to the end of the line": the line is rewritten. */
-	fprintf(p->out, "\rhwtrec: building the history: %s of %s of trace "
-		"(%.0f%%), %" PRIu64 " instructions%s\033[K",
-		have, total,
+	fprintf(p->out, "\rhwtrec: %s: %s of %s of trace (%.0f%%)%s%s\033[K",
+		p->what, have, total,
 		p->total_bytes ? 100.0 * (double)done / (double)p->total_bytes : 100.0,
-		p->done_insns + insns, left);
+		insns_text, left);
 	fflush(p->out);
 	p->shown = true;
 }

@@ -1,9 +1,11 @@
-/* progress.h: the line that says how far building a history has come, on
- * a terminal (hwtr_history_options.progress).
+/* progress.h: the line that says how far long work has come, on a
+ * terminal: building a history (hwtr_history_options.progress), with the
+ * instructions decoded, and importing a perf.data (formats/import-perf.c),
+ * where only the bytes of trace are known.
  *
  * Nothing shows for work that ends within the first quarter second; after
  * that the line is rewritten in place at most four times a second with the
- * trace bytes and instructions decoded so far and an estimate of the time
+ * trace bytes (and instructions) done so far and an estimate of the time
  * left (from the rate so far), and erased at the end, so that what the
  * command prints next starts on a clean line. */
 #ifndef HWTR_PROGRESS_H
@@ -16,6 +18,8 @@
 
 struct progress {
 	FILE *out;		/* NULL: progress_update does nothing */
+	const char *what;	/* "building the history" */
+	bool count_insns;	/* the line says the instructions */
 	uint64_t total_bytes;	/* trace bytes of every thread */
 	uint64_t done_bytes;	/* of the threads decoded before this one */
 	uint64_t done_insns;	/* likewise */
@@ -23,7 +27,12 @@ struct progress {
 	bool shown;		/* the line is on the terminal */
 };
 
+/* Building a history: bytes and instructions. */
 void progress_start(struct progress *p, FILE *out, uint64_t total_bytes);
+/* Work on TOTAL_BYTES of trace that counts bytes only; WHAT (static
+ * storage) names it on the line: "hwtrec: WHAT: 1.2 MB of 5.0 MB ...". */
+void progress_start_bytes(struct progress *p, FILE *out, const char *what,
+			  uint64_t total_bytes);
 /* The current thread has decoded BYTES of its trace and INSNS
  * instructions; shown when a quarter second passed since the last time. */
 void progress_update(struct progress *p, uint64_t bytes, uint64_t insns);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -144,7 +145,8 @@ int hwtrec_import_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dirs[16], *const *defaults = import_default_debug_dirs();
-	struct import_options opt = { .debug_dirs = dirs, .warn = stderr };
+	struct import_options opt = { .debug_dirs = dirs, .warn = stderr,
+				      .progress = isatty(2) ? stderr : NULL };
 	const char *snapshot = NULL, *out = NULL;
 	bool dstream = false;
 	char name[PATH_MAX], tmp[PATH_MAX + 32], err[2048];

@@ -1,6 +1,7 @@
 /* info.c: `hwtrec info REC [--json]`: what a recording holds. */
 #include "commands.h"
 #include "open-history.h"
+#include "../libhwtrecord/json-text.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -82,15 +83,7 @@ static const char *execd_file(const struct hwtr_recording *rec, size_t i)
 /* S as a JSON string, or NULL for NULL: names are bytes, JSON is UTF-8. */
 static json_t *text(const char *s)
 {
-	json_t *value;
-	char *utf8;
-
-	if (!s || (value = json_string(s)))
-		return s ? value : NULL;
-	utf8 = hwtr_utf8_text(s);
-	value = utf8 ? json_string(utf8) : NULL;
-	free(utf8);
-	return value;
+	return s ? jfield_text(s) : NULL;
 }
 
 static void show_execs(const struct hwtr_recording *rec, json_t *execs)

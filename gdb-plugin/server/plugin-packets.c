@@ -8,6 +8,7 @@
 #include "plugin-packets.h"
 
 #include "rsp.h"
+#include "../../libhwtrecord/json-text.h"
 
 #include <hwtrecord.h>
 #include <jansson.h>
@@ -148,17 +149,7 @@ static json_t *thread_json(const struct plugin_thread_info *t)
  * returns NULL otherwise and the field would silently go missing). */
 static json_t *string_or_null(const char *s)
 {
-	json_t *value;
-	char *utf8;
-
-	if (!s)
-		return json_null();
-	if ((value = json_string(s)))
-		return value;
-	utf8 = hwtr_utf8_text(s);
-	value = utf8 ? json_string(utf8) : NULL;
-	free(utf8);
-	return value;
+	return s ? jfield_text(s) : json_null();
 }
 
 int plugin_reply_info(struct rsp_conn *conn, const struct plugin_info *info)

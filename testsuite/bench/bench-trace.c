@@ -13,6 +13,7 @@
 #include "bench-trace.h"
 
 #include "elf-facts.h"
+#include "pt-synth.h"
 #include "hwtrecord.h"
 
 #include <intel-pt.h>
@@ -28,16 +29,10 @@ struct frame {
 };
 
 struct gen {
-	struct hwtr_writer *writer;
-	struct pt_encoder *encoder;
-	struct pt_config config;
-	uint8_t buf[1 << 16];
+	struct pt_synth pt;
 	unsigned psb_period;
-	uint64_t flushed;	/* bytes already handed to the writer */
 	uint64_t last_ip;
-	uint64_t tnt_bits, ntnt;
 	uint64_t window;
-	uint64_t tsc;
 	struct frame stack[MAX_DEPTH];
 	int depth;
 	uint64_t rng;
@@ -63,39 +58,6 @@ static uint64_t rnd(struct gen *g)
 	return g->rng;
 }
 
-static void put(struct gen *g, struct pt_packet *p)
-{
-	int r = pt_enc_next(g->encoder, p);
-
-	if (r < 0 && !g->failed) {
-		fprintf(stderr, "bench-trace: pt_enc_next: %s\n",
-			pt_errstr(pt_errcode(r)));
-		g->failed = 1;
-	}
-}
-
-static uint64_t offset(struct gen *g)
-{
-	uint64_t off = 0;
-
-	pt_enc_get_offset(g->encoder, &off);
-	return off;
-}
-
-static void flush_tnt(struct gen *g)
-{
-	struct pt_packet p = { .type = ppt_tnt_64 };
-
-	if (!g->ntnt)
-		return;
-	if (g->ntnt <= 6)
-		p.type = ppt_tnt_8;
-	p.payload.tnt.payload = g->tnt_bits;
-	p.payload.tnt.bit_size = (uint8_t)g->ntnt;
-	put(g, &p);
-	g->tnt_bits = g->ntnt = 0;
-}
-
 static void put_ip(struct gen *g, enum pt_packet_type type, uint64_t ip)
 {
 	struct pt_packet p = { .type = type };
@@ -108,52 +70,22 @@ static void put_ip(struct gen *g, enum pt_packet_type type, uint64_t ip)
 	else
 		p.payload.ip.ipc = pt_ipc_sext_48;
 	p.payload.ip.ip = ip;
-	put(g, &p);
+	pt_synth_put(&g->pt, &p);
 	g->last_ip = ip;
-}
-
-static void write_out(struct gen *g)
-{
-	uint64_t n = offset(g);
-
-	if (n && hwtr_writer_trace(g->writer, 1, g->buf, n) < 0 && !g->failed) {
-		fprintf(stderr, "bench-trace: %s\n", hwtr_last_error());
-		g->failed = 1;
-	}
-	g->flushed += n;
-	pt_enc_sync_set(g->encoder, 0);
 }
 
 /* PSB+ at NEXT_IP, the instruction about to execute. */
 static void psb(struct gen *g, uint64_t next_ip)
 {
-	struct pt_packet p = { .type = ppt_psb };
-
-	flush_tnt(g);
-	write_out(g);
-	put(g, &p);
-	p = (struct pt_packet){ .type = ppt_tsc };
-	g->tsc += 10000;
-	p.payload.tsc.tsc = g->tsc;
-	put(g, &p);
-	p = (struct pt_packet){ .type = ppt_mode };
-	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec.csl = 1;
-	put(g, &p);
-	p = (struct pt_packet){ .type = ppt_fup };
-	p.payload.ip.ipc = pt_ipc_sext_48;
-	p.payload.ip.ip = next_ip;
-	put(g, &p);
+	pt_synth_psb(&g->pt, next_ip);
 	g->last_ip = next_ip;
-	p = (struct pt_packet){ .type = ppt_psbend };
-	put(g, &p);
 	g->window++;
 	g->facts->psbs++;
 }
 
 static void maybe_psb(struct gen *g, uint64_t next_ip)
 {
-	if (offset(g) >= g->psb_period)
+	if (pt_synth_offset(&g->pt) >= g->psb_period)
 		psb(g, next_ip);
 }
 
@@ -165,17 +97,14 @@ static void insns(struct gen *g, unsigned n)
 /* A conditional branch; the next instruction is NEXT. */
 static void cond(struct gen *g, int taken, uint64_t next)
 {
-	g->tnt_bits = g->tnt_bits << 1 | (uint64_t)(taken != 0);
 	g->facts->conditional++;
-	if (++g->ntnt == 47) {
-		flush_tnt(g);
+	if (pt_synth_tnt(&g->pt, taken))
 		maybe_psb(g, next);
-	}
 }
 
 static void tip(struct gen *g, uint64_t target)
 {
-	flush_tnt(g);
+	pt_synth_flush_tnt(&g->pt);
 	put_ip(g, ppt_tip, target);
 	g->facts->indirect++;
 	maybe_psb(g, target);
@@ -185,7 +114,7 @@ static void call(struct gen *g, uint64_t ret_ip)
 {
 	if (g->depth == MAX_DEPTH) {
 		fprintf(stderr, "bench-trace: call stack too deep\n");
-		g->failed = 1;
+		g->pt.failed = 1;
 		return;
 	}
 	g->stack[g->depth].ret_ip = ret_ip;
@@ -348,9 +277,9 @@ static int open_recording(struct gen *g, const char *dir, const char *code)
 	mm.prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
 	mm.path = code;
 	mm.build_id = build_id;
-	if (hwtr_writer_create(dir, &info, &g->writer) ||
-	    hwtr_writer_add_thread(g->writer, 1, 0) ||
-	    hwtr_writer_event(g->writer, &mm)) {
+	if (hwtr_writer_create(dir, &info, &g->pt.writer) ||
+	    hwtr_writer_add_thread(g->pt.writer, 1, 0) ||
+	    hwtr_writer_event(g->pt.writer, &mm)) {
 		fprintf(stderr, "bench-trace: %s\n", hwtr_last_error());
 		return -1;
 	}
@@ -372,11 +301,8 @@ int bench_trace_write(const char *dir, const char *code, uint64_t min_insns,
 	g->psb_period = psb_period;
 	g->rng = seed ? seed : 1;
 	g->code = code;
-	pt_config_init(&g->config);
-	g->config.begin = g->buf;
-	g->config.end = g->buf + sizeof(g->buf);
-	g->encoder = pt_alloc_encoder(&g->config);
-	if (!g->encoder || open_recording(g, dir, code) < 0)
+	if (pt_synth_init(&g->pt, "bench-trace") < 0 ||
+	    open_recording(g, dir, code) < 0)
 		goto out;
 
 	psb(g, L.start);
@@ -408,31 +334,31 @@ int bench_trace_write(const char *dir, const char *code, uint64_t min_insns,
 		work(g);
 		insns(g, 3);
 		cond(g, !last, last ? L.exit : L.main_loop);
-		if (last || g->failed)
+		if (last || g->pt.failed)
 			break;
 	}
 	/* exit: mov, xor, syscall, where user-mode tracing stops. */
 	insns(g, 3);
-	flush_tnt(g);
+	pt_synth_flush_tnt(&g->pt);
 	{
 		/* TIP.PGD with its IP suppressed, as at a system call. */
 		struct pt_packet p = { .type = ppt_tip_pgd };
 
 		p.payload.ip.ipc = pt_ipc_suppressed;
-		put(g, &p);
+		pt_synth_put(&g->pt, &p);
 	}
-	write_out(g);
-	facts->trace_bytes = g->flushed;
-	if (g->failed || hwtr_writer_finish(g->writer, &end) < 0) {
-		if (!g->failed)
+	pt_synth_write_out(&g->pt);
+	facts->trace_bytes = g->pt.flushed;
+	if (g->pt.failed || hwtr_writer_finish(g->pt.writer, &end) < 0) {
+		if (!g->pt.failed)
 			fprintf(stderr, "bench-trace: %s\n", hwtr_last_error());
 		goto out;
 	}
 	err = 0;
 out:
 	if (g) {
-		hwtr_writer_free(g->writer);
-		pt_free_encoder(g->encoder);
+		hwtr_writer_free(g->pt.writer);
+		pt_synth_release(&g->pt);
 	}
 	free(g);
 	return err;

@@ -6,6 +6,8 @@
  * until the element fits, the contents survive, a size that would overflow
  * is refused with the array untouched; DIR/NAME byte for byte.
  */
+#include "check-main.h"
+
 #include <hwtrecord.h>
 
 #include <check.h>
@@ -85,18 +87,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("array-grow");
 	TCase *tc = tcase_create("helpers");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, capacity_doubles_from_64_and_keeps_the_elements);
 	tcase_add_test(tc, sizes_that_overflow_are_refused_and_the_array_kept);
 	tcase_add_test(tc, paths_join_with_one_slash);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("array-grow", tc);
 }

@@ -9,6 +9,7 @@
  */
 #include "chunk-cache.h"
 #include "fixture.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -104,19 +105,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("chunk-cache");
 	TCase *tc = tcase_create("main path");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, each_chunk_decodes_to_the_labels_and_objdump_lengths);
 	tcase_add_test(tc, a_cached_chunk_is_not_decoded_again);
 	tcase_add_test(tc, a_chunk_past_the_end_is_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("chunk-cache", tc);
 }

@@ -10,6 +10,7 @@
 #include "chunk-cache.h"
 #include "fixture.h"
 #include "chunk-search.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -66,17 +67,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("chunk-search");
 	TCase *tc = tcase_create("main path");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, the_first_and_last_hits_are_the_paths);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("chunk-search", tc);
 }

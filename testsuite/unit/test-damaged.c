@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE	/* memrchr */
 #include "fixture.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <errno.h>
@@ -724,10 +725,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("damaged recordings");
 	TCase *tc = tcase_create("variants");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 0);	/* each variant has its alarm */
@@ -737,10 +735,5 @@ int main(void)
 	tcase_add_test(tc, crafted_manifests_are_refused_naming_the_file);
 	tcase_add_test(tc, links_and_fifos_are_never_followed_or_read);
 	tcase_add_test(tc, crafted_sideband_values_are_refused_or_shown);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("damaged recordings", tc);
 }

@@ -11,6 +11,7 @@
  */
 #include "etm-encode.h"
 #include "fixture.h"
+#include "check-main.h"
 
 #include <hwtrecord.h>
 
@@ -250,10 +251,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("etm-context-ids");
 	TCase *tc = tcase_create("context IDs");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, raw_trace_names_its_contexts_in_order);
 	tcase_add_test(tc, each_source_of_a_formatted_buffer_names_its_own);
@@ -262,10 +260,5 @@ int main(void)
 	tcase_add_test(tc, a_unit_without_context_id_tracing_names_none);
 	tcase_add_test(tc, the_history_finds_the_same);
 	tcase_add_test(tc, bad_arguments_are_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("etm-context-ids", tc);
 }

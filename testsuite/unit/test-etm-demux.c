@@ -10,6 +10,7 @@
  * positions, cut and loss placements below follow from that layout alone.
  */
 #include "etm-demux.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -151,20 +152,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("etm-demux");
 	TCase *tc = tcase_create("frames");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, a_source_gets_its_own_bytes_with_auxiliary_bits);
 	tcase_add_test(tc, raw_offsets_map_to_their_frames);
 	tcase_add_test(tc, a_buffer_cut_inside_a_frame_ends_before_it);
 	tcase_add_test(tc, a_loss_is_placed_where_the_sources_bytes_after_it_begin);
 	tcase_add_test(tc, frames_from_start_on_only);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("etm-demux", tc);
 }

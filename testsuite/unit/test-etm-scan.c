@@ -10,6 +10,7 @@
  */
 #include "etm-encode.h"
 #include "etm-scan.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -139,19 +140,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("etm-scan");
 	TCase *tc = tcase_create("packets");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, asyncs_chunk_starts_and_the_cut_packet);
 	tcase_add_test(tc, the_first_async_after_a_loss_starts_a_chunk);
 	tcase_add_test(tc, the_scan_starts_at_the_kept_start);
 	tcase_add_test(tc, opencsd_takes_the_unit);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("etm-scan", tc);
 }

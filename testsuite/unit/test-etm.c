@@ -12,6 +12,7 @@
 #include "etm-encode.h"
 
 #include "hwtrecord.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1021,10 +1022,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("etm");
 	TCase *tc = tcase_create("decode");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_main_path_decodes_with_branch_classes_and_segments);
@@ -1048,10 +1046,5 @@ int main(void)
 	tcase_add_test(tc, a_bad_packet_after_a_restart_is_the_new_chunks_gap);
 	tcase_add_test(tc, an_address_at_the_end_of_the_address_space_is_a_gap);
 	tcase_add_test(tc, a_source_with_context_ids_splits_into_threads);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("etm", tc);
 }

@@ -13,6 +13,7 @@
  * and (2) exactly what hwtr_history_build makes of the same bytes. */
 #include "etm-encode.h"
 #include "fixture.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -1085,10 +1086,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("extend");
 	TCase *tc = tcase_create("growing recordings");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 300);	/* under memcheck on a busy machine */
 	tcase_add_test(tc, a_history_extended_piece_by_piece_is_the_path_and_a_full_build);
@@ -1099,10 +1097,5 @@ int main(void)
 	tcase_add_test(tc, a_recording_that_shrinks_or_changes_is_refused_as_it_was);
 	tcase_add_test(tc, an_etm_history_extends_as_its_raw_trace_grows);
 	tcase_add_test(tc, an_etm_history_extends_as_its_coresight_frames_grow);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("extend", tc);
 }

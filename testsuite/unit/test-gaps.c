@@ -9,6 +9,7 @@
 #include "fixture.h"
 #include "gaps.h"
 #include "segments.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -94,18 +95,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("gaps");
 	TCase *tc = tcase_create("messages");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, an_overflow_is_one_instruction_naming_its_offset);
 	tcase_add_test(tc, a_kernel_address_says_the_kernels_image_is_missing);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("gaps", tc);
 }

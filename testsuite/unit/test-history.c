@@ -2,6 +2,7 @@
  * rebuilt from traces of fixture-code.S, checked against the assembler's
  * labels and the path the trace encodes. */
 #include "fixture.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1292,10 +1293,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("history");
 	TCase *tc = tcase_create("fixture");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, instruction_history_follows_the_assembled_path);
 	tcase_add_test(tc, instruction_classes_sizes_and_bytes);
@@ -1327,10 +1325,5 @@ int main(void)
 	tcase_add_test(tc, a_long_history_grows_the_segment_array_safely);
 	tcase_add_test(tc, the_end_is_found_from_the_last_chunks);
 	tcase_add_test(tc, build_ids_of_files_and_images_match_readelf);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("history", tc);
 }

@@ -15,6 +15,7 @@
  */
 #include "fixture.h"
 #include "image.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -297,17 +298,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("image");
 	TCase *tc = tcase_create("views");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, views_and_lookups_are_the_models);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("image", tc);
 }

@@ -10,6 +10,7 @@
 #include "decoder.h"
 #include "fixture.h"
 #include "insn-length.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -133,20 +134,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("insn-length");
 	TCase *tc = tcase_create("blocks");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, a_block_splits_into_objdumps_instructions);
 	tcase_add_test(tc, an_unclassified_last_instruction_is_classed_by_its_bytes);
 	tcase_add_test(tc, a_block_that_does_not_end_where_it_says_is_refused);
 	tcase_add_test(tc, an_unknown_length_is_the_distance_to_the_next_block);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("insn-length", tc);
 }

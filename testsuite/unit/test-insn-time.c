@@ -5,6 +5,7 @@
  * at T0 + (T1 - T0) * (N - F0) / (F1 - F0), rounded down.
  */
 #include "history.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -138,10 +139,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("insn-time");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, interpolates_between_chunk_starts);
 	tcase_add_test(tc, last_chunk_runs_to_the_streams_last_time);
@@ -151,10 +149,5 @@ int main(void)
 	tcase_add_test(tc, no_tsc_is_not_found);
 	tcase_add_test(tc, numbers_outside_the_history_are_refused);
 	tcase_add_test(tc, large_tsc_spans_do_not_overflow);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("insn-time", tc);
 }

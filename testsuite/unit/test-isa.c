@@ -8,6 +8,7 @@
  * instruction); A64 and A32 instructions are 4 bytes.
  */
 #include "isa.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -268,20 +269,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("isa");
 	TCase *tc = tcase_create("lengths and classes");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, open_isa, close_isa);
 	tcase_add_test(tc, x86_64_lengths_are_objdumps);
 	tcase_add_test(tc, x86_64_classes);
 	tcase_add_test(tc, x86_64_every_instruction_of_compiled_code_is_objdumps);
 	tcase_add_test(tc, arm_lengths);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("isa", tc);
 }

@@ -6,6 +6,7 @@
  * field (the manifest is one JSON object: no line numbers).
  */
 #include "manifest.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -366,10 +367,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("manifest");
 	TCase *tc = tcase_create("documents");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, NULL, release);
 	tcase_add_test(tc, intel_pt_manifest_gives_every_field);
@@ -378,10 +376,5 @@ int main(void)
 	tcase_add_test(tc, broken_manifests_are_refused_naming_the_field);
 	tcase_add_test(tc, broken_etm_units_are_refused_naming_the_field);
 	tcase_add_test(tc, encoding_writes_the_format);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("manifest", tc);
 }

@@ -7,6 +7,7 @@
  * e.g. page 0x401 sets bits 124 and 30, page 0x402 bits 26 and 85.
  */
 #include "page-filter.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -86,19 +87,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("page-filter");
 	TCase *tc = tcase_create("bits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, one_page_sets_its_two_bits);
 	tcase_add_test(tc, a_block_across_a_page_boundary_adds_both_pages);
 	tcase_add_test(tc, page_zero_sets_bit_zero_only);
 	tcase_add_test(tc, a_block_over_many_pages_adds_its_first_66);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("page-filter", tc);
 }

@@ -8,6 +8,7 @@
  * abort reason win; the ops are called in the contract's order. */
 #define _GNU_SOURCE
 #include "../../tools/record-driver.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <limits.h>
@@ -251,10 +252,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("record-driver");
 	TCase *tc = tcase_create("driver");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, exit_status_is_the_programs);
@@ -263,10 +261,5 @@ int main(void)
 	tcase_add_test(tc, sighup_reaches_the_program);
 	tcase_add_test(tc, attached_interrupt_lets_the_program_go);
 	tcase_add_test(tc, the_sources_exit_status_and_abort_win);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("record-driver", tc);
 }

@@ -2,6 +2,7 @@
  * (ETM) agree, and the reader rejects or reports bad and cut-off recordings
  * precisely. */
 #include "hwtrecord.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <zlib.h>
@@ -465,10 +466,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("recording");
 	TCase *tc = tcase_create("format");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, etm_recording_is_version_2_with_each_sources_trace_unit);
 	tcase_add_test(tc, intel_pt_recordings_are_still_written_as_version_1);
@@ -480,10 +478,5 @@ int main(void)
 	tcase_add_test(tc, bad_sideband_line_is_named);
 	tcase_add_test(tc, writer_refuses_a_non_empty_directory);
 	tcase_add_test(tc, finished_recordings_and_saved_copies_carry_lengths_and_crcs);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_tcase("recording", tc);
 }

@@ -9,6 +9,7 @@
  */
 #include "fixture.h"
 #include "segments.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -100,19 +101,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("segments");
 	TCase *tc = tcase_create("paths");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, the_main_paths_segments_are_btraces);
 	tcase_add_test(tc, a_return_after_a_tail_call_links_to_the_tail_callers_caller);
 	tcase_add_test(tc, the_segment_after_the_end_is_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("segments", tc);
 }

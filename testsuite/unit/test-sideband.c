@@ -6,6 +6,7 @@
  * the file, the line and the field or value that is wrong.
  */
 #include "sideband.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -213,20 +214,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sideband");
 	TCase *tc = tcase_create("lines");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, NULL, drop_doc);
 	tcase_add_test(tc, mmap_line_gives_every_field);
 	tcase_add_test(tc, other_events_give_their_fields);
 	tcase_add_test(tc, malformed_lines_are_refused_naming_file_line_and_field);
 	tcase_add_test(tc, events_encode_as_the_format_says);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("sideband", tc);
 }

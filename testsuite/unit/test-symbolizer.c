@@ -12,6 +12,7 @@
 #include "fixture.h"
 #include "image.h"
 #include "symbols.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <inttypes.h>
@@ -383,20 +384,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("symbolizer");
 	TCase *tc = tcase_create("functions and lines");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, functions_are_readelfs_at_the_load_address);
 	tcase_add_test(tc, plt_stubs_are_named_as_objdump_names_them);
 	tcase_add_test(tc, lines_are_addr2lines);
 	tcase_add_test(tc, each_program_names_its_own_functions_across_an_exec);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("symbolizer", tc);
 }

@@ -10,6 +10,7 @@
  */
 #include "fixture.h"
 #include "values-format.h"
+#include "check-main.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -452,10 +453,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("values");
 	TCase *tc = tcase_create("values");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
@@ -465,10 +463,5 @@ int main(void)
 	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);
 	tcase_add_test(tc, a_recording_without_a_log_has_no_values);
 	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("values", tc);
 }

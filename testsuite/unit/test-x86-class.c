@@ -10,6 +10,7 @@
  * its length and class come from elsewhere).
  */
 #include "x86-class.h"
+#include "check-main.h"
 
 #include <capstone/capstone.h>
 #include <check.h>
@@ -176,19 +177,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("x86-class");
 	TCase *tc = tcase_create("classes");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, open_capstone, close_capstone);
 	tcase_add_test(tc, every_opcode_gets_capstones_class);
 	tcase_add_test(tc, known_branches);
 	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("x86-class", tc);
 }
