@@ -30,6 +30,7 @@
 #include "coresight-frames.h"
 #include "etm-contexts.h"
 #include "ini.h"
+#include "../libhwtrecord/progress.h"
 
 #include <hwtrecord.h>
 
@@ -55,6 +56,8 @@ struct snapshot {
 	FILE *log;
 	char *err;
 	size_t errlen;
+	struct progress progress;	/* bytes of trace buffers and dumps read */
+	uint64_t progress_done;
 	struct ini_file *snapshot_ini;
 	struct ini_file *trace_ini;
 	char *trace_path;
@@ -102,6 +105,7 @@ static void warn(struct snapshot *ss, const char *fmt, ...)
 
 	if (!ss->log)
 		return;
+	progress_finish(&ss->progress);	/* the warning on a line of its own */
 	fputs("hwtrec import: ", ss->log);
 	va_start(ap, fmt);
 	vfprintf(ss->log, fmt, ap);
@@ -491,6 +495,15 @@ static int buffer_of(struct snapshot *ss, const char *name,
 		    ss->trace_path, line, name);
 }
 
+#define READ_PIECE (8u << 20)
+
+/* SIZE bytes read or copied into the recording: the progress line. */
+static void copied(struct snapshot *ss, uint64_t size)
+{
+	ss->progress_done += size;
+	progress_update(&ss->progress, ss->progress_done, 0);
+}
+
 static int read_whole(struct snapshot *ss, const char *path, uint8_t **bytes,
 		      size_t *size, const char *named_at)
 {
@@ -512,7 +525,18 @@ static int read_whole(struct snapshot *ss, const char *path, uint8_t **bytes,
 		fclose(f);
 		return fail(ss, "%s: out of memory", path);
 	}
-	*size = fread(*bytes, 1, (size_t)st.st_size, f);
+	/* In pieces, for the progress line. */
+	while (*size < (size_t)st.st_size) {
+		size_t want = (size_t)st.st_size - *size, got;
+
+		if (want > READ_PIECE)
+			want = READ_PIECE;
+		got = fread(*bytes + *size, 1, want, f);
+		*size += got;
+		copied(ss, got);
+		if (got < want)
+			break;
+	}
 	fclose(f);
 	if (*size != (size_t)st.st_size) {
 		free(*bytes);
@@ -661,6 +685,7 @@ static int save_buffer(struct snapshot *ss, struct hwtr_writer *w,
 	unique_name(b->file->value, names->list, names->count, name, sizeof(name));
 	if (hwtr_writer_save_trace(w, name, b->bytes, b->size, &b->stream) < 0)
 		return fail(ss, "%s", hwtr_last_error());
+	copied(ss, b->size);
 	if (names_add(names, name) < 0)
 		return fail(ss, "out of memory");
 	return 0;
@@ -811,6 +836,7 @@ static int save_dumps(struct snapshot *ss, struct hwtr_writer *w,
 				    sizeof(name));
 			rc = hwtr_writer_save_object(w, name, bytes, size, &d->object);
 			free(bytes);
+			copied(ss, size);
 			if (rc < 0) {
 				free(path);
 				return fail(ss, "%s", hwtr_last_error());
@@ -1090,8 +1116,63 @@ static void note_known_ids(struct snapshot *ss)
 	}
 }
 
+/* Add the size of the file FILE names to *TOTAL unless SEEN (N paths) has it. */
+static void count_file(const struct snapshot *ss, const struct ini_entry *file,
+		       char ***seen, size_t *n, uint64_t *total)
+{
+	char *path = hwtr_path_join(ss->dir, file->value), **more;
+	struct stat st;
+	size_t j;
+
+	if (!path)
+		return;
+	for (j = 0; j < *n && strcmp((*seen)[j], path); j++)
+		;
+	if (j < *n || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !(more = realloc(*seen, (*n + 1) * sizeof(**seen)))) {
+		free(path);
+		return;
+	}
+	*seen = more;
+	(*seen)[(*n)++] = path;
+	*total += (uint64_t)st.st_size;
+}
+
+/* The bytes the import reads at most (for the progress line): the files
+ * trace.ini's buffers and the devices' memory dumps name, each once; a
+ * missing file counts 0 here and is reported where it is read. */
+static uint64_t snapshot_file_bytes(const struct snapshot *ss)
+{
+	char **seen = NULL;
+	size_t nseen = 0, i, d;
+	uint64_t total = 0;
+
+	for (i = 0; ss->trace_ini && i < ss->trace_ini->nsections; i++) {
+		const struct ini_entry *file =
+			ini_get(&ss->trace_ini->sections[i], "file");
+
+		if (file)
+			count_file(ss, file, &seen, &nseen, &total);
+	}
+	for (d = 0; d < ss->ndevices; d++) {
+		const struct ini_file *ini = ss->devices[d].ini;
+
+		for (i = 0; ini && i < ini->nsections; i++) {
+			const struct ini_entry *file =
+				ini_get(&ini->sections[i], "file");
+
+			if (file && !strncasecmp(ini->sections[i].name, "dump", 4))
+				count_file(ss, file, &seen, &nseen, &total);
+		}
+	}
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	return total;
+}
+
 int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
-			    FILE *log, char *err, size_t errlen)
+			    FILE *log, FILE *progress, char *err, size_t errlen)
 {
 	struct snapshot ss = { .dir = dir, .dstream = dstream, .log = log,
 			       .err = err, .errlen = errlen };
@@ -1105,6 +1186,10 @@ int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
 
 	if (load_snapshot(&ss) < 0)
 		goto out;
+	/* Each file is read, then copied into the recording. */
+	progress_start_bytes(&ss.progress, progress, "reading and copying the snapshot",
+			     2 * snapshot_file_bytes(&ss));
+	ss.progress.noun = "buffers and memory images";
 	note_known_ids(&ss);
 	links = ini_section(ss.trace_ini, "source_buffers");
 	if (!links || !links->nentries) {
@@ -1195,6 +1280,7 @@ int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
 		goto out;
 	rc = 0;
 out:
+	progress_finish(&ss.progress);
 	for (i = 0; sources && i < nsources; i++)
 		free(sources[i].contexts);
 	for (i = 0; i < nbuffers; i++)

@@ -10,8 +10,10 @@
  * out; without it a capture is recognised by its frames).  Warnings
  * (skipped sources, memory images shorter than their ini says, a buffer
  * that is not whole frames) go to LOG, one line each, naming the file and
- * line or offset.  0, or -1 with the reason (file:line) in ERR. */
+ * line or offset.  PROGRESS: a terminal for the progress line (bytes of
+ * the buffers and memory dumps read), or NULL.  0, or -1 with the reason
+ * (file:line) in ERR. */
 int import_opencsd_snapshot(const char *dir, const char *out, bool dstream,
-			    FILE *log, char *err, size_t errlen);
+			    FILE *log, FILE *progress, char *err, size_t errlen);
 
 #endif /* HWTREC_IMPORT_SNAPSHOT_H */

@@ -65,7 +65,9 @@ void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 		double secs = (double)elapsed / 1e9 *
 			      (double)(p->total_bytes - done) / (double)done;
 
-		snprintf(left, sizeof(left), ", about %.0f s left", secs + 0.5);
+		if (secs >= 0.5)	/* no "about 0 s" (nor 1 s for a few ms) */
+			snprintf(left, sizeof(left), ", about %.0f s left",
+				 secs);
 	}
 	human_bytes(have, sizeof(have), done);
 	human_bytes(total, sizeof(total), p->total_bytes);
@@ -73,8 +75,8 @@ void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 		snprintf(insns_text, sizeof(insns_text), ", %" PRIu64
 			 " instructions", p->done_insns + insns);
 	/* \r and "erase to the end of the line": the line is rewritten. */
-	fprintf(p->out, "\rhwtrec: %s: %s of %s of trace (%.0f%%)%s%s\033[K",
-		p->what, have, total,
+	fprintf(p->out, "\rhwtrec: %s: %s of %s of %s (%.0f%%)%s%s\033[K",
+		p->what, have, total, p->noun ? p->noun : "trace",
 		p->total_bytes ? 100.0 * (double)done / (double)p->total_bytes : 100.0,
 		insns_text, left);
 	fflush(p->out);

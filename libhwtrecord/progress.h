@@ -19,6 +19,7 @@
 struct progress {
 	FILE *out;		/* NULL: progress_update does nothing */
 	const char *what;	/* "building the history" */
+	const char *noun;	/* what the bytes are of; NULL: "trace" */
 	bool count_insns;	/* the line says the instructions */
 	uint64_t total_bytes;	/* trace bytes of every thread */
 	uint64_t done_bytes;	/* of the threads decoded before this one */

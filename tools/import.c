@@ -184,7 +184,8 @@ int hwtrec_import_main(int argc, char **argv)
 		if (output_free(out) < 0 ||
 		    output_temporary(out, tmp, sizeof(tmp)) < 0)
 			return 1;
-		if (import_opencsd_snapshot(snapshot, tmp, dstream, stderr, err,
+		if (import_opencsd_snapshot(snapshot, tmp, dstream, stderr,
+					    opt.progress, err,
 					    sizeof(err)) < 0) {
 			fprintf(stderr, "hwtrec import: %s\n", err);
 			output_finish(tmp, out, false);

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	scratch_write_pieces(data, size, pieces, NPIECES);
 	snprintf(out, sizeof(out), "%s", scratch_path("out.hwtrec"));
 	nftw(out, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-	if (import_opencsd_snapshot(scratch_path("snap"), out, false, NULL, err,
+	if (import_opencsd_snapshot(scratch_path("snap"), out, false, NULL, NULL, err,
 				    sizeof(err)) < 0) {
 		if (!err[0])
 			abort();	/* a rejection must say why */

@@ -1,0 +1,87 @@
+#!/bin/sh
+# test-import-snapshot-progress: `hwtrec import --opencsd-snapshot` shows
+# progress on a terminal (bytes of the trace buffers and memory images read
+# and copied into the recording) and nothing when stderr is not one.
+# juno_r1_1 with its kernel image grown to 300 MB (a sparse tail: the ini's
+# length still maps 0x50000 of it) takes over a second to import.  Under
+# script(1) (a pseudo-terminal) the line's total must be twice the bytes of
+# the files trace.ini and the [dump] sections name (counted here from the
+# ini files), its bytes and percentages never go back nor pass the total,
+# and it is erased at the end; with stderr a file, stderr holds the
+# warnings only; both imports give the same `hwtrec info`.
+. "$SRCDIR/coresight-lib.sh"
+need_snapshots
+command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
+scratch
+cp -r "$OPENCSD_DATA/juno_r1_1" "$tmp/snap"
+chmod -R u+w "$tmp/snap"
+truncate -s 300M "$tmp/snap/kernel_dump.bin"
+
+"$HWTREC" import --opencsd-snapshot "$tmp/snap" -o "$tmp/file.hwtrec" \
+	>"$tmp/file.out" 2>"$tmp/file.err" || {
+	echo "FAIL: hwtrec import: $(cat "$tmp/file.err")"; exit 1; }
+if grep -q "$(printf '\r')" "$tmp/file.err" || grep -q "copying" "$tmp/file.err"; then
+	echo "FAIL: progress on stderr that is a file: $(head -c 300 "$tmp/file.err")"
+	exit 1
+fi
+grep -v "skipping trace source" "$tmp/file.err" && {
+	echo "FAIL: more than the warnings on stderr (above)"; exit 1; }
+echo "ok: stderr a file: the warnings only"
+
+script -qec "'$HWTREC' import --opencsd-snapshot '$tmp/snap' -o '$tmp/tty.hwtrec'" \
+	/dev/null >"$tmp/import.tty" </dev/null || {
+	echo "FAIL: hwtrec import under script: status $?"; exit 1; }
+python3 - "$tmp/import.tty" "$tmp/snap" <<'PY' || { echo "FAIL: the progress line is wrong (above)"; exit 1; }
+import glob, os, re, sys
+data = open(sys.argv[1], "rb").read().decode()
+snap = sys.argv[2]
+
+# The oracle for the total: every file= of trace.ini, and of the devices'
+# [dump...] sections, each file once, read and then copied.
+files = set()
+for ini in glob.glob(os.path.join(snap, "*.ini")):
+    section = None
+    for line in open(ini):
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]").lower()
+        elif "=" in line and line.split("=")[0].strip().lower() == "file":
+            if os.path.basename(ini) == "trace.ini" or section.startswith("dump"):
+                files.add(os.path.join(snap, line.split("=", 1)[1].strip()))
+total = 2 * sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+units = {"bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+
+def human(n):   # progress.c's way
+    v, u = float(n), 0
+    names = list(units)
+    while v >= 1000 and u + 1 < len(names):
+        v, u = v / 1000, u + 1
+    return "%d bytes" % n if u == 0 else "%.1f %s" % (v, names[u])
+
+line = re.compile(r"\rhwtrec: reading and copying the snapshot: ([\d.]+) (bytes|KB|MB|GB|TB) "
+                  r"of ([\d.]+ (?:bytes|KB|MB|GB|TB)) of buffers and memory images "
+                  r"\((\d+)%\)(?:, about \d+ s left)?\x1b\[K")
+matches = list(line.finditer(data))
+if not matches:
+    sys.exit("no progress line in %r" % data[:400])
+done = [float(m.group(1)) * units[m.group(2)] for m in matches]
+pct = [int(m.group(4)) for m in matches]
+if {m.group(3) for m in matches} != {human(total)}:
+    sys.exit("totals %s, not %s (%d bytes: twice %s)"
+             % ({m.group(3) for m in matches}, human(total), total, sorted(files)))
+if done != sorted(done) or pct != sorted(pct) or max(done) > total * 1.0005 or max(pct) > 100:
+    sys.exit("bytes %s or percentages %s go back or pass %d" % (done, pct, total))
+rest = data[matches[-1].end():]
+if not rest.startswith("\r\x1b[K"):
+    sys.exit("the progress line is not erased at the end: %r" % rest[:80])
+print("ok: %d progress lines, %.1f..%.1f MB of %s, %d%%..%d%%, erased at the end"
+      % (len(matches), done[0] / 1e6, done[-1] / 1e6, human(total), pct[0], pct[-1]))
+PY
+
+"$HWTREC" info "$tmp/file.hwtrec" >"$tmp/file.info" 2>&1
+"$HWTREC" info "$tmp/tty.hwtrec" >"$tmp/tty.info" 2>&1
+sed -i "s|$tmp/[a-z]*\.hwtrec|REC|g" "$tmp/file.info" "$tmp/tty.info"
+cmp -s "$tmp/file.info" "$tmp/tty.info" || {
+	echo "FAIL: the two imports differ:"; diff "$tmp/file.info" "$tmp/tty.info" | head; exit 1; }
+echo "ok: both imports are the same recording ($(grep -c thread "$tmp/tty.info") thread lines)"
+exit 0
