@@ -109,6 +109,7 @@ struct hwtr_history {
 	uint64_t failed_key;	/* the last chunk that failed to decode */
 	char *failed_message;
 	struct progress *progress;	/* hwtr_history_build's, else NULL */
+	enum hwtr_index_source index_source;	/* saved (history-file.c) or built */
 };
 
 /* A chunk of gaps only (before the first chunk start): its offset. */
@@ -116,6 +117,13 @@ struct hwtr_history {
 /* The image of the chunk of thread CTX starting at OFFSET (a
  * decoder_image_fn): the mappings of its time window. */
 int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
+/* A new thread for the manifest's thread INDEX, with an empty index. */
+int history_add_thread(struct hwtr_history *h, size_t index);
+/* Open thread T's stream (the decoder's chunk scan) and its index pass's
+ * state: 0, or 1 for an empty trace (no stream, no pass), or an error. */
+int history_thread_open(struct hwtr_thread *t);
+/* Everything the thread's index holds, but its place in the history. */
+void history_thread_release(struct hwtr_thread *t);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 
