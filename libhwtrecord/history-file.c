@@ -8,7 +8,8 @@
  * (doc/recording-format.md): a 64-byte header, a table of sections, and the
  * sections, each at a 64-byte aligned offset with its own CRC-32; the
  * arrays (struct chunk, struct segment) are stored as they are in memory,
- * little-endian, so reading one is one pread.  The header carries this
+ * little-endian, so that a reader maps the file (read-only, private) and
+ * uses them in place: no copy, no anonymous memory.  The header carries this
  * file's format, the library's HISTORY_INDEX_VERSION and the sizes of the
  * stored structs: another layout is another version.
  *
@@ -46,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -498,6 +500,7 @@ struct in_file {
 	int fd;
 	struct file_header header;
 	struct section_entry *table;
+	uint8_t *map;		/* the whole file, read-only */
 	char *reason;		/* why it cannot be used, for the message */
 };
 
@@ -523,43 +526,41 @@ static const char *section_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
 
-/* Section K, which must be of KIND for THREAD and SIZE bytes, into DST. */
-static int read_section(struct in_file *f, size_t k, uint32_t kind,
-			uint32_t thread, void *dst, uint64_t size)
+/* Section K, which must be of KIND for THREAD and SIZE bytes: where it is
+ * in the mapped file, its checksum checked; NULL if it is not so. */
+static const uint8_t *section(struct in_file *f, size_t k, uint32_t kind,
+			      uint32_t thread, uint64_t size)
 {
 	const struct section_entry *e = &f->table[k];
-	uint8_t *p = dst;
-	uint64_t done = 0;
 	uint32_t crc;
 
 	if (e->kind != kind || e->thread != thread || e->size != size)
 		return reject(f, "damaged: section %zu is not the %s of thread %u "
 			      "(%llu bytes) it should be", k, section_name(kind),
-			      thread, (unsigned long long)size);
-	if (e->offset < sizeof(f->header) || e->offset > f->header.file_size ||
-	    size > f->header.file_size - e->offset)
-		return reject(f, "damaged: section %zu (%s) at offset %llu runs past "
-			      "the end", k, section_name(kind),
-			      (unsigned long long)e->offset);
-	while (done < size) {
-		ssize_t n = pread(f->fd, p + done, (size_t)(size - done),
-				  (off_t)(e->offset + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return reject(f, "damaged: cannot read section %zu (%s) at "
-				      "offset %llu: %s", k, section_name(kind),
-				      (unsigned long long)(e->offset + done),
-				      n < 0 ? strerror(errno) : "end of file");
-		done += (uint64_t)n;
-	}
-	crc = size ? integrity_crc32(0, dst, (size_t)size) : 0;
+			      thread, (unsigned long long)size), NULL;
+	if (e->offset < sizeof(f->header) || e->offset % SECTION_ALIGN ||
+	    e->offset > f->header.file_size || size > f->header.file_size - e->offset)
+		return reject(f, "damaged: section %zu (%s) at offset %llu is not "
+			      "aligned or runs past the end", k, section_name(kind),
+			      (unsigned long long)e->offset), NULL;
+	crc = size ? integrity_crc32(0, f->map + e->offset, (size_t)size) : 0;
 	if (crc != e->crc)
 		return reject(f, "damaged: section %zu (%s of thread %u) at offset "
 			      "%llu has CRC-32 0x%08x, the table says 0x%08x", k,
 			      section_name(kind), thread,
-			      (unsigned long long)e->offset, crc, e->crc);
+			      (unsigned long long)e->offset, crc, e->crc), NULL;
+	return f->map + e->offset;
+}
+
+/* The same, copied to DST. */
+static int read_section(struct in_file *f, size_t k, uint32_t kind,
+			uint32_t thread, void *dst, uint64_t size)
+{
+	const uint8_t *p = section(f, k, kind, thread, size);
+
+	if (!p)
+		return -1;
+	memcpy(dst, p, (size_t)size);
 	return 0;
 }
 
@@ -604,11 +605,15 @@ static int read_header(struct in_file *f, const struct stat *st)
 							  sizeof(*f->table))
 		return reject(f, "damaged: %u sections in %llu bytes", hd->nsections,
 			      (unsigned long long)hd->file_size);
+	/* The arrays are used where they are in the file: read-only, and
+	 * private, so that the file changing under us cannot change them. */
+	f->map = mmap(NULL, (size_t)hd->file_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (f->map == MAP_FAILED) {
+		f->map = NULL;
+		return reject(f, "cannot map it: %s", strerror(errno));
+	}
 	table_size = hd->nsections * sizeof(*f->table);
-	if (!(f->table = malloc(table_size)))
-		return reject(f, "out of memory");
-	if (pread(f->fd, f->table, table_size, sizeof(*hd)) != (ssize_t)table_size)
-		return reject(f, "damaged: cannot read the section table");
+	f->table = (struct section_entry *)(f->map + sizeof(*hd));
 	crc = integrity_crc32(0, f->table, table_size);
 	if (crc != hd->table_crc)
 		return reject(f, "damaged: section table CRC-32 0x%08x, the header "
@@ -766,19 +771,23 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 			      t->tid);
 	t->ninsns = st.ninsns;
 	t->level_base = st.level_base;
-	if (!(t->chunks = alloc_array(f, st.nchunks, sizeof(*t->chunks))) ||
-	    !(t->segments = alloc_array(f, st.nsegments, sizeof(*t->segments))) ||
-	    !(t->gaps = alloc_array(f, st.ngaps, sizeof(*t->gaps))) ||
-	    !(records = alloc_array(f, st.ngaps, sizeof(*records))))
+	if (st.nchunks > f->header.file_size / sizeof(*t->chunks) ||
+	    st.nsegments > f->header.file_size / sizeof(*t->segments)) {
+		reject(f, "damaged: counts larger than the file");
 		goto fail;
-	if (read_section(f, k + 1, section_chunks, (uint32_t)i, t->chunks,
-			 st.nchunks * sizeof(*t->chunks)))
+	}
+	t->arrays_mapped = true;
+	if (!(t->chunks = (struct chunk *)section(f, k + 1, section_chunks, (uint32_t)i,
+						  st.nchunks * sizeof(*t->chunks))) ||
+	    !(t->segments = (struct segment *)section(f, k + 2, section_segments,
+						      (uint32_t)i,
+						      st.nsegments * sizeof(*t->segments))))
 		goto fail;
 	t->nchunks = st.nchunks;
-	if (read_section(f, k + 2, section_segments, (uint32_t)i, t->segments,
-			 st.nsegments * sizeof(*t->segments)))
-		goto fail;
 	t->nsegments = st.nsegments;
+	if (!(t->gaps = alloc_array(f, st.ngaps, sizeof(*t->gaps))) ||
+	    !(records = alloc_array(f, st.ngaps, sizeof(*records))))
+		goto fail;
 	if (read_section(f, k + 3, section_gaps, (uint32_t)i, records,
 			 st.ngaps * sizeof(*records)) ||
 	    f->table[k + 4].size > f->header.file_size ||
@@ -795,9 +804,8 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 	if (!(b = t->builder))
 		return 0;
 	/* Enough of the index pass for hwtr_thread_callstack_next; no restart
-	 * point, so hwtr_history_extend builds such a thread again. */
-	b->cap_chunks = t->nchunks;
-	b->cap_segments = t->nsegments;
+	 * point, so hwtr_history_extend builds such a thread again (releasing
+	 * the mapped arrays first: they are never grown or written). */
 	b->cap_gaps = t->ngaps;
 	b->min_level = -t->level_base;
 	b->min_upto = t->nsegments;
@@ -851,7 +859,6 @@ int history_file_load(struct hwtr_history *h)
 	}
 	if (f.fd >= 0)
 		close(f.fd);
-	free(f.table);
 	if (f.reason || h->nthreads != info->nthreads) {
 		say(h, "saved index not used (%s); building it again",
 		    f.reason ? f.reason : "out of memory");
@@ -861,8 +868,12 @@ int history_file_load(struct hwtr_history *h)
 			free(h->threads[i]);
 		}
 		h->nthreads = 0;
+		if (f.map)
+			munmap(f.map, (size_t)f.header.file_size);
 		return 0;
 	}
+	h->index_map = f.map;
+	h->index_map_size = (size_t)f.header.file_size;
 	h->index_source = hwtr_index_saved;
 	return 1;
 }

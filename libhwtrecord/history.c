@@ -41,6 +41,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define DEFAULT_CACHE_BYTES (64u << 20)
 
@@ -235,8 +236,11 @@ void history_thread_release(struct hwtr_thread *t)
 {
 	release_gaps(t, 0);
 	free(t->gaps);
-	free(t->chunks);
-	free(t->segments);
+	if (!t->arrays_mapped) {
+		free(t->chunks);
+		free(t->segments);
+	}
+	t->arrays_mapped = false;
 	if (t->stream)
 		t->ops->stream_close(t->stream);
 	if (t->builder)
@@ -575,6 +579,12 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 	hwtr_recording_trace(rec, t->index, &bytes, &size);
 	t->rebuilt = false;
 	t->decoded = 0;
+	/* Nothing new, and no restart point noted (a saved index's thread):
+	 * nothing to do, rather than a build from the start. */
+	if (t->builder && !t->builder->restart.valid && size == t->stream_size &&
+	    g->first_event == g->nevents &&
+	    info->threads[t->index].trace_start == t->trace_start)
+		return 0;
 	if (!t->stream || !t->builder || !t->builder->restart.valid ||
 	    t->builder->restart.undo_failed ||
 	    info->threads[t->index].trace_start != t->trace_start)
@@ -665,6 +675,8 @@ void hwtr_history_free(struct hwtr_history *h)
 	free(h->lengths);
 	free(h->failed_message);
 	free(h->threads);
+	if (h->index_map)
+		munmap(h->index_map, h->index_map_size);
 	if (h->decoder)
 		h->ops->context_free(h->decoder);
 	isa_close(h->isa);

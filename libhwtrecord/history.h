@@ -81,6 +81,9 @@ struct hwtr_thread {
 	uint64_t trace_start;	/* the manifest's, when it was read */
 	uint64_t decoded;	/* instructions the last build/extend made */
 	bool rebuilt;		/* ... from the thread's start */
+	/* chunks and segments point into the history's index_map (a saved
+	 * index, read-only): released with it, never freed or written. */
+	bool arrays_mapped;
 };
 
 #define LENGTH_CACHE_BITS 16
@@ -110,6 +113,8 @@ struct hwtr_history {
 	char *failed_message;
 	struct progress *progress;	/* hwtr_history_build's, else NULL */
 	enum hwtr_index_source index_source;	/* saved (history-file.c) or built */
+	void *index_map;		/* the saved index, mapped, or NULL */
+	size_t index_map_size;
 };
 
 /* A chunk of gaps only (before the first chunk start): its offset. */

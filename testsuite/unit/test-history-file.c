@@ -233,6 +233,32 @@ static void etm_saved_is_built(bool formatted)
 	fixture_cleanup();
 }
 
+START_TEST(a_history_read_back_extends_like_a_built_one)
+{
+	struct hwtr_recording *rf, *r1, *r2;
+	struct hwtr_history *fresh, *first, *h;
+	struct hwtr_thread_stats st;
+	char said[2048];
+
+	pt_recording("ext.hwtrec", main_path_with_overflow, NULL);
+	first = open_history(&r1, true, said, sizeof(said));
+	h = open_history(&r2, true, said, sizeof(said));
+	ck_assert_int_eq(hwtr_history_index_source(h), hwtr_index_saved);
+	/* A finished recording does not grow: nothing to decode. */
+	ck_assert_int_eq(hwtr_recording_refresh(r2), 0);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert(!st.rebuilt);
+	ck_assert_uint_eq(st.decoded_instructions, 0);
+	fresh = open_history(&rf, false, said, sizeof(said));
+	history_same(h, fresh);
+	close_history(rf, fresh);
+	close_history(r2, h);
+	close_history(r1, first);
+	fixture_cleanup();
+}
+END_TEST
+
 START_TEST(an_etm_history_read_back_is_the_built_one)
 {
 	etm_saved_is_built(false);
@@ -563,6 +589,7 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, an_intel_pt_history_read_back_is_the_built_one);
 	tcase_add_test(tc, an_etm_history_read_back_is_the_built_one);
+	tcase_add_test(tc, a_history_read_back_extends_like_a_built_one);
 	tcase_add_test(tc, a_damaged_index_is_rebuilt_with_a_message);
 	tcase_add_test(tc, an_index_of_another_version_is_rebuilt_with_a_message);
 	tcase_add_test(tc, an_index_with_good_checksums_and_bad_links_is_rebuilt);
