@@ -17,6 +17,10 @@
 #include "progress.h"
 #include "symbols.h"
 
+/* struct chunk and struct segment are saved as they are in memory in a
+ * recording's history.idx (history-file.c): a change of their size is
+ * another layout there by itself; a change of what a field means (the
+ * filter's hashing, a flag) needs HISTORY_INDEX_VERSION bumped. */
 struct chunk {
 	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
 	uint64_t first_insn;	/* instruction number of its first entry */
