@@ -705,6 +705,7 @@ static bool link_ok(uint32_t link, uint64_t nsegments)
 static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 {
 	uint64_t n, last = 0;
+	int32_t min_level = 0;	/* the index pass's start */
 	size_t i;
 
 	for (i = 0; i < t->nchunks; i++) {
@@ -728,12 +729,23 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 			return reject(f, "damaged: thread %u segment %llu out of order "
 				      "or range", t->tid, (unsigned long long)n + 1);
 		last = s->insn_begin;
+		if (s->level < min_level)
+			min_level = s->level;
+		/* A level moves by one per call or return at most. */
+		if ((uint64_t)(s->level < 0 ? -(int64_t)s->level : s->level) > n + 1)
+			return reject(f, "damaged: thread %u segment %llu at level %d",
+				      t->tid, (unsigned long long)n + 1, s->level);
 	}
+	if (t->level_base != -min_level)
+		return reject(f, "damaged: thread %u's level base %d, its segments "
+			      "say %d", t->tid, t->level_base, -min_level);
 	for (i = 0; i < t->ngaps; i++) {
 		const struct gap_entry *g = &t->gaps[i];
 
 		if (g->insn < 1 || g->insn > t->ninsns || g->segment < 1 ||
-		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn))
+		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn) ||
+		    !(t->segments[g->segment - 1].flags & HWTR_SEG_GAP) ||
+		    t->segments[g->segment - 1].insn_begin != g->insn)
 			return reject(f, "damaged: thread %u gap %zu out of order or "
 				      "range", t->tid, i);
 	}
