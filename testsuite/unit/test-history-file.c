@@ -311,8 +311,8 @@ static void reseal_header(uint8_t *file)
 	put32(file + HEADER_CRC, (uint32_t)crc32(0, file, HEADER_SIZE));
 }
 
-/* The first segments section's offset (in the table). */
-static uint64_t segments_offset(const uint8_t *file, size_t *entry)
+/* The first section of KIND: its offset, and its index in the table. */
+static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry)
 {
 	uint32_t n = get32(file + HEADER_NSECTIONS), k;
 	uint64_t off;
@@ -320,14 +320,34 @@ static uint64_t segments_offset(const uint8_t *file, size_t *entry)
 	for (k = 0; k < n; k++) {
 		const uint8_t *e = file + HEADER_SIZE + k * SECTION_ENTRY;
 
-		if (get32(e) == SECTION_SEGMENTS) {
+		if (get32(e) == kind) {
 			memcpy(&off, e + 8, 8);
 			*entry = k;
 			return off;
 		}
 	}
-	ck_abort_msg("no segments section");
+	ck_abort_msg("no section of kind %u", kind);
 	return 0;
+}
+
+static uint64_t segments_offset(const uint8_t *file, size_t *entry)
+{
+	return section_offset(file, SECTION_SEGMENTS, entry);
+}
+
+/* Every checksum made to match after a change in section ENTRY. */
+static void reseal(uint8_t *file, size_t entry)
+{
+	uint8_t *e = file + HEADER_SIZE + entry * SECTION_ENTRY;
+	uint64_t off, size;
+
+	memcpy(&off, e + 8, 8);
+	memcpy(&size, e + 16, 8);
+	put32(e + 24, (uint32_t)crc32(0, file + off, (uInt)size));
+	put32(file + HEADER_TABLE_CRC,
+	      (uint32_t)crc32(0, file + HEADER_SIZE,
+			      get32(file + HEADER_NSECTIONS) * SECTION_ENTRY));
+	reseal_header(file);
 }
 
 /* Open DIR (its history.idx as CHANGE left it): the index is built, not
@@ -425,27 +445,33 @@ END_TEST
 START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 {
 	char path[450];
-	uint8_t *file, *e;
+	uint8_t *file;
 	size_t size, entry;
-	uint64_t seg, seg_size;
+	uint64_t seg;
 	uint32_t up;
 
 	saved_main_path(&file, &size);
 	index_path(path, sizeof(path));
 	seg = segments_offset(file, &entry);
-	e = file + HEADER_SIZE + entry * SECTION_ENTRY;
-	memcpy(&seg_size, e + 16, 8);
 	/* Segment 2's caller link (struct segment: insn_begin, then up)
 	 * far past the last segment, every checksum made to match. */
 	up = 1000000;
 	memcpy(file + seg + 32 + 8, &up, 4);
-	put32(e + 24, (uint32_t)crc32(0, file + seg, (uInt)seg_size));
-	put32(file + HEADER_TABLE_CRC,
-	      (uint32_t)crc32(0, file + HEADER_SIZE,
-			      get32(file + HEADER_NSECTIONS) * SECTION_ENTRY));
-	reseal_header(file);
+	reseal(file, entry);
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1 segment 2 out of order or range");
+	free(file);
+	/* A level base (struct saved_thread: tid, then the base) that is not
+	 * minus the lowest level: levels would print below 0. */
+	read_file(path, &file, &size);
+	{
+		uint64_t th = section_offset(file, 2, &entry);
+
+		put32(file + th + 4, get32(file + th + 4) + 5);
+		reseal(file, entry);
+	}
+	write_file(path, file, size);
+	not_trusted("damaged: thread 1's level base");
 	free(file);
 	fixture_cleanup();
 }
