@@ -33,6 +33,7 @@
 #include "error.h"
 #include "chunk-cache.h"
 #include "gaps.h"
+#include "history-file.h"
 #include "index-builder.h"
 #include "insn-length.h"
 #include "segments.h"
@@ -40,6 +41,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define DEFAULT_CACHE_BYTES (64u << 20)
 
@@ -230,13 +232,15 @@ static void release_gaps(struct hwtr_thread *t, size_t from)
 	t->ngaps = from;
 }
 
-/* Everything the thread's index holds, but its place in the history. */
-static void thread_release(struct hwtr_thread *t)
+void history_thread_release(struct hwtr_thread *t)
 {
 	release_gaps(t, 0);
 	free(t->gaps);
-	free(t->chunks);
-	free(t->segments);
+	if (!t->arrays_mapped) {
+		free(t->chunks);
+		free(t->segments);
+	}
+	t->arrays_mapped = false;
 	if (t->stream)
 		t->ops->stream_close(t->stream);
 	if (t->builder)
@@ -303,23 +307,19 @@ static int stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 	return err;
 }
 
-/* Decode thread T from its start (its index is empty). */
-static int thread_build(struct hwtr_thread *t)
+int history_thread_open(struct hwtr_thread *t)
 {
 	struct decoder_loss *losses = NULL;
 	struct decoder_stream_info si;
-	struct decoder_walk *walk;
 	int err;
 
-	t->rebuilt = true;
-	t->decoded = 0;
 	err = stream_info(t, &si, &losses);
 	t->trace_bytes = si.size - si.trace_start;
 	t->stream_size = si.size;
 	t->trace_start = si.trace_start;
 	if (!err && si.size == 0) {
 		free(losses);
-		return 0;	/* an empty trace is an empty history */
+		return 1;	/* an empty trace is an empty history */
 	}
 	if (!err)
 		err = t->ops->stream_open(t->history->decoder, &si, &t->stream);
@@ -330,6 +330,20 @@ static int thread_build(struct hwtr_thread *t)
 		return err;
 	t->builder->thread = t;
 	t->trace_bytes = t->ops->stream_trace_bytes(t->stream);
+	return 0;
+}
+
+/* Decode thread T from its start (its index is empty). */
+static int thread_build(struct hwtr_thread *t)
+{
+	struct decoder_walk *walk;
+	int err;
+
+	t->rebuilt = true;
+	t->decoded = 0;
+	err = history_thread_open(t);
+	if (err)
+		return err > 0 ? 0 : err;
 	if ((err = t->ops->walk_begin(t->stream, history_chunk_image, t, &walk)))
 		return err;
 	err = index_walk(t->builder, walk, NULL);
@@ -349,7 +363,7 @@ static int thread_failed(struct hwtr_thread *t, int err)
 				 hwtr_recording_info(rec)->threads[t->index].stream);
 }
 
-static int add_thread(struct hwtr_history *h, size_t index)
+int history_add_thread(struct hwtr_history *h, size_t index)
 {
 	const struct hwtr_recording_info *info = hwtr_recording_info(h->recording);
 	struct hwtr_thread *t;
@@ -417,11 +431,13 @@ int hwtr_history_build(struct hwtr_recording *rec,
 				     : DEFAULT_CACHE_BYTES;
 	struct progress progress;
 	struct hwtr_history *h;
+	bool saved_index;
 	size_t i;
 	int err;
 
 	if (!rec || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_history_build: bad argument");
+	saved_index = info->complete && !(options && options->no_saved_index);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -459,8 +475,16 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	progress_start(&progress, options ? options->progress : NULL,
 		       total_trace_bytes(rec));
 	h->progress = &progress;
+	/* A finished recording may carry its index (history-file.c); one
+	 * still being written is followed (hwtr_history_extend). */
+	if (saved_index && history_file_load(h) > 0) {
+		progress_finish(&progress);
+		h->progress = NULL;
+		*out = h;
+		return 0;
+	}
 	for (i = 0; i < info->nthreads; i++) {
-		if ((err = add_thread(h, i)) ||
+		if ((err = history_add_thread(h, i)) ||
 		    (err = thread_build(h->threads[i]))) {
 			progress_finish(&progress);
 			if (i < h->nthreads)
@@ -471,6 +495,8 @@ int hwtr_history_build(struct hwtr_recording *rec,
 	}
 	progress_finish(&progress);
 	h->progress = NULL;
+	if (saved_index)
+		history_file_save(h);
 	*out = h;
 	return 0;
 }
@@ -480,7 +506,7 @@ int hwtr_history_build(struct hwtr_recording *rec,
 static int thread_rebuild(struct hwtr_thread *t)
 {
 	chunk_cache_forget(t, 0);
-	thread_release(t);
+	history_thread_release(t);
 	return thread_build(t);
 }
 
@@ -553,6 +579,12 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 	hwtr_recording_trace(rec, t->index, &bytes, &size);
 	t->rebuilt = false;
 	t->decoded = 0;
+	/* Nothing new, and no restart point noted (a saved index's thread):
+	 * nothing to do, rather than a build from the start. */
+	if (t->builder && !t->builder->restart.valid && size == t->stream_size &&
+	    g->first_event == g->nevents &&
+	    info->threads[t->index].trace_start == t->trace_start)
+		return 0;
 	if (!t->stream || !t->builder || !t->builder->restart.valid ||
 	    t->builder->restart.undo_failed ||
 	    info->threads[t->index].trace_start != t->trace_start)
@@ -616,7 +648,7 @@ int hwtr_history_extend(struct hwtr_history *h)
 	nthreads = h->nthreads;
 	for (i = 0; i < info->nthreads; i++) {
 		if (i >= nthreads)
-			err = add_thread(h, i);
+			err = history_add_thread(h, i);
 		if (!err)
 			err = i < nthreads ? thread_extend(h->threads[i], &g)
 					   : thread_build(h->threads[i]);
@@ -634,7 +666,7 @@ void hwtr_history_free(struct hwtr_history *h)
 	if (!h)
 		return;
 	for (i = 0; i < h->nthreads; i++) {
-		thread_release(h->threads[i]);
+		history_thread_release(h->threads[i]);
 		free(h->threads[i]);
 	}
 	for (i = 0; h->cache && i < h->cache_slots; i++)
@@ -643,6 +675,8 @@ void hwtr_history_free(struct hwtr_history *h)
 	free(h->lengths);
 	free(h->failed_message);
 	free(h->threads);
+	if (h->index_map)
+		munmap(h->index_map, h->index_map_size);
 	if (h->decoder)
 		h->ops->context_free(h->decoder);
 	isa_close(h->isa);
@@ -703,6 +737,11 @@ const char *hwtr_history_problem(const struct hwtr_history *h, size_t index)
 			return m->problem;
 	}
 	return NULL;
+}
+
+enum hwtr_index_source hwtr_history_index_source(const struct hwtr_history *h)
+{
+	return h ? h->index_source : hwtr_index_built;
 }
 
 struct hwtr_symbolizer *hwtr_history_symbolizer(struct hwtr_history *h)
@@ -876,7 +915,7 @@ int hwtr_history_end_ips(struct hwtr_recording *rec,
 		err = h->ops->context_alloc(h->images, &h->decoder);
 	for (i = 0; !err && i < info->nthreads; i++) {
 		status[i] = hwtr_end_ip_unknown;
-		if ((err = add_thread(h, i)) ||
+		if ((err = history_add_thread(h, i)) ||
 		    (err = thread_end_ip(h->threads[i], &ips[i], &status[i])))
 			if (i < h->nthreads)
 				thread_failed(h->threads[i], err);

@@ -17,6 +17,10 @@
 #include "progress.h"
 #include "symbols.h"
 
+/* struct chunk and struct segment are saved as they are in memory in a
+ * recording's history.idx (history-file.c): a change of their size is
+ * another layout there by itself; a change of what a field means (the
+ * filter's hashing, a flag) needs HISTORY_INDEX_VERSION bumped. */
 struct chunk {
 	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
 	uint64_t first_insn;	/* instruction number of its first entry */
@@ -81,6 +85,9 @@ struct hwtr_thread {
 	uint64_t trace_start;	/* the manifest's, when it was read */
 	uint64_t decoded;	/* instructions the last build/extend made */
 	bool rebuilt;		/* ... from the thread's start */
+	/* chunks and segments point into the history's index_map (a saved
+	 * index, read-only): released with it, never freed or written. */
+	bool arrays_mapped;
 };
 
 #define LENGTH_CACHE_BITS 16
@@ -109,6 +116,9 @@ struct hwtr_history {
 	uint64_t failed_key;	/* the last chunk that failed to decode */
 	char *failed_message;
 	struct progress *progress;	/* hwtr_history_build's, else NULL */
+	enum hwtr_index_source index_source;	/* saved (history-file.c) or built */
+	void *index_map;		/* the saved index, mapped, or NULL */
+	size_t index_map_size;
 };
 
 /* A chunk of gaps only (before the first chunk start): its offset. */
@@ -116,6 +126,13 @@ struct hwtr_history {
 /* The image of the chunk of thread CTX starting at OFFSET (a
  * decoder_image_fn): the mappings of its time window. */
 int history_chunk_image(void *ctx, uint64_t offset, unsigned *epoch);
+/* A new thread for the manifest's thread INDEX, with an empty index. */
+int history_add_thread(struct hwtr_history *h, size_t index);
+/* Open thread T's stream (the decoder's chunk scan) and its index pass's
+ * state: 0, or 1 for an empty trace (no stream, no pass), or an error. */
+int history_thread_open(struct hwtr_thread *t);
+/* Everything the thread's index holds, but its place in the history. */
+void history_thread_release(struct hwtr_thread *t);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 

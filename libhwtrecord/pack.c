@@ -14,6 +14,7 @@
  * both ids.
  */
 #include "error.h"
+#include "history-file.h"
 #include "integrity.h"
 #include "object-lookup.h"
 #include "recording-file.h"
@@ -345,6 +346,14 @@ int hwtr_pack(struct hwtr_recording *rec, const char *const *debug_dirs,
 	}
 	if (!err && copy)	/* looking (hwtrec info) changes nothing */
 		err = update_manifest(&k);
+	if (!err && copy && k.nadded) {
+		/* The saved index names the binaries where they were found
+		 * before: stale now, and known to be. */
+		char idx[4352];
+
+		snprintf(idx, sizeof(idx), "%s/%s", k.dir, HISTORY_FILE_NAME);
+		unlink(idx);
+	}
 	free(k.added);
 	if (err) {
 		hwtr_pack_free(k.pack);

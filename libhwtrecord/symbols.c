@@ -13,6 +13,7 @@
 #include "symbols.h"
 
 #include "error.h"
+#include "integrity.h"
 #include "object-lookup.h"
 #include "recording-file.h"
 
@@ -672,6 +673,23 @@ const char *symbolizer_function_name(const struct hwtr_symbolizer *s,
 				     uint32_t id)
 {
 	return id < s->nfunctions ? s->functions[id].name : NULL;
+}
+
+uint32_t symbolizer_digest(const struct hwtr_symbolizer *s, uint64_t *nfunctions)
+{
+	uint32_t crc = 0;
+	size_t i;
+
+	for (i = 0; i < s->nfunctions; i++) {
+		const struct function *f = &s->functions[i];
+		uint64_t fields[3] = { f->start, f->end, f->traits };
+		const char *name = f->name ? f->name : "";
+
+		crc = integrity_crc32(crc, fields, sizeof(fields));
+		crc = integrity_crc32(crc, name, strlen(name) + 1);
+	}
+	*nfunctions = s->nfunctions;
+	return crc;
 }
 
 uint64_t symbolizer_function_start(const struct hwtr_symbolizer *s, uint32_t id)

@@ -47,4 +47,10 @@ unsigned symbolizer_function_traits(const struct hwtr_symbolizer *symbolizer,
 void symbolizer_function_range(const struct hwtr_symbolizer *symbolizer,
 			       uint32_t id, uint64_t *start, uint64_t *end);
 
+/* A CRC-32 of the function table (every id's range, traits and name, in id
+ * order) and its size: equal digests give equal ids for equal addresses,
+ * which a saved index's segments rely on (history-file.c). */
+uint32_t symbolizer_digest(const struct hwtr_symbolizer *symbolizer,
+			   uint64_t *nfunctions);
+
 #endif

@@ -165,6 +165,13 @@ static double bits_per_insn(uint64_t bytes, uint64_t insns)
 	return insns ? 8.0 * (double)bytes / (double)insns : 0.0;
 }
 
+/* "saved": read from the recording's history.idx; "built": decoded. */
+static const char *index_source(const struct hwtr_history *history)
+{
+	return hwtr_history_index_source(history) == hwtr_index_saved ? "saved"
+								      : "built";
+}
+
 int hwtrec_info_main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -231,6 +238,9 @@ int hwtrec_info_main(int argc, char **argv)
 				 "problems", problems);
 		if (root)
 			show_objects(o.recording, root);
+		if (root)
+			json_object_set_new(root, "index", json_string(
+				index_source(o.history)));
 		if (!root ||
 		    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
 			fprintf(stderr, "hwtrec info: %s: cannot write it as JSON\n",
@@ -262,6 +272,7 @@ int hwtrec_info_main(int argc, char **argv)
 	show_objects(o.recording, NULL);
 	for (i = 0; i < hwtr_history_nproblems(o.history); i++)
 		printf("Problem:       %s\n", hwtr_history_problem(o.history, i));
+	printf("Index:         %s\n", index_source(o.history));
 	printf("Threads:       %zu\n", hwtr_history_nthreads(o.history));
 	for (i = 0; i < hwtr_history_nthreads(o.history); i++) {
 		struct hwtr_thread_stats s;

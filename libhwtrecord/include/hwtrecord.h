@@ -523,15 +523,34 @@ struct hwtr_history_options {
 	 * an estimate of the time left, erased when the build ends.  Pass it
 	 * only when the stream is a terminal (isatty). */
 	FILE *progress;
+	/* Neither read nor write the index saved in the recording
+	 * (history.idx, doc/recording-format.md): build it from the trace. */
+	bool no_saved_index;
 };
 
 /* Decode every thread once to build the index and the function segments.
  * The history does not keep per-instruction data; instructions are decoded
- * again on demand.  The recording must outlive the history. */
+ * again on demand.  The recording must outlive the history.
+ *
+ * A finished recording keeps its index in history.idx: a build writes it
+ * (if the directory is writable; temp file and rename), the next one reads
+ * it instead of decoding, unless it is stale (the manifest, a stream, the
+ * sideband, a binary or the symbols changed), damaged or of another
+ * version: then one line on stderr names the file and the reason and the
+ * index is built and written again.  A recording still being written never
+ * uses one. */
 HWTR_EXPORT
 int hwtr_history_build(struct hwtr_recording *recording,
 		       const struct hwtr_history_options *options,
 		       struct hwtr_history **history);
+
+/* Where the history's index came from. */
+enum hwtr_index_source {
+	hwtr_index_built = 0,	/* decoded from the trace */
+	hwtr_index_saved,	/* read from the recording's history.idx */
+};
+HWTR_EXPORT
+enum hwtr_index_source hwtr_history_index_source(const struct hwtr_history *history);
 HWTR_EXPORT
 void hwtr_history_free(struct hwtr_history *history);
 

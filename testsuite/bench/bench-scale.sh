@@ -9,7 +9,10 @@
 # streams with the same settings (bench-libipt), and under `hwtrec replay`
 # the time from GDB's start to its prompt at the crash (in report) and the
 # first reverse-stepi, reverse-finish (out of report) and reverse-step after
-# it (bench-scale.py).  Figures only: it fails
+# it (bench-scale.py).  The first `hwtrec info` also saves the index in
+# the recording (history.idx): its size, a second `hwtrec info` that reads
+# it back (reopen) and the replay again with it present (prompt, first
+# reverse-stepi) are printed too.  Figures only: it fails
 # when the two decoders count different instructions, or a step fails.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
@@ -86,9 +89,10 @@ field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
-printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s | %8s %-18s %8s %8s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" memory \
-	"libipt alone CPU" prompt rstepi rfinish rstep
+	"libipt alone CPU" prompt rstepi rfinish rstep \
+	index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
 	per=$(per_iteration $prog)
 	for size in $sizes; do
@@ -103,6 +107,15 @@ for prog in calls loops; do
 		insns=$(awk '/ instructions,/ { print $3 }' info.out)
 		segs=$(awk '/ instructions,/ { print $5 }' info.out)
 		gaps=$(awk '/ instructions,/ { print $8 }' info.out)
+		[ -f "$rec/history.idx" ] || { echo "bench-scale: $rec: the first open saved no history.idx"; exit 1; }
+		index_kb=$(( $(stat -c %s "$rec/history.idx") / 1024 ))
+		/usr/bin/time -f "%U %S %e %M" -o reopen.time "$hwtrec" info "$rec" > reopen.out
+		read -r ruser rsys rwall rkb < reopen.time
+		if ! grep -q '^Index: *saved' reopen.out ||
+		   [ "$(grep ' instructions,' reopen.out)" != "$(grep ' instructions,' info.out)" ]; then
+			echo "bench-scale: $rec: the reopen did not read the saved index, or counts differ"
+			exit 1
+		fi
 		"$libipt" "$rec" > libipt.out
 		ipt_insns=$(field libipt.out instructions)
 		# A gap takes one instruction number in the history.
@@ -111,29 +124,39 @@ for prog in calls loops; do
 			exit 1
 		fi
 
-		BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/replay.txt \
-			timeout 1800 "$hwtrec" replay "$rec" -- -batch \
-			-x "$here/bench-scale.py" > replay.out 2>&1 || true
-		if [ -z "$(field replay.txt reverse_step)" ]; then
-			tail -20 replay.out
-			echo "bench-scale: $rec: the replay commands did not run"
-			exit 1
-		fi
-		# The crash is in report, which main calls.
-		case "$(field replay.txt first_reverse_stepi_at) $(field replay.txt reverse_finish_at)" in
-		"report main") ;;
-		*) cat replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report or reverse-finish did not return to main"; exit 1 ;;
-		esac
-		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s\n' \
+		# The replay as at a first open (no saved index; it saves one),
+		# then again reading it.
+		rm "$rec/history.idx"
+		for replay in replay saved; do
+			BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/$replay.txt \
+				timeout 1800 "$hwtrec" replay "$rec" -- -batch \
+				-x "$here/bench-scale.py" > replay.out 2>&1 || true
+			if [ -z "$(field $replay.txt reverse_step)" ]; then
+				tail -20 replay.out
+				echo "bench-scale: $rec: the replay commands did not run"
+				exit 1
+			fi
+			# The crash is in report, which main calls.
+			case "$(field $replay.txt first_reverse_stepi_at) $(field $replay.txt reverse_finish_at)" in
+			"report main") ;;
+			*) cat $replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report or reverse-finish did not return to main"; exit 1 ;;
+			esac
+		done
+		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall"))" \
 			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
 			"$(secs "$(field replay.txt ready)")" \
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
 			"$(ms "$(field replay.txt reverse_finish)")" \
-			"$(ms "$(field replay.txt reverse_step)")"
+			"$(ms "$(field replay.txt reverse_step)")" \
+			"$(awk -v k="$index_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+			"$(secs "$(awk -v u="$ruser" -v s="$rsys" 'BEGIN { print u + s }')") ($(secs "$rwall"))" \
+			"$(secs "$(field saved.txt ready)")" \
+			"$(ms "$(field saved.txt first_reverse_stepi)")"
 		rm -rf "$rec"
 	done
 done
 echo "(memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
-echo " rstepi, rfinish, rstep: the first reverse-stepi, then reverse-finish out of report, then reverse-step.)"
+echo " rstepi, rfinish, rstep: the first reverse-stepi, then reverse-finish out of report, then reverse-step;"
+echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"

@@ -66,6 +66,12 @@ check_quiet() {
 	echo "ok: $1: nothing on stderr that is a file"
 }
 
+# Every command below builds the history: the index a build saves in the
+# recording (history.idx) is removed first, else it would be read back,
+# with no build to show.
+unsave() { rm -f long.hwtrec/history.idx; }
+
+unsave
 script -qec "'$HWTREC' info long.hwtrec" /dev/null >info.tty </dev/null ||
 	fail "hwtrec info under script: status $?"
 check_tty info
@@ -73,16 +79,20 @@ grep -q "thread 1: $insns instructions" info.tty || fail "info's own output is m
 [ -s info.err ] && fail "hwtrec info printed on stderr (a file): $(cat info.err)"
 check_quiet info
 
+unsave
 script -qec "'$HWTREC' dump long.hwtrec --calls" /dev/null >dump.tty </dev/null ||
 	fail "hwtrec dump under script: status $?"
 check_tty dump
+unsave
 "$HWTREC" dump long.hwtrec --calls >dump.out 2>dump.err || fail "hwtrec dump: $(cat dump.err)"
 [ -s dump.err ] && fail "hwtrec dump printed on stderr (a file): $(cat dump.err)"
 check_quiet dump
 
+unsave
 script -qec "'$HWTREC' export --timeline long.hwtrec -o t.json" /dev/null >export.tty </dev/null ||
 	fail "hwtrec export under script: status $?"
 check_tty export
+unsave
 "$HWTREC" export --timeline long.hwtrec -o t.json >export.out 2>export.err ||
 	fail "hwtrec export: $(cat export.err)"
 [ -s export.err ] && fail "hwtrec export printed on stderr (a file): $(cat export.err)"
@@ -91,9 +101,11 @@ check_quiet export
 # GDB: the first reverse step waits for the history.
 if command -v gdb >/dev/null; then
 	gdbargs="-nx -batch -ex reverse-stepi -ex 'info registers rip'"
+	unsave
 	script -qec "'$HWTREC' replay long.hwtrec -- $gdbargs" /dev/null >replay.tty </dev/null ||
 		fail "hwtrec replay under script: status $?"
 	check_tty replay
+	unsave
 	"$HWTREC" replay long.hwtrec -- -nx -batch -ex reverse-stepi \
 		-ex 'info registers rip' >replay.out 2>replay.err </dev/null ||
 		fail "hwtrec replay: $(cat replay.err)"

@@ -85,6 +85,24 @@ expect_status $st 0 "hwtrec dump --insn --json"
 	"$WORK/dump.jsonl" ||
 	fail "the recorded history of $name differs from the single-stepper's (files in $WORK)"
 
+# That first open saved the index in the recording (history.idx); a second
+# open reads it instead of decoding and must list the same history, which
+# the single-stepper has just checked.
+[ -f "$WORK/rec.hwtrec/history.idx" ] ||
+	fail "the first open of $WORK/rec.hwtrec saved no history.idx"
+"$HWTREC" dump "$WORK/rec.hwtrec" --insn --json >"$WORK/dump-saved.jsonl" \
+	2>"$WORK/dump-saved.stderr" ||
+	fail "hwtrec dump --insn --json with the saved index failed"
+elapsed "hwtrec dump with the saved index"
+[ ! -s "$WORK/dump-saved.stderr" ] || {
+	show "$WORK/dump-saved.stderr"
+	fail "hwtrec dump said something with the saved index (above)"
+}
+cmp -s "$WORK/dump.jsonl" "$WORK/dump-saved.jsonl" ||
+	fail "the history read from the saved index differs from the built one ($WORK/dump.jsonl, $WORK/dump-saved.jsonl)"
+[ "$("$HWTREC" info --json "$WORK/rec.hwtrec" | jq -r .index)" = saved ] ||
+	fail "hwtrec info --json does not say \"index\": \"saved\" on a third open"
+
 if [ -n "$REFERENCE_SOURCE" ]; then
 	# shellcheck disable=SC2086
 	(cd "$WORK" && "$HWTREC_REFERENCE" record --source="$REFERENCE_SOURCE" \

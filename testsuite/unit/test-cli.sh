@@ -38,6 +38,19 @@ rows = [json.loads(l) for l in sys.stdin]
 print(len(rows), rows[0]["ip"], rows[0]["function"], rows[0]["object_offset"], rows[-1]["class"])')
 check "insn json" "29 0x$(sym i1 | sed 's/^0*//') _start 4096 far_call" "$out"
 
+# The index saved by the first open (history.idx) is what the next opens read.
+index() { $hwtrec info --json "$tmp/r.hwtrec" 2>&1 | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["index"])'; }
+check "info: the saved index is read" "saved" "$(index)"
+rm "$tmp/r.hwtrec/history.idx"
+check "info: without it the index is built, then saved" "built saved" "$(index) $(index)"
+# Packing finds the binaries elsewhere: the index it made stale goes, silently.
+$hwtrec pack "$tmp/r.hwtrec" >/dev/null
+check "pack: the stale index is removed" "no history.idx" \
+	"$([ -e "$tmp/r.hwtrec/history.idx" ] && echo history.idx || echo no history.idx)"
+check "pack: then built without a message" "built" "$(index)"
+
 # bad input: named file, clear message, exit 1
 out=$($hwtrec info "$tmp/nothing.hwtrec" 2>&1); rc=$?
 check "missing recording" "1 hwtrec info: $tmp/nothing.hwtrec: no manifest.json: not a recording, or its recorder died before writing anything" "$rc $out"

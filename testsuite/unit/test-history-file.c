@@ -1,0 +1,631 @@
+/* test-history-file: the history index saved in a finished recording
+ * (history.idx, libhwtrecord/history-file.c).
+ *
+ * A history read back from the file must be the history a build makes:
+ * every segment, instruction and gap through the public API (the fuzzers'
+ * history_same, ../fuzz/history-walk.c, plus the gaps' words, the stack
+ * after the end and the times), on Intel PT recordings with calls, tail
+ * calls and an overflow gap, and on ETM recordings of two trace units,
+ * raw and in CoreSight frames.  The oracle for the history itself is the
+ * build (test-history, test-etm, and testsuite/record against the
+ * single-stepper, which also run with the file present).  A file that is
+ * stale, damaged or of another version is not used: one line on stderr
+ * names it and the reason, the history is built, and the file is written
+ * again.  A recording still being written never gets one. */
+#include "etm-encode.h"
+#include "fixture.h"
+#include "../fuzz/history-walk.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* The file's layout, as doc/recording-format.md describes it. */
+#define HEADER_SIZE 64
+#define HEADER_INDEX_VERSION 12
+#define HEADER_CHUNK_SIZE 16
+#define HEADER_NSECTIONS 36
+#define HEADER_TABLE_CRC 48
+#define HEADER_CRC 52
+#define SECTION_ENTRY 32
+#define SECTION_SEGMENTS 4
+
+static char dir[400];
+
+static void index_path(char *out, size_t size)
+{
+	snprintf(out, size, "%s/history.idx", dir);
+}
+
+static bool index_exists(void)
+{
+	char path[450];
+	struct stat st;
+
+	index_path(path, sizeof(path));
+	return stat(path, &st) == 0;
+}
+
+/* A build of DIR (the saved index used when ALLOW_SAVED), and what the
+ * library said on stderr meanwhile. */
+static struct hwtr_history *open_history(struct hwtr_recording **rec,
+					 bool allow_saved, char *said, size_t size)
+{
+	struct hwtr_history_options opt = { .no_saved_index = !allow_saved };
+	struct hwtr_history *h = NULL;
+	char log[450];
+	int fd, saved_fd;
+	ssize_t n;
+
+	snprintf(log, sizeof(log), "%s.stderr", dir);
+	fd = open(log, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	saved_fd = dup(2);
+	ck_assert_int_ge(saved_fd, 0);
+	ck_assert_int_ge(dup2(fd, 2), 0);
+	ck_assert_msg(hwtr_recording_open(dir, rec) == 0, "%s", hwtr_last_error());
+	ck_assert_msg(hwtr_history_build(*rec, &opt, &h) == 0, "%s", hwtr_last_error());
+	fflush(stderr);
+	dup2(saved_fd, 2);
+	close(saved_fd);
+	n = pread(fd, said, size - 1, 0);
+	said[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(log);
+	return h;
+}
+
+static void close_history(struct hwtr_recording *rec, struct hwtr_history *h)
+{
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+}
+
+/* What history_same leaves out: the gaps' words, the times, the stack an
+ * instruction after the end gets, the context IDs. */
+static void same_details(struct hwtr_history *a, struct hwtr_history *b)
+{
+	size_t i;
+
+	for (i = 0; i < hwtr_history_nthreads(a); i++) {
+		struct hwtr_thread *ta = hwtr_history_thread(a, i);
+		struct hwtr_thread *tb = hwtr_history_thread(b, i);
+		struct hwtr_thread_stats sa, sb;
+		struct hwtr_segment xa[8], xb[8];
+		const uint32_t *ida, *idb;
+		size_t nida, nidb;
+		struct hwtr_cursor *ca, *cb;
+		uint64_t n, probe;
+		int ka, kb;
+
+		ck_assert_int_eq(hwtr_thread_stats(ta, &sa), 0);
+		ck_assert_int_eq(hwtr_thread_stats(tb, &sb), 0);
+		ck_assert_uint_eq(sa.trace_bytes, sb.trace_bytes);
+		ck_assert_int_eq(hwtr_thread_context_ids(ta, &ida, &nida), 0);
+		ck_assert_int_eq(hwtr_thread_context_ids(tb, &idb, &nidb), 0);
+		ck_assert_uint_eq(nida, nidb);
+		ck_assert(nida == 0 || !memcmp(ida, idb, nida * sizeof(*ida)));
+		/* After the end: the next instruction, a return target, a
+		 * call target: the index pass's last block decides. */
+		for (probe = 0; probe < 3 && sa.instructions; probe++) {
+			uint64_t ip = probe == 0 ? 0 : probe == 1 ? fixture_symbol("i2")
+								  : 0x1020;
+
+			ka = hwtr_thread_callstack_next(ta, ip, xa, 8);
+			kb = hwtr_thread_callstack_next(tb, ip, xb, 8);
+			ck_assert_int_eq(ka, kb);
+			for (int k = 0; k < ka; k++)
+				ck_assert_msg(xa[k].number == xb[k].number &&
+					      xa[k].level == xb[k].level &&
+					      xa[k].up == xb[k].up &&
+					      xa[k].function_start == xb[k].function_start,
+					      "thread %zu: the stack after the end "
+					      "differs at frame %d", i, k);
+		}
+		if (!sa.instructions)
+			continue;
+		ck_assert_int_eq(hwtr_cursor_alloc(ta, &ca), 0);
+		ck_assert_int_eq(hwtr_cursor_alloc(tb, &cb), 0);
+		for (n = 1; n <= sa.instructions; n++) {
+			struct hwtr_insn x, y;
+			uint64_t tx = 0, ty = 0;
+
+			ck_assert_int_eq(hwtr_cursor_goto(ca, n), 0);
+			ck_assert_int_eq(hwtr_cursor_goto(cb, n), 0);
+			ck_assert_int_eq(hwtr_cursor_insn(ca, &x), 0);
+			ck_assert_int_eq(hwtr_cursor_insn(cb, &y), 0);
+			ck_assert_int_eq(!x.gap, !y.gap);
+			if (x.gap) {
+				ck_assert_str_eq(x.gap->message, y.gap->message);
+				ck_assert_str_eq(x.gap->kind, y.gap->kind);
+				ck_assert_uint_eq(x.gap->offset, y.gap->offset);
+				ck_assert_int_eq(x.gap->error, y.gap->error);
+				ck_assert_int_eq(x.gap->pt_error, y.gap->pt_error);
+			}
+			ck_assert_int_eq(hwtr_thread_insn_time(ta, n, &tx),
+					 hwtr_thread_insn_time(tb, n, &ty));
+			ck_assert_uint_eq(tx, ty);
+		}
+		hwtr_cursor_free(ca);
+		hwtr_cursor_free(cb);
+	}
+}
+
+/* The recording at DIR: a build writes history.idx, the next open reads
+ * it, and what it reads is what a build without it makes. */
+static void saved_is_built(void)
+{
+	struct hwtr_recording *rf, *r1, *r2;
+	struct hwtr_history *fresh, *first, *again;
+	char said[2048];
+
+	fresh = open_history(&rf, false, said, sizeof(said));
+	ck_assert_msg(!index_exists(), "no_saved_index wrote history.idx");
+	ck_assert_int_eq(hwtr_history_index_source(fresh), hwtr_index_built);
+	first = open_history(&r1, true, said, sizeof(said));
+	ck_assert_str_eq(said, "");
+	ck_assert_int_eq(hwtr_history_index_source(first), hwtr_index_built);
+	ck_assert_msg(index_exists(), "the first build saved no history.idx");
+	again = open_history(&r2, true, said, sizeof(said));
+	ck_assert_str_eq(said, "");
+	ck_assert_int_eq(hwtr_history_index_source(again), hwtr_index_saved);
+	ck_assert_uint_gt(hwtr_history_nthreads(again), 0);
+	history_same(again, fresh);
+	same_details(again, fresh);
+	close_history(r2, again);
+	close_history(r1, first);
+	close_history(rf, fresh);
+}
+
+static void pt_recording(const char *name, void (*path)(struct trace *),
+			 const char *binary)
+{
+	struct trace t;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_tmpdir(), name);
+	trace_begin(&t);
+	path(&t);
+	fixture_recording(dir, t.buf, trace_size(&t), binary, NULL);
+	trace_end(&t);
+}
+
+/* The main path, twice over, with an overflow between. */
+static void main_path_with_overflow(struct trace *t)
+{
+	trace_main_path(t);
+	enc_ovf(t);
+	trace_main_path(t);
+}
+
+START_TEST(an_intel_pt_history_read_back_is_the_built_one)
+{
+	pt_recording("main.hwtrec", trace_main_path, NULL);
+	saved_is_built();
+	fixture_cleanup();
+	pt_recording("ovf.hwtrec", main_path_with_overflow, NULL);
+	saved_is_built();
+	fixture_cleanup();
+}
+END_TEST
+
+static void etm_saved_is_built(bool formatted)
+{
+	struct etm_trace a = { .len = 0 }, b = { .len = 0 };
+	struct etm_source src[2] = { { .id = 0x10 }, { .id = 0x11 } };
+
+	etm_main_path(&a);
+	etm_periodic_async_path(&b);
+	src[0].bytes = a.buf;
+	src[0].len = a.len;
+	src[1].bytes = b.buf;
+	src[1].len = b.len;
+	snprintf(dir, sizeof(dir), "%s/etm.hwtrec", fixture_tmpdir());
+	ck_assert_msg(etm_fixture_recording(dir, src, 2, formatted) == 0, "%s",
+		      hwtr_last_error());
+	saved_is_built();
+	fixture_cleanup();
+}
+
+START_TEST(a_history_read_back_extends_like_a_built_one)
+{
+	struct hwtr_recording *rf, *r1, *r2;
+	struct hwtr_history *fresh, *first, *h;
+	struct hwtr_thread_stats st;
+	char said[2048];
+
+	pt_recording("ext.hwtrec", main_path_with_overflow, NULL);
+	first = open_history(&r1, true, said, sizeof(said));
+	h = open_history(&r2, true, said, sizeof(said));
+	ck_assert_int_eq(hwtr_history_index_source(h), hwtr_index_saved);
+	/* A finished recording does not grow: nothing to decode. */
+	ck_assert_int_eq(hwtr_recording_refresh(r2), 0);
+	ck_assert_msg(hwtr_history_extend(h) == 0, "%s", hwtr_last_error());
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	ck_assert(!st.rebuilt);
+	ck_assert_uint_eq(st.decoded_instructions, 0);
+	fresh = open_history(&rf, false, said, sizeof(said));
+	history_same(h, fresh);
+	close_history(rf, fresh);
+	close_history(r2, h);
+	close_history(r1, first);
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(an_etm_history_read_back_is_the_built_one)
+{
+	etm_saved_is_built(false);
+	etm_saved_is_built(true);
+}
+END_TEST
+
+/* ------------------------------------------------- files not to trust */
+
+static void read_file(const char *path, uint8_t **bytes, size_t *size)
+{
+	struct stat st;
+	FILE *f;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	*size = (size_t)st.st_size;
+	*bytes = malloc(*size + 1);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(*bytes, 1, *size, f), *size);
+	fclose(f);
+}
+
+static void write_file(const char *path, const uint8_t *bytes, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
+	fclose(f);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* The header's CRC-32 again after a change. */
+static void reseal_header(uint8_t *file)
+{
+	put32(file + HEADER_CRC, 0);
+	put32(file + HEADER_CRC, (uint32_t)crc32(0, file, HEADER_SIZE));
+}
+
+/* The first section of KIND: its offset, and its index in the table. */
+static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry)
+{
+	uint32_t n = get32(file + HEADER_NSECTIONS), k;
+	uint64_t off;
+
+	for (k = 0; k < n; k++) {
+		const uint8_t *e = file + HEADER_SIZE + k * SECTION_ENTRY;
+
+		if (get32(e) == kind) {
+			memcpy(&off, e + 8, 8);
+			*entry = k;
+			return off;
+		}
+	}
+	ck_abort_msg("no section of kind %u", kind);
+	return 0;
+}
+
+static uint64_t segments_offset(const uint8_t *file, size_t *entry)
+{
+	return section_offset(file, SECTION_SEGMENTS, entry);
+}
+
+/* Every checksum made to match after a change in section ENTRY. */
+static void reseal(uint8_t *file, size_t entry)
+{
+	uint8_t *e = file + HEADER_SIZE + entry * SECTION_ENTRY;
+	uint64_t off, size;
+
+	memcpy(&off, e + 8, 8);
+	memcpy(&size, e + 16, 8);
+	put32(e + 24, (uint32_t)crc32(0, file + off, (uInt)size));
+	put32(file + HEADER_TABLE_CRC,
+	      (uint32_t)crc32(0, file + HEADER_SIZE,
+			      get32(file + HEADER_NSECTIONS) * SECTION_ENTRY));
+	reseal_header(file);
+}
+
+/* Open DIR (its history.idx as CHANGE left it): the index is built, not
+ * read, stderr says WANT in one line naming the file, the history is what
+ * a build makes, and the file is saved again for the next open. */
+static void not_trusted(const char *want)
+{
+	struct hwtr_recording *rf, *r1, *r2;
+	struct hwtr_history *fresh, *h, *again;
+	char said[2048], path[450];
+
+	index_path(path, sizeof(path));
+	h = open_history(&r1, true, said, sizeof(said));
+	ck_assert_int_eq(hwtr_history_index_source(h), hwtr_index_built);
+	ck_assert_msg(strstr(said, path) == said && strstr(said, want) &&
+		      strchr(said, '\n') == said + strlen(said) - 1,
+		      "wanted one line naming %s and saying \"%s\", got \"%s\"",
+		      path, want, said);
+	fresh = open_history(&rf, false, said, sizeof(said));
+	history_same(h, fresh);
+	again = open_history(&r2, true, said, sizeof(said));
+	ck_assert_str_eq(said, "");
+	ck_assert_int_eq(hwtr_history_index_source(again), hwtr_index_saved);
+	history_same(again, fresh);
+	close_history(r2, again);
+	close_history(rf, fresh);
+	close_history(r1, h);
+}
+
+/* A recording of the main path with its index saved; the file's bytes. */
+static void saved_main_path(uint8_t **file, size_t *size)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	char said[2048], path[450];
+
+	pt_recording("r.hwtrec", trace_main_path, NULL);
+	h = open_history(&rec, true, said, sizeof(said));
+	close_history(rec, h);
+	index_path(path, sizeof(path));
+	read_file(path, file, size);
+}
+
+START_TEST(a_damaged_index_is_rebuilt_with_a_message)
+{
+	char path[450];
+	uint8_t *file;
+	size_t size, entry;
+	uint64_t seg;
+
+	/* A flipped byte in the segments. */
+	saved_main_path(&file, &size);
+	index_path(path, sizeof(path));
+	seg = segments_offset(file, &entry);
+	file[seg + 9] ^= 0x40;
+	write_file(path, file, size);
+	not_trusted("damaged: section 3 (segments of thread 0) at offset");
+	/* Cut short. */
+	write_file(path, file, size - 7);
+	not_trusted("(cut)");
+	/* A flipped byte in the header. */
+	file[HEADER_CHUNK_SIZE + 1] ^= 1;
+	write_file(path, file, size);
+	not_trusted("damaged: header CRC-32");
+	free(file);
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(an_index_of_another_version_is_rebuilt_with_a_message)
+{
+	char path[450];
+	uint8_t *file;
+	size_t size;
+
+	saved_main_path(&file, &size);
+	index_path(path, sizeof(path));
+	put32(file + HEADER_INDEX_VERSION, get32(file + HEADER_INDEX_VERSION) + 1);
+	reseal_header(file);
+	write_file(path, file, size);
+	not_trusted("another version: format 1, index version 2 (this library: "
+		    "format 1, index version 1)");
+	free(file);
+	/* Another layout of struct chunk (the chunk filter grew). */
+	read_file(path, &file, &size);
+	put32(file + HEADER_CHUNK_SIZE, get32(file + HEADER_CHUNK_SIZE) + 8);
+	reseal_header(file);
+	write_file(path, file, size);
+	not_trusted("another version: record sizes chunk");
+	free(file);
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
+{
+	char path[450];
+	uint8_t *file;
+	size_t size, entry;
+	uint64_t seg;
+	uint32_t up;
+
+	saved_main_path(&file, &size);
+	index_path(path, sizeof(path));
+	seg = segments_offset(file, &entry);
+	/* Segment 2's caller link (struct segment: insn_begin, then up)
+	 * far past the last segment, every checksum made to match. */
+	up = 1000000;
+	memcpy(file + seg + 32 + 8, &up, 4);
+	reseal(file, entry);
+	write_file(path, file, size);
+	not_trusted("damaged: thread 1 segment 2 out of order or range");
+	free(file);
+	/* A level base (struct saved_thread: tid, then the base) that is not
+	 * minus the lowest level: levels would print below 0. */
+	read_file(path, &file, &size);
+	{
+		uint64_t th = section_offset(file, 2, &entry);
+
+		put32(file + th + 4, get32(file + th + 4) + 5);
+		reseal(file, entry);
+	}
+	write_file(path, file, size);
+	not_trusted("damaged: thread 1's level base");
+	free(file);
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(a_stale_index_is_rebuilt_with_a_message)
+{
+	char path[450], other[450], cmd[2000];
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_thread_stats st;
+	char said[2048];
+	uint8_t *file;
+	size_t size;
+	json_t *root;
+	uint64_t main_insns, other_insns;
+
+	/* The manifest written again (the same fields, other bytes). */
+	saved_main_path(&file, &size);
+	free(file);
+	h = open_history(&rec, false, said, sizeof(said));
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	main_insns = st.instructions;
+	close_history(rec, h);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	root = json_load_file(path, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(json_dump_file(root, path, JSON_COMPACT), 0);
+	json_decref(root);
+	not_trusted("stale: manifest.json changed since it was saved");
+
+	/* Another trace and its manifest: the index of the first must not
+	 * give the main path's instructions for the second's fewer. */
+	snprintf(other, sizeof(other), "%s/../other.hwtrec", dir);
+	{
+		struct trace t;
+
+		trace_begin(&t);
+		trace_main_path_from_loop(&t);
+		fixture_recording(other, t.buf, trace_size(&t), NULL, NULL);
+		trace_end(&t);
+	}
+	snprintf(cmd, sizeof(cmd), "cp '%s/trace/1.pt' '%s/trace/1.pt' && "
+		 "cp '%s/manifest.json' '%s/manifest.json'", other, dir, other, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	not_trusted("stale: manifest.json changed");
+	h = open_history(&rec, true, said, sizeof(said));
+	ck_assert_int_eq(hwtr_history_index_source(h), hwtr_index_saved);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	close_history(rec, h);
+	other_insns = st.instructions;
+	snprintf(dir, sizeof(dir), "%.*s", (int)sizeof(dir) - 1, other);
+	h = open_history(&rec, false, said, sizeof(said));
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(h, 0), &st), 0);
+	close_history(rec, h);
+	ck_assert_uint_eq(other_insns, st.instructions);
+	ck_assert_uint_lt(other_insns, main_insns);
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(an_index_over_a_changed_binary_is_rebuilt_with_a_message)
+{
+	char binary[450], cmd[1000];
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { 12345, 0 } };
+	const char *tmp = fixture_tmpdir();
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	char said[2048];
+
+	/* The recording maps a copy of the fixture, found at its path. */
+	snprintf(binary, sizeof(binary), "%s/fixture-copy", tmp);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fixture_path(), binary);
+	ck_assert_int_eq(system(cmd), 0);
+	{
+		struct trace t;
+
+		snprintf(dir, sizeof(dir), "%s/bin.hwtrec", tmp);
+		trace_begin(&t);
+		trace_main_path(&t);
+		fixture_recording(dir, t.buf, trace_size(&t), binary, NULL);
+		trace_end(&t);
+	}
+	h = open_history(&rec, true, said, sizeof(said));
+	close_history(rec, h);
+	ck_assert(index_exists());
+	ck_assert_int_eq(utimensat(AT_FDCWD, binary, times, 0), 0);
+	not_trusted("stale: a binary the history reads changed");
+	fixture_cleanup();
+}
+END_TEST
+
+START_TEST(a_recording_still_being_written_keeps_no_index)
+{
+	struct hwtr_writer_info info = { .source = "unit-test", .pid = 1 };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_writer *w;
+	struct trace t;
+	char said[2048];
+	int round;
+
+	strcpy(info.pt.vendor, "intel");
+	info.pt.family = 6;
+	info.pt.model = 0x55;
+	info.pt.tsc = true;
+	info.pt.return_compression = true;
+	info.executable = fixture_path();
+	snprintf(dir, sizeof(dir), "%s/live.hwtrec", fixture_tmpdir());
+	ck_assert_int_eq(hwtr_writer_create(dir, &info, &w), 0);
+	ck_assert_int_eq(hwtr_writer_add_thread(w, 1, 0), 0);
+	{
+		struct hwtr_sideband_event ev;
+
+		fixture_mapping(fixture_path(), 0, &ev);
+		ck_assert_int_eq(hwtr_writer_event(w, &ev), 0);
+	}
+	trace_begin(&t);
+	trace_main_path(&t);
+	ck_assert_int_eq(hwtr_writer_trace(w, 1, t.buf, trace_size(&t)), 0);
+	trace_end(&t);
+	ck_assert_int_eq(hwtr_writer_flush(w), 0);
+	for (round = 0; round < 2; round++) {
+		h = open_history(&rec, true, said, sizeof(said));
+		ck_assert_int_eq(hwtr_history_index_source(h), hwtr_index_built);
+		ck_assert_msg(!index_exists(), "a live recording got history.idx");
+		close_history(rec, h);
+	}
+	hwtr_writer_free(w);
+	fixture_cleanup();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("history-file");
+	TCase *tc = tcase_create("saved index");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 0);
+	tcase_add_test(tc, an_intel_pt_history_read_back_is_the_built_one);
+	tcase_add_test(tc, an_etm_history_read_back_is_the_built_one);
+	tcase_add_test(tc, a_history_read_back_extends_like_a_built_one);
+	tcase_add_test(tc, a_damaged_index_is_rebuilt_with_a_message);
+	tcase_add_test(tc, an_index_of_another_version_is_rebuilt_with_a_message);
+	tcase_add_test(tc, an_index_with_good_checksums_and_bad_links_is_rebuilt);
+	tcase_add_test(tc, a_stale_index_is_rebuilt_with_a_message);
+	tcase_add_test(tc, an_index_over_a_changed_binary_is_rebuilt_with_a_message);
+	tcase_add_test(tc, a_recording_still_being_written_keeps_no_index);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
