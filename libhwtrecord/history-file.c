@@ -354,6 +354,23 @@ static void say(const struct hwtr_history *h, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The largest index saved, in bytes: HWTREC_INDEX_MAX_MB (megabytes; 0
+ * saves none), else 1 GB. */
+static uint64_t saved_index_limit(void)
+{
+	const char *s = getenv("HWTREC_INDEX_MAX_MB");
+	char *end;
+	unsigned long long mb;
+
+	if (s && *s) {
+		errno = 0;
+		mb = strtoull(s, &end, 10);
+		if (!*end && !errno && mb <= UINT64_MAX / 1000000)
+			return mb * 1000000;
+	}
+	return 1000000000ull;
+}
+
 void history_file_save(const struct hwtr_history *h)
 {
 	const char *dir = hwtr_recording_path(h->recording);
@@ -444,6 +461,14 @@ void history_file_save(const struct hwtr_history *h)
 	header.table_crc = integrity_crc32(0, table, nsec * sizeof(*table));
 	header.header_crc = integrity_crc32(0, &header, sizeof(header));
 
+	if (offset > saved_index_limit()) {
+		/* A call-heavy history's segments: do not fill the user's disk
+		 * behind their back (5 GB for a 28 MB trace of 1.2 G calls). */
+		say(h, "not saved: it would take %.1f MB, more than the limit of "
+		    "%.1f MB (HWTREC_INDEX_MAX_MB)", (double)offset / 1e6,
+		    (double)saved_index_limit() / 1e6);
+		goto out;
+	}
 	if (!(path = hwtr_path_join(dir, HISTORY_FILE_NAME)) ||
 	    !(tmp = hwtr_path_join(dir, HISTORY_FILE_NAME ".XXXXXX")))
 		goto out;

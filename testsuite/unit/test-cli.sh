@@ -50,6 +50,16 @@ $hwtrec pack "$tmp/r.hwtrec" >/dev/null
 check "pack: the stale index is removed" "no history.idx" \
 	"$([ -e "$tmp/r.hwtrec/history.idx" ] && echo history.idx || echo no history.idx)"
 check "pack: then built without a message" "built" "$(index)"
+# An index over the size limit is not saved, and says so (its size: the file
+# the same build saves without the limit).
+rm -f "$tmp/r.hwtrec/history.idx"
+out=$(HWTREC_INDEX_MAX_MB=0 $hwtrec info "$tmp/r.hwtrec" 2>&1 >/dev/null)
+saved=$([ -e "$tmp/r.hwtrec/history.idx" ] && echo file || echo no file)
+$hwtrec info "$tmp/r.hwtrec" >/dev/null 2>&1
+size=$(stat -c %s "$tmp/r.hwtrec/history.idx")
+rm "$tmp/r.hwtrec/history.idx"
+check "index over the limit: not saved, one line" "$tmp/r.hwtrec/history.idx: not saved: it would take $(awk -v b="$size" 'BEGIN { printf "%.1f", b / 1e6 }') MB, more than the limit of 0.0 MB (HWTREC_INDEX_MAX_MB) no file" \
+	"$out $saved"
 
 # bad input: named file, clear message, exit 1
 out=$($hwtrec info "$tmp/nothing.hwtrec" 2>&1); rc=$?
