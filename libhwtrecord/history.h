@@ -13,7 +13,7 @@
 #include "hwtrecord.h"
 #include "image.h"
 #include "isa.h"
-#include "page-filter.h"
+#include "line-filter.h"
 #include "progress.h"
 #include "symbols.h"
 
@@ -22,7 +22,7 @@ struct chunk {
 	uint64_t first_insn;	/* instruction number of its first entry */
 	uint64_t tsc_begin;	/* its start's time (0 if none) */
 	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
-	uint8_t pages[PAGE_FILTER_BYTES];	/* Bloom filter of code pages */
+	uint8_t lines[LINE_FILTER_BYTES];	/* Bloom filter of code lines */
 };
 
 struct segment {
@@ -81,6 +81,7 @@ struct hwtr_thread {
 	uint64_t trace_start;	/* the manifest's, when it was read */
 	uint64_t decoded;	/* instructions the last build/extend made */
 	bool rebuilt;		/* ... from the thread's start */
+	uint64_t chunks_searched;	/* by hwtr_cursor_find (cursor.c) */
 };
 
 #define LENGTH_CACHE_BITS 16
