@@ -2,7 +2,8 @@
  *
  * Positions are instruction numbers (1-based, as GDB's btrace).  Seeking is a
  * binary search over chunks plus decoding at most one chunk; searching for
- * addresses skips every chunk whose page filter rules them out.
+ * addresses skips every chunk whose filter of executed code lines
+ * (line-filter.c) rules them out.
  *
  * A history that is extended (hwtr_history_extend) keeps the meaning of
  * every position before its threads' last chunks; a position past a
