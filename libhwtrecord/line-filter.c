@@ -1,6 +1,6 @@
 /* line-filter.c: a chunk's summary of the code it executed.
  *
- * A Bloom filter of the 64-byte code lines its blocks covered: a search
+ * A Bloom filter of the 32-byte code lines its blocks covered: a search
  * for a breakpoint address (cursor.c) skips every chunk whose filter says
  * the address's line was never executed there.  Lines, not pages, so that
  * a program whose code all sits on one page still has most chunks skipped
@@ -16,12 +16,15 @@
  * Sizing, measured on recordings by the software source (500 breakpoint
  * lines drawn from all the lines a recording executed, each asked of every
  * chunk): chunks of 225,000 instructions of a small C program execute 2
- * lines each, gzip's 164,000 a median of 31, python3's 34,000 a median of
- * 300 (860 at the 90th percentile).  On python3, the chunks searched were
- * 19.6% with the former 256-bit page filter, 13.8% with 2,048 bits and 2
- * hashes, 5.5% with 4,096 bits and 4 hashes (1.8% hold the line); 8,192
- * bits would give 2.3%.  4,096 bits it is: 512 bytes a chunk, 15 MB for a
- * 1 G-instruction python3 history (29,000 chunks), 2-3 MB for C programs.
+ * 64-byte lines each, gzip's 164,000 a median of 31, python3's 34,000 a
+ * median of 300 (860 at the 90th percentile).  On python3, the chunks
+ * searched were 19.6% with the former 256-bit page filter; with 4,096 bits
+ * and 4 hashes 5.5% for 64-byte lines, 11.3% for 32-byte ones, 23.5% for
+ * 16-byte ones (8,192 bits: 3.9% at 32 bytes).  32-byte lines, because a
+ * small program's loop often shares a 64-byte line with the code before it
+ * (a breakpoint at main of bench-scale's calls.c: 0x1183, its loop from
+ * 0x11a8), and 4,096 bits: 512 bytes a chunk, 15 MB for a 1 G-instruction
+ * python3 history (29,000 chunks), 2-3 MB for C programs.
  */
 #include "line-filter.h"
 

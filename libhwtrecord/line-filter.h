@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* 64-byte lines; 4,096 bits, 4 hashes per line (sizing: line-filter.c). */
-#define LINE_FILTER_SHIFT 6
+/* 32-byte lines; 4,096 bits, 4 hashes per line (sizing: line-filter.c). */
+#define LINE_FILTER_SHIFT 5
 #define LINE_FILTER_BYTES 512
 #define LINE_FILTER_HASHES 4
 

@@ -79,17 +79,18 @@ START_TEST(a_block_across_a_line_edge_adds_both_lines_only)
 {
 	uint8_t filter[LINE_FILTER_BYTES] = { 0 };
 
-	/* A 2-byte instruction at 0x40103e and one at 0x401040: lines
-	 * 0x401000 and 0x401040. */
+	/* A 2-byte instruction at 0x40103e and one at 0x401040: the 32-byte
+	 * lines 0x401020 and 0x401040. */
+	ck_assert_uint_eq(LINE, 32);
 	line_filter_add(filter, 0x40103e, 0x401040);
-	ck_assert(line_filter_may_contain(filter, 0x401000));
+	ck_assert(line_filter_may_contain(filter, 0x401020));
 	ck_assert(line_filter_may_contain(filter, 0x40103f));
 	ck_assert(line_filter_may_contain(filter, 0x401040));
-	ck_assert(line_filter_may_contain(filter, 0x40107f));
+	ck_assert(line_filter_may_contain(filter, 0x40105f));
 	/* The lines on either side were not added: with two lines in 4,096
 	 * bits, a false positive here has odds below 1e-9. */
-	ck_assert(!line_filter_may_contain(filter, 0x400fc0));
-	ck_assert(!line_filter_may_contain(filter, 0x401080));
+	ck_assert(!line_filter_may_contain(filter, 0x40101f));
+	ck_assert(!line_filter_may_contain(filter, 0x401060));
 }
 END_TEST
 
