@@ -2,7 +2,8 @@
  *
  * Positions are instruction numbers (1-based, as GDB's btrace).  Seeking is a
  * binary search over chunks plus decoding at most one chunk; searching for
- * addresses skips every chunk whose page filter rules them out.
+ * addresses skips every chunk whose filter of executed code lines
+ * (line-filter.c) rules them out.
  *
  * A history that is extended (hwtr_history_extend) keeps the meaning of
  * every position before its threads' last chunks; a position past a
@@ -150,16 +151,17 @@ int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
 }
 
 
-/* ADDRS sorted: each page is asked once, whatever the number of addresses
- * on it (thousands of breakpoints sit on a few pages). */
+/* ADDRS sorted: each code line is asked once, whatever the number of
+ * addresses on it (thousands of breakpoints sit on a few lines). */
 static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
 			   size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if ((i == 0 || addrs[i] >> 12 != addrs[i - 1] >> 12) &&
-		    page_filter_may_contain(c->pages, addrs[i]))
+		if ((i == 0 || addrs[i] >> LINE_FILTER_SHIFT !=
+				       addrs[i - 1] >> LINE_FILTER_SHIFT) &&
+		    line_filter_may_contain(c->lines, addrs[i]))
 			return true;
 	return false;
 }
@@ -189,8 +191,11 @@ static int find_sorted(struct hwtr_cursor *c, int direction,
 						    : (pos + 1 > ch->first_insn ? pos + 1
 									 : ch->first_insn);
 			uint64_t hi = direction < 0 ? (pos < end ? pos : end) : end;
-			int hit = history_find_in_chunk(t, k, addrs, naddrs, lo, hi,
-							direction, &found);
+			int hit;
+
+			t->chunks_searched++;
+			hit = history_find_in_chunk(t, k, addrs, naddrs, lo, hi,
+						    direction, &found);
 
 			if (hit < 0)
 				return hit;

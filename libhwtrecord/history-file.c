@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 1
-#define HISTORY_INDEX_VERSION 1
+#define HISTORY_INDEX_VERSION 2	/* 2: chunks filter executed code lines */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 

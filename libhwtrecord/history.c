@@ -182,7 +182,7 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			if ((err = segment_update_function(b, item.block.ip,
 							   item.block.epoch)))
 				break;
-			page_filter_add(c->pages, item.block.ip, item.block.end_ip);
+			line_filter_add(c->lines, item.block.ip, item.block.end_ip);
 			t->ninsns += item.block.ninsn;
 			{
 				/* The last segment: new, or saved whole by the
@@ -762,6 +762,7 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	s->trace_bytes = t->trace_bytes;
 	s->decoded_instructions = t->decoded;
 	s->rebuilt = t->rebuilt;
+	s->chunks_searched = t->chunks_searched;
 	s->index_bytes = t->nchunks * sizeof(*t->chunks) +
 			 t->nsegments * sizeof(*t->segments) +
 			 t->ngaps * sizeof(*t->gaps) +

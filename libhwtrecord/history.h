@@ -13,7 +13,7 @@
 #include "hwtrecord.h"
 #include "image.h"
 #include "isa.h"
-#include "page-filter.h"
+#include "line-filter.h"
 #include "progress.h"
 #include "symbols.h"
 
@@ -26,7 +26,7 @@ struct chunk {
 	uint64_t first_insn;	/* instruction number of its first entry */
 	uint64_t tsc_begin;	/* its start's time (0 if none) */
 	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
-	uint8_t pages[PAGE_FILTER_BYTES];	/* Bloom filter of code pages */
+	uint8_t lines[LINE_FILTER_BYTES];	/* Bloom filter of code lines */
 };
 
 struct segment {
@@ -88,6 +88,7 @@ struct hwtr_thread {
 	/* chunks and segments point into the history's index_map (a saved
 	 * index, read-only): released with it, never freed or written. */
 	bool arrays_mapped;
+	uint64_t chunks_searched;	/* by hwtr_cursor_find (cursor.c) */
 };
 
 #define LENGTH_CACHE_BITS 16

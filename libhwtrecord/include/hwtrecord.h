@@ -618,6 +618,10 @@ struct hwtr_thread_stats {
 	 * the last chunk), and whether it decoded the thread from its start. */
 	uint64_t decoded_instructions;
 	bool rebuilt;
+	/* Chunks hwtr_cursor_find has searched in this thread since the
+	 * history was built: those its filter of executed code lines could
+	 * not rule out (each costs decoding the chunk again). */
+	uint64_t chunks_searched;
 };
 HWTR_EXPORT
 int hwtr_thread_stats(const struct hwtr_thread *thread,

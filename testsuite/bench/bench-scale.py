@@ -1,7 +1,9 @@
 # bench-scale.py: runs inside GDB under `hwtrec replay` at the crash of a
 # bench-scale.sh program.  Writes "name value" lines to BENCH_OUT: the time
 # from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi, then
-# reverse-finish and reverse-step, and where each stopped.
+# reverse-finish and reverse-step, then a reverse-continue across the whole
+# history to a breakpoint at main (after its prologue: run once, at the
+# start), and where each stopped.
 import os
 import time
 
@@ -28,3 +30,5 @@ figure("ready", time.time() - float(os.environ["BENCH_T0"]))
 timed("first_reverse_stepi", "reverse-stepi")
 timed("reverse_finish", "reverse-finish")
 timed("reverse_step", "reverse-step")
+gdb.execute("break main", to_string=True)
+timed("reverse_continue", "reverse-continue")

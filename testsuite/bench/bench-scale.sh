@@ -9,10 +9,13 @@
 # streams with the same settings (bench-libipt), and under `hwtrec replay`
 # the time from GDB's start to its prompt at the crash (in report) and the
 # first reverse-stepi, reverse-finish (out of report) and reverse-step after
-# it (bench-scale.py).  The first `hwtrec info` also saves the index in
-# the recording (history.idx): its size, a second `hwtrec info` that reads
-# it back (reopen) and the replay again with it present (prompt, first
-# reverse-stepi) are printed too.  Figures only: it fails
+# it, and a reverse-continue across the whole history to a breakpoint at
+# main's start (bench-scale.py); with BENCH_BASELINE=ANOTHER_BUILDDIR (e.g.
+# a build of an older commit), that reverse-continue again under its
+# hwtrec replay, beside ours.  The first `hwtrec info` also saves the index
+# in the recording (history.idx): its size, a second `hwtrec info` that
+# reads it back (reopen) and the replay again with it present (prompt,
+# first reverse-stepi) are printed too.  Figures only: it fails
 # when the two decoders count different instructions, or a step fails.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
@@ -89,9 +92,10 @@ field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
-printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s | %8s %-18s %8s %8s\n' \
+baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
+printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" memory \
-	"libipt alone CPU" prompt rstepi rfinish rstep \
+	"libipt alone CPU" prompt rstepi rfinish rstep rcont "rcont baseline" \
 	index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
 	per=$(per_iteration $prog)
@@ -137,12 +141,22 @@ for prog in calls loops; do
 				exit 1
 			fi
 			# The crash is in report, which main calls.
-			case "$(field $replay.txt first_reverse_stepi_at) $(field $replay.txt reverse_finish_at)" in
-			"report main") ;;
-			*) cat $replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report or reverse-finish did not return to main"; exit 1 ;;
+			case "$(field $replay.txt first_reverse_stepi_at) $(field $replay.txt reverse_finish_at) $(field $replay.txt reverse_continue_at)" in
+			"report main main") ;;
+			*) cat $replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report, or reverse-finish or reverse-continue did not stop in main"; exit 1 ;;
 			esac
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s | %5s MB %-18s %8s %8s\n' \
+		rcont_base=-
+		if [ -n "$baseline" ]; then
+			BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/baseline.txt \
+				timeout 1800 "$baseline/tools/hwtrec" replay "$rec" -- -batch \
+				-x "$here/bench-scale.py" > baseline.out 2>&1 || true
+			[ "$(field baseline.txt reverse_continue_at)" = "$(field replay.txt reverse_continue_at)" ] || {
+				tail -20 baseline.out; cat baseline.txt
+				echo "bench-scale: $rec: the baseline's reverse-continue stopped elsewhere"; exit 1; }
+			rcont_base=$(ms "$(field baseline.txt reverse_continue)")
+		fi
+		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall"))" \
 			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
@@ -150,6 +164,7 @@ for prog in calls loops; do
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
 			"$(ms "$(field replay.txt reverse_finish)")" \
 			"$(ms "$(field replay.txt reverse_step)")" \
+			"$(ms "$(field replay.txt reverse_continue)")" "$rcont_base" \
 			"$(awk -v k="$index_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
 			"$(secs "$(awk -v u="$ruser" -v s="$rsys" 'BEGIN { print u + s }')") ($(secs "$rwall"))" \
 			"$(secs "$(field saved.txt ready)")" \
@@ -159,4 +174,5 @@ for prog in calls loops; do
 done
 echo "(memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
 echo " rstepi, rfinish, rstep: the first reverse-stepi, then reverse-finish out of report, then reverse-step;"
+echo " rcont: then reverse-continue to main's start across the whole history; baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"
