@@ -16,7 +16,7 @@
 #include "fixture.h"
 #include "../fuzz/history-walk.h"
 
-#include <check.h>
+#include "check-main.h"
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -615,10 +615,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("history-file");
 	TCase *tc = tcase_create("saved index");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, an_intel_pt_history_read_back_is_the_built_one);
@@ -630,10 +627,5 @@ int main(void)
 	tcase_add_test(tc, a_stale_index_is_rebuilt_with_a_message);
 	tcase_add_test(tc, an_index_over_a_changed_binary_is_rebuilt_with_a_message);
 	tcase_add_test(tc, a_recording_still_being_written_keeps_no_index);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("history-file", tc);
 }

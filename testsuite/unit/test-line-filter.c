@@ -10,7 +10,7 @@
  */
 #include "line-filter.h"
 
-#include <check.h>
+#include "check-main.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,20 +155,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("line-filter");
 	TCase *tc = tcase_create("bloom");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, no_address_of_an_added_block_is_refused);
 	tcase_add_test(tc, a_block_across_a_line_edge_adds_both_lines_only);
 	tcase_add_test(tc, an_empty_filter_refuses_everything);
 	tcase_add_test(tc, a_block_over_more_lines_than_bits_fills_the_filter);
 	tcase_add_test(tc, lines_never_added_are_mostly_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("line-filter", tc);
 }

@@ -10,7 +10,7 @@
  */
 #include "recover-x86.h"
 
-#include <check.h>
+#include "check-main.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -325,19 +325,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("recover-x86");
 	TCase *tc = tcase_create("semantics");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_tcase("recover-x86", tc);
 }
