@@ -32,13 +32,15 @@ struct pending {
 };
 
 /* An AUX queue: a thread's or a CPU's trace, cut into AUXTRACE records at
- * AUXTRACE_CHUNK bytes and at losses (CUTS). */
+ * AUXTRACE_CHUNK bytes (between packets if WHOLE_PACKETS) and at losses
+ * (CUTS). */
 struct queue {
 	uint32_t tid;		/* per-thread, else UINT32_MAX */
 	uint32_t cpu;		/* per-CPU, else NO_CPU */
 	const uint8_t *bytes;
 	size_t size;
 	struct pt_out rewritten;	/* BYTES when the trace was rewritten */
+	bool whole_packets;	/* PT: records end between packets */
 	uint64_t *cuts;		/* loss offsets, sorted, once each */
 	size_t ncuts;
 	uint64_t reference;	/* AUXTRACE reference: a TSC at or after the

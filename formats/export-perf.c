@@ -102,30 +102,64 @@ static unsigned thread_index(const struct export *x, uint32_t tid)
 	return 0;
 }
 
+/* Cuts Q's bytes up to END into AUXTRACE records from C->pos: at the loss
+ * offsets (truncated) and otherwise as given. */
+struct chunker {
+	const struct queue *q;
+	int (*fn)(void *ctx, uint64_t off, uint64_t size, bool truncated);
+	void *ctx;
+	uint64_t pos;
+	size_t li;
+};
+
+static int chunk_to(struct chunker *c, uint64_t end)
+{
+	int err = 0;
+
+	while (c->pos < end && !err) {
+		uint64_t stop = end;
+		bool truncated = false;
+
+		while (c->li < c->q->ncuts && c->q->cuts[c->li] <= c->pos)
+			c->li++;
+		if (c->li < c->q->ncuts && c->q->cuts[c->li] < stop) {
+			stop = c->q->cuts[c->li];
+			truncated = true;
+		}
+		err = c->fn(c->ctx, c->pos, stop - c->pos, truncated);
+		c->pos = stop;
+	}
+	return err;
+}
+
+/* A record ends before the packet that would take it past AUXTRACE_CHUNK:
+ * perf's decoder (64-bit) does not join a packet split across two AUXTRACE
+ * records; it reports "Bad packet" there and loses the trace up to the
+ * next PSB. */
+static int chunk_packet(void *ctx, const struct pt_pkt_view *v)
+{
+	struct chunker *c = ctx;
+
+	if (v->offset > c->pos && v->offset + v->size - c->pos > AUXTRACE_CHUNK)
+		return chunk_to(c, v->offset);
+	return 0;
+}
+
 /* Calls FN for each AUXTRACE record of Q: offset, size, truncated. */
 int export_queue_chunks(const struct queue *q,
 			int (*fn)(void *ctx, uint64_t off, uint64_t size,
 				  bool truncated), void *ctx)
 {
-	uint64_t pos = 0;
-	size_t li = 0;
+	struct chunker c = { q, fn, ctx, 0, 0 };
 	int err = 0;
 
-	while (pos < q->size && !err) {
-		uint64_t end = q->size - pos > AUXTRACE_CHUNK ? pos + AUXTRACE_CHUNK
-							       : q->size;
-		bool truncated = false;
-
-		while (li < q->ncuts && q->cuts[li] <= pos)
-			li++;
-		if (li < q->ncuts && q->cuts[li] < end) {
-			end = q->cuts[li];
-			truncated = true;
-		}
-		err = fn(ctx, pos, end - pos, truncated);
-		pos = end;
+	if (q->whole_packets) {
+		err = pt_packets_walk(q->bytes, q->size, chunk_packet, &c);
+	} else {
+		while (q->size - c.pos > AUXTRACE_CHUNK && !err)
+			err = chunk_to(&c, c.pos + AUXTRACE_CHUNK);
 	}
-	return err;
+	return err ? err : chunk_to(&c, q->size);
 }
 
 struct chunk_ctx {
@@ -454,6 +488,7 @@ static int per_thread_trace(struct export *x)
 
 		q->tid = ti->tid;
 		q->cpu = NO_CPU;
+		q->whole_packets = true;
 		if ((err = hwtr_recording_trace(x->rec, t, &bytes, &size)))
 			return err;
 		if (ti->trace_start < size) {
@@ -707,6 +742,7 @@ static int per_cpu_trace(struct export *x)
 
 		q->tid = UINT32_MAX;
 		q->cpu = k;
+		q->whole_packets = true;
 		q->rewritten = cpus[k].out;
 		memset(&cpus[k].out, 0, sizeof(cpus[k].out));
 		q->bytes = q->rewritten.buf;

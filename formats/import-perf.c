@@ -572,6 +572,23 @@ int import_cmp_item(const void *a, const void *b)
 
 /* ---------------------------------------------------- per-thread trace */
 
+/* perf record pads each AUXTRACE payload with zeros to 8 bytes and starts
+ * the next one at the unpadded end: an overlap of under 8 bytes over zeros
+ * is that padding, not data seen twice, and the next payload is taken
+ * whole (the zeros stay: PAD packets). */
+static bool padding_overlap(const struct abuf *prev, uint64_t expect,
+			    const struct abuf *b)
+{
+	uint64_t n = expect - b->offset, k;
+
+	if (prev->offset + prev->size != expect || n >= 8 || n > prev->size)
+		return false;
+	for (k = prev->size - n; k < prev->size; k++)
+		if (prev->data[k])
+			return false;
+	return true;
+}
+
 static int cmp_abuf(const void *a, const void *b)
 {
 	const struct abuf *x = a, *y = b;
@@ -614,7 +631,8 @@ int import_assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 		struct segment *s;
 
 		import_progress(m, b->size);
-		if (i && b->offset < expect) {
+		if (i && b->offset < expect &&
+		    !padding_overlap(&q->bufs[i - 1], expect, b)) {
 			/* Overlap: a snapshot of data we have. */
 			skip = expect - b->offset;
 			if (skip >= b->size)
@@ -894,9 +912,12 @@ static int per_cpu_trace(struct imp *m)
 		struct aqueue *q = &m->queues[qi];
 		struct splitter s = { .m = m, .cpu = q->cpu,
 				      .queue_tid = q->tid };
+		struct pt_out run;	/* AUXTRACE payloads joined up to a hole:
+					 * a packet may span two of them */
 		uint64_t expect = 0;
 
 		pt_out_init(&s.cur);
+		pt_out_init(&run);
 		if (q->n)
 			qsort(q->bufs, q->n, sizeof(*q->bufs), cmp_abuf);
 		for (i = 0; i < q->n && !err; i++) {
@@ -904,26 +925,34 @@ static int per_cpu_trace(struct imp *m)
 			uint64_t skip = 0, begin, cut;
 
 			import_progress(m, b->size);
-			if (i && b->offset < expect) {
+			if (i && b->offset < expect &&
+			    !padding_overlap(&q->bufs[i - 1], expect, b)) {
 				skip = expect - b->offset;
 				if (skip >= b->size)
 					continue;
 			}
-			if (i && b->offset > expect)
-				s.after_break = true;
+			if (i && b->offset > expect) {
+				err = split_run(&s, run.buf, run.len);
+				run.len = 0;
+			}
 			begin = b->offset + skip;
 			/* Runs without holes: cut at truncations. */
 			while (!err && truncated_at(m, q->cpu, begin,
 						    b->offset + b->size, &cut)) {
-				err = split_run(&s, b->data + (begin - b->offset),
-						cut - begin);
+				if (!(err = pt_out_bytes(&run, b->data + (begin - b->offset),
+							 cut - begin)))
+					err = split_run(&s, run.buf, run.len);
+				run.len = 0;
 				begin = cut;
 			}
 			if (!err)
-				err = split_run(&s, b->data + (begin - b->offset),
-						b->offset + b->size - begin);
+				err = pt_out_bytes(&run, b->data + (begin - b->offset),
+						   b->offset + b->size - begin);
 			expect = b->offset + b->size;
 		}
+		if (!err && run.len)
+			err = split_run(&s, run.buf, run.len);
+		pt_out_release(&run);
 		pt_out_release(&s.cur);
 	}
 	if (err)
