@@ -574,8 +574,9 @@ int import_cmp_item(const void *a, const void *b)
 
 /* perf record pads each AUXTRACE payload with zeros to 8 bytes and starts
  * the next one at the unpadded end: an overlap of under 8 bytes over zeros
- * is that padding, not data seen twice, and the next payload is taken
- * whole (the zeros stay: PAD packets). */
+ * is that padding, not data seen twice.  The padding is dropped (the
+ * stream is then the trace the hardware wrote, byte for byte) and the next
+ * payload taken whole. */
 static bool padding_overlap(const struct abuf *prev, uint64_t expect,
 			    const struct abuf *b)
 {
@@ -632,7 +633,11 @@ int import_assemble_queue(struct imp *m, struct aqueue *q, struct pt_out *out,
 
 		import_progress(m, b->size);
 		if (i && b->offset < expect &&
-		    !padding_overlap(&q->bufs[i - 1], expect, b)) {
+		    padding_overlap(&q->bufs[i - 1], expect, b) &&
+		    out->len >= expect - b->offset && *nsegs) {
+			out->len -= expect - b->offset;
+			(*segs)[*nsegs - 1].aux_end = b->offset;
+		} else if (i && b->offset < expect) {
 			/* Overlap: a snapshot of data we have. */
 			skip = expect - b->offset;
 			if (skip >= b->size)
@@ -926,7 +931,10 @@ static int per_cpu_trace(struct imp *m)
 
 			import_progress(m, b->size);
 			if (i && b->offset < expect &&
-			    !padding_overlap(&q->bufs[i - 1], expect, b)) {
+			    padding_overlap(&q->bufs[i - 1], expect, b) &&
+			    run.len >= expect - b->offset) {
+				run.len -= expect - b->offset;
+			} else if (i && b->offset < expect) {
 				skip = expect - b->offset;
 				if (skip >= b->size)
 					continue;
