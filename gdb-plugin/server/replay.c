@@ -70,8 +70,11 @@ struct replay_thread {
 	enum hwtr_end_ip_status early_end;
 	uint64_t early_end_pc;
 	/* Without a data log: registers recovered from the core and the
-	 * history (hwtr_recovery_*), made at the first question. */
+	 * history (hwtr_recovery_*), made at the first question over the
+	 * last RECOVERY_WINDOW instructions, made again over more when a
+	 * question is older. */
 	struct hwtr_recovery *recovery;
+	uint64_t recovery_window;
 	bool recovery_tried;
 };
 
@@ -957,24 +960,48 @@ static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
+/* The first recovery's window: small, so that the first question (the
+ * first reverse-stepi) is answered in tens of milliseconds, not the half
+ * second a million instructions take; grown 16 times at a time, up to
+ * recovery_window(), when a question is older. */
+#define FIRST_RECOVERY_WINDOW 65536u
+
 /* Without a data log: T's recovery from its end state in the core (a
- * thread without one, or live mode, has none), made once.  Memory only
- * for a single thread: another thread's stores are not in T's history. */
+ * thread without one, or live mode, has none), over a window that holds
+ * position POS if the limit allows.  Memory only for a single thread:
+ * another thread's stores are not in T's history. */
 static struct hwtr_recovery *thread_recovery(struct replay *r,
-					     struct replay_thread *t)
+					     struct replay_thread *t,
+					     uint64_t pos)
 {
 	struct hwtr_recovery_end end;
-	uint64_t window;
+	uint64_t limit = recovery_window(), window, back;
 	unsigned regnum;
 
-	if (t->recovery_tried)
-		return t->recovery;
-	t->recovery_tried = true;
-	window = recovery_window();
-	if (!t->core || !t->history || !window || r->tdesc != &tdesc_amd64_linux)
-		return NULL;
 	memset(&end, 0, sizeof(end));
 	end.position = t->instructions + t->has_tail;
+	back = end.position > pos ? end.position - pos : 0;
+	if (back > limit)
+		return NULL;	/* out of reach of every window */
+	if (t->recovery) {
+		if (back <= t->recovery_window || t->recovery_window >= limit ||
+		    t->recovery_window >= end.position)
+			return t->recovery;
+		window = t->recovery_window;	/* older: a wider one */
+		hwtr_recovery_free(t->recovery);
+		t->recovery = NULL;
+	} else if (t->recovery_tried) {
+		return NULL;
+	} else {
+		window = FIRST_RECOVERY_WINDOW;
+	}
+	t->recovery_tried = true;
+	while (window < back && window < limit)
+		window *= 16;
+	if (window > limit)
+		window = limit;
+	if (!t->core || !t->history || !window || r->tdesc != &tdesc_amd64_linux)
+		return NULL;
 	end.pc = t->tail_pc;
 	for (regnum = 0; regnum < 16; regnum++) {
 		int off = tdesc_offset(r->tdesc, regnum);
@@ -988,6 +1015,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 		end.read_memory = end_memory;
 		end.memory_ctx = r;
 	}
+	t->recovery_window = window;
 	if (hwtr_recovery_open(t->history, &end, window, &t->recovery) < 0) {
 		fprintf(stderr, "hwtrec-server: thread %u: registers before the "
 			"end are not recovered: %s\n", t->tid, hwtr_last_error());
@@ -1001,8 +1029,8 @@ static void recovered_registers(struct replay *r, struct replay_thread *t,
 				uint8_t regs[TDESC_G_SIZE],
 				uint8_t valid[TDESC_G_SIZE])
 {
-	struct hwtr_recovery *rec = thread_recovery(r, t);
 	uint64_t pos = hwtr_cursor_position(t->cursor);
+	struct hwtr_recovery *rec = thread_recovery(r, t, pos);
 	unsigned regnum;
 
 	for (regnum = 0; rec && regnum < 16; regnum++) {
@@ -1226,7 +1254,8 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 		return memory_read(image_memory(r), addr, buf, len);
 	if (r->values && t->cursor && last_image(r))
 		return past_memory(r, t, NULL, addr, buf, len);
-	if (!r->values && t->cursor && last_image(r) && thread_recovery(r, t))
+	if (!r->values && t->cursor && last_image(r) &&
+	    thread_recovery(r, t, hwtr_cursor_position(t->cursor)))
 		return past_memory(r, t, t->recovery, addr, buf, len);
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
