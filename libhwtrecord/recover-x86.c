@@ -96,6 +96,20 @@ static unsigned gpr(unsigned reg, unsigned *size)
 	return RECOVER_NOREG;
 }
 
+/* OP moves rsp down 8 bytes and stores 8 bytes at the new [rsp] (push,
+ * call); the caller says what value. */
+static void push_op(struct recover_op *op)
+{
+	op->kind = recover_rsp_adjust;
+	op->imm = -8;
+	op->mkind = recover_mem_store;
+	op->msize = 8;
+	op->mbase = 7;	/* rsp */
+	op->mindex = RECOVER_NOREG;
+	op->mscale = 1;
+	op->mdisp = -8;
+}
+
 /* Registers some instructions write without naming them, which Capstone
  * 4 leaves out of its list for some (cmpxchg's rax, xlat, enter): named
  * here for every such instruction, whatever Capstone says. */
@@ -351,16 +365,9 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	case X86_INS_PUSH:
 		if (x->op_count != 1 || o[0].size != 8)
 			return false;
-		op->kind = recover_rsp_adjust;
-		op->imm = -8;
 		/* The store to [rsp - 8]: its value a register, an immediate
 		 * or a memory operand's (unknown). */
-		op->mkind = recover_mem_store;
-		op->msize = 8;
-		op->mbase = 7;
-		op->mindex = RECOVER_NOREG;
-		op->mscale = 1;
-		op->mdisp = -8;
+		push_op(op);
 		op->vkind = recover_value_unknown;
 		if (o[0].type == X86_OP_IMM) {
 			op->vkind = recover_value_imm;
@@ -371,15 +378,7 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 		}
 		return true;
 	case X86_INS_CALL:
-		op->kind = recover_rsp_adjust;
-		op->imm = -8;
-		/* The return address, pushed. */
-		op->mkind = recover_mem_store;
-		op->msize = 8;
-		op->mbase = 7;
-		op->mindex = RECOVER_NOREG;
-		op->mscale = 1;
-		op->mdisp = -8;
+		push_op(op);	/* the return address */
 		op->vkind = recover_value_imm;
 		op->vimm = (int64_t)(insn->address + insn->size);
 		return true;
