@@ -4,13 +4,15 @@
  * that have no name yet, and LWP ids seen in a listing that no index has
  * taken yet.  A listing appends its new LWP ids (they were created after
  * every id already queued, since an older live thread would have been in the
- * earlier listing too) and pairs the heads.  More ids than indexes is normal
- * (threads whose record is still to be read); fewer means some thread ended
+ * earlier listing too).  Names are given only when settled: when the waiting
+ * indexes are exactly the unnamed threads created before the latest listing
+ * (no THREAD_CREATE read since it, and every record queued before it read).
+ * Then every queued id belongs to a waiting index, in the same order, so
+ * equal counts pair them exactly; fewer ids means some waiting thread ended
  * unseen, and nobody can say which: every waiting index is then unnamed and
- * the waiting ids are dropped.  What remains undetectable is a thread that
- * ended unseen while a later thread's id was already queued in its place;
- * hwt_lwps_counts() lets the caller see at the end that ids and indexes do
- * not add up, and say so.
+ * the queued ids are dropped.  Pairing at an unsettled moment could give a
+ * thread that ended unseen the id of a later one whose record was not read
+ * yet.
  */
 #include "hwt-lwps.h"
 
@@ -32,6 +34,7 @@ struct hwt_lwps {
 	uint32_t *seen;		/* every LWP id ever listed */
 	size_t nseen, cap_seen;
 	size_t created, unnamed;
+	size_t created_at_listing;	/* `created` at the latest listing */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -115,7 +118,7 @@ static bool was_seen(const struct hwt_lwps *m, uint32_t tid)
 
 int hwt_lwps_listed(struct hwt_lwps *m, const uint32_t *tids, size_t n)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (was_seen(m, tids[i]))
@@ -128,18 +131,24 @@ int hwt_lwps_listed(struct hwt_lwps *m, const uint32_t *tids, size_t n)
 		m->seen[m->nseen++] = tids[i];
 		m->queued[m->nqueued++] = tids[i];
 	}
+	m->created_at_listing = m->created;
+	return 0;
+}
+
+bool hwt_lwps_settle(struct hwt_lwps *m)
+{
+	size_t k;
+
+	if (m->created != m->created_at_listing)
+		return false;	/* a thread created since: list again */
+	if (m->nqueued > m->nwaiting)
+		/* An id whose record is not read yet: the kernel listed a
+		 * thread before queueing its THREAD_CREATE.  Wait for it. */
+		return false;
 	if (m->nqueued < m->nwaiting) {
 		/* Some waiting thread ended before any listing showed it. */
-		for (i = 0; i < m->nwaiting; i++) {
-			struct name *nm = &m->names[m->waiting[i]];
-
-			nm->named = true;
-			nm->tid = HWT_UNNAMED_THREAD(m->waiting[i]);
-			m->unnamed++;
-		}
-		m->nwaiting = 0;
-		m->nqueued = 0;
-		return 0;
+		hwt_lwps_give_up(m);
+		return true;
 	}
 	for (k = 0; k < m->nwaiting; k++) {
 		struct name *nm = &m->names[m->waiting[k]];
@@ -147,10 +156,24 @@ int hwt_lwps_listed(struct hwt_lwps *m, const uint32_t *tids, size_t n)
 		nm->named = true;
 		nm->tid = m->queued[k];
 	}
-	memmove(m->queued, m->queued + k, (m->nqueued - k) * sizeof(uint32_t));
-	m->nqueued -= k;
+	m->nqueued = 0;
 	m->nwaiting = 0;
-	return 0;
+	return true;
+}
+
+void hwt_lwps_give_up(struct hwt_lwps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nwaiting; i++) {
+		struct name *nm = &m->names[m->waiting[i]];
+
+		nm->named = true;
+		nm->tid = HWT_UNNAMED_THREAD(m->waiting[i]);
+		m->unnamed++;
+	}
+	m->nwaiting = 0;
+	m->nqueued = 0;
 }
 
 bool hwt_lwps_name(const struct hwt_lwps *m, int index, uint32_t *tid)

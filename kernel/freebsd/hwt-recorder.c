@@ -59,6 +59,8 @@
 #define EXIT_RECORDER 125
 #define BATCH 1024
 #define MAX_LISTED 4096
+/* Listings tried for one settled view of the threads (name_threads). */
+#define SETTLE_TRIES 8
 /* After the exec (the child's end of the socket closed), how long the
  * EXECUTABLE record may take before we conclude there are no hooks. */
 #define EXEC_RECORD_TIMEOUT 5.0
@@ -105,6 +107,7 @@ struct recorder {
 	enum phase phase;
 	uint64_t page;
 	int failed;			/* sticky: the recording failed */
+	bool naming;			/* in name_threads() */
 	double t_start;
 };
 
@@ -251,23 +254,46 @@ static int add_thread(struct recorder *r, int index)
 	return 0;
 }
 
-/* Name the threads whose THREAD_CREATE came, from the process's thread
- * list; the recording gets each thread once it has a name. */
-static int name_threads(struct recorder *r)
-{
-	uint32_t *tids = malloc(MAX_LISTED * sizeof(*tids));
-	size_t n = 0, i, k;
+static int get_records(struct recorder *r, bool wait);
 
+/* Name the threads whose THREAD_CREATE came, from the process's thread
+ * list; the recording gets each thread once it has a name.  A listing
+ * counts only when the records read after it bring no THREAD_CREATE
+ * (hwt-lwps.h): under a burst of thread creations, list again a few times,
+ * then leave the rest to the next round.  GIVE_UP (the process has ended):
+ * what cannot be named is named by index. */
+static int name_threads(struct recorder *r, bool give_up)
+{
+	uint32_t *tids;
+	size_t n = 0, i, k;
+	int tries, got;
+
+	if (r->naming)
+		return 0;	/* a record read below: the loop lists again */
+	tids = malloc(MAX_LISTED * sizeof(*tids));
 	if (!tids)
 		return fail(r, "out of memory");
-	/* A process that is gone has no threads to list. */
-	if (r->sys->threads(r->res->pid, tids, MAX_LISTED, &n) < 0)
-		n = 0;
-	if (hwt_lwps_listed(r->lwps, tids, n) < 0) {
-		free(tids);
-		return fail(r, "out of memory");
+	r->naming = true;
+	for (tries = 0; tries < SETTLE_TRIES && !r->failed; tries++) {
+		/* A process that is gone has no threads to list. */
+		if (r->sys->threads(r->res->pid, tids, MAX_LISTED, &n) < 0)
+			n = 0;
+		if (hwt_lwps_listed(r->lwps, tids, n) < 0) {
+			fail(r, "out of memory");
+			break;
+		}
+		got = get_records(r, false);
+		if (got < 0)
+			break;
+		if (got < BATCH && hwt_lwps_settle(r->lwps))
+			break;
 	}
+	r->naming = false;
 	free(tids);
+	if (r->failed)
+		return -1;
+	if (give_up)
+		hwt_lwps_give_up(r->lwps);
 	for (i = 0; i < r->nthreads; i++) {
 		struct rthread *t = r->threads[i];
 		struct hwtr_etm_config etm = r->etm;
@@ -417,7 +443,7 @@ static int process(struct recorder *r, const struct hwt_abi_record *recs,
 		}
 	}
 	if (names && !r->failed)
-		name_threads(r);
+		name_threads(r, false);
 	if (wake)
 		wake_all(r);
 	return r->failed ? -1 : 0;
@@ -709,7 +735,7 @@ static int finish(struct recorder *r)
 			continue;
 		if (!t->named) {
 			/* Its THREAD_CREATE came after the last listing. */
-			name_threads(r);
+			name_threads(r, true);
 			if (!t->named)
 				continue;
 		}
