@@ -152,6 +152,7 @@ static void init(void)
 	c->thread_race = env_is("HWT_STANDIN_THREAD_RACE", "1");
 	c->paced = env_is("HWT_STANDIN_PACED", "1");
 	c->record_delay_ms = delay ? (unsigned)atoi(delay) : 0;
+	c->lapped = env_is("HWT_STANDIN_LAPPED", "1");
 	c->fetch_delay_ms = fetch_delay ? (unsigned)atoi(fetch_delay) : 0;
 	c->dump = getenv("HWT_STANDIN_DUMP") != NULL;
 	c->coresight_loaded = listed(modules, "coresight");
@@ -620,6 +621,41 @@ static void sleep_ms_unlocked(unsigned ms)
 	pthread_mutex_lock(&standin_lock);
 }
 
+static uint64_t bytes_written(const struct sctx *ctx)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < ctx->nthreads; i++)
+		sum += ctx->threads[i]->pos;
+	return sum;
+}
+
+/* Seconds a lapped reader waits at most for the writer (record_get). */
+#define LAP_WAIT 10
+
+/* A reader that is always lapped: it comes back for its records only once
+ * the writers have written more than the buffer holds since its last
+ * RECORD_GET (or the trace has ended, or a thread is held at an mmap, which
+ * only the reader can end), so that losses happen whatever the machine's
+ * load; a delay in milliseconds could let a slowed writer keep within it. */
+static void wait_for_lap(struct sctx *ctx)
+{
+	uint64_t goal = ctx->lap_mark + ctx->bufsize + STANDIN_PAGE;
+	struct timespec until, now;
+
+	standin_deadline(&until, LAP_WAIT);
+	while (ctx->state == SCTX_RUNNING && ctx->paused < 0 && !ended(ctx) &&
+	       bytes_written(ctx) < goal) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > until.tv_sec ||
+		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
+			break;
+		sleep_ms_unlocked(2);
+	}
+	ctx->lap_mark = bytes_written(ctx);
+}
+
 static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 {
 	int want = *g->nentries, i;
@@ -629,6 +665,8 @@ static int record_get(struct sctx *ctx, struct hwt_abi_record_get *g)
 	/* A reader that is slow to come back for its records. */
 	if (standin_config.record_delay_ms)
 		sleep_ms_unlocked(standin_config.record_delay_ms);
+	if (standin_config.lapped)
+		wait_for_lap(ctx);
 	if (g->wait && !ctx->qlen && !ended(ctx)) {
 		struct timespec until;
 

@@ -92,6 +92,7 @@ struct sctx {
 	size_t nmaps;
 	unsigned starts;
 	bool yield_due;			/* a PMI: let the reader run */
+	uint64_t lap_mark;		/* bytes written at the last RECORD_GET */
 };
 
 /* The one lock, and the condition that every change signals. */
@@ -108,6 +109,7 @@ struct standin_config {
 	bool thread_race;
 	bool paced;
 	unsigned record_delay_ms;
+	bool lapped;			/* HWT_STANDIN_LAPPED: see record_get */
 	unsigned fetch_delay_ms;
 	bool dump;
 	char dir[1024];
