@@ -33,7 +33,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: hwtrec gdb [-o NAME.hwtrec] [--psb-period BYTES] [--no-ret-compression]\n"
-"                  [GDB-OPTIONS...] -- PROGRAM [ARGS...]\n"
+"                  [--no-data] [GDB-OPTIONS...] -- PROGRAM [ARGS...]\n"
 "       hwtrec gdb -p PID\n"
 "\n"
 "Debug PROGRAM live in GDB through hwtrec-server.  The program starts stopped\n"
@@ -50,6 +50,9 @@ static void usage(FILE *out)
 "                      the program (exit, kill, GDB quitting or dying)\n"
 "  --psb-period BYTES  bytes between PSB packets\n"
 "  --no-ret-compression  send every return as a TIP packet\n"
+"  --no-data           no data log: registers and memory at past positions\n"
+"                      are then only what the trace and the live process\n"
+"                      prove (the PC, files mapped read-only)\n"
 "  -p, --pid PID       attach to a running process (needs a hardware trace\n"
 "                      source; the software one needs the program started\n"
 "                      under it)\n"
@@ -89,7 +92,7 @@ int hwtrec_gdb_main(int argc, char **argv)
 	char *target, *q, *set_args;
 	const char *tool_dir, *output = NULL, *psb = NULL, *gdb = getenv("HWTREC_GDB");
 	const char **gargv;
-	bool no_retc = false;
+	bool no_retc = false, no_data = false;
 	size_t tlen, tcap;
 	int i, n = 0, dashdash = -1, rc;
 	ssize_t len;
@@ -145,6 +148,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 			psb = argv[++i];
 		else if (!strcmp(argv[i], "--no-ret-compression"))
 			no_retc = true;
+		else if (!strcmp(argv[i], "--no-data"))
+			no_data = true;
 		else
 			continue;
 	}
@@ -204,6 +209,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 	}
 	if (no_retc)
 		WORD("--no-ret-compression");
+	if (no_data)
+		WORD("--no-data");
 	/* For debugging and bench-live.sh: the server's packet log, and the
 	 * time each history rebuild takes, into files. */
 	if (getenv("HWTREC_SERVER_LOG")) {
@@ -246,7 +253,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (!strcmp(argv[i], "--no-ret-compression"))
+		if (!strcmp(argv[i], "--no-ret-compression") ||
+		    !strcmp(argv[i], "--no-data"))
 			continue;
 		gargv[n++] = argv[i];
 	}

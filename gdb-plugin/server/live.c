@@ -67,8 +67,7 @@
 #define MAX_THREADS 1024
 #define MAX_POINTS 1024
 #define MAX_SETTINGS 16
-#define RIP_REGNUM 16	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
-#define RIP_OFFSET 128
+#define RIP_OFFSET 128	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
 
 struct live {
 	const struct live_options *opt;
@@ -210,6 +209,41 @@ static int live_pcs(struct live *l)
 	return stub_request(&l->stub, packet, strlen(packet));
 }
 
+/* The end state of the replay's data log (replay_options): the stopped
+ * process's memory, read through the stub, a packet at a time. */
+#define STUB_READ_MAX 2048
+
+static size_t stub_memory(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct live *l = ctx;
+	size_t done = 0;
+
+	while (done < len) {
+		size_t want = len - done < STUB_READ_MAX ? len - done
+							 : STUB_READ_MAX;
+		size_t got;
+		char packet[64];
+
+		snprintf(packet, sizeof(packet), "m%llx,%zx",
+			 (unsigned long long)(addr + done), want);
+		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
+			break;
+		/* "Enn" (odd length) is an error, hex bytes come in pairs */
+		if (l->stub.payload_len % 2)
+			break;
+		got = l->stub.payload_len / 2;
+		if (got > want)
+			got = want;
+		if (!got || !rsp_unhex(l->stub.payload, got,
+				       (uint8_t *)buf + done))
+			break;
+		done += got;
+		if (got < want)
+			break;
+	}
+	return done;
+}
+
 /* The history, brought up to the stop if the program ran since it was
  * last brought up.  Only when something needs it (a reverse resume, a
  * history request, qHwtr:info:1): GDB stops many times for one `next` or a
@@ -251,6 +285,8 @@ static void rebuild_history(struct live *l)
 	ro.end_tids = l->end_tids;
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
+	ro.read_end_memory = stub_memory;
+	ro.end_memory_ctx = l;
 	if (l->replay && !l->opt->rebuild) {
 		if (replay_refresh(l->replay, &ro) == 0) {
 			how = "extended";
@@ -452,15 +488,40 @@ static int resume(struct live *l, const struct rsp_request *r,
 
 /* ---------------------------------------------------------- registers */
 
-/* A replaying thread's registers: the stub's layout, the PC only. */
+/* Write register REGNUM of the replay (REGS, VALID: replay_registers) as
+ * hex at TEXT, where its bytes not known stay "xx". */
+static void put_register(char *text, unsigned regnum,
+			 const uint8_t regs[TDESC_G_SIZE],
+			 const uint8_t valid[TDESC_G_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	int off = tdesc_register_offset(regnum);
+	int size = tdesc_register_size(regnum), i;
+
+	for (i = 0; i < size; i++)
+		if (valid[off + i]) {
+			text[2 * i] = hex[regs[off + i] >> 4];
+			text[2 * i + 1] = hex[regs[off + i] & 15];
+		}
+}
+
+/* The registers a replaying thread's answer fills in: rax to mxcsr, which
+ * the stub numbers and lays out as the replay does (Valgrind's amd64
+ * descriptions and ours agree up to orig_rax; after it Valgrind has the
+ * ymm upper halves, which the replay does not give). */
+#define LIVE_REPLAY_REGS (tdesc_mxcsr + 1)
+
+/* A replaying thread's registers in the stub's layout: those the replay
+ * knows at its position (the PC; with the data log every logged register,
+ * replay_registers), the others unavailable. */
 static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 				  const char *payload, size_t len)
 {
 	uint32_t tid = l->g_thread ? l->g_thread : l->current;
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
-	int off = tdesc_register_offset(tdesc_rip);
 	char *text;
-	size_t n, i;
+	size_t n;
+	unsigned regnum;
 	int rc;
 
 	/* The stub's answer gives the layout (its size). */
@@ -475,15 +536,15 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 	memset(text, 'x', n);
 	text[n] = 0;
 	replay_registers(l->replay, tid, regs, valid);
-	if (valid[off]) {
-		static const char hex[] = "0123456789abcdef";
-		size_t at = r->kind == rsp_read_registers ? 2 * RIP_OFFSET : 0;
+	for (regnum = 0; regnum < LIVE_REPLAY_REGS; regnum++) {
+		size_t at = (size_t)tdesc_register_offset(regnum);
+		size_t size = (size_t)tdesc_register_size(regnum);
 
-		if (r->kind == rsp_read_registers || r->regnum == RIP_REGNUM)
-			for (i = 0; i < 8 && at + 2 * i + 1 < n; i++) {
-				text[at + 2 * i] = hex[regs[off + i] >> 4];
-				text[at + 2 * i + 1] = hex[regs[off + i] & 15];
-			}
+		if (r->kind == rsp_read_registers && 2 * (at + size) <= n)
+			put_register(text + 2 * at, regnum, regs, valid);
+		else if (r->kind == rsp_read_register &&
+			 r->regnum == regnum && 2 * size <= n)
+			put_register(text, regnum, regs, valid);
 	}
 	rc = rsp_send(l->gdb, text, n);
 	free(text);
