@@ -52,6 +52,7 @@
 #include "replay.h"
 #include "run-request.h"
 #include "server.h"
+#include "stub-memory.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -73,6 +74,7 @@ struct live {
 	const struct live_options *opt;
 	struct rsp_conn *gdb;
 	struct rsp_conn stub;
+	struct stub_memory end_memory;	/* the stub's process, while stopped */
 	struct tracer *tracer;		/* NULL between a kill and the next run */
 	struct tracer_config config;	/* the program of this run */
 	struct run_request run;		/* what `run` starts */
@@ -210,38 +212,12 @@ static int live_pcs(struct live *l)
 }
 
 /* The end state of the replay's data log (replay_options): the stopped
- * process's memory, read through the stub, a packet at a time. */
-#define STUB_READ_MAX 2048
-
-static size_t stub_memory(void *ctx, uint64_t addr, void *buf, size_t len)
+ * process's memory. */
+static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct live *l = ctx;
-	size_t done = 0;
 
-	while (done < len) {
-		size_t want = len - done < STUB_READ_MAX ? len - done
-							 : STUB_READ_MAX;
-		size_t got;
-		char packet[64];
-
-		snprintf(packet, sizeof(packet), "m%llx,%zx",
-			 (unsigned long long)(addr + done), want);
-		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
-			break;
-		/* "Enn" (odd length) is an error, hex bytes come in pairs */
-		if (l->stub.payload_len % 2)
-			break;
-		got = l->stub.payload_len / 2;
-		if (got > want)
-			got = want;
-		if (!got || !rsp_unhex(l->stub.payload, got,
-				       (uint8_t *)buf + done))
-			break;
-		done += got;
-		if (got < want)
-			break;
-	}
-	return done;
+	return stub_memory_read(&l->end_memory, addr, buf, len);
 }
 
 /* The history, brought up to the stop if the program ran since it was
@@ -285,7 +261,7 @@ static void rebuild_history(struct live *l)
 	ro.end_tids = l->end_tids;
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
-	ro.read_end_memory = stub_memory;
+	ro.read_end_memory = end_memory;
 	ro.end_memory_ctx = l;
 	if (l->replay && !l->opt->rebuild) {
 		if (replay_refresh(l->replay, &ro) == 0) {
@@ -382,6 +358,7 @@ static int run_live(struct live *l, const char *payload, size_t len)
 		return reply_error(l, "The program is not being run.");
 	/* The history is kept, to be extended at the next stop. */
 	l->stale = l->replay != NULL;
+	stub_memory_forget(&l->end_memory);
 	if (rsp_send(&l->stub, payload, len) < 0) {
 		l->program_gone = true;
 		return rsp_reply_error(l->gdb, 1);
@@ -723,6 +700,7 @@ static int stub_setup(struct live *l)
 static void close_program(struct live *l)
 {
 	drop_history(l);
+	stub_memory_forget(&l->end_memory);
 	tracer_close(l->tracer);
 	l->tracer = NULL;
 	rsp_conn_fini(&l->stub);
@@ -936,6 +914,7 @@ static int handle(struct live *l, const char *payload, size_t len)
 			return reply_error(l, "hwtrec: cannot write registers or "
 					   "memory while replaying (`record goto "
 					   "end` returns to the live program)");
+		stub_memory_forget(&l->end_memory);
 		break;
 	case rsp_insert_point:
 	case rsp_remove_point:
@@ -968,6 +947,7 @@ int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 	struct live l = { .opt = opt, .gdb = gdb, .config = opt->tracer };
 	size_t i;
 
+	stub_memory_init(&l.end_memory, &l.stub);
 	if (tracer_start(&l.config, &l.tracer, &l.stub) < 0) {
 		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return 1;
