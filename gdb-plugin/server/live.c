@@ -19,10 +19,13 @@
  * building the history again.
  *
  * Replay: entered by bs/bc or qHwtr:goto.  A thread away from its end
- * answers registers with its PC only (the stub's 'g' layout, every other
- * byte unavailable) and refuses writes; of its memory only what the replay
- * knows at that position is served (replay_read_memory_at), never the live
- * process's present bytes, which may have changed since.  Forward s/c move through the history; when
+ * answers registers in the stub's 'g' layout with what the replay knows at
+ * its position (replay_registers: the PC, and with the session's data log
+ * every register the log holds; the rest unavailable) and refuses writes;
+ * of its memory only what the replay knows at that position is served
+ * (replay_read_memory_at: the data log's old bytes, and for bytes unchanged
+ * since the stopped process's, stub-memory.c), never the live process's
+ * present bytes where they may have changed since.  Forward s/c move through the history; when
  * the thread is at its end, or a continue reaches it without a breakpoint,
  * the request goes to the stub and the program runs live again.
  *
