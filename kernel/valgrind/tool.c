@@ -347,6 +347,17 @@ static void live_start(const HChar *data)
 	VG_(gdb_printf)("hwtrec: tracing\n");
 }
 
+/* "hwtrec flush": the data log up to the stop of thread TID.  Stopped at
+ * a signal of its own (a fault, reported to the debugger before it is
+ * delivered), its last counted instruction did not run, and the trace ends
+ * before it (hwtrec_live_flush): it is taken back, as at delivery. */
+static void data_flush_at_stop(ThreadId tid)
+{
+	if (tid != VG_INVALID_THREADID)
+		hwtrec_data_uncount_fault(tid, VG_(get_IP)(tid));
+	hwtrec_data_flush_stopped();
+}
+
 /* Monitor commands from the debugger ("monitor hwtrec start" in GDB, or
  * vgdb --pid=N hwtrec start): the live mode's control. */
 static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
@@ -371,7 +382,7 @@ static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
 	} else if (!VG_(strcmp)(cmd, "flush")) {
 		hwtrec_live_flush();
 		if (hwtrec_live_tracing())
-			hwtrec_data_flush_stopped();
+			data_flush_at_stop(tid);
 		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()
 				? "flushed" : "not tracing");
 	} else if (!VG_(strcmp)(cmd, "stop")) {
