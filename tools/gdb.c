@@ -140,6 +140,12 @@ int hwtrec_gdb_main(int argc, char **argv)
 	 * run): GDB must not give up on the stop reply. */
 	gargv[n++] = "-ex";
 	gargv[n++] = "set remotetimeout 600";
+	/* The hwtrec tool under Valgrind's gdbserver has no hardware
+	 * watchpoints, and the replay none: GDB makes software ones, which
+	 * read the values at each position (the data log's in the past) and
+	 * so fire in reverse too, as in hwtrec replay. */
+	gargv[n++] = "-ex";
+	gargv[n++] = "set remote hardware-watchpoint-limit 0";
 	for (i = 1; i < dashdash; i++) {
 		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
 		    i + 1 < dashdash)
