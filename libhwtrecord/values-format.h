@@ -41,10 +41,19 @@ enum hwtr_values_record {
 	 * a way that was not logged). */
 	HWTR_VREC_UNKNOWN = 4,
 	/* u8 end, u32 n, n x (u32 lwpid, u64 count): every record up to here
-	 * is in the log and thread LWPID has run COUNT instructions; END 1:
-	 * the program ended here, nothing follows. */
+	 * is in the log and thread LWPID has run COUNT instructions; END
+	 * (HWTR_VALUES_SYNC_*) says what follows. */
 	HWTR_VREC_SYNC = 5,
 };
+
+/* A SYNC record's END byte. */
+#define HWTR_VALUES_SYNC_MORE 0		/* records follow */
+#define HWTR_VALUES_SYNC_END 1		/* the log ends here: the program ended
+					 * (or the live session did) */
+/* Live mode: the program is stopped for a debugger right after this
+ * record, and its state there is the live process's; records follow when
+ * it runs on.  A log whose last record is one is whole up to that state. */
+#define HWTR_VALUES_SYNC_STOPPED 2
 
 /* A REGS record in short form, for the usual instruction that changes one
  * register and perhaps the flags: type HWTR_VREC_REGS_ONE | bit (any

@@ -415,7 +415,8 @@ static int index_records(struct values_index *ix, const char *name)
 			}
 			/* thread_of may have moved the array */
 			ix->synced_end = r.next;
-			if (r.mask) {
+			ix->stopped = r.mask == HWTR_VALUES_SYNC_STOPPED;
+			if (r.mask && !ix->stopped) {
 				ix->ended = true;
 				ix->end = r.next;
 				return 0;
@@ -423,6 +424,8 @@ static int index_records(struct values_index *ix, const char *name)
 			break;
 		}
 		}
+		if (r.type != HWTR_VREC_SYNC)
+			ix->stopped = false;	/* it ran on after the stop */
 		if (r.type != HWTR_VREC_SYNC && r.type != HWTR_VREC_THREAD &&
 		    r.pos > ix->threads[cur].last_pos)
 			ix->threads[cur].last_pos = r.pos;

@@ -63,6 +63,8 @@ struct values_index {
 	size_t end;		/* end of the last complete record */
 	size_t synced_end;	/* end of the last SYNC record */
 	bool ended;		/* a SYNC with its end flag: the log is whole */
+	bool stopped;		/* the last record is a SYNC of a live stop:
+				 * the log is whole up to the live state */
 	struct values_thread *threads;
 	size_t nthreads;
 	struct values_chunk *chunks;

@@ -14,8 +14,8 @@
  * the nearest snapshot.  Memory: the end state with the undo records from
  * the end back to the position applied, that is, for each byte the first
  * record at or after the position that touches it; only a whole log (with
- * its end record) can say that, so memory of a log that was cut off is not
- * known.
+ * its end record, or live, a stop's SYNC as its last record) can say that,
+ * so memory of a log that was cut off is not known.
  */
 #include "values-index.h"
 #include "values-format.h"
@@ -129,6 +129,14 @@ static int history_ip(struct values_history_thread *ht, uint64_t number,
 	return 0;
 }
 
+/* Whether the log holds every record up to the state the caller reads as
+ * the end: it ended (the core), or live mode's program is stopped right
+ * after its last record (the live process). */
+static bool log_whole(const struct hwtr_values *v)
+{
+	return v->index.ended || v->index.stopped;
+}
+
 /* The log and the history count the same instructions: else refuse. */
 static int check_alignment(struct hwtr_values *v,
 			   struct values_history_thread *ht)
@@ -140,7 +148,7 @@ static int check_alignment(struct hwtr_values *v,
 
 	if (!lt)
 		return 0;
-	if (lt->synced && v->index.ended && lt->sync_count != counted)
+	if (lt->synced && log_whole(v) && lt->sync_count != counted)
 		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
 				 "log counts %llu instructions, the history "
 				 "%llu: the log does not match the trace and "
@@ -208,7 +216,7 @@ int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 		hwtr_values_free(v);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
-	v->memory_known = v->index.ended;
+	v->memory_known = log_whole(v);
 	for (i = 0; i < v->nthreads; i++) {
 		struct values_history_thread *ht = &v->threads[i];
 		struct hwtr_thread_stats stats;
@@ -571,7 +579,7 @@ int values_locate(struct hwtr_values *v, struct hwtr_thread *thread,
 	/* Records of the last position may follow the last sync, unless the
 	 * log ended there. */
 	*complete = !ht->log ? 0
-		    : ht->log->synced ? (v->index.ended ? ht->log->sync_count
+		    : ht->log->synced ? (log_whole(v) ? ht->log->sync_count
 					 : ht->log->sync_count ? ht->log->sync_count - 1 : 0)
 		    : (ht->log->last_pos ? ht->log->last_pos - 1 : 0);
 	*memory_known = v->memory_known;

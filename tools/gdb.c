@@ -33,7 +33,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: hwtrec gdb [-o NAME.hwtrec] [--psb-period BYTES] [--no-ret-compression]\n"
-"                  [GDB-OPTIONS...] -- PROGRAM [ARGS...]\n"
+"                  [--no-data] [GDB-OPTIONS...] -- PROGRAM [ARGS...]\n"
 "       hwtrec gdb -p PID\n"
 "\n"
 "Debug PROGRAM live in GDB through hwtrec-server.  The program starts stopped\n"
@@ -50,6 +50,9 @@ static void usage(FILE *out)
 "                      the program (exit, kill, GDB quitting or dying)\n"
 "  --psb-period BYTES  bytes between PSB packets\n"
 "  --no-ret-compression  send every return as a TIP packet\n"
+"  --no-data           no data log: registers and memory at past positions\n"
+"                      are then only what the trace and the live process\n"
+"                      prove (the PC, files mapped read-only)\n"
 "  -p, --pid PID       attach to a running process (needs a hardware trace\n"
 "                      source; the software one needs the program started\n"
 "                      under it)\n"
@@ -89,7 +92,7 @@ int hwtrec_gdb_main(int argc, char **argv)
 	char *target, *q, *set_args;
 	const char *tool_dir, *output = NULL, *psb = NULL, *gdb = getenv("HWTREC_GDB");
 	const char **gargv;
-	bool no_retc = false;
+	bool no_retc = false, no_data = false;
 	size_t tlen, tcap;
 	int i, n = 0, dashdash = -1, rc;
 	ssize_t len;
@@ -137,6 +140,12 @@ int hwtrec_gdb_main(int argc, char **argv)
 	 * run): GDB must not give up on the stop reply. */
 	gargv[n++] = "-ex";
 	gargv[n++] = "set remotetimeout 600";
+	/* The hwtrec tool under Valgrind's gdbserver has no hardware
+	 * watchpoints, and the replay none: GDB makes software ones, which
+	 * read the values at each position (the data log's in the past) and
+	 * so fire in reverse too, as in hwtrec replay. */
+	gargv[n++] = "-ex";
+	gargv[n++] = "set remote hardware-watchpoint-limit 0";
 	for (i = 1; i < dashdash; i++) {
 		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
 		    i + 1 < dashdash)
@@ -145,6 +154,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 			psb = argv[++i];
 		else if (!strcmp(argv[i], "--no-ret-compression"))
 			no_retc = true;
+		else if (!strcmp(argv[i], "--no-data"))
+			no_data = true;
 		else
 			continue;
 	}
@@ -204,6 +215,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 	}
 	if (no_retc)
 		WORD("--no-ret-compression");
+	if (no_data)
+		WORD("--no-data");
 	/* For debugging and bench-live.sh: the server's packet log, and the
 	 * time each history rebuild takes, into files. */
 	if (getenv("HWTREC_SERVER_LOG")) {
@@ -246,7 +259,8 @@ int hwtrec_gdb_main(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (!strcmp(argv[i], "--no-ret-compression"))
+		if (!strcmp(argv[i], "--no-ret-compression") ||
+		    !strcmp(argv[i], "--no-data"))
 			continue;
 		gargv[n++] = argv[i];
 	}

@@ -5,9 +5,12 @@
  * --vgdb-error=0: stopped before its first instruction); vgdb relays the
  * stub over a pipe.  A recording session is one `hwtrec _live-recorder`
  * process reading the tool's FIFO: it is started first, then the monitor
- * command "hwtrec start" makes the tool open the FIFO.  At a stop, "hwtrec
- * flush" puts everything the tool holds into the FIFO before its reply, and
- * "sync N" to the recorder returns once all of it is on disk.
+ * command "hwtrec start DIR/values" makes the tool open the FIFO and write
+ * the data log straight into the recording (the recorder made it empty and
+ * names it in the manifest; without the data log, --no-data, plain "hwtrec
+ * start").  At a stop, "hwtrec flush" puts everything the tool holds into
+ * the FIFO and the data log before its reply, and "sync N" to the recorder
+ * returns once all of the trace is on disk.
  *
  * Every child gets PR_SET_PDEATHSIG, so that a server killed outright
  * leaves nothing behind; the program runs in its own process group, so a ^C
@@ -200,6 +203,10 @@ static pid_t spawn_valgrind(struct valgrind_tracer *t)
 	argv[n++] = a_psb;
 	if (c->no_ret_compression)
 		argv[n++] = "--ret-compression=no";
+	/* Every block instrumented for the data log from the start: a session
+	 * may begin at any stop. */
+	if (!c->no_data)
+		argv[n++] = "--hwtrec-live-data=yes";
 	for (i = 0; c->argv[i] && n < sizeof(argv) / sizeof(argv[0]) - 1; i++)
 		argv[n++] = c->argv[i];
 	argv[n] = NULL;
@@ -352,17 +359,23 @@ int stub_monitor(struct rsp_conn *stub, const char *command, char *out,
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(command), i, used = 0;
-	char packet[512];
-	int written;
+	char *packet = malloc(6 + 2 * n + 1);	/* a command names a path */
+	int written, rc;
 
-	written = snprintf(packet, sizeof(packet), "qRcmd,");
-	for (i = 0; i < n && (size_t)written + 2 < sizeof(packet); i++) {
+	if (!packet) {
+		say("out of memory");
+		return -1;
+	}
+	written = snprintf(packet, 7, "qRcmd,");
+	for (i = 0; i < n; i++) {
 		packet[written++] = hex[(unsigned char)command[i] >> 4];
 		packet[written++] = hex[(unsigned char)command[i] & 15];
 	}
 	if (outlen)
 		out[0] = 0;
-	if (rsp_send(stub, packet, (size_t)written) < 0)
+	rc = rsp_send(stub, packet, (size_t)written);
+	free(packet);
+	if (rc < 0)
 		return -1;
 	for (;;) {
 		enum rsp_recv rc = rsp_receive(stub);
@@ -441,7 +454,7 @@ static int valgrind_record_start(struct tracer *base, const char *dir)
 {
 	struct valgrind_tracer *t = of(base);
 	const struct tracer_config *c = &t->config;
-	char a_pid[32], a_psb[64], out[256];
+	char a_pid[32], a_psb[64], out[256], start[PATH_MAX + 32], abs[PATH_MAX];
 	char *argv[32 + 1024];
 	size_t n = 0, i;
 
@@ -457,6 +470,8 @@ static int valgrind_record_start(struct tracer *base, const char *dir)
 	argv[n++] = a_psb;
 	if (c->no_ret_compression)
 		argv[n++] = "--no-ret-compression";
+	if (!c->no_data)
+		argv[n++] = "--data";	/* it makes DIR/values */
 	argv[n++] = t->fifo;
 	argv[n++] = a_pid;
 	argv[n++] = (char *)dir;
@@ -479,7 +494,13 @@ static int valgrind_record_start(struct tracer *base, const char *dir)
 		recorder_reap(t);
 		return -1;
 	}
-	if (stub_monitor(t->stub, "hwtrec start", out, sizeof(out)) < 0 ||
+	/* The tool writes the data log in place, into the recording (the
+	 * program may run in another directory: `set cwd`). */
+	if (c->no_data || !realpath(dir, abs))
+		snprintf(start, sizeof(start), "hwtrec start");
+	else
+		snprintf(start, sizeof(start), "hwtrec start %s/values", abs);
+	if (stub_monitor(t->stub, start, out, sizeof(out)) < 0 ||
 	    strncmp(out, "hwtrec: tracing", 15)) {
 		say("the Valgrind tool did not start tracing: %s",
 		    out[0] ? out : "no answer");

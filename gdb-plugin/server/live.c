@@ -19,10 +19,13 @@
  * building the history again.
  *
  * Replay: entered by bs/bc or qHwtr:goto.  A thread away from its end
- * answers registers with its PC only (the stub's 'g' layout, every other
- * byte unavailable) and refuses writes; of its memory only what the replay
- * knows at that position is served (replay_read_memory_at), never the live
- * process's present bytes, which may have changed since.  Forward s/c move through the history; when
+ * answers registers in the stub's 'g' layout with what the replay knows at
+ * its position (replay_registers: the PC, and with the session's data log
+ * every register the log holds; the rest unavailable) and refuses writes;
+ * of its memory only what the replay knows at that position is served
+ * (replay_read_memory_at: the data log's old bytes, and for bytes unchanged
+ * since the stopped process's, stub-memory.c), never the live process's
+ * present bytes where they may have changed since.  Forward s/c move through the history; when
  * the thread is at its end, or a continue reaches it without a breakpoint,
  * the request goes to the stub and the program runs live again.
  *
@@ -52,6 +55,7 @@
 #include "replay.h"
 #include "run-request.h"
 #include "server.h"
+#include "stub-memory.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -67,13 +71,13 @@
 #define MAX_THREADS 1024
 #define MAX_POINTS 1024
 #define MAX_SETTINGS 16
-#define RIP_REGNUM 16	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
-#define RIP_OFFSET 128
+#define RIP_OFFSET 128	/* amd64: rax..r15, then rip (gdbserver and vgdb) */
 
 struct live {
 	const struct live_options *opt;
 	struct rsp_conn *gdb;
 	struct rsp_conn stub;
+	struct stub_memory end_memory;	/* the stub's process, while stopped */
 	struct tracer *tracer;		/* NULL between a kill and the next run */
 	struct tracer_config config;	/* the program of this run */
 	struct run_request run;		/* what `run` starts */
@@ -210,6 +214,15 @@ static int live_pcs(struct live *l)
 	return stub_request(&l->stub, packet, strlen(packet));
 }
 
+/* The end state of the replay's data log (replay_options): the stopped
+ * process's memory. */
+static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct live *l = ctx;
+
+	return stub_memory_read(&l->end_memory, addr, buf, len);
+}
+
 /* The history, brought up to the stop if the program ran since it was
  * last brought up.  Only when something needs it (a reverse resume, a
  * history request, qHwtr:info:1): GDB stops many times for one `next` or a
@@ -251,6 +264,8 @@ static void rebuild_history(struct live *l)
 	ro.end_tids = l->end_tids;
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
+	ro.read_end_memory = end_memory;
+	ro.end_memory_ctx = l;
 	if (l->replay && !l->opt->rebuild) {
 		if (replay_refresh(l->replay, &ro) == 0) {
 			how = "extended";
@@ -346,6 +361,7 @@ static int run_live(struct live *l, const char *payload, size_t len)
 		return reply_error(l, "The program is not being run.");
 	/* The history is kept, to be extended at the next stop. */
 	l->stale = l->replay != NULL;
+	stub_memory_forget(&l->end_memory);
 	if (rsp_send(&l->stub, payload, len) < 0) {
 		l->program_gone = true;
 		return rsp_reply_error(l->gdb, 1);
@@ -452,15 +468,40 @@ static int resume(struct live *l, const struct rsp_request *r,
 
 /* ---------------------------------------------------------- registers */
 
-/* A replaying thread's registers: the stub's layout, the PC only. */
+/* Write register REGNUM of the replay (REGS, VALID: replay_registers) as
+ * hex at TEXT, where its bytes not known stay "xx". */
+static void put_register(char *text, unsigned regnum,
+			 const uint8_t regs[TDESC_G_SIZE],
+			 const uint8_t valid[TDESC_G_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	int off = tdesc_register_offset(regnum);
+	int size = tdesc_register_size(regnum), i;
+
+	for (i = 0; i < size; i++)
+		if (valid[off + i]) {
+			text[2 * i] = hex[regs[off + i] >> 4];
+			text[2 * i + 1] = hex[regs[off + i] & 15];
+		}
+}
+
+/* The registers a replaying thread's answer fills in: rax to mxcsr, which
+ * the stub numbers and lays out as the replay does (Valgrind's amd64
+ * descriptions and ours agree up to orig_rax; after it Valgrind has the
+ * ymm upper halves, which the replay does not give). */
+#define LIVE_REPLAY_REGS (tdesc_mxcsr + 1)
+
+/* A replaying thread's registers in the stub's layout: those the replay
+ * knows at its position (the PC; with the data log every logged register,
+ * replay_registers), the others unavailable. */
 static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 				  const char *payload, size_t len)
 {
 	uint32_t tid = l->g_thread ? l->g_thread : l->current;
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
-	int off = tdesc_register_offset(tdesc_rip);
 	char *text;
-	size_t n, i;
+	size_t n;
+	unsigned regnum;
 	int rc;
 
 	/* The stub's answer gives the layout (its size). */
@@ -475,15 +516,15 @@ static int replay_registers_reply(struct live *l, const struct rsp_request *r,
 	memset(text, 'x', n);
 	text[n] = 0;
 	replay_registers(l->replay, tid, regs, valid);
-	if (valid[off]) {
-		static const char hex[] = "0123456789abcdef";
-		size_t at = r->kind == rsp_read_registers ? 2 * RIP_OFFSET : 0;
+	for (regnum = 0; regnum < LIVE_REPLAY_REGS; regnum++) {
+		size_t at = (size_t)tdesc_register_offset(regnum);
+		size_t size = (size_t)tdesc_register_size(regnum);
 
-		if (r->kind == rsp_read_registers || r->regnum == RIP_REGNUM)
-			for (i = 0; i < 8 && at + 2 * i + 1 < n; i++) {
-				text[at + 2 * i] = hex[regs[off + i] >> 4];
-				text[at + 2 * i + 1] = hex[regs[off + i] & 15];
-			}
+		if (r->kind == rsp_read_registers && 2 * (at + size) <= n)
+			put_register(text + 2 * at, regnum, regs, valid);
+		else if (r->kind == rsp_read_register &&
+			 r->regnum == regnum && 2 * size <= n)
+			put_register(text, regnum, regs, valid);
 	}
 	rc = rsp_send(l->gdb, text, n);
 	free(text);
@@ -662,6 +703,7 @@ static int stub_setup(struct live *l)
 static void close_program(struct live *l)
 {
 	drop_history(l);
+	stub_memory_forget(&l->end_memory);
 	tracer_close(l->tracer);
 	l->tracer = NULL;
 	rsp_conn_fini(&l->stub);
@@ -875,6 +917,7 @@ static int handle(struct live *l, const char *payload, size_t len)
 			return reply_error(l, "hwtrec: cannot write registers or "
 					   "memory while replaying (`record goto "
 					   "end` returns to the live program)");
+		stub_memory_forget(&l->end_memory);
 		break;
 	case rsp_insert_point:
 	case rsp_remove_point:
@@ -907,6 +950,7 @@ int live_run(const struct live_options *opt, struct rsp_conn *gdb)
 	struct live l = { .opt = opt, .gdb = gdb, .config = opt->tracer };
 	size_t i;
 
+	stub_memory_init(&l.end_memory, &l.stub);
 	if (tracer_start(&l.config, &l.tracer, &l.stub) < 0) {
 		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return 1;

@@ -50,11 +50,12 @@ static void usage(FILE *out)
 		"\n"
 		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
 		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
-		"  [--psb-period BYTES] [--no-ret-compression] [--timing FILE]\n"
+		"  [--psb-period BYTES] [--no-ret-compression] [--no-data] [--timing FILE]\n"
 		"  [--rebuild]\n"
 		"  -- PROGRAM [ARGS...]\n"
 		"  starts PROGRAM stopped under the hwtrec Valgrind tool and serves it to\n"
-		"  GDB; `record hwt` records, reverse execution replays.\n"
+		"  GDB; `record hwt` records, reverse execution replays.  --no-data: no\n"
+		"  data log (registers and memory at past positions unknown).\n"
 		"  --help              this text\n");
 }
 
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "no-ret-compression", no_argument, NULL, 'N' },
+		{ "no-data", no_argument, NULL, 'D' },
 		{ "timing", required_argument, NULL, 'T' },
 		{ "rebuild", no_argument, NULL, 'r' },
 		{ "log", required_argument, NULL, 'G' },
@@ -128,6 +130,7 @@ int main(int argc, char **argv)
 		case 'o': lopt.output = optarg; break;
 		case 'P': lopt.tracer.psb_period = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'N': lopt.tracer.no_ret_compression = true; break;
+		case 'D': lopt.tracer.no_data = true; break;
 		case 'r': lopt.rebuild = true; break;
 		case 'T':
 		case 'G': {

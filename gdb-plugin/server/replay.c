@@ -1205,9 +1205,9 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
 
 /* Memory at T's position from the data log or, without one, the recovery
  * (hwtr_recovery_memory): a byte changed since has its old value there;
- * one unchanged since is the end state's, when there is one (the core:
- * without it the files hold only a writable byte's first value); the bytes
- * of read-only files are known anyway. */
+ * one unchanged since is the end state's, when there is one (the core, or
+ * live the stopped process: without either the files hold only a writable
+ * byte's first value); the bytes of read-only files are known anyway. */
 static size_t past_memory(struct replay *r, struct replay_thread *t,
 			  struct hwtr_recovery *rec, uint64_t addr, uint8_t *buf,
 			  size_t len)
@@ -1226,6 +1226,9 @@ static size_t past_memory(struct replay *r, struct replay_thread *t,
 		memset(state, hwtr_value_unknown, len);
 	if (r->core)
 		n_end = memory_read(image_memory(r), addr, end, len);
+	else if (r->opt.read_end_memory)
+		n_end = r->opt.read_end_memory(r->opt.end_memory_ctx, addr,
+					       end, len);
 	n_fixed = memory_read_fixed(image_memory(r), addr, fixed, len);
 	for (i = 0; i < len; i++) {
 		if (i < n_fixed)
@@ -1321,11 +1324,13 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		j->gaps = st.gaps;
 		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
 		j->end = end_position(t);
-		/* Without a core the stack's unchanged bytes are unknown, so
-		 * GDB's unwinders cannot walk it: the plugin's does.  Not yet
+		/* Without an end state (a core, or live the process) the
+		 * stack's unchanged bytes are unknown, so GDB's unwinders
+		 * cannot walk it: the plugin's does.  Not yet
 		 * across an exec either (test-server-images' exec case
 		 * unwinds wrongly there with logged registers). */
-		j->registers_logged = r->values && t->cursor && r->core &&
+		j->registers_logged = r->values && t->cursor &&
+				      (r->core || r->opt.read_end_memory) &&
 				      program_images_count(r->images) == 1;
 	}
 	return 0;

@@ -36,6 +36,13 @@ struct replay_options {
 	const uint32_t *end_tids;
 	const uint64_t *end_pcs;
 	size_t nends;
+	/* Live mode: the end state's memory, the stopped process's (there is
+	 * no core): up to LEN bytes at ADDR into BUF, how many it read.  With
+	 * the data log, a past position's bytes that did not change since
+	 * come from it. */
+	size_t (*read_end_memory)(void *ctx, uint64_t addr, void *buf,
+				  size_t len);
+	void *end_memory_ctx;
 };
 
 /* Open the recording directory DIR and build its history.  On failure the

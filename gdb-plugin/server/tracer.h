@@ -37,6 +37,7 @@ struct tracer_config {
 	const char *recorder;		/* the hwtrec executable */
 	uint32_t psb_period;		/* 0: the recorder's default */
 	bool no_ret_compression;
+	bool no_data;			/* no data log (values at past positions) */
 	FILE *log;			/* --debug: packets and commands */
 };
 

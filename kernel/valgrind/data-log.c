@@ -31,8 +31,14 @@
  * What it does not do: x87 registers (VEX keeps them as 64-bit doubles,
  * not the hardware's 80 bits), mxcsr (VEX keeps only its rounding mode, not
  * the sticky exception flags), memory written by another process (shared
- * mappings), the program after an exec (only the first image is logged),
- * live mode.
+ * mappings), the program after an exec (only the first image is logged).
+ *
+ * Live mode (--hwtrec-live-data=yes): each recording session ("hwtrec start
+ * PATH") writes a log of its own from position 0, a SYNC marked stopped at
+ * every stop of the debugger ("hwtrec flush": the live process is then the
+ * end state) and one marked end at "hwtrec stop".  Blocks carry the data
+ * helpers from the program's start, so that a session begun at any stop
+ * logs every instruction it traces.
  */
 #include "hwtrec-tool.h"
 #include "../../libhwtrecord/values-format.h"
@@ -69,6 +75,7 @@ struct data_thread {
 };
 
 Bool hwtrec_data_on;
+Bool hwtrec_data_live;
 UChar hwtrec_data_ymm_pending = 1;
 
 #define YMM_BITS (0xffffull << HWTR_VREG_YMM0)
@@ -173,9 +180,21 @@ Bool hwtrec_data_open(const HChar *path)
 	data_fd = VG_(safe_fd)((Int)sr_Res(sr));
 	if (data_fd < 0)
 		return False;
-	dbuf = VG_(malloc)("hwtrec.data.buf", DBUF_SIZE);
-	dthreads = VG_(calloc)("hwtrec.data.threads", VG_N_THREADS + 1,
-			       sizeof(*dthreads));
+	/* Live mode opens one log per session: each starts afresh. */
+	if (!dbuf)
+		dbuf = VG_(malloc)("hwtrec.data.buf", DBUF_SIZE);
+	if (!dthreads)
+		dthreads = VG_(calloc)("hwtrec.data.threads", VG_N_THREADS + 1,
+				       sizeof(*dthreads));
+	else
+		VG_(memset)(dthreads, 0, (VG_N_THREADS + 1) * sizeof(*dthreads));
+	dbuf_pos = 0;
+	dcur = NULL;
+	dcur_tid = 0;
+	logged = NULL;
+	global_count = 0;
+	hwtrec_data_forget_readable();
+	hwtrec_data_ymm_pending = 1;
 	dbytes(HWTR_VALUES_MAGIC, 8);
 	d32(HWTR_VALUES_VERSION);
 	d32(HWTR_VALUES_HEADER_SIZE);
@@ -183,8 +202,9 @@ Bool hwtrec_data_open(const HChar *path)
 	return True;
 }
 
-/* Every record so far is complete: say how far each thread got. */
-static void put_sync(Bool end)
+/* Every record so far is complete: say how far each thread got, and
+ * what follows (HWTR_VALUES_SYNC_*). */
+static void put_sync(UChar end)
 {
 	UInt n = 0, i;
 
@@ -205,13 +225,23 @@ void hwtrec_data_flush(Bool end)
 {
 	if (!hwtrec_data_on)
 		return;
-	put_sync(end);
+	put_sync(end ? HWTR_VALUES_SYNC_END : HWTR_VALUES_SYNC_MORE);
 	data_write_out();
 	if (end) {
 		VG_(close)(data_fd);
 		data_fd = -1;
 		hwtrec_data_on = False;
 	}
+}
+
+/* Live mode: the debugger stopped the program; everything up to here goes
+ * into the log, which says that the live state is its end for now. */
+void hwtrec_data_flush_stopped(void)
+{
+	if (!hwtrec_data_on)
+		return;
+	put_sync(HWTR_VALUES_SYNC_STOPPED);
+	data_write_out();
 }
 
 void hwtrec_data_detach(void)
@@ -454,6 +484,11 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 {
 	struct data_thread *t = dcur;
 
+	/* Live mode: a thread the debugger stopped in the middle of a block
+	 * resumes its trace here, at its first instruction after the stop,
+	 * as the decoder counts it. */
+	if (UNLIKELY(!hwtrec_active) && hwtrec_data_on)
+		hwtrec_resume_stopped_thread();
 	if (!hwtrec_data_on || !t || !hwtrec_active) {
 		hwtrec_data_ymm_pending = 1;	/* not compared here */
 		return;

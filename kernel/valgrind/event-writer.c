@@ -489,6 +489,13 @@ static Bool resume_in_helper(void)
 	return hwtrec_active;
 }
 
+/* The same from the data log's helper, which runs at every instruction:
+ * the trace restarts at the first one after the stop. */
+void hwtrec_resume_stopped_thread(void)
+{
+	resume_in_helper();
+}
+
 /* Ask for PSB+ here when a period's worth of trace has gone by: NEXT is the
  * next instruction and no TNT bit is pending after flush_tnt.  Emptying the
  * return-compression stack makes every PSB chunk decodable on its own. */

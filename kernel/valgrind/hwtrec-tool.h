@@ -41,6 +41,9 @@ Bool hwtrec_live_start(const HChar *fifo);
 void hwtrec_live_flush(void);
 void hwtrec_live_stop(void);
 Bool hwtrec_live_tracing(void);
+/* A thread stopped by the debugger mid-block runs again: its trace
+ * restarts at the stop PC (see event-writer.c). */
+void hwtrec_resume_stopped_thread(void);
 /* tool.c: the auxv, the vDSO and the executable mappings as they are now. */
 void hwtrec_send_initial_state(void);
 
@@ -72,6 +75,9 @@ UInt hwtrec_readable_bytes(Addr addr, UInt max);
 
 /* data-log.c: the data log (registers and memory at every position). */
 extern Bool hwtrec_data_on;		/* the data log is being written */
+/* Live mode with the data log (--hwtrec-live-data=yes): every block is
+ * instrumented for it, written or not. */
+extern Bool hwtrec_data_live;
 /* Nonzero: the ymm registers may have changed since the data log's last
  * instruction although the IR between says nothing (a block's last
  * instruction wrote one, or the scheduler ran: see data-log.c). */
@@ -81,6 +87,7 @@ extern UChar hwtrec_data_ymm_pending;
 #define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */
 Bool hwtrec_data_open(const HChar *path);
 void hwtrec_data_flush(Bool end);
+void hwtrec_data_flush_stopped(void);	/* live mode: at a debugger's stop */
 void hwtrec_data_detach(void);		/* fork child: not logged */
 void hwtrec_data_thread_running(ThreadId tid);
 void hwtrec_data_thread_exit(ThreadId tid);

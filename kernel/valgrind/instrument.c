@@ -275,7 +275,7 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 	enum branch_class last_class = bc_other, cur_class = bc_other;
 	Addr cur_target = 0;
 	Bool last_cond_seen = False, first = True;
-	Bool data = hwtrec_data_on;
+	Bool data = hwtrec_data_on || hwtrec_data_live;
 	ULong written = 0;	/* registers the instruction so far may write */
 
 	if (gWordTy != Ity_I64)

@@ -14,7 +14,9 @@
  * Live mode (--hwtrec-live=yes, started by hwtrec-server with --vgdb=yes):
  * nothing is traced until the debugger sends the monitor command
  * "hwtrec start"; "hwtrec flush" makes the recording cover everything up to
- * the stop, "hwtrec stop" ends the session (event-writer.c).
+ * the stop, "hwtrec stop" ends the session (event-writer.c).  With
+ * --hwtrec-live-data=yes, "hwtrec start PATH" also writes the session's
+ * data log to PATH, an empty file (data-log.c).
  *
  * What it does not do: 32-bit guests, code generated at run time in
  * anonymous memory is reported as a mapping without a file (its bytes are
@@ -30,6 +32,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "valgrind.h"
@@ -58,6 +61,7 @@ static Bool hwtrec_process_cmd_line_option(const HChar *arg)
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwtrec_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
+	else if VG_BOOL_CLO(arg, "--hwtrec-live-data", hwtrec_data_live) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-exit-core", clo_exit_core) {}
 	else if VG_STR_CLO(arg, "--from", hwtrec_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
@@ -78,6 +82,8 @@ static void hwtrec_print_usage(void)
 "    --psb-period=BYTES        trace bytes between PSB packets [4096]\n"
 "    --hwtrec-live=yes|no      trace only between the monitor commands\n"
 "                              hwtrec start and hwtrec stop [no]\n"
+"    --hwtrec-live-data=yes|no live mode: write the data log where\n"
+"                              hwtrec start PATH says [no]\n"
 "    --hwtrec-exit-core=yes|no write a core when the traced program exits,\n"
 "                              as at a fatal signal [yes]\n");
 }
@@ -308,6 +314,50 @@ static void hwtrec_fini(Int exitcode)
 	hwtrec_log_exit(exitcode);
 }
 
+/* "hwtrec start [DATA]": a recording session, with its data log written to
+ * DATA (an empty file) when live mode logs data.  Only the session's first
+ * start opens the log: a second start of a running session changes
+ * nothing. */
+static void live_start(const HChar *data)
+{
+	Bool running = hwtrec_live_tracing();
+
+	if (!hwtrec_live_start(clo_fifo)) {
+		VG_(gdb_printf)("hwtrec: error: cannot open %s\n", clo_fifo);
+		return;
+	}
+	if (running || !data || !*data) {
+		VG_(gdb_printf)("hwtrec: tracing\n");
+		return;
+	}
+	if (!hwtrec_data_live) {
+		VG_(gdb_printf)("hwtrec: tracing, without a data log "
+				"(--hwtrec-live-data=no)\n");
+		return;
+	}
+	if (!hwtrec_data_open(data)) {
+		VG_(gdb_printf)("hwtrec: tracing, without a data log (cannot "
+				"open %s)\n", data);
+		return;
+	}
+	/* The thread the debugger stopped runs next, without the scheduler
+	 * saying so (hwtrec_start_client_code). */
+	if (VG_(get_running_tid)() != VG_INVALID_THREADID)
+		hwtrec_data_thread_running(VG_(get_running_tid)());
+	VG_(gdb_printf)("hwtrec: tracing\n");
+}
+
+/* "hwtrec flush": the data log up to the stop of thread TID.  Stopped at
+ * a signal of its own (a fault, reported to the debugger before it is
+ * delivered), its last counted instruction did not run, and the trace ends
+ * before it (hwtrec_live_flush): it is taken back, as at delivery. */
+static void data_flush_at_stop(ThreadId tid)
+{
+	if (tid != VG_INVALID_THREADID)
+		hwtrec_data_uncount_fault(tid, VG_(get_IP)(tid));
+	hwtrec_data_flush_stopped();
+}
+
 /* Monitor commands from the debugger ("monitor hwtrec start" in GDB, or
  * vgdb --pid=N hwtrec start): the live mode's control. */
 static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
@@ -326,18 +376,18 @@ static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
 	if (!clo_live || !clo_fifo) {
 		VG_(gdb_printf)("hwtrec: error: not in live mode "
 				"(--hwtrec-live=yes --hwtrec-fifo=PATH)\n");
-	} else if (!VG_(strcmp)(cmd, "start")) {
-		if (hwtrec_live_start(clo_fifo))
-			VG_(gdb_printf)("hwtrec: tracing\n");
-		else
-			VG_(gdb_printf)("hwtrec: error: cannot open %s\n",
-					clo_fifo);
+	} else if (!VG_(strcmp)(cmd, "start") ||
+		   !VG_(strncmp)(cmd, "start ", 6)) {
+		live_start(cmd[5] ? cmd + 6 : NULL);
 	} else if (!VG_(strcmp)(cmd, "flush")) {
 		hwtrec_live_flush();
+		if (hwtrec_live_tracing())
+			data_flush_at_stop(tid);
 		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()
 				? "flushed" : "not tracing");
 	} else if (!VG_(strcmp)(cmd, "stop")) {
 		hwtrec_live_stop();
+		hwtrec_data_flush(True);	/* the session's log ends */
 		VG_(gdb_printf)("hwtrec: stopped\n");
 	} else if (!VG_(strcmp)(cmd, "status")) {
 		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()

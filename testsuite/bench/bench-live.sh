@@ -11,7 +11,9 @@
 #   `reverse-step`: for hwtrec it includes bringing the history up to the
 #   stop (flush, rebuild: the server builds it when first needed; its share
 #   is given, from hwtrec-server --timing); for record full the history is
-#   built while running.
+#   built while running.  Then the first `x/2gx $sp` there (memory at a
+#   past position: the data log, or unknown with --no-data).
+# - the data log: `record hwt` with it (the default) and with --no-data.
 # - latency at successive stops: a program that calls fib(N) STOPS times
 #   and stops at a breakpoint after each call; at every stop GDB runs one
 #   `reverse-step` (the stop-to-first-reverse-step latency, which includes
@@ -74,7 +76,10 @@ import gdb
 
 def timed(command):
     t0 = time.time()
-    gdb.execute(command, to_string=True)
+    try:
+        gdb.execute(command, to_string=True)
+    except gdb.error:
+        pass    # memory unknown at a past position (--no-data)
     return time.time() - t0
 
 def stops(count, hwtrec):
@@ -107,7 +112,8 @@ $2
 break done
 python t_run = timed("continue")
 python t_back = timed("reverse-step") if "$2" else 0.0
-python print("TIMES %.3f %.3f" % (t_run, t_back))
+python t_print = timed("x/2gx \$sp") if "$2" else 0.0
+python print("TIMES %.3f %.3f %.4f" % (t_run, t_back, t_print))
 kill
 G
 }
@@ -129,13 +135,22 @@ hwtrec_rows() {
 	rec=$(sed -n 's/^TIMES //p' rec.out)
 	sync_time=$(sed -n "s/.*history brought up to the stop in \([0-9.]*\) s.*/\1/p" timing | tail -1)
 	insns=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' rec.out | head -1)
+	rm -f timing; HWTREC_LIVE_TIMING=$work/timing "$hwtrec" gdb --no-data -nx -batch -x rec.gdb -- ./fib "$1" > nodata.out 2>&1 || true
+	nodata=$(sed -n 's/^TIMES //p' nodata.out)
+	nodata_sync=$(sed -n "s/.*history brought up to the stop in \([0-9.]*\) s.*/\1/p" timing | tail -1)
 	set -- $plain; t_plain=$1
-	set -- $rec; t_rec=$1; t_rec_back=$2
+	set -- $rec; t_rec=$1; t_rec_back=$2; t_rec_print=$3
+	set -- $nodata; t_nodata=$1; t_nodata_back=$2; t_nodata_print=$3
 	row "native" "$native"
 	row "hwtrec gdb, not recording" "$t_plain"
 	row "hwtrec gdb, record hwt" "$t_rec"
+	row "hwtrec gdb --no-data, record hwt" "$t_nodata"
 	printf '%-34s %10.3f   (of which the history brought up to the stop: %.3f; %s instructions)\n' \
 		"stop -> first reverse-step: hwtrec" "$t_rec_back" "${sync_time:-0}" "${insns:-?}"
+	printf '%-34s %10.3f   (of which the history brought up to the stop: %.3f)\n' \
+		"  the same, --no-data" "$t_nodata_back" "${nodata_sync:-0}"
+	printf '%-34s %10.4f   (--no-data: %.4f, memory unknown there)\n' \
+		"then the first x/2gx \$sp" "$t_rec_print" "$t_nodata_print"
 }
 row() { printf '%-34s %10.3f %10.1f\n' "$1" "$2" "$(awk "BEGIN { print $2 / $native }")"; }
 

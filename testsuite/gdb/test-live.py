@@ -31,6 +31,9 @@ THREADS = os.path.join(BUILDDIR, "threads-prog")
 SPIN = os.path.join(BUILDDIR, "spin-prog")
 SIGNAL = os.path.join(BUILDDIR, "signal-prog")
 SCENARIO = os.path.join(BUILDDIR, "scenario-prog")
+VALUES = os.path.join(BUILDDIR, "values-prog")
+VALUES_SOURCE = os.path.join(os.environ.get("SRCDIR", ""), "scenarios",
+                             "values-prog.c")
 PRINTF = "/usr/bin/printf"
 failures = []
 passes = []
@@ -381,6 +384,33 @@ run
           "detach, then run: the program runs again to main", out)
 
 
+def case_watch(tmp):
+    """`watch` with no setting given: the tool under Valgrind's gdbserver
+    has no hardware watchpoints, so hwtrec gdb makes GDB use software ones
+    (which read the data log's values in the past); reverse-continue stops
+    where record full's software watchpoint does, with its old and new
+    values."""
+    with open(VALUES_SOURCE) as f:
+        line = next(n for n, text in enumerate(f, 1) if "L:main_last" in text)
+    commands = ["watch counter", "reverse-continue", "print i"]
+    full = subprocess.run(
+        ["gdb", "-nx", "-batch", "-ex", "break main", "-ex", "run",
+         "-ex", "record full", "-ex", "break %d" % line, "-ex", "continue",
+         "-ex", "set can-use-hw-watchpoints 0"] +
+        [arg for c in commands for arg in ("-ex", c)] + [VALUES],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT).stdout.decode("utf-8", "replace")
+    out = hwtrec_gdb(tmp, "break main\ncontinue\nrecord hwt\nbreak %d\n"
+                     "continue\n%s\n" % (line, "\n".join(commands)), VALUES)
+    want = re.findall(r"Old value = .*\nNew value = .*|^\$\d+ = .*", full,
+                      re.M)
+    got = re.findall(r"Old value = .*\nNew value = .*|^\$\d+ = .*", out,
+                     re.M)
+    check(len(want) == 2 and got == want,
+          "watch, reverse-continue: the stop and values of record full's "
+          "software watchpoint (%s)" % want, out + "\n--- record full:\n" + full)
+
+
 def case_messages(tmp):
     path = os.path.join(tmp, "native.gdb")
     with open(path, "w") as f:
@@ -407,7 +437,7 @@ def main():
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
                  case_run_args, case_run_recordings, case_run_discards,
                  case_run_signals, case_run_environment, case_run_after_detach,
-                 case_messages):
+                 case_watch, case_messages):
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:
             case(tmp)

@@ -128,10 +128,11 @@ static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
 	putvar(l, len);
 }
 
-static void log_sync(struct log *l, bool end, uint64_t count)
+/* END: HWTR_VALUES_SYNC_* (false and true: more, end). */
+static void log_sync(struct log *l, int end, uint64_t count)
 {
 	put8(l, HWTR_VREC_SYNC);
-	put8(l, end);
+	put8(l, (uint8_t)end);
 	put32(l, 1);
 	put32(l, 1);
 	put64(l, count);
@@ -169,8 +170,9 @@ static void open_with_log(struct fixture_history *h, const struct log *l,
 }
 
 /* The usual log: snapshot at 1, rax changes at 5 (twice: the second wins)
- * and 20, stores at 3 and 7, memory unmapped at 10, whole to 29. */
-static void usual_log(struct log *l, bool end)
+ * and 20, stores at 3 and 7, memory unmapped at 10, whole to 29; END as in
+ * log_sync. */
+static void usual_log(struct log *l, int end)
 {
 	log_begin(l, HWTR_VALUES_VERSION);
 	log_thread(l, 0, 0);
@@ -323,6 +325,52 @@ START_TEST(a_log_cut_off_gives_registers_but_no_memory)
 }
 END_TEST
 
+/* Live mode: at a debugger's stop the log's last record is a SYNC marked
+ * stopped, and the live process is the end state: memory is known as with
+ * an ended log.  Once the program ran on (records after it, no new stop)
+ * it is not; and a stop whose count is not the history's is refused. */
+START_TEST(a_log_stopped_live_is_whole_up_to_its_last_sync)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+	char st[9], b[9];
+
+	usual_log(&l, HWTR_VALUES_SYNC_STOPPED);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	memory_at(v, h.thread, 1, st, b);
+	ck_assert_str_eq(st, "OOOSUUUU");
+	ck_assert_str_eq(b, "aby.....");
+	memory_at(v, h.thread, 11, st, b);
+	ck_assert_str_eq(st, "SSSSSSSS");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+
+	usual_log(&l, HWTR_VALUES_SYNC_STOPPED);
+	log_thread(&l, 29, 29);		/* it ran on */
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	memory_at(v, h.thread, 11, st, b);
+	ck_assert_str_eq(st, "UUUUUUUU");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_sync(&l, HWTR_VALUES_SYNC_STOPPED, 28);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	v = NULL;
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_null(v);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "counts 28"));
+	fixture_history_close(&h);
+}
+END_TEST
+
 START_TEST(a_log_that_counts_other_instructions_is_refused)
 {
 	struct fixture_history h;
@@ -458,6 +506,7 @@ int main(void)
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
+	tcase_add_test(tc, a_log_stopped_live_is_whole_up_to_its_last_sync);
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
 	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);

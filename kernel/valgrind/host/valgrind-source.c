@@ -59,6 +59,8 @@ struct recorder {
 	bool format_error;
 	bool got_exit;
 	bool stopped;		/* live: the session ended (HWTREC_EV_STOPPED) */
+	char *live_data;	/* live: the data log the tool writes in place
+				 * (DIR/values), or NULL */
 	struct event_reader *reader;
 	struct vg_limits limits;
 };
@@ -302,6 +304,7 @@ static void recorder_free(struct recorder *r)
 	sideband_free(r->sb);
 	hwtr_writer_free(r->writer);
 	event_reader_free(r->reader);
+	free(r->live_data);
 }
 
 /* ---------------------------------------------------------------- files */
@@ -801,6 +804,35 @@ static int live_sync(struct recorder *r, int fd)
 	return 0;
 }
 
+/* Live: the data log is written by the tool straight into the recording
+ * (hwtrec start DIR/values), named in the manifest from the start so that
+ * hwtrec-server reads it as it grows.  This makes it, empty, and names it;
+ * called again before the recording is finished or copied, it takes the
+ * log's size and CRC-32 for the manifest (the file stays where it is). */
+static int live_data_note(struct recorder *r)
+{
+	if (!r->live_data)
+		return 0;
+	return hwtr_writer_add_values(r->writer, r->live_data,
+				      HWTR_VALUES_VERSION);
+}
+
+static int live_data_create(struct recorder *r, const char *dir)
+{
+	int fd;
+
+	if (asprintf(&r->live_data, "%s/values", dir) < 0) {
+		r->live_data = NULL;
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	fd = open(r->live_data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hwtr_fail(hwtr_err_io, "%s: %s", r->live_data,
+				 strerror(errno));
+	close(fd);
+	return live_data_note(r);
+}
+
 /* One control line from hwtrec-server; true when the session is over. */
 static bool live_command(struct recorder *r, int fd, char *line)
 {
@@ -817,6 +849,8 @@ static bool live_command(struct recorder *r, int fd, char *line)
 	} else if (sscanf(line, "save %4095[^\n]", arg) == 1) {
 		err = live_sync(r, fd);
 		if (!err)
+			err = live_data_note(r);
+		if (!err)
 			err = hwtr_writer_save_copy(r->writer, arg);
 		if (err)
 			printf("error %s\n", hwtr_last_error());
@@ -831,6 +865,8 @@ static bool live_command(struct recorder *r, int fd, char *line)
 		else if (!strcmp(state, "signaled"))
 			end.state = hwtr_end_signaled;
 		err = live_sync(r, fd);
+		if (!err)
+			err = live_data_note(r);
 		for (i = 0; i < r->nstreams && !err; i++)
 			err = encoder_stream_finish(r->streams[i]);
 		if (!err)
@@ -869,9 +905,11 @@ static void live_cut_off(struct recorder *r, int fd)
 	hwtr_writer_flush(r->writer);
 }
 
-/* `hwtrec _live-recorder [--psb-period N] [--no-ret-compression] FIFO PID
- * DIR -- PROGRAM ARGS`: hwtrec-server's recorder for one `record hwt`
- * session of a program that already runs under the tool in live mode.  It
+/* `hwtrec _live-recorder [--psb-period N] [--no-ret-compression] [--data]
+ * FIFO PID DIR -- PROGRAM ARGS`: hwtrec-server's recorder for one `record
+ * hwt` session of a program that already runs under the tool in live mode.
+ * With --data the recording has a data log, DIR/values, made empty here for
+ * the tool to write (hwtrec start DIR/values).  It
  * reads the events from FIFO into the recording DIR and obeys one-line
  * commands on stdin, answering on stdout: "sync N" (everything the tool sent
  * is on disk; answers "sync N"), "save DIR" (a finished copy; "saved"), "end
@@ -882,11 +920,12 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "no-ret-compression", no_argument, NULL, 'R' },
+		{ "data", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct recorder r = {
 		.opt = { .psb_period = HWTREC_DEFAULT_PSB_PERIOD,
-			 .ret_compression = true },
+			 .ret_compression = true, .no_data = true },
 	};
 	struct hwtr_writer_info info = { .source = "valgrind" };
 	char line[PATH_MAX + 64];
@@ -901,6 +940,8 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 			r.opt.psb_period = (uint32_t)strtoul(optarg, NULL, 0);
 		else if (c == 'R')
 			r.opt.ret_compression = false;
+		else if (c == 'D')
+			r.opt.no_data = false;
 		else
 			return 2;
 	}
@@ -930,6 +971,10 @@ int hwtrec_live_recorder_main(int argc, char **argv)
 	r.sb = sideband_new(r.writer);
 	if (!r.sb || event_reader_new(&r.reader)) {
 		printf("error out of memory\n");
+		return EXIT_RECORDER;
+	}
+	if (!r.opt.no_data && live_data_create(&r, argv[optind + 2]) < 0) {
+		printf("error %s\n", hwtr_last_error());
 		return EXIT_RECORDER;
 	}
 	printf("ready\n");
