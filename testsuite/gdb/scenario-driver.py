@@ -130,28 +130,70 @@ HEAP_ANCHOR = None
 HEAP_WINDOW = 0x10000
 
 
+def anchored(number):
+    """NUMBER as an offset from the stack or heap anchor when it lies near
+    one, else None."""
+    if STACK_ANCHOR is not None and abs(number - STACK_ANCHOR) < STACK_WINDOW:
+        return "sp%+#x" % (number - STACK_ANCHOR)
+    if HEAP_ANCHOR is not None and abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
+        return "heap%+#x" % (number - HEAP_ANCHOR)
+    return None
+
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
 def shown(value):
     """VALUE as the comparison sees it: GDB's text, a stack address as an
     offset from main's stack pointer, or UNKNOWN when GDB cannot show it
-    (<unavailable>, or an error such as "Cannot access memory")."""
+    (<unavailable>, or an error such as "Cannot access memory").  A
+    reference is shown as the value it refers to (its address is where the
+    stack lies); addresses inside a longer text (an array of pointers) are
+    anchored too."""
     try:
+        kind = value.type.strip_typedefs()
+        if kind.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
+            return shown(value.referenced_value())
         text = str(value)
         if "<unavailable>" in text or "<optimized out>" in text:
             return UNKNOWN
-        kind = value.type.strip_typedefs()
         if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
                 kind.sizeof == 8:
             number = int(value) & (2 ** 64 - 1)
-            if STACK_ANCHOR is not None and \
-                    abs(number - STACK_ANCHOR) < STACK_WINDOW:
-                return "sp%+#x" % (number - STACK_ANCHOR)
-            if HEAP_ANCHOR is not None and \
-                    abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
-                return "heap%+#x" % (number - HEAP_ANCHOR)
-            return "%#x" % number
-        return text
+            return anchored(number) or "%#x" % number
+        return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
+                           or m.group(0), text)
     except gdb.error:
         return UNKNOWN
+
+
+def note(name, value, into, depth=0):
+    """VALUE under NAME in INTO; a struct, union or class member by member
+    (NAME.member, base classes and anonymous members under their parent's
+    name), so that #ignore can leave out one member (bytes past a string's
+    end in a small buffer) and a pointer member is anchored."""
+    try:
+        kind = value.type.strip_typedefs() if value is not None else None
+    except gdb.error:
+        kind = None
+    if kind is None or kind.code not in (gdb.TYPE_CODE_STRUCT,
+                                         gdb.TYPE_CODE_UNION) or depth > 4:
+        into[name] = UNKNOWN if value is None else shown(value)
+        return
+    fields = [f for f in kind.fields() if not getattr(f, "artificial", False)
+              and (f.bitpos is not None or f.is_base_class)]
+    if not fields:
+        into[name] = shown(value)
+        return
+    for field in fields:
+        try:
+            member = value[field]
+        except gdb.error:
+            member = None
+        if field.is_base_class or not field.name:
+            note(name, member, into, depth + 1)
+        else:
+            note(name + "." + field.name, member, into, depth + 1)
 
 
 def main_sp():
@@ -168,16 +210,17 @@ def frame_variables(frame, into):
     except RuntimeError:
         return
     prefix = "#%d %s: " % (frame.level(), frame.name())
+    seen = set()    # an inner block's NAME hides an outer one's
     while block is not None:
         for symbol in block:
             if symbol.is_argument or symbol.is_variable:
-                if prefix + symbol.name not in into:
+                if symbol.name not in seen:
+                    seen.add(symbol.name)
                     try:
                         value = frame.read_var(symbol, block)
                     except gdb.error:
                         value = None
-                    into[prefix + symbol.name] = (UNKNOWN if value is None
-                                                  else shown(value))
+                    note(prefix + symbol.name, value, into)
         if block.function is not None:
             break
         block = block.superblock
@@ -205,7 +248,7 @@ def values(globals_):
             break
     for name in globals_:
         try:
-            found[name] = shown(gdb.parse_and_eval(name))
+            note(name, gdb.parse_and_eval(name), found)
         except gdb.error:
             found[name] = UNKNOWN
     return found
