@@ -130,11 +130,48 @@ HEAP_ANCHOR = None
 HEAP_WINDOW = 0x10000
 
 
+# The executable's own sections (start, end) and each shared library's
+# text start, from `info files` and `info sharedlibrary` at the end of the
+# run (images_at_end): an address in a library loaded elsewhere under
+# Valgrind is compared as the library's name and an offset, and one in the
+# executable is never taken for the heap, which starts right after it in a
+# dynamically linked program.
+EXEC_SECTIONS = []
+LIBRARIES = []
+
+
+def images_at_end():
+    text = gdb.execute("info files", to_string=True)
+    for start, end in re.findall(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is \S+$",
+                                 text, re.M):
+        EXEC_SECTIONS.append((int(start, 16), int(end, 16)))
+    text = gdb.execute("info sharedlibrary", to_string=True)
+    for start, path in re.findall(r"^(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+\S+"
+                                  r"(?:\s+\(\*\))?\s+(?:target:)?(/\S+)$", text, re.M):
+        LIBRARIES.append((int(start, 16), os.path.basename(path)))
+
+
+def in_library(number):
+    if any(start <= number < end for start, end in EXEC_SECTIONS):
+        return "%#x" % number
+    try:
+        name = gdb.solib_name(number)
+    except (gdb.error, ValueError):
+        name = None
+    for start, library in LIBRARIES:
+        if name and os.path.basename(name) == library:
+            return "%s%+#x" % (library, number - start)
+    return None
+
+
 def anchored(number):
     """NUMBER as an offset from the stack or heap anchor when it lies near
-    one, else None."""
+    one, or from the library it lies in, else None."""
     if STACK_ANCHOR is not None and abs(number - STACK_ANCHOR) < STACK_WINDOW:
         return "sp%+#x" % (number - STACK_ANCHOR)
+    image = in_library(number)
+    if image is not None:
+        return image
     if HEAP_ANCHOR is not None and abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
         return "heap%+#x" % (number - HEAP_ANCHOR)
     return None
@@ -408,6 +445,7 @@ def main():
         if watched is not None:
             global STACK_ANCHOR
             STACK_ANCHOR = main_sp()
+            images_at_end()
             if heap_anchor is not None:
                 global HEAP_ANCHOR
                 HEAP_ANCHOR = int(gdb.parse_and_eval(heap_anchor))
