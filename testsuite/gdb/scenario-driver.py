@@ -32,7 +32,13 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        local of every frame up to main, the expressions named
                        (globals, `$xmm0`, `buf[0]@8`: no blanks) and
                        `finish`'s "Value returned" (run-scenario: each must
-                       be record full's, or unknown)
+                       be record full's, or unknown); structs member by
+                       member (NAME.member), references as what they refer
+                       to, addresses as offsets from the stack, the heap
+                       anchor or the library they lie in
+  #compare-output      (run-scenario) the lines GDB prints at stops
+                       (watchpoints' old and new values, finish's value,
+                       display) must be record full's
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
