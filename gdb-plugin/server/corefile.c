@@ -212,6 +212,14 @@ static int read_notes(struct core *core, Elf *elf, size_t phnum,
 			} else if (nh.n_type == NT_FPREGSET && core->nthreads &&
 				   nh.n_descsz >= 512) {
 				supply_fxsave(&core->threads[core->nthreads - 1], desc);
+			} else if (nh.n_type == NT_SIGINFO && core->nthreads &&
+				   nh.n_descsz >= CORE_SIGINFO_SIZE) {
+				/* The kernel writes it after the signalled
+				 * thread's NT_PRSTATUS, as GDB reads it. */
+				struct core_thread *t = &core->threads[core->nthreads - 1];
+
+				memcpy(t->siginfo, desc, CORE_SIGINFO_SIZE);
+				t->has_siginfo = true;
 			} else if (nh.n_type == NT_AUXV) {
 				core->auxv = desc;
 				core->auxv_size = nh.n_descsz;

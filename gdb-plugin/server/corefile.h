@@ -1,9 +1,10 @@
 /* corefile.h: the end state of a recorded process, from its ELF core file.
  *
  * Reads (with libelf) the threads' registers (NT_PRSTATUS, NT_FPREGSET), the
- * memory the core holds (PT_LOAD, only the p_filesz part), the auxiliary
- * vector (NT_AUXV) and the file mappings (NT_FILE).  Works for Linux kernel
- * cores, GDB's gcore and Valgrind's vgcore (which has no NT_AUXV/NT_FILE).
+ * signal's details (NT_SIGINFO), the memory the core holds (PT_LOAD, only
+ * the p_filesz part), the auxiliary vector (NT_AUXV) and the file mappings
+ * (NT_FILE).  Works for Linux kernel cores, GDB's gcore and Valgrind's
+ * vgcore (which has no NT_AUXV/NT_FILE, nor NT_SIGINFO).
  */
 #ifndef HWTREC_COREFILE_H
 #define HWTREC_COREFILE_H
@@ -14,11 +15,17 @@
 
 #include "tdesc.h"
 
+/* The kernel's siginfo_t, as NT_SIGINFO holds it and GDB reads it
+ * (qXfer:siginfo:read) for $_siginfo. */
+#define CORE_SIGINFO_SIZE 128
+
 struct core_thread {
 	uint32_t tid;
 	int signal;			/* pr_cursig */
 	uint8_t regs[TDESC_G_SIZE];	/* in the 'g' layout */
 	uint8_t valid[TDESC_G_SIZE];	/* 1 where regs is known */
+	bool has_siginfo;		/* the signal's NT_SIGINFO was there */
+	uint8_t siginfo[CORE_SIGINFO_SIZE];
 };
 
 struct core_load {

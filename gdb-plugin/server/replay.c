@@ -647,6 +647,17 @@ const void *replay_auxv(const struct replay *r, size_t *size)
 	return program_images_auxv(r->images, r->image, size);
 }
 
+const void *replay_siginfo(struct replay *r, uint32_t tid, size_t *size)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t || !t->core || !t->core->has_siginfo || !last_image(r) ||
+	    !replay_at_end(r, tid))
+		return NULL;
+	*size = CORE_SIGINFO_SIZE;
+	return t->core->siginfo;
+}
+
 const char *replay_executable(const struct replay *r)
 {
 	const struct loaded_objects *lo = replay_loaded_objects(r);

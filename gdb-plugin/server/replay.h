@@ -121,6 +121,10 @@ size_t replay_read_memory_at(struct replay *replay, uint32_t tid, uint64_t addr,
 /* The auxiliary vector: the core's (in the last image), else the one the
  * image's objects imply (loaded-objects.h); NULL if neither is known. */
 const void *replay_auxv(const struct replay *replay, size_t *size);
+/* The siginfo of the signal that ended thread TID (the core's NT_SIGINFO,
+ * CORE_SIGINFO_SIZE bytes), or NULL: the core holds none, or the thread
+ * is not at the end of the history, where no signal stopped it. */
+const void *replay_siginfo(struct replay *replay, uint32_t tid, size_t *size);
 /* The image's program (at the end: the one running after any exec): the
  * path its executable was mapped by, else the path the manifest names. */
 const char *replay_executable(const struct replay *replay);

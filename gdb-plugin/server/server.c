@@ -95,6 +95,7 @@ static char *supported_features(struct session *s)
 	if (asprintf(&text,
 		     "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;"
 		     "%sqXfer:exec-file:read+;qXfer:threads:read+;"
+		     "qXfer:siginfo:read+;"
 		     "qXfer:libraries-svr4:read+;swbreak+;hwbreak+;"
 		     "vContSupported+;ReverseContinue+;ReverseStep+;"
 		     "Qbtrace:off+;Qbtrace:pt+;qXfer:btrace:read+;"
@@ -171,6 +172,11 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 		size = strlen(data);
 	} else if (!strcmp(r->object, "auxv")) {
 		data = replay_auxv(s->replay, &size);
+		if (!data)
+			return rsp_reply_error(s->conn, err_memory);
+	} else if (!strcmp(r->object, "siginfo")) {
+		/* $_siginfo: the signal at the end of the history only. */
+		data = replay_siginfo(s->replay, pick(s, s->g_thread), &size);
 		if (!data)
 			return rsp_reply_error(s->conn, err_memory);
 	} else if (!strcmp(r->object, "exec-file")) {

@@ -32,7 +32,13 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        local of every frame up to main, the expressions named
                        (globals, `$xmm0`, `buf[0]@8`: no blanks) and
                        `finish`'s "Value returned" (run-scenario: each must
-                       be record full's, or unknown)
+                       be record full's, or unknown); structs member by
+                       member (NAME.member), references as what they refer
+                       to, addresses as offsets from the stack, the heap
+                       anchor or the library they lie in
+  #compare-output      (run-scenario) the lines GDB prints at stops
+                       (watchpoints' old and new values, finish's value,
+                       display) must be record full's
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
@@ -130,28 +136,107 @@ HEAP_ANCHOR = None
 HEAP_WINDOW = 0x10000
 
 
+# The executable's own sections (start, end) and each shared library's
+# text start, from `info files` and `info sharedlibrary` at the end of the
+# run (images_at_end): an address in a library loaded elsewhere under
+# Valgrind is compared as the library's name and an offset, and one in the
+# executable is never taken for the heap, which starts right after it in a
+# dynamically linked program.
+EXEC_SECTIONS = []
+LIBRARIES = []
+
+
+def images_at_end():
+    text = gdb.execute("info files", to_string=True)
+    for start, end in re.findall(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is \S+$",
+                                 text, re.M):
+        EXEC_SECTIONS.append((int(start, 16), int(end, 16)))
+    text = gdb.execute("info sharedlibrary", to_string=True)
+    for start, path in re.findall(r"^(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+\S+"
+                                  r"(?:\s+\(\*\))?\s+(?:target:)?(/\S+)$", text, re.M):
+        LIBRARIES.append((int(start, 16), os.path.basename(path)))
+
+
+def in_library(number):
+    if any(start <= number < end for start, end in EXEC_SECTIONS):
+        return "%#x" % number
+    try:
+        name = gdb.solib_name(number)
+    except (gdb.error, ValueError):
+        name = None
+    for start, library in LIBRARIES:
+        if name and os.path.basename(name) == library:
+            return "%s%+#x" % (library, number - start)
+    return None
+
+
+def anchored(number):
+    """NUMBER as an offset from the stack or heap anchor when it lies near
+    one, or from the library it lies in, else None."""
+    if STACK_ANCHOR is not None and abs(number - STACK_ANCHOR) < STACK_WINDOW:
+        return "sp%+#x" % (number - STACK_ANCHOR)
+    image = in_library(number)
+    if image is not None:
+        return image
+    if HEAP_ANCHOR is not None and abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
+        return "heap%+#x" % (number - HEAP_ANCHOR)
+    return None
+
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
 def shown(value):
     """VALUE as the comparison sees it: GDB's text, a stack address as an
     offset from main's stack pointer, or UNKNOWN when GDB cannot show it
-    (<unavailable>, or an error such as "Cannot access memory")."""
+    (<unavailable>, or an error such as "Cannot access memory").  A
+    reference is shown as the value it refers to (its address is where the
+    stack lies); addresses inside a longer text (an array of pointers) are
+    anchored too."""
     try:
+        kind = value.type.strip_typedefs()
+        if kind.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
+            return shown(value.referenced_value())
         text = str(value)
         if "<unavailable>" in text or "<optimized out>" in text:
             return UNKNOWN
-        kind = value.type.strip_typedefs()
         if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
                 kind.sizeof == 8:
             number = int(value) & (2 ** 64 - 1)
-            if STACK_ANCHOR is not None and \
-                    abs(number - STACK_ANCHOR) < STACK_WINDOW:
-                return "sp%+#x" % (number - STACK_ANCHOR)
-            if HEAP_ANCHOR is not None and \
-                    abs(number - HEAP_ANCHOR) < HEAP_WINDOW:
-                return "heap%+#x" % (number - HEAP_ANCHOR)
-            return "%#x" % number
-        return text
+            return anchored(number) or "%#x" % number
+        return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
+                           or m.group(0), text)
     except gdb.error:
         return UNKNOWN
+
+
+def note(name, value, into, depth=0):
+    """VALUE under NAME in INTO; a struct, union or class member by member
+    (NAME.member, base classes and anonymous members under their parent's
+    name), so that #ignore can leave out one member (bytes past a string's
+    end in a small buffer) and a pointer member is anchored."""
+    try:
+        kind = value.type.strip_typedefs() if value is not None else None
+    except gdb.error:
+        kind = None
+    if kind is None or kind.code not in (gdb.TYPE_CODE_STRUCT,
+                                         gdb.TYPE_CODE_UNION) or depth > 4:
+        into[name] = UNKNOWN if value is None else shown(value)
+        return
+    fields = [f for f in kind.fields() if not getattr(f, "artificial", False)
+              and (f.bitpos is not None or f.is_base_class)]
+    if not fields:
+        into[name] = shown(value)
+        return
+    for field in fields:
+        try:
+            member = value[field]
+        except gdb.error:
+            member = None
+        if field.is_base_class or not field.name:
+            note(name, member, into, depth + 1)
+        else:
+            note(name + "." + field.name, member, into, depth + 1)
 
 
 def main_sp():
@@ -168,16 +253,17 @@ def frame_variables(frame, into):
     except RuntimeError:
         return
     prefix = "#%d %s: " % (frame.level(), frame.name())
+    seen = set()    # an inner block's NAME hides an outer one's
     while block is not None:
         for symbol in block:
             if symbol.is_argument or symbol.is_variable:
-                if prefix + symbol.name not in into:
+                if symbol.name not in seen:
+                    seen.add(symbol.name)
                     try:
                         value = frame.read_var(symbol, block)
                     except gdb.error:
                         value = None
-                    into[prefix + symbol.name] = (UNKNOWN if value is None
-                                                  else shown(value))
+                    note(prefix + symbol.name, value, into)
         if block.function is not None:
             break
         block = block.superblock
@@ -205,7 +291,7 @@ def values(globals_):
             break
     for name in globals_:
         try:
-            found[name] = shown(gdb.parse_and_eval(name))
+            note(name, gdb.parse_and_eval(name), found)
         except gdb.error:
             found[name] = UNKNOWN
     return found
@@ -365,6 +451,7 @@ def main():
         if watched is not None:
             global STACK_ANCHOR
             STACK_ANCHOR = main_sp()
+            images_at_end()
             if heap_anchor is not None:
                 global HEAP_ANCHOR
                 HEAP_ANCHOR = int(gdb.parse_and_eval(heap_anchor))

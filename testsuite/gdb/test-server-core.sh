@@ -39,6 +39,10 @@ bt
 thread 1
 echo ==libs\n
 info sharedlibrary
+echo ==siginfo\n
+p $_siginfo.si_signo
+p $_siginfo.si_code
+p $_siginfo._sifields._sigfault.si_addr
 echo ==unreadable\n
 frame 3
 p *first.next
@@ -67,4 +71,11 @@ for want in 'in inner (n=0x0)' 'in idle_thread' 'rip            0x' 'libc.so.6' 
 	    'Cannot access memory at address 0x0' 'first = {value = 1, next = 0x0}'; do
 	grep -q "$want" server.txt || { echo "FAIL: '$want' missing"; cat server.txt; exit 1; }
 done
+# $_siginfo at the crash (the core's NT_SIGINFO): SIGSEGV, SEGV_MAPERR, the
+# NULL that inner() loaded through.
+siginfo=$(sed -n '/^==siginfo/,/^==unreadable/p' server.txt | grep '^\$[0-9]* = ' | sed 's/^\$[0-9]* = //' | tr '\n' ' ')
+if [ "$siginfo" != "11 1 (void *) 0x0 " ]; then
+	echo "FAIL: \$_siginfo at the crash: '$siginfo', want '11 1 (void *) 0x0'"
+	sed -n '/^==siginfo/,/^==unreadable/p' server.txt; exit 1
+fi
 echo "PASS: $(wc -l < server.txt) lines identical"
