@@ -3,6 +3,7 @@
  * requests become typed requests (argument errors included), and the
  * typed replies are the hex-encoded compact JSON documents and texts of
  * that page.  Expected packets are written out by hand from the page. */
+#include "../unit/check-main.h"
 #include "gdb-end.h"
 #include "plugin-packets.h"
 #include "rsp.h"
@@ -242,11 +243,5 @@ static Suite *plugin_packets_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(plugin_packets_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(plugin_packets_suite());
 }

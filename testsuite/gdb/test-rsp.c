@@ -3,6 +3,7 @@
  * Protocol" appendix says.  Expected frames are written out by hand from the
  * manual's rules (checksum = sum of the payload bytes mod 256, escape = '}'
  * then the byte xor 0x20). */
+#include "../unit/check-main.h"
 #include "gdb-end.h"
 #include "rsp.h"
 
@@ -433,11 +434,5 @@ static Suite *rsp_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(rsp_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(rsp_suite());
 }

@@ -4,6 +4,7 @@
  * are F results with GDB's File-I/O errno values, binary pread data escaped
  * by the framing, and the 64-byte big-endian struct stat.  Expected packets
  * are written out by hand from the manual. */
+#include "../unit/check-main.h"
 #include "gdb-end.h"
 #include "rsp.h"
 #include "vfile.h"
@@ -169,11 +170,5 @@ static Suite *vfile_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(vfile_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(vfile_suite());
 }
