@@ -93,8 +93,10 @@ def _on_resume(event):
     if not _first_resume:
         return
     _first_resume = False
+    # The target runs already: no packet may be sent (the unwinder probed
+    # it at the stop before).
     if gdb.parameter("exec-direction") != "forward" or \
-            not target.is_hwtrec() or not _finish_breakpoint_set():
+            not target.is_hwtrec(probe=False) or not _finish_breakpoint_set():
         return
     kind = _return_type()
     if kind is None:
