@@ -238,7 +238,7 @@ int core_open(const char *path, struct core **out)
 	struct core *core;
 	struct stat st;
 	GElf_Ehdr eh;
-	size_t phnum, i;
+	size_t phnum;
 	Elf *elf = NULL;
 	int rc;
 
@@ -283,25 +283,6 @@ int core_open(const char *path, struct core **out)
 			  elf_errmsg(-1));
 		goto out_free;
 	}
-	core->loads = calloc(phnum ? phnum : 1, sizeof(*core->loads));
-	if (!core->loads) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (ph.p_offset > core->size ||
-		    ph.p_filesz > core->size - ph.p_offset) {
-			/* A truncated core: keep what is there. */
-			ph.p_filesz = ph.p_offset > core->size ? 0 : core->size - ph.p_offset;
-		}
-		core->loads[core->nloads++] = (struct core_load){
-			ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset, ph.p_flags,
-		};
-	}
 	rc = read_notes(core, elf, phnum, path);
 	if (rc < 0)
 		goto out_free;
@@ -311,6 +292,11 @@ int core_open(const char *path, struct core **out)
 		goto out_free;
 	}
 	core->signal = core->threads[0].signal;
+	rc = hwtr_core_memory_open(path, &core->memory);
+	if (rc < 0) {
+		rc = rc == -hwtr_err_nomem ? -ENOMEM : -EINVAL;
+		goto out_free;
+	}
 	elf_end(elf);
 	*out = core;
 	return 0;
@@ -331,7 +317,7 @@ void core_close(struct core *core)
 	if (core->fd >= 0)
 		close(core->fd);
 	free(core->threads);
-	free(core->loads);
+	hwtr_core_memory_close(core->memory);
 	free(core->files);
 	free(core);
 }
@@ -345,32 +331,4 @@ const struct core_thread *core_find_thread(const struct core *core,
 		if (core->threads[i].tid == tid)
 			return &core->threads[i];
 	return NULL;
-}
-
-size_t core_read_memory(const struct core *core, uint64_t addr, void *buf,
-			size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		uint64_t a = addr + done;
-		size_t i, n = 0;
-
-		for (i = 0; i < core->nloads; i++) {
-			const struct core_load *l = &core->loads[i];
-
-			if (a >= l->vaddr && a - l->vaddr < l->filesz) {
-				n = (size_t)(l->filesz - (a - l->vaddr));
-				if (n > len - done)
-					n = len - done;
-				memcpy((uint8_t *)buf + done,
-				       core->map + l->offset + (a - l->vaddr), n);
-				break;
-			}
-		}
-		if (!n)
-			break;
-		done += n;
-	}
-	return done;
 }

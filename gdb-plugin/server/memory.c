@@ -150,7 +150,7 @@ size_t memory_read(struct memory *m, uint64_t addr, void *buf, size_t len)
 
 	while (done < len) {
 		uint64_t a = addr + done;
-		size_t n = m->core ? core_read_memory(m->core, a, (uint8_t *)buf + done,
+		size_t n = m->core ? hwtr_core_memory_read(m->core->memory, a, (uint8_t *)buf + done,
 						      len - done) : 0;
 
 		if (!n)

@@ -959,15 +959,9 @@ static struct memory *image_memory(struct replay *r);
 static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct replay *r = ctx;
-	size_t i;
 
-	for (i = 0; r->core && i < r->core->nloads; i++) {
-		const struct core_load *l = &r->core->loads[i];
-
-		if ((l->flags & PF_W) && addr >= l->vaddr &&
-		    addr - l->vaddr < l->filesz)
-			return core_read_memory(r->core, addr, buf, len);
-	}
+	if (r->core && hwtr_core_memory_writable(r->core->memory, addr))
+		return hwtr_core_memory_read(r->core->memory, addr, buf, len);
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 

@@ -446,6 +446,34 @@ int hwtr_recording_trace(const struct hwtr_recording *recording, size_t thread,
 HWTR_EXPORT
 int hwtr_recording_refresh(struct hwtr_recording *recording);
 
+/* ------------------------------------------------------------ core memory */
+
+/* The memory an ELF core holds: its PT_LOAD segments, the part in the file
+ * (p_filesz; pages the kernel left out, such as unchanged file pages, are
+ * not held and not guessed).  A recording's end state (its "core") is read
+ * through this, by the library's data log and by hwtrec-server. */
+struct hwtr_core_memory;
+
+/* Open the core at PATH: a regular ELF file (a FIFO or a device is
+ * refused, never waited on).  0, or a negative error naming PATH. */
+HWTR_EXPORT
+int hwtr_core_memory_open(const char *path, struct hwtr_core_memory **memory);
+HWTR_EXPORT
+void hwtr_core_memory_close(struct hwtr_core_memory *memory);
+
+/* Copy up to LEN bytes at ADDR that the core holds contiguously from ADDR
+ * (on through adjacent segments); how many, 0 when it does not hold ADDR.
+ * A core cut short in its file holds what is left of its segments. */
+HWTR_EXPORT
+size_t hwtr_core_memory_read(const struct hwtr_core_memory *memory,
+			     uint64_t addr, void *buf, size_t len);
+
+/* Whether the core holds ADDR in a writable segment (PF_W): memory only the
+ * program's stores change, unlike a read-only page the kernel updates. */
+HWTR_EXPORT
+bool hwtr_core_memory_writable(const struct hwtr_core_memory *memory,
+			       uint64_t addr);
+
 /* ------------------------------------------------ binaries and packing */
 
 /* The file that holds the code of RECORDING's mmap event EVENT, found as

@@ -31,13 +31,11 @@ echo "ok: stderr a file: the warnings only"
 script -qec "'$HWTREC' import --opencsd-snapshot '$tmp/snap' -o '$tmp/tty.hwtrec'" \
 	/dev/null >"$tmp/import.tty" </dev/null || {
 	echo "FAIL: hwtrec import under script: status $?"; exit 1; }
-python3 - "$tmp/import.tty" "$tmp/snap" <<'PY' || { echo "FAIL: the progress line is wrong (above)"; exit 1; }
-import glob, os, re, sys
-data = open(sys.argv[1], "rb").read().decode()
-snap = sys.argv[2]
-
 # The oracle for the total: every file= of trace.ini, and of the devices'
 # [dump...] sections, each file once, read and then copied.
+total=$(python3 - "$tmp/snap" <<'PY'
+import glob, os, sys
+snap = sys.argv[1]
 files = set()
 for ini in glob.glob(os.path.join(snap, "*.ini")):
     section = None
@@ -48,35 +46,12 @@ for ini in glob.glob(os.path.join(snap, "*.ini")):
         elif "=" in line and line.split("=")[0].strip().lower() == "file":
             if os.path.basename(ini) == "trace.ini" or section.startswith("dump"):
                 files.add(os.path.join(snap, line.split("=", 1)[1].strip()))
-total = 2 * sum(os.path.getsize(f) for f in files if os.path.isfile(f))
-units = {"bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
-
-def human(n):   # progress.c's way
-    v, u = float(n), 0
-    names = list(units)
-    while v >= 1000 and u + 1 < len(names):
-        v, u = v / 1000, u + 1
-    return "%d bytes" % n if u == 0 else "%.1f %s" % (v, names[u])
-
-line = re.compile(r"\rhwtrec: reading and copying the snapshot: ([\d.]+) (bytes|KB|MB|GB|TB) "
-                  r"of ([\d.]+ (?:bytes|KB|MB|GB|TB)) of buffers and memory images "
-                  r"\((\d+)%\)(?:, about \d+ s left)?\x1b\[K")
-matches = list(line.finditer(data))
-if not matches:
-    sys.exit("no progress line in %r" % data[:400])
-done = [float(m.group(1)) * units[m.group(2)] for m in matches]
-pct = [int(m.group(4)) for m in matches]
-if {m.group(3) for m in matches} != {human(total)}:
-    sys.exit("totals %s, not %s (%d bytes: twice %s)"
-             % ({m.group(3) for m in matches}, human(total), total, sorted(files)))
-if done != sorted(done) or pct != sorted(pct) or max(done) > total * 1.0005 or max(pct) > 100:
-    sys.exit("bytes %s or percentages %s go back or pass %d" % (done, pct, total))
-rest = data[matches[-1].end():]
-if not rest.startswith("\r\x1b[K"):
-    sys.exit("the progress line is not erased at the end: %r" % rest[:80])
-print("ok: %d progress lines, %.1f..%.1f MB of %s, %d%%..%d%%, erased at the end"
-      % (len(matches), done[0] / 1e6, done[-1] / 1e6, human(total), pct[0], pct[-1]))
+print(2 * sum(os.path.getsize(f) for f in files if os.path.isfile(f)))
 PY
+)
+python3 "$SRCDIR/../oracle/progress_lines.py" "$tmp/import.tty" "$total" \
+	"buffers and memory images" "reading and copying the snapshot" ||
+	{ echo "FAIL: the progress line is wrong (above)"; exit 1; }
 
 "$HWTREC" info "$tmp/file.hwtrec" >"$tmp/file.info" 2>&1
 "$HWTREC" info "$tmp/tty.hwtrec" >"$tmp/tty.info" 2>&1

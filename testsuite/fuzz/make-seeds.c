@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "elf-facts.h"
 #include "etm-seeds.h"
+#include "../unit/pt-encode.h"
 
 #include "hwtrecord.h"
 
@@ -54,123 +55,6 @@ static uint64_t sym(const char *name)
 }
 
 /* ------------------------------------------------------------ encoding */
-
-struct trace {
-	uint8_t buf[1 << 16];
-	struct pt_encoder *encoder;
-	struct pt_config config;
-};
-
-static void trace_begin(struct trace *t)
-{
-	memset(t, 0, sizeof(*t));
-	pt_config_init(&t->config);
-	t->config.begin = t->buf;
-	t->config.end = t->buf + sizeof(t->buf);
-	t->encoder = pt_alloc_encoder(&t->config);
-	if (!t->encoder)
-		die("pt_alloc_encoder");
-}
-
-static size_t trace_size(struct trace *t)
-{
-	uint64_t off = 0;
-
-	pt_enc_get_offset(t->encoder, &off);
-	return (size_t)off;
-}
-
-static void trace_end(struct trace *t)
-{
-	pt_free_encoder(t->encoder);
-}
-
-static void put(struct trace *t, struct pt_packet *p)
-{
-	int r = pt_enc_next(t->encoder, p);
-
-	if (r < 0)
-		die("pt_enc_next: %s", pt_errstr(pt_errcode(r)));
-}
-
-static void put_ip(struct trace *t, enum pt_packet_type type,
-		   enum pt_ip_compression ipc, uint64_t ip)
-{
-	struct pt_packet p = { .type = type };
-
-	p.payload.ip.ipc = ipc;
-	p.payload.ip.ip = ip;
-	put(t, &p);
-}
-
-static void enc_psb(struct trace *t, uint64_t fup_ip, uint64_t tsc)
-{
-	struct pt_packet p = { .type = ppt_psb };
-
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_tsc };
-	p.payload.tsc.tsc = tsc;
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_mode };
-	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec.csl = 1;
-	put(t, &p);
-	if (fup_ip)
-		put_ip(t, ppt_fup, pt_ipc_sext_48, fup_ip);
-	p = (struct pt_packet){ .type = ppt_psbend };
-	put(t, &p);
-}
-
-static void enc_tnt(struct trace *t, const char *bits)
-{
-	struct pt_packet p = { .type = ppt_tnt_8 };
-	size_t i, n = strlen(bits);
-
-	if (n > 6)
-		p.type = ppt_tnt_64;
-	for (i = 0; i < n; i++)
-		p.payload.tnt.payload = p.payload.tnt.payload << 1 |
-					(uint64_t)(bits[i] == '1');
-	p.payload.tnt.bit_size = (uint8_t)n;
-	put(t, &p);
-}
-
-static void enc_tip(struct trace *t, uint64_t ip)
-{
-	put_ip(t, ppt_tip, pt_ipc_sext_48, ip);
-}
-
-static void enc_tip_pgd(struct trace *t)
-{
-	put_ip(t, ppt_tip_pgd, pt_ipc_suppressed, 0);
-}
-
-static void enc_tip_pge(struct trace *t, uint64_t ip)
-{
-	struct pt_packet p = { .type = ppt_mode };
-
-	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec.csl = 1;
-	put(t, &p);
-	put_ip(t, ppt_tip_pge, pt_ipc_sext_48, ip);
-}
-
-static void enc_simple(struct trace *t, enum pt_packet_type type)
-{
-	struct pt_packet p = { .type = type };
-
-	put(t, &p);
-}
-
-static void enc_raw(struct trace *t, const void *bytes, size_t n)
-{
-	uint64_t off = trace_size(t);
-
-	/* Bytes that are not packets: copied in, then the encoder moves on. */
-	memcpy(t->buf + off, bytes, n);
-	if (pt_enc_sync_set(t->encoder, off + n) < 0)
-		die("pt_enc_sync_set");
-}
 
 /* The unit tests' main path (fixture.c): the loop three times through leaf,
  * outer -> leaf, a tail jump to tail, back to _start, an indirect jump to
@@ -248,7 +132,7 @@ static void decoder_seeds(void)
 	enc_psb(&t, sym("i1"), 100);
 	enc_tnt(&t, "11");
 	enc_simple(&t, ppt_ovf);
-	put_ip(&t, ppt_fup, pt_ipc_sext_48, sym("loop"));
+	enc_fup(&t, sym("loop"));
 	enc_tnt(&t, "1011");
 	enc_tip(&t, sym("done"));
 	enc_tip_pgd(&t);
@@ -648,7 +532,7 @@ static void regression_seeds(void)
 	enc_psb(&t, sym("i1"), 100);
 	loop_passes(&t, 31);
 	enc_simple(&t, ppt_ovf);
-	put_ip(&t, ppt_fup, pt_ipc_sext_48, sym("loop"));
+	enc_fup(&t, sym("loop"));
 	enc_tnt(&t, "1011");
 	enc_tip(&t, sym("done"));
 	enc_tip_pgd(&t);

@@ -11,7 +11,7 @@
 # progress lines are the same.  The imports hold the generator's trace
 # byte for byte (then perf's padding); a smaller one its instruction count.
 set -eu
-: "${HWTREC:?}" "${TESTDIR:?}"
+: "${HWTREC:?}" "${TESTDIR:?}" "${SRCDIR:?}"
 command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
 work=$(mktemp -d /tmp/hwtrec-import-progress-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -72,52 +72,9 @@ echo "ok: nothing on stderr that is a file"
 
 script -qec "'$HWTREC' import long.data -o tty.hwtrec" /dev/null >import.tty </dev/null ||
 	fail "hwtrec import under script: status $?"
-python3 - import.tty "$trace_bytes" file.out <<'PY' || fail "the progress line is wrong (above)"
-import re, sys
-data = open(sys.argv[1], "rb").read().decode()
-total = int(sys.argv[2])
-units = {"bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
-
-def human(n):	# progress.c's way
-    v, u = float(n), 0
-    names = list(units)
-    while v >= 1000 and u + 1 < len(names):
-        v, u = v / 1000, u + 1
-    return "%d bytes" % n if u == 0 else "%.1f %s" % (v, names[u])
-
-line = re.compile(r"\rhwtrec: (reading the trace|writing the recording): "
-                  r"([\d.]+) (bytes|KB|MB|GB|TB) of ([\d.]+ (?:bytes|KB|MB|GB|TB)) "
-                  r"of trace \((\d+)%\)(?:, about \d+ s left)?\x1b\[K")
-matches = list(line.finditer(data))
-if not matches:
-    sys.exit("no progress line in %r" % data[:300])
-phases = {}
-for m in matches:
-    what, done, unit, of, pct = m.groups()
-    phases.setdefault(what, []).append((float(done) * units[unit], of, int(pct)))
-if list(phases) != ["reading the trace", "writing the recording"][:len(phases)] and \
-   list(phases) != ["writing the recording"]:
-    sys.exit("phases out of order: %s" % list(phases))
-for what, lines in phases.items():
-    done = [d for d, of, p in lines]
-    pct = [p for d, of, p in lines]
-    if {of for d, of, p in lines} != {human(total)}:
-        sys.exit("%s: totals %s, not the trace's %s" % (what, {of for d, of, p in lines}, human(total)))
-    if done != sorted(done) or pct != sorted(pct) or max(done) > total * 1.0005 or max(pct) > 100:
-        sys.exit("%s: bytes %s or percentages %s go back or pass %d" % (what, done, pct, total))
-    print("ok: %s: %d progress lines, %.1f..%.1f MB of %s, %d%%..%d%%"
-          % (what, len(lines), done[0] / 1e6, done[-1] / 1e6, human(total), pct[0], pct[-1]))
-rest = data[matches[-1].end():]
-if not rest.startswith("\r\x1b[K"):
-    sys.exit("the progress line is not erased at the end: %r" % rest[:80])
-# Without the progress lines (and their erasing), the terminal has what a
-# run with stderr a file prints on stdout (the pty turns \n into \r\n).
-plain = line.sub("", data).replace("\r\x1b[K", "").replace("\r\n", "\n")
-expected = open(sys.argv[3]).read()
-if plain != expected:
-    sys.exit("the terminal has more than the progress: %r, not %r" % (plain[:300], expected))
-print("ok: erased at the end; nothing else on the terminal")
-PY
+python3 "$SRCDIR/../oracle/progress_lines.py" import.tty "$trace_bytes" trace \
+	"reading the trace" "writing the recording" --plain file.out ||
+	fail "the progress line is wrong (above)"
 
 check_trace tty.hwtrec
 echo "ok: both imports of the large one hold the generator's trace"

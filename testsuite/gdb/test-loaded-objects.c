@@ -3,6 +3,7 @@
  * the test writes.  Expected addresses come from the files' symbol tables
  * (_start, _DYNAMIC) and ELF headers, not from their program headers, which
  * the code under test reads. */
+#include "../unit/check-main.h"
 #include "loaded-objects.h"
 
 #include "fixture.h"
@@ -245,8 +246,6 @@ int main(void)
 {
 	Suite *s = suite_create("loaded-objects");
 	TCase *tc = tcase_create("objects");
-	SRunner *runner;
-	int failed;
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, pie_interpreter_and_library_give_auxv_and_l_ld);
@@ -255,9 +254,5 @@ int main(void)
 	tcase_add_test(tc, munmap_and_a_later_mapping_end_an_object);
 	tcase_add_test(tc, missing_and_foreign_files_are_named);
 	suite_add_tcase(s, tc);
-	runner = srunner_create(s);
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

@@ -3,6 +3,8 @@
  * requests become typed requests (argument errors included), and the
  * typed replies are the hex-encoded compact JSON documents and texts of
  * that page.  Expected packets are written out by hand from the page. */
+#include "../unit/check-main.h"
+#include "gdb-end.h"
 #include "plugin-packets.h"
 #include "rsp.h"
 
@@ -10,47 +12,15 @@
 #include <hwtrecord.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-static int gdb_end;
-static struct rsp_conn conn;
-
-static void setup(void)
-{
-	int sv[2];
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	gdb_end = sv[0];
-	rsp_conn_init(&conn, sv[1], sv[1]);
-	conn.ack_mode = false;
-}
-
-static void teardown(void)
-{
-	close(conn.in_fd);
-	close(gdb_end);
-	rsp_conn_fini(&conn);
-}
 
 /* The payload of the one packet the server wrote, hex-decoded when HEX. */
 static char *reply(bool hex)
 {
-	static char buf[1 << 16], text[1 << 15];
-	size_t got = 0, len;
-	char *end;
+	static char text[1 << 15];
+	size_t got, len;
+	char *buf = gdb_read_packet(&got), *end = memchr(buf, '#', got);
 
-	/* A streamed reply comes in several writes: read to "#xx". */
-	for (;;) {
-		ssize_t n = read(gdb_end, buf + got, sizeof(buf) - 1 - got);
-
-		ck_assert_int_gt(n, 0);
-		got += (size_t)n;
-		buf[got] = 0;
-		end = strchr(buf, '#');
-		if (end && strlen(end) >= 3)
-			break;
-	}
 	ck_assert_int_eq(buf[0], '$');
 	*end = 0;
 	if (!hex)
@@ -262,7 +232,7 @@ static Suite *plugin_packets_suite(void)
 	tcase_add_test(requests, bad_arguments_are_errors);
 	tcase_add_test(requests, save_takes_a_hex_path);
 	suite_add_tcase(s, requests);
-	tcase_add_checked_fixture(replies, setup, teardown);
+	tcase_add_checked_fixture(replies, gdb_end_setup_no_ack, gdb_end_teardown);
 	tcase_add_test(replies, info_is_the_documented_json);
 	tcase_add_test(replies, frames_are_the_documented_json);
 	tcase_add_test(replies, listings_stream_and_say_where_they_were_cut);
@@ -273,11 +243,5 @@ static Suite *plugin_packets_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(plugin_packets_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(plugin_packets_suite());
 }

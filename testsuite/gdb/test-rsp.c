@@ -3,6 +3,8 @@
  * Protocol" appendix says.  Expected frames are written out by hand from the
  * manual's rules (checksum = sum of the payload bytes mod 256, escape = '}'
  * then the byte xor 0x20). */
+#include "../unit/check-main.h"
+#include "gdb-end.h"
 #include "rsp.h"
 
 #include <check.h>
@@ -11,45 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-/* gdb_end: what GDB would write and read; conn reads and writes the other. */
-static int gdb_end;
-static struct rsp_conn conn;
-
-static void setup(void)
-{
-	int sv[2];
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	gdb_end = sv[0];
-	rsp_conn_init(&conn, sv[1], sv[1]);
-}
-
-static void teardown(void)
-{
-	close(conn.in_fd);
-	close(gdb_end);
-	rsp_conn_fini(&conn);
-}
-
-static void gdb_send(const char *bytes)
-{
-	ck_assert_int_eq(write(gdb_end, bytes, strlen(bytes)), (ssize_t)strlen(bytes));
-}
-
-/* Everything the server wrote so far (non-blocking read). */
-static const char *gdb_read(void)
-{
-	static char buf[8192];
-	ssize_t n;
-	int flags = fcntl(gdb_end, F_GETFL);
-
-	fcntl(gdb_end, F_SETFL, flags | O_NONBLOCK);
-	n = read(gdb_end, buf, sizeof(buf) - 1);
-	fcntl(gdb_end, F_SETFL, flags);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
 
 static void parse(const char *payload, struct rsp_request *r)
 {
@@ -444,7 +407,7 @@ static Suite *rsp_suite(void)
 	TCase *wire = tcase_create("wire");
 	TCase *parsing = tcase_create("parse");
 
-	tcase_add_checked_fixture(wire, setup, teardown);
+	tcase_add_checked_fixture(wire, gdb_end_setup, gdb_end_teardown);
 	tcase_add_test(wire, receive_acks_good_packet);
 	tcase_add_test(wire, receive_bad_checksum_asks_again);
 	tcase_add_test(wire, receive_non_hex_checksum_asks_again);
@@ -471,11 +434,5 @@ static Suite *rsp_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(rsp_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(rsp_suite());
 }

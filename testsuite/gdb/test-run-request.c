@@ -2,6 +2,7 @@
  * run-request.c), from the packets GDB sends for it, as the GDB manual's
  * "General Query Packets" and vRun describe them.  The hex arguments are
  * written out by hand ("413d31" is "A=1"). */
+#include "../unit/check-main.h"
 #include "run-request.h"
 
 #include <check.h>
@@ -155,8 +156,6 @@ int main(void)
 {
 	Suite *s = suite_create("run-request");
 	TCase *tc = tcase_create("run-request");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, vrun_without_file_name_runs_the_default_program);
@@ -169,9 +168,5 @@ int main(void)
 	tcase_add_test(tc, only_the_run_settings_are_taken);
 	tcase_add_test(tc, apply_gives_the_tracer_the_request);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

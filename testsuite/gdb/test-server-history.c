@@ -4,6 +4,7 @@
  * The assembler's labels are the oracle for every expected PC: after each
  * bs / bc / s / c / qHwtr:goto the stop reply's PC must be the label the
  * fixture's path (main_path_labels) has at that position. */
+#include "../unit/check-main.h"
 #include "fixture.h"
 
 #include <check.h>
@@ -370,8 +371,6 @@ int main(void)
 {
 	Suite *s = suite_create("server-history");
 	TCase *tc = tcase_create("replay");
-	SRunner *runner;
-	int failed;
 
 	signal(SIGPIPE, SIG_IGN);
 	tcase_set_timeout(tc, 60);
@@ -383,9 +382,5 @@ int main(void)
 	tcase_add_test(tc, btrace_hands_over_the_raw_trace);
 	tcase_add_test(tc, four_thousand_breakpoints_insert_and_hit_in_time);
 	suite_add_tcase(s, tc);
-	runner = srunner_create(s);
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

@@ -4,6 +4,8 @@
  * are F results with GDB's File-I/O errno values, binary pread data escaped
  * by the framing, and the 64-byte big-endian struct stat.  Expected packets
  * are written out by hand from the manual. */
+#include "../unit/check-main.h"
+#include "gdb-end.h"
 #include "rsp.h"
 #include "vfile.h"
 
@@ -11,49 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-static int gdb_end;
-static struct rsp_conn conn;
-
-static void setup(void)
-{
-	int sv[2];
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	gdb_end = sv[0];
-	rsp_conn_init(&conn, sv[1], sv[1]);
-	conn.ack_mode = false;
-}
-
-static void teardown(void)
-{
-	close(conn.in_fd);
-	close(gdb_end);
-	rsp_conn_fini(&conn);
-}
-
-/* The framed packet the server wrote, "$...#xx", and its length. */
-static const char *frame(size_t *len)
-{
-	static char buf[1 << 12];
-	size_t got = 0;
-	char *end;
-
-	for (;;) {
-		ssize_t n = read(gdb_end, buf + got, sizeof(buf) - 1 - got);
-
-		ck_assert_int_gt(n, 0);
-		got += (size_t)n;
-		buf[got] = 0;
-		end = memchr(buf + 1, '#', got - 1);
-		if (end && (size_t)(end - buf) + 3 <= got)
-			break;
-	}
-	*len = got;
-	return buf;
-}
 
 /* The payload of FRAME (LEN bytes) with the framing's escapes undone. */
 static size_t unescape(const char *frame, size_t len, uint8_t *out)
@@ -141,14 +101,14 @@ START_TEST(results_and_errors_are_hex)
 	size_t len;
 
 	ck_assert_int_eq(vfile_reply_result(&conn, 26), 0);
-	ck_assert(!memcmp(frame(&len), "$F1a#", 5));
+	ck_assert(!memcmp(gdb_read_packet(&len), "$F1a#", 5));
 	/* ENOENT is 2, ENAMETOOLONG GDB's 91 (0x5b), not Linux's 36. */
 	ck_assert_int_eq(vfile_reply_errno(&conn, ENOENT), 0);
-	ck_assert(!memcmp(frame(&len), "$F-1,2#", 7));
+	ck_assert(!memcmp(gdb_read_packet(&len), "$F-1,2#", 7));
 	ck_assert_int_eq(vfile_reply_errno(&conn, ENAMETOOLONG), 0);
-	ck_assert(!memcmp(frame(&len), "$F-1,5b#", 8));
+	ck_assert(!memcmp(gdb_read_packet(&len), "$F-1,5b#", 8));
 	ck_assert_int_eq(vfile_reply_errno(&conn, EROFS), 0);
-	ck_assert(!memcmp(frame(&len), "$F-1,1e#", 8));
+	ck_assert(!memcmp(gdb_read_packet(&len), "$F-1,1e#", 8));
 }
 END_TEST
 
@@ -161,7 +121,7 @@ START_TEST(pread_data_is_binary_and_escaped)
 	const char *got;
 
 	ck_assert_int_eq(vfile_reply_data(&conn, data, sizeof(data)), 0);
-	got = frame(&len);
+	got = gdb_read_packet(&len);
 	ck_assert_uint_eq(len, sizeof(want) - 1 + 2);
 	ck_assert(!memcmp(got, want, sizeof(want) - 1));
 }
@@ -179,7 +139,7 @@ START_TEST(stat_is_gdbs_struct_big_endian)
 	st.st_mtime = 0x01020304;
 	ck_assert_int_eq(vfile_reply_stat(&conn, &st), 0);
 	/* "F40;" then 64 bytes ('$' 0x24 and '#' 0x23 among them, escaped) */
-	raw = frame(&len);
+	raw = gdb_read_packet(&len);
 	len = unescape(raw, len, got);
 	ck_assert_uint_eq(len, 4 + 64);
 	ck_assert(!memcmp(got, "F40;", 4));
@@ -200,7 +160,7 @@ static Suite *vfile_suite(void)
 	tcase_add_test(requests, requests_are_typed);
 	tcase_add_test(requests, malformed_requests_are_errors);
 	suite_add_tcase(s, requests);
-	tcase_add_checked_fixture(replies, setup, teardown);
+	tcase_add_checked_fixture(replies, gdb_end_setup_no_ack, gdb_end_teardown);
 	tcase_add_test(replies, results_and_errors_are_hex);
 	tcase_add_test(replies, pread_data_is_binary_and_escaped);
 	tcase_add_test(replies, stat_is_gdbs_struct_big_endian);
@@ -210,11 +170,5 @@ static Suite *vfile_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(vfile_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? 1 : 0;
+	return check_run_suite(vfile_suite());
 }

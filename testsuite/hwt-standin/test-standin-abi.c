@@ -8,6 +8,7 @@
  * (Check's fork mode), so each starts with a fresh stand-in.
  */
 #define _GNU_SOURCE
+#include "../unit/check-main.h"
 #include "standin.h"
 #include "../../kernel/freebsd/hwt-context.h"
 
@@ -414,8 +415,6 @@ int main(void)
 {
 	Suite *s = suite_create("hwt-standin-abi");
 	TCase *tc = tcase_create("abi");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
@@ -438,9 +437,5 @@ int main(void)
 	tcase_add_test(tc, message_already_traced);
 	tcase_add_test(tc, message_not_permitted);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

@@ -3,6 +3,7 @@
  * defines them (header version 0, 1 and 2; ETMv4, ETE and ETMv3 blocks;
  * parameters a newer perf appends), written back, and refused when they
  * lie: unknown magic, counts past the end, words left over, a CPU twice. */
+#include "../unit/check-main.h"
 #include "hwtrecord.h"
 #include "../../formats/perf-cs-etm.h"
 
@@ -190,8 +191,6 @@ int main(void)
 {
 	Suite *s = suite_create("perf-cs-etm");
 	TCase *tc = tcase_create("words");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, version_1_blocks_read_field_by_field);
 	tcase_add_test(tc, version_0_blocks_have_fixed_sizes);
@@ -199,9 +198,5 @@ int main(void)
 	tcase_add_test(tc, version_2_reads_and_keeps_the_unused_flag);
 	tcase_add_test(tc, words_that_lie_are_refused_naming_the_word);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

@@ -2,6 +2,7 @@
  * <linux/perf_event.h> documents them (offsets written out by hand here,
  * not by our encoder), encoded and parsed back, and refused when they lie
  * about their size. */
+#include "../unit/check-main.h"
 #include "hwtrecord.h"
 #include "../../kernel/linux/perf-record.h"
 #include "../../kernel/linux/perf-time.h"
@@ -264,8 +265,6 @@ int main(void)
 {
 	Suite *s = suite_create("perf-record");
 	TCase *tc = tcase_create("records");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, mmap2_with_build_id_parses_field_by_field);
 	tcase_add_test(tc, encoding_gives_the_same_bytes_as_the_hand_layout);
@@ -275,9 +274,5 @@ int main(void)
 	tcase_add_test(tc, unknown_types_keep_header_and_trailer);
 	tcase_add_test(tc, tsc_and_perf_time_convert_both_ways);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

@@ -1,6 +1,7 @@
 /* test-pmu: PMU discovery over fake sysfs trees laid out like a Skylake's
  * /sys/bus/event_source/devices/intel_pt, the attr of a thread's event, and
  * the permission check over fake perf_event_paranoid files. */
+#include "../unit/check-main.h"
 #include "hwtrecord.h"
 #include "../../kernel/linux/pmu.h"
 #include "../../kernel/linux/pt-event.h"
@@ -221,8 +222,6 @@ int main(void)
 {
 	Suite *s = suite_create("pmu");
 	TCase *tc = tcase_create("sysfs");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, type_formats_and_caps_come_from_sysfs);
 	tcase_add_test(tc, a_missing_pmu_is_named);
@@ -232,9 +231,5 @@ int main(void)
 	tcase_add_test(tc, permission_says_what_to_change);
 	tcase_add_test(tc, the_cpu_identity_follows_the_sdm);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

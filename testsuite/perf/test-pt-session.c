@@ -5,6 +5,7 @@
  * across wrap-arounds, sideband in time order across threads, new threads
  * followed from FORK records, AUX TRUNCATED and LOST turned into loss
  * events at the right stream offsets, exited threads closed. */
+#include "../unit/check-main.h"
 #include "hwtrecord.h"
 #include "ring-fake.h"
 #include "../../kernel/linux/pt-session.h"
@@ -279,15 +280,9 @@ int main(void)
 {
 	Suite *s = suite_create("pt-session");
 	TCase *tc = tcase_create("session");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, threads_sideband_trace_and_losses_reach_the_recording);
 	tcase_add_test(tc, other_processes_are_not_recorded);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

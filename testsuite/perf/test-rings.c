@@ -1,6 +1,7 @@
 /* test-rings: draining AUX areas (normal mode with wrap-around and
  * aux_tail, overwrite snapshots) and data rings (records that wrap, damaged
  * records) written in memory the way the kernel writes them. */
+#include "../unit/check-main.h"
 #include "hwtrecord.h"
 #include "ring-fake.h"
 #include "../../kernel/linux/aux-ring.h"
@@ -197,8 +198,6 @@ int main(void)
 {
 	Suite *s = suite_create("rings");
 	TCase *tc = tcase_create("rings");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, aux_drain_follows_the_head_wraps_and_frees_the_tail);
 	tcase_add_test(tc, aux_head_that_cannot_be_is_refused);
@@ -206,9 +205,5 @@ int main(void)
 	tcase_add_test(tc, data_ring_records_wrap_and_parse);
 	tcase_add_test(tc, a_damaged_record_stops_the_drain_and_frees_the_ring);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suite(s);
 }

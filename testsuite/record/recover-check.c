@@ -5,7 +5,8 @@
  * under Valgrind's gdbserver).  The end state is the recording's core
  * (NT_PRSTATUS of the thread, read here with libelf), as the server uses it.
  *
- * The core's memory is given too (the program is single-threaded), and
+ * The core's memory is given too (the program is single-threaded; the
+ * library's hwtr_core_memory, writable segments, as the server gives it), and
  * every byte of the oracle's globals (M lines) the recovery claims to know
  * is compared: "the same as the end" against the core's byte, an old value
  * against itself.
@@ -20,6 +21,8 @@
  * thread takes and how many registers it claims per distance band (no
  * oracle: for the figures in doc/value-recovery.md).
  */
+#include "vgdb-oracle.h"
+
 #include <hwtrecord.h>
 
 #include <fcntl.h>
@@ -33,140 +36,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_GLOBALS 8
 #define MAX_GLOBAL_SIZE 256
 
-struct step {
-	uint64_t pc, reg[16];
-	uint8_t *mem[MAX_GLOBALS];	/* NULL when the oracle has none */
-};
-
-struct global {
-	char name[64];
-	uint64_t addr;
-	size_t size;
-};
-
-static struct global globals[MAX_GLOBALS];
-static size_t nglobals;
-
-static int hexval(int c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
-static const char *const reg_names[16] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
-	"r10", "r11", "r12", "r13", "r14", "r15",
-};
-
-static struct step *read_oracle(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	char line[4096], name[64], hex[1024];
-	struct step *steps = NULL, *s = NULL;
-	unsigned long long a, b;
-	size_t cap = 0;
-	int i;
-
-	*n = 0;
-	if (!f) {
-		perror(path);
-		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "I %llu %llx", &a, &b) == 2) {
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				if (!(steps = realloc(steps, cap * sizeof(*steps))))
-					exit(2);
-			}
-			s = &steps[(*n)++];
-			memset(s, 0, sizeof(*s));
-			s->pc = b;
-		} else if (s && sscanf(line, "R %63s %llx", name, &a) == 2) {
-			for (i = 0; i < 16; i++)
-				if (!strcmp(name, reg_names[i]))
-					s->reg[i] = a;
-		} else if (s && sscanf(line, "M %63s %llx %1023s", name, &a,
-				       hex) == 3) {
-			size_t g, k;
-
-			for (g = 0; g < nglobals; g++)
-				if (!strcmp(globals[g].name, name))
-					break;
-			if (g == nglobals) {
-				if (g == MAX_GLOBALS ||
-				    strlen(hex) / 2 > MAX_GLOBAL_SIZE)
-					continue;
-				snprintf(globals[g].name, sizeof(globals[g].name),
-					 "%s", name);
-				globals[g].addr = a;
-				globals[g].size = strlen(hex) / 2;
-				nglobals++;
-			}
-			if (!s->mem[g] && !(s->mem[g] = malloc(globals[g].size)))
-				exit(2);
-			for (k = 0; k < globals[g].size; k++)
-				s->mem[g][k] = (uint8_t)(hexval(hex[2 * k]) * 16 +
-							 hexval(hex[2 * k + 1]));
-		}
-	}
-	fclose(f);
-	return steps;
-}
-
-/* The core's memory, for the recovery's end state. */
-struct core_memory {
-	int fd;
-	size_t nloads;
-	GElf_Phdr loads[512];
-};
-
+/* The recovery's end-state memory: the core's writable segments, as the
+ * server gives them (replay.c), through the same reader. */
 static size_t core_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const struct core_memory *cm = ctx;
-	size_t i;
+	const struct hwtr_core_memory *cm = ctx;
 
-	for (i = 0; i < cm->nloads; i++) {
-		const GElf_Phdr *ph = &cm->loads[i];
-		size_t n;
-
-		if (addr < ph->p_vaddr || addr - ph->p_vaddr >= ph->p_filesz)
-			continue;
-		n = ph->p_filesz - (addr - ph->p_vaddr);
-		if (n > len)
-			n = len;
-		if (pread(cm->fd, buf, n, (off_t)(ph->p_offset + addr -
-						  ph->p_vaddr)) != (ssize_t)n)
-			return 0;
-		return n;
-	}
-	return 0;
-}
-
-static int core_memory_open(const char *path, struct core_memory *cm)
-{
-	Elf *elf;
-	size_t i, n;
-
-	cm->nloads = 0;
-	cm->fd = open(path, O_RDONLY);
-	if (cm->fd < 0 || !(elf = elf_begin(cm->fd, ELF_C_READ, NULL)) ||
-	    elf_getphdrnum(elf, &n)) {
-		perror(path);
-		return -1;
-	}
-	for (i = 0; i < n && cm->nloads < 512; i++) {
-		GElf_Phdr ph;
-
-		/* Writable segments only, as the server gives them. */
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_filesz && (ph.p_flags & PF_W))
-			cm->loads[cm->nloads++] = ph;
-	}
-	elf_end(elf);
-	return 0;
+	return hwtr_core_memory_writable(cm, addr)
+	       ? hwtr_core_memory_read(cm, addr, buf, len) : 0;
 }
 
 /* The registers of thread TID in the core at PATH. */
@@ -238,7 +117,7 @@ static double now(void)
 
 /* The first thread's end state, from RECORDING's core. */
 static int end_state(const char *recording, struct hwtr_history *history,
-		     struct core_memory *cm, struct hwtr_recovery_end *end)
+		     struct hwtr_core_memory **cm, struct hwtr_recovery_end *end)
 {
 	struct hwtr_thread *thread = hwtr_history_thread(history, 0);
 	struct hwtr_thread_stats stats;
@@ -249,12 +128,13 @@ static int end_state(const char *recording, struct hwtr_history *history,
 	snprintf(core, sizeof(core), "%s/core", recording);
 	memset(end, 0, sizeof(*end));
 	if (!thread || hwtr_thread_stats(thread, &stats) ||
-	    core_registers(core, stats.tid, end) || core_memory_open(core, cm) ||
+	    core_registers(core, stats.tid, end) ||
+	    hwtr_core_memory_open(core, cm) ||
 	    hwtr_cursor_alloc(thread, &cursor))
 		return -1;
 	if (hwtr_history_nthreads(history) == 1) {
 		end->read_memory = core_read;
-		end->memory_ctx = cm;
+		end->memory_ctx = *cm;
 	}
 	/* At its last instruction (a fault) or after it, as the server
 	 * decides (replay.c, thread_at_end). */
@@ -275,7 +155,7 @@ static int time_recovery(const char *path)
 	struct hwtr_recovery *recovery;
 	struct hwtr_recovery_stats rs;
 	struct hwtr_recovery_end end;
-	struct core_memory cm;
+	struct hwtr_core_memory *cm = NULL;
 	double t0, t1;
 	size_t b;
 
@@ -317,6 +197,7 @@ static int time_recovery(const char *path)
 			       100.0 * known / n);
 	}
 	hwtr_recovery_free(recovery);
+	hwtr_core_memory_close(cm);
 	hwtr_history_free(history);
 	hwtr_recording_close(rec);
 	return 0;
@@ -337,9 +218,10 @@ int main(int argc, char **argv)
 		      wrong[NBANDS] = { 0 }, bad = 0;
 	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
 		      mwrong[NBANDS] = { 0 };
-	struct core_memory cm;
+	struct hwtr_core_memory *cm = NULL;
 	uint64_t *number;
-	struct step *steps;
+	struct oracle o;
+	const struct oracle_step *steps;
 	size_t n, i, b;
 
 	if (argc == 3 && !strcmp(argv[1], "--time"))
@@ -349,8 +231,11 @@ int main(int argc, char **argv)
 			"       hwtr-recover-check --time RECORDING\n");
 		return 2;
 	}
-	steps = read_oracle(argv[2], &n);
-	if (!steps || !n) {
+	if (oracle_read(argv[2], &o))
+		return 2;
+	steps = o.steps;
+	n = o.nsteps;
+	if (!n) {
 		fprintf(stderr, "%s: no oracle\n", argv[2]);
 		return 2;
 	}
@@ -431,7 +316,7 @@ int main(int argc, char **argv)
 					       "end): %s recovered 0x%" PRIx64
 					       ", oracle 0x%" PRIx64 "\n",
 					       number[i], steps[i].pc, dist,
-					       reg_names[r], v, steps[i].reg[r]);
+					       oracle_reg_names[r], v, steps[i].reg[r]);
 			}
 		}
 	}
@@ -443,21 +328,21 @@ int main(int argc, char **argv)
 			;
 		if (b == NBANDS)
 			continue;
-		for (g = 0; g < nglobals; g++) {
+		for (g = 0; g < o.nglobals; g++) {
+			const struct oracle_global *gl = &o.globals[g];
 			uint8_t val[MAX_GLOBAL_SIZE], st[MAX_GLOBAL_SIZE];
 			uint8_t endv[MAX_GLOBAL_SIZE];
-			size_t have = core_read(&cm, globals[g].addr, endv,
-						globals[g].size);
+			size_t have;
 
-			if (!steps[i].mem[g])
+			if (!steps[i].mem[g] || gl->size > MAX_GLOBAL_SIZE)
 				continue;
+			have = core_read(cm, gl->addr, endv, gl->size);
 			if (hwtr_recovery_memory(recovery, number[i],
-						 globals[g].addr, val, st,
-						 globals[g].size)) {
+						 gl->addr, val, st, gl->size)) {
 				printf("%s\n", hwtr_last_error());
 				return 1;
 			}
-			for (k = 0; k < globals[g].size; k++) {
+			for (k = 0; k < gl->size; k++) {
 				uint8_t got;
 
 				mcompared[b]++;
@@ -473,7 +358,7 @@ int main(int argc, char **argv)
 						       PRIx64 "): %s+%zu recovered "
 						       "%s0x%02x, oracle 0x%02x\n",
 						       number[i], steps[i].pc,
-						       globals[g].name, k,
+						       gl->name, k,
 						       st[k] == hwtr_value_same
 						       ? "(end) " : "", got,
 						       steps[i].mem[g][k]);
@@ -500,8 +385,9 @@ int main(int argc, char **argv)
 	hwtr_recovery_free(recovery);
 	hwtr_cursor_free(cursor);
 	hwtr_history_free(history);
+	hwtr_core_memory_close(cm);
 	hwtr_recording_close(rec);
 	free(number);
-	free(steps);
+	oracle_free(&o);
 	return bad || rs.conflicts ? 1 : 0;
 }

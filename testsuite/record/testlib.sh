@@ -93,13 +93,9 @@ check_end_signal() {
 	}
 }
 
-# GDB, given the program and the recording's core, shows a backtrace whose
-# frames are the functions $2... (innermost first), the first one stopped at
-# the line of $1 marked CRASH-HERE.  GDB is the oracle: it reads the core as
-# it reads any core.
-check_core_backtrace() {
-	src=$1
-	shift
+# GDB's backtrace of the recording's core, given the program, in
+# $WORK/gdb-bt.txt (and the log); fails when the recording has no core.
+core_backtrace() {
 	m="$WORK/rec.hwtrec/manifest.json"
 	core=$(jq -r '.core // empty' "$m")
 	[ -n "$core" ] && [ -f "$WORK/rec.hwtrec/$core" ] || {
@@ -109,6 +105,16 @@ check_core_backtrace() {
 	gdb -nx -batch -ex 'set width 0' -ex bt "$PROGDIR/$name" \
 		"$WORK/rec.hwtrec/$core" >"$WORK/gdb-bt.txt" 2>&1
 	show "$WORK/gdb-bt.txt"
+}
+
+# GDB, given the program and the recording's core, shows a backtrace whose
+# frames are the functions $2... (innermost first), the first one stopped at
+# the line of $1 marked CRASH-HERE.  GDB is the oracle: it reads the core as
+# it reads any core.
+check_core_backtrace() {
+	src=$1
+	shift
+	core_backtrace || return 1
 	line=$(grep -n '/\* CRASH-HERE' "$src" | head -1 | cut -d: -f1)
 	i=0
 	for fn in "$@"; do
@@ -138,15 +144,7 @@ check_same_stdout() {
 # GDB's backtrace of the recording's core holds the functions $@ in this
 # order (other frames, e.g. in libc, may come between).
 check_core_backtrace_contains() {
-	m="$WORK/rec.hwtrec/manifest.json"
-	core=$(jq -r '.core // empty' "$m")
-	[ -n "$core" ] && [ -f "$WORK/rec.hwtrec/$core" ] || {
-		echo "the recording has no core (manifest core: '$core')" >&2
-		return 1
-	}
-	gdb -nx -batch -ex 'set width 0' -ex bt "$PROGDIR/$name" \
-		"$WORK/rec.hwtrec/$core" >"$WORK/gdb-bt.txt" 2>&1
-	show "$WORK/gdb-bt.txt"
+	core_backtrace || return 1
 	frames=$(sed -En 's/^#[0-9]+ +(0x[0-9a-f]+ in )?([^ ]+) .*/\2/p' "$WORK/gdb-bt.txt")
 	for fn in "$@"; do
 		frames=$(printf '%s\n' "$frames" | sed -n "/^$fn\$/,\$p")

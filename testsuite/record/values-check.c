@@ -17,6 +17,8 @@
  * (its instruction counts and snapshot PCs match the history) and knows
  * every thread's registers at both ends of its history.
  */
+#include "vgdb-oracle.h"
+
 #include <hwtrecord.h>
 
 #include <inttypes.h>
@@ -24,24 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_GLOBALS 8
 #define NREGS 33		/* 16 GPRs, eflags, xmm0-15 */
 
-struct step {
-	uint64_t pos, pc;
-	uint64_t reg[17];
-	uint64_t xmm[16][2];	/* low, high */
-	uint8_t *mem[MAX_GLOBALS];
-};
-
-struct global {
-	char name[64];
-	uint64_t addr;
-	size_t size;
-};
-
-static struct global globals[MAX_GLOBALS];
-static size_t nglobals;
 static unsigned long mismatches;
 
 static void mismatch(const char *fmt, ...)
@@ -57,94 +43,6 @@ static void mismatch(const char *fmt, ...)
 		vprintf(fmt, ap);
 		va_end(ap);
 	}
-}
-
-static const char *const reg_names[17] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
-	"r10", "r11", "r12", "r13", "r14", "r15", "eflags",
-};
-
-static int hexval(int c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
-/* Read the oracle: steps[0..*n). */
-static struct step *read_oracle(const char *path, size_t *n, uint64_t *end)
-{
-	FILE *f = fopen(path, "r");
-	char line[4096], name[64], hex[1024];
-	struct step *steps = NULL, *s = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	*end = 0;
-	if (!f) {
-		perror(path);
-		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, b;
-
-		if (sscanf(line, "I %llu %llx", &a, &b) == 2) {
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				steps = realloc(steps, cap * sizeof(*steps));
-				if (!steps)
-					exit(2);
-			}
-			s = &steps[(*n)++];
-			memset(s, 0, sizeof(*s));
-			s->pos = a;
-			s->pc = b;
-		} else if (s && sscanf(line, "R %63s %1023s", name, hex) == 2) {
-			int i;
-
-			if (!strncmp(name, "xmm", 3)) {
-				size_t len = strlen(hex + 2);
-				char lo[17] = "0", hi[17] = "0";
-
-				i = atoi(name + 3);
-				if (len > 16) {
-					memcpy(hi, hex + 2, len - 16);
-					hi[len - 16] = 0;
-					strcpy(lo, hex + 2 + len - 16);
-				} else {
-					strcpy(lo, hex + 2);
-				}
-				s->xmm[i][0] = strtoull(lo, NULL, 16);
-				s->xmm[i][1] = strtoull(hi, NULL, 16);
-				continue;
-			}
-			for (i = 0; i < 17; i++)
-				if (!strcmp(name, reg_names[i]))
-					s->reg[i] = strtoull(hex, NULL, 16);
-		} else if (s && sscanf(line, "M %63s %llx %1023s", name, &a,
-				       hex) == 3) {
-			size_t g, k;
-
-			for (g = 0; g < nglobals; g++)
-				if (!strcmp(globals[g].name, name))
-					break;
-			if (g == nglobals) {
-				if (g == MAX_GLOBALS)
-					continue;
-				snprintf(globals[g].name, sizeof(globals[g].name),
-					 "%s", name);
-				globals[g].addr = a;
-				globals[g].size = strlen(hex) / 2;
-				nglobals++;
-			}
-			s->mem[g] = malloc(globals[g].size);
-			for (k = 0; k < globals[g].size; k++)
-				s->mem[g][k] = (uint8_t)(hexval(hex[2 * k]) * 16 +
-							 hexval(hex[2 * k + 1]));
-		} else if (sscanf(line, "E %llu", &a) == 1) {
-			*end = a;
-		}
-	}
-	fclose(f);
-	return steps;
 }
 
 /* --open: the data log opens (the library found it consistent with the
@@ -206,9 +104,9 @@ int main(int argc, char **argv)
 	struct hwtr_thread *thread;
 	struct hwtr_thread_stats stats;
 	struct hwtr_cursor *cursor;
-	struct step *steps;
+	struct oracle o;
+	const struct oracle_step *steps;
 	size_t n, i, g, k;
-	uint64_t end;
 	unsigned long regs = 0, bytes = 0, old_bytes = 0;
 	uint64_t number = 0;	/* history number of steps[i] */
 
@@ -219,8 +117,11 @@ int main(int argc, char **argv)
 			"       hwtr-values-check --open RECORDING\n");
 		return 2;
 	}
-	steps = read_oracle(argv[2], &n, &end);
-	if (!steps || !n || end != n) {
+	if (oracle_read(argv[2], &o))
+		return 2;
+	steps = o.steps;
+	n = o.nsteps;
+	if (!n || o.end != n) {
 		fprintf(stderr, "%s: no complete oracle\n", argv[2]);
 		return 2;
 	}
@@ -242,7 +143,7 @@ int main(int argc, char **argv)
 			 " gaps), oracle %zu\n", stats.instructions - stats.gaps,
 			 stats.gaps, n);
 	for (i = 0; i < n; i++) {
-		const struct step *s = &steps[i];
+		const struct oracle_step *s = &steps[i];
 		struct hwtr_insn insn;
 		unsigned r;
 
@@ -273,7 +174,7 @@ int main(int argc, char **argv)
 			} else if (r == 16) {
 				/* Valgrind's gdbserver leaves out IF and bit
 				 * 1, which user code always runs with. */
-				want[0] = (s->reg[16] | 0x202) & 0xffffffff;
+				want[0] = (s->reg[ORACLE_EFLAGS] | 0x202) & 0xffffffff;
 				want[1] = 0;
 			} else {
 				want[0] = s->xmm[r - 17][0];
@@ -291,17 +192,17 @@ int main(int argc, char **argv)
 					 PRIx64 "\n", s->pos, s->pc, regno,
 					 buf[1], buf[0], want[1], want[0]);
 		}
-		for (g = 0; g < nglobals; g++) {
-			size_t size = globals[g].size;
+		for (g = 0; g < o.nglobals; g++) {
+			size_t size = o.globals[g].size;
 			uint8_t val[1024], st[1024];
 			const uint8_t *last = steps[n - 1].mem[g];
 
 			if (!s->mem[g] || size > sizeof(val))
 				continue;
 			if (hwtr_values_memory(values, thread, number,
-					       globals[g].addr, val, st, size)) {
+					       o.globals[g].addr, val, st, size)) {
 				mismatch("position %" PRIu64 ": %s: %s\n",
-					 s->pos, globals[g].name,
+					 s->pos, o.globals[g].name,
 					 hwtr_last_error());
 				continue;
 			}
@@ -316,7 +217,7 @@ int main(int argc, char **argv)
 					mismatch("position %" PRIu64 " (pc 0x%"
 						 PRIx64 "): %s+%zu is %s0x%02x, "
 						 "oracle 0x%02x\n", s->pos,
-						 s->pc, globals[g].name, k,
+						 s->pc, o.globals[g].name, k,
 						 st[k] == hwtr_value_unknown
 						 ? "unknown, " : st[k] ==
 						 hwtr_value_same ? "(end) " : "",
@@ -335,5 +236,6 @@ done:
 	hwtr_values_free(values);
 	hwtr_history_free(history);
 	hwtr_recording_close(rec);
+	oracle_free(&o);
 	return mismatches ? 1 : 0;
 }

@@ -1,24 +1,31 @@
-/* check-main.h: what every Check test program's main() ends with. */
+/* check-main.h: what every Check test program's main() ends with (the
+ * unit tests' and, as ../unit/check-main.h, the other groups'). */
 #ifndef HWTR_CHECK_MAIN_H
 #define HWTR_CHECK_MAIN_H
 
 #include <check.h>
 #include <stdlib.h>
 
-/* Run TC, the program's one test case, as the suite NAME; main()'s exit
- * status: whether every test passed. */
-static inline int check_run_tcase(const char *name, TCase *tc)
+/* Run the suite S (its test cases added); main()'s exit status: whether
+ * every test passed. */
+static inline int check_run_suite(Suite *s)
 {
-	Suite *s = suite_create(name);
-	SRunner *sr;
+	SRunner *sr = srunner_create(s);
 	int failed;
 
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Run TC, the program's one test case, as the suite NAME. */
+static inline int check_run_tcase(const char *name, TCase *tc)
+{
+	Suite *s = suite_create(name);
+
+	suite_add_tcase(s, tc);
+	return check_run_suite(s);
 }
 
 #endif

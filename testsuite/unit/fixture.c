@@ -193,109 +193,6 @@ static void text_mapping_of(const char *path, uint64_t *addr, uint64_t *len,
 	ck_abort_msg("no executable segment in fixture");
 }
 
-void trace_begin(struct trace *t)
-{
-	memset(t, 0, sizeof(*t));
-	pt_config_init(&t->config);
-	t->config.begin = t->buf;
-	t->config.end = t->buf + sizeof(t->buf);
-	t->encoder = pt_alloc_encoder(&t->config);
-	ck_assert_ptr_nonnull(t->encoder);
-}
-
-size_t trace_size(struct trace *t)
-{
-	uint64_t off = 0;
-
-	pt_enc_get_offset(t->encoder, &off);
-	return (size_t)off;
-}
-
-void trace_end(struct trace *t)
-{
-	pt_free_encoder(t->encoder);
-	t->encoder = NULL;
-}
-
-static void put(struct trace *t, struct pt_packet *p)
-{
-	int r = pt_enc_next(t->encoder, p);
-
-	ck_assert_msg(r >= 0, "pt_enc_next: %s", pt_errstr(pt_errcode(r)));
-}
-
-static void put_ip(struct trace *t, enum pt_packet_type type,
-		   enum pt_ip_compression ipc, uint64_t ip)
-{
-	struct pt_packet p = { .type = type };
-
-	p.payload.ip.ipc = ipc;
-	p.payload.ip.ip = ip;
-	put(t, &p);
-}
-
-void enc_psb(struct trace *t, uint64_t fup_ip, uint64_t tsc)
-{
-	struct pt_packet p = { .type = ppt_psb };
-
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_tsc };
-	p.payload.tsc.tsc = tsc;
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_mode };
-	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec.csl = 1;
-	put(t, &p);
-	put_ip(t, ppt_fup, pt_ipc_sext_48, fup_ip);
-	p = (struct pt_packet){ .type = ppt_psbend };
-	put(t, &p);
-}
-
-void enc_tnt(struct trace *t, const char *bits)
-{
-	struct pt_packet p = { .type = ppt_tnt_8 };
-	size_t i, n = strlen(bits);
-
-	ck_assert(n > 0 && n <= 6);
-	for (i = 0; i < n; i++)
-		p.payload.tnt.payload = p.payload.tnt.payload << 1 |
-					(uint64_t)(bits[i] == '1');
-	p.payload.tnt.bit_size = (uint8_t)n;
-	put(t, &p);
-}
-
-void enc_tip(struct trace *t, uint64_t ip)
-{
-	put_ip(t, ppt_tip, pt_ipc_sext_48, ip);
-}
-
-void enc_tip_pgd(struct trace *t)
-{
-	put_ip(t, ppt_tip_pgd, pt_ipc_suppressed, 0);
-}
-
-void enc_tip_pge(struct trace *t, uint64_t ip)
-{
-	struct pt_packet p = { .type = ppt_mode };
-
-	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec.csl = 1;
-	put(t, &p);
-	put_ip(t, ppt_tip_pge, pt_ipc_sext_48, ip);
-}
-
-void enc_ovf(struct trace *t)
-{
-	struct pt_packet p = { .type = ppt_ovf };
-
-	put(t, &p);
-}
-
-void enc_fup(struct trace *t, uint64_t ip)
-{
-	put_ip(t, ppt_fup, pt_ipc_sext_48, ip);
-}
-
 /* The main path: loop three times through leaf (returns compressed), then
  * outer -> leaf, a tail jump to tail, return to _start, an indirect jump to
  * done and the exit system call, where user-mode tracing stops.  A second
@@ -360,18 +257,6 @@ void fixture_mapping(const char *path, uint64_t tsc,
 	text_mapping_of(path, &event->addr, &event->len, &event->pgoff);
 	event->prot = HWTR_PROT_READ | HWTR_PROT_EXEC;
 	event->path = path;
-}
-
-void enc_psb_disabled(struct trace *t, uint64_t tsc)
-{
-	struct pt_packet p = { .type = ppt_psb };
-
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_tsc };
-	p.payload.tsc.tsc = tsc;
-	put(t, &p);
-	p = (struct pt_packet){ .type = ppt_psbend };
-	put(t, &p);
 }
 
 void fixture_recording(const char *dir, const uint8_t *trace, size_t size,

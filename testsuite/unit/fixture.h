@@ -8,6 +8,8 @@
 
 #include "hwtrecord.h"
 
+#include "pt-encode.h"
+
 #include <intel-pt.h>
 
 /* Path of the assembled fixture (set by the Makefile). */
@@ -21,23 +23,6 @@ uint64_t fixture_symbol_in(const char *path, const char *name);
 const char *fixture_function_of(const char *path, uint64_t ip, uint64_t *start);
 /* The fixture's real build-id, lower-case hex. */
 const char *fixture_build_id(void);
-
-/* A trace being written. */
-struct trace {
-	uint8_t buf[1 << 16];
-	struct pt_encoder *encoder;
-	struct pt_config config;
-};
-void trace_begin(struct trace *t);
-size_t trace_size(struct trace *t);
-void trace_end(struct trace *t);
-void enc_psb(struct trace *t, uint64_t fup_ip, uint64_t tsc);
-void enc_tnt(struct trace *t, const char *bits);	/* "1011": taken first */
-void enc_tip(struct trace *t, uint64_t ip);
-void enc_tip_pgd(struct trace *t);
-void enc_tip_pge(struct trace *t, uint64_t ip);
-void enc_ovf(struct trace *t);
-void enc_fup(struct trace *t, uint64_t ip);
 
 /* The main path through the fixture (see fixture.c) and what it executes. */
 void trace_main_path(struct trace *t);
@@ -79,8 +64,6 @@ const char *fixture_exec_path(void);
 const char *fixture_next_path(void);
 /* fixture-exec.S linked at 0x600000: code in a mapping of its own. */
 const char *fixture_far_path(void);
-/* A PSB+ while tracing is off (no FUP), and TIP.PGE. */
-void enc_psb_disabled(struct trace *t, uint64_t tsc);
 
 /* A fresh temporary directory, and removing it. */
 const char *fixture_tmpdir(void);

@@ -8,27 +8,37 @@ returned is $1 = 0" where the function returned 13.  That is a wrong value
 shown as right.
 
 On an hwtrec target where those registers are not known, the plugin turns
-GDB's own printing off for `finish` (`set print finish off`, from a hook
-that runs before the command: GDB then prints "<not displayed>") and prints
-the line itself after it (a hook that runs after): GDB's value when the
-registers are known at the stop, else `<unavailable>` (the register it
-would come from, added to the value history so that `$` is not the 0
-either).  Where they were known before but not at the stop, it says after
-GDB's line that the value is not known.  Where the value comes
-from follows the SysV x86-64 ABI: integers and pointers in rax (and rdx),
-float and double in xmm0, long double in st0, aggregates in any of rax,
-rdx, xmm0, xmm1 (or memory that rax points to): all must be known.
+GDB's own printing off for a forward `finish` (`set print finish off`: GDB
+then prints "<not displayed>") and prints the line itself after it: GDB's
+value when the registers are known at the stop, else `<unavailable>` (the
+register it would come from, added to the value history so that `$` is not
+the 0 either).  Where they were known before but not at the stop, it says
+after GDB's line that the value is not known.  Where the value comes from
+follows the SysV x86-64 ABI: integers and pointers in rax (and rdx), float
+and double in xmm0, long double in st0, aggregates in any of rax, rdx,
+xmm0, xmm1 (or memory that rax points to): all must be known.
+
+How: GDB event handlers, not `hook-finish`/`hookpost-finish`, which are a
+user's to define, are echoed under `set trace-commands on` and also run for
+`reverse-finish`.  GDB 13 tells Python neither which command runs nor
+lets it act before `finish` prints, so: at the first resume after a stop
+(gdb.events.cont), a forward `finish` is one whose momentary breakpoint of
+type "finish" is set (`maint info breakpoints`); the registers and the
+selected frame are still those `finish` leaves.  At the stop
+(gdb.events.stop, which GDB sends after printing its line), the plugin
+prints its own.
 """
 
 import gdb
 
 from . import target
 
-# Whether the hook before `finish` turned GDB's printing off (and the one
-# after must print and turn it back on), and whether it was on.
-_printing_off = False
-# The return type of the function `finish` leaves, noted before it runs.
-_return_type = None
+# The next resume is the first since a stop: it tells whether a `finish`
+# runs (later ones are its steps over breakpoints and the like).
+_first_resume = True
+# The forward `finish` in progress: (return type, value history count
+# before it, whether the plugin turned GDB's printing off), or None.
+_finish = None
 
 
 def _source_registers(kind):
@@ -52,60 +62,68 @@ def _known(frame, names):
     return True
 
 
-def _history_number():
-    text = gdb.execute("show values", to_string=True)
-    last = 0
-    for line in text.splitlines():
-        if line.startswith("$") and " = " in line:
-            try:
-                last = max(last, int(line[1:line.index(" ")]))
-            except ValueError:
-                pass
-    return last
+def _finish_breakpoint_set():
+    """Whether GDB has set the momentary breakpoint of a forward `finish`
+    (type "finish" in `maint info breakpoints`; reverse-finish, `until` and
+    `advance` set others)."""
+    text = gdb.execute("maint info breakpoints", to_string=True)
+    return any(line.split()[1:2] == ["finish"] for line in text.splitlines())
 
 
-def before_finish():
-    """Hook before `finish`: on an hwtrec target where the registers the
-    value comes from are not known, GDB's printing off (it would print the
-    0s of unknown registers)."""
-    global _printing_off, _return_type, _history_before, _active
-    _active = target.is_hwtrec()
-    if not _active:
-        return
+def _return_type():
+    """The return type of the function `finish` leaves (the selected
+    frame's), None for void or when not known."""
     try:
         function = gdb.selected_frame().function()
-        _return_type = function.type.target() if function else None
     except (gdb.error, RuntimeError):
-        _return_type = None
-    if _return_type is None:
+        return None
+    if function is None:
+        return None
+    kind = function.type.target()
+    if kind is None or kind.strip_typedefs().code == gdb.TYPE_CODE_VOID:
+        return None
+    return kind
+
+
+def _on_resume(event):
+    """At the first resume after a stop: if it is a forward `finish` on an
+    hwtrec target and the return value's registers are not known, GDB's
+    printing off (it would print the 0s of unknown registers)."""
+    global _first_resume, _finish
+    if not _first_resume:
         return
-    _history_before = _history_number()
-    if not _printing_off and gdb.parameter("print finish") and \
-            not _known(gdb.newest_frame(), _source_registers(_return_type)):
-        gdb.execute("set print finish off", to_string=True)
-        _printing_off = True
+    _first_resume = False
+    # The target runs already: no packet may be sent (the unwinder probed
+    # it at the stop before).
+    if gdb.parameter("exec-direction") != "forward" or \
+            not target.is_hwtrec(probe=False) or not _finish_breakpoint_set():
+        return
+    kind = _return_type()
+    if kind is None:
+        return
+    printing_off = bool(gdb.parameter("print finish")) and \
+        not _known(gdb.newest_frame(), _source_registers(kind))
+    if printing_off:
+        gdb.set_parameter("print finish", False)
+    _finish = (kind, gdb.history_count(), printing_off)
 
 
-_history_before = 0
-_active = False
-
-
-def after_finish():
-    """Hook after `finish`: where GDB's printing was turned off, print the
-    value returned, or <unavailable>; where GDB printed a value made of
-    unknown registers (known before, not at the stop), say it is not
-    known."""
-    global _printing_off, _active
-    printing_was_off = _printing_off
-    if _printing_off:
-        gdb.execute("set print finish on", to_string=True)
-        _printing_off = False
-    if not _active or _return_type is None or \
-            _history_number() <= _history_before:
-        return      # nothing returned (void), or GDB noted no value
-    _active = False
+def _on_stop(event):
+    """After GDB's line: where its printing was turned off, print the value
+    returned, or <unavailable>; where GDB printed a value made of unknown
+    registers (known before, not at the stop), say it is not known."""
+    global _first_resume, _finish
+    _first_resume = True
+    if _finish is None:
+        return
+    kind, history_before, printing_was_off = _finish
+    _finish = None
+    if printing_was_off:
+        gdb.set_parameter("print finish", True)
+    if gdb.history_count() <= history_before:
+        return      # stopped before the return, or GDB noted no value
     value = gdb.history(0)
-    registers = _source_registers(_return_type)
+    registers = _source_registers(kind)
     known = _known(gdb.newest_frame(), registers)
     if not known:
         # GDB's value is the 0s of unavailable registers: note the
@@ -114,21 +132,25 @@ def after_finish():
         gdb.add_history(value)
     if printing_was_off:
         gdb.write("Value returned is $%d = %s\n"
-                  % (_history_number(), value.format_string()))
+                  % (gdb.history_count(), value.format_string()))
     elif not known:
         gdb.write("hwtrec: that value is not known: the recording holds no "
-                  "%s here; $%d = %s\n" % (registers[0], _history_number(),
+                  "%s here; $%d = %s\n" % (registers[0], gdb.history_count(),
                                             value.format_string()))
 
 
+def _on_exit(event):
+    """The program (or the connection) ended: no `finish` is in progress."""
+    global _first_resume, _finish
+    _first_resume = True
+    if _finish is not None and _finish[2]:
+        gdb.set_parameter("print finish", True)
+    _finish = None
+
+
 def register():
-    """Hook `finish` (unless the user has hooks of their own on it)."""
-    for hook, function in (("hook-finish", "before_finish"),
-                           ("hookpost-finish", "after_finish")):
-        try:
-            gdb.execute("show user %s" % hook, to_string=True)
-            continue    # the user's own
-        except gdb.error:
-            pass
-        gdb.execute("define %s\npython import hwtrecord.finish_value as f; "
-                    "f.%s()\nend" % (hook, function), to_string=True)
+    """Watch resumes and stops (a user's hook-finish and hookpost-finish
+    are left to the user)."""
+    gdb.events.cont.connect(_on_resume)
+    gdb.events.stop.connect(_on_stop)
+    gdb.events.exited.connect(_on_exit)

@@ -138,14 +138,18 @@ def request_json(packet, conn=None):
                           % (packet, err))
 
 
-def is_hwtrec(conn=None):
-    """True if the selected inferior runs on hwtrec-server (probed once)."""
+def is_hwtrec(conn=None, probe=True):
+    """True if the selected inferior runs on hwtrec-server (probed once).
+    Without PROBE only what an earlier probe found (False before one): for
+    handlers that run while the target runs, when no packet may be sent."""
     conn = conn or remote_connection()
     if conn is None:
         return False
     known = _probed.get(conn.num)
     if known is not None:
         return known
+    if not probe:
+        return False
     try:
         found = bool(_raw(conn, "qHwtr:info"))
     except gdb.error:
