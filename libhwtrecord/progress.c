@@ -2,8 +2,26 @@
 #include "progress.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 #define INTERVAL_NS 250000000LL	/* at most four lines a second */
+
+/* HWTREC_PROGRESS_MS, else a quarter second: how long before the first
+ * line, and between two.  (A log or a test that must see lines for short
+ * work sets it lower.) */
+static int64_t interval_ns(void)
+{
+	const char *ms = getenv("HWTREC_PROGRESS_MS");
+	char *end;
+	long v;
+
+	if (!ms || !*ms)
+		return INTERVAL_NS;
+	v = strtol(ms, &end, 10);
+	if (*end || v < 0 || v > 3600 * 1000)
+		return INTERVAL_NS;
+	return (int64_t)v * 1000000LL;
+}
 
 static int64_t ns_since(const struct timespec *from, const struct timespec *to)
 {
@@ -15,7 +33,8 @@ void progress_start_bytes(struct progress *p, FILE *out, const char *what,
 			  uint64_t total_bytes)
 {
 	*p = (struct progress){ .out = out, .what = what,
-				.total_bytes = total_bytes };
+				.total_bytes = total_bytes,
+				.interval_ns = interval_ns() };
 	if (out) {
 		clock_gettime(CLOCK_MONOTONIC, &p->start);
 		p->last = p->start;
@@ -55,7 +74,7 @@ void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 	if (!p->out)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (ns_since(&p->last, &now) < INTERVAL_NS)
+	if (ns_since(&p->last, &now) < p->interval_ns)
 		return;
 	p->last = now;
 	elapsed = ns_since(&p->start, &now);

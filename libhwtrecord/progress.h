@@ -7,7 +7,8 @@
  * that the line is rewritten in place at most four times a second with the
  * trace bytes (and instructions) done so far and an estimate of the time
  * left (from the rate so far), and erased at the end, so that what the
- * command prints next starts on a clean line. */
+ * command prints next starts on a clean line.  HWTREC_PROGRESS_MS changes
+ * the quarter second. */
 #ifndef HWTR_PROGRESS_H
 #define HWTR_PROGRESS_H
 
@@ -25,6 +26,7 @@ struct progress {
 	uint64_t done_bytes;	/* of the threads decoded before this one */
 	uint64_t done_insns;	/* likewise */
 	struct timespec start, last;
+	int64_t interval_ns;	/* before the first line, and between two */
 	bool shown;		/* the line is on the terminal */
 };
 

@@ -3,8 +3,10 @@
 # on a terminal and nothing when stderr is not one, and imports it whole.
 # mkrec-long writes a long Intel PT recording (its trace and instruction
 # count are the oracle: libipt's encoder over long-loop.S); `hwtrec export
-# --perf` makes it a perf.data of one AUX queue.  Under script(1) (a
-# pseudo-terminal) import shows "reading the trace" then "writing the
+# --perf` makes it a perf.data of one AUX queue.  On a terminal of its own
+# (oracle/on_terminal.py, a pseudo-terminal; HWTREC_PROGRESS_MS=20, so that
+# lines show whatever the machine's speed) the
+# import shows "reading the trace" then "writing the
 # recording", rewritten in place, bytes never above the total (the
 # generator's trace size) and never going back, erased at the end.  With
 # stderr a file, stderr is empty, and the terminal's bytes without the
@@ -12,7 +14,6 @@
 # byte for byte (then perf's padding); a smaller one its instruction count.
 set -eu
 : "${HWTREC:?}" "${TESTDIR:?}" "${SRCDIR:?}"
-command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
 work=$(mktemp -d /tmp/hwtrec-import-progress-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -70,8 +71,8 @@ fi
 [ -s file.err ] && fail "hwtrec import printed on stderr (a file): $(head -c 300 file.err)"
 echo "ok: nothing on stderr that is a file"
 
-script -qec "'$HWTREC' import long.data -o tty.hwtrec" /dev/null >import.tty </dev/null ||
-	fail "hwtrec import under script: status $?"
+HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" import.tty "'$HWTREC' import long.data -o tty.hwtrec" ||
+	fail "hwtrec import on a terminal: status $?"
 python3 "$SRCDIR/../oracle/progress_lines.py" import.tty "$trace_bytes" trace \
 	"reading the trace" "writing the recording" --plain file.out ||
 	fail "the progress line is wrong (above)"

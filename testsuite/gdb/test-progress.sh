@@ -1,17 +1,18 @@
 #!/bin/sh
 # test-progress: building the history of a long recording shows progress on
 # a terminal and nothing when stderr is not one.  `hwtrec info`, `dump` and
-# `export --timeline` run under script(1) (a pseudo-terminal): the progress
+# `export --timeline` run on a terminal of their own (oracle/on_terminal.py,
+# a pseudo-terminal; HWTREC_PROGRESS_MS=20 so that a line shows whatever
+# the machine's speed): the progress
 # line appears, rewritten in place (\r), its instruction counts and
 # percentages grow and never pass the recording's instruction count (the
 # generator's, mkrec-long over long-loop.S), and it is erased before the
 # command's own output.  The same commands with stderr a file print nothing
-# on it.  `hwtrec replay` under script(1): the server's progress reaches
+# on it.  `hwtrec replay` on a terminal: the server's progress reaches
 # GDB's terminal while the first reverse command waits for the history
 # (GDB copies a piped server's stderr); with stderr a file, none.
 set -eu
-: "${HWTREC:?}" "${TESTDIR:?}"
-command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
+: "${HWTREC:?}" "${TESTDIR:?}" "${SRCDIR:?}"
 work=$(mktemp -d /tmp/hwtrec-progress-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -72,16 +73,16 @@ check_quiet() {
 unsave() { rm -f long.hwtrec/history.idx; }
 
 unsave
-script -qec "'$HWTREC' info long.hwtrec" /dev/null >info.tty </dev/null ||
-	fail "hwtrec info under script: status $?"
+HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" info.tty "'$HWTREC' info long.hwtrec" ||
+	fail "hwtrec info on a terminal: status $?"
 check_tty info
 grep -q "thread 1: $insns instructions" info.tty || fail "info's own output is missing"
 [ -s info.err ] && fail "hwtrec info printed on stderr (a file): $(cat info.err)"
 check_quiet info
 
 unsave
-script -qec "'$HWTREC' dump long.hwtrec --calls" /dev/null >dump.tty </dev/null ||
-	fail "hwtrec dump under script: status $?"
+HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" dump.tty "'$HWTREC' dump long.hwtrec --calls" ||
+	fail "hwtrec dump on a terminal: status $?"
 check_tty dump
 unsave
 "$HWTREC" dump long.hwtrec --calls >dump.out 2>dump.err || fail "hwtrec dump: $(cat dump.err)"
@@ -89,8 +90,8 @@ unsave
 check_quiet dump
 
 unsave
-script -qec "'$HWTREC' export --timeline long.hwtrec -o t.json" /dev/null >export.tty </dev/null ||
-	fail "hwtrec export under script: status $?"
+HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" export.tty "'$HWTREC' export --timeline long.hwtrec -o t.json" ||
+	fail "hwtrec export on a terminal: status $?"
 check_tty export
 unsave
 "$HWTREC" export --timeline long.hwtrec -o t.json >export.out 2>export.err ||
@@ -102,8 +103,8 @@ check_quiet export
 if command -v gdb >/dev/null; then
 	gdbargs="-nx -batch -ex reverse-stepi -ex 'info registers rip'"
 	unsave
-	script -qec "'$HWTREC' replay long.hwtrec -- $gdbargs" /dev/null >replay.tty </dev/null ||
-		fail "hwtrec replay under script: status $?"
+	HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" replay.tty "'$HWTREC' replay long.hwtrec -- $gdbargs" ||
+		fail "hwtrec replay on a terminal: status $?"
 	check_tty replay
 	unsave
 	"$HWTREC" replay long.hwtrec -- -nx -batch -ex reverse-stepi \
