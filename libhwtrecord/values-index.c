@@ -77,10 +77,24 @@ static bool short_regs_mask(uint8_t type, uint64_t *mask)
 	return true;
 }
 
+/* R->pos from its dpos D after BASE: 0, or an error when it overflows. */
+static int stamp(struct values_record *r, uint64_t base, uint64_t d,
+		 const char *name)
+{
+	if (d > UINT64_MAX - base)
+		return hwtr_fail(hwtr_err_format, "%s: offset %zu: position "
+				 "%llu + %llu overflows", name, r->offset,
+				 (unsigned long long)base,
+				 (unsigned long long)d);
+	r->pos = base + d;
+	return 0;
+}
+
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
- * error for a record that cannot be. */
+ * error for a record that cannot be.  BASE: see values_record_read. */
 static int read_record(const uint8_t *log, size_t size, size_t off,
-		       struct values_record *r, const char *name)
+		       uint64_t base, struct values_record *r,
+		       const char *name)
 {
 	size_t avail = size - off, at = off;
 	uint64_t v[3], bits;
@@ -88,6 +102,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
+	r->pos = base;
 	if (avail < 1)
 		return 1;
 	r->type = log[off];
@@ -101,9 +116,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = off + 21;
 		return 0;
 	case HWTR_VREC_REGS:
-		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)) ||
+		    (err = stamp(r, base, v[0], name)))
 			return err;
-		r->pos = v[0];
 		r->mask = v[1];
 	regs:
 		if (r->mask & ~HWTR_VREG_ALL)
@@ -126,9 +141,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = at;
 		return 0;
 	case HWTR_VREC_STORE:
-		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
+		    (err = stamp(r, base, v[0], name)))
 			return err;
-		r->pos = v[0];
 		r->addr = v[1];
 		r->len = v[2];
 		if (r->len == 0 || r->len > UINT32_MAX ||
@@ -143,9 +158,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = at + r->len;
 		return 0;
 	case HWTR_VREC_UNKNOWN:
-		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
+		    (err = stamp(r, base, v[0], name)))
 			return err;
-		r->pos = v[0];
 		r->addr = v[1];
 		r->len = v[2];
 		if (r->addr + r->len < r->addr)
@@ -169,10 +184,10 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 	default:
 		if (short_regs_mask(r->type, &r->mask)) {
 			if ((err = get_varints(log, size, off + 1, 1, v, &at,
-					       name)))
+					       name)) ||
+			    (err = stamp(r, base, v[0], name)))
 				return err;
 			r->type = HWTR_VREC_REGS;
-			r->pos = v[0];
 			goto regs;
 		}
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
@@ -215,9 +230,10 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 }
 
 int values_record_read(const struct values_index *index, size_t offset,
-		       struct values_record *record)
+		       uint64_t base, struct values_record *record)
 {
-	int err = read_record(index->log, index->end, offset, record, "values");
+	int err = read_record(index->log, index->end, offset, base, record,
+			      "values");
 
 	return err > 0 ? hwtr_fail(hwtr_err_format, "values: offset %zu: cut "
 				   "off", offset) : err;
@@ -319,7 +335,7 @@ static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 static int index_records(struct values_index *ix, const char *name)
 {
 	size_t off = HWTR_VALUES_HEADER_SIZE, cap_chunks = 0, cur = SIZE_MAX;
-	uint64_t max_global = 0;
+	uint64_t max_global = 0, base = 0;
 	struct values_record r;
 	int err = 0;
 
@@ -335,13 +351,14 @@ static int index_records(struct values_index *ix, const char *name)
 			c = &ix->chunks[ix->nchunks++];
 			memset(c, 0, sizeof(*c));
 			c->offset = off;
+			c->base = base;
 			c->thread = cur;
 			c->slice = cur == SIZE_MAX ? 0
 				   : ix->threads[cur].nslices - 1;
 			c->max_global = max_global;
 		}
 		c = &ix->chunks[ix->nchunks - 1];
-		err = read_record(ix->log, ix->size, off, &r, name);
+		err = read_record(ix->log, ix->size, off, base, &r, name);
 		if (err < 0)
 			return err;
 		if (err > 0)
@@ -385,7 +402,7 @@ static int index_records(struct values_index *ix, const char *name)
 				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =
 					(struct values_snapshot){
-						r.pos, off, get64(rip) };
+						r.pos, off, base, get64(rip) };
 			}
 			break;
 		case HWTR_VREC_STORE:
@@ -429,6 +446,7 @@ static int index_records(struct values_index *ix, const char *name)
 		if (r.type == HWTR_VREC_THREAD && r.pos > t->last_pos)
 			t->last_pos = r.pos;
 		off = r.next;
+		base = r.pos;
 		ix->end = off;
 	}
 	return 0;

@@ -23,6 +23,7 @@ struct values_slice {
 struct values_snapshot {
 	uint64_t pos;
 	size_t offset;		/* of the REGS record */
+	uint64_t base;		/* the position before it (dpos) */
 	uint64_t rip;
 };
 
@@ -48,6 +49,7 @@ struct values_thread {
 
 struct values_chunk {
 	size_t offset;		/* first record */
+	uint64_t base;		/* the position before it (dpos) */
 	size_t thread;		/* thread current there (index), or SIZE_MAX */
 	size_t slice;		/* its slice */
 	uint64_t max_global;	/* of memory records in this and earlier
@@ -74,7 +76,8 @@ struct values_record {
 	uint8_t type;
 	size_t offset, next;	/* of this record and of the one after */
 	uint32_t lwpid;		/* THREAD */
-	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN */
+	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN
+				 * (and SYNC: the position before it) */
 	uint64_t mask;		/* REGS */
 	const uint8_t *values;	/* REGS: the values (encoded: read them with
 				 * values_record_register), STORE: the old
@@ -88,9 +91,12 @@ int values_index_open(const char *dir, const char *name,
 		      struct values_index *index);
 void values_index_close(struct values_index *index);
 
-/* The record at OFFSET (< index->end, a record boundary): 0 or an error. */
+/* The record at OFFSET (< index->end, a record boundary), BASE the
+ * position the record before gave (values-format.h, "dpos": a snapshot's
+ * or chunk's base, any value before a THREAD record, then each record's
+ * pos in turn): 0 or an error. */
 int values_record_read(const struct values_index *index, size_t offset,
-		       struct values_record *record);
+		       uint64_t base, struct values_record *record);
 
 /* Size of register bit BIT's value (ymm 32 bytes, the rest 8). */
 unsigned values_reg_size(unsigned bit);

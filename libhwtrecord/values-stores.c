@@ -42,8 +42,10 @@ struct hwtr_stores {
 		uint64_t pos;	/* 0: none */
 		size_t start;	/* the scan's first record ... */
 		bool start_ours;	/* ... and whether it is the thread's */
+		uint64_t start_base;	/* ... and the position before it */
 		size_t stop;	/* the thread's first record of a later
 				 * position, or SIZE_MAX at the log's end */
+		uint64_t stop_base;	/* the position before it */
 	} marks[2];
 	unsigned next_mark;
 	struct store_record *records;
@@ -133,13 +135,14 @@ static const struct values_slice *slice_before(const struct values_thread *log,
  * the record there is the thread's. */
 static size_t scan_start(const struct hwtr_stores *s,
 			 const struct values_thread *log, uint64_t pos,
-			 bool *ours)
+			 bool *ours, uint64_t *base)
 {
 	const struct values_slice *slice = slice_before(log, pos);
 	size_t best = slice ? slice->offset : SIZE_MAX;
 	unsigned i;
 
 	*ours = false;
+	*base = 0;	/* a THREAD record gives its position whole */
 	for (i = 0; i < 2; i++) {
 		const struct scan_mark *m = &s->marks[i];
 
@@ -148,10 +151,12 @@ static size_t scan_start(const struct hwtr_stores *s,
 		if (m->pos == pos && (best == SIZE_MAX || m->start >= best)) {
 			best = m->start;
 			*ours = m->start_ours;
+			*base = m->start_base;
 		} else if (m->pos < pos && m->stop != SIZE_MAX &&
 			   (best == SIZE_MAX || m->stop > best)) {
 			best = m->stop;
 			*ours = true;	/* the stop record is the thread's */
+			*base = m->stop_base;
 		}
 	}
 	return best;
@@ -171,17 +176,19 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 	struct values_record r;
 	size_t off, start;
 	bool ours, start_ours;
+	uint64_t base, start_base;
 	int err;
 
-	start = off = scan_start(s, log, pos, &ours);
+	start = off = scan_start(s, log, pos, &ours, &base);
 	start_ours = ours;
+	start_base = base;
 	if (off == SIZE_MAX)
 		return -hwtr_err_notfound;
 	s->nrecords = 0;
 	if (regs)
 		memset(regs->changed, 0, sizeof(regs->changed));
-	for (; off < ix->end; off = r.next) {
-		if ((err = values_record_read(ix, off, &r)))
+	for (; off < ix->end; off = r.next, base = r.pos) {
+		if ((err = values_record_read(ix, off, base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == log->lwpid;
@@ -205,8 +212,8 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 			return err;
 	}
 	*mark = (struct scan_mark){ .pos = pos, .start = start,
-		.start_ours = start_ours,
-		.stop = off < ix->end ? off : SIZE_MAX };
+		.start_ours = start_ours, .start_base = start_base,
+		.stop = off < ix->end ? off : SIZE_MAX, .stop_base = base };
 	s->next_mark ^= 1;
 	return 0;
 }

@@ -322,7 +322,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	unsigned bit, offset, rsize;
 	uint8_t value[32];
 	bool found = false, ours = true;
-	uint64_t pos, ip;
+	uint64_t pos, ip, base;
 	size_t off;
 	int err;
 
@@ -357,8 +357,9 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	snap = snapshot_before(ht->log, pos);
 	if (!snap)
 		return -hwtr_err_notfound;
-	for (off = snap->offset; off < v->index.end; off = r.next) {
-		if ((err = values_record_read(&v->index, off, &r)))
+	for (off = snap->offset, base = snap->base; off < v->index.end;
+	     off = r.next, base = r.pos) {
+		if ((err = values_record_read(&v->index, off, base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == ht->log->lwpid;
@@ -519,13 +520,15 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		const struct values_thread *lt;
 		const struct values_slice *s;
 		struct values_record r;
+		uint64_t base;
 
 		if (!values_chunk_may_touch(c, addr, size))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
 		s = lt ? &lt->slices[c->slice] : NULL;
-		for (off = c->offset; off < end && left; off = r.next) {
-			if ((err = values_record_read(ix, off, &r)))
+		for (off = c->offset, base = c->base; off < end && left;
+		     off = r.next, base = r.pos) {
+			if ((err = values_record_read(ix, off, base, &r)))
 				goto out;
 			if (r.type == HWTR_VREC_THREAD) {
 				lt = values_index_thread(ix, r.lwpid);
