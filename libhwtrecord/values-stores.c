@@ -18,6 +18,7 @@
 #include "values-access.h"
 #include "values-format.h"
 #include "values-stores.h"
+#include "values-registers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -446,53 +447,19 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 	return 0;
 }
 
-/* x86 eflags bits that are set whenever user code runs (IF, bit 1), which
- * the log leaves out; as values.c. */
-#define USER_EFLAGS_ALWAYS 0x202u
-
 /* The registers a REGS record sets, as hwtr_values_register gives them
- * (values.c: register_bit): its bits' values in mask order, rflags as
- * GDB's 32-bit eflags, ymm as xmm (low half) and ymmNh (high half); rip
- * is the history's and left out.  A later record's value replaces an
- * earlier one's. */
+ * (values-registers.c); rip is the history's and left out.  A later
+ * record's value replaces an earlier one's. */
 static void take_registers(const struct values_record *r,
 			   struct stores_registers *regs)
 {
-	uint8_t v[32];
-	unsigned bit;
+	unsigned regno, bit, offset, size;
 
-	for (bit = 0; bit < HWTR_VREG_COUNT; bit++) {
-		/* values are encoded (LEB128): decoded one by one */
-		if (!((r->mask >> bit) & 1) ||
-		    !values_record_register(r, bit, v))
-			continue;
-		if (bit < HWTR_VREG_GPR0 + 16) {
-			unsigned regno = hwtr_amd64_rax + bit - HWTR_VREG_GPR0;
-
-			memcpy(regs->value[regno], v, 8);
+	for (regno = 0; regno < hwtr_amd64_nregs; regno++)
+		if (values_register_bit(regno, &bit, &offset, &size) &&
+		    ((r->mask >> bit) & 1) &&
+		    values_record_gdb_register(r, regno, regs->value[regno]))
 			regs->changed[regno] = true;
-		} else if (bit == HWTR_VREG_RFLAGS) {
-			uint32_t eflags;
-
-			memcpy(&eflags, v, 4);
-			eflags |= USER_EFLAGS_ALWAYS;
-			memcpy(regs->value[hwtr_amd64_eflags], &eflags, 4);
-			regs->changed[hwtr_amd64_eflags] = true;
-		} else if (bit == HWTR_VREG_FS_BASE || bit == HWTR_VREG_GS_BASE) {
-			unsigned regno = bit == HWTR_VREG_FS_BASE
-					 ? hwtr_amd64_fs_base : hwtr_amd64_gs_base;
-
-			memcpy(regs->value[regno], v, 8);
-			regs->changed[regno] = true;
-		} else if (bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16) {
-			unsigned i = bit - HWTR_VREG_YMM0;
-
-			memcpy(regs->value[hwtr_amd64_xmm0 + i], v, 16);
-			memcpy(regs->value[hwtr_amd64_ymm0h + i], v + 16, 16);
-			regs->changed[hwtr_amd64_xmm0 + i] = true;
-			regs->changed[hwtr_amd64_ymm0h + i] = true;
-		}
-	}
 }
 
 int stores_registers_after(struct hwtr_stores *s, uint64_t number,

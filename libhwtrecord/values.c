@@ -20,6 +20,7 @@
 #include "values-index.h"
 #include "values-format.h"
 #include "values-access.h"
+#include "values-registers.h"
 #include "error.h"
 #include "history.h"
 
@@ -45,9 +46,6 @@ struct hwtr_values {
 /* Most snapshots are checked against the history's PC: at most this many,
  * spread over each thread. */
 #define SNAPSHOT_CHECKS 256
-
-/* x86 eflags bits that are set whenever user code runs: IF, bit 1. */
-#define USER_EFLAGS_ALWAYS 0x202u
 
 static int collect_gaps(struct values_history_thread *ht)
 {
@@ -267,34 +265,6 @@ static uint64_t known_positions(const struct values_thread *lt)
 	return lt->synced ? lt->sync_count : lt->last_pos;
 }
 
-/* The bit of REGNO in a REGS mask, where in it the value is (OFFSET) and
- * how many bytes of it are REGNO's (SIZE); false if the log has none. */
-static bool register_bit(unsigned regno, unsigned *bit, unsigned *offset,
-			 unsigned *size)
-{
-	*offset = 0;
-	*size = 8;
-	if (regno <= hwtr_amd64_r15)
-		*bit = HWTR_VREG_GPR0 + regno;
-	else if (regno == hwtr_amd64_eflags) {
-		*bit = HWTR_VREG_RFLAGS;
-		*size = 4;	/* GDB's eflags is 32 bits */
-	} else if (regno == hwtr_amd64_fs_base)
-		*bit = HWTR_VREG_FS_BASE;
-	else if (regno == hwtr_amd64_gs_base)
-		*bit = HWTR_VREG_GS_BASE;
-	else if (regno >= hwtr_amd64_xmm0 && regno < hwtr_amd64_xmm0 + 16) {
-		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_xmm0);
-		*size = 16;
-	} else if (regno >= hwtr_amd64_ymm0h && regno < hwtr_amd64_ymm0h + 16) {
-		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_ymm0h);
-		*offset = 16;
-		*size = 16;
-	} else
-		return false;
-	return true;
-}
-
 /* The last snapshot of LT at or before POS, or NULL. */
 static const struct values_snapshot *snapshot_before(
 	const struct values_thread *lt, uint64_t pos)
@@ -349,7 +319,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 		memcpy(buf, &ip, 8);
 		return 8;
 	}
-	if (!register_bit(regno, &bit, &offset, &rsize))
+	if (!values_register_bit(regno, &bit, &offset, &rsize))
 		return -hwtr_err_notfound;
 	if (size < rsize)
 		return hwtr_fail(hwtr_err_invalid, "values: register %u needs "
@@ -371,22 +341,13 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 			continue;
 		if (r.pos > pos)
 			break;
-		if (values_record_register(&r, bit, value)) {
-			memcpy(buf, value + offset, rsize);
+		if (values_record_gdb_register(&r, regno, value)) {
+			memcpy(buf, value, rsize);
 			found = true;
 		}
 	}
 	if (!found)
 		return -hwtr_err_notfound;
-	if (bit == HWTR_VREG_RFLAGS) {
-		uint32_t eflags;
-
-		/* VEX computes the arithmetic flags, DF, ID and AC; in user
-		 * mode IF and the reserved bit 1 are always set. */
-		memcpy(&eflags, buf, 4);
-		eflags |= USER_EFLAGS_ALWAYS;
-		memcpy(buf, &eflags, 4);
-	}
 	return (int)rsize;
 }
 
