@@ -4,8 +4,11 @@
 #include "values-format.h"
 #include "error.h"
 #include "recording-file.h"
+#include "integrity.h"
 
+#include <hwtrecord.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -453,6 +456,7 @@ static int index_records(struct values_index *ix, const char *name)
 }
 
 int values_index_open(const char *dir, const char *name,
+		      const struct hwtr_file_check *check,
 		      struct values_index *ix)
 {
 	struct stat st;
@@ -476,6 +480,19 @@ int values_index_open(const char *dir, const char *name,
 	ix->log = map;
 	ix->size = (size_t)st.st_size;
 	ix->end = HWTR_VALUES_HEADER_SIZE;
+	if (check) {
+		char *path = hwtr_path_join(dir, name), field[300];
+
+		snprintf(field, sizeof(field), "files.\"%s\"", check->name);
+		err = path ? integrity_check(path, field, ix->log, ix->size,
+					     check->size, check->crc32)
+			   : hwtr_fail(hwtr_err_nomem, "out of memory");
+		free(path);
+		if (err) {
+			values_index_close(ix);
+			return err;
+		}
+	}
 	if (memcmp(ix->log, HWTR_VALUES_MAGIC, 8)) {
 		values_index_close(ix);
 		return hwtr_fail(hwtr_err_format, "%s/%s: offset 0: not a "

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hwtr_file_check;
+
 struct values_slice {
 	uint64_t pos, global;	/* the thread's and all threads' counts */
 	size_t offset;		/* of the THREAD record */
@@ -85,9 +87,12 @@ struct values_record {
 	uint64_t addr, len;	/* STORE, UNKNOWN */
 };
 
-/* Map and index the log PATH (for messages, NAME as the recording names
- * it): 0, or a negative hwtr_error naming the file and offset. */
+/* Map and index the log NAME in recording directory DIR: 0, or a
+ * negative hwtr_error naming the file and offset.  CHECK, when not NULL,
+ * is what the finished recording's manifest says of the file (length and
+ * CRC-32): checked on the mapped bytes before any record is read. */
 int values_index_open(const char *dir, const char *name,
+		      const struct hwtr_file_check *check,
 		      struct values_index *index);
 void values_index_close(struct values_index *index);
 

@@ -172,6 +172,23 @@ static int check_alignment(struct hwtr_values *v,
 	return 0;
 }
 
+/* What the finished recording's manifest says of the log's length and
+ * CRC-32, or NULL.  Checked when the log is read (values_index_open), not
+ * at every open of the recording (recording.c leaves it out there): most
+ * opens never read it, and reading it costs a pass over it anyway. */
+static const struct hwtr_file_check *log_check(
+	const struct hwtr_recording_info *info)
+{
+	size_t k;
+
+	if (!info->complete)
+		return NULL;
+	for (k = 0; k < info->nfiles; k++)
+		if (!strcmp(info->files[k].name, info->values))
+			return &info->files[k];
+	return NULL;
+}
+
 int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 {
 	const struct hwtr_recording_info *info;
@@ -196,7 +213,8 @@ int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 	if (!v)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if ((err = values_index_open(hwtr_recording_path(history->recording),
-				     info->values, &v->index))) {
+				     info->values, log_check(info),
+				     &v->index))) {
 		free(v);
 		return err;
 	}
