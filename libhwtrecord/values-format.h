@@ -22,6 +22,12 @@
  * took four.  A reader that starts anywhere but at a THREAD record needs
  * the position before it (values-index.c keeps it for each place a read
  * starts).
+ *
+ * "daddr" is how STORE and UNKNOWN give their ADDR: the difference from
+ * the address the memory record before gave (0 at the start and after a
+ * THREAD record), zigzag-coded (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and
+ * modulo 2^64: stores near the last one take one or two bytes instead of
+ * five or six.
  */
 #ifndef HWTR_VALUES_FORMAT_H
 #define HWTR_VALUES_FORMAT_H
@@ -29,8 +35,8 @@
 #define HWTR_VALUES_MAGIC "HWTRVALS"	/* 8 bytes */
 /* 2: REGS, STORE and UNKNOWN give their numbers, and REGS its 8-byte
  * registers, as LEB128 (version 1 had fixed u64/u32 fields).  3: their
- * positions as dpos (version 2 gave them whole: 7.0 bytes an instruction on
- * gzip, 4.x now).  Older logs are refused, naming the version. */
+ * positions as dpos and their addresses as daddr (version 2 gave them whole:
+ * 7.0 bytes an instruction on gzip, 4.x now).  Older logs are refused, naming the version. */
 #define HWTR_VALUES_VERSION 3
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
@@ -43,11 +49,11 @@ enum hwtr_values_record {
 	 * those that differ from before.  Later records of the same POS
 	 * replace earlier ones (an instruction that faulted did not run). */
 	HWTR_VREC_REGS = 2,
-	/* var dpos, var addr, var size, SIZE bytes: memory at ADDR held these
+	/* var dpos, var daddr, var size, SIZE bytes: memory at ADDR held these
 	 * bytes before instruction POS (or the kernel, during it) changed
 	 * them. */
 	HWTR_VREC_STORE = 3,
-	/* var dpos, var addr, var len: what the range held before this point
+	/* var dpos, var daddr, var len: what the range held before this point
 	 * is not known (it was mapped, unmapped, or written by the kernel in
 	 * a way that was not logged). */
 	HWTR_VREC_UNKNOWN = 4,

@@ -93,11 +93,27 @@ static int stamp(struct values_record *r, uint64_t base, uint64_t d,
 	return 0;
 }
 
+/* The address a daddr Z gives after BASE (zigzag: 0, -1, 1, -2 ... as
+ * 0, 1, 2, 3 ...; modulo 2^64). */
+static uint64_t unzigzag(uint64_t base, uint64_t z)
+{
+	return base + ((z >> 1) ^ (0 - (z & 1)));
+}
+
+void values_base_next(struct values_base *base, const struct values_record *r)
+{
+	base->pos = r->pos;
+	if (r->type == HWTR_VREC_THREAD)
+		base->addr = 0;
+	else if (r->type == HWTR_VREC_STORE || r->type == HWTR_VREC_UNKNOWN)
+		base->addr = r->addr;
+}
+
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
  * error for a record that cannot be.  BASE: see values_record_read. */
 static int read_record(const uint8_t *log, size_t size, size_t off,
-		       uint64_t base, struct values_record *r,
-		       const char *name)
+		       const struct values_base *base,
+		       struct values_record *r, const char *name)
 {
 	size_t avail = size - off, at = off;
 	uint64_t v[3], bits;
@@ -105,7 +121,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
-	r->pos = base;
+	r->pos = base->pos;
 	if (avail < 1)
 		return 1;
 	r->type = log[off];
@@ -120,7 +136,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return 0;
 	case HWTR_VREC_REGS:
 		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)) ||
-		    (err = stamp(r, base, v[0], name)))
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
 		r->mask = v[1];
 	regs:
@@ -145,9 +161,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return 0;
 	case HWTR_VREC_STORE:
 		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
-		    (err = stamp(r, base, v[0], name)))
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
-		r->addr = v[1];
+		r->addr = unzigzag(base->addr, v[1]);
 		r->len = v[2];
 		if (r->len == 0 || r->len > UINT32_MAX ||
 		    r->addr + r->len < r->addr)
@@ -162,9 +178,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		return 0;
 	case HWTR_VREC_UNKNOWN:
 		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
-		    (err = stamp(r, base, v[0], name)))
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
-		r->addr = v[1];
+		r->addr = unzigzag(base->addr, v[1]);
 		r->len = v[2];
 		if (r->addr + r->len < r->addr)
 			r->len = -r->addr;	/* to the top */
@@ -188,7 +204,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		if (short_regs_mask(r->type, &r->mask)) {
 			if ((err = get_varints(log, size, off + 1, 1, v, &at,
 					       name)) ||
-			    (err = stamp(r, base, v[0], name)))
+			    (err = stamp(r, base->pos, v[0], name)))
 				return err;
 			r->type = HWTR_VREC_REGS;
 			goto regs;
@@ -233,7 +249,8 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 }
 
 int values_record_read(const struct values_index *index, size_t offset,
-		       uint64_t base, struct values_record *record)
+		       const struct values_base *base,
+		       struct values_record *record)
 {
 	int err = read_record(index->log, index->end, offset, base, record,
 			      "values");
@@ -338,7 +355,8 @@ static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 static int index_records(struct values_index *ix, const char *name)
 {
 	size_t off = HWTR_VALUES_HEADER_SIZE, cap_chunks = 0, cur = SIZE_MAX;
-	uint64_t max_global = 0, base = 0;
+	uint64_t max_global = 0;
+	struct values_base base = { 0, 0 };
 	struct values_record r;
 	int err = 0;
 
@@ -361,7 +379,7 @@ static int index_records(struct values_index *ix, const char *name)
 			c->max_global = max_global;
 		}
 		c = &ix->chunks[ix->nchunks - 1];
-		err = read_record(ix->log, ix->size, off, base, &r, name);
+		err = read_record(ix->log, ix->size, off, &base, &r, name);
 		if (err < 0)
 			return err;
 		if (err > 0)
@@ -449,7 +467,7 @@ static int index_records(struct values_index *ix, const char *name)
 		if (r.type == HWTR_VREC_THREAD && r.pos > t->last_pos)
 			t->last_pos = r.pos;
 		off = r.next;
-		base = r.pos;
+		values_base_next(&base, &r);
 		ix->end = off;
 	}
 	return 0;

@@ -17,6 +17,12 @@
 
 struct hwtr_file_check;
 
+/* What a record's relative numbers start from (values-format.h: dpos,
+ * daddr): the position and the address the records before it gave. */
+struct values_base {
+	uint64_t pos, addr;
+};
+
 struct values_slice {
 	uint64_t pos, global;	/* the thread's and all threads' counts */
 	size_t offset;		/* of the THREAD record */
@@ -25,7 +31,7 @@ struct values_slice {
 struct values_snapshot {
 	uint64_t pos;
 	size_t offset;		/* of the REGS record */
-	uint64_t base;		/* the position before it (dpos) */
+	struct values_base base;	/* before it */
 	uint64_t rip;
 };
 
@@ -51,7 +57,7 @@ struct values_thread {
 
 struct values_chunk {
 	size_t offset;		/* first record */
-	uint64_t base;		/* the position before it (dpos) */
+	struct values_base base;	/* before it */
 	size_t thread;		/* thread current there (index), or SIZE_MAX */
 	size_t slice;		/* its slice */
 	uint64_t max_global;	/* of memory records in this and earlier
@@ -96,12 +102,17 @@ int values_index_open(const char *dir, const char *name,
 		      struct values_index *index);
 void values_index_close(struct values_index *index);
 
-/* The record at OFFSET (< index->end, a record boundary), BASE the
- * position the record before gave (values-format.h, "dpos": a snapshot's
- * or chunk's base, any value before a THREAD record, then each record's
- * pos in turn): 0 or an error. */
+/* The record at OFFSET (< index->end, a record boundary), BASE what the
+ * records before it gave (a snapshot's or chunk's base, anything before a
+ * THREAD record, then values_base_next after each record): 0 or an
+ * error. */
 int values_record_read(const struct values_index *index, size_t offset,
-		       uint64_t base, struct values_record *record);
+		       const struct values_base *base,
+		       struct values_record *record);
+
+/* BASE after record R. */
+void values_base_next(struct values_base *base,
+		      const struct values_record *r);
 
 /* Size of register bit BIT's value (ymm 32 bytes, the rest 8). */
 unsigned values_reg_size(unsigned bit);

@@ -43,10 +43,10 @@ struct hwtr_stores {
 		uint64_t pos;	/* 0: none */
 		size_t start;	/* the scan's first record ... */
 		bool start_ours;	/* ... and whether it is the thread's */
-		uint64_t start_base;	/* ... and the position before it */
+		struct values_base start_base;	/* ... and the base there */
 		size_t stop;	/* the thread's first record of a later
 				 * position, or SIZE_MAX at the log's end */
-		uint64_t stop_base;	/* the position before it */
+		struct values_base stop_base;	/* the base there */
 	} marks[2];
 	unsigned next_mark;
 	struct store_record *records;
@@ -136,14 +136,15 @@ static const struct values_slice *slice_before(const struct values_thread *log,
  * the record there is the thread's. */
 static size_t scan_start(const struct hwtr_stores *s,
 			 const struct values_thread *log, uint64_t pos,
-			 bool *ours, uint64_t *base)
+			 bool *ours, struct values_base *base)
 {
 	const struct values_slice *slice = slice_before(log, pos);
 	size_t best = slice ? slice->offset : SIZE_MAX;
 	unsigned i;
 
 	*ours = false;
-	*base = 0;	/* a THREAD record gives its position whole */
+	/* a THREAD record gives its position whole and starts addresses */
+	*base = (struct values_base){ 0, 0 };
 	for (i = 0; i < 2; i++) {
 		const struct scan_mark *m = &s->marks[i];
 
@@ -177,7 +178,7 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 	struct values_record r;
 	size_t off, start;
 	bool ours, start_ours;
-	uint64_t base, start_base;
+	struct values_base base, start_base;
 	int err;
 
 	start = off = scan_start(s, log, pos, &ours, &base);
@@ -188,8 +189,8 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 	s->nrecords = 0;
 	if (regs)
 		memset(regs->changed, 0, sizeof(regs->changed));
-	for (; off < ix->end; off = r.next, base = r.pos) {
-		if ((err = values_record_read(ix, off, base, &r)))
+	for (; off < ix->end; off = r.next, values_base_next(&base, &r)) {
+		if ((err = values_record_read(ix, off, &base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == log->lwpid;

@@ -310,7 +310,8 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	unsigned bit, offset, rsize;
 	uint8_t value[32];
 	bool found = false, ours = true;
-	uint64_t pos, ip, base;
+	uint64_t pos, ip;
+	struct values_base base;
 	size_t off;
 	int err;
 
@@ -346,8 +347,8 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	if (!snap)
 		return -hwtr_err_notfound;
 	for (off = snap->offset, base = snap->base; off < v->index.end;
-	     off = r.next, base = r.pos) {
-		if ((err = values_record_read(&v->index, off, base, &r)))
+	     off = r.next, values_base_next(&base, &r)) {
+		if ((err = values_record_read(&v->index, off, &base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == ht->log->lwpid;
@@ -499,15 +500,15 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		const struct values_thread *lt;
 		const struct values_slice *s;
 		struct values_record r;
-		uint64_t base;
+		struct values_base base;
 
 		if (!values_chunk_may_touch(c, addr, size))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
 		s = lt ? &lt->slices[c->slice] : NULL;
 		for (off = c->offset, base = c->base; off < end && left;
-		     off = r.next, base = r.pos) {
-			if ((err = values_record_read(ix, off, base, &r)))
+		     off = r.next, values_base_next(&base, &r)) {
+			if ((err = values_record_read(ix, off, &base, &r)))
 				goto out;
 			if (r.type == HWTR_VREC_THREAD) {
 				lt = values_index_thread(ix, r.lwpid);

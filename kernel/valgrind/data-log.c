@@ -79,6 +79,7 @@ static struct data_thread *dcur;
 static ThreadId dcur_tid;
 static struct data_thread *logged;	/* whose THREAD record is current */
 static ULong last_stamp;	/* the position the last record gave */
+static Addr last_addr;		/* the address the last memory record gave */
 static ULong global_count;
 /* The last segment found readable, so that most stores skip the lookup. */
 static Addr readable_lo = 1, readable_hi;
@@ -268,6 +269,7 @@ static void put_thread(void)
 	d64(global_count);
 	logged = dcur;
 	last_stamp = dcur->count;
+	last_addr = 0;
 }
 
 /* The running thread's position, as a record gives it: the difference
@@ -528,6 +530,16 @@ static Bool readable(Addr a, SizeT size)
 	return True;
 }
 
+/* Address A as a memory record gives it: the difference from the last
+ * one's, zigzag (values-format.h, daddr). */
+static inline ULong addr_delta(Addr a)
+{
+	Long d = (Long)(a - last_addr);
+
+	last_addr = a;
+	return ((ULong)d << 1) ^ (ULong)(d >> 63);
+}
+
 static void put_unknown(Addr a, SizeT len)
 {
 	ULong pos;
@@ -539,7 +551,7 @@ static void put_unknown(Addr a, SizeT len)
 	dneed(1 + 3 * VARINT_MAX);
 	d8(HWTR_VREC_UNKNOWN);
 	dvar(pos);
-	dvar(a);
+	dvar(addr_delta(a));
 	dvar(len);
 }
 
@@ -553,7 +565,7 @@ static void put_store(Addr a, SizeT size)
 	dneed(1 + 3 * VARINT_MAX + (UInt)size);
 	d8(HWTR_VREC_STORE);
 	dvar(pos);
-	dvar(a);
+	dvar(addr_delta(a));
 	dvar(size);
 	dbytes((const void *)a, (UInt)size);
 }

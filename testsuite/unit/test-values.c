@@ -22,6 +22,7 @@ struct log {
 	uint8_t b[8192];
 	size_t n;
 	uint64_t last;	/* the position the last record gave */
+	uint64_t last_addr;	/* the address the last memory record gave */
 };
 
 static void put(struct log *l, const void *p, size_t n)
@@ -52,10 +53,21 @@ static void putpos(struct log *l, uint64_t pos)
 	l->last = pos;
 }
 
+/* ADDR as a memory record gives it: the difference from the last one's,
+ * zigzag (daddr). */
+static void putaddr(struct log *l, uint64_t addr)
+{
+	int64_t d = (int64_t)(addr - l->last_addr);
+
+	putvar(l, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	l->last_addr = addr;
+}
+
 static void log_begin(struct log *l, uint32_t version)
 {
 	l->n = 0;
 	l->last = 0;
+	l->last_addr = 0;
 	put(l, HWTR_VALUES_MAGIC, 8);
 	put32(l, version);
 	put32(l, HWTR_VALUES_HEADER_SIZE);
@@ -68,6 +80,7 @@ static void log_thread(struct log *l, uint64_t pos, uint64_t global)
 	put64(l, pos);
 	put64(l, global);
 	l->last = pos;
+	l->last_addr = 0;
 }
 
 /* A full snapshot at POS: GPR i = BASE + i, rflags FLAGS, rip RIP, the
@@ -125,7 +138,7 @@ static void log_store(struct log *l, uint64_t pos, uint64_t addr,
 {
 	put8(l, HWTR_VREC_STORE);
 	putpos(l, pos);
-	putvar(l, addr);
+	putaddr(l, addr);
 	putvar(l, strlen(old));
 	put(l, old, strlen(old));
 }
@@ -135,7 +148,7 @@ static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
 {
 	put8(l, HWTR_VREC_UNKNOWN);
 	putpos(l, pos);
-	putvar(l, addr);
+	putaddr(l, addr);
 	putvar(l, len);
 }
 
@@ -299,6 +312,39 @@ START_TEST(memory_is_the_first_undo_record_at_or_after_the_position)
 	ck_assert_str_eq(st, "SSSSUUUU");
 	memory_at(v, h.thread, 11, st, b);
 	ck_assert_str_eq(st, "SSSSSSSS");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* Memory records give their address as the difference from the last
+ * one's (daddr), going down as well as up, and from 0 again after a THREAD
+ * record; each record is still read at its own address. */
+START_TEST(memory_records_give_addresses_relative_to_the_last)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	char st[9], b[9];
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_store(&l, 3, 0x5002, "c");
+	log_store(&l, 4, 0x5000, "ab");		/* 2 down */
+	log_thread(&l, 5, 5);			/* restated: from 0 again */
+	log_store(&l, 7, 0x5003, "d");
+	log_unknown(&l, 9, 0x5006, 2);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	memory_at(v, h.thread, 1, st, b);
+	ck_assert_str_eq(st, "OOOOSSUU");
+	ck_assert_str_eq(b, "abcd....");
+	memory_at(v, h.thread, 5, st, b);
+	ck_assert_str_eq(st, "SSSOSSUU");
+	ck_assert_str_eq(b, "...d....");
 	hwtr_values_free(v);
 	fixture_history_close(&h);
 }
@@ -498,6 +544,7 @@ int main(void)
 
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
+	tcase_add_test(tc, memory_records_give_addresses_relative_to_the_last);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
