@@ -4,7 +4,8 @@
  * and CRC-32 in the manifest (threads[].stream_size, stream_crc32), and those
  * of every other file it wrote ("files": the sideband, the core, saved
  * objects and trace buffers).  A reader of a finished recording checks them
- * all when it opens it: a file cut (even on a packet boundary), grown,
+ * all when it opens it (the data log when it is first read:
+ * hwtr_values_open): a file cut (even on a packet boundary), grown,
  * changed, swapped with another or replaced is refused with its name, never
  * read as a shorter history that looks whole.  Recordings still being
  * written carry none of this and are read as they are.

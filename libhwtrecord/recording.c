@@ -453,7 +453,8 @@ static int check_streams(struct hwtr_recording *r, const struct update *u,
 	return err;
 }
 
-/* The other files a finished recording lists, each read once. */
+/* The other files a finished recording lists, each read once; but the
+ * data log, the largest, only when it is read (hwtr_values_open). */
 static int check_files(struct hwtr_recording *r,
 		       const struct hwtr_recording_info *info)
 {
@@ -462,10 +463,13 @@ static int check_files(struct hwtr_recording *r,
 
 	for (k = 0; k < info->nfiles && !err; k++) {
 		const struct hwtr_file_check *f = &info->files[k];
-		char *path = hwtr_path_join(r->dir, f->name), field[300];
+		char *path, field[300];
 		struct stat st;
 		int fd;
 
+		if (info->values && !strcmp(f->name, info->values))
+			continue;
+		path = hwtr_path_join(r->dir, f->name);
 		if (!path)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		snprintf(field, sizeof(field), "files.\"%s\"", f->name);

@@ -13,30 +13,47 @@
  * (Valgrind runs one thread at a time, and records come in that order).
  * A record stamped POS happened after the thread's instruction POS began
  * and before POS+1 began.
+ *
+ * "dpos" is how REGS, STORE and UNKNOWN give their POS: the difference
+ * from the position the record before gave (a THREAD record's pos, or the
+ * previous REGS, STORE or UNKNOWN record's; SYNC records give none; 0 at
+ * the start).  Positions only grow between THREAD records, so it is
+ * never negative, and mostly 0 or 1: one byte where the position itself
+ * took four.  A reader that starts anywhere but at a THREAD record needs
+ * the position before it (values-index.c keeps it for each place a read
+ * starts).
+ *
+ * "daddr" is how STORE and UNKNOWN give their ADDR: the difference from
+ * the address the memory record before gave (0 at the start and after a
+ * THREAD record), zigzag-coded (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and
+ * modulo 2^64: stores near the last one take one or two bytes instead of
+ * five or six.
  */
 #ifndef HWTR_VALUES_FORMAT_H
 #define HWTR_VALUES_FORMAT_H
 
 #define HWTR_VALUES_MAGIC "HWTRVALS"	/* 8 bytes */
 /* 2: REGS, STORE and UNKNOWN give their numbers, and REGS its 8-byte
- * registers, as LEB128 (version 1 had fixed u64/u32 fields); version-1 logs are refused, naming the version. */
-#define HWTR_VALUES_VERSION 2
+ * registers, as LEB128 (version 1 had fixed u64/u32 fields).  3: their
+ * positions as dpos and their addresses as daddr (version 2 gave them whole:
+ * 7.0 bytes an instruction on gzip, 4.x now).  Older logs are refused, naming the version. */
+#define HWTR_VALUES_VERSION 3
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
 enum hwtr_values_record {
 	/* u32 lwpid, u64 pos, u64 global: the records that follow are this
 	 * thread's; it has run POS instructions and all threads GLOBAL. */
 	HWTR_VREC_THREAD = 1,
-	/* var pos, var mask, then for each bit of mask from the lowest its
+	/* var dpos, var mask, then for each bit of mask from the lowest its
 	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes): the registers just before instruction POS,
 	 * those that differ from before.  Later records of the same POS
 	 * replace earlier ones (an instruction that faulted did not run). */
 	HWTR_VREC_REGS = 2,
-	/* var pos, var addr, var size, SIZE bytes: memory at ADDR held these
+	/* var dpos, var daddr, var size, SIZE bytes: memory at ADDR held these
 	 * bytes before instruction POS (or the kernel, during it) changed
 	 * them. */
 	HWTR_VREC_STORE = 3,
-	/* var pos, var addr, var len: what the range held before this point
+	/* var dpos, var daddr, var len: what the range held before this point
 	 * is not known (it was mapped, unmapped, or written by the kernel in
 	 * a way that was not logged). */
 	HWTR_VREC_UNKNOWN = 4,
@@ -59,7 +76,7 @@ enum hwtr_values_record {
  * register and perhaps the flags: type HWTR_VREC_REGS_ONE | bit (any
  * HWTR_VREG_* but rflags), plus HWTR_VREC_REGS_AND_FLAGS if rflags
  * changed too, or HWTR_VREC_REGS_ONE | HWTR_VREG_RFLAGS alone; then var
- * pos and the values as in HWTR_VREC_REGS (no mask: the type says it). */
+ * dpos and the values as in HWTR_VREC_REGS (no mask: the type says it). */
 #define HWTR_VREC_REGS_ONE 0x80
 #define HWTR_VREC_REGS_AND_FLAGS 0x40
 

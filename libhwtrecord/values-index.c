@@ -4,8 +4,11 @@
 #include "values-format.h"
 #include "error.h"
 #include "recording-file.h"
+#include "integrity.h"
 
+#include <hwtrecord.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -77,9 +80,39 @@ static bool short_regs_mask(uint8_t type, uint64_t *mask)
 	return true;
 }
 
+/* R->pos from its dpos D after BASE: 0, or an error when it overflows. */
+static int stamp(struct values_record *r, uint64_t base, uint64_t d,
+		 const char *name)
+{
+	if (d > UINT64_MAX - base)
+		return hwtr_fail(hwtr_err_format, "%s: offset %zu: position "
+				 "%llu + %llu overflows", name, r->offset,
+				 (unsigned long long)base,
+				 (unsigned long long)d);
+	r->pos = base + d;
+	return 0;
+}
+
+/* The address a daddr Z gives after BASE (zigzag: 0, -1, 1, -2 ... as
+ * 0, 1, 2, 3 ...; modulo 2^64). */
+static uint64_t unzigzag(uint64_t base, uint64_t z)
+{
+	return base + ((z >> 1) ^ (0 - (z & 1)));
+}
+
+void values_base_next(struct values_base *base, const struct values_record *r)
+{
+	base->pos = r->pos;
+	if (r->type == HWTR_VREC_THREAD)
+		base->addr = 0;
+	else if (r->type == HWTR_VREC_STORE || r->type == HWTR_VREC_UNKNOWN)
+		base->addr = r->addr;
+}
+
 /* 0 and the record, or 1 when the log ends inside it (cut off), or an
- * error for a record that cannot be. */
+ * error for a record that cannot be.  BASE: see values_record_read. */
 static int read_record(const uint8_t *log, size_t size, size_t off,
+		       const struct values_base *base,
 		       struct values_record *r, const char *name)
 {
 	size_t avail = size - off, at = off;
@@ -88,6 +121,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
+	r->pos = base->pos;
 	if (avail < 1)
 		return 1;
 	r->type = log[off];
@@ -101,9 +135,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = off + 21;
 		return 0;
 	case HWTR_VREC_REGS:
-		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 2, v, &at, name)) ||
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
-		r->pos = v[0];
 		r->mask = v[1];
 	regs:
 		if (r->mask & ~HWTR_VREG_ALL)
@@ -126,10 +160,10 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = at;
 		return 0;
 	case HWTR_VREC_STORE:
-		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
-		r->pos = v[0];
-		r->addr = v[1];
+		r->addr = unzigzag(base->addr, v[1]);
 		r->len = v[2];
 		if (r->len == 0 || r->len > UINT32_MAX ||
 		    r->addr + r->len < r->addr)
@@ -143,10 +177,10 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		r->next = at + r->len;
 		return 0;
 	case HWTR_VREC_UNKNOWN:
-		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)))
+		if ((err = get_varints(log, size, off + 1, 3, v, &at, name)) ||
+		    (err = stamp(r, base->pos, v[0], name)))
 			return err;
-		r->pos = v[0];
-		r->addr = v[1];
+		r->addr = unzigzag(base->addr, v[1]);
 		r->len = v[2];
 		if (r->addr + r->len < r->addr)
 			r->len = -r->addr;	/* to the top */
@@ -169,10 +203,10 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 	default:
 		if (short_regs_mask(r->type, &r->mask)) {
 			if ((err = get_varints(log, size, off + 1, 1, v, &at,
-					       name)))
+					       name)) ||
+			    (err = stamp(r, base->pos, v[0], name)))
 				return err;
 			r->type = HWTR_VREC_REGS;
-			r->pos = v[0];
 			goto regs;
 		}
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: unknown "
@@ -215,9 +249,11 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 }
 
 int values_record_read(const struct values_index *index, size_t offset,
+		       const struct values_base *base,
 		       struct values_record *record)
 {
-	int err = read_record(index->log, index->end, offset, record, "values");
+	int err = read_record(index->log, index->end, offset, base, record,
+			      "values");
 
 	return err > 0 ? hwtr_fail(hwtr_err_format, "values: offset %zu: cut "
 				   "off", offset) : err;
@@ -320,6 +356,7 @@ static int index_records(struct values_index *ix, const char *name)
 {
 	size_t off = HWTR_VALUES_HEADER_SIZE, cap_chunks = 0, cur = SIZE_MAX;
 	uint64_t max_global = 0;
+	struct values_base base = { 0, 0 };
 	struct values_record r;
 	int err = 0;
 
@@ -335,13 +372,14 @@ static int index_records(struct values_index *ix, const char *name)
 			c = &ix->chunks[ix->nchunks++];
 			memset(c, 0, sizeof(*c));
 			c->offset = off;
+			c->base = base;
 			c->thread = cur;
 			c->slice = cur == SIZE_MAX ? 0
 				   : ix->threads[cur].nslices - 1;
 			c->max_global = max_global;
 		}
 		c = &ix->chunks[ix->nchunks - 1];
-		err = read_record(ix->log, ix->size, off, &r, name);
+		err = read_record(ix->log, ix->size, off, &base, &r, name);
 		if (err < 0)
 			return err;
 		if (err > 0)
@@ -385,7 +423,7 @@ static int index_records(struct values_index *ix, const char *name)
 				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =
 					(struct values_snapshot){
-						r.pos, off, get64(rip) };
+						r.pos, off, base, get64(rip) };
 			}
 			break;
 		case HWTR_VREC_STORE:
@@ -432,12 +470,14 @@ static int index_records(struct values_index *ix, const char *name)
 		if (r.type == HWTR_VREC_THREAD && r.pos > t->last_pos)
 			t->last_pos = r.pos;
 		off = r.next;
+		values_base_next(&base, &r);
 		ix->end = off;
 	}
 	return 0;
 }
 
 int values_index_open(const char *dir, const char *name,
+		      const struct hwtr_file_check *check,
 		      struct values_index *ix)
 {
 	struct stat st;
@@ -461,6 +501,19 @@ int values_index_open(const char *dir, const char *name,
 	ix->log = map;
 	ix->size = (size_t)st.st_size;
 	ix->end = HWTR_VALUES_HEADER_SIZE;
+	if (check) {
+		char *path = hwtr_path_join(dir, name), field[300];
+
+		snprintf(field, sizeof(field), "files.\"%s\"", check->name);
+		err = path ? integrity_check(path, field, ix->log, ix->size,
+					     check->size, check->crc32)
+			   : hwtr_fail(hwtr_err_nomem, "out of memory");
+		free(path);
+		if (err) {
+			values_index_close(ix);
+			return err;
+		}
+	}
 	if (memcmp(ix->log, HWTR_VALUES_MAGIC, 8)) {
 		values_index_close(ix);
 		return hwtr_fail(hwtr_err_format, "%s/%s: offset 0: not a "

@@ -15,6 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hwtr_file_check;
+
+/* What a record's relative numbers start from (values-format.h: dpos,
+ * daddr): the position and the address the records before it gave. */
+struct values_base {
+	uint64_t pos, addr;
+};
+
 struct values_slice {
 	uint64_t pos, global;	/* the thread's and all threads' counts */
 	size_t offset;		/* of the THREAD record */
@@ -23,6 +31,7 @@ struct values_slice {
 struct values_snapshot {
 	uint64_t pos;
 	size_t offset;		/* of the REGS record */
+	struct values_base base;	/* before it */
 	uint64_t rip;
 };
 
@@ -48,6 +57,7 @@ struct values_thread {
 
 struct values_chunk {
 	size_t offset;		/* first record */
+	struct values_base base;	/* before it */
 	size_t thread;		/* thread current there (index), or SIZE_MAX */
 	size_t slice;		/* its slice */
 	uint64_t max_global;	/* of memory records in this and earlier
@@ -76,7 +86,8 @@ struct values_record {
 	uint8_t type;
 	size_t offset, next;	/* of this record and of the one after */
 	uint32_t lwpid;		/* THREAD */
-	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN */
+	uint64_t pos, global;	/* THREAD; pos also REGS, STORE, UNKNOWN
+				 * (and SYNC: the position before it) */
 	uint64_t mask;		/* REGS */
 	const uint8_t *values;	/* REGS: the values (encoded: read them with
 				 * values_record_register), STORE: the old
@@ -84,15 +95,26 @@ struct values_record {
 	uint64_t addr, len;	/* STORE, UNKNOWN */
 };
 
-/* Map and index the log PATH (for messages, NAME as the recording names
- * it): 0, or a negative hwtr_error naming the file and offset. */
+/* Map and index the log NAME in recording directory DIR: 0, or a
+ * negative hwtr_error naming the file and offset.  CHECK, when not NULL,
+ * is what the finished recording's manifest says of the file (length and
+ * CRC-32): checked on the mapped bytes before any record is read. */
 int values_index_open(const char *dir, const char *name,
+		      const struct hwtr_file_check *check,
 		      struct values_index *index);
 void values_index_close(struct values_index *index);
 
-/* The record at OFFSET (< index->end, a record boundary): 0 or an error. */
+/* The record at OFFSET (< index->end, a record boundary), BASE what the
+ * records before it gave (a snapshot's or chunk's base, anything before a
+ * THREAD record, then values_base_next after each record): 0 or an
+ * error. */
 int values_record_read(const struct values_index *index, size_t offset,
+		       const struct values_base *base,
 		       struct values_record *record);
+
+/* BASE after record R. */
+void values_base_next(struct values_base *base,
+		      const struct values_record *r);
 
 /* Size of register bit BIT's value (ymm 32 bytes, the rest 8). */
 unsigned values_reg_size(unsigned bit);

@@ -18,6 +18,7 @@
 #include "values-access.h"
 #include "values-format.h"
 #include "values-stores.h"
+#include "values-registers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,10 @@ struct hwtr_stores {
 		uint64_t pos;	/* 0: none */
 		size_t start;	/* the scan's first record ... */
 		bool start_ours;	/* ... and whether it is the thread's */
+		struct values_base start_base;	/* ... and the base there */
 		size_t stop;	/* the thread's first record of a later
 				 * position, or SIZE_MAX at the log's end */
+		struct values_base stop_base;	/* the base there */
 	} marks[2];
 	unsigned next_mark;
 	struct store_record *records;
@@ -133,13 +136,15 @@ static const struct values_slice *slice_before(const struct values_thread *log,
  * the record there is the thread's. */
 static size_t scan_start(const struct hwtr_stores *s,
 			 const struct values_thread *log, uint64_t pos,
-			 bool *ours)
+			 bool *ours, struct values_base *base)
 {
 	const struct values_slice *slice = slice_before(log, pos);
 	size_t best = slice ? slice->offset : SIZE_MAX;
 	unsigned i;
 
 	*ours = false;
+	/* a THREAD record gives its position whole and starts addresses */
+	*base = (struct values_base){ 0, 0 };
 	for (i = 0; i < 2; i++) {
 		const struct scan_mark *m = &s->marks[i];
 
@@ -148,10 +153,12 @@ static size_t scan_start(const struct hwtr_stores *s,
 		if (m->pos == pos && (best == SIZE_MAX || m->start >= best)) {
 			best = m->start;
 			*ours = m->start_ours;
+			*base = m->start_base;
 		} else if (m->pos < pos && m->stop != SIZE_MAX &&
 			   (best == SIZE_MAX || m->stop > best)) {
 			best = m->stop;
 			*ours = true;	/* the stop record is the thread's */
+			*base = m->stop_base;
 		}
 	}
 	return best;
@@ -171,17 +178,19 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 	struct values_record r;
 	size_t off, start;
 	bool ours, start_ours;
+	struct values_base base, start_base;
 	int err;
 
-	start = off = scan_start(s, log, pos, &ours);
+	start = off = scan_start(s, log, pos, &ours, &base);
 	start_ours = ours;
+	start_base = base;
 	if (off == SIZE_MAX)
 		return -hwtr_err_notfound;
 	s->nrecords = 0;
 	if (regs)
 		memset(regs->changed, 0, sizeof(regs->changed));
-	for (; off < ix->end; off = r.next) {
-		if ((err = values_record_read(ix, off, &r)))
+	for (; off < ix->end; off = r.next, values_base_next(&base, &r)) {
+		if ((err = values_record_read(ix, off, &base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == log->lwpid;
@@ -205,8 +214,8 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 			return err;
 	}
 	*mark = (struct scan_mark){ .pos = pos, .start = start,
-		.start_ours = start_ours,
-		.stop = off < ix->end ? off : SIZE_MAX };
+		.start_ours = start_ours, .start_base = start_base,
+		.stop = off < ix->end ? off : SIZE_MAX, .stop_base = base };
 	s->next_mark ^= 1;
 	return 0;
 }
@@ -439,53 +448,19 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 	return 0;
 }
 
-/* x86 eflags bits that are set whenever user code runs (IF, bit 1), which
- * the log leaves out; as values.c. */
-#define USER_EFLAGS_ALWAYS 0x202u
-
 /* The registers a REGS record sets, as hwtr_values_register gives them
- * (values.c: register_bit): its bits' values in mask order, rflags as
- * GDB's 32-bit eflags, ymm as xmm (low half) and ymmNh (high half); rip
- * is the history's and left out.  A later record's value replaces an
- * earlier one's. */
+ * (values-registers.c); rip is the history's and left out.  A later
+ * record's value replaces an earlier one's. */
 static void take_registers(const struct values_record *r,
 			   struct stores_registers *regs)
 {
-	uint8_t v[32];
-	unsigned bit;
+	unsigned regno, bit, offset, size;
 
-	for (bit = 0; bit < HWTR_VREG_COUNT; bit++) {
-		/* values are encoded (LEB128): decoded one by one */
-		if (!((r->mask >> bit) & 1) ||
-		    !values_record_register(r, bit, v))
-			continue;
-		if (bit < HWTR_VREG_GPR0 + 16) {
-			unsigned regno = hwtr_amd64_rax + bit - HWTR_VREG_GPR0;
-
-			memcpy(regs->value[regno], v, 8);
+	for (regno = 0; regno < hwtr_amd64_nregs; regno++)
+		if (values_register_bit(regno, &bit, &offset, &size) &&
+		    ((r->mask >> bit) & 1) &&
+		    values_record_gdb_register(r, regno, regs->value[regno]))
 			regs->changed[regno] = true;
-		} else if (bit == HWTR_VREG_RFLAGS) {
-			uint32_t eflags;
-
-			memcpy(&eflags, v, 4);
-			eflags |= USER_EFLAGS_ALWAYS;
-			memcpy(regs->value[hwtr_amd64_eflags], &eflags, 4);
-			regs->changed[hwtr_amd64_eflags] = true;
-		} else if (bit == HWTR_VREG_FS_BASE || bit == HWTR_VREG_GS_BASE) {
-			unsigned regno = bit == HWTR_VREG_FS_BASE
-					 ? hwtr_amd64_fs_base : hwtr_amd64_gs_base;
-
-			memcpy(regs->value[regno], v, 8);
-			regs->changed[regno] = true;
-		} else if (bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16) {
-			unsigned i = bit - HWTR_VREG_YMM0;
-
-			memcpy(regs->value[hwtr_amd64_xmm0 + i], v, 16);
-			memcpy(regs->value[hwtr_amd64_ymm0h + i], v + 16, 16);
-			regs->changed[hwtr_amd64_xmm0 + i] = true;
-			regs->changed[hwtr_amd64_ymm0h + i] = true;
-		}
-	}
 }
 
 int stores_registers_after(struct hwtr_stores *s, uint64_t number,

@@ -20,6 +20,7 @@
 #include "values-index.h"
 #include "values-format.h"
 #include "values-access.h"
+#include "values-registers.h"
 #include "error.h"
 #include "history.h"
 
@@ -45,9 +46,6 @@ struct hwtr_values {
 /* Most snapshots are checked against the history's PC: at most this many,
  * spread over each thread. */
 #define SNAPSHOT_CHECKS 256
-
-/* x86 eflags bits that are set whenever user code runs: IF, bit 1. */
-#define USER_EFLAGS_ALWAYS 0x202u
 
 static int collect_gaps(struct values_history_thread *ht)
 {
@@ -182,6 +180,23 @@ static int check_alignment(struct hwtr_values *v,
 	return 0;
 }
 
+/* What the finished recording's manifest says of the log's length and
+ * CRC-32, or NULL.  Checked when the log is read (values_index_open), not
+ * at every open of the recording (recording.c leaves it out there): most
+ * opens never read it, and reading it costs a pass over it anyway. */
+static const struct hwtr_file_check *log_check(
+	const struct hwtr_recording_info *info)
+{
+	size_t k;
+
+	if (!info->complete)
+		return NULL;
+	for (k = 0; k < info->nfiles; k++)
+		if (!strcmp(info->files[k].name, info->values))
+			return &info->files[k];
+	return NULL;
+}
+
 int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 {
 	const struct hwtr_recording_info *info;
@@ -206,7 +221,8 @@ int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 	if (!v)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if ((err = values_index_open(hwtr_recording_path(history->recording),
-				     info->values, &v->index))) {
+				     info->values, log_check(info),
+				     &v->index))) {
 		free(v);
 		return err;
 	}
@@ -275,34 +291,6 @@ static uint64_t known_positions(const struct values_thread *lt)
 	return lt->synced ? lt->sync_count : lt->last_pos;
 }
 
-/* The bit of REGNO in a REGS mask, where in it the value is (OFFSET) and
- * how many bytes of it are REGNO's (SIZE); false if the log has none. */
-static bool register_bit(unsigned regno, unsigned *bit, unsigned *offset,
-			 unsigned *size)
-{
-	*offset = 0;
-	*size = 8;
-	if (regno <= hwtr_amd64_r15)
-		*bit = HWTR_VREG_GPR0 + regno;
-	else if (regno == hwtr_amd64_eflags) {
-		*bit = HWTR_VREG_RFLAGS;
-		*size = 4;	/* GDB's eflags is 32 bits */
-	} else if (regno == hwtr_amd64_fs_base)
-		*bit = HWTR_VREG_FS_BASE;
-	else if (regno == hwtr_amd64_gs_base)
-		*bit = HWTR_VREG_GS_BASE;
-	else if (regno >= hwtr_amd64_xmm0 && regno < hwtr_amd64_xmm0 + 16) {
-		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_xmm0);
-		*size = 16;
-	} else if (regno >= hwtr_amd64_ymm0h && regno < hwtr_amd64_ymm0h + 16) {
-		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_ymm0h);
-		*offset = 16;
-		*size = 16;
-	} else
-		return false;
-	return true;
-}
-
 /* The last snapshot of LT at or before POS, or NULL. */
 static const struct values_snapshot *snapshot_before(
 	const struct values_thread *lt, uint64_t pos)
@@ -331,6 +319,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	uint8_t value[32];
 	bool found = false, ours = true;
 	uint64_t pos, ip;
+	struct values_base base;
 	size_t off;
 	int err;
 
@@ -357,7 +346,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 		memcpy(buf, &ip, 8);
 		return 8;
 	}
-	if (!register_bit(regno, &bit, &offset, &rsize))
+	if (!values_register_bit(regno, &bit, &offset, &rsize))
 		return -hwtr_err_notfound;
 	if (size < rsize)
 		return hwtr_fail(hwtr_err_invalid, "values: register %u needs "
@@ -365,8 +354,9 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	snap = snapshot_before(ht->log, pos);
 	if (!snap)
 		return -hwtr_err_notfound;
-	for (off = snap->offset; off < v->index.end; off = r.next) {
-		if ((err = values_record_read(&v->index, off, &r)))
+	for (off = snap->offset, base = snap->base; off < v->index.end;
+	     off = r.next, values_base_next(&base, &r)) {
+		if ((err = values_record_read(&v->index, off, &base, &r)))
 			return err;
 		if (r.type == HWTR_VREC_THREAD) {
 			ours = r.lwpid == ht->log->lwpid;
@@ -378,22 +368,13 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 			continue;
 		if (r.pos > pos)
 			break;
-		if (values_record_register(&r, bit, value)) {
-			memcpy(buf, value + offset, rsize);
+		if (values_record_gdb_register(&r, regno, value)) {
+			memcpy(buf, value, rsize);
 			found = true;
 		}
 	}
 	if (!found)
 		return -hwtr_err_notfound;
-	if (bit == HWTR_VREG_RFLAGS) {
-		uint32_t eflags;
-
-		/* VEX computes the arithmetic flags, DF, ID and AC; in user
-		 * mode IF and the reserved bit 1 are always set. */
-		memcpy(&eflags, buf, 4);
-		eflags |= USER_EFLAGS_ALWAYS;
-		memcpy(buf, &eflags, 4);
-	}
 	return (int)rsize;
 }
 
@@ -527,13 +508,15 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		const struct values_thread *lt;
 		const struct values_slice *s;
 		struct values_record r;
+		struct values_base base;
 
 		if (!values_chunk_may_touch(c, addr, size))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
 		s = lt ? &lt->slices[c->slice] : NULL;
-		for (off = c->offset; off < end && left; off = r.next) {
-			if ((err = values_record_read(ix, off, &r)))
+		for (off = c->offset, base = c->base; off < end && left;
+		     off = r.next, values_base_next(&base, &r)) {
+			if ((err = values_record_read(ix, off, &base, &r)))
 				goto out;
 			if (r.type == HWTR_VREC_THREAD) {
 				lt = values_index_thread(ix, r.lwpid);

@@ -85,6 +85,8 @@ static struct data_thread *dthreads;
 static struct data_thread *dcur;
 static ThreadId dcur_tid;
 static struct data_thread *logged;	/* whose THREAD record is current */
+static ULong last_stamp;	/* the position the last record gave */
+static Addr last_addr;		/* the address the last memory record gave */
 static ULong global_count;
 /* The last segment found readable, so that most stores skip the lookup. */
 static Addr readable_lo = 1, readable_hi;
@@ -296,13 +298,25 @@ static void put_thread(void)
 	d64(dcur->count);
 	d64(global_count);
 	logged = dcur;
+	last_stamp = dcur->count;
+	last_addr = 0;
 }
 
-static inline ULong pos_now(void)
+/* The running thread's position, as a record gives it: the difference
+ * from the last record's (values-format.h).  Positions only grow within a
+ * thread's slice; should one not, a THREAD record restates it. */
+static inline ULong pos_delta(void)
 {
+	ULong pos, delta;
+
 	if (UNLIKELY(logged != dcur))
 		put_thread();
-	return dcur->count;
+	pos = dcur->count;
+	if (UNLIKELY(pos < last_stamp))
+		put_thread();
+	delta = pos - last_stamp;
+	last_stamp = pos;
+	return delta;
 }
 
 /* ------------------------------------------------------------ registers */
@@ -446,7 +460,7 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 	t->shadow_valid = True;
 	if (!changed)
 		return;
-	pos = pos_now();
+	pos = pos_delta();
 	/* At most: every 8-byte register a full varint, every ymm. */
 	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32);
 	others = changed & ~(1ull << HWTR_VREG_RFLAGS);
@@ -551,18 +565,28 @@ static Bool readable(Addr a, SizeT size)
 	return True;
 }
 
+/* Address A as a memory record gives it: the difference from the last
+ * one's, zigzag (values-format.h, daddr). */
+static inline ULong addr_delta(Addr a)
+{
+	Long d = (Long)(a - last_addr);
+
+	last_addr = a;
+	return ((ULong)d << 1) ^ (ULong)(d >> 63);
+}
+
 static void put_unknown(Addr a, SizeT len)
 {
 	ULong pos;
 
 	if (!dcur)
 		return;		/* before the first instruction */
-	pos = pos_now();
+	pos = pos_delta();
 
 	dneed(1 + 3 * VARINT_MAX);
 	d8(HWTR_VREC_UNKNOWN);
 	dvar(pos);
-	dvar(a);
+	dvar(addr_delta(a));
 	dvar(len);
 }
 
@@ -572,11 +596,11 @@ static void put_store(Addr a, SizeT size)
 
 	if (!readable(a, size))
 		return;		/* it faults: nothing is written */
-	pos = pos_now();
+	pos = pos_delta();
 	dneed(1 + 3 * VARINT_MAX + (UInt)size);
 	d8(HWTR_VREC_STORE);
 	dvar(pos);
-	dvar(a);
+	dvar(addr_delta(a));
 	dvar(size);
 	dbytes((const void *)a, (UInt)size);
 }

@@ -21,6 +21,8 @@
 struct log {
 	uint8_t b[8192];
 	size_t n;
+	uint64_t last;	/* the position the last record gave */
+	uint64_t last_addr;	/* the address the last memory record gave */
 };
 
 static void put(struct log *l, const void *p, size_t n)
@@ -43,9 +45,29 @@ static void putvar(struct log *l, uint64_t v)
 	put8(l, (uint8_t)v);
 }
 
+/* POS as a record gives it: the difference from the last (dpos). */
+static void putpos(struct log *l, uint64_t pos)
+{
+	ck_assert_uint_ge(pos, l->last);
+	putvar(l, pos - l->last);
+	l->last = pos;
+}
+
+/* ADDR as a memory record gives it: the difference from the last one's,
+ * zigzag (daddr). */
+static void putaddr(struct log *l, uint64_t addr)
+{
+	int64_t d = (int64_t)(addr - l->last_addr);
+
+	putvar(l, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	l->last_addr = addr;
+}
+
 static void log_begin(struct log *l, uint32_t version)
 {
 	l->n = 0;
+	l->last = 0;
+	l->last_addr = 0;
 	put(l, HWTR_VALUES_MAGIC, 8);
 	put32(l, version);
 	put32(l, HWTR_VALUES_HEADER_SIZE);
@@ -57,6 +79,8 @@ static void log_thread(struct log *l, uint64_t pos, uint64_t global)
 	put32(l, 1);
 	put64(l, pos);
 	put64(l, global);
+	l->last = pos;
+	l->last_addr = 0;
 }
 
 /* A full snapshot at POS: GPR i = BASE + i, rflags FLAGS, rip RIP, the
@@ -67,7 +91,7 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	unsigned i;
 
 	put8(l, HWTR_VREC_REGS);
-	putvar(l, pos);
+	putpos(l, pos);
 	putvar(l, HWTR_VREG_ALL);
 	for (i = 0; i < 16; i++)
 		putvar(l, base + i);
@@ -85,11 +109,11 @@ static void log_rax_as(struct log *l, uint64_t pos, uint64_t rax, bool masked)
 {
 	if (masked) {
 		put8(l, HWTR_VREC_REGS);
-		putvar(l, pos);
+		putpos(l, pos);
 		putvar(l, 1);
 	} else {
 		put8(l, HWTR_VREC_REGS_ONE | HWTR_VREG_GPR0);
-		putvar(l, pos);
+		putpos(l, pos);
 	}
 	putvar(l, rax);
 }
@@ -104,7 +128,7 @@ static void log_rax_flags(struct log *l, uint64_t pos, uint64_t rax,
 			  uint64_t flags)
 {
 	put8(l, HWTR_VREC_REGS_ONE | HWTR_VREC_REGS_AND_FLAGS | HWTR_VREG_GPR0);
-	putvar(l, pos);
+	putpos(l, pos);
 	putvar(l, rax);
 	putvar(l, flags);
 }
@@ -113,8 +137,8 @@ static void log_store(struct log *l, uint64_t pos, uint64_t addr,
 		      const char *old)
 {
 	put8(l, HWTR_VREC_STORE);
-	putvar(l, pos);
-	putvar(l, addr);
+	putpos(l, pos);
+	putaddr(l, addr);
 	putvar(l, strlen(old));
 	put(l, old, strlen(old));
 }
@@ -123,8 +147,8 @@ static void log_unknown(struct log *l, uint64_t pos, uint64_t addr,
 			uint64_t len)
 {
 	put8(l, HWTR_VREC_UNKNOWN);
-	putvar(l, pos);
-	putvar(l, addr);
+	putpos(l, pos);
+	putaddr(l, addr);
 	putvar(l, len);
 }
 
@@ -295,6 +319,39 @@ START_TEST(memory_is_the_first_undo_record_at_or_after_the_position)
 }
 END_TEST
 
+/* Memory records give their address as the difference from the last
+ * one's (daddr), going down as well as up, and from 0 again after a THREAD
+ * record; each record is still read at its own address. */
+START_TEST(memory_records_give_addresses_relative_to_the_last)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	char st[9], b[9];
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_store(&l, 3, 0x5002, "c");
+	log_store(&l, 4, 0x5000, "ab");		/* 2 down */
+	log_thread(&l, 5, 5);			/* restated: from 0 again */
+	log_store(&l, 7, 0x5003, "d");
+	log_unknown(&l, 9, 0x5006, 2);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	memory_at(v, h.thread, 1, st, b);
+	ck_assert_str_eq(st, "OOOOSSUU");
+	ck_assert_str_eq(b, "abcd....");
+	memory_at(v, h.thread, 5, st, b);
+	ck_assert_str_eq(st, "SSSOSSUU");
+	ck_assert_str_eq(b, "...d....");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
 START_TEST(a_log_cut_off_gives_registers_but_no_memory)
 {
 	struct fixture_history h;
@@ -437,14 +494,44 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), want));
 	fixture_history_close(&h);
 
-	/* Version 1 (fixed-size fields) is refused, naming its version. */
-	usual_log(&l, true);
-	l.b[8] = 1;
-	open_with_log(&h, &l, 1);
-	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
-	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "data log \"values\" "
-				     "is version 1; this reader reads version "
-				     "2"));
+	/* Versions 1 (fixed-size fields) and 2 (whole positions) are
+	 * refused, naming their version, in the manifest and in the log. */
+	for (int old = 1; old <= 2; old++) {
+		usual_log(&l, true);
+		l.b[8] = (uint8_t)old;
+		open_with_log(&h, &l, old);
+		ck_assert_int_eq(hwtr_values_open(h.history, &v),
+				 -hwtr_err_version);
+		snprintf(want, sizeof(want), "data log \"values\" is version "
+			 "%d; this reader reads version 3", old);
+		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
+			      hwtr_last_error());
+		fixture_history_close(&h);
+
+		usual_log(&l, true);
+		l.b[8] = (uint8_t)old;
+		open_with_log(&h, &l, HWTR_VALUES_VERSION);
+		ck_assert_int_eq(hwtr_values_open(h.history, &v),
+				 -hwtr_err_version);
+		snprintf(want, sizeof(want), "values: offset 8: data log "
+			 "version %d; this reader reads version 3", old);
+		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
+			      hwtr_last_error());
+		fixture_history_close(&h);
+	}
+
+	/* A position that overflows 64 bits is named, not wrapped. */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, UINT64_MAX - 1, 0);
+	put8(&l, HWTR_VREC_REGS_ONE | HWTR_VREG_GPR0);
+	putvar(&l, 2);
+	putvar(&l, 7);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "values: offset 37: position "
+			     "18446744073709551614 + 2 overflows") != NULL,
+		      "%s", hwtr_last_error());
+	ck_assert_ptr_null(v);
 	fixture_history_close(&h);
 
 	/* A number longer than 64 bits: the byte that overflows is named (the
@@ -505,6 +592,7 @@ int main(void)
 
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
+	tcase_add_test(tc, memory_records_give_addresses_relative_to_the_last);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
 	tcase_add_test(tc, a_log_stopped_live_is_whole_up_to_its_last_sync);
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
