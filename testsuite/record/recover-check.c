@@ -337,6 +337,7 @@ int main(int argc, char **argv)
 		      wrong[NBANDS] = { 0 }, bad = 0;
 	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
 		      mwrong[NBANDS] = { 0 };
+	unsigned long reg_recovered[NBANDS][16] = { { 0 } };
 	struct core_memory cm;
 	uint64_t *number;
 	struct step *steps;
@@ -423,6 +424,7 @@ int main(int argc, char **argv)
 			if (rc < 0)
 				continue;
 			recovered[b]++;
+			reg_recovered[b][r]++;
 			if (v != steps[i].reg[r]) {
 				wrong[b]++;
 				if (bad++ < 20)
@@ -496,6 +498,18 @@ int main(int argc, char **argv)
 			       mcompared[b], mrecovered[b], mcompared[b] ?
 			       100.0 * mrecovered[b] / mcompared[b] : 0.0,
 			       mwrong[b]);
+	/* Which registers stay unknown: per register, the share recovered. */
+	for (b = 0; b < NBANDS; b++) {
+		unsigned r;
+
+		if (!compared[b])
+			continue;
+		printf("%-10s", band_name[b]);
+		for (r = 0; r < 16; r++)
+			printf(" %s %.0f%%", reg_names[r],
+			       100.0 * reg_recovered[b][r] / (compared[b] / 16));
+		printf("\n");
+	}
 	printf("recover-check: %lu wrong values\n", bad);
 	hwtr_recovery_free(recovery);
 	hwtr_cursor_free(cursor);
