@@ -30,6 +30,7 @@
  */
 #include "recover-x86.h"
 #include "recover-bytes.h"
+#include "recover-stack.h"
 
 #include "error.h"
 
@@ -83,6 +84,8 @@ struct hwtr_recovery {
 	 * pass cannot tell apart from bytes changed later). */
 	uint64_t *operand;
 	uint8_t *operand_known;
+	struct recover_equality *equalities;	/* through stack slots */
+	size_t nequalities;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -677,6 +680,47 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	return changed;
 }
 
+/* A slot (or the value before the window, SLOT UINT32_MAX) of R. */
+static bool slot_value(const struct hwtr_recovery *rec, unsigned r,
+		       uint32_t slot, uint64_t *v)
+{
+	if (slot == UINT32_MAX) {
+		*v = rec->init[r];
+		return rec->init_known >> r & 1;
+	}
+	*v = rec->slots[r].val[slot];
+	return rec->slots[r].known[slot];
+}
+
+static bool learn_slot(struct hwtr_recovery *rec, unsigned r, uint32_t slot,
+		       uint64_t v)
+{
+	return slot == UINT32_MAX ? learn_init(rec, r, v)
+				  : learn(rec, r, slot, v);
+}
+
+/* What the stack slots carry (recover-stack.h): a register loaded back
+ * is what was stored, whichever of the two is known. */
+static bool equality_pass(struct hwtr_recovery *rec)
+{
+	bool changed = false;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < rec->nequalities; i++) {
+		const struct recover_equality *e = &rec->equalities[i];
+
+		if (e->constant) {
+			changed |= learn(rec, e->reg, e->slot, e->value);
+		} else if (slot_value(rec, e->reg, e->slot, &v)) {
+			changed |= learn_slot(rec, e->src_reg, e->src_slot, v);
+		} else if (slot_value(rec, e->src_reg, e->src_slot, &v)) {
+			changed |= learn(rec, e->reg, e->slot, v);
+		}
+	}
+	return changed;
+}
+
 static int compare_refs(const void *a, const void *b)
 {
 	const struct store_ref *x = a, *y = b;
@@ -824,11 +868,18 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto fail;
 	}
+	/* Through memory only when nothing else writes it (one thread). */
+	if (rec->read_memory &&
+	    (err = recover_stack_equalities(rec->ops, rec->nops,
+					    &rec->equalities,
+					    &rec->nequalities)))
+		goto fail;
 	for (pass = 0; pass < MAX_PASSES; pass++) {
-		bool b = backward_pass(rec), f = forward_pass(rec);
+		bool b = backward_pass(rec), f = forward_pass(rec),
+		     e = equality_pass(rec);
 
 		rec->stats.passes = pass + 1;
-		if (!b && !f)
+		if (!b && !f && !e)
 			break;
 	}
 	if (rec->read_memory && (err = index_stores(rec)))
@@ -855,6 +906,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 		free(rec->slots[r].known);
 	}
 	free(rec->ops);
+	free(rec->equalities);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->op_of);
