@@ -8,8 +8,10 @@
  * bswap, cdqe/cqo/cdq, movzx/movsx, push/pop/call/ret/leave's change of
  * rsp, and syscall.  A 32-bit result zero-extends, so it is computed
  * forwards but never inverted (the old upper half is lost).  Comparisons
- * (cmp, test, bt) write no register.  Anything else (8/16-bit operands,
- * flags inputs like adc, cmov, setcc, segment or address-size prefixes) is
+ * (cmp, test, bt) write no register.  An 8- or 16-bit destination (not
+ * ah..dh) is modelled forwards for moves, ALU operations and shifts by an
+ * immediate (model()).  Anything else (narrow loads, flags inputs like
+ * adc, cmov, setcc, segment or address-size prefixes) is
  * unmodelled: every register Capstone says it writes, and its first
  * register operand, become unknown.
  *
@@ -361,8 +363,15 @@ static void memory_model(const cs_insn *insn, struct recover_op *op)
 	}
 }
 
+/* ah, bh, ch, dh: bits 8-15 of a register. */
+static bool high_byte(unsigned reg)
+{
+	return reg == X86_REG_AH || reg == X86_REG_BH || reg == X86_REG_CH ||
+	       reg == X86_REG_DH;
+}
+
 /* Fill OP's exact model of INSN when it has one; false otherwise. */
-static bool model(const cs_insn *insn, struct recover_op *op)
+static bool model_any(const cs_insn *insn, struct recover_op *op)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	const cs_x86_op *o = x->operands;
@@ -442,7 +451,7 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	default:
 		break;
 	}
-	if (odd_prefix(x) || dst == RECOVER_NOREG || (dsize != 4 && dsize != 8))
+	if (odd_prefix(x) || dst == RECOVER_NOREG || high_byte(o[0].reg))
 		return false;
 	op->dst = (uint8_t)dst;
 	op->width = (uint8_t)dsize;
@@ -581,6 +590,36 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	return false;
 }
 
+/* An 8- or 16-bit destination keeps the register's other bits: only
+ * moves and ALU operations on registers and immediates are modelled
+ * (forwards, from the register's old value), not loads, rotates or
+ * shifts by cl. */
+static bool model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (!model_any(insn, op))
+		return false;
+	if (op->width != 1 && op->width != 2)
+		return op->width == 4 || op->width == 8 || op->width == 0;
+	if (x->op_count == 2 && x->operands[1].type == X86_OP_REG &&
+	    high_byte(x->operands[1].reg))
+		return false;
+	switch (op->kind) {
+	case recover_mov_imm:
+	case recover_mov:
+	case recover_alu_imm:
+	case recover_alu:
+	case recover_unary:
+		return op->alu != recover_mul;
+	case recover_shift_imm:
+		return op->alu == recover_shl || op->alu == recover_shr ||
+		       op->alu == recover_sar;
+	default:
+		return false;
+	}
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -700,6 +739,51 @@ uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes)
 #define RSP 7
 #define RBP 6
 
+/* recover_x86_forward of an 8- or 16-bit destination. */
+static uint16_t forward_narrow(const struct recover_op *op, const uint64_t *val,
+			       uint16_t known, uint64_t *out)
+{
+	unsigned d = op->dst, bits = 8u * op->width;
+	uint64_t mask = (1ull << bits) - 1, a, res;
+
+	if (!KNOWN(known, d))
+		return 0;
+	a = val[d] & mask;
+	switch (op->kind) {
+	case recover_mov_imm:
+		res = (uint64_t)op->imm;
+		break;
+	case recover_mov:
+		if (!KNOWN(known, op->src))
+			return 0;
+		res = val[op->src];
+		break;
+	case recover_alu:
+		if (op->src == d && (op->alu == recover_xor ||
+				     op->alu == recover_sub)) {
+			res = 0;
+			break;
+		}
+		if (!KNOWN(known, op->src))
+			return 0;
+		res = apply(op->alu, a, val[op->src] & mask, 8);
+		break;
+	case recover_alu_imm:
+	case recover_unary:
+		res = apply(op->alu, a, (uint64_t)op->imm, 8);
+		break;
+	case recover_shift_imm:
+		if (op->alu == recover_sar && (a >> (bits - 1) & 1))
+			a |= ~mask;	/* sign-extended, then shifted */
+		res = apply(op->alu, a, (uint64_t)op->imm, 8);
+		break;
+	default:
+		return 0;
+	}
+	out[d] = (val[d] & ~mask) | (res & mask);
+	return (uint16_t)(1u << d);
+}
+
 uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, uint64_t *out)
 {
@@ -707,6 +791,8 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 	uint64_t a;
 	uint16_t mask = 0;
 
+	if (op->width == 1 || op->width == 2)
+		return forward_narrow(op, val, known, out);
 	switch (op->kind) {
 	case recover_mov_imm:
 		out[d] = sized((uint64_t)op->imm, op->width);
