@@ -1019,10 +1019,53 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr)
 	case 186:	/* gettid */
 	case 231:	/* exit_group */
 	case 234:	/* tgkill */
+	case 2:		/* open */
+	case 257:	/* openat */
+	case 21:	/* access */
+	case 269:	/* faccessat */
+	case 102:	/* getuid */
+	case 104:	/* getgid */
+	case 107:	/* geteuid */
+	case 108:	/* getegid */
 		return true;
 	default:
 		return false;
 	}
+}
+
+bool recover_x86_syscall_buffer(uint64_t nr, unsigned *addr_reg,
+				unsigned *len_reg, uint64_t *len)
+{
+	enum { RDI = 5, RSI = 4, RDX = 3 };
+	static const struct {
+		uint16_t nr;
+		uint8_t addr, len_reg;
+		uint16_t len;
+	} calls[] = {
+		{ 0, RSI, RDX, 0 },		/* read(fd, buf, count) */
+		{ 17, RSI, RDX, 0 },		/* pread64(fd, buf, count, off) */
+		{ 89, RSI, RDX, 0 },		/* readlink(path, buf, size) */
+		{ 318, RDI, RSI, 0 },		/* getrandom(buf, count, flags) */
+		{ 79, RDI, RSI, 0 },		/* getcwd(buf, size) */
+		{ 4, RSI, RECOVER_NOREG, 144 },	/* stat(path, struct stat *) */
+		{ 5, RSI, RECOVER_NOREG, 144 },	/* fstat(fd, struct stat *) */
+		{ 6, RSI, RECOVER_NOREG, 144 },	/* lstat */
+		{ 262, RDX, RECOVER_NOREG, 144 },	/* newfstatat(dfd, path, st, f) */
+		{ 228, RSI, RECOVER_NOREG, 16 },	/* clock_gettime(id, ts) */
+		{ 63, RDI, RECOVER_NOREG, 390 },	/* uname(struct utsname *) */
+		{ 22, RDI, RECOVER_NOREG, 8 },	/* pipe(int[2]) */
+		{ 293, RDI, RECOVER_NOREG, 8 },	/* pipe2(int[2], flags) */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (calls[i].nr == nr) {
+			*addr_reg = calls[i].addr;
+			*len_reg = calls[i].len_reg;
+			*len = calls[i].len;
+			return true;
+		}
+	return false;
 }
 
 bool recover_x86_syscall_keeps_registers(uint64_t nr)

@@ -128,4 +128,11 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
 
+/* The one user buffer a system call numbered NR writes, when that is all
+ * it writes: its address is register *ADDR_REG; its length register
+ * *LEN_REG, or *LEN bytes when *LEN_REG is RECOVER_NOREG (read's buffer,
+ * fstat's struct stat, ...).  False for any other call. */
+bool recover_x86_syscall_buffer(uint64_t nr, unsigned *addr_reg,
+				unsigned *len_reg, uint64_t *len);
+
 #endif /* HWTR_RECOVER_X86_H */

@@ -50,7 +50,7 @@ struct slots {
 /* A store after the passes: where, how much, and what when known. */
 struct recovered_store {
 	uint32_t op;
-	uint8_t size;
+	uint32_t size;		/* up to MAX_SYSCALL_BUFFER */
 	bool value_known;	/* only for stores of up to 8 bytes */
 	uint64_t addr;
 	uint8_t val[8];
@@ -380,11 +380,33 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
 	return true;
 }
 
+/* The longest buffer a system call is taken to write as a store (longer:
+ * a barrier). */
+#define MAX_SYSCALL_BUFFER (1u << 20)
+
+/* Whether OP k is a system call that writes only one buffer, whose place
+ * is proven: [*ADDR, *ADDR + *LEN), with bytes not known. */
+static bool syscall_buffer(const struct hwtr_recovery *rec, uint32_t k,
+			   uint64_t *addr, uint64_t *len)
+{
+	const struct recover_op *op = &rec->ops[k];
+	unsigned addr_reg, len_reg;
+	uint64_t nr;
+
+	if (op->mkind != recover_mem_syscall ||
+	    !value_before(rec, hwtr_amd64_rax, k, &nr) ||
+	    !recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, len) ||
+	    !value_before(rec, addr_reg, k, addr) ||
+	    (len_reg != RECOVER_NOREG && !value_before(rec, len_reg, k, len)))
+		return false;
+	return *len <= MAX_SYSCALL_BUFFER && *addr + *len >= *addr;
+}
+
 /* Whether OP k may write memory at places not known: a barrier. */
 static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
 {
 	const struct recover_op *op = &rec->ops[k];
-	uint64_t nr;
+	uint64_t nr, addr, len;
 
 	if (op->kind == recover_clobber)
 		return true;
@@ -392,7 +414,8 @@ static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
 		return true;
 	if (op->mkind == recover_mem_syscall)
 		return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
-		       !recover_x86_syscall_keeps_memory(nr);
+		       (!recover_x86_syscall_keeps_memory(nr) &&
+			!syscall_buffer(rec, k, &addr, &len));
 	return false;
 }
 
@@ -474,7 +497,7 @@ static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
 
 static bool backward_pass(struct hwtr_recovery *rec)
 {
-	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr;
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
 	struct recover_op tmp;
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
@@ -546,6 +569,13 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		} else if (mem_barrier(rec, (uint32_t)k)) {
 			recover_bytes_clear(&mem.known);
 			mem.all_written = true;
+		} else if (rec->read_memory &&
+			   syscall_buffer(rec, (uint32_t)k, &addr, &len)) {
+			/* Bytes the kernel wrote: not known before it. */
+			recover_bytes_forget(&mem.known, addr, len);
+			if (!mem.all_written &&
+			    recover_bytes_set(&mem.written, addr, len, NULL))
+				mem.all_written = true;
 		}
 		if (op->kind == recover_alu_mem && rec->read_memory &&
 		    mem_address(rec, (uint32_t)k, val, known, false, &addr) &&
@@ -598,7 +628,7 @@ static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
 	const struct recover_op *op = &rec->ops[k];
 	unsigned loaded = loaded_register(op);
 	uint16_t proven = 0;
-	uint64_t addr;
+	uint64_t addr, len;
 	uint8_t bytes[8];
 
 	if (loaded != RECOVER_NOREG && mem->n &&
@@ -623,6 +653,8 @@ static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
 		}
 	} else if (mem_barrier(rec, k)) {
 		recover_bytes_clear(mem);
+	} else if (syscall_buffer(rec, k, &addr, &len)) {
+		recover_bytes_forget(mem, addr, len);
 	}
 	return proven;
 }
@@ -751,7 +783,7 @@ static int push_barrier(struct hwtr_recovery *rec, uint32_t k, size_t *cap)
 static int index_stores(struct hwtr_recovery *rec)
 {
 	size_t cap_stores = 0, cap_refs = 0, cap_barriers = 0;
-	uint64_t addr, v, w;
+	uint64_t addr, v, w, size;
 	size_t k;
 	int err;
 
@@ -759,13 +791,18 @@ static int index_stores(struct hwtr_recovery *rec)
 		const struct recover_op *op = &rec->ops[k];
 		struct recovered_store *st;
 
-		if (op->mkind != recover_mem_store) {
+		/* A system call's buffer: a store of bytes not known. */
+		if (op->mkind != recover_mem_store &&
+		    !syscall_buffer(rec, (uint32_t)k, &addr, &size)) {
 			if (mem_barrier(rec, (uint32_t)k) &&
 			    (err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
 				return err;
 			continue;
 		}
-		if (!mem_address(rec, (uint32_t)k, NULL, 0, false, &addr)) {
+		if (op->mkind == recover_mem_store)
+			size = op->msize;
+		if (op->mkind == recover_mem_store &&
+		    !mem_address(rec, (uint32_t)k, NULL, 0, false, &addr)) {
 			if ((err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
 				return err;
 			continue;
@@ -784,8 +821,10 @@ static int index_stores(struct hwtr_recovery *rec)
 		memset(st, 0, sizeof(*st));
 		st->op = (uint32_t)k;
 		st->addr = addr;
-		st->size = op->msize;
-		if (op->msize <= 8 && op->vkind == recover_value_imm) {
+		st->size = (uint32_t)size;
+		if (op->mkind != recover_mem_store) {
+			/* (the kernel's bytes: not known) */
+		} else if (op->msize <= 8 && op->vkind == recover_value_imm) {
 			to_bytes((uint64_t)op->vimm, st->val, op->msize);
 			st->value_known = true;
 		} else if (op->msize <= 8 && op->vkind == recover_value_reg &&
@@ -793,7 +832,7 @@ static int index_stores(struct hwtr_recovery *rec)
 			to_bytes(v, st->val, op->msize);
 			st->value_known = true;
 		}
-		for (w = addr & ~7ull; w < addr + op->msize; w += 8) {
+		for (w = addr & ~7ull; w < addr + size; w += 8) {
 			if (rec->nrefs == cap_refs) {
 				size_t n = cap_refs ? 2 * cap_refs : 1024;
 				struct store_ref *p = realloc(rec->refs,

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 /* void recover_stub(uint64_t regs[16]): run one instruction natively with
  * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
@@ -359,6 +363,55 @@ START_TEST(stack_instructions)
 }
 END_TEST
 
+/* The system calls whose only memory write is one buffer: numbers and
+ * sizes against the C library's headers (sys/syscall.h, struct stat, ...),
+ * registers by the x86-64 syscall convention (rdi, rsi, rdx). */
+START_TEST(syscall_buffers)
+{
+	static const struct {
+		long nr;
+		unsigned addr, len_reg;
+		uint64_t len;
+	} calls[] = {
+		{ SYS_read, 4, 3, 0 },
+		{ SYS_pread64, 4, 3, 0 },
+		{ SYS_readlink, 4, 3, 0 },
+		{ SYS_getrandom, 5, 4, 0 },
+		{ SYS_getcwd, 5, 4, 0 },
+		{ SYS_stat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_fstat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_lstat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_newfstatat, 3, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_clock_gettime, 4, RECOVER_NOREG, sizeof(struct timespec) },
+		{ SYS_uname, 5, RECOVER_NOREG, sizeof(struct utsname) },
+		{ SYS_pipe, 5, RECOVER_NOREG, 2 * sizeof(int) },
+		{ SYS_pipe2, 5, RECOVER_NOREG, 2 * sizeof(int) },
+	};
+	unsigned addr, len_reg;
+	uint64_t len;
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		ck_assert_msg(recover_x86_syscall_buffer((uint64_t)calls[i].nr,
+							 &addr, &len_reg, &len),
+			      "syscall %ld", calls[i].nr);
+		ck_assert_uint_eq(addr, calls[i].addr);
+		ck_assert_uint_eq(len_reg, calls[i].len_reg);
+		if (len_reg == RECOVER_NOREG)
+			ck_assert_uint_eq(len, calls[i].len);
+		ck_assert(!recover_x86_syscall_keeps_memory((uint64_t)calls[i].nr));
+	}
+	/* Calls that write more, or memory anywhere: barriers. */
+	ck_assert(!recover_x86_syscall_buffer(SYS_mmap, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_brk, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_ioctl, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_readv, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_keeps_memory(SYS_brk));
+	ck_assert(!recover_x86_syscall_keeps_memory(SYS_madvise));
+	ck_assert(recover_x86_syscall_keeps_memory(SYS_openat));
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("semantics");
@@ -367,5 +420,6 @@ int main(void)
 	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
+	tcase_add_test(tc, syscall_buffers);
 	return check_run_tcase("recover-x86", tc);
 }
