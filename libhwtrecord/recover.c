@@ -6,9 +6,9 @@
  * state (fewer after a gap: nothing crosses one; a signal handler is only
  * entered at one, see step_explained).  Each instruction becomes an
  * operation (recover-x86.c); between two instructions whose succession the
- * code contradicts a "clobber" operation makes every register unknown.  The value of a
- * register between two operations that write it is one slot: the value the
- * first one left.  Passes alternate to a fixed point: backwards from the
+ * code contradicts, a "clobber" operation makes every register unknown.
+ * The value of a register between two operations that write it is one
+ * slot: the value the first one left.  Passes alternate to a fixed point: backwards from the
  * end state, filling each slot from the value after it and inverting the
  * operation to get the value before it; forwards from what is known before
  * the window, computing each operation whose inputs are known.  A slot is
@@ -26,6 +26,7 @@
  * left.  Queries (hwtr_recovery_memory) use the stores and those barriers
  * once the passes are done.
  *
+ * A third pass carries registers through stack slots (recover-stack.c).
  * Flags and vector registers are not recovered.
  */
 #include "recover-x86.h"
@@ -256,15 +257,13 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 			next.ip = next_at_end;
 		}
 		if (insn.gap || !insn.size) {
-			/* Nothing is known across a gap: start after it (the
-			 * positions after it are numbered from 0 again). */
+			/* Nothing is known across a gap: start after it. */
 			restart(rec, p + 1);
 			continue;
 		}
 		decode(x86, cache, &insn, &op, &target);
 		if (op.kind == recover_unmodelled)
 			rec->stats.unmodelled++;
-
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
