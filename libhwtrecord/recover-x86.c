@@ -2,14 +2,18 @@
  * recover-x86.h).
  *
  * Modelled exactly, on 64- and 32-bit general registers only: mov of a
- * register or an immediate, lea, add/sub/xor/and/or with a register or an
- * immediate, inc/dec/neg/not, shl/shr/sar by an immediate, push/pop/call/
- * ret/leave's change of rsp, and syscall.  A 32-bit result zero-extends,
- * so it is computed forwards but never inverted (the old upper half is
- * lost).  Anything else (8/16-bit operands, memory sources, flags inputs
- * like adc, segment or address-size prefixes) is unmodelled: every
- * register Capstone says it writes, and its first register operand, become
- * unknown.
+ * register or an immediate, lea, add/sub/xor/and/or/imul with a register,
+ * an immediate or a memory operand (recover.c supplies its bytes),
+ * inc/dec/neg/not, shl/shr/sar/rol/ror by an immediate or by cl, xchg,
+ * bswap, cdqe/cqo/cdq, movzx/movsx, push/pop/call/ret/leave's change of
+ * rsp, and syscall.  A 32-bit result zero-extends, so it is computed
+ * forwards but never inverted (the old upper half is lost).  Comparisons
+ * (cmp, test, bt) write no register.  An 8- or 16-bit destination (not
+ * ah..dh) is modelled forwards for moves, ALU operations and shifts by an
+ * immediate (model()).  Anything else (narrow loads, flags inputs like
+ * adc, cmov, setcc, segment or address-size prefixes) is
+ * unmodelled: every register Capstone says it writes, and its first
+ * register operand, become unknown.
  *
  * Valgrind's client request (rol rdi by 3, 13, 61, 51, then xchg rbx,rbx)
  * sets rdx when the program runs under Valgrind, which the software source
@@ -168,6 +172,11 @@ static uint16_t written_registers(csh cs, const cs_insn *insn)
 	uint16_t mask = 0;
 	unsigned r, size;
 
+	/* Comparisons write only the flags, whatever Capstone 4 says of
+	 * their operands (it has test imm, al write al). */
+	if (insn->id == X86_INS_CMP || insn->id == X86_INS_TEST ||
+	    insn->id == X86_INS_BT)
+		return 0;
 	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return RECOVER_ALL_REGS;
 	for (i = 0; i < nwr; i++)
@@ -218,6 +227,9 @@ static bool alu_of(unsigned id, uint8_t *alu)
 	case X86_INS_SHL: *alu = recover_shl; return true;
 	case X86_INS_SHR: *alu = recover_shr; return true;
 	case X86_INS_SAR: *alu = recover_sar; return true;
+	case X86_INS_IMUL: *alu = recover_mul; return true;
+	case X86_INS_ROL: *alu = recover_rol; return true;
+	case X86_INS_ROR: *alu = recover_ror; return true;
 	default: return false;
 	}
 }
@@ -351,8 +363,15 @@ static void memory_model(const cs_insn *insn, struct recover_op *op)
 	}
 }
 
+/* ah, bh, ch, dh: bits 8-15 of a register. */
+static bool high_byte(unsigned reg)
+{
+	return reg == X86_REG_AH || reg == X86_REG_BH || reg == X86_REG_CH ||
+	       reg == X86_REG_DH;
+}
+
 /* Fill OP's exact model of INSN when it has one; false otherwise. */
-static bool model(const cs_insn *insn, struct recover_op *op)
+static bool model_any(const cs_insn *insn, struct recover_op *op)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	const cs_x86_op *o = x->operands;
@@ -415,10 +434,24 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
 		return true;
+	case X86_INS_CDQE:	/* rax = eax sign-extended */
+		op->kind = recover_extend;
+		op->dst = op->src = 0;
+		op->alu = 1;
+		op->msize = 4;
+		op->width = 8;
+		return true;
+	case X86_INS_CQO:	/* rdx = the sign of rax */
+	case X86_INS_CDQ:	/* edx = the sign of eax */
+		op->kind = recover_sign_fill;
+		op->dst = 3;	/* rdx */
+		op->src = 0;
+		op->width = insn->id == X86_INS_CQO ? 8 : 4;
+		return true;
 	default:
 		break;
 	}
-	if (odd_prefix(x) || dst == RECOVER_NOREG || (dsize != 4 && dsize != 8))
+	if (odd_prefix(x) || dst == RECOVER_NOREG || high_byte(o[0].reg))
 		return false;
 	op->dst = (uint8_t)dst;
 	op->width = (uint8_t)dsize;
@@ -488,9 +521,33 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	default:
 		break;
 	}
+	if (insn->id == X86_INS_BSWAP) {
+		op->kind = recover_bswap;
+		return x->op_count == 1;
+	}
+	/* xchg r, r (not Valgrind's client request xchg rbx, rbx, which
+	 * sets rdx under Valgrind). */
+	if (insn->id == X86_INS_XCHG) {
+		if (x->op_count != 2 || o[1].type != X86_OP_REG ||
+		    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) == RECOVER_NOREG ||
+		    ssize != dsize || op->src == dst)
+			return false;
+		op->kind = recover_xchg;
+		return true;
+	}
 	if (!alu_of(insn->id, &alu))
 		return false;
 	op->alu = alu;
+	/* imul r, r/m, imm: the 3-operand form. */
+	if (alu == recover_mul && x->op_count == 3) {
+		if (o[2].type != X86_OP_IMM || o[1].type != X86_OP_REG ||
+		    (op->src = (uint8_t)gpr(o[1].reg, &ssize)) == RECOVER_NOREG ||
+		    ssize != dsize)
+			return false;
+		op->kind = recover_mul_imm;
+		op->imm = o[2].imm;
+		return true;
+	}
 	if (alu == recover_inc || alu == recover_dec || alu == recover_neg ||
 	    alu == recover_not) {
 		if (x->op_count != 1)
@@ -500,13 +557,25 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	}
 	if (x->op_count != 2)
 		return false;
-	if (alu == recover_shl || alu == recover_shr || alu == recover_sar) {
+	if (alu == recover_shl || alu == recover_shr || alu == recover_sar ||
+	    alu == recover_rol || alu == recover_ror) {
+		if (o[1].type == X86_OP_REG && o[1].reg == X86_REG_CL) {
+			op->kind = recover_shift_cl;
+			return true;
+		}
 		if (o[1].type != X86_OP_IMM)
 			return false;
 		op->kind = recover_shift_imm;
 		op->imm = o[1].imm & (dsize == 8 ? 63 : 31);
 		return true;
 	}
+	if (o[1].type == X86_OP_MEM && op->mkind == recover_mem_load &&
+	    op->msize == dsize) {
+		op->kind = recover_alu_mem;
+		return true;
+	}
+	if (alu == recover_mul && o[1].type == X86_OP_IMM)
+		return false;
 	if (o[1].type == X86_OP_IMM) {
 		op->kind = recover_alu_imm;
 		op->imm = o[1].imm;
@@ -521,40 +590,33 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	return false;
 }
 
-/* An indirect jump's, call's or return's target, in OP's t* fields. */
-static void branch_target(const cs_insn *insn, struct recover_op *op)
+/* An 8- or 16-bit destination keeps the register's other bits: only
+ * moves and ALU operations on registers and immediates are modelled
+ * (forwards, from the register's old value), not loads, rotates or
+ * shifts by cl. */
+static bool model(const cs_insn *insn, struct recover_op *op)
 {
 	const cs_x86 *x = &insn->detail->x86;
-	struct recover_op m;
-	unsigned r, size;
 
-	op->tkind = recover_target_none;
-	if (insn->id == X86_INS_RET) {
-		op->tkind = recover_target_mem;
-		op->tbase = 7;
-		op->tindex = RECOVER_NOREG;
-		op->tscale = 1;
-		op->tdisp = 0;
-		return;
-	}
-	if ((insn->id != X86_INS_JMP && insn->id != X86_INS_CALL) ||
-	    x->op_count != 1)
-		return;
-	if (x->operands[0].type == X86_OP_REG &&
-	    (r = gpr(x->operands[0].reg, &size)) != RECOVER_NOREG && size == 8) {
-		op->tkind = recover_target_reg;
-		op->treg = (uint8_t)r;
-	} else if (x->operands[0].type == X86_OP_MEM &&
-		   x->operands[0].size == 8) {
-		memset(&m, 0, sizeof(m));
-		m.mbase = m.mindex = RECOVER_NOREG;
-		if (!memory_address(insn, &x->operands[0].mem, &m))
-			return;
-		op->tkind = recover_target_mem;
-		op->tbase = m.mbase;
-		op->tindex = m.mindex;
-		op->tscale = m.mscale;
-		op->tdisp = m.mdisp;
+	if (!model_any(insn, op))
+		return false;
+	if (op->width != 1 && op->width != 2)
+		return op->width == 4 || op->width == 8 || op->width == 0;
+	if (x->op_count == 2 && x->operands[1].type == X86_OP_REG &&
+	    high_byte(x->operands[1].reg))
+		return false;
+	switch (op->kind) {
+	case recover_mov_imm:
+	case recover_mov:
+	case recover_alu_imm:
+	case recover_alu:
+	case recover_unary:
+		return op->alu != recover_mul;
+	case recover_shift_imm:
+		return op->alu == recover_shl || op->alu == recover_shr ||
+		       op->alu == recover_sar;
+	default:
+		return false;
 	}
 }
 
@@ -579,7 +641,6 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	    x86->insn->detail->x86.op_count == 1 &&
 	    x86->insn->detail->x86.operands[0].type == X86_OP_IMM)
 		*target = (uint64_t)x86->insn->detail->x86.operands[0].imm;
-	branch_target(x86->insn, op);
 	op->writes = written_registers(x86->cs, x86->insn);
 	op->mbase = op->mindex = RECOVER_NOREG;
 	memory_model(x86->insn, op);
@@ -601,10 +662,18 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	case recover_syscall:
 		op->writes = RECOVER_ALL_REGS;
 		break;
+	case recover_xchg:
+		op->writes = (uint16_t)(1u << op->dst | 1u << op->src);
+		break;
 	default:
 		op->writes = (uint16_t)(1u << op->dst);
 		break;
 	}
+}
+
+static uint64_t sized(uint64_t v, unsigned width)
+{
+	return width == 4 ? (uint32_t)v : v;
 }
 
 static uint64_t apply(uint8_t alu, uint64_t a, uint64_t b, unsigned width)
@@ -625,13 +694,20 @@ static uint64_t apply(uint8_t alu, uint64_t a, uint64_t b, unsigned width)
 	case recover_sar:
 		return width == 4 ? (uint64_t)(uint32_t)((int32_t)a >> b)
 				  : (uint64_t)((int64_t)a >> b);
+	case recover_mul: return a * b;	/* the low half, signed or not */
+	case recover_rol:
+	case recover_ror: {
+		unsigned bits = width == 4 ? 32 : 64, n = (unsigned)(b % bits);
+		uint64_t v = sized(a, width);
+
+		if (!n)
+			return v;
+		if (alu == recover_ror)
+			n = bits - n;
+		return sized(v << n | v >> (bits - n), width);
+	}
 	default: return 0;
 	}
-}
-
-static uint64_t sized(uint64_t v, unsigned width)
-{
-	return width == 4 ? (uint32_t)v : v;
 }
 
 /* The low SIZE bytes of V extended to OP's width. */
@@ -663,6 +739,51 @@ uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes)
 #define RSP 7
 #define RBP 6
 
+/* recover_x86_forward of an 8- or 16-bit destination. */
+static uint16_t forward_narrow(const struct recover_op *op, const uint64_t *val,
+			       uint16_t known, uint64_t *out)
+{
+	unsigned d = op->dst, bits = 8u * op->width;
+	uint64_t mask = (1ull << bits) - 1, a, res;
+
+	if (!KNOWN(known, d))
+		return 0;
+	a = val[d] & mask;
+	switch (op->kind) {
+	case recover_mov_imm:
+		res = (uint64_t)op->imm;
+		break;
+	case recover_mov:
+		if (!KNOWN(known, op->src))
+			return 0;
+		res = val[op->src];
+		break;
+	case recover_alu:
+		if (op->src == d && (op->alu == recover_xor ||
+				     op->alu == recover_sub)) {
+			res = 0;
+			break;
+		}
+		if (!KNOWN(known, op->src))
+			return 0;
+		res = apply(op->alu, a, val[op->src] & mask, 8);
+		break;
+	case recover_alu_imm:
+	case recover_unary:
+		res = apply(op->alu, a, (uint64_t)op->imm, 8);
+		break;
+	case recover_shift_imm:
+		if (op->alu == recover_sar && (a >> (bits - 1) & 1))
+			a |= ~mask;	/* sign-extended, then shifted */
+		res = apply(op->alu, a, (uint64_t)op->imm, 8);
+		break;
+	default:
+		return 0;
+	}
+	out[d] = (val[d] & ~mask) | (res & mask);
+	return (uint16_t)(1u << d);
+}
+
 uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, uint64_t *out)
 {
@@ -670,6 +791,8 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 	uint64_t a;
 	uint16_t mask = 0;
 
+	if (op->width == 1 || op->width == 2)
+		return forward_narrow(op, val, known, out);
 	switch (op->kind) {
 	case recover_mov_imm:
 		out[d] = sized((uint64_t)op->imm, op->width);
@@ -718,6 +841,43 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 		out[d] = sized(apply(op->alu, val[d], (uint64_t)op->imm,
 				     op->width), op->width);
 		return (uint16_t)(1u << d);
+	case recover_mul_imm:
+		if (!KNOWN(known, op->src))
+			return 0;
+		out[d] = sized(val[op->src] * (uint64_t)op->imm, op->width);
+		return (uint16_t)(1u << d);
+	case recover_shift_cl:
+		/* A 32-bit shift by 0: whether the upper half is cleared is
+		 * not something to rely on across CPUs. */
+		if (!KNOWN(known, d) || !KNOWN(known, 2) ||
+		    (op->width == 4 && !(val[2] & 31)))
+			return 0;
+		out[d] = sized(apply(op->alu, val[d], val[2] & (op->width == 8
+							       ? 63 : 31),
+				     op->width), op->width);
+		return (uint16_t)(1u << d);
+	case recover_xchg:
+		if (KNOWN(known, d)) {
+			out[op->src] = sized(val[d], op->width);
+			mask |= (uint16_t)(1u << op->src);
+		}
+		if (KNOWN(known, op->src)) {
+			out[d] = sized(val[op->src], op->width);
+			mask |= (uint16_t)(1u << d);
+		}
+		return mask;
+	case recover_sign_fill:
+		if (!KNOWN(known, op->src))
+			return 0;
+		out[d] = sized(op->width == 8 ? (uint64_t)((int64_t)val[op->src] >> 63)
+				: (uint64_t)((int32_t)val[op->src] >> 31), op->width);
+		return (uint16_t)(1u << d);
+	case recover_bswap:
+		if (!KNOWN(known, d))
+			return 0;
+		out[d] = op->width == 8 ? __builtin_bswap64(val[d])
+					: __builtin_bswap32((uint32_t)val[d]);
+		return (uint16_t)(1u << d);
 	case recover_rsp_adjust:
 	case recover_pop:
 		if (!KNOWN(known, RSP))
@@ -729,15 +889,6 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			return 0;
 		out[RSP] = val[RBP] + 8;
 		return 1u << RSP;
-	case recover_clobber:
-		if (!op->verified)
-			return 0;
-		for (r = 0; r < RECOVER_NREGS; r++)
-			if ((op->writes >> r & 1) && KNOWN(known, r)) {
-				out[r] = val[r];
-				mask |= (uint16_t)(1u << r);
-			}
-		return mask;
 	case recover_syscall:
 		if (!KNOWN(known, 0) ||
 		    !recover_x86_syscall_keeps_registers(val[0]))
@@ -756,19 +907,10 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out)
 {
-	unsigned d = op->dst, r;
+	unsigned d = op->dst;
 	uint16_t mask = 0;
 
 	switch (op->kind) {
-	case recover_clobber:	/* a verified one changes nothing */
-		if (!op->verified)
-			return 0;
-		for (r = 0; r < RECOVER_NREGS; r++)
-			if ((op->writes >> r & 1) && KNOWN(known, r)) {
-				out[r] = val[r];
-				mask |= (uint16_t)(1u << r);
-			}
-		return mask;
 	case recover_mov:
 		if (op->width != 8 || !KNOWN(known, d))
 			return 0;
@@ -838,6 +980,23 @@ uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			return 0;
 		out[RBP] = val[RSP] - 8;
 		return 1u << RBP;
+	case recover_xchg:	/* 64-bit: the values swap back */
+		if (op->width != 8)
+			return 0;
+		if (KNOWN(known, d)) {
+			out[op->src] = val[d];
+			mask |= (uint16_t)(1u << op->src);
+		}
+		if (KNOWN(known, op->src)) {
+			out[d] = val[op->src];
+			mask |= (uint16_t)(1u << d);
+		}
+		return mask;
+	case recover_bswap:
+		if (op->width != 8 || !KNOWN(known, d))
+			return 0;
+		out[d] = __builtin_bswap64(val[d]);
+		return (uint16_t)(1u << d);
 	default:
 		return 0;
 	}
@@ -860,10 +1019,53 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr)
 	case 186:	/* gettid */
 	case 231:	/* exit_group */
 	case 234:	/* tgkill */
+	case 2:		/* open */
+	case 257:	/* openat */
+	case 21:	/* access */
+	case 269:	/* faccessat */
+	case 102:	/* getuid */
+	case 104:	/* getgid */
+	case 107:	/* geteuid */
+	case 108:	/* getegid */
 		return true;
 	default:
 		return false;
 	}
+}
+
+bool recover_x86_syscall_buffer(uint64_t nr, unsigned *addr_reg,
+				unsigned *len_reg, uint64_t *len)
+{
+	enum { RDI = 5, RSI = 4, RDX = 3 };
+	static const struct {
+		uint16_t nr;
+		uint8_t addr, len_reg;
+		uint16_t len;
+	} calls[] = {
+		{ 0, RSI, RDX, 0 },		/* read(fd, buf, count) */
+		{ 17, RSI, RDX, 0 },		/* pread64(fd, buf, count, off) */
+		{ 89, RSI, RDX, 0 },		/* readlink(path, buf, size) */
+		{ 318, RDI, RSI, 0 },		/* getrandom(buf, count, flags) */
+		{ 79, RDI, RSI, 0 },		/* getcwd(buf, size) */
+		{ 4, RSI, RECOVER_NOREG, 144 },	/* stat(path, struct stat *) */
+		{ 5, RSI, RECOVER_NOREG, 144 },	/* fstat(fd, struct stat *) */
+		{ 6, RSI, RECOVER_NOREG, 144 },	/* lstat */
+		{ 262, RDX, RECOVER_NOREG, 144 },	/* newfstatat(dfd, path, st, f) */
+		{ 228, RSI, RECOVER_NOREG, 16 },	/* clock_gettime(id, ts) */
+		{ 63, RDI, RECOVER_NOREG, 390 },	/* uname(struct utsname *) */
+		{ 22, RDI, RECOVER_NOREG, 8 },	/* pipe(int[2]) */
+		{ 293, RDI, RECOVER_NOREG, 8 },	/* pipe2(int[2], flags) */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (calls[i].nr == nr) {
+			*addr_reg = calls[i].addr;
+			*len_reg = calls[i].len_reg;
+			*len = calls[i].len;
+			return true;
+		}
+	return false;
 }
 
 bool recover_x86_syscall_keeps_registers(uint64_t nr)

@@ -38,14 +38,22 @@ enum recover_kind {
 				 * (movzx, movsx, movsxd; signed when alu is 1) */
 	recover_syscall,	/* rax, rcx, r11 unknown; the rest kept when
 				 * the call number says so (recover_x86_*) */
-	recover_clobber,	/* not an instruction: what may have changed
-				 * between two (a signal, an interrupt) */
+	recover_clobber,	/* not an instruction: a step the code does
+				 * not explain; every register unknown */
+	recover_alu_mem,	/* dst = dst ALU the memory operand (msize ==
+				 * width bytes; recover.c supplies them) */
+	recover_mul_imm,	/* dst = src * imm (imul r, r, imm) */
+	recover_shift_cl,	/* dst = dst shifted or rotated by cl */
+	recover_xchg,		/* dst and src swap */
+	recover_sign_fill,	/* dst = every bit the sign of src (cqo, cdq) */
+	recover_bswap,		/* dst = dst's bytes reversed */
 };
 
 enum recover_alu {
 	recover_add, recover_sub, recover_xor, recover_and, recover_or,
 	recover_inc, recover_dec, recover_neg, recover_not,
 	recover_shl, recover_shr, recover_sar,
+	recover_mul, recover_rol, recover_ror,
 };
 
 /* What an operation does to memory. */
@@ -81,15 +89,7 @@ struct recover_op {
 	uint8_t vkind, vreg;	/* a store's value */
 	int64_t mdisp;
 	int64_t vimm;
-	/* An indirect branch's target: a register (tkind 1) or the memory at
-	 * [tbase + tindex * tscale + tdisp] (tkind 2), before it runs.  A
-	 * clobber after it whose next pc that target is proven to be (vimm)
-	 * is "verified": no signal came between, it changes nothing. */
-	uint8_t tkind, treg, tbase, tindex, tscale, verified;
-	int64_t tdisp;
 };
-
-enum { recover_target_none, recover_target_reg, recover_target_mem };
 
 struct recover_x86;
 
@@ -127,5 +127,12 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
 /* Whether a system call numbered NR surely writes no user memory (write,
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
+
+/* The one user buffer a system call numbered NR writes, when that is all
+ * it writes: its address is register *ADDR_REG; its length register
+ * *LEN_REG, or *LEN bytes when *LEN_REG is RECOVER_NOREG (read's buffer,
+ * fstat's struct stat, ...).  False for any other call. */
+bool recover_x86_syscall_buffer(uint64_t nr, unsigned *addr_reg,
+				unsigned *len_reg, uint64_t *len);
 
 #endif /* HWTR_RECOVER_X86_H */

@@ -3,12 +3,12 @@
  * doc/value-recovery.md says what is recovered and how far back).
  *
  * The window is the last WINDOW instructions of a thread before its end
- * state (fewer after a gap: nothing crosses one).  Each instruction becomes
- * an operation (recover-x86.c); between two instructions whose succession
- * the code does not explain (a signal, an interrupt, a redirection) a
- * "clobber" operation says what may have changed there.  The value of a
- * register between two operations that write it is one slot: the value the
- * first one left.  Passes alternate to a fixed point: backwards from the
+ * state (fewer after a gap: nothing crosses one; a signal handler is only
+ * entered at one, see step_explained).  Each instruction becomes an
+ * operation (recover-x86.c); between two instructions whose succession the
+ * code contradicts, a "clobber" operation makes every register unknown.
+ * The value of a register between two operations that write it is one
+ * slot: the value the first one left.  Passes alternate to a fixed point: backwards from the
  * end state, filling each slot from the value after it and inverting the
  * operation to get the value before it; forwards from what is known before
  * the window, computing each operation whose inputs are known.  A slot is
@@ -26,10 +26,12 @@
  * left.  Queries (hwtr_recovery_memory) use the stores and those barriers
  * once the passes are done.
  *
+ * A third pass carries registers through stack slots (recover-stack.c).
  * Flags and vector registers are not recovered.
  */
 #include "recover-x86.h"
 #include "recover-bytes.h"
+#include "recover-stack.h"
 
 #include "error.h"
 
@@ -38,13 +40,6 @@
 #include <string.h>
 
 #define MAX_PASSES 8
-
-/* Registers that a signal's delivery sets on Linux x86-64 (the kernel's
- * and Valgrind's signal frames): rdi, rsi, rdx the handler's arguments, rsp
- * its frame, rax zero. */
-#define SIGNAL_REGS (1u << hwtr_amd64_rax | 1u << hwtr_amd64_rdx | \
-		     1u << hwtr_amd64_rsi | 1u << hwtr_amd64_rdi | \
-		     1u << hwtr_amd64_rsp)
 
 struct slots {
 	uint32_t *op;		/* the operation that wrote it, ascending */
@@ -56,7 +51,7 @@ struct slots {
 /* A store after the passes: where, how much, and what when known. */
 struct recovered_store {
 	uint32_t op;
-	uint8_t size;
+	uint32_t size;		/* up to MAX_SYSCALL_BUFFER */
 	bool value_known;	/* only for stores of up to 8 bytes */
 	uint64_t addr;
 	uint8_t val[8];
@@ -85,6 +80,13 @@ struct hwtr_recovery {
 	size_t nops, cap_ops;
 	uint32_t *op_of;	/* op_of[p - first]: position p's operation */
 	struct slots slots[RECOVER_NREGS];
+	/* The memory operand of each recover_alu_mem operation, where a
+	 * backward pass proved it (the end state's bytes, which the forward
+	 * pass cannot tell apart from bytes changed later). */
+	uint64_t *operand;
+	uint8_t *operand_known;
+	struct recover_equality *equalities;	/* through stack slots */
+	size_t nequalities;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -131,78 +133,52 @@ static int add_op(struct hwtr_recovery *rec, const struct recover_op *op)
 	return 0;
 }
 
-/* A clobber of REGS before the instruction at NEXT. */
-static int add_clobber(struct hwtr_recovery *rec, uint16_t regs, uint64_t next)
+/* A step the code does not explain, before the instruction at NEXT: every
+ * register unknown, and memory may have changed unseen. */
+static int add_clobber(struct hwtr_recovery *rec, uint64_t next)
 {
 	struct recover_op op;
 
 	memset(&op, 0, sizeof(op));
 	op.kind = recover_clobber;
 	op.dst = op.src = op.base = op.index = RECOVER_NOREG;
-	op.mbase = op.mindex = op.tbase = op.tindex = RECOVER_NOREG;
-	op.writes = regs;
+	op.mbase = op.mindex = RECOVER_NOREG;
+	op.writes = RECOVER_ALL_REGS;
 	op.vimm = (int64_t)next;
 	rec->stats.barriers++;
 	return add_op(rec, &op);
 }
 
-/* Return addresses of the calls seen in the window, for checking returns. */
-struct call_stack {
-	uint64_t *ret;
-	size_t n, cap;
-};
-
-static int call_push(struct call_stack *cs, uint64_t ret)
-{
-	if (cs->n == cs->cap) {
-		size_t cap = cs->cap ? 2 * cs->cap : 64;
-		uint64_t *p = realloc(cs->ret, cap * sizeof(*p));
-
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		cs->ret = p;
-		cs->cap = cap;
-	}
-	cs->ret[cs->n++] = ret;
-	return 0;
-}
-
-/* What may have changed between INSN and the next instruction at NEXT,
- * besides what INSN itself does: nothing when the code explains the step,
- * the registers a signal delivery sets when it cannot be checked (an
- * indirect branch, a return to a call before the window), everything when
- * the step contradicts the code. */
-static uint16_t step_clobbers(const struct hwtr_insn *insn, uint64_t target,
-			      uint64_t next, struct call_stack *calls,
-			      int *err)
+/* Whether the code explains that the instruction after INSN is at NEXT
+ * (TARGET: a direct branch's destination, else 0).  An indirect jump or
+ * call and a return may go anywhere without changing a register.  A
+ * signal handler cannot start between two traced instructions: its entry
+ * passes through the kernel, which a user-mode trace shows as tracing
+ * disabled and enabled elsewhere (Intel PT's TIP.PGD / TIP.PGE, and the
+ * Valgrind source writes the same at every signal delivery): a gap, where
+ * build() starts over.  So only a step that contradicts the code (which a
+ * trace that includes the kernel, or a decoder fault, could show) makes
+ * every register unknown. */
+static bool step_explained(const struct hwtr_insn *insn, uint64_t target,
+			   uint64_t next)
 {
 	uint64_t fall = insn->ip + insn->size;
 
-	*err = 0;
 	switch (insn->iclass) {
 	case hwtr_ic_other:
-		return next == fall ? 0 : RECOVER_ALL_REGS;
+		return next == fall;
 	case hwtr_ic_cond_jump:
-		return next == fall || (target && next == target)
-		       ? 0 : RECOVER_ALL_REGS;
+		return next == fall || (target && next == target);
 	case hwtr_ic_call:
-		if ((*err = call_push(calls, fall)))
-			return RECOVER_ALL_REGS;
-		/* fall through */
 	case hwtr_ic_jump:
-		if (target)
-			return next == target ? 0 : RECOVER_ALL_REGS;
-		return SIGNAL_REGS;
+		return !target || next == target;
 	case hwtr_ic_return:
-		if (!calls->n)
-			return SIGNAL_REGS;
-		return calls->ret[--calls->n] == next ? 0 : RECOVER_ALL_REGS;
+		return true;
 	case hwtr_ic_far_call:	/* syscall: its own model; others clobber */
-		if (insn->size == 2 && insn->raw[0] == 0x0f && insn->raw[1] == 0x05)
-			return next == fall ? 0 : RECOVER_ALL_REGS;
-		return RECOVER_ALL_REGS;
+		return insn->size == 2 && insn->raw[0] == 0x0f &&
+		       insn->raw[1] == 0x05 && next == fall;
 	default:
-		return RECOVER_ALL_REGS;
+		return false;
 	}
 }
 
@@ -253,7 +229,6 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 {
 	struct recover_x86 *x86 = NULL;
 	struct decode_entry *cache = NULL;
-	struct call_stack calls = { NULL, 0, 0 };
 	struct hwtr_insn insn, next;
 	struct recover_op op;
 	uint64_t p, target;
@@ -272,8 +247,6 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		goto out;
 	restart(rec, rec->first);
 	for (p = rec->first; p < rec->end; p++) {
-		uint16_t clobbers;
-
 		insn = next;
 		if (p + 1 <= instructions) {
 			if ((err = hwtr_cursor_goto(rec->cursor, p + 1)) ||
@@ -284,9 +257,7 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 			next.ip = next_at_end;
 		}
 		if (insn.gap || !insn.size) {
-			/* Nothing is known across a gap: start after it (the
-			 * positions after it are numbered from 0 again). */
-			calls.n = 0;
+			/* Nothing is known across a gap: start after it. */
 			restart(rec, p + 1);
 			continue;
 		}
@@ -296,16 +267,12 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
-		clobbers = next.gap ? 0 : step_clobbers(&insn, target, next.ip,
-							 &calls, &err);
-		if (err)
-			goto out;
-		if (clobbers && (err = add_clobber(rec, clobbers, next.ip)))
+		if (!next.gap && !step_explained(&insn, target, next.ip) &&
+		    (err = add_clobber(rec, next.ip)))
 			goto out;
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
 out:
-	free(calls.ret);
 	free(cache);
 	recover_x86_close(x86);
 	return err;
@@ -412,19 +379,42 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
 	return true;
 }
 
+/* The longest buffer a system call is taken to write as a store (longer:
+ * a barrier). */
+#define MAX_SYSCALL_BUFFER (1u << 20)
+
+/* Whether OP k is a system call that writes only one buffer, whose place
+ * is proven: [*ADDR, *ADDR + *LEN), with bytes not known. */
+static bool syscall_buffer(const struct hwtr_recovery *rec, uint32_t k,
+			   uint64_t *addr, uint64_t *len)
+{
+	const struct recover_op *op = &rec->ops[k];
+	unsigned addr_reg, len_reg;
+	uint64_t nr;
+
+	if (op->mkind != recover_mem_syscall ||
+	    !value_before(rec, hwtr_amd64_rax, k, &nr) ||
+	    !recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, len) ||
+	    !value_before(rec, addr_reg, k, addr) ||
+	    (len_reg != RECOVER_NOREG && !value_before(rec, len_reg, k, len)))
+		return false;
+	return *len <= MAX_SYSCALL_BUFFER && *addr + *len >= *addr;
+}
+
 /* Whether OP k may write memory at places not known: a barrier. */
 static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
 {
 	const struct recover_op *op = &rec->ops[k];
-	uint64_t nr;
+	uint64_t nr, addr, len;
 
 	if (op->kind == recover_clobber)
-		return !op->verified;
+		return true;
 	if (op->mkind == recover_mem_any)
 		return true;
 	if (op->mkind == recover_mem_syscall)
 		return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
-		       !recover_x86_syscall_keeps_memory(nr);
+		       (!recover_x86_syscall_keeps_memory(nr) &&
+			!syscall_buffer(rec, k, &addr, &len));
 	return false;
 }
 
@@ -475,74 +465,39 @@ static void to_bytes(uint64_t v, uint8_t *b, size_t size)
 		b[i] = (uint8_t)(v >> 8 * i);
 }
 
-/* Whether the signal clobber K is proven not to have happened: the
- * branch before it (operation K - 1, an indirect jump, call or return)
- * went where the next instruction is, by its target's recovered value
- * (the registers before the branch; the memory through READ, which says
- * what is known of it there).  Only a clobber of the signal registers is
- * checked: one that contradicts the code stays. */
-static void verify_clobber(struct hwtr_recovery *rec, size_t k,
-			   bool (*read)(void *ctx, uint64_t addr, uint8_t *buf),
-			   void *ctx)
+/* OP k as the operation to run on registers: a recover_alu_mem whose
+ * memory operand is known becomes the same operation on an immediate. */
+static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
+					     size_t k, struct recover_op *tmp)
 {
-	struct recover_op *c = &rec->ops[k];
-	const struct recover_op *b;
-	uint64_t target, v;
-	uint8_t bytes[8];
+	const struct recover_op *op = &rec->ops[k];
 
-	if (c->kind != recover_clobber || c->verified || !k ||
-	    c->writes != SIGNAL_REGS)
-		return;
-	b = &rec->ops[k - 1];
-	if (b->tkind == recover_target_reg) {
-		if (!value_before(rec, b->treg, (uint32_t)(k - 1), &target))
-			return;
-	} else if (b->tkind == recover_target_mem && read) {
-		target = (uint64_t)b->tdisp;
-		if (b->tbase != RECOVER_NOREG) {
-			if (!value_before(rec, b->tbase, (uint32_t)(k - 1), &v))
-				return;
-			target += v;
-		}
-		if (b->tindex != RECOVER_NOREG) {
-			if (!value_before(rec, b->tindex, (uint32_t)(k - 1), &v))
-				return;
-			target += v * b->tscale;
-		}
-		if (!read(ctx, target, bytes))
-			return;
-		target = little_endian(bytes, 8);
-	} else {
-		return;
+	if (op->kind != recover_alu_mem || !rec->operand_known[k])
+		return op;
+	*tmp = *op;
+	tmp->kind = recover_alu_imm;
+	tmp->imm = (int64_t)rec->operand[k];
+	return tmp;
+}
+
+/* Record V as the memory operand of OP k: true when that taught
+ * something. */
+static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
+{
+	if (rec->operand_known[k]) {
+		if (rec->operand[k] != v)
+			rec->stats.conflicts++;
+		return false;
 	}
-	if (target == (uint64_t)c->vimm)
-		c->verified = 1;
-}
-
-struct backward_memory;
-static bool backward_read(struct hwtr_recovery *rec, struct backward_memory *m,
-			  uint64_t addr, size_t size, uint8_t *buf);
-
-struct backward_ctx {
-	struct hwtr_recovery *rec;
-	struct backward_memory *mem;
-};
-
-static bool backward_read8(void *ctx, uint64_t addr, uint8_t *buf)
-{
-	struct backward_ctx *b = ctx;
-
-	return b->rec->read_memory && backward_read(b->rec, b->mem, addr, 8, buf);
-}
-
-static bool forward_read8(void *ctx, uint64_t addr, uint8_t *buf)
-{
-	return recover_bytes_get(ctx, addr, 8, buf);
+	rec->operand_known[k] = 1;
+	rec->operand[k] = v;
+	return true;
 }
 
 static bool backward_pass(struct hwtr_recovery *rec)
 {
-	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr;
+	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
+	struct recover_op tmp;
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
 	struct backward_memory mem;
@@ -559,10 +514,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	for (k = rec->nops; k-- > 0;) {
 		const struct recover_op *op = &rec->ops[k];
 		unsigned loaded = loaded_register(op);
-		struct backward_ctx bctx = { rec, &mem };
 		uint16_t proven;
-
-		verify_clobber(rec, k, backward_read8, &bctx);
 
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
@@ -616,8 +568,21 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		} else if (mem_barrier(rec, (uint32_t)k)) {
 			recover_bytes_clear(&mem.known);
 			mem.all_written = true;
+		} else if (rec->read_memory &&
+			   syscall_buffer(rec, (uint32_t)k, &addr, &len)) {
+			/* Bytes the kernel wrote: not known before it. */
+			recover_bytes_forget(&mem.known, addr, len);
+			if (!mem.all_written &&
+			    recover_bytes_set(&mem.written, addr, len, NULL))
+				mem.all_written = true;
 		}
-		proven = recover_x86_backward(op, val, known, out);
+		if (op->kind == recover_alu_mem && rec->read_memory &&
+		    mem_address(rec, (uint32_t)k, val, known, false, &addr) &&
+		    backward_read(rec, &mem, addr, op->msize, bytes))
+			changed |= learn_operand(rec, k,
+						 little_endian(bytes, op->msize));
+		proven = recover_x86_backward(with_operand(rec, k, &tmp), val,
+					      known, out);
 		if (op->kind == recover_syscall &&
 		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
 		    recover_x86_syscall_keeps_registers(rax)) {
@@ -662,7 +627,7 @@ static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
 	const struct recover_op *op = &rec->ops[k];
 	unsigned loaded = loaded_register(op);
 	uint16_t proven = 0;
-	uint64_t addr;
+	uint64_t addr, len;
 	uint8_t bytes[8];
 
 	if (loaded != RECOVER_NOREG && mem->n &&
@@ -687,6 +652,8 @@ static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
 		}
 	} else if (mem_barrier(rec, k)) {
 		recover_bytes_clear(mem);
+	} else if (syscall_buffer(rec, k, &addr, &len)) {
+		recover_bytes_forget(mem, addr, len);
 	}
 	return proven;
 }
@@ -697,6 +664,9 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	size_t idx[RECOVER_NREGS] = { 0 };
 	uint16_t known = rec->init_known;
 	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
+	struct recover_op tmp;
+	uint64_t addr;
+	uint8_t bytes[8];
 	bool changed = false;
 	size_t k;
 	unsigned r;
@@ -706,8 +676,14 @@ static bool forward_pass(struct hwtr_recovery *rec)
 		const struct recover_op *op = &rec->ops[k];
 		uint16_t proven;
 
-		verify_clobber(rec, k, forward_read8, &mem);
-		proven = recover_x86_forward(op, val, known, out);
+		if (op->kind == recover_alu_mem && rec->read_memory &&
+		    mem.n && mem_address(rec, (uint32_t)k, val, known, true,
+					 &addr) &&
+		    recover_bytes_get(&mem, addr, op->msize, bytes))
+			changed |= learn_operand(rec, k,
+						 little_endian(bytes, op->msize));
+		proven = recover_x86_forward(with_operand(rec, k, &tmp), val,
+					     known, out);
 
 		/* Memory only when the caller says nothing else wrote it (one
 		 * thread): another thread may store between two of this
@@ -732,6 +708,47 @@ static bool forward_pass(struct hwtr_recovery *rec)
 		}
 	}
 	recover_bytes_free(&mem);
+	return changed;
+}
+
+/* A slot (or the value before the window, SLOT UINT32_MAX) of R. */
+static bool slot_value(const struct hwtr_recovery *rec, unsigned r,
+		       uint32_t slot, uint64_t *v)
+{
+	if (slot == UINT32_MAX) {
+		*v = rec->init[r];
+		return rec->init_known >> r & 1;
+	}
+	*v = rec->slots[r].val[slot];
+	return rec->slots[r].known[slot];
+}
+
+static bool learn_slot(struct hwtr_recovery *rec, unsigned r, uint32_t slot,
+		       uint64_t v)
+{
+	return slot == UINT32_MAX ? learn_init(rec, r, v)
+				  : learn(rec, r, slot, v);
+}
+
+/* What the stack slots carry (recover-stack.h): a register loaded back
+ * is what was stored, whichever of the two is known. */
+static bool equality_pass(struct hwtr_recovery *rec)
+{
+	bool changed = false;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < rec->nequalities; i++) {
+		const struct recover_equality *e = &rec->equalities[i];
+
+		if (e->constant) {
+			changed |= learn(rec, e->reg, e->slot, e->value);
+		} else if (slot_value(rec, e->reg, e->slot, &v)) {
+			changed |= learn_slot(rec, e->src_reg, e->src_slot, v);
+		} else if (slot_value(rec, e->src_reg, e->src_slot, &v)) {
+			changed |= learn(rec, e->reg, e->slot, v);
+		}
+	}
 	return changed;
 }
 
@@ -765,7 +782,7 @@ static int push_barrier(struct hwtr_recovery *rec, uint32_t k, size_t *cap)
 static int index_stores(struct hwtr_recovery *rec)
 {
 	size_t cap_stores = 0, cap_refs = 0, cap_barriers = 0;
-	uint64_t addr, v, w;
+	uint64_t addr, v, w, size;
 	size_t k;
 	int err;
 
@@ -773,13 +790,18 @@ static int index_stores(struct hwtr_recovery *rec)
 		const struct recover_op *op = &rec->ops[k];
 		struct recovered_store *st;
 
-		if (op->mkind != recover_mem_store) {
+		/* A system call's buffer: a store of bytes not known. */
+		if (op->mkind != recover_mem_store &&
+		    !syscall_buffer(rec, (uint32_t)k, &addr, &size)) {
 			if (mem_barrier(rec, (uint32_t)k) &&
 			    (err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
 				return err;
 			continue;
 		}
-		if (!mem_address(rec, (uint32_t)k, NULL, 0, false, &addr)) {
+		if (op->mkind == recover_mem_store)
+			size = op->msize;
+		if (op->mkind == recover_mem_store &&
+		    !mem_address(rec, (uint32_t)k, NULL, 0, false, &addr)) {
 			if ((err = push_barrier(rec, (uint32_t)k, &cap_barriers)))
 				return err;
 			continue;
@@ -798,8 +820,10 @@ static int index_stores(struct hwtr_recovery *rec)
 		memset(st, 0, sizeof(*st));
 		st->op = (uint32_t)k;
 		st->addr = addr;
-		st->size = op->msize;
-		if (op->msize <= 8 && op->vkind == recover_value_imm) {
+		st->size = (uint32_t)size;
+		if (op->mkind != recover_mem_store) {
+			/* (the kernel's bytes: not known) */
+		} else if (op->msize <= 8 && op->vkind == recover_value_imm) {
 			to_bytes((uint64_t)op->vimm, st->val, op->msize);
 			st->value_known = true;
 		} else if (op->msize <= 8 && op->vkind == recover_value_reg &&
@@ -807,7 +831,7 @@ static int index_stores(struct hwtr_recovery *rec)
 			to_bytes(v, st->val, op->msize);
 			st->value_known = true;
 		}
-		for (w = addr & ~7ull; w < addr + op->msize; w += 8) {
+		for (w = addr & ~7ull; w < addr + size; w += 8) {
 			if (rec->nrefs == cap_refs) {
 				size_t n = cap_refs ? 2 * cap_refs : 1024;
 				struct store_ref *p = realloc(rec->refs,
@@ -876,11 +900,24 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	}
 	if ((err = build(rec, window, ts.instructions, last.ip)))
 		goto fail;
+	rec->operand = calloc(rec->nops + 1, sizeof(*rec->operand));
+	rec->operand_known = calloc(rec->nops + 1, 1);
+	if (!rec->operand || !rec->operand_known) {
+		err = hwtr_fail(hwtr_err_nomem, "out of memory");
+		goto fail;
+	}
+	/* Through memory only when nothing else writes it (one thread). */
+	if (rec->read_memory &&
+	    (err = recover_stack_equalities(rec->ops, rec->nops,
+					    &rec->equalities,
+					    &rec->nequalities)))
+		goto fail;
 	for (pass = 0; pass < MAX_PASSES; pass++) {
-		bool b = backward_pass(rec), f = forward_pass(rec);
+		bool b = backward_pass(rec), f = forward_pass(rec),
+		     e = equality_pass(rec);
 
 		rec->stats.passes = pass + 1;
-		if (!b && !f)
+		if (!b && !f && !e)
 			break;
 	}
 	if (rec->read_memory && (err = index_stores(rec)))
@@ -907,6 +944,9 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 		free(rec->slots[r].known);
 	}
 	free(rec->ops);
+	free(rec->equalities);
+	free(rec->operand);
+	free(rec->operand_known);
 	free(rec->op_of);
 	free(rec->stores);
 	free(rec->refs);

@@ -107,12 +107,17 @@ static const char *const band_name[NBANDS] = {
 	"1-10", "11-1k", "1k-100k", "100k-1M",
 };
 
-static double now(void)
+static double clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
 }
 
 /* The first thread's end state, from RECORDING's core. */
@@ -156,7 +161,7 @@ static int time_recovery(const char *path)
 	struct hwtr_recovery_stats rs;
 	struct hwtr_recovery_end end;
 	struct hwtr_core_memory *cm = NULL;
-	double t0, t1;
+	double t0, t1, c0, c1;
 	size_t b;
 
 	if (hwtr_recording_open(path, &rec) ||
@@ -166,15 +171,19 @@ static int time_recovery(const char *path)
 		return 1;
 	}
 	t0 = now();
+	c0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 	if (hwtr_recovery_open(hwtr_history_thread(history, 0), &end, 0,
 			       &recovery) || hwtr_recovery_stats(recovery, &rs)) {
 		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
 		return 1;
 	}
 	t1 = now();
-	printf("recovery of %" PRIu64 " instructions: %.2f s, %" PRIu64
+	c1 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+	/* (CPU time too: on a loaded machine the wall clock says little.) */
+	printf("recovery of %" PRIu64 " instructions: %.2f s (%.2f s CPU), %"
+	       PRIu64
 	       " unmodelled, %" PRIu64 " barriers, %u passes, %" PRIu64
-	       " conflicts\n", rs.end - rs.first, t1 - t0, rs.unmodelled,
+	       " conflicts\n", rs.end - rs.first, t1 - t0, c1 - c0, rs.unmodelled,
 	       rs.barriers, rs.passes, rs.conflicts);
 	for (b = 0; b < 4; b++) {
 		uint64_t lo = b ? bands[b - 1] + 1 : 1, d, step, n = 0, known = 0;
@@ -218,6 +227,7 @@ int main(int argc, char **argv)
 		      wrong[NBANDS] = { 0 }, bad = 0;
 	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
 		      mwrong[NBANDS] = { 0 };
+	unsigned long reg_recovered[NBANDS][16] = { { 0 } };
 	struct hwtr_core_memory *cm = NULL;
 	uint64_t *number;
 	struct oracle o;
@@ -308,6 +318,7 @@ int main(int argc, char **argv)
 			if (rc < 0)
 				continue;
 			recovered[b]++;
+			reg_recovered[b][r]++;
 			if (v != steps[i].reg[r]) {
 				wrong[b]++;
 				if (bad++ < 20)
@@ -381,6 +392,18 @@ int main(int argc, char **argv)
 			       mcompared[b], mrecovered[b], mcompared[b] ?
 			       100.0 * mrecovered[b] / mcompared[b] : 0.0,
 			       mwrong[b]);
+	/* Which registers stay unknown: per register, the share recovered. */
+	for (b = 0; b < NBANDS; b++) {
+		unsigned r;
+
+		if (!compared[b])
+			continue;
+		printf("%-10s", band_name[b]);
+		for (r = 0; r < 16; r++)
+			printf(" %s %.0f%%", reg_names[r],
+			       100.0 * reg_recovered[b][r] / (compared[b] / 16));
+		printf("\n");
+	}
 	printf("recover-check: %lu wrong values\n", bad);
 	hwtr_recovery_free(recovery);
 	hwtr_cursor_free(cursor);

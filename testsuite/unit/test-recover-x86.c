@@ -4,8 +4,7 @@
  * in the operation's writes; what recover_x86_forward computes from the
  * registers before must be the CPU's after; what recover_x86_backward
  * proves from the registers after must be the CPU's before.  Unmodelled
- * instructions (imul, cqo, xchg, cmov, movzx, bswap, ...) check the writes
- * only.  Instructions on rsp and memory, which cannot run here, are checked
+ * instructions (mul, cmov, setcc, adc, ...) check the writes only.  Instructions on rsp and memory, which cannot run here, are checked
  * by hand: push, pop, call, ret, leave and their addresses.
  */
 #include "recover-x86.h"
@@ -14,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 /* void recover_stub(uint64_t regs[16]): run one instruction natively with
  * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
@@ -162,22 +165,49 @@ static const struct case_ cases[] = {
 	{ "shr edx, 5", { 0xc1, 0xea, 0x05 }, 3, true },
 	{ "sar r15, 63", { 0x49, 0xc1, 0xff, 0x3f }, 4, true },
 	{ "sar ecx, 1", { 0xd1, 0xf9 }, 2, true },
+	{ "imul rax, rbx", { 0x48, 0x0f, 0xaf, 0xc3 }, 4, true },
+	{ "imul r9d, r10d", { 0x45, 0x0f, 0xaf, 0xca }, 4, true },
+	{ "imul eax, ecx, 7", { 0x6b, 0xc1, 0x07 }, 3, true },
+	{ "imul rdx, rsi, -0x1234", { 0x48, 0x69, 0xd6, 0xcc, 0xed, 0xff, 0xff }, 7, true },
+	{ "cqo", { 0x48, 0x99 }, 2, true },
+	{ "cdq", { 0x99 }, 1, true },
+	{ "cdqe", { 0x48, 0x98 }, 2, true },
+	{ "xchg rsi, rdi", { 0x48, 0x87, 0xf7 }, 3, true },
+	{ "xchg eax, r9d", { 0x44, 0x87, 0xc8 }, 3, true },
+	{ "shl rax, cl", { 0x48, 0xd3, 0xe0 }, 3, true },
+	{ "shr edx, cl", { 0xd3, 0xea }, 2, true },
+	{ "sar r11, cl", { 0x49, 0xd3, 0xfb }, 3, true },
+	{ "rol rax, cl", { 0x48, 0xd3, 0xc0 }, 3, true },
+	{ "ror edx, 3", { 0xc1, 0xca, 0x03 }, 3, true },
+	{ "rol r8, 17", { 0x49, 0xc1, 0xc0, 0x11 }, 4, true },
+	{ "bswap r8", { 0x49, 0x0f, 0xc8 }, 3, true },
+	{ "bswap ecx", { 0x0f, 0xc9 }, 2, true },
 	/* Unmodelled: only their writes are checked. */
-	{ "imul rax, rbx", { 0x48, 0x0f, 0xaf, 0xc3 }, 4, false },
 	{ "mul rcx", { 0x48, 0xf7, 0xe1 }, 3, false },
-	{ "cqo", { 0x48, 0x99 }, 2, false },
-	{ "cdqe", { 0x48, 0x98 }, 2, false },
-	{ "xchg rsi, rdi", { 0x48, 0x87, 0xf7 }, 3, false },
+	{ "imul rcx", { 0x48, 0xf7, 0xe9 }, 3, false },
+	{ "xchg rbx, rbx", { 0x48, 0x87, 0xdb }, 3, false },
 	{ "cmovne rax, rdx", { 0x48, 0x0f, 0x45, 0xc2 }, 4, false },
 	{ "movzx eax, bl", { 0x0f, 0xb6, 0xc3 }, 3, true },
 	{ "movsx rax, cx", { 0x48, 0x0f, 0xbf, 0xc1 }, 4, true },
 	{ "movsxd rdx, esi", { 0x48, 0x63, 0xd6 }, 3, true },
 	{ "movsx r9d, r10b", { 0x45, 0x0f, 0xbe, 0xca }, 4, true },
 	{ "movzx ecx, ah", { 0x0f, 0xb6, 0xcc }, 3, false },
-	{ "mov al, 5", { 0xb0, 0x05 }, 2, false },
-	{ "bswap r8", { 0x49, 0x0f, 0xc8 }, 3, false },
+	{ "mov al, 5", { 0xb0, 0x05 }, 2, true },
+	{ "mov cl, dl", { 0x88, 0xd1 }, 2, true },
+	{ "add bl, 7", { 0x80, 0xc3, 0x07 }, 3, true },
+	{ "xor ax, cx", { 0x66, 0x31, 0xc8 }, 3, true },
+	{ "xor al, al", { 0x30, 0xc0 }, 2, true },
+	{ "and r10w, 0x8001", { 0x66, 0x41, 0x81, 0xe2, 0x01, 0x80 }, 6, true },
+	{ "inc r9b", { 0x41, 0xfe, 0xc1 }, 3, true },
+	{ "not si", { 0x66, 0xf7, 0xd6 }, 3, true },
+	{ "shr dil, 2", { 0x40, 0xc0, 0xef, 0x02 }, 4, true },
+	{ "sar dx, 3", { 0x66, 0xc1, 0xfa, 0x03 }, 4, true },
+	{ "shl r8b, 9", { 0x41, 0xc0, 0xe0, 0x09 }, 4, true },
+	{ "mov al, ah", { 0x88, 0xe0 }, 2, false },
+	{ "mov ah, 5", { 0xb4, 0x05 }, 2, false },
+	{ "rol al, 1", { 0xd0, 0xc0 }, 2, false },
+	{ "shl al, cl", { 0xd2, 0xe0 }, 2, false },
 	{ "adc rax, rbx", { 0x48, 0x11, 0xd8 }, 3, false },
-	{ "shl rax, cl", { 0x48, 0xd3, 0xe0 }, 3, false },
 	{ "sete al", { 0x0f, 0x94, 0xc0 }, 3, false },
 	{ "rdtsc", { 0x0f, 0x31 }, 2, false },
 	{ "cpuid", { 0x0f, 0xa2 }, 2, false },
@@ -186,6 +216,8 @@ static const struct case_ cases[] = {
 	{ "cmpxchg rcx, rdx", { 0x48, 0x0f, 0xb1, 0xd1 }, 4, false },
 	{ "cmp rax, rbx", { 0x48, 0x39, 0xd8 }, 3, false },
 	{ "test edx, edx", { 0x85, 0xd2 }, 2, false },
+	{ "test al, 0x10", { 0xa8, 0x10 }, 2, false },
+	{ "bt rax, 3", { 0x48, 0x0f, 0xba, 0xe0, 0x03 }, 5, false },
 };
 
 START_TEST(instructions_agree_with_the_cpu)
@@ -224,7 +256,10 @@ START_TEST(instructions_agree_with_the_cpu)
 					      "r%u 0x%lx, cpu 0x%lx", c->name, r,
 					      (unsigned long)out[r],
 					      (unsigned long)after[r]);
-		if (c->modelled && op.kind != recover_mov_imm)
+		/* (A 32-bit shift by cl = 0 is left unknown on purpose.) */
+		if (c->modelled && op.kind != recover_mov_imm &&
+		    !(op.kind == recover_shift_cl && op.width == 4 &&
+		      !(before[2] & 31)))
 			ck_assert_msg(mask, "%s: nothing forwards", c->name);
 		mask = recover_x86_backward(&op, after, 0xff7f, out);
 		for (r = 0; r < 16; r++)
@@ -243,7 +278,7 @@ START_TEST(stack_instructions)
 	static const uint8_t push_rbx[] = { 0x53 }, pop_r12[] = { 0x41, 0x5c },
 		call[] = { 0xe8, 0x10, 0, 0, 0 }, ret[] = { 0xc3 },
 		ret8[] = { 0xc2, 0x08, 0x00 }, leave[] = { 0xc9 },
-		jmp_got[] = { 0xff, 0x25, 0x10, 0, 0, 0 },
+		add_mem[] = { 0x48, 0x03, 0x45, 0xf8 },	/* add rax, [rbp-8] */
 		store[] = { 0x48, 0x89, 0x45, 0xf8 },	/* mov [rbp-8], rax */
 		rep_stosb[] = { 0xf3, 0xaa }, syscall[] = { 0x0f, 0x05 },
 		pop_fs[] = { 0x0f, 0xa1 }, pop_mem[] = { 0x8f, 0x00 };
@@ -279,7 +314,6 @@ START_TEST(stack_instructions)
 	recover_x86_decode(x86, 0x401000, ret, 1, &op, &target);
 	ck_assert_int_eq(recover_x86_backward(&op, val, 0x80, out), 0x80);
 	ck_assert_uint_eq(out[7], 0x7fff0ff8);
-	ck_assert_int_eq(op.tkind, recover_target_mem);
 	recover_x86_decode(x86, 0x401000, ret8, 3, &op, &target);
 	ck_assert_int_eq(recover_x86_forward(&op, val, 0x80, out), 0x80);
 	ck_assert_uint_eq(out[7], 0x7fff1010);
@@ -291,10 +325,16 @@ START_TEST(stack_instructions)
 	ck_assert_int_eq(recover_x86_backward(&op, val, 0x80, out), 0x40);
 	ck_assert_uint_eq(out[6], 0x7fff0ff8);
 
-	recover_x86_decode(x86, 0x401000, jmp_got, 6, &op, &target);
-	ck_assert_int_eq(op.tkind, recover_target_mem);
-	ck_assert_int_eq(op.tbase, RECOVER_NOREG);
-	ck_assert_uint_eq((uint64_t)op.tdisp, 0x401016);
+	/* An ALU operation on a memory operand: recover.c supplies its
+	 * bytes; on an immediate it is recover_alu_imm, checked above. */
+	recover_x86_decode(x86, 0x401000, add_mem, 4, &op, &target);
+	ck_assert_int_eq(op.kind, recover_alu_mem);
+	ck_assert_int_eq(op.alu, recover_add);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	ck_assert_int_eq(op.msize, 8);
+	ck_assert_int_eq(op.mbase, 6);
+	ck_assert_int_eq(op.mdisp, -8);
+	ck_assert_int_eq(op.writes, 1u << 0);
 
 	recover_x86_decode(x86, 0x401000, store, 4, &op, &target);
 	ck_assert_int_eq(op.mkind, recover_mem_store);
@@ -323,6 +363,55 @@ START_TEST(stack_instructions)
 }
 END_TEST
 
+/* The system calls whose only memory write is one buffer: numbers and
+ * sizes against the C library's headers (sys/syscall.h, struct stat, ...),
+ * registers by the x86-64 syscall convention (rdi, rsi, rdx). */
+START_TEST(syscall_buffers)
+{
+	static const struct {
+		long nr;
+		unsigned addr, len_reg;
+		uint64_t len;
+	} calls[] = {
+		{ SYS_read, 4, 3, 0 },
+		{ SYS_pread64, 4, 3, 0 },
+		{ SYS_readlink, 4, 3, 0 },
+		{ SYS_getrandom, 5, 4, 0 },
+		{ SYS_getcwd, 5, 4, 0 },
+		{ SYS_stat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_fstat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_lstat, 4, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_newfstatat, 3, RECOVER_NOREG, sizeof(struct stat) },
+		{ SYS_clock_gettime, 4, RECOVER_NOREG, sizeof(struct timespec) },
+		{ SYS_uname, 5, RECOVER_NOREG, sizeof(struct utsname) },
+		{ SYS_pipe, 5, RECOVER_NOREG, 2 * sizeof(int) },
+		{ SYS_pipe2, 5, RECOVER_NOREG, 2 * sizeof(int) },
+	};
+	unsigned addr, len_reg;
+	uint64_t len;
+	size_t i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		ck_assert_msg(recover_x86_syscall_buffer((uint64_t)calls[i].nr,
+							 &addr, &len_reg, &len),
+			      "syscall %ld", calls[i].nr);
+		ck_assert_uint_eq(addr, calls[i].addr);
+		ck_assert_uint_eq(len_reg, calls[i].len_reg);
+		if (len_reg == RECOVER_NOREG)
+			ck_assert_uint_eq(len, calls[i].len);
+		ck_assert(!recover_x86_syscall_keeps_memory((uint64_t)calls[i].nr));
+	}
+	/* Calls that write more, or memory anywhere: barriers. */
+	ck_assert(!recover_x86_syscall_buffer(SYS_mmap, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_brk, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_ioctl, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_buffer(SYS_readv, &addr, &len_reg, &len));
+	ck_assert(!recover_x86_syscall_keeps_memory(SYS_brk));
+	ck_assert(!recover_x86_syscall_keeps_memory(SYS_madvise));
+	ck_assert(recover_x86_syscall_keeps_memory(SYS_openat));
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("semantics");
@@ -331,5 +420,6 @@ int main(void)
 	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
+	tcase_add_test(tc, syscall_buffers);
 	return check_run_tcase("recover-x86", tc);
 }

@@ -1,0 +1,40 @@
+/* recover-stack.h: values that travel through stack slots, for value
+ * recovery (recover.c), proven without knowing any address.
+ *
+ * A register saved by push (or mov [rsp+d], r) and loaded back by pop (or
+ * leave, or mov r, [rsp+d]) holds again what it held at the store, when
+ * the load reads the same eight bytes and nothing in between may have
+ * written them.  Neither address need be known: both are the same base
+ * plus the same offset when the base registers are one value moved by
+ * constants (push, pop, call, ret, add/sub imm, lea, mov, leave).  So the
+ * rbp and the other callee-saved registers a function restores are the
+ * caller's, which links each frame's rsp to its caller's across calls.
+ *
+ * "Nothing in between may have written them": every store in between is
+ * relative to the same base at offsets that do not overlap the slot.  Any
+ * other store (an absolute address, another base, an address not
+ * relative to a register moved by constants), a system call, a rep string
+ * instruction, anything unmodelled that may write memory ends every slot
+ * known: no aliasing is assumed away.  Only for one thread (another may
+ * store between two of this one's instructions): recover.c asks only then.
+ */
+#ifndef HWTR_RECOVER_STACK_H
+#define HWTR_RECOVER_STACK_H
+
+#include "recover-x86.h"
+
+/* Slot SLOT of register REG (the SLOT-th operation that writes REG, as
+ * recover.c numbers them) equals slot SRC_SLOT of SRC_REG (UINT32_MAX: its
+ * value before the window), or VALUE when CONSTANT. */
+struct recover_equality {
+	uint8_t reg, src_reg, constant;
+	uint32_t slot, src_slot;
+	uint64_t value;
+};
+
+/* The equalities among the registers of OPS (N operations), in *OUT (to
+ * free), *COUNT of them.  0, or -hwtr_err_nomem. */
+int recover_stack_equalities(const struct recover_op *ops, size_t n,
+			     struct recover_equality **out, size_t *count);
+
+#endif /* HWTR_RECOVER_STACK_H */
