@@ -127,6 +127,7 @@ static int add_chunk(struct builder *b, uint64_t offset)
 		note_restart(b);
 	c = &t->chunks[t->nchunks++];
 	memset(c, 0, sizeof(*c));
+	line_memo_reset(&b->lines_seen);	/* its filter is empty */
 	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
 	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
@@ -182,7 +183,8 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			if ((err = segment_update_function(b, item.block.ip,
 							   item.block.epoch)))
 				break;
-			line_filter_add(c->lines, item.block.ip, item.block.end_ip);
+			line_filter_add_new(c->lines, &b->lines_seen,
+					    item.block.ip, item.block.end_ip);
 			t->ninsns += item.block.ninsn;
 			{
 				/* The last segment: new, or saved whole by the

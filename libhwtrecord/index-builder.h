@@ -52,6 +52,7 @@ struct builder {
 	size_t min_upto;
 	uint64_t window_end;	/* latest window end of the chunks so far */
 	struct restart restart;
+	struct line_memo lines_seen;	/* lines in the last chunk's filter */
 };
 
 /* Make room for one more element at COUNT in *ARRAY of *CAP elements of

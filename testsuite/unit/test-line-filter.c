@@ -121,6 +121,50 @@ START_TEST(a_block_over_more_lines_than_bits_fills_the_filter)
 }
 END_TEST
 
+/* The index pass adds blocks through a memo of the lines the chunk's
+ * filter already holds (line_filter_add_new): the filter must come out
+ * byte for byte as from line_filter_add alone, with code run again and
+ * again (hot lines), lines that share a memo slot (LINE_MEMO_SLOTS lines
+ * apart), and a memo reset with its filter for the next chunk. */
+START_TEST(the_memo_gives_the_filter_of_plain_adds)
+{
+	static struct line_memo memo;	/* zeroed: reset */
+	uint64_t last_start = rng_state;
+	int chunk;
+
+	for (chunk = 0; chunk < 30; chunk++) {
+		uint8_t plain[LINE_FILTER_BYTES] = { 0 };
+		uint8_t memoed[LINE_FILTER_BYTES] = { 0 };
+		struct block hot[8];
+		int i;
+
+		/* Every third chunk runs the blocks of the one before again: a
+		 * memo that was not reset would skip all their lines. */
+		if (chunk % 3 == 2)
+			rng_state = last_start;
+		last_start = rng_state;
+		for (i = 0; i < 8; i++)
+			hot[i] = random_block();
+		/* About 250 lines: a quarter of the bits, so a skipped line
+		 * shows. */
+		for (i = 0; i < 200; i++) {
+			struct block b = rng() % 2 ? hot[rng() % 8] : random_block();
+
+			b.end = b.begin + (b.end - b.begin) % 48;
+
+			if (rng() % 5 == 0) {	/* a line a memo slot away */
+				b.begin += (uint64_t)LINE_MEMO_SLOTS * LINE;
+				b.end += (uint64_t)LINE_MEMO_SLOTS * LINE;
+			}
+			line_filter_add(plain, b.begin, b.end);
+			line_filter_add_new(memoed, &memo, b.begin, b.end);
+		}
+		ck_assert_mem_eq(memoed, plain, sizeof(plain));
+		line_memo_reset(&memo);
+	}
+}
+END_TEST
+
 /* Bloom's bound for N lines, K hashes, M bits: (1 - e^(-KN/M))^K; with
  * 4 hashes and 4,096 bits, for N = 300 it is 0.42%, for 64 lines (the loop
  * of a small program) 0.0014%.  Measured over 100,000 lines never added, on 20 filters each. */
@@ -162,5 +206,6 @@ int main(void)
 	tcase_add_test(tc, an_empty_filter_refuses_everything);
 	tcase_add_test(tc, a_block_over_more_lines_than_bits_fills_the_filter);
 	tcase_add_test(tc, lines_never_added_are_mostly_refused);
+	tcase_add_test(tc, the_memo_gives_the_filter_of_plain_adds);
 	return check_run_tcase("line-filter", tc);
 }

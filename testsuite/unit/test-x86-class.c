@@ -7,13 +7,17 @@
  * size, REX.W, bnd, notrack, segment, REX not next to the opcode), must get
  * Capstone's class wherever Capstone decodes the bytes; where Capstone does
  * not, the class must not be a branch (libipt decoded the instruction, so
- * its length and class come from elsewhere).
+ * its length and class come from elsewhere).  Then real code: every
+ * instruction of libc's .text, as Capstone sweeps it, gets Capstone's class.
  */
 #include "x86-class.h"
 #include "check-main.h"
 
 #include <capstone/capstone.h>
 #include <check.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +179,75 @@ START_TEST(known_branches)
 }
 END_TEST
 
+/* The C library the tests run with; its .text holds every kind of branch
+ * compilers and hand-written assembly emit (bnd/notrack prefixes, syscall,
+ * jump tables, jrcxz in string functions). */
+#define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
+
+START_TEST(every_instruction_of_libc_text_gets_capstones_class)
+{
+	unsigned bad = 0, decoded = 0, branches = 0;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	GElf_Shdr shdr;
+	size_t shstrndx;
+	Elf *elf;
+	int fd;
+
+	ck_assert_int_ne(elf_version(EV_CURRENT), EV_NONE);
+	fd = open(LIBC_PATH, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		gelf_getshdr(scn, &shdr);
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && strcmp(name, ".text") == 0) {
+			data = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	ck_assert_ptr_nonnull(data);
+	{
+		const uint8_t *p = data->d_buf;
+		size_t avail = data->d_size;
+		uint64_t addr = shdr.sh_addr;
+
+		while (avail > 0) {
+			const uint8_t *at = p;
+			size_t left = avail;
+			enum hwtr_insn_class ours, theirs;
+
+			if (!cs_disasm_iter(cs, &p, &avail, &addr, insn)) {
+				/* Padding or data: go on at the next byte. */
+				p = at + 1;
+				avail = left - 1;
+				addr++;
+				continue;
+			}
+			decoded++;
+			ours = x86_class(at, insn->size);
+			theirs = capstone_class(insn->id);
+			branches += theirs != hwtr_ic_other;
+			if (ours != theirs && bad++ < 10)
+				fprintf(stderr, "%#llx %s %s: ours %d, capstone %d\n",
+					(unsigned long long)insn->address,
+					insn->mnemonic, insn->op_str, ours, theirs);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	ck_assert_uint_eq(bad, 0);
+	/* The sweep read real code: libc has hundreds of thousands of
+	 * instructions, tens of thousands of them branches. */
+	ck_assert_uint_gt(decoded, 100000);
+	ck_assert_uint_gt(branches, 10000);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("classes");
@@ -182,6 +255,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, open_capstone, close_capstone);
 	tcase_add_test(tc, every_opcode_gets_capstones_class);
 	tcase_add_test(tc, known_branches);
+	tcase_add_test(tc, every_instruction_of_libc_text_gets_capstones_class);
 	tcase_set_timeout(tc, 120);
 	return check_run_tcase("x86-class", tc);
 }
