@@ -229,6 +229,15 @@ def real_registers(entry, conn=None):
     return at_end(entry, conn) and entry.get("registers_at_end", True)
 
 
+def end_frames(tid):
+    """qHwtr:end-frames for TID: the call stack at its end state, innermost
+    first, answered while the server still builds the history."""
+    result = request_json("qHwtr:end-frames:%x" % tid)
+    if not isinstance(result, list):
+        raise PacketError("hwtrec-server: qHwtr:end-frames did not give a list")
+    return result
+
+
 def frames(tid, position=None):
     """qHwtr:frames for TID: the call stack at the position (or at
     instruction POSITION, without moving), innermost first."""
