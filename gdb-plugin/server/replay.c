@@ -121,8 +121,10 @@ struct replay {
 	 * where each thread then stands at the same instruction
 	 * (hwtr_thread_tail_base). */
 	uint64_t tail_bytes;	/* 0: no tail */
-	struct hwtr_history *tail;	/* the builder's, once tail_ready */
-	atomic_bool tail_ready;
+	struct hwtr_history *tail;	/* the builder's, once tail_done */
+	pthread_mutex_t tail_lock;	/* tail_done, for a move that waits */
+	pthread_cond_t tail_cond;
+	bool tail_done;
 	bool in_tail;		/* the threads' cursors are the tail's */
 	/* The data log is opened once every thread is at its end: its
 	 * registers make GDB unwind with its own unwinders where the tail had
@@ -282,7 +284,10 @@ static void *build_history(void *arg)
 				"not decoded ahead of the rest: %s\n", hwtr_last_error());
 			r->tail = NULL;
 		}
-		atomic_store(&r->tail_ready, true);
+		pthread_mutex_lock(&r->tail_lock);
+		r->tail_done = true;
+		pthread_cond_broadcast(&r->tail_cond);
+		pthread_mutex_unlock(&r->tail_lock);
 		test_build_delay();
 	}
 	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->whole);
@@ -568,17 +573,27 @@ static void wait_history(struct replay *r)
 }
 
 /* Is GDB served from the tail (see tail_bytes)?  Entered at the first
- * request that needs a history once the tail is decoded; left when the
- * whole history is built (wait_history, at the next request). */
-static bool in_tail(struct replay *r)
+ * request that needs a history once the tail is decoded (with WAIT, a
+ * request that moves waits for that, not for the whole history; one that
+ * only looks is answered from the end meanwhile); left when the whole
+ * history is built (wait_history, at the next request). */
+static bool in_tail(struct replay *r, bool wait)
 {
+	bool done;
 	size_t i;
 
 	if (!still_building(r))
 		return false;
 	if (r->in_tail)
 		return true;
-	if (!r->tail_bytes || !atomic_load(&r->tail_ready) || !r->tail)
+	if (!r->tail_bytes)
+		return false;
+	pthread_mutex_lock(&r->tail_lock);
+	while (wait && !r->tail_done)
+		pthread_cond_wait(&r->tail_cond, &r->tail_lock);
+	done = r->tail_done;
+	pthread_mutex_unlock(&r->tail_lock);
+	if (!done || !r->tail)
 		return false;
 	for (i = 0; i < r->nthreads; i++)
 		if (thread_at_end(r, &r->threads[i], r->tail) < 0) {
@@ -610,6 +625,8 @@ int replay_open(const char *dir, const struct replay_options *options,
 		say("%s: out of memory", dir);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&r->tail_lock, NULL);
+	pthread_cond_init(&r->tail_cond, NULL);
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
 	r->dir = realpath(dir, NULL);
 	if (!r->dir)
@@ -790,6 +807,8 @@ void replay_close(struct replay *r)
 	if (r->recording)
 		hwtr_recording_close(r->recording);
 	breakpoints_free(r->breakpoints);
+	pthread_mutex_destroy(&r->tail_lock);
+	pthread_cond_destroy(&r->tail_cond);
 	free(r->dir);
 	free(r);
 }
@@ -1087,7 +1106,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	}
 	/* In the tail a thread without instructions there may have older
 	 * ones: the whole history says. */
-	if (!in_tail(r) || !t->cursor)
+	if (!in_tail(r, true) || !t->cursor)
 		wait_history(r);
 	deferred_values(r);
 	if (!t->cursor) {
@@ -1377,7 +1396,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 	/* Without a core, even the end's PC comes from the history: from its
 	 * end alone while it is being built (every thread is at its end),
 	 * or from the tail. */
-	if (!in_tail(r)) {
+	if (!in_tail(r, false)) {
 		if (!t->core && still_building(r) &&
 		    t->early_end == hwtr_end_ip_found) {
 			memcpy(regs + off, &t->early_end_pc, 8);
@@ -1494,7 +1513,7 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 {
 	struct replay_thread *t = find(r, tid);
 
-	if (t && !in_tail(r)) {
+	if (t && !in_tail(r, false)) {
 		if (still_building(r))	/* nothing moved yet */
 			return memory_read(image_memory(r), addr, buf, len);
 		wait_history(r);
@@ -1533,7 +1552,7 @@ static struct replay_thread *history_thread(struct replay *r, uint32_t tid)
  * when GDB is there, else as history_thread. */
 static struct replay_thread *current_thread(struct replay *r, uint32_t tid)
 {
-	struct replay_thread *t = in_tail(r) ? find(r, tid) : NULL;
+	struct replay_thread *t = in_tail(r, true) ? find(r, tid) : NULL;
 
 	return t && t->cursor ? t : history_thread(r, tid);
 }
