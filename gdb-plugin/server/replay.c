@@ -693,8 +693,11 @@ int replay_open(const char *dir, const struct replay_options *options,
 		if (!r->core && !r->opt.nends)
 			find_early_ends(r);
 		/* Live mode extends its history at every stop; a process that
-		 * exec'd has positions of its images, which need the whole. */
-		if (!r->opt.nends && program_images_count(r->images) == 1)
+		 * exec'd has positions of its images, which need the whole.
+		 * Intel PT only so far: an ETM stream read from an A-sync in
+		 * CoreSight frames is not tested against the whole yet. */
+		if (!r->opt.nends && program_images_count(r->images) == 1 &&
+		    r->info->trace_format && !strcmp(r->info->trace_format, "intel-pt"))
 			r->tail_bytes = tail_bytes();
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
