@@ -292,7 +292,7 @@ static int thread_losses(const struct hwtr_recording *rec, uint32_t tid,
 }
 
 /* What a decoder needs to open (or extend) the stream of thread T. */
-static int stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
+int history_stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 		       struct decoder_loss **losses)
 {
 	struct hwtr_recording *rec = t->history->recording;
@@ -305,6 +305,18 @@ static int stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 	hwtr_recording_trace(rec, t->index, &si->bytes, &si->size);
 	si->trace_start = info->threads[t->index].trace_start;
 	err = thread_losses(rec, t->tid, losses, &si->nlosses);
+	if (!err && t->tail_from > si->trace_start) {
+		/* A tail (history-tail.c): read from its chunk start, where
+		 * the decoder starts afresh; a loss before it is in the trace
+		 * left out, not in the tail. */
+		size_t i, k = 0;
+
+		si->trace_start = t->tail_from;
+		for (i = 0; i < si->nlosses; i++)
+			if ((*losses)[i].offset > t->tail_from)
+				(*losses)[k++] = (*losses)[i];
+		si->nlosses = k;
+	}
 	si->losses = *losses;
 	return err;
 }
@@ -315,7 +327,7 @@ int history_thread_open(struct hwtr_thread *t)
 	struct decoder_stream_info si;
 	int err;
 
-	err = stream_info(t, &si, &losses);
+	err = history_stream_info(t, &si, &losses);
 	t->trace_bytes = si.size - si.trace_start;
 	t->stream_size = si.size;
 	t->trace_start = si.trace_start;
@@ -343,6 +355,8 @@ static int thread_build(struct hwtr_thread *t)
 
 	t->rebuilt = true;
 	t->decoded = 0;
+	if (t->history->tail_bytes && (err = history_tail_find(t)))
+		return err;
 	err = history_thread_open(t);
 	if (err)
 		return err > 0 ? 0 : err;
@@ -423,9 +437,9 @@ static uint64_t total_trace_bytes(const struct hwtr_recording *rec)
 	return total;
 }
 
-int hwtr_history_build(struct hwtr_recording *rec,
-		       const struct hwtr_history_options *options,
-		       struct hwtr_history **out)
+int history_build(struct hwtr_recording *rec,
+		  const struct hwtr_history_options *options, uint64_t tail_bytes,
+		  struct hwtr_history **out)
 {
 	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
 	size_t cache_bytes = options && options->cache_bytes
@@ -439,11 +453,14 @@ int hwtr_history_build(struct hwtr_recording *rec,
 
 	if (!rec || !out)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_history_build: bad argument");
-	saved_index = info->complete && !(options && options->no_saved_index);
+	/* A tail is never saved: the file holds whole histories. */
+	saved_index = info->complete && !tail_bytes &&
+		      !(options && options->no_saved_index);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	h->recording = rec;
+	h->tail_bytes = tail_bytes;
 	h->ops = decoder_for_format(info->trace_format);
 	if (!h->ops) {
 		free(h);
@@ -474,7 +491,7 @@ int hwtr_history_build(struct hwtr_recording *rec,
 		hwtr_history_free(h);
 		return err;
 	}
-	progress_start(&progress, options ? options->progress : NULL,
+	progress_start(&progress, options && !tail_bytes ? options->progress : NULL,
 		       total_trace_bytes(rec));
 	h->progress = &progress;
 	/* A finished recording may carry its index (history-file.c); one
@@ -501,6 +518,13 @@ int hwtr_history_build(struct hwtr_recording *rec,
 		history_file_save(h);
 	*out = h;
 	return 0;
+}
+
+int hwtr_history_build(struct hwtr_recording *rec,
+		       const struct hwtr_history_options *options,
+		       struct hwtr_history **out)
+{
+	return history_build(rec, options, 0, out);
 }
 
 /* Forget the decoded chunks of thread T from chunk K on. */
@@ -598,7 +622,7 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 		return thread_rebuild(t);
 	if (size == t->stream_size && !losses_new && !g->image)
 		return 0;	/* nothing new for this thread */
-	if ((err = stream_info(t, &si, &losses)) == 0)
+	if ((err = history_stream_info(t, &si, &losses)) == 0)
 		err = t->ops->stream_extend(t->stream, &si, keep, &windows);
 	free(losses);
 	if (err)
@@ -630,6 +654,9 @@ int hwtr_history_extend(struct hwtr_history *h)
 
 	if (!h)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_history_extend: bad argument");
+	if (h->tail_bytes)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_history_extend: a tail "
+				 "history is not extended; build the whole one");
 	info = hwtr_recording_info(h->recording);
 	g.first_event = image_set_nevents(h->images);
 	g.nevents = hwtr_recording_nevents(h->recording);
@@ -842,7 +869,7 @@ static int thread_end_ip(struct hwtr_thread *t, uint64_t *ip,
 	int err, tries, rc;
 
 	*status = hwtr_end_ip_unknown;
-	err = stream_info(t, &si, &losses);
+	err = history_stream_info(t, &si, &losses);
 	kept_start = si.trace_start;
 	if (!err && si.size <= kept_start)
 		*status = hwtr_end_ip_none;	/* no trace */

@@ -89,6 +89,9 @@ struct hwtr_thread {
 	 * index, read-only): released with it, never freed or written. */
 	bool arrays_mapped;
 	uint64_t chunks_searched;	/* by hwtr_cursor_find (cursor.c) */
+	/* A tail history's (history-tail.c): the chunk start its trace is
+	 * read from; 0 when it is read from the trace's start. */
+	uint64_t tail_from;
 };
 
 #define LENGTH_CACHE_BITS 16
@@ -120,6 +123,9 @@ struct hwtr_history {
 	enum hwtr_index_source index_source;	/* saved (history-file.c) or built */
 	void *index_map;		/* the saved index, mapped, or NULL */
 	size_t index_map_size;
+	/* A tail history (hwtr_history_build_tail): each thread from a chunk
+	 * start this many trace bytes or more before its end; 0 for whole. */
+	uint64_t tail_bytes;
 };
 
 /* A chunk of gaps only (before the first chunk start): its offset. */
@@ -134,6 +140,18 @@ int history_add_thread(struct hwtr_history *h, size_t index);
 int history_thread_open(struct hwtr_thread *t);
 /* Everything the thread's index holds, but its place in the history. */
 void history_thread_release(struct hwtr_thread *t);
+/* hwtr_history_build, for the whole trace (TAIL_BYTES 0) or a tail. */
+int history_build(struct hwtr_recording *rec,
+		  const struct hwtr_history_options *options, uint64_t tail_bytes,
+		  struct hwtr_history **out);
+/* What a decoder needs to open (or extend) the stream of thread T (from its
+ * tail_from when set); *LOSSES is malloc'ed, or NULL. */
+int history_stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
+			struct decoder_loss **losses);
+/* Set T's tail_from: the last chunk start at least the history's tail_bytes
+ * before the end of its trace, or 0 (the whole trace) when there is none or
+ * the trace is not longer (history-tail.c). */
+int history_tail_find(struct hwtr_thread *t);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
 

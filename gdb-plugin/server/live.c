@@ -623,6 +623,7 @@ static int handle_hwtr(struct live *l, const struct rsp_request *r)
 	case plugin_call_history:
 	case plugin_goto:
 	case plugin_frames:
+	case plugin_end_frames:
 		if (!history(l))
 			return reply_error(l, "hwtrec: %s", tracer_recording(l->tracer)
 					   ? l->history_error

@@ -26,6 +26,7 @@ static const struct {
 	{ "call-history", plugin_call_history },
 	{ "goto", plugin_goto },
 	{ "frames", plugin_frames },
+	{ "end-frames", plugin_end_frames },
 	{ "record-start", plugin_record_start },
 	{ "record-stop", plugin_record_stop },
 };
@@ -85,6 +86,15 @@ void plugin_parse(const struct rsp_request *r, struct plugin_request *p)
 		p->tid = (uint32_t)a[0];
 		p->has_at = n == 2;
 		p->at = n == 2 ? a[1] : 0;
+		return;
+	case plugin_end_frames:
+		if (n != 1)
+			break;
+		if (a[0] > UINT32_MAX) {
+			p->error = "thread out of range";
+			return;
+		}
+		p->tid = (uint32_t)a[0];
 		return;
 	}
 	p->error = "wrong number of arguments";

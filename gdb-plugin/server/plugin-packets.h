@@ -29,6 +29,7 @@ enum plugin_kind {
 	plugin_call_history,	/* qHwtr:call-history:TID:FIRST,LAST:FLAGS */
 	plugin_goto,		/* qHwtr:goto:TID:N */
 	plugin_frames,		/* qHwtr:frames:TID[:POS] */
+	plugin_end_frames,	/* qHwtr:end-frames:TID */
 	plugin_record_start,	/* qHwtr:record-start (live) */
 	plugin_record_stop,	/* qHwtr:record-stop (live) */
 	plugin_save,		/* qHwtr:save:HEXPATH (live) */
@@ -40,7 +41,7 @@ struct plugin_request {
 	 * error (plugin_reply_error), and the fields below are not set. */
 	const char *error;
 	bool wait;		/* info: wait for the history */
-	uint32_t tid;		/* histories, goto, frames */
+	uint32_t tid;		/* histories, goto, frames, end-frames */
 	uint64_t first, last;	/* histories: the range */
 	unsigned flags;		/* histories: HWTR_INSN_* or HWTR_CALL_* */
 	uint64_t number;	/* goto: the instruction */

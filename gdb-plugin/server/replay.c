@@ -45,6 +45,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct replay_thread {
 	uint32_t tid;
@@ -76,6 +77,10 @@ struct replay_thread {
 	struct hwtr_recovery *recovery;
 	uint64_t recovery_window;
 	bool recovery_tried;
+	/* The level of the innermost frame at the end state: frame levels
+	 * are given from it (qHwtr:frames), so that the tail's and the whole
+	 * history's agree (a tail's levels start where it does). */
+	int32_t end_level;
 };
 
 struct replay {
@@ -107,6 +112,24 @@ struct replay {
 	atomic_bool built;	/* set by the builder when it is done */
 	int build_rc;
 	char build_err[512];
+	struct hwtr_history *whole;	/* the builder's, until it is joined */
+	/* Answer first, build later: the builder decodes the end of each
+	 * thread's trace first (hwtr_history_build_tail, TAIL_BYTES of it),
+	 * and until the whole history is built GDB moves in that tail; a
+	 * move older than the tail, or a request that needs instruction
+	 * numbers (listings, goto, qHwtr:info:1), waits for the whole one,
+	 * where each thread then stands at the same instruction
+	 * (hwtr_thread_tail_base). */
+	uint64_t tail_bytes;	/* 0: no tail */
+	struct hwtr_history *tail;	/* the builder's, once tail_done */
+	pthread_mutex_t tail_lock;	/* tail_done, for a move that waits */
+	pthread_cond_t tail_cond;
+	bool tail_done;
+	bool in_tail;		/* the threads' cursors are the tail's */
+	/* The data log is opened once every thread is at its end: its
+	 * registers make GDB unwind with its own unwinders where the tail had
+	 * the plugin's, and a frame's id must not change within a command. */
+	bool values_deferred;
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -230,11 +253,44 @@ static int end_at_last_pc(struct replay_thread *t)
 	return 0;
 }
 
+/* How long the builder waits between the tail and the whole history: the
+ * environment's HWTREC_TEST_BUILD_DELAY_MS, for the tests that show the
+ * answers come from the tail while the build runs. */
+static void test_build_delay(void)
+{
+	const char *s = getenv("HWTREC_TEST_BUILD_DELAY_MS");
+	struct timespec ts;
+	unsigned long ms;
+
+	if (!s || !*s)
+		return;
+	ms = strtoul(s, NULL, 10);
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 static void *build_history(void *arg)
 {
 	struct replay *r = arg;
 
-	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->history);
+	if (r->tail_bytes) {
+		struct hwtr_history_options topt = r->hopt;
+
+		topt.progress = NULL;
+		if (hwtr_history_build_tail(r->recording, &topt, r->tail_bytes,
+					    &r->tail) < 0) {
+			fprintf(stderr, "hwtrec-server: the end of the history is "
+				"not decoded ahead of the rest: %s\n", hwtr_last_error());
+			r->tail = NULL;
+		}
+		pthread_mutex_lock(&r->tail_lock);
+		r->tail_done = true;
+		pthread_cond_broadcast(&r->tail_cond);
+		pthread_mutex_unlock(&r->tail_lock);
+		test_build_delay();
+	}
+	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->whole);
 	if (r->build_rc < 0)
 		snprintf(r->build_err, sizeof(r->build_err), "%s", hwtr_last_error());
 	atomic_store(&r->built, true);
@@ -257,11 +313,13 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
 /* Thread T at the end of its history, and its tail: after a build, and
  * after an extension (live mode: the program ran on, the threads are live
  * again).  Its cursors move there; they stay valid across an extension. */
-static int thread_at_end(struct replay *r, struct replay_thread *t)
+static int thread_at_end(struct replay *r, struct replay_thread *t,
+			 struct hwtr_history *history)
 {
 	struct hwtr_thread_stats st;
 
-	t->history = hwtr_history_find_thread(r->history, t->tid);
+	t->history = hwtr_history_find_thread(history, t->tid);
+	t->end_level = 0;
 	t->has_tail = t->at_tail = false;
 	hwtr_recovery_free(t->recovery);	/* of a shorter history */
 	t->recovery = NULL;
@@ -297,6 +355,15 @@ static int thread_at_end(struct replay *r, struct replay_thread *t)
 		hwtr_cursor_free(t->scratch);
 		t->cursor = t->scratch = NULL;
 		t->history = NULL;
+		return 0;
+	}
+	{
+		struct hwtr_segment innermost;
+		int n = t->has_tail ? hwtr_thread_callstack_next(t->history, t->tail_pc,
+								 &innermost, 1)
+				    : hwtr_cursor_callstack(t->cursor, &innermost, 1);
+
+		t->end_level = n > 0 ? innermost.level : 0;
 	}
 	return 0;
 }
@@ -317,7 +384,8 @@ static void open_values(struct replay *r)
 	}
 }
 
-/* After the build: a cursor per thread, at the end, and the tail. */
+/* After the build: a cursor per thread, at the end, and the tail (the
+ * data log is the caller's). */
 static int finish_history(struct replay *r)
 {
 	size_t i;
@@ -326,9 +394,8 @@ static int finish_history(struct replay *r)
 	if (r->build_rc < 0)
 		return r->build_rc;
 	for (i = 0; i < r->nthreads; i++)
-		if ((rc = thread_at_end(r, &r->threads[i])) < 0)
+		if ((rc = thread_at_end(r, &r->threads[i], r->history)) < 0)
 			return rc;
-	open_values(r);
 	/* Live, GDB debugs the program running now, and live.c reports no
 	 * exec: the history is not split into programs. */
 	for (i = 0; program_images_count(r->images) > 1 && !r->opt.nends &&
@@ -345,6 +412,31 @@ static int finish_history(struct replay *r)
 				      t->image_starts);
 	}
 	return 0;
+}
+
+/* How much of each thread's trace the tail holds: the environment's
+ * HWTREC_TAIL_BYTES (0: no tail), else DEFAULT_TAIL_BYTES: on a call-heavy
+ * trace (0.2 bits an instruction) about a million instructions, decoded in
+ * 0.06 s (64 KiB: 2.8 million, 0.19 s, which the first reverse-stepi of a
+ * 1 G-instruction crash had to wait for, its prompt coming first). */
+#define DEFAULT_TAIL_BYTES (16u << 10)
+
+static uint64_t tail_bytes(void)
+{
+	const char *s = getenv("HWTREC_TAIL_BYTES");
+	char *end;
+	unsigned long long n;
+
+	if (!s || !*s)
+		return DEFAULT_TAIL_BYTES;
+	n = strtoull(s, &end, 10);
+	if (*end) {
+		fprintf(stderr, "hwtrec-server: HWTREC_TAIL_BYTES=%s is not a "
+			"number of bytes: the default, %u, is used\n", s,
+			DEFAULT_TAIL_BYTES);
+		return DEFAULT_TAIL_BYTES;
+	}
+	return n;
 }
 
 /* Without a core, GDB's first packets ask where the threads stand: find
@@ -378,17 +470,147 @@ static bool still_building(struct replay *r)
 	return r->building && !atomic_load(&r->built);
 }
 
+static bool all_at_end(const struct replay *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nthreads; i++)
+		if (!at_end(&r->threads[i]))
+			return false;
+	return true;
+}
+
+/* Where a thread stood in the tail: its tail thread and position. */
+struct tail_place {
+	const struct hwtr_thread *thread;	/* NULL: no cursor, or at the end */
+	uint64_t position;
+	bool at_tail;
+};
+
+/* Leave the tail: note where each thread stands, and let go of what the
+ * tail history owns (cursors, recoveries). */
+static struct tail_place *leave_tail(struct replay *r)
+{
+	struct tail_place *places = calloc(r->nthreads ? r->nthreads : 1,
+					   sizeof(*places));
+	size_t i;
+
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (places && t->cursor && !at_end(t)) {
+			places[i].thread = t->history;
+			places[i].position = hwtr_cursor_position(t->cursor);
+			places[i].at_tail = t->at_tail;
+		}
+		hwtr_cursor_free(t->cursor);
+		hwtr_cursor_free(t->scratch);
+		hwtr_recovery_free(t->recovery);
+		t->cursor = t->scratch = NULL;
+		t->recovery = NULL;
+		t->history = NULL;
+	}
+	r->in_tail = false;
+	return places;
+}
+
+/* Each thread where it stood in the tail, in the whole history. */
+static void enter_places(struct replay *r, const struct tail_place *places)
+{
+	size_t i;
+
+	for (i = 0; places && i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+		uint64_t base;
+
+		if (!places[i].thread || !t->cursor)
+			continue;
+		if (hwtr_thread_tail_base(places[i].thread, t->history, &base) < 0 ||
+		    hwtr_cursor_goto(t->cursor, places[i].position + base) < 0) {
+			/* Not expected: the tail is the whole one's end. */
+			fprintf(stderr, "hwtrec-server: thread %u goes back to the "
+				"end of its history: %s\n", t->tid, hwtr_last_error());
+			hwtr_cursor_goto(t->cursor, t->instructions);
+			t->at_tail = t->has_tail;
+			continue;
+		}
+		t->at_tail = places[i].at_tail;
+	}
+}
+
+/* The data log, now if every thread is at its end, else once they are
+ * (see values_deferred). */
+static void open_values_at_end(struct replay *r)
+{
+	r->values_deferred = !all_at_end(r);
+	if (!r->values_deferred)
+		open_values(r);
+}
+
 /* Wait for a background build; without a history the server goes on
- * serving the core. */
+ * serving the core.  Threads that moved in the tail stand at the same
+ * instructions of the whole history. */
 static void wait_history(struct replay *r)
 {
+	struct tail_place *places = NULL;
+
 	if (!r->building)
 		return;
 	pthread_join(r->builder, NULL);
 	r->building = false;
-	if (finish_history(r) < 0)
+	if (r->in_tail)
+		places = leave_tail(r);
+	r->history = r->whole;
+	r->whole = NULL;
+	if (finish_history(r) < 0) {
 		fprintf(stderr, "hwtrec-server: no history, serving the end state only: %s\n",
 			r->build_err);
+	} else {
+		enter_places(r, places);
+		open_values_at_end(r);
+	}
+	free(places);
+	hwtr_history_free(r->tail);
+	r->tail = NULL;
+}
+
+/* Is GDB served from the tail (see tail_bytes)?  Entered at the first
+ * request that needs a history once the tail is decoded (with WAIT, a
+ * request that moves waits for that, not for the whole history; one that
+ * only looks is answered from the end meanwhile); left when the whole
+ * history is built (wait_history, at the next request). */
+static bool in_tail(struct replay *r, bool wait)
+{
+	bool done;
+	size_t i;
+
+	if (!still_building(r))
+		return false;
+	if (r->in_tail)
+		return true;
+	if (!r->tail_bytes)
+		return false;
+	pthread_mutex_lock(&r->tail_lock);
+	while (wait && !r->tail_done)
+		pthread_cond_wait(&r->tail_cond, &r->tail_lock);
+	done = r->tail_done;
+	pthread_mutex_unlock(&r->tail_lock);
+	if (!done || !r->tail)
+		return false;
+	for (i = 0; i < r->nthreads; i++)
+		if (thread_at_end(r, &r->threads[i], r->tail) < 0) {
+			free(leave_tail(r));
+			return false;
+		}
+	r->in_tail = true;
+	return true;
+}
+
+/* A data log waiting for every thread to be at its end. */
+static void deferred_values(struct replay *r)
+{
+	if (r->values_deferred && !r->building)
+		open_values_at_end(r);
 }
 
 int replay_open(const char *dir, const struct replay_options *options,
@@ -405,6 +627,8 @@ int replay_open(const char *dir, const struct replay_options *options,
 		say("%s: out of memory", dir);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&r->tail_lock, NULL);
+	pthread_cond_init(&r->tail_cond, NULL);
 	/* Absolute, so that the plugin can name it wherever GDB runs. */
 	r->dir = realpath(dir, NULL);
 	if (!r->dir)
@@ -470,6 +694,13 @@ int replay_open(const char *dir, const struct replay_options *options,
 	if (options && options->background) {
 		if (!r->core && !r->opt.nends)
 			find_early_ends(r);
+		/* Live mode extends its history at every stop; a process that
+		 * exec'd has positions of its images, which need the whole.
+		 * Intel PT only so far: an ETM stream read from an A-sync in
+		 * CoreSight frames is not tested against the whole yet. */
+		if (!r->opt.nends && program_images_count(r->images) == 1 &&
+		    r->info->trace_format && !strcmp(r->info->trace_format, "intel-pt"))
+			r->tail_bytes = tail_bytes();
 		rc = pthread_create(&r->builder, NULL, build_history, r);
 		if (rc) {
 			say("cannot start a thread: %s", strerror(rc));
@@ -481,10 +712,13 @@ int replay_open(const char *dir, const struct replay_options *options,
 		return 0;
 	}
 	build_history(r);
+	r->history = r->whole;
+	r->whole = NULL;
 	if ((rc = finish_history(r)) < 0) {
 		say("%s", r->build_err);
 		goto fail;
 	}
+	open_values(r);
 	*out = r;
 	return 0;
 
@@ -525,7 +759,7 @@ int replay_refresh(struct replay *r, const struct replay_options *options)
 			return rc;
 		}
 	for (i = 0; i < r->nthreads; i++)
-		if ((rc = thread_at_end(r, &r->threads[i])) < 0) {
+		if ((rc = thread_at_end(r, &r->threads[i], r->history)) < 0) {
 			say("%s", r->build_err);
 			return rc;
 		}
@@ -571,12 +805,15 @@ void replay_close(struct replay *r)
 	hwtr_values_free(r->values);
 	if (r->history)
 		hwtr_history_free(r->history);
+	hwtr_history_free(r->tail);
 	memory_free(r->memory);
 	core_close(r->core);
 	program_images_free(r->images);
 	if (r->recording)
 		hwtr_recording_close(r->recording);
 	breakpoints_free(r->breakpoints);
+	pthread_mutex_destroy(&r->tail_lock);
+	pthread_cond_destroy(&r->tail_cond);
 	free(r->dir);
 	free(r);
 }
@@ -845,37 +1082,64 @@ static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image
 	*event = replay_stepped;
 }
 
-int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
-		  enum replay_event *event)
+/* Move T one instruction or to the next breakpoint.  A failed move (a
+ * decode error) leaves the thread where it was, as does one that reached
+ * the start of a tail (then *OLDER is set: the whole history goes on). */
+static int move(struct replay *r, struct replay_thread *t, bool reverse,
+		bool step_one, enum replay_event *event, bool *older)
 {
-	struct replay_thread *t = find(r, tid);
-	uint64_t pos;
-	bool at_tail;
-	size_t image;
+	uint64_t pos = hwtr_cursor_position(t->cursor);
+	bool at_tail = t->at_tail;
+	size_t image = thread_image(r, t);
 	int rc;
 
-	if (!t) {
-		say("no thread %x in the recording", tid);
-		return -ESRCH;
-	}
-	wait_history(r);
-	if (!t->cursor) {
-		*event = reverse ? replay_history_begin : replay_history_end;
-		return 0;
-	}
-	/* A failed move (a decode error) leaves the thread where it was. */
-	pos = hwtr_cursor_position(t->cursor);
-	at_tail = t->at_tail;
-	image = thread_image(r, t);
+	*older = false;
 	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
-	if (rc < 0) {
-		say("%s", hwtr_last_error());
+	if (rc >= 0 && r->in_tail && *event == replay_history_begin)
+		*older = true;
+	if (rc < 0 || *older) {
+		if (rc < 0)
+			say("%s", hwtr_last_error());
 		hwtr_cursor_goto(t->cursor, pos);
 		t->at_tail = at_tail;
 	} else if (!step_one) {
 		stop_at_exec(r, t, image, reverse, event);
 	}
 	r->image = thread_image(r, t);
+	return rc;
+}
+
+int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
+		  enum replay_event *event)
+{
+	struct replay_thread *t = find(r, tid);
+	bool older;
+	int rc;
+
+	if (!t) {
+		say("no thread %x in the recording", tid);
+		return -ESRCH;
+	}
+	/* In the tail a thread without instructions there may have older
+	 * ones: the whole history says. */
+	if (!in_tail(r, true) || !t->cursor)
+		wait_history(r);
+	deferred_values(r);
+	if (!t->cursor) {
+		*event = reverse ? replay_history_begin : replay_history_end;
+		return 0;
+	}
+	rc = move(r, t, reverse, step_one, event, &older);
+	if (older) {
+		/* Older than the tail: from the same instruction of the
+		 * whole history, once it is built. */
+		wait_history(r);
+		if (!t->cursor) {
+			*event = replay_history_begin;
+			return 0;
+		}
+		rc = move(r, t, reverse, step_one, event, &older);
+	}
 	return rc;
 }
 
@@ -970,6 +1234,10 @@ static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
  * second a million instructions take; grown 16 times at a time, up to
  * recovery_window(), when a question is older. */
 #define FIRST_RECOVERY_WINDOW 65536u
+/* In the tail, while the whole history is built on the other core, the
+ * first recovery is smaller still: the first reverse-stepi there took
+ * 0.18 s with 65,536 instructions, 0.05 s with 4,096. */
+#define FIRST_TAIL_RECOVERY_WINDOW 4096u
 
 /* Without a data log: T's recovery from its end state in the core (a
  * thread without one, or live mode, has none), over a window that holds
@@ -998,7 +1266,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 	} else if (t->recovery_tried) {
 		return NULL;
 	} else {
-		window = FIRST_RECOVERY_WINDOW;
+		window = r->in_tail ? FIRST_TAIL_RECOVERY_WINDOW : FIRST_RECOVERY_WINDOW;
 	}
 	t->recovery_tried = true;
 	while (window < back && window < limit)
@@ -1140,16 +1408,20 @@ int replay_registers(struct replay *r, uint32_t tid,
 	memset(regs, 0, TDESC_G_SIZE);
 	memset(valid, 0, TDESC_G_SIZE);
 	/* Without a core, even the end's PC comes from the history: from its
-	 * end alone while it is being built (every thread is at its end). */
-	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_found) {
-		memcpy(regs + off, &t->early_end_pc, 8);
-		memset(valid + off, 1, 8);
-		return 0;
+	 * end alone while it is being built (every thread is at its end),
+	 * or from the tail. */
+	if (!in_tail(r, false)) {
+		if (!t->core && still_building(r) &&
+		    t->early_end == hwtr_end_ip_found) {
+			memcpy(regs + off, &t->early_end_pc, 8);
+			memset(valid + off, 1, 8);
+			return 0;
+		}
+		if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_none)
+			return 0;	/* no history will know a PC either */
+		if (!t->core)
+			wait_history(r);
 	}
-	if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_none)
-		return 0;	/* no history will know a PC either */
-	if (!t->core)
-		wait_history(r);
 	if (at_end(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
@@ -1258,7 +1530,12 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 {
 	struct replay_thread *t = find(r, tid);
 
-	if (!t || still_building(r) || (wait_history(r), at_end(t)))
+	if (t && !in_tail(r, false)) {
+		if (still_building(r))	/* nothing moved yet */
+			return memory_read(image_memory(r), addr, buf, len);
+		wait_history(r);
+	}
+	if (!t || at_end(t))
 		return memory_read(image_memory(r), addr, buf, len);
 	if (r->values && t->cursor && last_image(r))
 		return past_memory(r, t, NULL, addr, buf, len);
@@ -1288,6 +1565,15 @@ static struct replay_thread *history_thread(struct replay *r, uint32_t tid)
 	return t && t->cursor ? t : NULL;
 }
 
+/* A thread for a request that needs no instruction numbers: in the tail
+ * when GDB is there, else as history_thread. */
+static struct replay_thread *current_thread(struct replay *r, uint32_t tid)
+{
+	struct replay_thread *t = in_tail(r, true) ? find(r, tid) : NULL;
+
+	return t && t->cursor ? t : history_thread(r, tid);
+}
+
 int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 {
 	bool building;
@@ -1315,7 +1601,8 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		struct hwtr_thread_stats st = { 0 };
 
 		j->tid = t->tid;
-		j->at_end = building || at_end(t);
+		/* Building, a thread moves only in the tail. */
+		j->at_end = (building && !r->in_tail) || at_end(t);
 		/* Without them (no core: a program that exited) GDB cannot
 		 * unwind at the end, and the plugin's unwinder does it. */
 		j->registers_at_end = t->core || r->opt.nends;
@@ -1393,7 +1680,7 @@ static int thread_frames(struct replay_thread *t,
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;
-		f->level = segs[i].level;
+		f->level = segs[i].level - t->end_level;
 	}
 	*nframes = (size_t)n;
 	return 0;
@@ -1402,7 +1689,7 @@ static int thread_frames(struct replay_thread *t,
 int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 		  struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n)
 {
-	struct replay_thread *t = history_thread(r, tid);
+	struct replay_thread *t = at ? history_thread(r, tid) : current_thread(r, tid);
 	uint64_t pos;
 	bool at_tail;
 	int rc;
@@ -1416,6 +1703,29 @@ int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 	at_tail = t->at_tail;
 	if (replay_goto(r, tid, *at) < 0)
 		return -1;
+	rc = thread_frames(t, frames, n);
+	hwtr_cursor_goto(t->cursor, pos);
+	t->at_tail = at_tail;
+	return rc;
+}
+
+int replay_end_frames(struct replay *r, uint32_t tid,
+		      struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n)
+{
+	struct replay_thread *t = current_thread(r, tid);
+	uint64_t pos;
+	bool at_tail;
+	int rc;
+
+	if (!t)
+		return -1;
+	pos = hwtr_cursor_position(t->cursor);
+	at_tail = t->at_tail;
+	if (hwtr_cursor_goto(t->cursor, t->instructions) < 0) {
+		say("%s", hwtr_last_error());
+		return -1;
+	}
+	t->at_tail = t->has_tail;
 	rc = thread_frames(t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->at_tail = at_tail;

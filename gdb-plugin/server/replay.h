@@ -166,6 +166,11 @@ int replay_frames(struct replay *replay, uint32_t tid, const uint64_t *at,
 /* The listing goes to OUT as it is made (memory does not grow with the
  * range); 0, or -1 with hwtr_last_error() (nothing was written when the
  * thread or the range is wrong). */
+/* The call stack at thread TID's end state (as qHwtr:frames at its end
+ * position), answered from the tail while the history is built: the
+ * plugin pairs it with GDB's own frames there.  0, or -1 (said). */
+int replay_end_frames(struct replay *replay, uint32_t tid,
+		      struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n);
 int replay_listing(struct replay *replay, uint32_t tid, bool calls,
 		   uint64_t first, uint64_t last, unsigned flags, FILE *out);
 int replay_goto(struct replay *replay, uint32_t tid, uint64_t number);

@@ -345,6 +345,10 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 				  &n) < 0)
 			return plugin_reply_error(conn, hwtr_last_error());
 		return plugin_reply_frames(conn, frames, n);
+	case plugin_end_frames:
+		if (replay_end_frames(replay, p->tid, frames, &n) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
+		return plugin_reply_frames(conn, frames, n);
 	default:	/* live mode's (record-start, ...), or not ours */
 		return plugin_reply_unknown(conn);
 	}

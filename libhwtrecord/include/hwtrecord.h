@@ -582,6 +582,33 @@ enum hwtr_index_source hwtr_history_index_source(const struct hwtr_history *hist
 HWTR_EXPORT
 void hwtr_history_free(struct hwtr_history *history);
 
+/* The history of the end of each thread's trace only, built in the time
+ * its last TAIL_BYTES of trace take to decode, not the whole trace's: each
+ * thread is decoded from the last chunk start (a PSB, an A-sync, where the
+ * decoder needs no earlier state) at least TAIL_BYTES before the end of
+ * its trace, or from its start when there is none.  Its instructions are
+ * the whole history's last ones, numbered from 1 at that chunk start
+ * (hwtr_thread_tail_base maps them); function segments begin there, so a
+ * function entered before it has no caller and its level is relative (a
+ * return to an older caller makes a segment one level up, as at the start
+ * of any history).  For answering near the end while the whole history is
+ * built: a debugger moves back through the tail and waits for the whole
+ * history for older positions.  Never reads or writes history.idx, is
+ * never extended (hwtr_history_extend fails). */
+HWTR_EXPORT
+int hwtr_history_build_tail(struct hwtr_recording *recording,
+			    const struct hwtr_history_options *options,
+			    uint64_t tail_bytes, struct hwtr_history **history);
+
+/* Where instruction N of thread TAIL of a tail history is in the whole
+ * history's thread WHOLE (the same thread of the same recording): number
+ * N + *BASE.  Fails (hwtr_err_format, naming the thread) when the two do
+ * not line up: WHOLE has no chunk at the tail's start, or counts other
+ * instructions from there to the end. */
+HWTR_EXPORT
+int hwtr_thread_tail_base(const struct hwtr_thread *tail,
+			  const struct hwtr_thread *whole, uint64_t *base);
+
 /* Where each thread's history will end, without building it: IPS[i] is the
  * IP of the last instruction (gaps after it skipped) that hwtr_history_build
  * gives thread i of the manifest, found by decoding only the end of its

@@ -67,6 +67,9 @@ print("==bt " + bt.splitlines()[0])
 print("==building " + str("226275696c64696e67223a74727565" in info))
 gdb.execute("reverse-stepi")
 print("==rip1 %#x" % int(gdb.parse_and_eval("$rip")))
+# The reverse-stepi is answered from the end of the trace, decoded first;
+# qHwtr:info:1 waits for the whole history, longer than remotetimeout.
+gdb.execute("set remotetimeout 600")
 info = gdb.execute("maint packet qHwtr:info:1", to_string=True)
 text = bytes.fromhex(info.split('received: "')[1].split('"')[0]).decode()
 print("==info " + text)

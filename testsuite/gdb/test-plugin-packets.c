@@ -69,6 +69,10 @@ START_TEST(requests_are_typed)
 	parse("qHwtr:frames:7:a", &p);
 	ck_assert(p.has_at);
 	ck_assert_uint_eq(p.at, 10);
+	parse("qHwtr:end-frames:1f", &p);
+	ck_assert_int_eq(p.kind, plugin_end_frames);
+	ck_assert_ptr_null(p.error);
+	ck_assert_uint_eq(p.tid, 0x1f);
 	parse("qHwtr:record-start", &p);
 	ck_assert_int_eq(p.kind, plugin_record_start);
 	parse("qHwtr:record-stop", &p);
@@ -95,6 +99,12 @@ START_TEST(bad_arguments_are_errors)
 	parse("qHwtr:call-history:1:1,2:100000000", &p);
 	ck_assert_str_eq(p.error, "thread or flags out of range");
 	parse("qHwtr:frames:100000000", &p);
+	ck_assert_str_eq(p.error, "thread out of range");
+	parse("qHwtr:end-frames:1:2", &p);
+	ck_assert_str_eq(p.error, "wrong number of arguments");
+	parse("qHwtr:end-frames", &p);
+	ck_assert_str_eq(p.error, "wrong number of arguments");
+	parse("qHwtr:end-frames:100000000", &p);
 	ck_assert_str_eq(p.error, "thread out of range");
 	parse("qHwtr:goto:100000000:1", &p);
 	ck_assert_str_eq(p.error, "bad thread");

@@ -9,8 +9,9 @@
 # generator's, mkrec-long over long-loop.S), and it is erased before the
 # command's own output.  The same commands with stderr a file print nothing
 # on it.  `hwtrec replay` on a terminal: the server's progress reaches
-# GDB's terminal while the first reverse command waits for the history
-# (GDB copies a piped server's stderr); with stderr a file, none.
+# GDB's terminal while a reverse-continue to the start waits for the history
+# (the first reverse-stepi is answered from the end of the trace, decoded
+# first; GDB copies a piped server's stderr); with stderr a file, none.
 set -eu
 : "${HWTREC:?}" "${TESTDIR:?}" "${SRCDIR:?}"
 work=$(mktemp -d /tmp/hwtrec-progress-XXXXXX)
@@ -99,16 +100,16 @@ unsave
 [ -s export.err ] && fail "hwtrec export printed on stderr (a file): $(cat export.err)"
 check_quiet export
 
-# GDB: the first reverse step waits for the history.
+# GDB: a reverse-continue to the start waits for the whole history.
 if command -v gdb >/dev/null; then
-	gdbargs="-nx -batch -ex reverse-stepi -ex 'info registers rip'"
+	gdbargs="-nx -batch -ex reverse-stepi -ex reverse-continue -ex 'info registers rip'"
 	unsave
 	HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" replay.tty "'$HWTREC' replay long.hwtrec -- $gdbargs" ||
 		fail "hwtrec replay on a terminal: status $?"
 	check_tty replay
 	unsave
 	"$HWTREC" replay long.hwtrec -- -nx -batch -ex reverse-stepi \
-		-ex 'info registers rip' >replay.out 2>replay.err </dev/null ||
+		-ex reverse-continue -ex 'info registers rip' >replay.out 2>replay.err </dev/null ||
 		fail "hwtrec replay: $(cat replay.err)"
 	check_quiet replay
 fi

@@ -107,12 +107,38 @@ def _raw(conn, packet):
     return _unescape(match.group(1))
 
 
+# Packets that the server answers only once the whole history is built
+# (instruction numbers): while it builds, GDB's remotetimeout (2 s, three
+# tries) would give up on them.
+_WAITING = ("qHwtr:info:1", "qHwtr:insn-history:", "qHwtr:call-history:",
+            "qHwtr:goto:")
+_BUILD_TIMEOUT = 3600   # seconds
+
+
+def _may_wait(packet):
+    return packet.startswith(_WAITING) or (
+        packet.startswith("qHwtr:frames:") and packet.count(":") == 3)
+
+
+def _raw_waiting(conn, packet):
+    """_raw, with GDB's remotetimeout raised for a packet that may wait for
+    the history's build (see _WAITING)."""
+    if in_unwinder or not _may_wait(packet):
+        return _raw(conn, packet)
+    was = gdb.parameter("remotetimeout")
+    gdb.execute("set remotetimeout %d" % _BUILD_TIMEOUT, to_string=True)
+    try:
+        return _raw(conn, packet)
+    finally:
+        gdb.execute("set remotetimeout %d" % was, to_string=True)
+
+
 def request(packet, conn=None):
     """Send PACKET; return the decoded text reply ('' if unsupported)."""
     conn = conn or remote_connection()
     if conn is None:
         raise gdb.GdbError("hwtrec: the target is not a remote connection.")
-    reply = _raw(conn, packet)
+    reply = _raw_waiting(conn, packet)
     if reply.startswith("E."):
         raise PacketError("hwtrec-server: %s" % reply[2:])
     if len(reply) == 3 and reply[0] == "E":
@@ -231,6 +257,15 @@ def real_registers(entry, conn=None):
     if entry.get("registers_logged"):
         return True
     return at_end(entry, conn) and entry.get("registers_at_end", True)
+
+
+def end_frames(tid):
+    """qHwtr:end-frames for TID: the call stack at its end state, innermost
+    first, answered while the server still builds the history."""
+    result = request_json("qHwtr:end-frames:%x" % tid)
+    if not isinstance(result, list):
+        raise PacketError("hwtrec-server: qHwtr:end-frames did not give a list")
+    return result
 
 
 def frames(tid, position=None):

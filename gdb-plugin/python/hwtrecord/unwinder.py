@@ -52,6 +52,7 @@ LEVEL_STEP = 0x100          # synthetic bytes per call level
 MARGIN = 0x100000           # distance of synthetic addresses from real ones
 FALLBACK_LOW = 0x10000000000
 MAX_FINAL_FRAMES = 4096
+LEVEL_FLOOR = 0x10000       # call levels above the end's, without a final stack
 
 # Connection number -> {level: (function_start, cfa, pc)} of the final
 # stack; pc is None for the server's frames, the frame's own PC for GDB's
@@ -273,6 +274,10 @@ def layout(server_frames, final):
         known_outer = min(final)
     else:
         low, high, known_outer = FALLBACK_LOW, FALLBACK_LOW, None
+    # Levels count from the innermost frame at the end (0; callers are
+    # negative): the synthetic addresses step down from the outermost
+    # known one, or from a floor far below any call depth.
+    floor = known_outer if known_outer is not None else -LEVEL_FLOOR
     result = [None] * len(frames)
     chain_ok = True
     for index in range(len(frames) - 1, -1, -1):
@@ -284,7 +289,7 @@ def layout(server_frames, final):
             sp = entry[1]
         else:
             chain_ok = False
-            sp = low - LEVEL_STEP * max(level, 0)
+            sp = low - LEVEL_STEP * max(level - floor, 0)
         result[index] = _Frame(pc, start, level, sp)
     return result
 
@@ -368,8 +373,11 @@ def final_stack(conn):
     if conn.num not in _final and conn.num in _final_gdb:
         tid, end, stack = _final_gdb[conn.num]
         if end is None:     # noted while the server was building the history
-            end = target.end_position(target.thread_info(tid, wait=True))
-        _final[conn.num] = match_final_stack(target.frames(tid, end), stack)
+            # (from the end of the trace it decoded first, without waiting)
+            server_frames = target.end_frames(tid)
+        else:
+            server_frames = target.frames(tid, end)
+        _final[conn.num] = match_final_stack(server_frames, stack)
         del _final_gdb[conn.num]
     return _final.get(conn.num)
 
