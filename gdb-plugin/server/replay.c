@@ -697,8 +697,13 @@ int replay_open(const char *dir, const struct replay_options *options,
 		/* Live mode extends its history at every stop; a process that
 		 * exec'd has positions of its images, which need the whole.
 		 * Intel PT only so far: an ETM stream read from an A-sync in
-		 * CoreSight frames is not tested against the whole yet. */
+		 * CoreSight frames is not tested against the whole yet.  Not
+		 * with a data log: its values count positions from the start,
+		 * so in the tail registers would come from the recovery only,
+		 * and the log waits until every thread is back at its end;
+		 * exact values come before a fast first answer. */
 		if (!r->opt.nends && program_images_count(r->images) == 1 &&
+		    !r->info->values &&
 		    r->info->trace_format && !strcmp(r->info->trace_format, "intel-pt"))
 			r->tail_bytes = tail_bytes();
 		rc = pthread_create(&r->builder, NULL, build_history, r);
