@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 			continue;
 		printf("%-10s", band_name[b]);
 		for (r = 0; r < 16; r++)
-			printf(" %s %.0f%%", reg_names[r],
+			printf(" %s %.0f%%", oracle_reg_names[r],
 			       100.0 * reg_recovered[b][r] / (compared[b] / 16));
 		printf("\n");
 	}
