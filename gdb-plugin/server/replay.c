@@ -126,10 +126,6 @@ struct replay {
 	pthread_cond_t tail_cond;
 	bool tail_done;
 	bool in_tail;		/* the threads' cursors are the tail's */
-	/* The data log is opened once every thread is at its end: its
-	 * registers make GDB unwind with its own unwinders where the tail had
-	 * the plugin's, and a frame's id must not change within a command. */
-	bool values_deferred;
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -470,16 +466,6 @@ static bool still_building(struct replay *r)
 	return r->building && !atomic_load(&r->built);
 }
 
-static bool all_at_end(const struct replay *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->nthreads; i++)
-		if (!at_end(&r->threads[i]))
-			return false;
-	return true;
-}
-
 /* Where a thread stood in the tail: its tail thread and position. */
 struct tail_place {
 	const struct hwtr_thread *thread;	/* NULL: no cursor, or at the end */
@@ -538,15 +524,6 @@ static void enter_places(struct replay *r, const struct tail_place *places)
 	}
 }
 
-/* The data log, now if every thread is at its end, else once they are
- * (see values_deferred). */
-static void open_values_at_end(struct replay *r)
-{
-	r->values_deferred = !all_at_end(r);
-	if (!r->values_deferred)
-		open_values(r);
-}
-
 /* Wait for a background build; without a history the server goes on
  * serving the core.  Threads that moved in the tail stand at the same
  * instructions of the whole history. */
@@ -567,7 +544,9 @@ static void wait_history(struct replay *r)
 			r->build_err);
 	} else {
 		enter_places(r, places);
-		open_values_at_end(r);
+		/* A recording with a data log has no tail (replay_open), so
+		 * every thread is still at its end here. */
+		open_values(r);
 	}
 	free(places);
 	hwtr_history_free(r->tail);
@@ -604,13 +583,6 @@ static bool in_tail(struct replay *r, bool wait)
 		}
 	r->in_tail = true;
 	return true;
-}
-
-/* A data log waiting for every thread to be at its end. */
-static void deferred_values(struct replay *r)
-{
-	if (r->values_deferred && !r->building)
-		open_values_at_end(r);
 }
 
 int replay_open(const char *dir, const struct replay_options *options,
@@ -1129,7 +1101,6 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	 * ones: the whole history says. */
 	if (!in_tail(r, true) || !t->cursor)
 		wait_history(r);
-	deferred_values(r);
 	if (!t->cursor) {
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;

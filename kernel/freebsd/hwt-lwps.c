@@ -188,10 +188,3 @@ size_t hwt_lwps_unnamed(const struct hwt_lwps *m)
 {
 	return m->unnamed;
 }
-
-void hwt_lwps_counts(const struct hwt_lwps *m, size_t *indexes,
-		     size_t *lwpids)
-{
-	*indexes = m->created;
-	*lwpids = m->nseen;
-}

@@ -51,8 +51,5 @@ void hwt_lwps_give_up(struct hwt_lwps *lwps);
 bool hwt_lwps_name(const struct hwt_lwps *lwps, int index, uint32_t *tid);
 /* How many indexes got HWT_UNNAMED_THREAD. */
 size_t hwt_lwps_unnamed(const struct hwt_lwps *lwps);
-/* Indexes created and LWP ids seen in listings, so far. */
-void hwt_lwps_counts(const struct hwt_lwps *lwps, size_t *indexes,
-		     size_t *lwpids);
 
 #endif
