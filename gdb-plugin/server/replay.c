@@ -13,7 +13,10 @@
  *
  * When the core's PC is not the history's last instruction (a crash: the
  * faulting instruction did not complete), the core's state is one more
- * position after the history, the "tail" (number instructions + 1).  Live,
+ * position after the history, the "tail" (number instructions + 1).  For
+ * the thread a fatal signal stopped, the tail has two positions with the
+ * core's state, as `record full`'s log has: the instruction at the stop,
+ * logged but never run, then the end (signal_before_tail_insn).  Live,
  * the tail is the live PC at the stop.  The tail's frames are those the
  * history would give an instruction at its PC after the last one
  * (hwtr_thread_callstack_next: after a return, the caller's), so that they
@@ -41,6 +44,7 @@
 #include <errno.h>
 #include <hwtrecord.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -56,11 +60,13 @@ struct replay_thread {
 	const struct core_thread *core;	/* NULL if the core lacks it */
 	/* The core's PC is not the last instruction of the history (a fault:
 	 * the faulting instruction never completed, so the trace does not
-	 * list it).  The thread then has one more position after the
-	 * history, the "tail", where it stands in the core, as GDB's btrace
-	 * appends the current PC after the trace. */
-	bool has_tail;
-	bool at_tail;
+	 * list it).  The thread then has positions after the history, the
+	 * "tail", where it stands in the core, as GDB's btrace appends the
+	 * current PC after the trace: one, or two when the thread ended on a
+	 * signal before the instruction at that PC (signal_before_tail_insn).  tail_step is
+	 * 0 outside the tail, else 1..tail_len. */
+	unsigned tail_len;
+	unsigned tail_step;
 	uint64_t tail_pc;
 	/* Where each program image starts (program-images.h), or NULL when
 	 * the process never exec'd. */
@@ -141,13 +147,13 @@ static struct replay_thread *find(const struct replay *r, uint32_t tid)
 /* Where a thread's end state is: the last instruction, or the tail. */
 static uint64_t end_position(const struct replay_thread *t)
 {
-	return t->instructions + t->has_tail;
+	return t->instructions + t->tail_len;
 }
 
 static bool at_end(const struct replay_thread *t)
 {
-	return !t->cursor || t->at_tail ||
-	       (!t->has_tail && hwtr_cursor_position(t->cursor) == t->instructions);
+	return !t->cursor || t->tail_step ||
+	       (!t->tail_len && hwtr_cursor_position(t->cursor) == t->instructions);
 }
 
 static int add_thread(struct replay *r, uint32_t tid)
@@ -226,7 +232,7 @@ static size_t thread_image(const struct replay *r, const struct replay_thread *t
 
 	if (!t->image_starts || !t->cursor)
 		return k;
-	pos = hwtr_cursor_position(t->cursor) + t->at_tail;
+	pos = hwtr_cursor_position(t->cursor) + t->tail_step;
 	while (k > 0 && t->image_starts[k] > pos)
 		k--;
 	return k;
@@ -306,6 +312,28 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
 	return false;
 }
 
+/* Did a signal stop thread T before the instruction at its tail PC?
+ * GDB's `record full` logs each instruction before it runs it, so when a
+ * signal stops the program (a fault of that instruction, or one sent by a
+ * system call just done: raise, abort) the log holds the instruction at
+ * the stop although it never ran: from there the first reverse-stepi
+ * stays at the same PC, the next goes to the last instruction done.  The
+ * tail has those two positions, with the same state.  Only the thread
+ * that received the signal (the core's first); not an instruction
+ * record full cannot log: one it cannot read (a call through NULL) or
+ * decode (SIGILL: ud2, an instruction the CPU lacks), where it stops
+ * before it with an error instead. */
+static bool signal_before_tail_insn(struct replay *r, const struct replay_thread *t)
+{
+	const struct core_thread *ct = t->core;
+	uint8_t byte;
+
+	if (!ct || ct != &r->core->threads[0] || ct->signal <= 0 ||
+	    ct->signal == SIGILL)
+		return false;
+	return memory_read(r->memory, t->tail_pc, &byte, 1) == 1;
+}
+
 /* Thread T at the end of its history, and its tail: after a build, and
  * after an extension (live mode: the program ran on, the threads are live
  * again).  Its cursors move there; they stay valid across an extension. */
@@ -316,7 +344,7 @@ static int thread_at_end(struct replay *r, struct replay_thread *t,
 
 	t->history = hwtr_history_find_thread(history, t->tid);
 	t->end_level = 0;
-	t->has_tail = t->at_tail = false;
+	t->tail_len = t->tail_step = 0;
 	hwtr_recovery_free(t->recovery);	/* of a shorter history */
 	t->recovery = NULL;
 	t->recovery_tried = false;
@@ -343,9 +371,10 @@ static int thread_at_end(struct replay *r, struct replay_thread *t,
 
 		if (t->core)
 			memcpy(&t->tail_pc, t->core->regs + off, 8);
-		t->has_tail = hwtr_cursor_insn(t->cursor, &last) < 0 ||
-			      last.gap || last.ip != t->tail_pc;
-		t->at_tail = t->has_tail;
+		if (hwtr_cursor_insn(t->cursor, &last) < 0 || last.gap ||
+		    last.ip != t->tail_pc)
+			t->tail_len = 1 + signal_before_tail_insn(r, t);
+		t->tail_step = t->tail_len;
 	} else if (end_at_last_pc(t) < 0) {
 		hwtr_cursor_free(t->cursor);
 		hwtr_cursor_free(t->scratch);
@@ -355,7 +384,7 @@ static int thread_at_end(struct replay *r, struct replay_thread *t,
 	}
 	{
 		struct hwtr_segment innermost;
-		int n = t->has_tail ? hwtr_thread_callstack_next(t->history, t->tail_pc,
+		int n = t->tail_len ? hwtr_thread_callstack_next(t->history, t->tail_pc,
 								 &innermost, 1)
 				    : hwtr_cursor_callstack(t->cursor, &innermost, 1);
 
@@ -470,7 +499,7 @@ static bool still_building(struct replay *r)
 struct tail_place {
 	const struct hwtr_thread *thread;	/* NULL: no cursor, or at the end */
 	uint64_t position;
-	bool at_tail;
+	unsigned tail_step;
 };
 
 /* Leave the tail: note where each thread stands, and let go of what the
@@ -487,7 +516,7 @@ static struct tail_place *leave_tail(struct replay *r)
 		if (places && t->cursor && !at_end(t)) {
 			places[i].thread = t->history;
 			places[i].position = hwtr_cursor_position(t->cursor);
-			places[i].at_tail = t->at_tail;
+			places[i].tail_step = t->tail_step;
 		}
 		hwtr_cursor_free(t->cursor);
 		hwtr_cursor_free(t->scratch);
@@ -517,10 +546,10 @@ static void enter_places(struct replay *r, const struct tail_place *places)
 			fprintf(stderr, "hwtrec-server: thread %u goes back to the "
 				"end of its history: %s\n", t->tid, hwtr_last_error());
 			hwtr_cursor_goto(t->cursor, t->instructions);
-			t->at_tail = t->has_tail;
+			t->tail_step = t->tail_len;
 			continue;
 		}
-		t->at_tail = places[i].at_tail;
+		t->tail_step = places[i].tail_step;
 	}
 }
 
@@ -948,9 +977,18 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 	uint64_t pos = hwtr_cursor_position(t->cursor);
 
 	*event = replay_stepped;
-	if (t->at_tail) {
+	if (t->tail_step) {
 		if (!reverse) {
-			*event = replay_history_end;
+			/* Over the faulting instruction, as record full replays
+			 * it (same PC, nothing changes). */
+			if (t->tail_step < t->tail_len)
+				t->tail_step++;
+			else
+				*event = replay_history_end;
+			return 0;
+		}
+		if (t->tail_step > 1) {
+			t->tail_step--;	/* before the faulting instruction */
 			return 0;
 		}
 		/* Back from the core's state to the last instruction done. */
@@ -958,11 +996,11 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 
 		if (gap < 0)
 			return gap;
-		t->at_tail = false;
+		t->tail_step = 0;
 		if (!gap)
 			return 0;
-	} else if (!reverse && pos >= t->instructions && t->has_tail) {
-		t->at_tail = true;
+	} else if (!reverse && pos >= t->instructions && t->tail_len) {
+		t->tail_step = 1;
 		return 0;
 	}
 	if (reverse ? pos <= 1 : pos >= t->instructions) {
@@ -998,13 +1036,20 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 
 	if (rc < 0)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if (t->at_tail) {
+	if (t->tail_step) {
 		if (!reverse) {
+			t->tail_step = t->tail_len;
 			*event = replay_history_end;
 			return 0;
 		}
-		/* The last instruction done is the first candidate. */
-		t->at_tail = false;
+		/* Before the faulting instruction, then the last instruction
+		 * done: the first candidates. */
+		if (t->tail_step > 1 && is_breakpoint(r, t->tail_pc)) {
+			t->tail_step = 1;
+			*event = replay_breakpoint;
+			return 0;
+		}
+		t->tail_step = 0;
 		if (hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
 		    is_breakpoint(r, insn.ip)) {
 			*event = replay_breakpoint;
@@ -1023,10 +1068,14 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 	if (rc < 0)
 		return rc;
 	*event = reverse ? replay_history_begin : replay_history_end;
-	if (!reverse && t->has_tail) {
-		t->at_tail = true;
-		if (is_breakpoint(r, t->tail_pc))
+	if (!reverse && t->tail_len) {
+		/* A breakpoint at the tail's PC stops at its first position
+		 * (before a faulting instruction there). */
+		t->tail_step = t->tail_len;
+		if (is_breakpoint(r, t->tail_pc)) {
+			t->tail_step = 1;
 			*event = replay_breakpoint;
+		}
 	}
 	return 0;
 }
@@ -1055,7 +1104,7 @@ static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image
 	 * (the exec system call), not the gap the exec left in the trace. */
 	while (reverse && gap_at(t) > 0 && hwtr_cursor_step(t->cursor, -1) == 0)
 		;
-	t->at_tail = false;
+	t->tail_step = 0;
 	*event = replay_stepped;
 }
 
@@ -1066,7 +1115,7 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 		bool step_one, enum replay_event *event, bool *older)
 {
 	uint64_t pos = hwtr_cursor_position(t->cursor);
-	bool at_tail = t->at_tail;
+	unsigned tail_step = t->tail_step;
 	size_t image = thread_image(r, t);
 	int rc;
 
@@ -1078,7 +1127,7 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 		if (rc < 0)
 			say("%s", hwtr_last_error());
 		hwtr_cursor_goto(t->cursor, pos);
-		t->at_tail = at_tail;
+		t->tail_step = tail_step;
 	} else if (!step_one) {
 		stop_at_exec(r, t, image, reverse, event);
 	}
@@ -1228,7 +1277,8 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 	unsigned regnum;
 
 	memset(&end, 0, sizeof(end));
-	end.position = t->instructions + t->has_tail;
+	/* The core's state holds from the tail's first position on. */
+	end.position = t->instructions + (t->tail_len > 0);
 	back = end.position > pos ? end.position - pos : 0;
 	if (back > limit)
 		return NULL;	/* out of reach of every window */
@@ -1405,7 +1455,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		software_end_bases(r, t, regs, valid);
 		return 0;
 	}
-	if (t->at_tail) {
+	if (t->tail_step) {
 		insn.ip = t->tail_pc;	/* live mode: no core */
 	} else if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0 ||
 		   insn.gap) {
@@ -1413,9 +1463,9 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
-	if (!t->at_tail && r->values)
+	if (!t->tail_step && r->values)
 		logged_registers(r, t, regs, valid);
-	else if (!t->at_tail)
+	else if (!t->tail_step)
 		recovered_registers(r, t, regs, valid);
 	software_selectors(r, regs, valid);
 	return 0;
@@ -1440,7 +1490,7 @@ void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
 	wait_history(r);
 	if (!t || !t->cursor)
 		return;
-	*position = hwtr_cursor_position(t->cursor) + t->at_tail;
+	*position = hwtr_cursor_position(t->cursor) + t->tail_step;
 	*end = end_position(t);
 }
 
@@ -1590,7 +1640,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		j->instructions = st.instructions;
 		j->segments = st.segments;
 		j->gaps = st.gaps;
-		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->at_tail : 0;
+		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->tail_step : 0;
 		j->end = end_position(t);
 		/* Without an end state (a core, or live the process) the
 		 * stack's unchanged bytes are unknown, so GDB's unwinders
@@ -1632,7 +1682,7 @@ static int thread_frames(struct replay_thread *t,
 	/* The tail is not in the trace: its frames are those the history
 	 * would give an instruction at its PC after the last one (after a
 	 * return, the caller's), as GDB's unwinders see them there. */
-	if (t->at_tail)
+	if (t->tail_step)
 		n = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
 					       REPLAY_MAX_FRAMES);
 	else
@@ -1645,7 +1695,7 @@ static int thread_frames(struct replay_thread *t,
 		struct plugin_frame *f = &frames[i];
 		uint64_t pc = 0;
 
-		if (i == 0 && t->at_tail)
+		if (i == 0 && t->tail_step)
 			f->has_pc = (pc = t->tail_pc, true);
 		else if (i == 0)
 			f->has_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
@@ -1667,7 +1717,7 @@ int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 {
 	struct replay_thread *t = at ? history_thread(r, tid) : current_thread(r, tid);
 	uint64_t pos;
-	bool at_tail;
+	unsigned tail_step;
 	int rc;
 
 	if (!t)
@@ -1676,12 +1726,12 @@ int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 		return thread_frames(t, frames, n);
 	/* The stack at another position: look, then come back. */
 	pos = hwtr_cursor_position(t->cursor);
-	at_tail = t->at_tail;
+	tail_step = t->tail_step;
 	if (replay_goto(r, tid, *at) < 0)
 		return -1;
 	rc = thread_frames(t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
-	t->at_tail = at_tail;
+	t->tail_step = tail_step;
 	return rc;
 }
 
@@ -1690,21 +1740,21 @@ int replay_end_frames(struct replay *r, uint32_t tid,
 {
 	struct replay_thread *t = current_thread(r, tid);
 	uint64_t pos;
-	bool at_tail;
+	unsigned tail_step;
 	int rc;
 
 	if (!t)
 		return -1;
 	pos = hwtr_cursor_position(t->cursor);
-	at_tail = t->at_tail;
+	tail_step = t->tail_step;
 	if (hwtr_cursor_goto(t->cursor, t->instructions) < 0) {
 		say("%s", hwtr_last_error());
 		return -1;
 	}
-	t->at_tail = t->has_tail;
+	t->tail_step = t->tail_len;
 	rc = thread_frames(t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
-	t->at_tail = at_tail;
+	t->tail_step = tail_step;
 	return rc;
 }
 
@@ -1719,7 +1769,7 @@ int replay_listing(struct replay *r, uint32_t tid, bool calls, uint64_t first,
 	if (!t)
 		return -1;
 	/* GDB marks the instructions at the current PC with "=> ". */
-	if (!calls && t->at_tail)
+	if (!calls && t->tail_step)
 		mark_pc = t->tail_pc;
 	else if (!calls && hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap)
 		mark_pc = insn.ip;
@@ -1740,15 +1790,15 @@ int replay_goto(struct replay *r, uint32_t tid, uint64_t number)
 
 	if (!t)
 		return -ESRCH;
-	if (t->has_tail && number == t->instructions + 1) {
-		t->at_tail = true;
+	if (number > t->instructions && number <= end_position(t)) {
+		t->tail_step = (unsigned)(number - t->instructions);
 		return hwtr_cursor_goto(t->cursor, t->instructions);
 	}
 	rc = hwtr_cursor_goto(t->cursor, number);
 	if (rc < 0)
 		say("%s", hwtr_last_error());
 	else
-		t->at_tail = false;
+		t->tail_step = 0;
 	/* GDB is not told of an exec here (no stop reply): the image it is
 	 * shown changes at the next resume, which reports the exec. */
 	return rc;

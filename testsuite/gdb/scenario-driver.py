@@ -355,9 +355,9 @@ def _note_stop(event):
     STOPS.append(getattr(event, "stop_signal", None))
 
 
-def run_to_end(mode, run_to):
-    """From where recording started: to the crash, or to the breakpoint at
-    the line marked L:RUN_TO (#run-to)."""
+def run_to_end(mode, run_to, end_signal="SIGSEGV"):
+    """From where recording started: to the crash (END_SIGNAL, #end-signal),
+    or to the breakpoint at the line marked L:RUN_TO (#run-to)."""
     if run_to:
         gdb.execute("break %s" % run_to, to_string=True)
         out = gdb.execute("continue", to_string=True)
@@ -366,12 +366,14 @@ def run_to_end(mode, run_to):
     gdb.events.stop.connect(_note_stop)
     out = gdb.execute("continue", to_string=True)
     gdb.events.stop.disconnect(_note_stop)
-    if STOPS[-1:] != ["SIGSEGV"]:
-        raise gdb.GdbError("the live run did not end in SIGSEGV (%s)" % STOPS)
+    if STOPS[-1:] != [end_signal]:
+        raise gdb.GdbError("the live run did not end in %s (%s)"
+                           % (end_signal, STOPS))
     return out
 
 
-def setup(mode, prog, record_from, run_to=None, commands=()):
+def setup(mode, prog, record_from, run_to=None, commands=(),
+          end_signal="SIGSEGV"):
     gdb.execute("set pagination off")
     gdb.execute("set confirm off")
     gdb.execute("set width 0")
@@ -396,7 +398,7 @@ def setup(mode, prog, record_from, run_to=None, commands=()):
             gdb.execute("delete", to_string=True)
         gdb.execute("record full")
         gdb.execute("set record full insn-number-max unlimited")
-        out = run_to_end(mode, run_to)
+        out = run_to_end(mode, run_to, end_signal)
     elif mode == "live":
         # hwtrec gdb started the program stopped at its first instruction;
         # record from main (or from there), then run to the crash.
@@ -409,7 +411,7 @@ def setup(mode, prog, record_from, run_to=None, commands=()):
             gdb.execute("continue", to_string=True)
             gdb.execute("delete", to_string=True)
         gdb.execute("record hwt")
-        out = run_to_end(mode, run_to)
+        out = run_to_end(mode, run_to, end_signal)
     else:
         recording = os.environ["SCN_RECORDING"]
         server = os.environ["SCN_SERVER"]
@@ -431,6 +433,7 @@ def main():
     run_to = None
     watched = None      # #values: the globals to note, or None
     heap_anchor = None  # #heap-anchor EXPR
+    end_signal = "SIGSEGV"  # #end-signal NAME: how the program ends
     commands = []       # #setup COMMAND
     for text in script:
         if text.startswith("#values"):
@@ -439,6 +442,12 @@ def main():
             commands.append(text.split(None, 1)[1])
         if text.startswith("#heap-anchor"):
             heap_anchor = text.split(None, 1)[1]
+        if text.startswith("#end-signal"):
+            # "none": record full stopped the program before an
+            # instruction it cannot log (ud2, a call through NULL)
+            end_signal = text.split()[1]
+            if end_signal == "none":
+                end_signal = None
         if text.startswith("#record-from"):
             record_from = text.split()[1]
         if text.startswith("#run-to"):
@@ -447,7 +456,7 @@ def main():
     steps = []
     result = {"mode": mode, "steps": steps, "failures": []}
     try:
-        out = setup(mode, prog, record_from, run_to, commands)
+        out = setup(mode, prog, record_from, run_to, commands, end_signal)
         if mode == "full":
             result["oracle_path"] = record_full.chosen
             result["oracle"] = record_full.describe()
