@@ -97,6 +97,9 @@ struct live {
 	char history_error[512];	/* why there is none */
 	uint32_t end_tids[MAX_THREADS];
 	uint64_t end_pcs[MAX_THREADS];
+	/* The last stop's signal (GDB's number) and the thread it names. */
+	int stop_signal;
+	uint32_t stop_tid;
 	size_t nends;
 	struct { int type; uint64_t addr; } points[MAX_POINTS];
 	size_t npoints;
@@ -151,6 +154,13 @@ static uint32_t stop_thread(const char *reply)
 static bool replaying_thread(struct live *l, uint32_t tid)
 {
 	return l->replay && !l->stale && !replay_at_end(l->replay, tid);
+}
+
+/* Is thread TID at a past state, whose registers and memory the replay
+ * has (not the live process)? */
+static bool past_state(struct live *l, uint32_t tid)
+{
+	return l->replay && !l->stale && !replay_at_end_state(l->replay, tid);
 }
 
 static bool replaying(struct live *l)
@@ -264,6 +274,8 @@ static void rebuild_history(struct live *l)
 	ro.end_tids = l->end_tids;
 	ro.end_pcs = l->end_pcs;
 	ro.nends = l->nends;
+	ro.signal = l->stop_signal;
+	ro.signal_tid = l->stop_tid ? l->stop_tid : l->current;
 	ro.read_end_memory = end_memory;
 	ro.end_memory_ctx = l;
 	if (l->replay && !l->opt->rebuild) {
@@ -327,7 +339,11 @@ static int stopped(struct live *l)
 		return -1;
 	if (reply[0] == 'T' || reply[0] == 'S') {
 		uint32_t tid = stop_thread(reply);
+		unsigned sig = 0;
 
+		/* TAA / SAA: the signal is the two hex digits after the letter. */
+		l->stop_signal = sscanf(reply + 1, "%2x", &sig) == 1 ? (int)sig : 0;
+		l->stop_tid = tid;
 		if (tid)
 			l->current = tid;
 		l->g_thread = l->c_thread = 0;
@@ -902,13 +918,13 @@ static int handle(struct live *l, const char *payload, size_t len)
 		return resume(l, &r, payload, len);
 	case rsp_read_registers:
 	case rsp_read_register:
-		if (replaying_thread(l, g))
+		if (past_state(l, g))
 			return replay_registers_reply(l, &r, payload, len);
 		break;
 	case rsp_read_memory:
 	case rsp_read_memory_binary:
 		/* The live process's bytes may have changed since. */
-		if (replaying_thread(l, g))
+		if (past_state(l, g))
 			return server_read_memory(l->replay, l->gdb, &r, g);
 		break;
 	case rsp_write_registers:

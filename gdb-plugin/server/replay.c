@@ -150,10 +150,19 @@ static uint64_t end_position(const struct replay_thread *t)
 	return t->instructions + t->tail_len;
 }
 
-static bool at_end(const struct replay_thread *t)
+/* At the end state: its registers and memory are the core's (or live,
+ * the process's).  Also before a signal's instruction at the stop, which
+ * never ran (signal_before_tail_insn). */
+static bool at_end_state(const struct replay_thread *t)
 {
 	return !t->cursor || t->tail_step ||
 	       (!t->tail_len && hwtr_cursor_position(t->cursor) == t->instructions);
+}
+
+/* At the last position: nothing left to replay forward. */
+static bool at_end(const struct replay_thread *t)
+{
+	return at_end_state(t) && t->tail_step == t->tail_len;
 }
 
 static int add_thread(struct replay *r, uint32_t tid)
@@ -319,18 +328,26 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
  * the stop although it never ran: from there the first reverse-stepi
  * stays at the same PC, the next goes to the last instruction done.  The
  * tail has those two positions, with the same state.  Only the thread
- * that received the signal (the core's first); not an instruction
- * record full cannot log: one it cannot read (a call through NULL) or
- * decode (SIGILL: ud2, an instruction the CPU lacks), where it stops
- * before it with an error instead. */
+ * that received the signal (a core's first, or live the one the stop
+ * names); not a breakpoint's or a step's SIGTRAP, nor an interrupt; not an
+ * instruction record full cannot log: one it cannot read (a call through
+ * NULL) or decode (SIGILL: ud2, an instruction the CPU lacks), where it
+ * stops before it with an error instead. */
 static bool signal_before_tail_insn(struct replay *r, const struct replay_thread *t)
 {
-	const struct core_thread *ct = t->core;
+	int signal = 0;
 	uint8_t byte;
 
-	if (!ct || ct != &r->core->threads[0] || ct->signal <= 0 ||
-	    ct->signal == SIGILL)
+	if (t->core && t->core == &r->core->threads[0])
+		signal = t->core->signal;
+	else if (!r->core && r->opt.signal_tid == t->tid)
+		signal = r->opt.signal;
+	if (signal <= 0 || signal == SIGILL || signal == SIGTRAP ||
+	    signal == SIGINT)
 		return false;
+	if (!r->core && r->opt.read_end_memory)
+		return r->opt.read_end_memory(r->opt.end_memory_ctx, t->tail_pc,
+					      &byte, 1) == 1;
 	return memory_read(r->memory, t->tail_pc, &byte, 1) == 1;
 }
 
@@ -894,8 +911,10 @@ const void *replay_siginfo(struct replay *r, uint32_t tid, size_t *size)
 {
 	struct replay_thread *t = find(r, tid);
 
-	if (!t || !t->core || !t->core->has_siginfo || !last_image(r) ||
-	    !replay_at_end(r, tid))
+	if (!t || !t->core || !t->core->has_siginfo || !last_image(r))
+		return NULL;
+	wait_history(r);
+	if (!at_end_state(t))
 		return NULL;
 	*size = CORE_SIGINFO_SIZE;
 	return t->core->siginfo;
@@ -1448,7 +1467,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		if (!t->core)
 			wait_history(r);
 	}
-	if (at_end(t) && t->core) {
+	if (at_end_state(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		software_selectors(r, regs, valid);
@@ -1479,6 +1498,16 @@ bool replay_at_end(struct replay *r, uint32_t tid)
 		return true;
 	wait_history(r);
 	return at_end(t);
+}
+
+bool replay_at_end_state(struct replay *r, uint32_t tid)
+{
+	struct replay_thread *t = find(r, tid);
+
+	if (!t)
+		return true;
+	wait_history(r);
+	return at_end_state(t);
 }
 
 void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
@@ -1561,7 +1590,7 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 			return memory_read(image_memory(r), addr, buf, len);
 		wait_history(r);
 	}
-	if (!t || at_end(t))
+	if (!t || at_end_state(t))
 		return memory_read(image_memory(r), addr, buf, len);
 	if (r->values && t->cursor && last_image(r))
 		return past_memory(r, t, NULL, addr, buf, len);
@@ -1628,7 +1657,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 
 		j->tid = t->tid;
 		/* Building, a thread moves only in the tail. */
-		j->at_end = (building && !r->in_tail) || at_end(t);
+		j->at_end = (building && !r->in_tail) || at_end_state(t);
 		/* Without them (no core: a program that exited) GDB cannot
 		 * unwind at the end, and the plugin's unwinder does it. */
 		j->registers_at_end = t->core || r->opt.nends;

@@ -36,6 +36,10 @@ struct replay_options {
 	const uint32_t *end_tids;
 	const uint64_t *end_pcs;
 	size_t nends;
+	/* Live mode: the thread the stop's signal stopped (GDB's signal
+	 * number, which is Linux's for the ones that matter here), or 0. */
+	uint32_t signal_tid;
+	int signal;
 	/* Live mode: the end state's memory, the stopped process's (there is
 	 * no core): up to LEN bytes at ADDR into BUF, how many it read.  With
 	 * the data log, a past position's bytes that did not change since
@@ -85,6 +89,10 @@ enum replay_event {
 /* Is TID at the end of its history (the tail, or the last instruction
  * when it has no tail), where the state is the live (or the core's) one? */
 bool replay_at_end(struct replay *replay, uint32_t tid);
+/* Is thread TID in the end state (its registers and memory the core's, or
+ * live the process's)?  As replay_at_end, and also before the instruction
+ * at a signal's stop, which never ran (a position record full's log has). */
+bool replay_at_end_state(struct replay *replay, uint32_t tid);
 
 /* TID's position and the number of its end position (0, 0 without a
  * history). */

@@ -58,13 +58,19 @@ class Position:
         self.data = data
         entry = target.thread_info(self.tid, data)
         # As btrace numbers them: the current instruction at the end of the
-        # history is the last number (the core's PC, executed or not).
-        self.instructions = target.end_position(entry, conn)
+        # history is the last number (the core's PC, executed or not).  The
+        # server may have two positions there (a signal stopped the thread
+        # before that instruction, which record full's log holds): btrace
+        # numbers them as one.  END and RAW_POSITION are the server's.
+        self.end = target.end_position(entry, conn)
         self.executed = int(entry["instructions"])
+        self.instructions = min(self.end, self.executed + 1)
         self.segments = int(entry["segments"])
         self.gaps = int(entry.get("gaps", 0))
-        self.position = int(entry.get("position", self.instructions))
-        self.replaying = self.position < self.instructions
+        self.raw_position = int(entry.get("position", self.end))
+        self.position = min(self.raw_position, self.instructions)
+        self.replaying = self.raw_position < self.end
+        self.btrace_replaying = self.position < self.instructions
 
     def key(self, kind):
         return (self.conn, self.tid, kind)
@@ -134,7 +140,8 @@ def _listing(kind, args, letters, flag_bits, size_parameter, command):
         start = pos.position
     else:
         space = history.CallSpace(pos.segments, pos.ends_with_single_insn())
-        start = pos.current_segment() - 1 if pos.replaying else pos.segments
+        start = (pos.current_segment() - 1 if pos.btrace_replaying
+                 else pos.segments)
 
     if request[0] == "size":
         signed = size * request[1]
@@ -234,7 +241,9 @@ function-call-history-size".
 def _goto(number):
     tid = target.thread_tid()
     pos = Position()
-    if pos.replaying and number == pos.position:
+    if number == pos.instructions:
+        number = pos.end    # btrace's last number: the end
+    if pos.replaying and number == pos.raw_position:
         return  # record_btrace_set_replay: nothing to do
     reply = target.request("qHwtr:goto:%x:%x" % (tid, number))
     if reply.strip() != "OK":
@@ -303,7 +312,7 @@ class RecordGotoEnd(gdb.Command):
             _fall_through("record goto end")
             return
         pos = Position()
-        reply = target.request("qHwtr:goto:%x:%x" % (pos.tid, pos.instructions))
+        reply = target.request("qHwtr:goto:%x:%x" % (pos.tid, pos.end))
         if reply.strip() != "OK":
             raise gdb.GdbError("hwtrec-server: unexpected reply to goto: %.60s"
                                % reply)
@@ -353,7 +362,7 @@ class InfoRecord(gdb.Command):
         gdb.write("Recorded %d instructions in %d functions (%d gaps) "
                   "for thread %s (%s).\n"
                   % (insns, calls, pos.gaps, number, name))
-        if pos.replaying:
+        if pos.btrace_replaying:
             gdb.write("Replay in progress.  At instruction %d.\n"
                       % pos.position)
 
