@@ -36,6 +36,7 @@
 
 #include "breakpoints.h"
 #include "corefile.h"
+#include "fault-store.h"
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
@@ -321,6 +322,41 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
 	return false;
 }
 
+static bool core_readable(void *ctx, uint64_t addr, size_t len)
+{
+	uint8_t buf[64];
+
+	return len <= sizeof(buf) &&
+	       memory_read(((struct replay *)ctx)->memory, addr, buf, len) == len;
+}
+
+/* Does the x86-64 instruction at T's tail PC store where the core has no
+ * memory (fault-store.h), given the core's registers? */
+static bool core_store_to_missing(struct replay *r, const struct replay_thread *t)
+{
+	struct fault_store_regs regs;
+	uint8_t code[16];
+	size_t len, i;
+	int fs = tdesc_offset(r->tdesc, tdesc_fs_base);
+	int gs = tdesc_offset(r->tdesc, tdesc_gs_base);
+
+	if (r->tdesc != &tdesc_amd64_linux)
+		return false;
+	memset(&regs, 0, sizeof(regs));
+	len = memory_read(r->memory, t->tail_pc, code, sizeof(code));
+	for (i = 0; i < 16; i++)
+		memcpy(&regs.gpr[i], t->core->regs + tdesc_offset(r->tdesc, (unsigned)i), 8);
+	if (fs >= 0 && t->core->valid[fs]) {
+		memcpy(&regs.fs_base, t->core->regs + fs, 8);
+		regs.fs_base_known = true;
+	}
+	if (gs >= 0 && t->core->valid[gs]) {
+		memcpy(&regs.gs_base, t->core->regs + gs, 8);
+		regs.gs_base_known = true;
+	}
+	return fault_store_to_missing(code, len, t->tail_pc, &regs, core_readable, r);
+}
+
 /* Did a signal stop thread T before the instruction at its tail PC?
  * GDB's `record full` logs each instruction before it runs it, so when a
  * signal stops the program (a fault of that instruction, or one sent by a
@@ -331,8 +367,9 @@ static bool end_pc(const struct replay *r, uint32_t tid, uint64_t *pc)
  * that received the signal (a core's first, or live the one the stop
  * names); not a breakpoint's or a step's SIGTRAP, nor an interrupt; not an
  * instruction record full cannot log: one it cannot read (a call through
- * NULL) or decode (SIGILL: ud2, an instruction the CPU lacks), where it
- * stops before it with an error instead. */
+ * NULL) or decode (SIGILL: ud2, an instruction the CPU lacks), or one whose
+ * store it cannot save (fault-store.h), where it stops before it with an
+ * error instead. */
 static bool signal_before_tail_insn(struct replay *r, const struct replay_thread *t)
 {
 	int signal = 0;
@@ -348,7 +385,9 @@ static bool signal_before_tail_insn(struct replay *r, const struct replay_thread
 	if (!r->core && r->opt.read_end_memory)
 		return r->opt.read_end_memory(r->opt.end_memory_ctx, t->tail_pc,
 					      &byte, 1) == 1;
-	return memory_read(r->memory, t->tail_pc, &byte, 1) == 1;
+	if (memory_read(r->memory, t->tail_pc, &byte, 1) != 1)
+		return false;
+	return !t->core || !core_store_to_missing(r, t);
 }
 
 /* Thread T at the end of its history, and its tail: after a build, and

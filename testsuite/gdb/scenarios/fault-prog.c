@@ -1,8 +1,9 @@
 /* fault-prog.c: a program that ends on the signal KIND names (set when it
  * is built, -DKIND=...): an instruction that faults (a division by zero,
- * ud2, a load from NULL, a call through a NULL pointer) or a signal the
- * program sends itself (raise, abort).  fault-*.scn step back and forth
- * across the end. */
+ * ud2, a load from NULL, a call through a NULL pointer, a store to a member
+ * of a NULL struct pointer) or a signal the program sends itself (raise,
+ * abort).
+ * signal-end-*.scn step back and forth across the end. */
 #include <signal.h>
 #include <stdlib.h>
 
@@ -12,10 +13,13 @@
 #define CALL_NULL 4
 #define RAISE 5
 #define ABORT 6
+#define STORE_FIELD 7
 
 volatile int zero;
 int *volatile nowhere;
 void (*volatile no_function)(void);
+struct pair { long first, second; } *volatile no_pair;
+
 
 static int last_act(int n)
 {
@@ -35,6 +39,8 @@ static int last_act(int n)
 	raise(SIGSEGV);	/* L:end */
 #elif KIND == ABORT
 	abort();	/* L:end */
+#elif KIND == STORE_FIELD
+	no_pair->second = v;	/* L:end */
 #endif
 	return v;
 }
