@@ -24,6 +24,7 @@
 #include "error.h"
 
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,18 @@ void recover_x86_close(struct recover_x86 *x86)
 	cs_free(x86->insn, 1);
 	cs_close(&x86->cs);
 	free(x86);
+}
+
+void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,
+			  const uint8_t *raw, size_t size, char *buf,
+			  size_t len)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+
+	snprintf(buf, len, "%s",
+		 cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn)
+		 ? x86->insn->mnemonic : "(bad)");
 }
 
 /* The general register (0..15) that Capstone's REG is part of, and its

@@ -117,6 +117,12 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out);
 
+/* The mnemonic of the instruction RAW (SIZE bytes) at IP in BUF (LEN
+ * bytes), "(bad)" when Capstone cannot decode it: for reports. */
+void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,
+			  const uint8_t *raw, size_t size, char *buf,
+			  size_t len);
+
 /* The value a load of OP gives from its MSIZE bytes BYTES. */
 uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes);
 
