@@ -633,6 +633,60 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	}
 }
 
+/* What a branch's outcome can prove (recover-branch.c): a conditional
+ * jump's condition, an indirect jump's or call's target register. */
+static void branch_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	unsigned r, size;
+
+	switch (insn->id) {
+	case X86_INS_JE: op->cond = recover_cond_e; return;
+	case X86_INS_JNE: op->cond = recover_cond_ne; return;
+	case X86_INS_JBE: op->cond = recover_cond_be; return;
+	case X86_INS_JA: op->cond = recover_cond_a; return;
+	case X86_INS_JMP:
+	case X86_INS_CALL:
+		if (x->op_count == 1 && x->operands[0].type == X86_OP_REG &&
+		    (r = gpr(x->operands[0].reg, &size)) != RECOVER_NOREG &&
+		    size == 8)
+			op->target_reg = (uint8_t)(r + 1);
+		return;
+	default:
+		return;
+	}
+}
+
+/* cmp or test of a 32- or 64-bit register with a register of the same
+ * size or an immediate: a recover_compare (it writes only the flags). */
+static bool compare_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned a, b = RECOVER_NOREG, asize, bsize;
+
+	if ((insn->id != X86_INS_CMP && insn->id != X86_INS_TEST) ||
+	    x->op_count != 2 || o[0].type != X86_OP_REG || odd_prefix(x) ||
+	    (a = gpr(o[0].reg, &asize)) == RECOVER_NOREG ||
+	    (asize != 4 && asize != 8))
+		return false;
+	if (o[1].type == X86_OP_REG) {
+		if ((b = gpr(o[1].reg, &bsize)) == RECOVER_NOREG ||
+		    bsize != asize)
+			return false;
+	} else if (o[1].type != X86_OP_IMM) {
+		return false;
+	}
+	op->kind = recover_compare;
+	op->alu = insn->id == X86_INS_CMP ? recover_sub : recover_and;
+	op->width = (uint8_t)asize;
+	op->dst = (uint8_t)a;
+	op->src = (uint8_t)b;
+	op->imm = o[1].type == X86_OP_IMM ? o[1].imm : 0;
+	op->writes = 0;
+	return true;
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -657,6 +711,9 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	op->writes = written_registers(x86->cs, x86->insn);
 	op->mbase = op->mindex = RECOVER_NOREG;
 	memory_model(x86->insn, op);
+	branch_model(x86->insn, op);
+	if (compare_model(x86->insn, op))
+		return;
 	m = *op;
 	if (!model(x86->insn, &m))
 		return;

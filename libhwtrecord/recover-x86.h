@@ -47,6 +47,17 @@ enum recover_kind {
 	recover_xchg,		/* dst and src swap */
 	recover_sign_fill,	/* dst = every bit the sign of src (cqo, cdq) */
 	recover_bswap,		/* dst = dst's bytes reversed */
+	recover_compare,	/* flags only: dst compared with src, or with
+				 * imm when src is RECOVER_NOREG (alu
+				 * recover_sub: cmp; recover_and: test) */
+};
+
+/* The conditions of conditional jumps that can prove an equality
+ * (recover-branch.h); any other is recover_cond_none. */
+enum recover_cond {
+	recover_cond_none = 0,
+	recover_cond_e, recover_cond_ne,	/* ZF, !ZF */
+	recover_cond_be, recover_cond_a,	/* CF|ZF, !(CF|ZF) */
 };
 
 enum recover_alu {
@@ -79,6 +90,9 @@ struct recover_op {
 	uint8_t width;		/* operand size: 4 (zero-extends) or 8 */
 	uint8_t dst, src, base, index, scale;	/* RECOVER_NOREG if none */
 	uint16_t writes;	/* bit per register it may change */
+	uint8_t cond;		/* a conditional jump's enum recover_cond */
+	uint8_t target_reg;	/* an indirect jump or call through a
+				 * register: the register + 1; else 0 */
 	int64_t imm;		/* immediate, displacement (absolute for
 				 * rip-relative lea) or rsp change */
 	/* Memory: [mbase + mindex * mscale + mdisp] (a register before the

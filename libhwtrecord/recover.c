@@ -32,6 +32,7 @@
 #include "recover-x86.h"
 #include "recover-bytes.h"
 #include "recover-stack.h"
+#include "recover-branch.h"
 
 #include "error.h"
 
@@ -89,6 +90,8 @@ struct hwtr_recovery {
 	uint8_t *operand_known;
 	struct recover_equality *equalities;	/* through stack slots */
 	size_t nequalities;
+	struct recover_equality *facts;	/* what branches proved */
+	size_t nfacts, cap_facts;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -219,9 +222,60 @@ static void restart(struct hwtr_recovery *rec, uint64_t first)
 
 	rec->first = first;
 	rec->nops = 0;
+	rec->nfacts = 0;
 	for (r = 0; r < RECOVER_NREGS; r++)
 		rec->slots[r].n = 0;
 	rec->stats.barriers = rec->stats.unmodelled = 0;
+}
+
+/* The register R's slot before the next operation is added (UINT32_MAX:
+ * its value before the window). */
+static uint32_t current_slot(const struct hwtr_recovery *rec, unsigned r)
+{
+	return rec->slots[r].n ? (uint32_t)(rec->slots[r].n - 1) : UINT32_MAX;
+}
+
+/* What the branch INSN (operation OP, after PREV when that was the
+ * instruction just before it) proves by going to NEXT (recover-branch.h),
+ * as an equality on the slots before OP is added. */
+static int add_branch_fact(struct hwtr_recovery *rec,
+			   const struct recover_op *prev,
+			   const struct recover_op *op,
+			   const struct hwtr_insn *insn, uint64_t target,
+			   uint64_t next, uint16_t upper_zero)
+{
+	struct recover_branch_fact f;
+	struct recover_equality *e;
+	uint64_t fall = insn->ip + insn->size;
+
+	/* A conditional jump to its own fall-through shows no outcome. */
+	if (op->cond && (!target || target == fall))
+		return 0;
+	if (!recover_branch_facts(prev, op, op->cond && next == target, next,
+				  upper_zero, &f))
+		return 0;
+	if (rec->nfacts == rec->cap_facts) {
+		size_t cap = rec->cap_facts ? 2 * rec->cap_facts : 256;
+		struct recover_equality *p = realloc(rec->facts,
+						     cap * sizeof(*p));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		rec->facts = p;
+		rec->cap_facts = cap;
+	}
+	e = &rec->facts[rec->nfacts++];
+	memset(e, 0, sizeof(*e));
+	e->reg = f.reg;
+	e->slot = current_slot(rec, f.reg);
+	if (f.reg2 == RECOVER_NOREG) {
+		e->constant = 1;
+		e->value = f.value;
+	} else {
+		e->src_reg = f.reg2;
+		e->src_slot = current_slot(rec, f.reg2);
+	}
+	return 0;
 }
 
 /* The operations of positions first..end-1 of a thread of INSTRUCTIONS,
@@ -232,8 +286,13 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	struct recover_x86 *x86 = NULL;
 	struct decode_entry *cache = NULL;
 	struct hwtr_insn insn, next;
-	struct recover_op op;
+	struct recover_op op, prev;
 	uint64_t p, target;
+	/* Registers whose upper 32 bits are zero before PREV and before OP;
+	 * whether PREV is the instruction just before OP. */
+	uint16_t upper_zero_prev = 0, upper_zero = 0;
+	bool have_prev = false;
+	unsigned r;
 	int err;
 
 	rec->first = rec->end > window ? rec->end - window : 1;
@@ -261,17 +320,36 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		if (insn.gap || !insn.size) {
 			/* Nothing is known across a gap: start after it. */
 			restart(rec, p + 1);
+			have_prev = false;
+			upper_zero = 0;
 			continue;
 		}
 		decode(x86, cache, &insn, &op, &target);
 		if (op.kind == recover_unmodelled)
 			rec->stats.unmodelled++;
+		if (!next.gap && (op.cond || op.target_reg) &&
+		    (err = add_branch_fact(rec, have_prev ? &prev : NULL, &op,
+					   &insn, target, next.ip,
+					   upper_zero_prev)))
+			goto out;
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
-		if (!next.gap && !step_explained(&insn, target, next.ip) &&
-		    (err = add_clobber(rec, next.ip)))
-			goto out;
+		upper_zero_prev = upper_zero;
+		for (r = 0; r < RECOVER_NREGS; r++)
+			if (op.writes >> r & 1) {
+				upper_zero &= (uint16_t)~(1u << r);
+				if (recover_branch_zero_extends(&op, r))
+					upper_zero |= (uint16_t)(1u << r);
+			}
+		prev = op;
+		have_prev = true;
+		if (!next.gap && !step_explained(&insn, target, next.ip)) {
+			if ((err = add_clobber(rec, next.ip)))
+				goto out;
+			have_prev = false;
+			upper_zero = 0;
+		}
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
 out:
@@ -732,26 +810,36 @@ static bool learn_slot(struct hwtr_recovery *rec, unsigned r, uint32_t slot,
 				  : learn(rec, r, slot, v);
 }
 
-/* What the stack slots carry (recover-stack.h): a register loaded back
- * is what was stored, whichever of the two is known. */
-static bool equality_pass(struct hwtr_recovery *rec)
+static bool apply_equalities(struct hwtr_recovery *rec,
+			     const struct recover_equality *eq, size_t n)
 {
 	bool changed = false;
 	uint64_t v;
 	size_t i;
 
-	for (i = 0; i < rec->nequalities; i++) {
-		const struct recover_equality *e = &rec->equalities[i];
+	for (i = 0; i < n; i++) {
+		const struct recover_equality *e = &eq[i];
 
 		if (e->constant) {
-			changed |= learn(rec, e->reg, e->slot, e->value);
+			changed |= learn_slot(rec, e->reg, e->slot, e->value);
 		} else if (slot_value(rec, e->reg, e->slot, &v)) {
 			changed |= learn_slot(rec, e->src_reg, e->src_slot, v);
 		} else if (slot_value(rec, e->src_reg, e->src_slot, &v)) {
-			changed |= learn(rec, e->reg, e->slot, v);
+			changed |= learn_slot(rec, e->reg, e->slot, v);
 		}
 	}
 	return changed;
+}
+
+/* What the stack slots carry (recover-stack.h) and what the branches
+ * proved (recover-branch.h): a register loaded back is what was stored,
+ * whichever of the two is known; a register compared equal is the other
+ * or the constant. */
+static bool equality_pass(struct hwtr_recovery *rec)
+{
+	bool stack = apply_equalities(rec, rec->equalities, rec->nequalities);
+
+	return apply_equalities(rec, rec->facts, rec->nfacts) || stack;
 }
 
 static int compare_refs(const void *a, const void *b)
@@ -947,6 +1035,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	}
 	free(rec->ops);
 	free(rec->equalities);
+	free(rec->facts);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->op_of);

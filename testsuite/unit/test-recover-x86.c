@@ -225,12 +225,16 @@ START_TEST(instructions_agree_with_the_cpu)
 	const struct case_ *c = &cases[_i];
 	struct recover_op op;
 	uint64_t target;
+	bool modelled;
 	int trial;
 
 	srandom(1 + (unsigned)_i);
 	recover_x86_decode(x86, 0x401000, c->code, c->size, &op, &target);
-	ck_assert_msg((op.kind != recover_unmodelled) == c->modelled,
-		      "%s: modelled %d", c->name, op.kind != recover_unmodelled);
+	/* (A comparison is described for recover-branch.c, but computes no
+	 * register.) */
+	modelled = op.kind != recover_unmodelled && op.kind != recover_compare;
+	ck_assert_msg(modelled == c->modelled, "%s: modelled %d", c->name,
+		      modelled);
 	for (trial = 0; trial < 200; trial++) {
 		uint64_t before[16], after[16], out[16];
 		uint16_t mask;
