@@ -446,6 +446,8 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		return true;
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
+		/* The kernel returns with rcx the address after it. */
+		op->imm = (int64_t)(insn->address + insn->size);
 		return true;
 	case X86_INS_CDQE:	/* rax = eax sign-extended */
 		op->kind = recover_extend;
@@ -968,7 +970,10 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 				out[r] = val[r];
 				mask |= (uint16_t)(1u << r);
 			}
-		return mask;
+		/* syscall saves the return address in rcx, and sysret (or
+		 * iret) gives it back: the next instruction's address. */
+		out[2] = (uint64_t)op->imm;
+		return mask | 1u << 2;
 	default:
 		return 0;
 	}

@@ -367,6 +367,34 @@ START_TEST(stack_instructions)
 }
 END_TEST
 
+/* After a system call that returns where it left (not rt_sigreturn or
+ * an exec), rcx is the address after the syscall instruction (the
+ * instruction saves it there and the kernel's return gives it back),
+ * r11 the flags (not known) and rax the result (not known); the rest as
+ * they were. */
+START_TEST(syscall_registers)
+{
+	static const uint8_t code[] = { 0x0f, 0x05 };
+	uint64_t val[16], out[16];
+	struct recover_op op;
+	uint64_t target;
+	uint16_t mask;
+	unsigned r;
+
+	recover_x86_decode(x86, 0x401000, code, sizeof(code), &op, &target);
+	for (r = 0; r < 16; r++)
+		val[r] = 0x1000 + r;
+	val[0] = SYS_getpid;
+	mask = recover_x86_forward(&op, val, 0xffff, out);
+	ck_assert_uint_eq(mask, 0xffff & ~(1u << 0 | 1u << 11));
+	ck_assert_uint_eq(out[2], 0x401002);
+	ck_assert_uint_eq(out[5], 0x1005);
+	val[0] = SYS_rt_sigreturn;
+	ck_assert_uint_eq(recover_x86_forward(&op, val, 0xffff, out), 0);
+	ck_assert_uint_eq(recover_x86_forward(&op, val, 0xfffe, out), 0);
+}
+END_TEST
+
 /* The system calls whose only memory write is one buffer: numbers and
  * sizes against the C library's headers (sys/syscall.h, struct stat, ...),
  * registers by the x86-64 syscall convention (rdi, rsi, rdx). */
@@ -425,5 +453,6 @@ int main(void)
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
 	tcase_add_test(tc, syscall_buffers);
+	tcase_add_test(tc, syscall_registers);
 	return check_run_tcase("recover-x86", tc);
 }
