@@ -47,8 +47,10 @@ size_t recover_branch_facts(const struct recover_op *prev,
 	     (b != RECOVER_NOREG && !(upper_zero >> b & 1))))
 		return 0;
 	out->reg = (uint8_t)a;
-	if (prev->alu == recover_and) {
-		/* test r, r: r & r is r.  test r, s proves nothing exact. */
+	if (prev->alu == recover_and || prev->alu == recover_result) {
+		/* test r, r: r & r is r (and ZF of an arithmetic result
+		 * is that of the result).  test r, s proves nothing
+		 * exact. */
 		if (b != a)
 			return 0;
 		out->value = 0;

@@ -6,7 +6,7 @@
  * - an indirect jump or call through a register (jmp *%r11, call *%rax)
  *   went where the register pointed: the register held the address of the
  *   instruction that came next;
- * - a conditional jump right after a comparison tells how it came out.
+ * - a conditional jump after a comparison tells how it came out.
  *   Only outcomes that prove an exact value are used: equality (je taken,
  *   jne not taken) after cmp r, imm (r == imm) or cmp r1, r2 (r1 == r2),
  *   and zero after test r, r or cmp r, 0, for which jbe and ja test the
@@ -30,11 +30,13 @@ struct recover_branch_fact {
 	uint64_t value;
 };
 
-/* What the branch OP proves, given the instruction just before it in the
- * trace PREV (NULL when not known), whether OP went to its target (TAKEN;
- * for a conditional jump whose target is not its fall-through), the
- * address NEXT of the instruction that ran after it, and UPPER_ZERO (bit
- * per register whose upper 32 bits are known to be zero before PREV).
+/* What the branch OP proves, given the comparison PREV whose flags it
+ * reads (NULL when not known; recover.c gives it when nothing between the
+ * two may have changed the flags or the compared registers), whether OP
+ * went to its target (TAKEN; for a conditional jump whose target is not
+ * its fall-through), the address NEXT of the instruction that ran after
+ * it, and UPPER_ZERO (bit per register whose upper 32 bits are known to be
+ * zero before OP).
  * Returns how many facts it wrote to OUT (0 or 1). */
 size_t recover_branch_facts(const struct recover_op *prev,
 			    const struct recover_op *op, bool taken,

@@ -33,6 +33,7 @@
 #include "recover-bytes.h"
 #include "recover-stack.h"
 #include "recover-branch.h"
+#include "recover-flags.h"
 
 #include "error.h"
 
@@ -286,12 +287,12 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	struct recover_x86 *x86 = NULL;
 	struct decode_entry *cache = NULL;
 	struct hwtr_insn insn, next;
-	struct recover_op op, prev;
+	struct recover_op op, compare;
 	uint64_t p, target;
-	/* Registers whose upper 32 bits are zero before PREV and before OP;
-	 * whether PREV is the instruction just before OP. */
-	uint16_t upper_zero_prev = 0, upper_zero = 0;
-	bool have_prev = false;
+	/* Registers whose upper 32 bits are zero before OP; whether the
+	 * flags before OP are COMPARE's, with its registers as they were. */
+	uint16_t upper_zero = 0;
+	bool flags_known = false;
 	unsigned r;
 	int err;
 
@@ -320,34 +321,42 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		if (insn.gap || !insn.size) {
 			/* Nothing is known across a gap: start after it. */
 			restart(rec, p + 1);
-			have_prev = false;
+			flags_known = false;
 			upper_zero = 0;
 			continue;
 		}
 		decode(x86, cache, &insn, &op, &target);
+		if (flags_known && recover_flags_wants(&op))
+			recover_flags_attach(&op, &compare);
 		if (op.kind == recover_unmodelled)
 			rec->stats.unmodelled++;
 		if (!next.gap && (op.cond || op.target_reg) &&
-		    (err = add_branch_fact(rec, have_prev ? &prev : NULL, &op,
-					   &insn, target, next.ip,
-					   upper_zero_prev)))
+		    (err = add_branch_fact(rec, flags_known ? &compare : NULL,
+					   &op, &insn, target, next.ip,
+					   upper_zero)))
 			goto out;
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
-		upper_zero_prev = upper_zero;
 		for (r = 0; r < RECOVER_NREGS; r++)
 			if (op.writes >> r & 1) {
 				upper_zero &= (uint16_t)~(1u << r);
 				if (recover_branch_zero_extends(&op, r))
 					upper_zero |= (uint16_t)(1u << r);
 			}
-		prev = op;
-		have_prev = true;
+		if (op.kind == recover_compare) {
+			compare = op;
+			flags_known = true;
+		} else if (recover_flags_from_result(&op, &compare)) {
+			flags_known = true;
+		} else if (flags_known) {
+			flags_known = recover_flags_keeps(
+				&op, recover_flags_compared(&compare));
+		}
 		if (!next.gap && !step_explained(&insn, target, next.ip)) {
 			if ((err = add_clobber(rec, next.ip)))
 				goto out;
-			have_prev = false;
+			flags_known = false;
 			upper_zero = 0;
 		}
 	}
@@ -1169,6 +1178,12 @@ static unsigned unknown_input(const struct hwtr_recovery *rec, uint32_t k,
 		break;
 	case recover_rsp_adjust:
 		in[0] = hwtr_amd64_rsp;
+		break;
+	case recover_setcc:
+	case recover_cmov:
+		/* (the compared registers; what it moves is not followed) */
+		in[0] = op->base;
+		in[1] = op->index;
 		break;
 	default:
 		break;
