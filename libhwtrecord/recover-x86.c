@@ -20,10 +20,12 @@
  * does: the xchg is taken to write rdx too.
  */
 #include "recover-x86.h"
+#include "recover-flags.h"
 
 #include "error.h"
 
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,18 @@ void recover_x86_close(struct recover_x86 *x86)
 	cs_free(x86->insn, 1);
 	cs_close(&x86->cs);
 	free(x86);
+}
+
+void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,
+			  const uint8_t *raw, size_t size, char *buf,
+			  size_t len)
+{
+	const uint8_t *code = raw;
+	uint64_t addr = ip;
+
+	snprintf(buf, len, "%s",
+		 cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn)
+		 ? x86->insn->mnemonic : "(bad)");
 }
 
 /* The general register (0..15) that Capstone's REG is part of, and its
@@ -433,6 +447,8 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		return true;
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
+		/* The kernel returns with rcx the address after it. */
+		op->imm = (int64_t)(insn->address + insn->size);
 		return true;
 	case X86_INS_CDQE:	/* rax = eax sign-extended */
 		op->kind = recover_extend;
@@ -620,6 +636,102 @@ static bool model(const cs_insn *insn, struct recover_op *op)
 	}
 }
 
+/* The condition of a jcc, setcc or cmovcc; recover_cond_none for any
+ * other instruction. */
+static uint8_t condition_of(unsigned id)
+{
+	static const struct {
+		unsigned jcc, setcc, cmov;
+		uint8_t cond;
+	} conds[] = {
+		{ X86_INS_JO, X86_INS_SETO, X86_INS_CMOVO, recover_cond_o },
+		{ X86_INS_JNO, X86_INS_SETNO, X86_INS_CMOVNO, recover_cond_no },
+		{ X86_INS_JB, X86_INS_SETB, X86_INS_CMOVB, recover_cond_b },
+		{ X86_INS_JAE, X86_INS_SETAE, X86_INS_CMOVAE, recover_cond_ae },
+		{ X86_INS_JE, X86_INS_SETE, X86_INS_CMOVE, recover_cond_e },
+		{ X86_INS_JNE, X86_INS_SETNE, X86_INS_CMOVNE, recover_cond_ne },
+		{ X86_INS_JBE, X86_INS_SETBE, X86_INS_CMOVBE, recover_cond_be },
+		{ X86_INS_JA, X86_INS_SETA, X86_INS_CMOVA, recover_cond_a },
+		{ X86_INS_JS, X86_INS_SETS, X86_INS_CMOVS, recover_cond_s },
+		{ X86_INS_JNS, X86_INS_SETNS, X86_INS_CMOVNS, recover_cond_ns },
+		{ X86_INS_JP, X86_INS_SETP, X86_INS_CMOVP, recover_cond_p },
+		{ X86_INS_JNP, X86_INS_SETNP, X86_INS_CMOVNP, recover_cond_np },
+		{ X86_INS_JL, X86_INS_SETL, X86_INS_CMOVL, recover_cond_l },
+		{ X86_INS_JGE, X86_INS_SETGE, X86_INS_CMOVGE, recover_cond_ge },
+		{ X86_INS_JLE, X86_INS_SETLE, X86_INS_CMOVLE, recover_cond_le },
+		{ X86_INS_JG, X86_INS_SETG, X86_INS_CMOVG, recover_cond_g },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
+		if (id == conds[i].jcc || id == conds[i].setcc ||
+		    id == conds[i].cmov)
+			return conds[i].cond;
+	return recover_cond_none;
+}
+
+/* What a branch's outcome can prove (recover-branch.c) and what setcc and
+ * cmovcc need (recover-flags.c): the condition; an indirect jump's or
+ * call's target register; setcc's 8-bit register, cmovcc's two
+ * registers. */
+static void branch_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned r, size, r2, size2;
+
+	op->cond = condition_of(insn->id);
+	if (op->cond && x->op_count >= 1 && o[0].type == X86_OP_REG &&
+	    !odd_prefix(x) && (r = gpr(o[0].reg, &size)) != RECOVER_NOREG) {
+		if (x->op_count == 1 && size == 1 && !high_byte(o[0].reg)) {
+			op->dst = (uint8_t)r;	/* setcc r8 */
+			op->width = 1;
+		} else if (x->op_count == 2 && (size == 4 || size == 8) &&
+			   o[1].type == X86_OP_REG &&
+			   (r2 = gpr(o[1].reg, &size2)) != RECOVER_NOREG &&
+			   size2 == size) {
+			op->dst = (uint8_t)r;	/* cmovcc r, r */
+			op->src = (uint8_t)r2;
+			op->width = (uint8_t)size;
+		}
+		return;
+	}
+	if ((insn->id == X86_INS_JMP || insn->id == X86_INS_CALL) &&
+	    x->op_count == 1 && o[0].type == X86_OP_REG &&
+	    (r = gpr(o[0].reg, &size)) != RECOVER_NOREG && size == 8)
+		op->target_reg = (uint8_t)(r + 1);
+}
+
+/* cmp or test of a 32- or 64-bit register with a register of the same
+ * size or an immediate: a recover_compare (it writes only the flags). */
+static bool compare_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned a, b = RECOVER_NOREG, asize, bsize;
+
+	if ((insn->id != X86_INS_CMP && insn->id != X86_INS_TEST) ||
+	    x->op_count != 2 || o[0].type != X86_OP_REG || odd_prefix(x) ||
+	    (a = gpr(o[0].reg, &asize)) == RECOVER_NOREG ||
+	    (asize != 4 && asize != 8))
+		return false;
+	if (o[1].type == X86_OP_REG) {
+		if ((b = gpr(o[1].reg, &bsize)) == RECOVER_NOREG ||
+		    bsize != asize)
+			return false;
+	} else if (o[1].type != X86_OP_IMM) {
+		return false;
+	}
+	op->kind = recover_compare;
+	op->alu = insn->id == X86_INS_CMP ? recover_sub : recover_and;
+	op->width = (uint8_t)asize;
+	op->dst = (uint8_t)a;
+	op->src = (uint8_t)b;
+	op->imm = o[1].type == X86_OP_IMM ? o[1].imm : 0;
+	op->writes = 0;
+	return true;
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -644,6 +756,9 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	op->writes = written_registers(x86->cs, x86->insn);
 	op->mbase = op->mindex = RECOVER_NOREG;
 	memory_model(x86->insn, op);
+	branch_model(x86->insn, op);
+	if (compare_model(x86->insn, op))
+		return;
 	m = *op;
 	if (!model(x86->insn, &m))
 		return;
@@ -784,6 +899,31 @@ static uint16_t forward_narrow(const struct recover_op *op, const uint64_t *val,
 	return (uint16_t)(1u << d);
 }
 
+/* setcc and cmovcc forwards: the condition from the comparison's
+ * registers (recover-flags.c). */
+static uint16_t forward_conditional(const struct recover_op *op,
+				   const uint64_t *val, uint16_t known,
+				   uint64_t *out)
+{
+	unsigned d = op->dst, from;
+	bool holds;
+
+	if (!recover_flags_condition(op, val, known, &holds))
+		return 0;
+	if (op->kind == recover_setcc) {
+		if (!KNOWN(known, d))
+			return 0;
+		out[d] = (val[d] & ~0xffull) | holds;
+		return (uint16_t)(1u << d);
+	}
+	/* cmov: a 32-bit one zero-extends whether it moves or not. */
+	from = holds ? op->src : d;
+	if (!KNOWN(known, from))
+		return 0;
+	out[d] = sized(val[from], op->width);
+	return (uint16_t)(1u << d);
+}
+
 uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, uint64_t *out)
 {
@@ -791,6 +931,8 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 	uint64_t a;
 	uint16_t mask = 0;
 
+	if (op->kind == recover_setcc || op->kind == recover_cmov)
+		return forward_conditional(op, val, known, out);
 	if (op->width == 1 || op->width == 2)
 		return forward_narrow(op, val, known, out);
 	switch (op->kind) {
@@ -898,7 +1040,10 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 				out[r] = val[r];
 				mask |= (uint16_t)(1u << r);
 			}
-		return mask;
+		/* syscall saves the return address in rcx, and sysret (or
+		 * iret) gives it back: the next instruction's address. */
+		out[2] = (uint64_t)op->imm;
+		return mask | 1u << 2;
 	default:
 		return 0;
 	}
@@ -916,6 +1061,18 @@ uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			return 0;
 		out[op->src] = val[d];	/* also right when src == dst */
 		return (uint16_t)(1u << op->src);
+	case recover_cmov: {
+		bool holds;
+
+		/* The compared registers after it are the ones before it
+		 * unless it wrote one. */
+		if (op->width != 8 || !KNOWN(known, d) ||
+		    (recover_flags_compared_by(op) >> d & 1) ||
+		    !recover_flags_condition(op, val, known, &holds))
+			return 0;
+		out[holds ? op->src : d] = val[d];
+		return (uint16_t)(1u << (holds ? op->src : d));
+	}
 	case recover_lea:
 		if (op->width != 8 || !KNOWN(known, d))
 			return 0;

@@ -47,6 +47,26 @@ enum recover_kind {
 	recover_xchg,		/* dst and src swap */
 	recover_sign_fill,	/* dst = every bit the sign of src (cqo, cdq) */
 	recover_bswap,		/* dst = dst's bytes reversed */
+	recover_compare,	/* flags only: dst compared with src, or with
+				 * imm when src is RECOVER_NOREG (alu
+				 * recover_sub: cmp; recover_and: test) */
+	recover_setcc,		/* low byte of dst = cond of the comparison
+				 * (recover-flags.h) */
+	recover_cmov,		/* dst = cond of the comparison ? src : dst */
+};
+
+/* The conditions of jcc, setcc and cmovcc (recover-branch.h,
+ * recover-flags.h); recover_cond_none for any other instruction. */
+enum recover_cond {
+	recover_cond_none = 0,
+	recover_cond_o, recover_cond_no,	/* OF, !OF */
+	recover_cond_b, recover_cond_ae,	/* CF, !CF */
+	recover_cond_e, recover_cond_ne,	/* ZF, !ZF */
+	recover_cond_be, recover_cond_a,	/* CF|ZF, !(CF|ZF) */
+	recover_cond_s, recover_cond_ns,	/* SF, !SF */
+	recover_cond_p, recover_cond_np,	/* PF, !PF */
+	recover_cond_l, recover_cond_ge,	/* SF!=OF, SF==OF */
+	recover_cond_le, recover_cond_g,	/* ZF|SF!=OF, !ZF&&SF==OF */
 };
 
 enum recover_alu {
@@ -54,6 +74,9 @@ enum recover_alu {
 	recover_inc, recover_dec, recover_neg, recover_not,
 	recover_shl, recover_shr, recover_sar,
 	recover_mul, recover_rol, recover_ror,
+	recover_result,		/* a comparison's: flags from dst alone (ZF,
+				 * SF, PF); CF and OF not known
+				 * (recover-flags.h) */
 };
 
 /* What an operation does to memory. */
@@ -79,6 +102,9 @@ struct recover_op {
 	uint8_t width;		/* operand size: 4 (zero-extends) or 8 */
 	uint8_t dst, src, base, index, scale;	/* RECOVER_NOREG if none */
 	uint16_t writes;	/* bit per register it may change */
+	uint8_t cond;		/* enum recover_cond of a jcc, setcc, cmovcc */
+	uint8_t target_reg;	/* an indirect jump or call through a
+				 * register: the register + 1; else 0 */
 	int64_t imm;		/* immediate, displacement (absolute for
 				 * rip-relative lea) or rsp change */
 	/* Memory: [mbase + mindex * mscale + mdisp] (a register before the
@@ -116,6 +142,12 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
  * (which the operation's result showed, e.g. the source of a move). */
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out);
+
+/* The mnemonic of the instruction RAW (SIZE bytes) at IP in BUF (LEN
+ * bytes), "(bad)" when Capstone cannot decode it: for reports. */
+void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,
+			  const uint8_t *raw, size_t size, char *buf,
+			  size_t len);
 
 /* The value a load of OP gives from its MSIZE bytes BYTES. */
 uint64_t recover_x86_loaded(const struct recover_op *op, const uint8_t *bytes);

@@ -32,10 +32,13 @@
 #include "recover-x86.h"
 #include "recover-bytes.h"
 #include "recover-stack.h"
+#include "recover-branch.h"
+#include "recover-flags.h"
 
 #include "error.h"
 
 #include <hwtrecord.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +78,7 @@ struct hwtr_recovery {
 	uint32_t *barriers;	/* ops after which memory may differ unseen */
 	size_t nbarriers;
 	struct hwtr_cursor *cursor;	/* for rip */
+	struct recover_x86 *x86;	/* for hwtr_recovery_unknown_cause */
 	uint64_t first, end;	/* positions first..end; end's is the end state */
 	struct recover_op *ops;
 	size_t nops, cap_ops;
@@ -87,6 +91,8 @@ struct hwtr_recovery {
 	uint8_t *operand_known;
 	struct recover_equality *equalities;	/* through stack slots */
 	size_t nequalities;
+	struct recover_equality *facts;	/* what branches proved */
+	size_t nfacts, cap_facts;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -217,9 +223,60 @@ static void restart(struct hwtr_recovery *rec, uint64_t first)
 
 	rec->first = first;
 	rec->nops = 0;
+	rec->nfacts = 0;
 	for (r = 0; r < RECOVER_NREGS; r++)
 		rec->slots[r].n = 0;
 	rec->stats.barriers = rec->stats.unmodelled = 0;
+}
+
+/* The register R's slot before the next operation is added (UINT32_MAX:
+ * its value before the window). */
+static uint32_t current_slot(const struct hwtr_recovery *rec, unsigned r)
+{
+	return rec->slots[r].n ? (uint32_t)(rec->slots[r].n - 1) : UINT32_MAX;
+}
+
+/* What the branch INSN (operation OP, after PREV when that was the
+ * instruction just before it) proves by going to NEXT (recover-branch.h),
+ * as an equality on the slots before OP is added. */
+static int add_branch_fact(struct hwtr_recovery *rec,
+			   const struct recover_op *prev,
+			   const struct recover_op *op,
+			   const struct hwtr_insn *insn, uint64_t target,
+			   uint64_t next, uint16_t upper_zero)
+{
+	struct recover_branch_fact f;
+	struct recover_equality *e;
+	uint64_t fall = insn->ip + insn->size;
+
+	/* A conditional jump to its own fall-through shows no outcome. */
+	if (op->cond && (!target || target == fall))
+		return 0;
+	if (!recover_branch_facts(prev, op, op->cond && next == target, next,
+				  upper_zero, &f))
+		return 0;
+	if (rec->nfacts == rec->cap_facts) {
+		size_t cap = rec->cap_facts ? 2 * rec->cap_facts : 256;
+		struct recover_equality *p = realloc(rec->facts,
+						     cap * sizeof(*p));
+
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		rec->facts = p;
+		rec->cap_facts = cap;
+	}
+	e = &rec->facts[rec->nfacts++];
+	memset(e, 0, sizeof(*e));
+	e->reg = f.reg;
+	e->slot = current_slot(rec, f.reg);
+	if (f.reg2 == RECOVER_NOREG) {
+		e->constant = 1;
+		e->value = f.value;
+	} else {
+		e->src_reg = f.reg2;
+		e->src_slot = current_slot(rec, f.reg2);
+	}
+	return 0;
 }
 
 /* The operations of positions first..end-1 of a thread of INSTRUCTIONS,
@@ -230,8 +287,13 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	struct recover_x86 *x86 = NULL;
 	struct decode_entry *cache = NULL;
 	struct hwtr_insn insn, next;
-	struct recover_op op;
+	struct recover_op op, compare;
 	uint64_t p, target;
+	/* Registers whose upper 32 bits are zero before OP; whether the
+	 * flags before OP are COMPARE's, with its registers as they were. */
+	uint16_t upper_zero = 0;
+	bool flags_known = false;
+	unsigned r;
 	int err;
 
 	rec->first = rec->end > window ? rec->end - window : 1;
@@ -259,17 +321,44 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		if (insn.gap || !insn.size) {
 			/* Nothing is known across a gap: start after it. */
 			restart(rec, p + 1);
+			flags_known = false;
+			upper_zero = 0;
 			continue;
 		}
 		decode(x86, cache, &insn, &op, &target);
+		if (flags_known && recover_flags_wants(&op))
+			recover_flags_attach(&op, &compare);
 		if (op.kind == recover_unmodelled)
 			rec->stats.unmodelled++;
+		if (!next.gap && (op.cond || op.target_reg) &&
+		    (err = add_branch_fact(rec, flags_known ? &compare : NULL,
+					   &op, &insn, target, next.ip,
+					   upper_zero)))
+			goto out;
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
-		if (!next.gap && !step_explained(&insn, target, next.ip) &&
-		    (err = add_clobber(rec, next.ip)))
-			goto out;
+		for (r = 0; r < RECOVER_NREGS; r++)
+			if (op.writes >> r & 1) {
+				upper_zero &= (uint16_t)~(1u << r);
+				if (recover_branch_zero_extends(&op, r))
+					upper_zero |= (uint16_t)(1u << r);
+			}
+		if (op.kind == recover_compare) {
+			compare = op;
+			flags_known = true;
+		} else if (recover_flags_from_result(&op, &compare)) {
+			flags_known = true;
+		} else if (flags_known) {
+			flags_known = recover_flags_keeps(
+				&op, recover_flags_compared(&compare));
+		}
+		if (!next.gap && !step_explained(&insn, target, next.ip)) {
+			if ((err = add_clobber(rec, next.ip)))
+				goto out;
+			flags_known = false;
+			upper_zero = 0;
+		}
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
 out:
@@ -730,26 +819,36 @@ static bool learn_slot(struct hwtr_recovery *rec, unsigned r, uint32_t slot,
 				  : learn(rec, r, slot, v);
 }
 
-/* What the stack slots carry (recover-stack.h): a register loaded back
- * is what was stored, whichever of the two is known. */
-static bool equality_pass(struct hwtr_recovery *rec)
+static bool apply_equalities(struct hwtr_recovery *rec,
+			     const struct recover_equality *eq, size_t n)
 {
 	bool changed = false;
 	uint64_t v;
 	size_t i;
 
-	for (i = 0; i < rec->nequalities; i++) {
-		const struct recover_equality *e = &rec->equalities[i];
+	for (i = 0; i < n; i++) {
+		const struct recover_equality *e = &eq[i];
 
 		if (e->constant) {
-			changed |= learn(rec, e->reg, e->slot, e->value);
+			changed |= learn_slot(rec, e->reg, e->slot, e->value);
 		} else if (slot_value(rec, e->reg, e->slot, &v)) {
 			changed |= learn_slot(rec, e->src_reg, e->src_slot, v);
 		} else if (slot_value(rec, e->src_reg, e->src_slot, &v)) {
-			changed |= learn(rec, e->reg, e->slot, v);
+			changed |= learn_slot(rec, e->reg, e->slot, v);
 		}
 	}
 	return changed;
+}
+
+/* What the stack slots carry (recover-stack.h) and what the branches
+ * proved (recover-branch.h): a register loaded back is what was stored,
+ * whichever of the two is known; a register compared equal is the other
+ * or the constant. */
+static bool equality_pass(struct hwtr_recovery *rec)
+{
+	bool stack = apply_equalities(rec, rec->equalities, rec->nequalities);
+
+	return apply_equalities(rec, rec->facts, rec->nfacts) || stack;
 }
 
 static int compare_refs(const void *a, const void *b)
@@ -945,6 +1044,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	}
 	free(rec->ops);
 	free(rec->equalities);
+	free(rec->facts);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->op_of);
@@ -952,6 +1052,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	free(rec->refs);
 	free(rec->barriers);
 	hwtr_cursor_free(rec->cursor);
+	recover_x86_close(rec->x86);
 	free(rec);
 }
 
@@ -984,6 +1085,226 @@ int hwtr_recovery_register(struct hwtr_recovery *rec, uint64_t number,
 		return -hwtr_err_notfound;
 	memcpy(buf, &v, 8);
 	return 8;
+}
+
+/* The position of operation K (a clobber: the instruction before it). */
+static uint64_t position_of(const struct hwtr_recovery *rec, uint32_t k)
+{
+	uint64_t lo = rec->first, hi = rec->end;
+
+	/* The last position whose operation is at or before K. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (rec->op_of[mid - rec->first] <= k)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The slot of register R that holds its value before operation K, plus
+ * one (0: the value before the window). */
+static size_t slot_before(const struct hwtr_recovery *rec, unsigned r,
+			  uint32_t k)
+{
+	const struct slots *s = &rec->slots[r];
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->op[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* An input register of operation K that is not known before it, or
+ * RECOVER_NOREG (for the operations that compute their result from
+ * registers). */
+static unsigned unknown_input(const struct hwtr_recovery *rec, uint32_t k,
+			      unsigned written)
+{
+	const struct recover_op *op = &rec->ops[k];
+	unsigned in[2] = { RECOVER_NOREG, RECOVER_NOREG }, i;
+	uint64_t v;
+
+	switch (op->kind) {
+	case recover_pop:
+		if (written == hwtr_amd64_rsp)
+			in[0] = hwtr_amd64_rsp;
+		break;
+	case recover_leave:
+		if (written == hwtr_amd64_rsp)
+			in[0] = hwtr_amd64_rbp;
+		break;
+	case recover_syscall:
+		/* (a register the call keeps) */
+		if (written != hwtr_amd64_rax && written != hwtr_amd64_rcx &&
+		    written != hwtr_amd64_r11 &&
+		    value_before(rec, hwtr_amd64_rax, k, &v) &&
+		    recover_x86_syscall_keeps_registers(v))
+			in[0] = written;
+		break;
+	case recover_mov:
+	case recover_extend:
+	case recover_mul_imm:
+	case recover_sign_fill:
+		in[0] = op->src;
+		break;
+	case recover_lea:
+		in[0] = op->base;
+		in[1] = op->index;
+		break;
+	case recover_alu_imm:
+	case recover_unary:
+	case recover_shift_imm:
+	case recover_bswap:
+	case recover_alu_mem:
+		in[0] = op->dst;
+		break;
+	case recover_alu:
+	case recover_xchg:
+		in[0] = op->dst;
+		in[1] = op->src;
+		break;
+	case recover_shift_cl:
+		in[0] = op->dst;
+		in[1] = hwtr_amd64_rcx;
+		break;
+	case recover_rsp_adjust:
+		in[0] = hwtr_amd64_rsp;
+		break;
+	case recover_setcc:
+	case recover_cmov:
+		/* (the compared registers; what it moves is not followed) */
+		in[0] = op->base;
+		in[1] = op->index;
+		break;
+	default:
+		break;
+	}
+	/* A load from an address not known: the register that made it so. */
+	if (loaded_register(op) == written) {
+		in[0] = op->mbase;
+		in[1] = op->mindex;
+	}
+	for (i = 0; i < 2; i++)
+		if (in[i] != RECOVER_NOREG && !value_before(rec, in[i], k, &v))
+			return in[i];
+	return RECOVER_NOREG;
+}
+
+static const char *const reg_names[RECOVER_NREGS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+/* The cause of register R unknown from the window's start: where going
+ * backwards its value stops being known (the first known slot: the
+ * operation that wrote it could not be inverted). */
+static int window_start_cause(struct hwtr_recovery *rec, unsigned r,
+			      char *buf, size_t size)
+{
+	const struct slots *s = &rec->slots[r];
+	struct hwtr_insn insn;
+	char mnemonic[32];
+	size_t j;
+	int err;
+
+	for (j = 0; j < s->n && !s->known[j]; j++)
+		;
+	if (j == s->n) {
+		snprintf(buf, size, "window start, %s never known", reg_names[r]);
+		return 0;
+	}
+	if (rec->ops[s->op[j]].kind == recover_clobber) {
+		snprintf(buf, size, "window start, %s known after an "
+			 "unexplained step", reg_names[r]);
+		return 0;
+	}
+	if ((err = hwtr_cursor_goto(rec->cursor, position_of(rec, s->op[j]))) ||
+	    (err = hwtr_cursor_insn(rec->cursor, &insn)) ||
+	    (!rec->x86 && (err = recover_x86_open(&rec->x86))))
+		return err;
+	recover_x86_mnemonic(rec->x86, insn.ip, insn.raw, insn.size, mnemonic,
+			     sizeof(mnemonic));
+	snprintf(buf, size, "window start, %s known only after %s",
+		 reg_names[r], mnemonic);
+	return 0;
+}
+
+int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
+				unsigned regno, char *buf, size_t size)
+{
+	const struct recover_op *op;
+	struct hwtr_insn insn;
+	char mnemonic[32];
+	const char *kind;
+	unsigned r = regno, input, hops;
+	uint64_t addr;
+	uint32_t k;
+	size_t i;
+	int err;
+
+	if (!rec || !buf || !size)
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_recovery_unknown_cause: NULL");
+	if (number > rec->end || regno >= RECOVER_NREGS)
+		return -hwtr_err_notfound;
+	if (number < rec->first) {
+		snprintf(buf, size, "before the window");
+		return 0;
+	}
+	k = rec->op_of[number - rec->first];
+	/* Back along the operations that passed an unknown value on, to the
+	 * one that made it unknown. */
+	for (hops = 0;; hops++) {
+		i = slot_before(rec, r, k);
+		if (!i) {
+			if (rec->init_known >> r & 1)
+				return -hwtr_err_notfound;
+			return window_start_cause(rec, r, buf, size);
+		}
+		if (rec->slots[r].known[i - 1])
+			return -hwtr_err_notfound;
+		k = rec->slots[r].op[i - 1];
+		op = &rec->ops[k];
+		if (hops == 100000 || op->kind == recover_unmodelled)
+			break;
+		if ((input = unknown_input(rec, k, r)) == RECOVER_NOREG)
+			break;
+		r = input;
+	}
+	if (op->kind == recover_clobber) {
+		snprintf(buf, size, "unexplained step");
+		return 0;
+	}
+	if (op->kind == recover_syscall) {
+		snprintf(buf, size, "syscall %s", r == hwtr_amd64_rax ? "rax"
+			 : r == hwtr_amd64_rcx ? "rcx" : r == hwtr_amd64_r11
+			 ? "r11" : "number unknown");
+		return 0;
+	}
+	if ((err = hwtr_cursor_goto(rec->cursor, position_of(rec, k))) ||
+	    (err = hwtr_cursor_insn(rec->cursor, &insn)) ||
+	    (!rec->x86 && (err = recover_x86_open(&rec->x86))))
+		return err;
+	recover_x86_mnemonic(rec->x86, insn.ip, insn.raw, insn.size, mnemonic,
+			     sizeof(mnemonic));
+	if (op->kind == recover_unmodelled)
+		kind = "unmodelled";
+	else if (loaded_register(op) == r)
+		kind = mem_address(rec, k, NULL, 0, false, &addr)
+		       ? "load, memory not proven," : "load, address unknown,";
+	else
+		kind = "input not known:";
+	snprintf(buf, size, "%s %s", kind, mnemonic);
+	return 0;
 }
 
 int hwtr_recovery_stats(const struct hwtr_recovery *rec,

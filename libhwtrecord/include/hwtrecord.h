@@ -1011,6 +1011,20 @@ HWTR_EXPORT
 int hwtr_recovery_stats(const struct hwtr_recovery *recovery,
 			struct hwtr_recovery_stats *stats);
 
+/* Why register REGNO (0..15) is not known just before the instruction at
+ * NUMBER, for reports (hwtr-recover-check's profile of what stays
+ * unknown): in BUF (SIZE bytes) the kind of cause and the mnemonic of the
+ * instruction that last wrote the register: "unmodelled cmovne" (not
+ * modelled), "load mov" (a load from memory not proven), "input add" (a
+ * modelled operation with an input not known), "syscall", "window start"
+ * (not known before the window), "unexplained step".  0, or
+ * -hwtr_err_notfound when the register is known or NUMBER is outside the
+ * window. */
+HWTR_EXPORT
+int hwtr_recovery_unknown_cause(struct hwtr_recovery *recovery,
+				uint64_t number, unsigned regno, char *buf,
+				size_t size);
+
 /* hwtr_list_insns with, for each instruction, the registers it changed
  * and the memory it stored, from VALUES (hwtr_values_open of THREAD's
  * history): JSON fields "regs" and "stores", or text lines under the

@@ -13,7 +13,8 @@
  *
  * Prints, per band of distance from the end (1-10, 11-1k, 1k-100k,
  * 100k-1M instructions), the registers and global bytes compared,
- * recovered and wrong, and the first wrong values; exit 1 on any wrong
+ * recovered and wrong, and the first wrong values; then the most frequent
+ * causes of registers left unknown (hwtr_recovery_unknown_cause); exit 1 on any wrong
  * value, on a proof conflict, or when the positions do not line up with
  * the history.
  *
@@ -212,6 +213,60 @@ static int time_recovery(const char *path)
 	return 0;
 }
 
+/* Why registers stay unknown: a count per cause
+ * (hwtr_recovery_unknown_cause), the most frequent printed at the end. */
+#define MAX_CAUSES 512
+struct cause {
+	char name[48];
+	unsigned long count;
+};
+static struct cause causes[MAX_CAUSES];
+static size_t ncauses;
+static unsigned long nunknown;
+
+static void count_cause(struct hwtr_recovery *recovery, uint64_t number,
+			unsigned r)
+{
+	char name[48];
+	size_t i;
+
+	if (hwtr_recovery_unknown_cause(recovery, number, r, name,
+					sizeof(name)))
+		snprintf(name, sizeof(name), "(no cause: %s)",
+			 hwtr_last_error());
+	nunknown++;
+	for (i = 0; i < ncauses && strcmp(causes[i].name, name); i++)
+		;
+	if (i == ncauses) {
+		if (ncauses == MAX_CAUSES)
+			i = MAX_CAUSES - 1;	/* (the rest, lumped) */
+		else
+			ncauses++;
+		snprintf(causes[i].name, sizeof(causes[i].name), "%s", name);
+	}
+	causes[i].count++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct cause *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1
+	       : strcmp(x->name, y->name);
+}
+
+static void print_causes(void)
+{
+	size_t i;
+
+	qsort(causes, ncauses, sizeof(*causes), by_count);
+	printf("unknown register reads by cause (the instruction that last "
+	       "wrote the register), of %lu:\n", nunknown);
+	for (i = 0; i < ncauses && i < 15; i++)
+		printf("  %6lu %5.1f%%  %s\n", causes[i].count,
+		       100.0 * causes[i].count / nunknown, causes[i].name);
+}
+
 int main(int argc, char **argv)
 {
 	struct hwtr_recording *rec;
@@ -315,8 +370,10 @@ int main(int argc, char **argv)
 							&v, sizeof(v));
 
 			compared[b]++;
-			if (rc < 0)
+			if (rc < 0) {
+				count_cause(recovery, number[i], r);
 				continue;
+			}
 			recovered[b]++;
 			reg_recovered[b][r]++;
 			if (v != steps[i].reg[r]) {
@@ -404,6 +461,7 @@ int main(int argc, char **argv)
 			       100.0 * reg_recovered[b][r] / (compared[b] / 16));
 		printf("\n");
 	}
+	print_causes();
 	printf("recover-check: %lu wrong values\n", bad);
 	hwtr_recovery_free(recovery);
 	hwtr_cursor_free(cursor);
