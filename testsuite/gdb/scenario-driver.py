@@ -39,10 +39,6 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #compare-output      (run-scenario) the lines GDB prints at stops
                        (watchpoints' old and new values, finish's value,
                        display) must be record full's
-  #commands-from FILE  run FILE's commands (with its #assert, #expect-line,
-                       #shown and #unknown lines) under this scenario's
-                       directives: the same session on a recording made
-                       with other #record-options
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
@@ -432,19 +428,6 @@ def main():
     lines = markers(source)
     with open(scenario) as f:
         script = [l.rstrip("\n") for l in f]
-    commands_file = scenario
-    for text in script:
-        if text.startswith("#commands-from "):
-            # Another scenario's commands (and its #assert, #expect-line,
-            # #shown, #unknown lines), under this one's directives.
-            commands_file = os.path.join(os.path.dirname(scenario),
-                                         text.split()[1])
-    if commands_file != scenario:
-        with open(commands_file) as f:
-            script = [l for l in script if l.startswith("#")] + [
-                l.rstrip("\n") for l in f
-                if l.startswith(("#assert", "#expect", "#shown", "#unknown"))
-                or not l.startswith("#")]
     record_from = "main"
     run_to = None
     watched = None      # #values: the globals to note, or None

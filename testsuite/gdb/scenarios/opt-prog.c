@@ -2,7 +2,9 @@
  * arguments and locals live in registers and location lists (and are
  * <optimized out> where the compiler dropped them), a static function
  * inlined into its caller, a tail call (checksum() ends in a jump to
- * mix()), and a crash through a pointer from a table lookup.  Static, not
+ * mix()), and a crash through a NULL pointer from a table lookup (a store
+ * to address 0: GDB 13's record full cannot record a store to another
+ * unmapped address, and records a faulting load as if it had run).  Static, not
  * PIE, like values-prog.
  */
 struct entry {
@@ -53,7 +55,8 @@ __attribute__((noinline)) int weigh(int key, int scale)
 	struct entry *e = lookup(key);
 
 	g_found = e;
-	return e->weight * scale; /* L:weigh */
+	e->key = -key; /* L:weigh */
+	return key * scale;
 }
 
 int main(void)
