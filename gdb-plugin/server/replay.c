@@ -1618,7 +1618,11 @@ out:
 
 /* Before the end the end state may be wrong: only bytes that never change
  * (memory.h) are known.  While the history is being built every thread is
- * at its end (nothing can move before it is built). */
+ * at its end (nothing can move before it is built).  Below
+ * REPLAY_SYNTHETIC_LIMIT lie the plugin's synthetic frame addresses
+ * (unwinder.py), where GDB looks for the locals of frames gone by the end:
+ * nothing is served there before the end, even where a program mapped
+ * low memory. */
 size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 			     void *buf, size_t len)
 {
@@ -1631,6 +1635,8 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 	}
 	if (!t || at_end_state(t))
 		return memory_read(image_memory(r), addr, buf, len);
+	if (addr < REPLAY_SYNTHETIC_LIMIT)
+		return 0;
 	if (r->values && t->cursor && last_image(r))
 		return past_memory(r, t, NULL, addr, buf, len);
 	if (!r->values && t->cursor && last_image(r) &&

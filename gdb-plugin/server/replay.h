@@ -122,7 +122,11 @@ size_t replay_read_memory(struct replay *replay, uint64_t addr, void *buf,
 /* Memory as thread TID sees it at its position, for GDB: at its end the end
  * state; before it only the bytes known to be the same then (read-only file
  * mappings), never the end state's value of a byte that may have changed
- * since.  Same return as above. */
+ * since, and nothing below REPLAY_SYNTHETIC_LIMIT.  Same return as above. */
+/* The plugin's unwinder gives frames that are gone by the end frame ids
+ * (stack addresses) below this (gdb-plugin/python/hwtrecord/unwinder.py's
+ * SYNTHETIC_LIMIT): GDB would read their locals there. */
+#define REPLAY_SYNTHETIC_LIMIT 0x10000u
 size_t replay_read_memory_at(struct replay *replay, uint32_t tid, uint64_t addr,
 			     void *buf, size_t len);
 

@@ -198,7 +198,8 @@ def shown(value):
         if kind.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
             return shown(value.referenced_value())
         text = str(value)
-        if "<unavailable>" in text or "<optimized out>" in text:
+        if "<unavailable>" in text or "<optimized out>" in text or \
+                "<not saved>" in text:
             return UNKNOWN
         if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
                 kind.sizeof == 8:

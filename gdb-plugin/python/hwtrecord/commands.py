@@ -253,9 +253,13 @@ def _goto(number):
 
 
 def _moved():
-    """The server moved the thread: make GDB read registers and frames anew,
-    then show where we are (as record_btrace_set_replay does)."""
+    """The server moved the thread: make GDB read registers, frames and
+    memory anew, then show where we are (as record_btrace_set_replay does).
+    GDB keeps the stack bytes it read (its dcache, the stack cache) until
+    the next resume; memory is another position's after a goto, and those
+    bytes would show as the locals here."""
     forget_windows()
+    gdb.execute("maintenance flush dcache", to_string=True)
     gdb.execute("maintenance flush register-cache", to_string=True)
     gdb.execute("frame")
 

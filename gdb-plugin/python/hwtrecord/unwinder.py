@@ -25,6 +25,14 @@ chosen to look like the real one:
   with each call level, so that callers are always outer (GDB rejects an
   inner caller) and an activation keeps its id.  Frames beyond the known
   stack on the outer side (those past main) get addresses above it.
+  GDB takes a frame's id as its CFA (DW_OP_call_frame_cfa) and reads its
+  locals there, so synthetic addresses must never hold memory: the inner
+  ones lie below 64 KiB, where the server never answers a read before the
+  end of the history (a program may map low memory where the kernel's
+  vm.mmap_min_addr allows it), the outer ones at 2^56 and above, which no
+  x86-64 or AArch64 user address reaches.  (They used to lie 1 MB below
+  the lowest real CFA, on the stack, where a deep frame of earlier may
+  have left bytes that GDB then showed as a local's value.)
 - The outermost frame has no caller.  Unwinding it to PC 0 would make GDB
   show one more frame, `0x0000000000000000 in ?? ()`; GDB on the live
   process ends the stack there because the function's CFI says so, which a
@@ -48,11 +56,16 @@ from gdb.unwinder import Unwinder, register_unwinder
 
 from . import target
 
-LEVEL_STEP = 0x100          # synthetic bytes per call level
-MARGIN = 0x100000           # distance of synthetic addresses from real ones
-FALLBACK_LOW = 0x10000000000
+LEVEL_STEP = 0x100          # synthetic bytes per call level, outer side
+INNER_STEP = 1              # the same on the inner side, where room is short
+# Inner synthetic addresses step down from here, above the first page;
+# the server refuses reads below SYNTHETIC_LIMIT at past positions
+# (replay.c), leaving room above the top for arguments passed on the stack.
+SYNTHETIC_INNER_TOP = 0xf000
+SYNTHETIC_LIMIT = 0x10000
+SYNTHETIC_OUTER_BASE = 1 << 56
 MAX_FINAL_FRAMES = 4096
-LEVEL_FLOOR = 0x10000       # call levels above the end's, without a final stack
+LEVEL_FLOOR = 0x1000        # call levels above the end's, without a final stack
 
 # Connection number -> {level: (function_start, cfa, pc)} of the final
 # stack; pc is None for the server's frames, the frame's own PC for GDB's
@@ -267,13 +280,7 @@ def layout(server_frames, final):
             start, _, pc = final[level]
             frames.append((pc, start, level))
             level -= 1
-    if final:
-        cfas = [entry[1] for entry in final.values()]
-        low = min(cfas) - MARGIN
-        high = max(cfas) + MARGIN
-        known_outer = min(final)
-    else:
-        low, high, known_outer = FALLBACK_LOW, FALLBACK_LOW, None
+    known_outer = min(final) if final else None
     # Levels count from the innermost frame at the end (0; callers are
     # negative): the synthetic addresses step down from the outermost
     # known one, or from a floor far below any call depth.
@@ -284,12 +291,15 @@ def layout(server_frames, final):
         pc, start, level = frames[index]
         entry = final.get(level) if final else None
         if known_outer is not None and level < known_outer:
-            sp = high + LEVEL_STEP * (known_outer - level)
+            sp = SYNTHETIC_OUTER_BASE + LEVEL_STEP * (known_outer - level)
         elif chain_ok and entry is not None and entry[0] == start:
             sp = entry[1]
         else:
             chain_ok = False
-            sp = low - LEVEL_STEP * max(level - floor, 0)
+            # More than 61439 levels below the floor the ids stay at 1:
+            # GDB then ends the stack there ("previous frame identical").
+            sp = max(SYNTHETIC_INNER_TOP -
+                     INNER_STEP * max(level - floor, 0), 1)
         result[index] = _Frame(pc, start, level, sp)
     return result
 
