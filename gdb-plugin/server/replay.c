@@ -852,13 +852,17 @@ uint64_t replay_decoded(struct replay *r)
 
 void replay_close(struct replay *r)
 {
+	bool log_reading;
 	size_t i;
 
 	if (!r)
 		return;
 	if (r->building && atomic_load(&r->built))
 		wait_history(r);	/* done but never asked for: joined */
-	if (r->building || (r->loading_log && !r->log_done)) {
+	pthread_mutex_lock(&r->tail_lock);
+	log_reading = r->loading_log && !r->log_done;
+	pthread_mutex_unlock(&r->tail_lock);
+	if (r->building || log_reading) {
 		/* GDB left before the history was built (or the log read):
 		 * the process is about to exit, and the builder (the log's
 		 * reader) still uses everything. */
