@@ -10,6 +10,18 @@
  * PC at every register snapshot.  A log that disagrees is refused: its
  * values would be wrong.
  *
+ * A tail history (hwtr_history_build_tail) holds only the whole history's
+ * last instructions, and which number the first of them has in the whole is
+ * known only after the whole build.  The log's end is known, though: a whole
+ * log's last sync counts each thread's instructions, and the tail's last
+ * instruction is the thread's last, so the tail counts back from there
+ * (log_base).  That is believed only where the log proves it: the log
+ * whole, no more instructions in the tail than in the log, and the PC of
+ * every register snapshot that falls in the tail (at least one) the tail's
+ * at that position; else the log is refused for the tail (the caller waits
+ * for the whole history).  A thread whose tail is its whole trace is
+ * checked as in a whole history.
+ *
  * Registers: the latest value logged at or before the position, found from
  * the nearest snapshot.  Memory: the end state with the undo records from
  * the end back to the position applied, that is, for each byte the first
@@ -33,11 +45,16 @@ struct values_history_thread {
 	uint64_t *gaps;		/* history numbers of gaps, ascending */
 	size_t ngaps;
 	uint64_t instructions;	/* of the history, gaps included */
+	/* Log positions before the history's first instruction: 0, but for
+	 * the tail of a longer trace (see the top). */
+	uint64_t log_base;
 	struct hwtr_cursor *cursor;	/* for rip */
 };
 
 struct hwtr_values {
+	struct hwtr_recording *recording;
 	struct values_index index;
+	/* The history bound (hwtr_values_bind): none while NTHREADS is 0. */
 	struct values_history_thread *threads;
 	size_t nthreads;
 	bool memory_known;	/* the log is whole and matches the history */
@@ -95,15 +112,15 @@ static uint64_t log_position(const struct values_history_thread *ht,
 	}
 	if (lo < ht->ngaps && ht->gaps[lo] == number)
 		return 0;
-	return number - lo;
+	return ht->log_base + number - lo;
 }
 
-/* The history number of log position POS (not a gap). */
+/* The history number of log position POS (not a gap, after log_base). */
 static uint64_t history_number(const struct values_history_thread *ht,
 			       uint64_t pos)
 {
 	size_t i;
-	uint64_t number = pos;
+	uint64_t number = pos - ht->log_base;
 
 	for (i = 0; i < ht->ngaps && ht->gaps[i] <= number; i++)
 		number++;
@@ -135,33 +152,18 @@ static bool log_whole(const struct hwtr_values *v)
 	return v->index.ended || v->index.stopped;
 }
 
-/* The log and the history count the same instructions: else refuse. */
-static int check_alignment(struct hwtr_values *v,
-			   struct values_history_thread *ht)
+/* The PC of each of LT's snapshots FIRST..END-1 (spread, at most
+ * SNAPSHOT_CHECKS) is the history's at that position: 0, or refuse. */
+static int check_snapshots(struct values_history_thread *ht,
+			   const struct values_thread *lt, size_t first,
+			   size_t end)
 {
-	const struct values_thread *lt = ht->log;
-	uint64_t counted = ht->instructions - ht->ngaps, ip;
-	size_t i, step;
+	size_t i, step, n = end - first;
+	uint64_t ip;
 	int err;
 
-	if (!lt)
-		return 0;
-	if (lt->synced && log_whole(v) && lt->sync_count != counted)
-		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
-				 "log counts %llu instructions, the history "
-				 "%llu: the log does not match the trace and "
-				 "is not used", lt->lwpid,
-				 (unsigned long long)lt->sync_count,
-				 (unsigned long long)counted);
-	if (!lt->synced && lt->last_pos > counted)
-		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
-				 "log reaches position %llu, the history has "
-				 "%llu instructions: not used", lt->lwpid,
-				 (unsigned long long)lt->last_pos,
-				 (unsigned long long)counted);
-	step = lt->nsnapshots > SNAPSHOT_CHECKS
-	       ? lt->nsnapshots / SNAPSHOT_CHECKS : 1;
-	for (i = 0; i < lt->nsnapshots; i += step) {
+	step = n > SNAPSHOT_CHECKS ? n / SNAPSHOT_CHECKS : 1;
+	for (i = first; i < end; i += step) {
 		const struct values_snapshot *s = &lt->snapshots[i];
 
 		if ((err = history_ip(ht, history_number(ht, s->pos), &ip)))
@@ -178,6 +180,85 @@ static int check_alignment(struct hwtr_values *v,
 					 (unsigned long long)ip);
 	}
 	return 0;
+}
+
+/* The index of LT's first snapshot after position POS. */
+static size_t first_snapshot_after(const struct values_thread *lt,
+				   uint64_t pos)
+{
+	size_t lo = 0, hi = lt->nsnapshots;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (lt->snapshots[mid].pos <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A tail history's thread (see the top): its log_base, counted back from
+ * the log's end, once the log proves it; else refuse. */
+static int place_tail(struct hwtr_values *v, struct values_history_thread *ht)
+{
+	const struct values_thread *lt = ht->log;
+	uint64_t counted = ht->instructions - ht->ngaps;
+	size_t first, end;
+
+	if (!log_whole(v) || !lt->synced)
+		return hwtr_fail(hwtr_err_notfound, "values: thread %u: the "
+				 "data log has no end record, so where the end "
+				 "of the trace is in it is not known before the "
+				 "whole history is built", lt->lwpid);
+	if (lt->sync_count < counted)
+		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
+				 "log counts %llu instructions, the end of the "
+				 "trace alone %llu: the log does not match the "
+				 "trace and is not used", lt->lwpid,
+				 (unsigned long long)lt->sync_count,
+				 (unsigned long long)counted);
+	ht->log_base = lt->sync_count - counted;
+	first = first_snapshot_after(lt, ht->log_base);
+	end = first_snapshot_after(lt, lt->sync_count);
+	if (first == end)
+		return hwtr_fail(hwtr_err_notfound, "values: thread %u: no "
+				 "register snapshot of the data log falls in "
+				 "the end of the trace decoded first (positions "
+				 "%llu to %llu), so that it matches the log is "
+				 "not proven before the whole history is built",
+				 lt->lwpid,
+				 (unsigned long long)ht->log_base + 1,
+				 (unsigned long long)lt->sync_count);
+	return check_snapshots(ht, lt, first, end);
+}
+
+/* The log and the history count the same instructions: else refuse. */
+static int check_alignment(struct hwtr_values *v,
+			   struct values_history_thread *ht)
+{
+	const struct values_thread *lt = ht->log;
+	uint64_t counted = ht->instructions - ht->ngaps;
+
+	if (!lt)
+		return 0;
+	if (ht->thread->tail_from)
+		return place_tail(v, ht);
+	if (lt->synced && log_whole(v) && lt->sync_count != counted)
+		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
+				 "log counts %llu instructions, the history "
+				 "%llu: the log does not match the trace and "
+				 "is not used", lt->lwpid,
+				 (unsigned long long)lt->sync_count,
+				 (unsigned long long)counted);
+	if (!lt->synced && lt->last_pos > counted)
+		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
+				 "log reaches position %llu, the history has "
+				 "%llu instructions: not used", lt->lwpid,
+				 (unsigned long long)lt->last_pos,
+				 (unsigned long long)counted);
+	return check_snapshots(ht, lt, 0, lt->nsnapshots);
 }
 
 /* What the finished recording's manifest says of the log's length and
@@ -197,41 +278,66 @@ static const struct hwtr_file_check *log_check(
 	return NULL;
 }
 
-int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
+int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **out)
 {
 	const struct hwtr_recording_info *info;
 	struct hwtr_values *v;
-	size_t i;
 	int err;
 
-	if (!history || !out)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_values_open: NULL");
+	if (!rec || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load: NULL");
 	*out = NULL;
-	info = hwtr_recording_info(history->recording);
+	info = hwtr_recording_info(rec);
 	if (!info->values)
 		return 0;
 	if (info->values_version != HWTR_VALUES_VERSION)
 		return hwtr_fail(hwtr_err_version, "%s: manifest: data log "
 				 "\"%s\" is version %d; this reader reads "
-				 "version %d",
-				 hwtr_recording_path(history->recording),
+				 "version %d", hwtr_recording_path(rec),
 				 info->values, info->values_version,
 				 HWTR_VALUES_VERSION);
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	if ((err = values_index_open(hwtr_recording_path(history->recording),
-				     info->values, log_check(info),
-				     &v->index))) {
+	if ((err = values_index_open(hwtr_recording_path(rec), info->values,
+				     log_check(info), &v->index))) {
 		free(v);
 		return err;
 	}
-	v->nthreads = hwtr_history_nthreads(history);
-	v->threads = calloc(v->nthreads + 1, sizeof(*v->threads));
-	if (!v->threads) {
-		hwtr_values_free(v);
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	v->recording = rec;
+	*out = v;
+	return 0;
+}
+
+/* Let go of V's history: its threads' gaps and cursors. */
+static void unbind(struct hwtr_values *v)
+{
+	size_t i;
+
+	for (i = 0; v->threads && i < v->nthreads; i++) {
+		free(v->threads[i].gaps);
+		hwtr_cursor_free(v->threads[i].cursor);
 	}
+	free(v->threads);
+	v->threads = NULL;
+	v->nthreads = 0;
+	v->memory_known = false;
+}
+
+int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
+{
+	size_t i;
+	int err;
+
+	if (!v || !history || history->recording != v->recording)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_bind: NULL, or "
+				 "a history of another recording");
+	unbind(v);
+	v->threads = calloc(hwtr_history_nthreads(history) + 1,
+			    sizeof(*v->threads));
+	if (!v->threads)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	v->nthreads = hwtr_history_nthreads(history);
 	v->memory_known = log_whole(v);
 	for (i = 0; i < v->nthreads; i++) {
 		struct values_history_thread *ht = &v->threads[i];
@@ -239,35 +345,42 @@ int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
 
 		ht->thread = hwtr_history_thread(history, i);
 		if ((err = hwtr_thread_stats(ht->thread, &stats)) ||
-		    (err = collect_gaps(ht))) {
-			hwtr_values_free(v);
-			return err;
-		}
+		    (err = collect_gaps(ht)))
+			goto fail;
 		ht->log = values_index_thread(&v->index, stats.tid);
-		if ((err = check_alignment(v, ht))) {
-			hwtr_values_free(v);
-			return err;
-		}
+		if ((err = check_alignment(v, ht)))
+			goto fail;
 		/* A thread the history has and the log has not ran
 		 * unlogged: its stores are missing. */
 		if (!ht->log && stats.instructions > stats.gaps)
 			v->memory_known = false;
 	}
-	*out = v;
 	return 0;
+fail:
+	unbind(v);
+	return err;
+}
+
+int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **out)
+{
+	int err;
+
+	if (!history || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_open: NULL");
+	if ((err = hwtr_values_load(history->recording, out)) || !*out)
+		return err;
+	if ((err = hwtr_values_bind(*out, history))) {
+		hwtr_values_free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 void hwtr_values_free(struct hwtr_values *v)
 {
-	size_t i;
-
 	if (!v)
 		return;
-	for (i = 0; v->threads && i < v->nthreads; i++) {
-		free(v->threads[i].gaps);
-		hwtr_cursor_free(v->threads[i].cursor);
-	}
-	free(v->threads);
+	unbind(v);
 	values_index_close(&v->index);
 	free(v);
 }

@@ -143,13 +143,14 @@ static json_t *thread_json(const struct plugin_thread_info *t)
 	json_object_set_new(j, "tid", json_integer(t->tid));
 	json_object_set_new(j, "at_end", json_boolean(t->at_end));
 	json_object_set_new(j, "registers_at_end", json_boolean(t->registers_at_end));
-	if (!t->counted)
-		return j;
-	json_object_set_new(j, "instructions", json_integer((json_int_t)t->instructions));
-	json_object_set_new(j, "segments", json_integer((json_int_t)t->segments));
-	json_object_set_new(j, "gaps", json_integer((json_int_t)t->gaps));
-	json_object_set_new(j, "position", json_integer((json_int_t)t->position));
-	json_object_set_new(j, "end", json_integer((json_int_t)t->end));
+	if (t->counted) {
+		json_object_set_new(j, "instructions", json_integer((json_int_t)t->instructions));
+		json_object_set_new(j, "segments", json_integer((json_int_t)t->segments));
+		json_object_set_new(j, "gaps", json_integer((json_int_t)t->gaps));
+		json_object_set_new(j, "position", json_integer((json_int_t)t->position));
+		json_object_set_new(j, "end", json_integer((json_int_t)t->end));
+	}
+	/* Known while building too: in the tail the data log answers. */
 	if (t->registers_logged)
 		json_object_set_new(j, "registers_logged", json_true());
 	return j;

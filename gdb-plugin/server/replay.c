@@ -129,10 +129,22 @@ struct replay {
 	 * (hwtr_thread_tail_base). */
 	uint64_t tail_bytes;	/* 0: no tail */
 	struct hwtr_history *tail;	/* the builder's, once tail_done */
-	pthread_mutex_t tail_lock;	/* tail_done, for a move that waits */
+	pthread_mutex_t tail_lock;	/* tail_done, log_done, for a move
+					 * that waits */
 	pthread_cond_t tail_cond;
 	bool tail_done;
 	bool in_tail;		/* the threads' cursors are the tail's */
+	/* With a tail, the data log is read (hwtr_values_load: a pass over
+	 * all of it) by a thread of its own beside the build, then bound to
+	 * the tail at the first request for a value there (tail_values),
+	 * then to the whole history (bind_whole_values); VALUES is LOG
+	 * while it is bound to the history GDB moves in. */
+	pthread_t log_loader;
+	bool loading_log;	/* LOG_LOADER runs or is not joined yet */
+	bool log_done;		/* under tail_lock */
+	struct hwtr_values *log;
+	char log_err[512];	/* why LOG is NULL */
+	bool tail_values_refused;	/* the log cannot place the tail */
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -465,6 +477,49 @@ static void open_values(struct replay *r)
 	}
 }
 
+static void *load_log(void *arg)
+{
+	struct replay *r = arg;
+
+	if (hwtr_values_load(r->recording, &r->log) < 0) {
+		snprintf(r->log_err, sizeof(r->log_err), "%s", hwtr_last_error());
+		r->log = NULL;
+	}
+	pthread_mutex_lock(&r->tail_lock);
+	r->log_done = true;
+	pthread_cond_broadcast(&r->tail_cond);
+	pthread_mutex_unlock(&r->tail_lock);
+	return NULL;
+}
+
+/* The data log's reader (load_log), done. */
+static void join_log_loader(struct replay *r)
+{
+	if (!r->loading_log)
+		return;
+	pthread_join(r->log_loader, NULL);
+	r->loading_log = false;
+}
+
+/* After a background build: the log load_log read, bound to the whole
+ * history (hwtr_values_open without a second pass over the log). */
+static void bind_whole_values(struct replay *r)
+{
+	r->values = NULL;
+	join_log_loader(r);
+	if (r->log && hwtr_values_bind(r->log, r->history) < 0) {
+		snprintf(r->log_err, sizeof(r->log_err), "%s", hwtr_last_error());
+		hwtr_values_free(r->log);
+		r->log = NULL;
+	}
+	if (!r->log) {
+		fprintf(stderr, "hwtrec-server: the recording's data log is not "
+			"used, values before the end are unknown: %s\n", r->log_err);
+		return;
+	}
+	r->values = r->log;
+}
+
 /* After the build: a cursor per thread, at the end, and the tail (the
  * data log is the caller's). */
 static int finish_history(struct replay *r)
@@ -622,20 +677,53 @@ static void wait_history(struct replay *r)
 	r->building = false;
 	if (r->in_tail)
 		places = leave_tail(r);
+	r->values = NULL;	/* bound to the tail, or to nothing */
 	r->history = r->whole;
 	r->whole = NULL;
 	if (finish_history(r) < 0) {
 		fprintf(stderr, "hwtrec-server: no history, serving the end state only: %s\n",
 			r->build_err);
+		join_log_loader(r);
+		hwtr_values_free(r->log);	/* its cursors are the tail's */
+		r->log = NULL;
 	} else {
 		enter_places(r, places);
-		/* A recording with a data log has no tail (replay_open), so
-		 * every thread is still at its end here. */
-		open_values(r);
+		if (r->loading_log || r->log || r->log_err[0])
+			bind_whole_values(r);	/* load_log read it */
+		else
+			open_values(r);
 	}
 	free(places);
 	hwtr_history_free(r->tail);
 	r->tail = NULL;
+}
+
+/* In the tail, before a value at a past position is given: the data log
+ * bound to the tail, once its reader is done (load_log) and it places
+ * the tail (hwtr_values_bind); when it cannot, the whole history is waited
+ * for, whose positions it has checked: never a value from another
+ * position.  The threads may then stand in the whole history. */
+static void tail_values(struct replay *r)
+{
+	if (!r->in_tail || r->values || !r->info->values ||
+	    r->tdesc != &tdesc_amd64_linux)
+		return;
+	if (!r->tail_values_refused && (r->loading_log || r->log)) {
+		pthread_mutex_lock(&r->tail_lock);
+		while (!r->log_done)
+			pthread_cond_wait(&r->tail_cond, &r->tail_lock);
+		pthread_mutex_unlock(&r->tail_lock);
+		join_log_loader(r);
+		if (r->log && hwtr_values_bind(r->log, r->tail) == 0) {
+			r->values = r->log;
+			return;
+		}
+		fprintf(stderr, "hwtrec-server: values at past positions wait "
+			"for the whole history: %s\n",
+			r->log ? hwtr_last_error() : r->log_err);
+		r->tail_values_refused = true;
+	}
+	wait_history(r);
 }
 
 /* Is GDB served from the tail (see tail_bytes)?  Entered at the first
@@ -754,13 +842,10 @@ int replay_open(const char *dir, const struct replay_options *options,
 		/* Live mode extends its history at every stop; a process that
 		 * exec'd has positions of its images, which need the whole.
 		 * Intel PT only so far: an ETM stream read from an A-sync in
-		 * CoreSight frames is not tested against the whole yet.  Not
-		 * with a data log: its values count positions from the start,
-		 * so in the tail registers would come from the recovery only,
-		 * and the log waits until every thread is back at its end;
-		 * exact values come before a fast first answer. */
+		 * CoreSight frames is not tested against the whole yet.  A
+		 * data log is read beside the build (load_log) and counts the
+		 * tail's positions back from its end (tail_values). */
 		if (!r->opt.nends && program_images_count(r->images) == 1 &&
-		    !r->info->values &&
 		    r->info->trace_format && !strcmp(r->info->trace_format, "intel-pt"))
 			r->tail_bytes = tail_bytes();
 		rc = pthread_create(&r->builder, NULL, build_history, r);
@@ -770,6 +855,12 @@ int replay_open(const char *dir, const struct replay_options *options,
 			goto fail;
 		}
 		r->building = true;
+		if (r->tail_bytes && r->info->values && r->tdesc == &tdesc_amd64_linux) {
+			/* Without a thread of its own, the log is read
+			 * after the whole build (open_values). */
+			r->loading_log = !pthread_create(&r->log_loader, NULL,
+							 load_log, r);
+		}
 		*out = r;
 		return 0;
 	}
@@ -846,17 +937,25 @@ uint64_t replay_decoded(struct replay *r)
 
 void replay_close(struct replay *r)
 {
+	bool log_reading;
 	size_t i;
 
 	if (!r)
 		return;
 	if (r->building && atomic_load(&r->built))
 		wait_history(r);	/* done but never asked for: joined */
-	if (r->building) {
-		/* GDB left before the history was built: the process is about
-		 * to exit, and the builder still uses everything. */
+	pthread_mutex_lock(&r->tail_lock);
+	log_reading = r->loading_log && !r->log_done;
+	pthread_mutex_unlock(&r->tail_lock);
+	if (r->building || log_reading) {
+		/* GDB left before the history was built (or the log read):
+		 * the process is about to exit, and the builder (the log's
+		 * reader) still uses everything. */
 		return;
 	}
+	join_log_loader(r);
+	if (r->log != r->values)
+		hwtr_values_free(r->log);	/* not bound to the history */
 	for (i = 0; i < r->nthreads; i++) {
 		hwtr_cursor_free(r->threads[i].cursor);
 		hwtr_cursor_free(r->threads[i].scratch);
@@ -1506,6 +1605,8 @@ int replay_registers(struct replay *r, uint32_t tid,
 		if (!t->core)
 			wait_history(r);
 	}
+	if (!at_end_state(t))
+		tail_values(r);
 	if (at_end_state(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
@@ -1633,6 +1734,8 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 			return memory_read(image_memory(r), addr, buf, len);
 		wait_history(r);
 	}
+	if (t && !at_end_state(t))
+		tail_values(r);
 	if (!t || at_end_state(t))
 		return memory_read(image_memory(r), addr, buf, len);
 	if (addr < REPLAY_SYNTHETIC_LIMIT)
@@ -1674,6 +1777,21 @@ static struct replay_thread *current_thread(struct replay *r, uint32_t tid)
 	return t && t->cursor ? t : history_thread(r, tid);
 }
 
+/* Whether T's registers at past positions come from the data log: bound
+ * to the history GDB moves in, or, in the tail, to be bound there or to the
+ * whole (tail_values waits for it).  Without an end state (a core, or live
+ * the process) the stack's unchanged bytes are unknown, so GDB's unwinders
+ * cannot walk it: the plugin's does.  Not yet across an exec either
+ * (test-server-images' exec case unwinds wrongly there with logged
+ * registers). */
+static bool registers_logged(const struct replay *r, const struct replay_thread *t)
+{
+	bool logged = r->values || (r->in_tail && (r->loading_log || r->log));
+
+	return logged && t->cursor && (r->core || r->opt.read_end_memory) &&
+	       program_images_count(r->images) == 1;
+}
+
 int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 {
 	bool building;
@@ -1706,6 +1824,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		/* Without them (no core: a program that exited) GDB cannot
 		 * unwind at the end, and the plugin's unwinder does it. */
 		j->registers_at_end = t->core || r->opt.nends;
+		j->registers_logged = registers_logged(r, t);
 		if (building)
 			continue;
 		if (t->history)
@@ -1716,14 +1835,6 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 		j->gaps = st.gaps;
 		j->position = t->cursor ? hwtr_cursor_position(t->cursor) + t->tail_step : 0;
 		j->end = end_position(t);
-		/* Without an end state (a core, or live the process) the
-		 * stack's unchanged bytes are unknown, so GDB's unwinders
-		 * cannot walk it: the plugin's does.  Not yet
-		 * across an exec either (test-server-images' exec case
-		 * unwinds wrongly there with logged registers). */
-		j->registers_logged = r->values && t->cursor &&
-				      (r->core || r->opt.read_end_memory) &&
-				      program_images_count(r->images) == 1;
 	}
 	return 0;
 }

@@ -918,6 +918,22 @@ struct hwtr_values;
  * the history's instruction counts, which would give wrong values). */
 HWTR_EXPORT
 int hwtr_values_open(struct hwtr_history *history, struct hwtr_values **values);
+
+/* hwtr_values_open in two steps, so that the long one (a pass over the
+ * whole log) can run beside the history's build: hwtr_values_load maps,
+ * checks and indexes REC's data log (0 with *VALUES NULL when it has none),
+ * bound to no history yet (every read then refuses the thread as another
+ * history's); hwtr_values_bind binds it to HISTORY, a history of the same
+ * recording, whole or a tail (hwtr_history_build_tail), in place of the
+ * one before.  A tail's positions are counted back from the log's end,
+ * and only when the log proves them (a whole log, register snapshots in
+ * the tail at the tail's PCs); when not, or when the log does not match,
+ * a negative error (-hwtr_err_notfound: not proven) and VALUES stays
+ * unbound. */
+HWTR_EXPORT
+int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **values);
+HWTR_EXPORT
+int hwtr_values_bind(struct hwtr_values *values, struct hwtr_history *history);
 HWTR_EXPORT
 void hwtr_values_free(struct hwtr_values *values);
 

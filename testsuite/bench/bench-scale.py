@@ -1,6 +1,8 @@
 # bench-scale.py: runs inside GDB under `hwtrec replay` at the crash of a
 # bench-scale.sh program.  Writes "name value" lines to BENCH_OUT: the time
-# from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi, then
+# from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi and a
+# print of report's argument and of $rsp there (with a data log, its
+# values: both runs of bench-scale.sh must print the same), then
 # reverse-finish and reverse-step, then a reverse-continue across the whole
 # history to a breakpoint at main (after its prologue: run once, at the
 # start), and where each stopped.
@@ -28,6 +30,11 @@ def timed(name, command):
 gdb.execute("bt", to_string=True)
 figure("ready", time.time() - float(os.environ["BENCH_T0"]))
 timed("first_reverse_stepi", "reverse-stepi")
+start = time.perf_counter()
+shown = gdb.execute("print total", to_string=True).split("=")[-1].strip()
+shown += "," + gdb.execute("print/x $rsp", to_string=True).split("=")[-1].strip()
+figure("first_print", time.perf_counter() - start)
+figure("first_print_shows", shown.replace(" ", "_"))
 timed("reverse_finish", "reverse-finish")
 timed("reverse_step", "reverse-step")
 gdb.execute("break main", to_string=True)

@@ -8,10 +8,12 @@
 # memory (/usr/bin/time), libipt's block decoder alone over the same
 # streams with the same settings (bench-libipt), and under `hwtrec replay`
 # the time from GDB's start to its prompt at the crash (in report) and the
-# first reverse-stepi, reverse-finish (out of report) and reverse-step after
-# it, at a first open (no saved index) with the end of the trace decoded
+# first reverse-stepi, the first print after it (report's argument and $rsp:
+# values from the data log, which `hwtrec record` writes by default),
+# reverse-finish (out of report) and reverse-step after it, at a first open (no saved index) with the end of the trace decoded
 # first and without (HWTREC_TAIL_BYTES=0: each waits for the whole build,
-# as before issue 21 item 1; the two must stop at the same places), and a reverse-continue across the whole history to a breakpoint at
+# as before issue 21 item 1; the two must stop at the same places and print
+# the same values), and a reverse-continue across the whole history to a breakpoint at
 # main's start (bench-scale.py); with BENCH_BASELINE=ANOTHER_BUILDDIR (e.g.
 # a build of an older commit), that reverse-continue again under its
 # hwtrec replay, beside ours.  The first `hwtrec info` also saves the index
@@ -95,9 +97,9 @@ secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %9s %9s | %8s %9s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" memory \
-	"libipt alone CPU" prompt rstepi rfinish rstep "no tail:" rstepi rfinish rcont "rcont baseline" \
+	"libipt alone CPU" prompt rstepi print rfinish rstep "no tail:" rstepi print rfinish rcont "rcont baseline" \
 	index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
 	per=$(per_iteration $prog)
@@ -164,20 +166,22 @@ for prog in calls loops; do
 			rcont_base=$(ms "$(field baseline.txt reverse_continue)")
 		fi
 		# The tail must answer as the whole history does.
-		for f in first_reverse_stepi_at reverse_finish_at reverse_step_at reverse_continue_at; do
+		for f in first_reverse_stepi_at first_print_shows reverse_finish_at reverse_step_at reverse_continue_at; do
 			[ "$(field notail.txt $f)" = "$(field replay.txt $f)" ] || {
 				cat notail.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %9s %9s | %8s %9s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall"))" \
 			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
 			"$(secs "$(field replay.txt ready)")" \
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
+			"$(ms "$(field replay.txt first_print)")" \
 			"$(ms "$(field replay.txt reverse_finish)")" \
 			"$(ms "$(field replay.txt reverse_step)")" "" \
 			"$(ms "$(field notail.txt first_reverse_stepi)")" \
+			"$(ms "$(field notail.txt first_print)")" \
 			"$(ms "$(field notail.txt reverse_finish)")" \
 			"$(ms "$(field replay.txt reverse_continue)")" "$rcont_base" \
 			"$(awk -v k="$index_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
@@ -188,8 +192,9 @@ for prog in calls loops; do
 	done
 done
 echo "(memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
-echo " rstepi, rfinish, rstep: the first reverse-stepi, then reverse-finish out of report, then reverse-step,"
-echo "  answered from the end of the trace decoded first while the whole history is built;"
-echo " no tail: the same first reverse-stepi and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
+echo " rstepi, print, rfinish, rstep: the first reverse-stepi, a print there, then reverse-finish out of report, then reverse-step,"
+echo "  answered from the end of the trace decoded first while the whole history is built; with the data log"
+echo "  (the default) the first reverse-stepi waits for the log's pass (hwtr_values_load), not for the build;"
+echo " no tail: the same first reverse-stepi, print and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
 echo " rcont: then reverse-continue to main's start across the whole history; baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"

@@ -574,6 +574,158 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 }
 END_TEST
 
+/* The tail of the main path (hwtr_history_build_tail: its last chunk,
+ * whole instructions 14 to 29, numbered 1 to 16; test-history-tail.c)
+ * with a log of the whole: snapshots at 1 and at 20 (the tail's 7, at its
+ * label's PC), rax changes at 5 and 25, a store at 22, whole to 29. */
+#define TAIL_BASE 13
+
+static void tail_log(struct log *l, int end, uint64_t tail_rip, uint64_t count)
+{
+	log_begin(l, HWTR_VALUES_VERSION);
+	log_thread(l, 0, 0);
+	log_snapshot(l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_rax(l, 5, 0x5555);
+	if (tail_rip)
+		log_snapshot(l, 20, 0x200, 0, tail_rip);
+	log_store(l, 22, 0x5000, "ab");
+	log_rax(l, 25, 0x2525);
+	log_sync(l, end, count);
+}
+
+static struct hwtr_history *tail_of(struct fixture_history *h)
+{
+	struct hwtr_history *tail;
+	struct hwtr_thread_stats st;
+
+	ck_assert_int_eq(hwtr_history_build_tail(h->rec, NULL, 1, &tail), 0);
+	ck_assert_int_eq(hwtr_thread_stats(hwtr_history_thread(tail, 0), &st), 0);
+	ck_assert_uint_eq(st.instructions, 29 - TAIL_BASE);
+	return tail;
+}
+
+START_TEST(a_tail_counts_back_from_the_log_end)
+{
+	struct fixture_history h;
+	struct hwtr_history *tail;
+	struct hwtr_thread *tt;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t r = 0, rip = 0;
+	char st[9], b[9];
+	int pass;
+
+	tail_log(&l, true, fixture_symbol(main_path_labels[19]), 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	tail = tail_of(&h);
+	tt = hwtr_history_thread(tail, 0);
+	ck_assert_msg(hwtr_values_load(h.rec, &v) == 0, "%s", hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	/* Bound to no history yet. */
+	ck_assert_int_eq(hwtr_values_register(v, tt, 1, hwtr_amd64_rax, &r, 8),
+			 -hwtr_err_invalid);
+	/* The tail, then the whole (as the server switches): the same
+	 * values at the same instructions, the ones the log was written
+	 * with. */
+	for (pass = 0; pass < 2; pass++) {
+		struct hwtr_thread *t = pass ? h.thread : tt;
+		uint64_t base = pass ? TAIL_BASE : 0;
+
+		ck_assert_msg(hwtr_values_bind(v, pass ? h.history : tail) == 0,
+			      "%s", hwtr_last_error());
+		/* From the snapshot at 1, before the tail began. */
+		ck_assert_int_eq(hwtr_values_register(v, t, base + 1,
+						      hwtr_amd64_rax, &r, 8), 8);
+		ck_assert_uint_eq(r, 0x5555);
+		ck_assert_int_eq(hwtr_values_register(v, t, base + 6,
+						      hwtr_amd64_rbx, &r, 8), 8);
+		ck_assert_uint_eq(r, 0x101);
+		/* Whole 20: the snapshot in the tail. */
+		hwtr_values_register(v, t, base + 7, hwtr_amd64_rbx, &r, 8);
+		ck_assert_uint_eq(r, 0x201);
+		hwtr_values_register(v, t, base + 11, hwtr_amd64_rax, &r, 8);
+		ck_assert_uint_eq(r, 0x200);
+		hwtr_values_register(v, t, base + 12, hwtr_amd64_rax, &r, 8);
+		ck_assert_uint_eq(r, 0x2525);
+		ck_assert_int_eq(hwtr_values_register(v, t, base + 1,
+						      hwtr_amd64_rip, &rip, 8), 8);
+		ck_assert_uint_eq(rip, fixture_symbol(main_path_labels[TAIL_BASE]));
+		/* The store at 22 (the tail's 9). */
+		memory_at(v, t, base + 9, st, b);
+		ck_assert_str_eq(b, "ab......");
+		memory_at(v, t, base + 10, st, b);
+		ck_assert_str_eq(st, "SSSSSSSS");
+	}
+	hwtr_values_free(v);
+	hwtr_history_free(tail);
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* Where the log cannot prove where the tail is in it, the tail gets no
+ * values (the caller waits for the whole history), and the whole still
+ * gets them where the log matches it. */
+START_TEST(a_tail_the_log_cannot_place_gets_no_values)
+{
+	static const struct {
+		int end;
+		const char *tail_label;	/* the snapshot at 20's PC, or none */
+		uint64_t count;
+		int err, whole_err;
+		const char *message;
+	} cases[] = {
+		/* No snapshot in the tail: nothing to check against. */
+		{ true, NULL, 29, -hwtr_err_notfound, 0,
+		  "no register snapshot of the data log falls in the end of "
+		  "the trace decoded first (positions 14 to 29)" },
+		/* A snapshot whose PC is another instruction's. */
+		{ true, "i2", 29, -hwtr_err_format, -hwtr_err_format,
+		  "the data log has rip " },
+		/* A log without its end: where the end is, is not known. */
+		{ false, "", 29, -hwtr_err_notfound, 0, "the data log has no "
+		  "end record" },
+		/* A log of fewer instructions than the tail has. */
+		{ true, "", 10, -hwtr_err_format, -hwtr_err_format,
+		  "the data log counts 10 instructions, the end of the trace "
+		  "alone 16" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fixture_history h;
+		struct hwtr_history *tail;
+		struct hwtr_values *v;
+		struct log l;
+		uint64_t r;
+		uint64_t rip = !cases[k].tail_label ? 0
+			       : *cases[k].tail_label
+			       ? fixture_symbol(cases[k].tail_label)
+			       : fixture_symbol(main_path_labels[19]);
+
+		tail_log(&l, cases[k].end, rip, cases[k].count);
+		open_with_log(&h, &l, HWTR_VALUES_VERSION);
+		tail = tail_of(&h);
+		ck_assert_int_eq(hwtr_values_load(h.rec, &v), 0);
+		ck_assert_int_eq(hwtr_values_bind(v, tail), cases[k].err);
+		ck_assert_msg(strstr(hwtr_last_error(), cases[k].message),
+			      "case %zu: %s", k, hwtr_last_error());
+		ck_assert_int_eq(hwtr_values_register(v, hwtr_history_thread(tail, 0),
+						      16, hwtr_amd64_rax, &r, 8),
+				 -hwtr_err_invalid);
+		ck_assert_int_eq(hwtr_values_bind(v, h.history), cases[k].whole_err);
+		if (!cases[k].whole_err) {
+			ck_assert_int_eq(hwtr_values_register(v, h.thread, 29,
+							      hwtr_amd64_rax,
+							      &r, 8), 8);
+			ck_assert_uint_eq(r, 0x2525);
+		}
+		hwtr_values_free(v);
+		hwtr_history_free(tail);
+		fixture_history_close(&h);
+	}
+}
+END_TEST
+
 START_TEST(a_recording_without_a_log_has_no_values)
 {
 	struct fixture_history h;
@@ -599,6 +751,8 @@ int main(void)
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
 	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);
 	tcase_add_test(tc, a_recording_without_a_log_has_no_values);
+	tcase_add_test(tc, a_tail_counts_back_from_the_log_end);
+	tcase_add_test(tc, a_tail_the_log_cannot_place_gets_no_values);
 	tcase_set_timeout(tc, 60);
 	return check_run_tcase("values", tc);
 }
