@@ -30,17 +30,24 @@
 
 #include "error.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Per history: libipt's section cache and one image per epoch. */
+/* Per history: libipt's section cache and one image per epoch.  A lane
+ * (lane_alloc: the walks of one build thread) has images of its own, since
+ * libipt's pt_image reorders its sections as it reads, and shares the
+ * history's section cache, which libipt locks itself; the table of section
+ * ids is shared under LOCK. */
 struct decoder_context {
 	struct image_set *images;
-	struct pt_image_section_cache *iscache;
+	struct pt_image_section_cache *iscache;	/* the root's */
 	int *isids;		/* per mapping: 0 not added yet, < 0 failed */
 	size_t nisids;		/* grows with the image (history_extend) */
 	struct pt_image **by_epoch;
 	unsigned nepochs;
+	struct decoder_context *root;	/* a lane's history context, or NULL */
+	pthread_mutex_t lock;	/* the root's: its isids */
 };
 
 /* Per stream: the libipt configuration and the PSB scan. */
@@ -389,6 +396,39 @@ static void chunk_item(struct walk_item *item, const struct psb_info *psb,
 	}
 }
 
+/* The section cache's id of mapping MAP, added on first use: > 0, or < 0
+ * when libipt cannot load it. */
+static int section_id(struct decoder_context *root, uint32_t map)
+{
+	int isid;
+
+	pthread_mutex_lock(&root->lock);
+	if (image_set_count(root->images) > root->nisids) {
+		size_t count = image_set_count(root->images);
+		int *p = realloc(root->isids, (count + 1) * sizeof(*p));
+
+		if (!p) {
+			pthread_mutex_unlock(&root->lock);
+			return -pte_nomem;
+		}
+		memset(p + root->nisids, 0, (count + 1 - root->nisids) * sizeof(*p));
+		root->isids = p;
+		root->nisids = count;
+	}
+	if (root->isids[map] == 0) {
+		const struct image_mapping *m = image_set_mapping(root->images, map);
+
+		root->isids[map] = pt_iscache_add_file(root->iscache, m->file,
+						       m->pgoff, m->code_size,
+						       m->addr);
+		if (root->isids[map] == 0)
+			root->isids[map] = -pte_internal;
+	}
+	isid = root->isids[map];
+	pthread_mutex_unlock(&root->lock);
+	return isid;
+}
+
 /* libipt's image of EPOCH: the epoch's mappings, in its layering order. */
 static int epoch_image(struct decoder_context *c, unsigned epoch,
 		       struct pt_image **out)
@@ -415,30 +455,15 @@ static int epoch_image(struct decoder_context *c, unsigned epoch,
 	if (!c->by_epoch[epoch])
 		return -pte_nomem;
 	n = image_epoch_layers(c->images, epoch, &layers);
-	if (image_set_count(c->images) > c->nisids) {
-		size_t count = image_set_count(c->images);
-		int *p = realloc(c->isids, (count + 1) * sizeof(*p));
-
-		if (!p)
-			return -pte_nomem;
-		memset(p + c->nisids, 0, (count + 1 - c->nisids) * sizeof(*p));
-		c->isids = p;
-		c->nisids = count;
-	}
 	for (i = 0; i < n; i++) {
-		const struct image_mapping *m = image_set_mapping(c->images, layers[i]);
-		int *isid = &c->isids[layers[i]];
+		int isid = section_id(c->root ? c->root : c, layers[i]);
 
-		if (*isid == 0) {
-			*isid = pt_iscache_add_file(c->iscache, m->file, m->pgoff,
-						    m->code_size, m->addr);
-			if (*isid == 0)
-				*isid = -pte_internal;
-		}
 		/* A file libipt cannot load is a gap where its code runs. */
-		if (*isid > 0) {
+		if (isid == -pte_nomem)
+			return isid;
+		if (isid > 0) {
 			int err = pt_image_add_cached(c->by_epoch[epoch], c->iscache,
-						      *isid, NULL);
+						      isid, NULL);
 
 			if (err < 0)
 				return err;
@@ -493,7 +518,8 @@ static void restart_at(struct intel_pt_walk *w, const struct psb_info *psb,
 		item->ip = ip;
 }
 
-static int walk_alloc(struct intel_pt_stream *stream, decoder_image_fn image_for,
+static int walk_alloc(struct intel_pt_stream *stream,
+		      struct decoder_context *context, decoder_image_fn image_for,
 		      void *ctx, struct intel_pt_walk **out)
 {
 	const struct pt_config *config = &stream->config;
@@ -511,7 +537,7 @@ static int walk_alloc(struct intel_pt_stream *stream, decoder_image_fn image_for
 	w->config = *config;
 	w->size = (uint64_t)(config->end - config->begin);
 	w->seg_end = w->size;
-	w->context = stream->context;
+	w->context = context;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
 	*out = w;
@@ -520,21 +546,25 @@ static int walk_alloc(struct intel_pt_stream *stream, decoder_image_fn image_for
 
 static void intel_pt_walk_free(struct intel_pt_walk *w);
 
-static int intel_pt_walk_begin(struct intel_pt_stream *stream, decoder_image_fn image_for,
-			       void *ctx, struct intel_pt_walk **out)
+static int intel_pt_walk_begin(struct intel_pt_stream *stream,
+			       struct decoder_context *context,
+			       decoder_image_fn image_for, void *ctx,
+			       struct intel_pt_walk **out)
 {
-	int err = walk_alloc(stream, image_for, ctx, out);
+	int err = walk_alloc(stream, context, image_for, ctx, out);
 
 	if (!err)
 		(*out)->start = stream->trace_start;
 	return err;
 }
 
-static int intel_pt_walk_at(struct intel_pt_stream *stream, uint64_t offset,
-		            decoder_image_fn image_for, void *ctx, struct intel_pt_walk **out)
+static int intel_pt_walk_at(struct intel_pt_stream *stream,
+			    struct decoder_context *context, uint64_t offset,
+			    decoder_image_fn image_for, void *ctx,
+			    struct intel_pt_walk **out)
 {
 	struct intel_pt_walk *w = NULL;
-	int err = walk_alloc(stream, image_for, ctx, &w);
+	int err = walk_alloc(stream, context, image_for, ctx, &w);
 
 	if (err)
 		return err;
@@ -914,12 +944,25 @@ static int context_alloc(struct image_set *images, struct decoder_context **out)
 	c->iscache = pt_iscache_alloc("hwtrecord");
 	c->nisids = image_set_count(images);
 	c->isids = calloc(c->nisids + 1, sizeof(*c->isids));
-	if (!c->iscache || !c->isids) {
+	if (!c->iscache || !c->isids || pthread_mutex_init(&c->lock, NULL)) {
 		pt_iscache_free(c->iscache);
 		free(c->isids);
 		free(c);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
+	*out = c;
+	return 0;
+}
+
+static int lane_alloc(struct decoder_context *root, struct decoder_context **out)
+{
+	struct decoder_context *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	c->images = root->images;
+	c->iscache = root->iscache;
+	c->root = root;
 	*out = c;
 	return 0;
 }
@@ -933,8 +976,11 @@ static void context_free(struct decoder_context *c)
 	for (i = 0; i < c->nepochs; i++)
 		pt_image_free(c->by_epoch[i]);
 	free(c->by_epoch);
-	free(c->isids);
-	pt_iscache_free(c->iscache);
+	if (!c->root) {
+		free(c->isids);
+		pt_iscache_free(c->iscache);
+		pthread_mutex_destroy(&c->lock);
+	}
 	free(c);
 }
 
@@ -1050,15 +1096,33 @@ static int chunk_start_before(const struct decoder_stream *stream,
 static int walk_begin(struct decoder_stream *stream, decoder_image_fn image,
 		      void *ctx, struct decoder_walk **out)
 {
-	return intel_pt_walk_begin((struct intel_pt_stream *)stream, image, ctx,
-			     (struct intel_pt_walk **)out);
+	struct intel_pt_stream *s = (struct intel_pt_stream *)stream;
+
+	return intel_pt_walk_begin(s, s->context, image, ctx,
+				   (struct intel_pt_walk **)out);
 }
 
 static int walk_at(struct decoder_stream *stream, uint64_t offset,
 		   decoder_image_fn image, void *ctx, struct decoder_walk **out)
 {
-	return intel_pt_walk_at((struct intel_pt_stream *)stream, offset, image, ctx,
-			  (struct intel_pt_walk **)out);
+	struct intel_pt_stream *s = (struct intel_pt_stream *)stream;
+
+	return intel_pt_walk_at(s, s->context, offset, image, ctx,
+				(struct intel_pt_walk **)out);
+}
+
+static int walk_in_lane(struct decoder_stream *stream,
+			struct decoder_context *lane, const uint64_t *from,
+			decoder_image_fn image, void *ctx,
+			struct decoder_walk **out)
+{
+	struct intel_pt_stream *s = (struct intel_pt_stream *)stream;
+
+	if (!from)
+		return intel_pt_walk_begin(s, lane, image, ctx,
+					   (struct intel_pt_walk **)out);
+	return intel_pt_walk_at(s, lane, *from, image, ctx,
+				(struct intel_pt_walk **)out);
 }
 
 static int walk_next(struct decoder_walk *walk, struct walk_item *item)
@@ -1093,6 +1157,8 @@ const struct decoder_ops decoder_intel_pt = {
 	.walk_begin = walk_begin,
 	.walk_at = walk_at,
 	.walk_resume = walk_at,	/* a chunk start restarts libipt anyway */
+	.lane_alloc = lane_alloc,
+	.walk_in_lane = walk_in_lane,
 	.walk_next = walk_next,
 	.walk_free = walk_free,
 	.errstr = errstr,

@@ -173,6 +173,19 @@ struct decoder_ops {
 	int (*walk_resume)(struct decoder_stream *stream, uint64_t offset,
 			   decoder_image_fn image, void *ctx,
 			   struct decoder_walk **walk);
+	/* Walks on several threads at once (history-parallel.c).  Optional
+	 * (NULL: a stream's walks run one at a time, as ETM's share the
+	 * stream's decode tree).  A lane is a context for the walks of one
+	 * more thread, over the streams of CONTEXT; freed with context_free
+	 * before CONTEXT.  walk_in_lane is walk_begin (FROM NULL) or
+	 * walk_resume at *FROM, decoding with LANE: walks in different lanes
+	 * may run at the same time, the streams being only read. */
+	int (*lane_alloc)(struct decoder_context *context,
+			  struct decoder_context **lane);
+	int (*walk_in_lane)(struct decoder_stream *stream,
+			    struct decoder_context *lane, const uint64_t *from,
+			    decoder_image_fn image, void *ctx,
+			    struct decoder_walk **walk);
 	/* Next item: 1, or 0 at the end of the trace, or a negative error. */
 	int (*walk_next)(struct decoder_walk *walk, struct walk_item *item);
 	void (*walk_free)(struct decoder_walk *walk);

@@ -52,7 +52,9 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 1
-#define HISTORY_INDEX_VERSION 2	/* 2: chunks filter executed code lines */
+#define HISTORY_INDEX_VERSION 3	/* 2: chunks filter executed code lines;
+				 * 3: segments change function at any
+				 * instruction, not only at a block's start */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 

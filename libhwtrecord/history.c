@@ -34,6 +34,7 @@
 #include "chunk-cache.h"
 #include "gaps.h"
 #include "history-file.h"
+#include "history-parallel.h"
 #include "index-builder.h"
 #include "insn-length.h"
 #include "segments.h"
@@ -139,6 +140,101 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	return 0;
 }
 
+int builder_chunk_start(struct builder *b, uint64_t offset)
+{
+	struct hwtr_thread *t = b->thread;
+	int err = add_chunk(b, offset);
+
+	if (!err && t->history->progress)
+		progress_update(t->history->progress,
+				offset > t->trace_start ? offset - t->trace_start : 0,
+				t->ninsns);
+	return err;
+}
+
+int builder_run(struct builder *b, const struct block_run *run)
+{
+	struct hwtr_thread *t = b->thread;
+	struct segment *s;
+	struct chunk *c;
+	int err;
+
+	if (t->nchunks == 0 && (err = add_chunk(b, NO_START)))
+		return err;
+	c = &t->chunks[t->nchunks - 1];
+	if (!c->entry_ip && c->first_insn == t->ninsns + 1)
+		c->entry_ip = run->ip;
+	if ((err = segment_update_function(b, run->ip, run->epoch)))
+		return err;
+	/* The build thread split and merged blocks by the function it found
+	 * here: right only if it is the one found here. */
+	if (run->checked && b->fn.fn != run->function)
+		return RUN_NOT_MERGEABLE;
+	t->ninsns += run->ninsn;
+	/* The last segment: new, or saved whole by the last chunk start. */
+	s = &t->segments[t->nsegments - 1];
+	if (run->iclass == hwtr_ic_call)
+		s->flags |= SEG_ENDS_WITH_CALL;
+	else
+		s->flags &= ~SEG_ENDS_WITH_CALL;
+	b->last.have_last = true;
+	b->last.last_iclass = (enum hwtr_insn_class)run->iclass;
+	b->last.last_end_ip = run->end_ip;
+	b->last.last_epoch = run->last_epoch;
+	b->last.last_isa = (enum hwtr_isa)run->isa;
+	return 0;
+}
+
+int builder_block(struct builder *b, const struct decoder_block *block)
+{
+	struct hwtr_thread *t = b->thread;
+	struct hwtr_history *h = t->history;
+	struct decoder_block rest = *block;
+	int err;
+
+	for (;;) {
+		uint64_t last_ip, split_ip;
+		uint32_t n;
+		struct block_run run = {
+			.ip = rest.ip, .epoch = rest.epoch,
+			.last_epoch = rest.epoch, .isa = rest.isa,
+		};
+
+		segment_function_at(b, rest.ip, rest.epoch);
+		n = fn_block_split(&b->fn, h->symbols, h->images, h->isa, &rest,
+				   &last_ip, &split_ip);
+		run.ninsn = n;
+		run.end_ip = last_ip;
+		/* Only a branch ends a block: inside one, "other". */
+		run.iclass = n == rest.ninsn ? rest.iclass : hwtr_ic_other;
+		if ((err = builder_run(b, &run)))
+			return err;
+		if (n == rest.ninsn)
+			break;
+		rest.ip = split_ip;
+		rest.ninsn -= n;
+	}
+	line_filter_add_new(t->chunks[t->nchunks - 1].lines, &b->lines_seen,
+			    block->ip, block->end_ip);
+	return 0;
+}
+
+int builder_gap(struct builder *b, const struct walk_item *item)
+{
+	int err = 0;
+
+	/* Gaps before any chunk get a chunk of their own. */
+	if (b->thread->nchunks == 0)
+		err = add_chunk(b, NO_START);
+	return err ? err : gap_add(b, item);
+}
+
+void builder_finish(struct builder *b)
+{
+	fold_levels(b);
+	b->thread->level_base = -b->min_level;
+}
+
 #define NOT_RESUMED 1	/* index_walk: the walk did not start at the chunk */
 
 /* Feed the walk's items to the builder up to the end of the trace.  With
@@ -160,55 +256,15 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 		first = false;
 		switch (item.kind) {
 		case walk_chunk_start:
-			err = add_chunk(b, item.offset);
-			if (t->history->progress)
-				progress_update(t->history->progress,
-						item.offset > t->trace_start
-							? item.offset - t->trace_start
-							: 0,
-						t->ninsns);
+			err = builder_chunk_start(b, item.offset);
 			break;
-		case walk_block: {
-			struct chunk *c;
-
-			if (t->nchunks == 0)
-				err = add_chunk(b, NO_START);
-			if (err)
-				break;
-			c = &t->chunks[t->nchunks - 1];
-			if (!c->entry_ip && c->first_insn == t->ninsns + 1)
-				c->entry_ip = item.block.ip;
+		case walk_block:
 			item.block.iclass = (uint8_t)insn_last_class(t->history,
 								      &item.block);
-			if ((err = segment_update_function(b, item.block.ip,
-							   item.block.epoch)))
-				break;
-			line_filter_add_new(c->lines, &b->lines_seen,
-					    item.block.ip, item.block.end_ip);
-			t->ninsns += item.block.ninsn;
-			{
-				/* The last segment: new, or saved whole by the
-				 * last chunk start. */
-				struct segment *s = &t->segments[t->nsegments - 1];
-
-				if (item.block.iclass == hwtr_ic_call)
-					s->flags |= SEG_ENDS_WITH_CALL;
-				else
-					s->flags &= ~SEG_ENDS_WITH_CALL;
-			}
-			b->last.have_last = true;
-			b->last.last_iclass = (enum hwtr_insn_class)item.block.iclass;
-			b->last.last_end_ip = item.block.end_ip;
-			b->last.last_epoch = item.block.epoch;
-			b->last.last_isa = (enum hwtr_isa)item.block.isa;
+			err = builder_block(b, &item.block);
 			break;
-		}
 		case walk_gap:
-			/* Gaps before any chunk get a chunk of their own. */
-			if (t->nchunks == 0)
-				err = add_chunk(b, NO_START);
-			if (!err)
-				err = gap_add(b, &item);
+			err = builder_gap(b, &item);
 			break;
 		}
 		if (err)
@@ -216,10 +272,8 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 	}
 	if (!err && status < 0)
 		err = status;
-	if (!err) {
-		fold_levels(b);
-		t->level_base = -b->min_level;
-	}
+	if (!err)
+		builder_finish(b);
 	return err;
 }
 
@@ -347,10 +401,32 @@ int history_thread_open(struct hwtr_thread *t)
 	return 0;
 }
 
-/* Decode thread T from its start (its index is empty). */
+/* Empty thread T's index, its stream kept open, for the pass again. */
+static void thread_reset(struct hwtr_thread *t)
+{
+	struct builder *b = t->builder;
+
+	release_gaps(t, 0);
+	free(t->gaps);
+	free(t->chunks);
+	free(t->segments);
+	t->gaps = NULL;
+	t->chunks = NULL;
+	t->segments = NULL;
+	t->nchunks = t->nsegments = 0;
+	t->ninsns = 0;
+	t->level_base = 0;
+	free(b->restart.undo);
+	memset(b, 0, sizeof(*b));
+	b->thread = t;
+}
+
+/* Decode thread T from its start (its index is empty): on several cores
+ * where the decoder allows (history-parallel.c), else here. */
 static int thread_build(struct hwtr_thread *t)
 {
 	struct decoder_walk *walk;
+	unsigned nworkers = history_build_threads();
 	int err;
 
 	t->rebuilt = true;
@@ -360,10 +436,17 @@ static int thread_build(struct hwtr_thread *t)
 	err = history_thread_open(t);
 	if (err)
 		return err > 0 ? 0 : err;
-	if ((err = t->ops->walk_begin(t->stream, history_chunk_image, t, &walk)))
-		return err;
-	err = index_walk(t->builder, walk, NULL);
-	t->ops->walk_free(walk);
+	err = nworkers > 1 ? history_parallel_pass(t, nworkers) : PARALLEL_NOT_DONE;
+	t->build_threads = err ? 1 : nworkers;
+	if (err) {
+		if (nworkers > 1)
+			thread_reset(t);
+		if ((err = t->ops->walk_begin(t->stream, history_chunk_image, t,
+					      &walk)))
+			return err;
+		err = index_walk(t->builder, walk, NULL);
+		t->ops->walk_free(walk);
+	}
 	t->decoded = t->ninsns;
 	if (t->history->progress)
 		progress_thread_done(t->history->progress,
@@ -553,7 +636,7 @@ static void restore(struct hwtr_thread *t)
 	t->nchunks = r->nchunks;
 	t->ninsns = r->ninsns;
 	b->last = r->last;
-	b->fn_id = 0;
+	memset(&b->fn, 0, sizeof(b->fn));
 	b->min_level = r->min_level;
 	b->min_upto = r->nsegments;
 	b->window_end = r->window_end;
@@ -791,6 +874,7 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	s->trace_bytes = t->trace_bytes;
 	s->decoded_instructions = t->decoded;
 	s->rebuilt = t->rebuilt;
+	s->build_threads = t->build_threads;
 	s->chunks_searched = t->chunks_searched;
 	s->index_bytes = t->nchunks * sizeof(*t->chunks) +
 			 t->nsegments * sizeof(*t->segments) +

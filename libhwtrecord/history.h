@@ -85,6 +85,7 @@ struct hwtr_thread {
 	uint64_t trace_start;	/* the manifest's, when it was read */
 	uint64_t decoded;	/* instructions the last build/extend made */
 	bool rebuilt;		/* ... from the thread's start */
+	unsigned build_threads;	/* ... on this many threads (stats) */
 	/* chunks and segments point into the history's index_map (a saved
 	 * index, read-only): released with it, never freed or written. */
 	bool arrays_mapped;

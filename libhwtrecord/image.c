@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -48,8 +49,6 @@ struct image_set {
 	size_t cap_by_hash;
 	struct window_key *by_window;	/* open addressing on the key */
 	size_t nby_window, cap_by_window;
-	size_t last_range;	/* of the last epoch read: code runs on */
-	unsigned last_epoch;
 	uint32_t *live;		/* mappings not ended, sorted by address */
 	size_t nlive;
 	uint64_t *ends;		/* times mappings ended, in order (sorted) */
@@ -633,8 +632,8 @@ size_t image_epoch_layers(const struct image_set *set, unsigned epoch,
 	return set->epochs[epoch].nlayers;
 }
 
-/* The file's bytes of mapping M (mapped on first use), or NULL. */
-static const uint8_t *mapping_bytes(struct image_mapping *m)
+/* Map the file's bytes of mapping M (mapping_bytes holds the lock). */
+static void map_file(struct image_mapping *m)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t start, skip;
@@ -642,25 +641,48 @@ static const uint8_t *mapping_bytes(struct image_mapping *m)
 	void *p;
 	int fd;
 
-	if (m->map_tried)
-		return m->bytes;
-	m->map_tried = true;
 	if (!m->file || !m->code_size || page <= 0)
-		return NULL;
+		return;
 	if (regular_file_open(m->file, &fd, &st) < 0)
-		return NULL;
+		return;
 	start = m->pgoff & ~((uint64_t)page - 1);
 	skip = m->pgoff - start;
 	p = mmap(NULL, (size_t)(skip + m->code_size), PROT_READ, MAP_PRIVATE, fd,
 		 (off_t)start);
 	close(fd);
 	if (p == MAP_FAILED)
-		return NULL;
+		return;
 	m->map = p;
 	m->map_size = (size_t)(skip + m->code_size);
 	m->bytes = (const uint8_t *)p + skip;
+}
+
+/* The file's bytes of mapping M (mapped on first use), or NULL.  The index
+ * pass reads code on several threads (history-parallel.c): the first use
+ * maps under a lock, and map_tried, set last, publishes the bytes. */
+static const uint8_t *mapping_bytes(struct image_mapping *m)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+	if (__atomic_load_n(&m->map_tried, __ATOMIC_ACQUIRE))
+		return m->bytes;
+	pthread_mutex_lock(&lock);
+	if (!m->map_tried) {
+		map_file(m);
+		__atomic_store_n(&m->map_tried, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lock);
 	return m->bytes;
 }
+
+/* The range of the last code read, per thread (the index pass reads code on
+ * several): code runs on.  Only a hint, checked against the epoch's ranges,
+ * so one left by another image set is harmless. */
+static _Thread_local struct {
+	const struct image_set *set;
+	unsigned epoch;
+	size_t range;
+} last_read;
 
 /* The range of EPOCH holding IP, or NULL.  Code runs on: the last range
  * found is tried first. */
@@ -673,8 +695,9 @@ static const struct view_range *find_range(struct image_set *set, unsigned epoch
 	if (epoch >= set->nepochs)
 		return NULL;
 	e = &set->epochs[epoch];
-	if (set->last_epoch == epoch && set->last_range < e->nranges) {
-		const struct view_range *r = &e->ranges[set->last_range];
+	if (last_read.set == set && last_read.epoch == epoch &&
+	    last_read.range < e->nranges) {
+		const struct view_range *r = &e->ranges[last_read.range];
 
 		if (ip >= r->begin && ip < r->end)
 			return r;
@@ -690,8 +713,9 @@ static const struct view_range *find_range(struct image_set *set, unsigned epoch
 	}
 	if (lo >= e->nranges || ip < e->ranges[lo].begin)
 		return NULL;
-	set->last_epoch = epoch;
-	set->last_range = lo;
+	last_read.set = set;
+	last_read.epoch = epoch;
+	last_read.range = lo;
 	return &e->ranges[lo];
 }
 

@@ -6,6 +6,7 @@
 #ifndef HWTR_INDEX_BUILDER_H
 #define HWTR_INDEX_BUILDER_H
 
+#include "block-functions.h"
 #include "history.h"
 
 /* What the pass knows of the last block: how the next one changes the
@@ -45,15 +46,48 @@ struct builder {
 	struct hwtr_thread *thread;
 	size_t cap_chunks, cap_segments, cap_gaps;
 	struct last_block last;
-	uint64_t fn_start, fn_end;	/* range of the current function id */
-	uint32_t fn_id;
-	unsigned fn_epoch;	/* the image it was found in */
+	struct fn_memo fn;	/* the last instruction's function */
 	int32_t min_level;	/* over segments 1..min_upto */
 	size_t min_upto;
 	uint64_t window_end;	/* latest window end of the chunks so far */
 	struct restart restart;
 	struct line_memo lines_seen;	/* lines in the last chunk's filter */
 };
+
+/* Instructions in a row that the index pass takes as one: a block, or the
+ * part of one in one function (block-functions.h), or several of these
+ * (history-parallel.c) of which only the first may change the function
+ * segment, the later ones being in the same function after one that does
+ * not call, return or jump. */
+struct block_run {
+	uint64_t ip;		/* the first block's first instruction */
+	uint64_t end_ip;	/* the last block's last instruction */
+	uint64_t ninsn;
+	uint32_t epoch;		/* the first block's image */
+	uint32_t last_epoch;	/* the last block's */
+	uint32_t function;	/* CHECKED: the function the blocks are in */
+	uint8_t iclass;		/* the last instruction's (classified) */
+	uint8_t isa;
+	bool checked;		/* a build thread's, whose function at the
+				 * run's start is to be checked */
+};
+
+/* builder_run: the function at the run's start is another one than the
+ * build thread found (it cannot know the one before its first chunk, and
+ * with symbols that overlap that can matter): build the thread again on
+ * one thread. */
+#define RUN_NOT_MERGEABLE 2
+
+/* The index pass's steps, for the walk's items in order: a chunk start, a
+ * run of blocks (its lines are the caller's to add to the chunk's filter),
+ * a gap; and the end of the walk. */
+int builder_chunk_start(struct builder *b, uint64_t offset);
+int builder_run(struct builder *b, const struct block_run *run);
+/* Feed BLOCK (its class known) as runs split where its function changes,
+ * adding its lines to the last chunk's filter. */
+int builder_block(struct builder *b, const struct decoder_block *block);
+int builder_gap(struct builder *b, const struct walk_item *item);
+void builder_finish(struct builder *b);
 
 /* Make room for one more element at COUNT in *ARRAY of *CAP elements of
  * size ELEM (doubling); 0 or hwtr_err_nomem. */

@@ -18,6 +18,12 @@
 enum hwtr_insn_class insn_last_class(struct hwtr_history *h,
 				     const struct decoder_block *block)
 {
+	return insn_block_class(h->images, h->isa, block);
+}
+
+enum hwtr_insn_class insn_block_class(struct image_set *images, struct isa *isa,
+				      const struct decoder_block *block)
+{
 	uint8_t bytes[16];
 	size_t n;
 
@@ -27,10 +33,10 @@ enum hwtr_insn_class insn_last_class(struct hwtr_history *h,
 		memcpy(bytes, block->raw, block->size);
 		n = block->size;
 	} else {
-		n = image_epoch_read(h->images, block->epoch, block->end_ip, bytes,
+		n = image_epoch_read(images, block->epoch, block->end_ip, bytes,
 				     isa_max_length(block->isa));
 	}
-	return isa_classify(h->isa, block->isa, bytes, n, block->end_ip);
+	return isa_classify(isa, block->isa, bytes, n, block->end_ip);
 }
 
 /* Hot code is decoded again and again: instruction lengths by IP (and

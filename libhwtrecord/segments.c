@@ -279,16 +279,16 @@ static int start_segment(struct builder *b, const struct next_segment *n)
 
 /* The function at IP in the image of EPOCH: the program running then (an
  * exec puts another one at the same addresses). */
-static uint32_t function_at(struct builder *b, uint64_t ip, unsigned epoch)
+static uint32_t cached_lookup(void *ctx, unsigned epoch, uint64_t ip)
 {
-	if (b->fn_id && ip >= b->fn_start && ip < b->fn_end &&
-	    epoch == b->fn_epoch)
-		return b->fn_id;
-	b->fn_id = symbolizer_function(b->thread->history->symbols, epoch, ip);
-	b->fn_epoch = epoch;
-	symbolizer_function_range(b->thread->history->symbols, b->fn_id,
-				  &b->fn_start, &b->fn_end);
-	return b->fn_id;
+	return symbolizer_function(ctx, epoch, ip);
+}
+
+uint32_t segment_function_at(struct builder *b, uint64_t ip, unsigned epoch)
+{
+	struct hwtr_symbolizer *s = b->thread->history->symbols;
+
+	return fn_memo_at(&b->fn, s, cached_lookup, s, ip, epoch);
 }
 
 /* The first instruction of a block, at IP in the image of EPOCH. */
@@ -296,7 +296,7 @@ int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch)
 {
 	struct next_segment n;
 
-	plan_next(b->thread, &b->last, ip, function_at(b, ip, epoch), &n);
+	plan_next(b->thread, &b->last, ip, segment_function_at(b, ip, epoch), &n);
 	return start_segment(b, &n);
 }
 

@@ -14,6 +14,9 @@ int segment_new(struct builder *b, uint32_t function, struct segment **out);
 /* The first instruction of a block, at IP in the image of EPOCH: extend the
  * last segment or start a new one. */
 int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch);
+/* The function of the instruction at IP in the image of EPOCH, after the
+ * last one the pass saw (block-functions.h). */
+uint32_t segment_function_at(struct builder *b, uint64_t ip, unsigned epoch);
 /* The segment number holding instruction NUMBER. */
 uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 /* Fill a public segment view. */

@@ -610,7 +610,7 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 }
 
 /* The module of the file EPOCH reads the code at IP from, or NULL. */
-static const struct module *module_at(struct hwtr_symbolizer *s,
+static const struct module *module_at(const struct hwtr_symbolizer *s,
 				      unsigned epoch, uint64_t ip)
 {
 	long map = image_epoch_mapping(s->images, epoch, ip);
@@ -639,6 +639,34 @@ static uint32_t find_function(const struct hwtr_symbolizer *s,
 	return 0;
 }
 
+uint32_t symbolizer_function_uncached(const struct hwtr_symbolizer *s,
+				      unsigned epoch, uint64_t ip)
+{
+	const struct module *mod = module_at(s, epoch, ip);
+
+	return mod ? find_function(s, mod, ip) : 0;
+}
+
+uint64_t symbolizer_next_start(const struct hwtr_symbolizer *s,
+			       unsigned epoch, uint64_t ip)
+{
+	const struct module *mod = module_at(s, epoch, ip);
+	size_t lo = 0, hi;
+
+	if (!mod)
+		return UINT64_MAX;
+	hi = mod->norder;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->functions[mod->order[mid]].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < mod->norder ? s->functions[mod->order[lo]].start : UINT64_MAX;
+}
+
 uint32_t symbolizer_function(struct hwtr_symbolizer *s, unsigned epoch,
 			     uint64_t ip)
 {
@@ -646,11 +674,9 @@ uint32_t symbolizer_function(struct hwtr_symbolizer *s, unsigned epoch,
 	struct cache_slot *slot = &s->cache[key % CACHE_SIZE];
 
 	if (!slot->valid || slot->ip != ip || slot->epoch != epoch) {
-		const struct module *mod = module_at(s, epoch, ip);
-
 		slot->ip = ip;
 		slot->epoch = epoch;
-		slot->id = mod ? find_function(s, mod, ip) : 0;
+		slot->id = symbolizer_function_uncached(s, epoch, ip);
 		slot->valid = true;
 	}
 	return slot->id;

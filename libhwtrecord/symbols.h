@@ -25,6 +25,17 @@ int symbolizer_extend(struct hwtr_symbolizer *symbolizer,
  * file that epoch reads the code at IP from. */
 uint32_t symbolizer_function(struct hwtr_symbolizer *symbolizer, unsigned epoch,
 			     uint64_t ip);
+/* symbolizer_function without its cache, which is not shared between
+ * threads: the index pass's build threads look up here (history-parallel.c)
+ * while its own thread uses the cached one. */
+uint32_t symbolizer_function_uncached(const struct hwtr_symbolizer *symbolizer,
+				      unsigned epoch, uint64_t ip);
+/* Where the addresses after IP (at which symbolizer_function finds no
+ * function) may start to find one in the image of EPOCH: the next function
+ * start in IP's file, UINT64_MAX when none (the caller bounds it by the
+ * mapping). */
+uint64_t symbolizer_next_start(const struct hwtr_symbolizer *symbolizer,
+			       unsigned epoch, uint64_t ip);
 /* The source line at IP in the image of EPOCH: 1, or 0 if unknown. */
 int symbolizer_line(struct hwtr_symbolizer *symbolizer, unsigned epoch,
 		    uint64_t ip, struct hwtr_source_line *line);

@@ -172,6 +172,22 @@ static const char *index_source(const struct hwtr_history *history)
 								      : "built";
 }
 
+/* The most threads a thread's chunks were decoded on at once. */
+static unsigned build_threads(struct hwtr_history *history)
+{
+	unsigned most = 0;
+	size_t i;
+
+	for (i = 0; i < hwtr_history_nthreads(history); i++) {
+		struct hwtr_thread_stats s;
+
+		if (!hwtr_thread_stats(hwtr_history_thread(history, i), &s) &&
+		    s.build_threads > most)
+			most = s.build_threads;
+	}
+	return most;
+}
+
 int hwtrec_info_main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -214,14 +230,15 @@ int hwtrec_info_main(int argc, char **argv)
 
 			hwtr_thread_stats(hwtr_history_thread(o.history, i), &s);
 			json_array_append_new(threads, json_pack(
-				"{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I}", "tid",
+				"{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:i}", "tid",
 				(json_int_t)s.tid, "instructions",
 				(json_int_t)s.instructions, "segments",
 				(json_int_t)s.segments, "gaps", (json_int_t)s.gaps,
 				"chunks", (json_int_t)s.chunks, "trace_bytes",
 				(json_int_t)s.trace_bytes, "bits_per_instruction",
 				bits_per_insn(s.trace_bytes, s.instructions),
-				"index_bytes", (json_int_t)s.index_bytes));
+				"index_bytes", (json_int_t)s.index_bytes,
+				"build_threads", (int)s.build_threads));
 		}
 		for (i = 0; i < hwtr_history_nproblems(o.history); i++)
 			json_array_append_new(problems, text(
@@ -272,7 +289,11 @@ int hwtrec_info_main(int argc, char **argv)
 	show_objects(o.recording, NULL);
 	for (i = 0; i < hwtr_history_nproblems(o.history); i++)
 		printf("Problem:       %s\n", hwtr_history_problem(o.history, i));
-	printf("Index:         %s\n", index_source(o.history));
+	printf("Index:         %s", index_source(o.history));
+	if (build_threads(o.history) > 1)
+		printf(" (chunks decoded on %u threads)",
+		       build_threads(o.history));
+	putchar('\n');
 	printf("Threads:       %zu\n", hwtr_history_nthreads(o.history));
 	for (i = 0; i < hwtr_history_nthreads(o.history); i++) {
 		struct hwtr_thread_stats s;

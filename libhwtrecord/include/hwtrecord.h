@@ -677,6 +677,11 @@ struct hwtr_thread_stats {
 	 * history was built: those its filter of executed code lines could
 	 * not rule out (each costs decoding the chunk again). */
 	uint64_t chunks_searched;
+	/* Threads the last build of this thread decoded its chunks on: 1 for
+	 * one, N when they were decoded on N build threads at once
+	 * (HWTREC_BUILD_THREADS), 0 when the index was not decoded (a saved
+	 * one, an empty trace). */
+	unsigned build_threads;
 };
 HWTR_EXPORT
 int hwtr_thread_stats(const struct hwtr_thread *thread,

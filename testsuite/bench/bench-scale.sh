@@ -5,7 +5,8 @@
 # call-heavy (recursive calls, a function segment every 7 instructions) and
 # loop-heavy (a 400-iteration loop per call).  Per recording it prints
 # side by side: `hwtrec info` (the whole history build) CPU, wall and peak
-# memory (/usr/bin/time), libipt's block decoder alone over the same
+# memory (/usr/bin/time), the same build on one thread (HWTREC_BUILD_THREADS=1;
+# its index must be the same, byte for byte), libipt's block decoder alone over the same
 # streams with the same settings (bench-libipt), and under `hwtrec replay`
 # the time from GDB's start to its prompt at the crash (in report) and the
 # first reverse-stepi, the first print after it (report's argument and $rsp:
@@ -97,8 +98,8 @@ secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %9s | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
-	program size instructions segments "hwtrec info CPU (wall)" memory \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %9s | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
+	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" memory \
 	"libipt alone CPU" prompt rstepi print rfinish rstep "no tail:" rstepi print rfinish rcont "rcont baseline" \
 	index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
@@ -117,6 +118,16 @@ for prog in calls loops; do
 		gaps=$(awk '/ instructions,/ { print $8 }' info.out)
 		[ -f "$rec/history.idx" ] || { echo "bench-scale: $rec: the first open saved no history.idx"; exit 1; }
 		index_kb=$(( $(stat -c %s "$rec/history.idx") / 1024 ))
+		# The same build on one thread (HWTREC_BUILD_THREADS=1): its
+		# figures, and the same index byte for byte.
+		cp "$rec/history.idx" index.many
+		rm -f "$rec/history.idx"
+		HWTREC_BUILD_THREADS=1 /usr/bin/time -f "%U %S %e %M" -o info1.time \
+			"$hwtrec" info "$rec" > info1.out
+		read -r user1 sys1 wall1 kb1 < info1.time
+		cmp -s index.many "$rec/history.idx" || {
+			echo "bench-scale: $rec: the index built on one thread differs"; exit 1; }
+		threads=$(sed -n 's/^Index: *built (chunks decoded on \([0-9]*\) threads)$/\1/p' info.out)
 		/usr/bin/time -f "%U %S %e %M" -o reopen.time "$hwtrec" info "$rec" > reopen.out
 		read -r ruser rsys rwall rkb < reopen.time
 		if ! grep -q '^Index: *saved' reopen.out ||
@@ -171,9 +182,10 @@ for prog in calls loops; do
 				cat notail.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %6s MB | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %6s MB | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
-			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall"))" \
+			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
+			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
 			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
 			"$(secs "$(field replay.txt ready)")" \
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
@@ -191,7 +203,9 @@ for prog in calls loops; do
 		rm -rf "$rec"
 	done
 done
-echo "(memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
+echo "(hwtrec info: the whole history built with its chunks decoded on Nt threads (HWTREC_BUILD_THREADS,"
+echo " default the online CPUs); 1 thread: the same build with HWTREC_BUILD_THREADS=1, which must save the same index;"
+echo " memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
 echo " rstepi, print, rfinish, rstep: the first reverse-stepi, a print there, then reverse-finish out of report, then reverse-step,"
 echo "  answered from the end of the trace decoded first while the whole history is built; with the data log"
 echo "  (the default) the first reverse-stepi waits for the log's pass (hwtr_values_load), not for the build;"
