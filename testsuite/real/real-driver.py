@@ -186,14 +186,10 @@ def deliver_segv_and_continue():
     if signals != ["SIGSEGV"]:
         raise gdb.GdbError("the program did not stop with SIGSEGV (stops: %s)"
                            % signals)
-    # record full logs the signal's arrival as an entry of its own: its
-    # first reverse-stepi here stays put.  Take that step now, so the
-    # commands start from the instruction after the system call as in the
-    # recording; if it did move, return to the end.
-    pc = int(gdb.parse_and_eval("$pc"))
-    gdb.execute("reverse-stepi", to_string=True)
-    if int(gdb.parse_and_eval("$pc")) != pc:
-        gdb.execute("record goto end", to_string=True)
+    # record full logs the instruction at the signal's stop as an entry of
+    # its own (never run): its first reverse-stepi here stays put.  hwtrec
+    # replays a recording's signal stop the same way (hwtrec-server's
+    # signal_before_tail_insn), so the commands start at the end in both.
 
 
 def oracle_to_end():
@@ -377,7 +373,13 @@ class HistoryPlace:
             self.start = numbers.get("current", numbers["highest"] + 1)
         elif "recorded" in numbers:     # hwtrec: instructions 1..recorded
             self.first = 2        # btrace's instruction 1 is the first
-            self.start = numbers.get("current", numbers["recorded"] + 1)
+            # At a signal's stop record full's log has two positions where
+            # btrace's numbers (hwtrec's) have one: the instruction at the
+            # stop (never run; hwtrec replays it too) and the end; and the
+            # oracle's start counts the end as one past its highest entry.
+            # So an instruction k before the stop is k + 2 back in both.
+            end = numbers["recorded"] + (3 if END == "signal" else 1)
+            self.start = numbers.get("current", end)
         else:
             raise gdb.GdbError("`info record' gives no instruction numbers:\n"
                                + gdb.execute("info record", to_string=True))
