@@ -1324,12 +1324,66 @@ static void software_selectors(const struct replay *r,
 	}
 }
 
-/* At the end of a software recording, fs_base and gs_base: Valgrind's core
- * writes 0 for them (the thread's TLS pointer is never 0 under glibc).  The
- * data log has them before the last instruction, the same after it unless
- * that instruction is a system call (arch_prctl sets them); then, and
- * without a log, unknown. */
-static void software_end_bases(struct replay *r, struct replay_thread *t,
+/* Whether the x86-64 instruction INSN may change VEX's FPU state (the x87
+ * registers, the rounding modes): an x87 instruction; MMX, which sets the
+ * x87 stack top and tags; fxrstor, xrstor, ldmxcsr, emms (0f ae, 0f 77);
+ * anything VEX- or EVEX-encoded; a system call or interrupt (rt_sigreturn
+ * restores the state).  From the prefixes and opcode alone, so true for
+ * some that do not (an SSE instruction among MMX's opcodes): never false
+ * for one that does. */
+static bool may_change_fpu(const struct hwtr_insn *insn)
+{
+	const uint8_t *b = insn->raw;
+	size_t i = 0, n = insn->size;
+	bool sse_prefix = false, opsize = false;
+
+	for (; i < n; i++) {	/* legacy prefixes */
+		if (b[i] == 0x66)
+			opsize = true;
+		else if (b[i] == 0xf2 || b[i] == 0xf3)
+			sse_prefix = true;
+		else if (b[i] != 0x67 && b[i] != 0xf0 && b[i] != 0x2e &&
+			 b[i] != 0x36 && b[i] != 0x3e && b[i] != 0x26 &&
+			 b[i] != 0x64 && b[i] != 0x65)
+			break;
+	}
+	if (i < n && (b[i] & 0xf0) == 0x40)
+		i++;		/* REX */
+	if (i >= n)
+		return true;
+	if ((b[i] >= 0xd8 && b[i] <= 0xdf) || b[i] == 0xc4 || b[i] == 0xc5 ||
+	    b[i] == 0x62 || b[i] == 0xcd || b[i] == 0xcc || b[i] == 0xce)
+		return true;
+	if (b[i] != 0x0f)
+		return false;
+	if (++i >= n)
+		return true;
+	switch (b[i]) {
+	case 0x05: case 0x07: case 0x34: case 0x35:	/* system calls */
+	case 0x0e: case 0x0f: case 0x77: case 0xae:
+		return true;
+	case 0x2a: case 0x2c: case 0x2d:	/* cvt*pi*: MMX unless f2/f3 */
+		return !sse_prefix;
+	case 0xd6:	/* movq2dq, movdq2q: MMX with f2/f3 */
+		return sse_prefix || !opsize;
+	case 0x38: case 0x3a:	/* SSSE3 and others: MMX without 66 */
+		return !opsize;
+	default:
+		/* MMX opcodes: without a 66, f2 or f3 prefix */
+		return ((b[i] >= 0x60 && b[i] <= 0x7f) || b[i] >= 0xc2) &&
+		       !opsize && !sse_prefix;
+	}
+}
+
+/* At the end of a software recording, the registers Valgrind's core gets
+ * wrong.  fs_base and gs_base: it writes 0 (the thread's TLS pointer is
+ * never 0 under glibc).  The x87 registers and mxcsr: it writes zeros
+ * (an fctrl of 0 unmasks every exception; Linux starts a process with
+ * 0x37f).  The data log has them before the last instruction, the same
+ * after it unless that instruction may change them: a system call
+ * (arch_prctl sets the bases) or may_change_fpu; then, and without a log,
+ * unknown.  mxcsr is never known (values-x87.h). */
+static void software_end_state(struct replay *r, struct replay_thread *t,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
 {
@@ -1339,7 +1393,8 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 	};
 	struct hwtr_insn last;
 	uint64_t pos;
-	bool syscall;
+	bool syscall, fpu;
+	unsigned regnum;
 	size_t i;
 	int rc;
 
@@ -1347,6 +1402,10 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 		return;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
 		memset(valid + tdesc_offset(r->tdesc, bases[i].regnum), 0, 8);
+	for (regnum = tdesc_st0; regnum <= tdesc_fop; regnum++)
+		memset(valid + tdesc_offset(r->tdesc, regnum), 0,
+		       (size_t)r->tdesc->size(regnum));
+	memset(valid + tdesc_offset(r->tdesc, tdesc_mxcsr), 0, 4);
 	if (!r->values || !t->cursor || !t->instructions)
 		return;		/* no log: unknown */
 	pos = hwtr_cursor_position(t->cursor);
@@ -1354,21 +1413,28 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 	if (rc >= 0)
 		rc = hwtr_cursor_insn(t->cursor, &last);
 	hwtr_cursor_goto(t->cursor, pos);
-	if (rc < 0)
+	if (rc < 0 || last.gap)
 		return;
-	syscall = !last.gap && last.size == 2 && last.raw[0] == 0x0f &&
-		  last.raw[1] == 0x05;
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		int off = tdesc_offset(r->tdesc, bases[i].regnum);
+	syscall = last.size == 2 && last.raw[0] == 0x0f && last.raw[1] == 0x05;
+	fpu = may_change_fpu(&last);
+	for (regnum = 0; regnum < tdesc_nregs; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum), regno = -1;
+		int size = r->tdesc->size(regnum);
 		uint8_t bytes[16];
 
-		if (syscall || hwtr_values_register(r->values, t->history,
-						    t->instructions,
-						    (unsigned)bases[i].logged,
-						    bytes, sizeof(bytes)) < 0)
+		for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+			if (bases[i].regnum == regnum && !syscall)
+				regno = bases[i].logged;
+		if (regnum >= tdesc_st0 && regnum <= tdesc_fop && !fpu)
+			regno = (int)regnum;	/* the same numbers */
+		if (regno < 0 || off < 0 || size <= 0 ||
+		    size > (int)sizeof(bytes) ||
+		    hwtr_values_register(r->values, t->history, t->instructions,
+					 (unsigned)regno, bytes,
+					 sizeof(bytes)) != size)
 			continue;
-		memcpy(regs + off, bytes, 8);
-		memset(valid + off, 1, 8);
+		memcpy(regs + off, bytes, (size_t)size);
+		memset(valid + off, 1, (size_t)size);
 	}
 }
 
@@ -1402,7 +1468,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		software_selectors(r, regs, valid);
-		software_end_bases(r, t, regs, valid);
+		software_end_state(r, t, regs, valid);
 		return 0;
 	}
 	if (t->at_tail) {

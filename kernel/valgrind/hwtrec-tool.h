@@ -78,10 +78,14 @@ extern Bool hwtrec_data_on;		/* the data log is being written */
 /* Live mode with the data log (--hwtrec-live-data=yes): every block is
  * instrumented for it, written or not. */
 extern Bool hwtrec_data_live;
-/* Nonzero: the ymm registers may have changed since the data log's last
+/* The data log's wide registers, costly to compare (HWTR_VREG_* bits):
+ * the 16 ymm and the FPU state (x87, SSE rounding). */
+#define HWTREC_DATA_WIDE_BITS \
+	((0xffffull << HWTR_VREG_YMM0) | (1ull << HWTR_VREG_FPU))
+/* Nonzero: the wide registers may have changed since the data log's last
  * instruction although the IR between says nothing (a block's last
  * instruction wrote one, or the scheduler ran: see data-log.c). */
-extern UChar hwtrec_data_ymm_pending;
+extern UChar hwtrec_data_wide_pending;
 #define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
 #define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
 #define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */
