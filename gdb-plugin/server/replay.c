@@ -33,6 +33,7 @@
 
 #include "breakpoints.h"
 #include "corefile.h"
+#include "fpu-insn.h"
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
@@ -1324,64 +1325,13 @@ static void software_selectors(const struct replay *r,
 	}
 }
 
-/* Whether the x86-64 instruction INSN may change VEX's FPU state (the x87
- * registers, the rounding modes): an x87 instruction; MMX, which sets the
- * x87 stack top and tags; fxrstor, xrstor, ldmxcsr, emms (0f ae, 0f 77);
- * anything VEX- or EVEX-encoded; a system call or interrupt (rt_sigreturn
- * restores the state).  From the prefixes and opcode alone, so true for
- * some that do not (an SSE instruction among MMX's opcodes): never false
- * for one that does. */
-static bool may_change_fpu(const struct hwtr_insn *insn)
-{
-	const uint8_t *b = insn->raw;
-	size_t i = 0, n = insn->size;
-	bool sse_prefix = false, opsize = false;
-
-	for (; i < n; i++) {	/* legacy prefixes */
-		if (b[i] == 0x66)
-			opsize = true;
-		else if (b[i] == 0xf2 || b[i] == 0xf3)
-			sse_prefix = true;
-		else if (b[i] != 0x67 && b[i] != 0xf0 && b[i] != 0x2e &&
-			 b[i] != 0x36 && b[i] != 0x3e && b[i] != 0x26 &&
-			 b[i] != 0x64 && b[i] != 0x65)
-			break;
-	}
-	if (i < n && (b[i] & 0xf0) == 0x40)
-		i++;		/* REX */
-	if (i >= n)
-		return true;
-	if ((b[i] >= 0xd8 && b[i] <= 0xdf) || b[i] == 0xc4 || b[i] == 0xc5 ||
-	    b[i] == 0x62 || b[i] == 0xcd || b[i] == 0xcc || b[i] == 0xce)
-		return true;
-	if (b[i] != 0x0f)
-		return false;
-	if (++i >= n)
-		return true;
-	switch (b[i]) {
-	case 0x05: case 0x07: case 0x34: case 0x35:	/* system calls */
-	case 0x0e: case 0x0f: case 0x77: case 0xae:
-		return true;
-	case 0x2a: case 0x2c: case 0x2d:	/* cvt*pi*: MMX unless f2/f3 */
-		return !sse_prefix;
-	case 0xd6:	/* movq2dq, movdq2q: MMX with f2/f3 */
-		return sse_prefix || !opsize;
-	case 0x38: case 0x3a:	/* SSSE3 and others: MMX without 66 */
-		return !opsize;
-	default:
-		/* MMX opcodes: without a 66, f2 or f3 prefix */
-		return ((b[i] >= 0x60 && b[i] <= 0x7f) || b[i] >= 0xc2) &&
-		       !opsize && !sse_prefix;
-	}
-}
-
 /* At the end of a software recording, the registers Valgrind's core gets
  * wrong.  fs_base and gs_base: it writes 0 (the thread's TLS pointer is
  * never 0 under glibc).  The x87 registers and mxcsr: it writes zeros
  * (an fctrl of 0 unmasks every exception; Linux starts a process with
  * 0x37f).  The data log has them before the last instruction, the same
  * after it unless that instruction may change them: a system call
- * (arch_prctl sets the bases) or may_change_fpu; then, and without a log,
+ * (arch_prctl sets the bases) or fpu_insn_may_change; then, and without a log,
  * unknown.  mxcsr is never known (values-x87.h). */
 static void software_end_state(struct replay *r, struct replay_thread *t,
 			       uint8_t regs[TDESC_G_SIZE],
@@ -1416,7 +1366,7 @@ static void software_end_state(struct replay *r, struct replay_thread *t,
 	if (rc < 0 || last.gap)
 		return;
 	syscall = last.size == 2 && last.raw[0] == 0x0f && last.raw[1] == 0x05;
-	fpu = may_change_fpu(&last);
+	fpu = fpu_insn_may_change(last.raw, last.size);
 	for (regnum = 0; regnum < tdesc_nregs; regnum++) {
 		int off = tdesc_offset(r->tdesc, regnum), regno = -1;
 		int size = r->tdesc->size(regnum);
