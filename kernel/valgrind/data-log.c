@@ -17,8 +17,9 @@
  * or another block ran in between) are compared with the thread's copy and
  * the changed ones logged; the wide ones, costly to compare (the 16 ymm
  * and the FPU state: x87 and SSE rounding, HWTR_VREG_FPU), at a
- * block's first instruction only when hwtrec_data_wide_pending says they
- * may have changed: set by the IR of a block whose last instruction (or
+ * block's first instruction only when hwtrec_data_ymm_pending (and
+ * hwtrec_data_fpu_pending) says they may have changed: set by the IR of a
+ * block whose last instruction (or
  * one leaving by a side exit) writes one, and whenever the scheduler runs
  * (thread switch, system call, signal, client request) or the thread was
  * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
@@ -81,7 +82,15 @@ struct data_thread {
 
 Bool hwtrec_data_on;
 Bool hwtrec_data_live;
-UChar hwtrec_data_wide_pending = 1;
+UChar hwtrec_data_ymm_pending = 1, hwtrec_data_fpu_pending = 1;
+
+/* The wide registers may have changed: the scheduler ran, a signal, an
+ * untraced stretch. */
+static inline void wide_pending(void)
+{
+	hwtrec_data_ymm_pending = 1;
+	hwtrec_data_fpu_pending = 1;
+}
 
 
 static Int data_fd = -1;
@@ -200,7 +209,7 @@ Bool hwtrec_data_open(const HChar *path)
 	logged = NULL;
 	global_count = 0;
 	hwtrec_data_forget_readable();
-	hwtrec_data_wide_pending = 1;
+	wide_pending();
 	dbytes(HWTR_VALUES_MAGIC, 8);
 	d32(HWTR_VALUES_VERSION);
 	d32(HWTR_VALUES_HEADER_SIZE);
@@ -273,7 +282,7 @@ void hwtrec_data_thread_running(ThreadId tid)
 	}
 	dcur = t;
 	dcur_tid = tid;
-	hwtrec_data_wide_pending = 1;	/* the scheduler ran */
+	wide_pending();	/* the scheduler ran */
 }
 
 void hwtrec_data_thread_exit(ThreadId tid)
@@ -553,16 +562,19 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	if (UNLIKELY(!hwtrec_active) && hwtrec_data_on)
 		hwtrec_resume_stopped_thread();
 	if (!hwtrec_data_on || !t || !hwtrec_active) {
-		hwtrec_data_wide_pending = 1;	/* not compared here */
+		wide_pending();	/* not compared here */
 		return;
 	}
 	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
 	if (flags & HWTREC_DATA_INSN_FIRST) {
-		if (!hwtrec_data_wide_pending)
-			check &= ~HWTREC_DATA_WIDE_BITS;
-		hwtrec_data_wide_pending = 0;
+		if (!hwtrec_data_ymm_pending)
+			check &= ~HWTREC_DATA_YMM_BITS;
+		if (!hwtrec_data_fpu_pending)
+			check &= ~HWTREC_DATA_FPU_BIT;
+		hwtrec_data_ymm_pending = 0;
+		hwtrec_data_fpu_pending = 0;
 	}
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count. */
@@ -582,7 +594,7 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 {
 	struct data_thread *t;
 
-	hwtrec_data_wide_pending = 1;	/* a signal frame or handler next */
+	wide_pending();	/* a signal frame or handler next */
 	if (!hwtrec_data_on || !dthreads[tid].known)
 		return;
 	t = &dthreads[tid];

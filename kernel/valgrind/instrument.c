@@ -220,17 +220,22 @@ static void add_data_before(IRSB *sb, const IRStmt *st)
 	}
 }
 
+static void add_set_flag(IRSB *sb, UChar *flag)
+{
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, hword((Addr)flag),
+				       IRExpr_Const(IRConst_U8(1))));
+}
+
 /* Where the block may leave, after an instruction whose IR so far WRITTEN
  * writes a wide register (a ymm, the FPU state): the next block's first
  * instruction compares them (data-log.c; the next instruction here would,
  * but it is in another block). */
 static void add_wide_pending(IRSB *sb, ULong written)
 {
-	if (!(written & HWTREC_DATA_WIDE_BITS))
-		return;
-	addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
-				       hword((Addr)&hwtrec_data_wide_pending),
-				       IRExpr_Const(IRConst_U8(1))));
+	if (written & HWTREC_DATA_YMM_BITS)
+		add_set_flag(sb, &hwtrec_data_ymm_pending);
+	if (written & HWTREC_DATA_FPU_BIT)
+		add_set_flag(sb, &hwtrec_data_fpu_pending);
 }
 
 /* The registers (HWTR_VREG_* bits) statement ST may write. */
