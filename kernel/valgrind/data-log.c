@@ -92,7 +92,6 @@ static inline void wide_pending(void)
 	hwtrec_data_fpu_pending = 1;
 }
 
-
 static Int data_fd = -1;
 static struct data_thread *dthreads;
 static struct data_thread *dcur;
@@ -426,7 +425,9 @@ static void fpu_state(const VexGuestAMD64State *gs,
 	fpu[HWTR_VFPU_FPROUND] = (UChar)(gs->guest_FPROUND & 3);
 	__builtin_memcpy(fpu + HWTR_VFPU_FC3210, &c3210, 2);
 	fpu[HWTR_VFPU_SSEROUND] = (UChar)(gs->guest_SSEROUND & 3);
-	fpu[77] = fpu[78] = fpu[79] = 0;
+	fpu[HWTR_VFPU_SSEROUND + 1] = 0;	/* the 3 bytes after it */
+	fpu[HWTR_VFPU_SSEROUND + 2] = 0;
+	fpu[HWTR_VFPU_SSEROUND + 3] = 0;
 }
 
 /* Whether two FPU states differ, without a call to memcmp. */
