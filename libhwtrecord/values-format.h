@@ -36,8 +36,10 @@
 /* 2: REGS, STORE and UNKNOWN give their numbers, and REGS its 8-byte
  * registers, as LEB128 (version 1 had fixed u64/u32 fields).  3: their
  * positions as dpos and their addresses as daddr (version 2 gave them whole:
- * 7.0 bytes an instruction on gzip, 4.x now).  Older logs are refused, naming the version. */
-#define HWTR_VALUES_VERSION 3
+ * 7.0 bytes an instruction on gzip, 4.x now).  4: the x87 and SSE
+ * control state (HWTR_VREG_FPU).  Older logs are refused, naming the
+ * version. */
+#define HWTR_VALUES_VERSION 4
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
 enum hwtr_values_record {
@@ -45,7 +47,8 @@ enum hwtr_values_record {
 	 * thread's; it has run POS instructions and all threads GLOBAL. */
 	HWTR_VREC_THREAD = 1,
 	/* var dpos, var mask, then for each bit of mask from the lowest its
-	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes): the registers just before instruction POS,
+	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes, the
+	 * FPU state HWTR_VREG_FPU_SIZE bytes): the registers just before instruction POS,
 	 * those that differ from before.  Later records of the same POS
 	 * replace earlier ones (an instruction that faulted did not run). */
 	HWTR_VREC_REGS = 2,
@@ -88,8 +91,31 @@ enum hwtr_values_record {
 #define HWTR_VREG_GS_BASE 18	/* 8 bytes */
 #define HWTR_VREG_YMM0 19	/* 19..34: ymm0..ymm15, 32 bytes */
 #define HWTR_VREG_RIP 35	/* 8 bytes, in full snapshots only */
-#define HWTR_VREG_COUNT 36
+#define HWTR_VREG_FPU 36	/* HWTR_VREG_FPU_SIZE bytes, below */
+#define HWTR_VREG_COUNT 37
 #define HWTR_VREG_ALL ((1ull << HWTR_VREG_COUNT) - 1)
+
+/* The x87 registers and the SSE rounding mode as Valgrind's VEX keeps them
+ * (libvex_guest_amd64.h), which is all it knows of them: x87 values are
+ * doubles, not the hardware's 80 bits; no exception flags, precision
+ * control or last-instruction pointers.  Offsets in the value:
+ *   0  8 x f64   FPREG, by physical register (st(i) is FPREG[(FTOP+i)&7]),
+ *                also those that are empty (they keep their last value)
+ *  64  8 x u8    FPTAG, by physical register: 0 empty, else full
+ *  72  u8        FTOP, the stack top (0..7)
+ *  73  u8        FPROUND, the x87 rounding mode (0..3, as fctrl bits 10-11)
+ *  74  u16       FC3210, the status word's condition bits (8-10, 14)
+ *  76  u8        SSEROUND, the SSE rounding mode (0..3, as mxcsr bits 13-14;
+ *                not enough for GDB's mxcsr, values-x87.h)
+ *  77  3 x u8    0
+ * values-x87.c turns it into GDB's registers. */
+#define HWTR_VREG_FPU_SIZE 80
+#define HWTR_VFPU_FPREG 0
+#define HWTR_VFPU_FPTAG 64
+#define HWTR_VFPU_FTOP 72
+#define HWTR_VFPU_FPROUND 73
+#define HWTR_VFPU_FC3210 74
+#define HWTR_VFPU_SSEROUND 76
 
 /* A full snapshot (every register, rip included) at least every this many
  * instructions of a thread: where a register lookup starts. */

@@ -32,7 +32,16 @@ static uint64_t get64(const uint8_t *p)
 
 unsigned values_reg_size(unsigned bit)
 {
+	if (bit == HWTR_VREG_FPU)
+		return HWTR_VREG_FPU_SIZE;
 	return bit >= HWTR_VREG_YMM0 && bit < HWTR_VREG_YMM0 + 16 ? 32 : 8;
+}
+
+/* Whether bit BIT's value is its bytes as they are (ymm, the FPU state),
+ * not an 8-byte register as a var. */
+static bool reg_is_bytes(unsigned bit)
+{
+	return values_reg_size(bit) != 8;
 }
 
 /* N unsigned LEB128 numbers from OFF into V, and AT after them: 0, or 1
@@ -149,10 +158,10 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 		for (bits = r->mask; bits; bits &= bits - 1) {
 			unsigned bit = (unsigned)__builtin_ctzll(bits);
 
-			if (values_reg_size(bit) == 32) {
-				if (size - at < 32)
+			if (reg_is_bytes(bit)) {
+				if (size - at < values_reg_size(bit))
 					return 1;
-				at += 32;
+				at += values_reg_size(bit);
 			} else if ((err = get_varints(log, size, at, 1, v, &at,
 						      name)))
 				return err;
@@ -215,7 +224,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 }
 
 bool values_record_register(const struct values_record *r, unsigned bit,
-			    uint8_t value[32])
+			    uint8_t value[HWTR_VREG_MAX_SIZE])
 {
 	const uint8_t *p = r->values;
 	uint64_t bits, v;
@@ -226,10 +235,10 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 		unsigned b = (unsigned)__builtin_ctzll(bits);
 		unsigned shift = 0;
 
-		if (values_reg_size(b) == 32) {
+		if (reg_is_bytes(b)) {
 			if (b == bit)
-				memcpy(value, p, 32);
-			p += 32;
+				memcpy(value, p, values_reg_size(b));
+			p += values_reg_size(b);
 		} else {
 			/* read_record checked the numbers: no bound here */
 			for (v = 0;; shift += 7) {
@@ -418,7 +427,7 @@ static int index_records(struct values_index *ix, const char *name)
 						t->nsnapshots,
 						sizeof(*t->snapshots))))
 					return err;
-				uint8_t rip[32];
+				uint8_t rip[HWTR_VREG_MAX_SIZE];
 
 				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =

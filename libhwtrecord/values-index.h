@@ -11,6 +11,8 @@
 #ifndef HWTR_VALUES_INDEX_H
 #define HWTR_VALUES_INDEX_H
 
+#include "values-format.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,15 +118,19 @@ int values_record_read(const struct values_index *index, size_t offset,
 void values_base_next(struct values_base *base,
 		      const struct values_record *r);
 
-/* Size of register bit BIT's value (ymm 32 bytes, the rest 8). */
+/* Size of register bit BIT's value (ymm 32 bytes, the FPU state
+ * HWTR_VREG_FPU_SIZE, the rest 8). */
 unsigned values_reg_size(unsigned bit);
+
+/* The largest of them. */
+#define HWTR_VREG_MAX_SIZE HWTR_VREG_FPU_SIZE
 
 /* Register bit BIT's value in REGS record R into VALUE (8-byte registers
  * zero-extended to 32 bytes): true, or false when R does not log it.  In
  * the log 8-byte values are LEB128 numbers, so R->values cannot be indexed
  * directly. */
 bool values_record_register(const struct values_record *r, unsigned bit,
-			    uint8_t value[32]);
+			    uint8_t value[HWTR_VREG_MAX_SIZE]);
 
 /* Whether the chunk's memory records may touch [ADDR, ADDR+SIZE). */
 bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,

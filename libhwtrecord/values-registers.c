@@ -2,6 +2,7 @@
  * (values-registers.h). */
 #include "values-registers.h"
 #include "values-format.h"
+#include "values-x87.h"
 
 #include <hwtrecord.h>
 #include <string.h>
@@ -31,6 +32,13 @@ bool values_register_bit(unsigned regno, unsigned *bit, unsigned *offset,
 		*bit = HWTR_VREG_YMM0 + (regno - hwtr_amd64_ymm0h);
 		*offset = 16;
 		*size = 16;
+	} else if (regno >= hwtr_amd64_st0 && regno < hwtr_amd64_st0 + 8) {
+		*bit = HWTR_VREG_FPU;
+		*size = 10;
+	} else if (regno == hwtr_amd64_fctrl || regno == hwtr_amd64_fstat ||
+		   regno == hwtr_amd64_ftag) {
+		*bit = HWTR_VREG_FPU;
+		*size = 4;
 	} else
 		return false;
 	return true;
@@ -40,11 +48,13 @@ unsigned values_record_gdb_register(const struct values_record *r,
 				    unsigned regno, uint8_t *buf)
 {
 	unsigned bit, offset, size;
-	uint8_t value[32];
+	uint8_t value[HWTR_VREG_MAX_SIZE];
 
 	if (!values_register_bit(regno, &bit, &offset, &size) ||
 	    !values_record_register(r, bit, value))
 		return 0;
+	if (bit == HWTR_VREG_FPU)
+		return values_x87_register(value, regno, buf);
 	memcpy(buf, value + offset, size);
 	if (bit == HWTR_VREG_RFLAGS) {
 		uint32_t eflags;

@@ -13,9 +13,12 @@
 
 /* Where GDB register REGNO is in the log: the bit that holds it, the
  * offset of its bytes in that bit's value and how many there are (xmmN the
- * low 16 bytes of ymmN, ymmNh the high 16; eflags the low 4 of rflags).
- * False for a register the log does not hold (rip is the history's; x87,
- * mxcsr and the segment selectors are not logged). */
+ * low 16 bytes of ymmN, ymmNh the high 16; eflags the low 4 of rflags;
+ * st0..st7, fctrl, fstat and ftag are computed from the FPU state,
+ * values-x87.h, offset 0).  False for a register the log does not hold
+ * (rip is the history's; fiseg, fioff, foseg, fooff, fop, mxcsr, the
+ * segment selectors and orig_rax: values-x87.h says why for the x87 ones
+ * and mxcsr). */
 bool values_register_bit(unsigned regno, unsigned *bit, unsigned *offset,
 			 unsigned *size);
 

@@ -429,7 +429,7 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	const struct values_snapshot *snap;
 	struct values_record r;
 	unsigned bit, offset, rsize;
-	uint8_t value[32];
+	uint8_t value[16];
 	bool found = false, ours = true;
 	uint64_t pos, ip;
 	struct values_base base;

@@ -56,6 +56,7 @@
 #include "run-request.h"
 #include "server.h"
 #include "stub-memory.h"
+#include "valgrind-x87.h"
 
 #include <errno.h>
 #include <hwtrecord.h>
@@ -125,6 +126,20 @@ static int reply_error(struct live *l, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	return rsp_reply_error_text(l->gdb, text);
+}
+
+/* The live registers ('g'): the stub's, its x87 ones corrected
+ * (valgrind-x87.h: the one stub is Valgrind's gdbserver). */
+static int forward_registers(struct live *l, const char *payload, size_t len)
+{
+	if (!l->tracer)
+		return rsp_reply_error(l->gdb, 1);	/* no program */
+	if (stub_request(&l->stub, payload, len) < 0) {
+		l->program_gone = true;
+		return rsp_reply_error(l->gdb, 1);
+	}
+	valgrind_x87_fix(l->stub.payload, l->stub.payload_len);
+	return rsp_send(l->gdb, l->stub.payload, l->stub.payload_len);
 }
 
 /* Send to the stub, relay its reply to GDB. */
@@ -920,6 +935,8 @@ static int handle(struct live *l, const char *payload, size_t len)
 	case rsp_read_register:
 		if (past_state(l, g))
 			return replay_registers_reply(l, &r, payload, len);
+		if (r.kind == rsp_read_registers)
+			return forward_registers(l, payload, len);
 		break;
 	case rsp_read_memory:
 	case rsp_read_memory_binary:

@@ -37,6 +37,7 @@
 #include "breakpoints.h"
 #include "corefile.h"
 #include "fault-store.h"
+#include "fpu-insn.h"
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
@@ -1531,12 +1532,15 @@ static void software_selectors(const struct replay *r,
 	}
 }
 
-/* At the end of a software recording, fs_base and gs_base: Valgrind's core
- * writes 0 for them (the thread's TLS pointer is never 0 under glibc).  The
- * data log has them before the last instruction, the same after it unless
- * that instruction is a system call (arch_prctl sets them); then, and
- * without a log, unknown. */
-static void software_end_bases(struct replay *r, struct replay_thread *t,
+/* At the end of a software recording, the registers Valgrind's core gets
+ * wrong.  fs_base and gs_base: it writes 0 (the thread's TLS pointer is
+ * never 0 under glibc).  The x87 registers and mxcsr: it writes zeros
+ * (an fctrl of 0 unmasks every exception; Linux starts a process with
+ * 0x37f).  The data log has them before the last instruction, the same
+ * after it unless that instruction may change them: a system call
+ * (arch_prctl sets the bases) or fpu_insn_may_change; then, and without a log,
+ * unknown.  mxcsr is never known (values-x87.h). */
+static void software_end_state(struct replay *r, struct replay_thread *t,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
 {
@@ -1546,7 +1550,8 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 	};
 	struct hwtr_insn last;
 	uint64_t pos;
-	bool syscall;
+	bool syscall, fpu;
+	unsigned regnum;
 	size_t i;
 	int rc;
 
@@ -1554,6 +1559,10 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 		return;
 	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
 		memset(valid + tdesc_offset(r->tdesc, bases[i].regnum), 0, 8);
+	for (regnum = tdesc_st0; regnum <= tdesc_fop; regnum++)
+		memset(valid + tdesc_offset(r->tdesc, regnum), 0,
+		       (size_t)r->tdesc->size(regnum));
+	memset(valid + tdesc_offset(r->tdesc, tdesc_mxcsr), 0, 4);
 	if (!r->values || !t->cursor || !t->instructions)
 		return;		/* no log: unknown */
 	pos = hwtr_cursor_position(t->cursor);
@@ -1561,21 +1570,28 @@ static void software_end_bases(struct replay *r, struct replay_thread *t,
 	if (rc >= 0)
 		rc = hwtr_cursor_insn(t->cursor, &last);
 	hwtr_cursor_goto(t->cursor, pos);
-	if (rc < 0)
+	if (rc < 0 || last.gap)
 		return;
-	syscall = !last.gap && last.size == 2 && last.raw[0] == 0x0f &&
-		  last.raw[1] == 0x05;
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		int off = tdesc_offset(r->tdesc, bases[i].regnum);
+	syscall = last.size == 2 && last.raw[0] == 0x0f && last.raw[1] == 0x05;
+	fpu = fpu_insn_may_change(last.raw, last.size);
+	for (regnum = 0; regnum < tdesc_nregs; regnum++) {
+		int off = tdesc_offset(r->tdesc, regnum), regno = -1;
+		int size = r->tdesc->size(regnum);
 		uint8_t bytes[16];
 
-		if (syscall || hwtr_values_register(r->values, t->history,
-						    t->instructions,
-						    (unsigned)bases[i].logged,
-						    bytes, sizeof(bytes)) < 0)
+		for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+			if (bases[i].regnum == regnum && !syscall)
+				regno = bases[i].logged;
+		if (regnum >= tdesc_st0 && regnum <= tdesc_fop && !fpu)
+			regno = (int)regnum;	/* the same numbers */
+		if (regno < 0 || off < 0 || size <= 0 ||
+		    size > (int)sizeof(bytes) ||
+		    hwtr_values_register(r->values, t->history, t->instructions,
+					 (unsigned)regno, bytes,
+					 sizeof(bytes)) != size)
 			continue;
-		memcpy(regs + off, bytes, 8);
-		memset(valid + off, 1, 8);
+		memcpy(regs + off, bytes, (size_t)size);
+		memset(valid + off, 1, (size_t)size);
 	}
 }
 
@@ -1611,7 +1627,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
 		software_selectors(r, regs, valid);
-		software_end_bases(r, t, regs, valid);
+		software_end_state(r, t, regs, valid);
 		return 0;
 	}
 	if (t->tail_step) {

@@ -15,9 +15,11 @@
  * may have changed since the last one (those the previous instruction's IR
  * writes, or all at a block's first instruction: a system call, a signal
  * or another block ran in between) are compared with the thread's copy and
- * the changed ones logged; the 16 ymm, the costly ones to compare, at a
- * block's first instruction only when hwtrec_data_ymm_pending says they
- * may have changed: set by the IR of a block whose last instruction (or
+ * the changed ones logged; the wide ones, costly to compare (the 16 ymm
+ * and the FPU state: x87 and SSE rounding, HWTR_VREG_FPU), at a
+ * block's first instruction only when hwtrec_data_ymm_pending (and
+ * hwtrec_data_fpu_pending) says they may have changed: set by the IR of a
+ * block whose last instruction (or
  * one leaving by a side exit) writes one, and whenever the scheduler runs
  * (thread switch, system call, signal, client request) or the thread was
  * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
@@ -28,9 +30,12 @@
  * bytes are logged; memory that appears or goes away (mmap, munmap, brk,
  * mremap, madvise) is logged as unknown.  The end state is the core.
  *
- * What it does not do: x87 registers (VEX keeps them as 64-bit doubles,
- * not the hardware's 80 bits), mxcsr (VEX keeps only its rounding mode, not
- * the sticky exception flags), memory written by another process (shared
+ * The FPU state is logged as VEX keeps it, which is less than the
+ * hardware has: x87 values as doubles, not 80 bits; no exception flags in
+ * the x87 status word or mxcsr, no x87 instruction pointers (values-x87.c
+ * in the library says what GDB is shown).
+ *
+ * What it does not do: memory written by another process (shared
  * mappings), the program after an exec (only the first image is logged).
  *
  * Live mode (--hwtrec-live-data=yes): each recording session ("hwtrec start
@@ -72,13 +77,20 @@ struct data_thread {
 	ULong gpr[16], rflags, fs_base, gs_base;
 	ULong flag_thunk[4];	/* CC_OP, DEP1, DEP2, NDEP that gave rflags */
 	U256 ymm[16];
+	UChar fpu[HWTR_VREG_FPU_SIZE];	/* HWTR_VREG_FPU, values-format.h */
 };
 
 Bool hwtrec_data_on;
 Bool hwtrec_data_live;
-UChar hwtrec_data_ymm_pending = 1;
+UChar hwtrec_data_ymm_pending = 1, hwtrec_data_fpu_pending = 1;
 
-#define YMM_BITS (0xffffull << HWTR_VREG_YMM0)
+/* The wide registers may have changed: the scheduler ran, a signal, an
+ * untraced stretch. */
+static inline void wide_pending(void)
+{
+	hwtrec_data_ymm_pending = 1;
+	hwtrec_data_fpu_pending = 1;
+}
 
 static Int data_fd = -1;
 static struct data_thread *dthreads;
@@ -196,7 +208,7 @@ Bool hwtrec_data_open(const HChar *path)
 	logged = NULL;
 	global_count = 0;
 	hwtrec_data_forget_readable();
-	hwtrec_data_ymm_pending = 1;
+	wide_pending();
 	dbytes(HWTR_VALUES_MAGIC, 8);
 	d32(HWTR_VALUES_VERSION);
 	d32(HWTR_VALUES_HEADER_SIZE);
@@ -269,7 +281,7 @@ void hwtrec_data_thread_running(ThreadId tid)
 	}
 	dcur = t;
 	dcur_tid = tid;
-	hwtrec_data_ymm_pending = 1;	/* the scheduler ran */
+	wide_pending();	/* the scheduler ran */
 }
 
 void hwtrec_data_thread_exit(ThreadId tid)
@@ -367,6 +379,10 @@ ULong hwtrec_data_regs_written(Int offset, Int size)
 		if (offset < o + 32 && end > o)
 			mask |= 1ull << (HWTR_VREG_YMM0 + i);
 	}
+	if (OVERLAPS(guest_FTOP, 4) || OVERLAPS(guest_FPREG, 64) ||
+	    OVERLAPS(guest_FPTAG, 8) || OVERLAPS(guest_FPROUND, 8) ||
+	    OVERLAPS(guest_FC3210, 8) || OVERLAPS(guest_SSEROUND, 8))
+		mask |= 1ull << HWTR_VREG_FPU;
 #undef OVERLAPS
 	return mask;
 }
@@ -395,6 +411,36 @@ static inline Bool same_flag_thunk(const VexGuestAMD64State *gs,
 	shadow[2] = gs->guest_CC_DEP2;
 	shadow[3] = gs->guest_CC_NDEP;
 	return same;
+}
+
+/* The FPU state as the log gives it (HWTR_VREG_FPU, values-format.h). */
+static void fpu_state(const VexGuestAMD64State *gs,
+		      UChar fpu[HWTR_VREG_FPU_SIZE])
+{
+	UShort c3210 = (UShort)(gs->guest_FC3210 & 0x4700);
+
+	__builtin_memcpy(fpu + HWTR_VFPU_FPREG, gs->guest_FPREG, 64);
+	__builtin_memcpy(fpu + HWTR_VFPU_FPTAG, gs->guest_FPTAG, 8);
+	fpu[HWTR_VFPU_FTOP] = (UChar)(gs->guest_FTOP & 7);
+	fpu[HWTR_VFPU_FPROUND] = (UChar)(gs->guest_FPROUND & 3);
+	__builtin_memcpy(fpu + HWTR_VFPU_FC3210, &c3210, 2);
+	fpu[HWTR_VFPU_SSEROUND] = (UChar)(gs->guest_SSEROUND & 3);
+	fpu[HWTR_VFPU_SSEROUND + 1] = 0;	/* the 3 bytes after it */
+	fpu[HWTR_VFPU_SSEROUND + 2] = 0;
+	fpu[HWTR_VFPU_SSEROUND + 3] = 0;
+}
+
+/* Whether two FPU states differ, without a call to memcmp. */
+static inline Bool fpu_differs(const UChar *a, const UChar *b)
+{
+	ULong x[HWTR_VREG_FPU_SIZE / 8], y[HWTR_VREG_FPU_SIZE / 8], d = 0;
+	UInt i;
+
+	__builtin_memcpy(x, a, HWTR_VREG_FPU_SIZE);
+	__builtin_memcpy(y, b, HWTR_VREG_FPU_SIZE);
+	for (i = 0; i < HWTR_VREG_FPU_SIZE / 8; i++)
+		d |= x[i] ^ y[i];
+	return d != 0;
 }
 
 static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
@@ -455,14 +501,25 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 			changed |= 1ull << (HWTR_VREG_YMM0 + i);
 		}
 	}
+	if ((check >> HWTR_VREG_FPU) & 1) {
+		UChar fpu[HWTR_VREG_FPU_SIZE];
+
+		fpu_state(gs, fpu);
+		if (full || fpu_differs(fpu, t->fpu)) {
+			__builtin_memcpy(t->fpu, fpu, HWTR_VREG_FPU_SIZE);
+			changed |= 1ull << HWTR_VREG_FPU;
+		}
+	}
 	if (full)
 		changed |= 1ull << HWTR_VREG_RIP;
 	t->shadow_valid = True;
 	if (!changed)
 		return;
 	pos = pos_delta();
-	/* At most: every 8-byte register a full varint, every ymm. */
-	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32);
+	/* At most: every 8-byte register a full varint, every ymm, the FPU
+	 * state. */
+	dneed(1 + 2 * VARINT_MAX + 20 * VARINT_MAX + 16 * 32 +
+	      HWTR_VREG_FPU_SIZE);
 	others = changed & ~(1ull << HWTR_VREG_RFLAGS);
 	if (!(others & (others - 1))) {	/* one register, with flags or not */
 		UInt bit = others ? (UInt)__builtin_ctzll(others)
@@ -489,6 +546,8 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
 	if ((changed >> HWTR_VREG_RIP) & 1)
 		dvar(ip);
+	if ((changed >> HWTR_VREG_FPU) & 1)
+		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
 }
 
 /* Called at each instruction: IP, CHECK the registers that may have
@@ -504,7 +563,7 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	if (UNLIKELY(!hwtrec_active) && hwtrec_data_on)
 		hwtrec_resume_stopped_thread();
 	if (!hwtrec_data_on || !t || !hwtrec_active) {
-		hwtrec_data_ymm_pending = 1;	/* not compared here */
+		wide_pending();	/* not compared here */
 		return;
 	}
 	if ((flags & HWTREC_DATA_INSN_REP) && t->last_ip == ip &&
@@ -512,8 +571,11 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 		return;		/* the next pass of the same REP */
 	if (flags & HWTREC_DATA_INSN_FIRST) {
 		if (!hwtrec_data_ymm_pending)
-			check &= ~YMM_BITS;
+			check &= ~HWTREC_DATA_YMM_BITS;
+		if (!hwtrec_data_fpu_pending)
+			check &= ~HWTREC_DATA_FPU_BIT;
 		hwtrec_data_ymm_pending = 0;
+		hwtrec_data_fpu_pending = 0;
 	}
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count. */
@@ -533,7 +595,7 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 {
 	struct data_thread *t;
 
-	hwtrec_data_ymm_pending = 1;	/* a signal frame or handler next */
+	wide_pending();	/* a signal frame or handler next */
 	if (!hwtrec_data_on || !dthreads[tid].known)
 		return;
 	t = &dthreads[tid];

@@ -78,10 +78,16 @@ extern Bool hwtrec_data_on;		/* the data log is being written */
 /* Live mode with the data log (--hwtrec-live-data=yes): every block is
  * instrumented for it, written or not. */
 extern Bool hwtrec_data_live;
-/* Nonzero: the ymm registers may have changed since the data log's last
- * instruction although the IR between says nothing (a block's last
- * instruction wrote one, or the scheduler ran: see data-log.c). */
-extern UChar hwtrec_data_ymm_pending;
+/* The data log's wide registers, costly to compare (HWTR_VREG_* bits):
+ * the 16 ymm, and the FPU state (x87, SSE rounding). */
+#define HWTREC_DATA_YMM_BITS (0xffffull << HWTR_VREG_YMM0)
+#define HWTREC_DATA_FPU_BIT (1ull << HWTR_VREG_FPU)
+/* Nonzero: the ymm registers, or the FPU state, may have changed since the
+ * data log's last instruction although the IR between says nothing (a
+ * block's last instruction wrote them, or the scheduler ran: see
+ * data-log.c).  Apart, so that SSE code does not make the FPU state be
+ * compared, nor x87 code the ymm. */
+extern UChar hwtrec_data_ymm_pending, hwtrec_data_fpu_pending;
 #define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
 #define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
 #define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */

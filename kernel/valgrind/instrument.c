@@ -220,17 +220,22 @@ static void add_data_before(IRSB *sb, const IRStmt *st)
 	}
 }
 
-/* Where the block may leave, after an instruction whose IR so far WRITTEN
- * writes a ymm register: the next block's first instruction compares them
- * (data-log.c; the next instruction here would, but it is in another
- * block). */
-static void add_ymm_pending(IRSB *sb, ULong written)
+static void add_set_flag(IRSB *sb, UChar *flag)
 {
-	if (!(written & (0xffffull << HWTR_VREG_YMM0)))
-		return;
-	addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
-				       hword((Addr)&hwtrec_data_ymm_pending),
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, hword((Addr)flag),
 				       IRExpr_Const(IRConst_U8(1))));
+}
+
+/* Where the block may leave, after an instruction whose IR so far WRITTEN
+ * writes a wide register (a ymm, the FPU state): the next block's first
+ * instruction compares them (data-log.c; the next instruction here would,
+ * but it is in another block). */
+static void add_wide_pending(IRSB *sb, ULong written)
+{
+	if (written & HWTREC_DATA_YMM_BITS)
+		add_set_flag(sb, &hwtrec_data_ymm_pending);
+	if (written & HWTREC_DATA_FPU_BIT)
+		add_set_flag(sb, &hwtrec_data_fpu_pending);
 }
 
 /* The registers (HWTR_VREG_* bits) statement ST may write. */
@@ -333,7 +338,7 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 			written |= data_regs_written(in, st);
 			add_data_before(out, st);
 			if (st->tag == Ist_Exit)
-				add_ymm_pending(out, written);
+				add_wide_pending(out, written);
 		}
 		if (st->tag == Ist_Exit && cur_class == bc_cond &&
 		    st->Ist.Exit.jk == Ijk_Boring &&
@@ -356,7 +361,7 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 	}
 
 	if (data)
-		add_ymm_pending(out, written);
+		add_wide_pending(out, written);
 	switch (last_class) {
 	case bc_cond:
 		if (!last_cond_seen)

@@ -896,7 +896,10 @@ enum hwtr_amd64_regno {
 	hwtr_amd64_rip = 16,
 	hwtr_amd64_eflags = 17,
 	hwtr_amd64_cs = 18,	/* 18..23: cs ss ds es fs gs */
-	hwtr_amd64_st0 = 24,	/* 24..31: st0..st7, 32..39 x87 control */
+	hwtr_amd64_st0 = 24,	/* 24..31: st0..st7 (10 bytes) */
+	hwtr_amd64_fctrl = 32,	/* 32..39: x87 control, 4 bytes each */
+	hwtr_amd64_fstat, hwtr_amd64_ftag, hwtr_amd64_fiseg, hwtr_amd64_fioff,
+	hwtr_amd64_foseg, hwtr_amd64_fooff, hwtr_amd64_fop,
 	hwtr_amd64_xmm0 = 40,	/* 40..55: xmm0..xmm15 (16 bytes) */
 	hwtr_amd64_mxcsr = 56,
 	hwtr_amd64_fs_base = 57,
@@ -944,7 +947,8 @@ void hwtr_values_free(struct hwtr_values *values);
 
 /* Register REGNO (enum hwtr_amd64_regno) of THREAD just before the
  * instruction at position NUMBER executes, little-endian in BUF (SIZE at
- * least the register's size: 8, 16 for xmm and ymm halves): the register's
+ * least the register's size: 8, 16 for xmm and ymm halves, 10 for st0..st7,
+ * 4 for eflags, fctrl, fstat, ftag and mxcsr): the register's
  * size, or -hwtr_err_notfound when not known (a register the log does not
  * hold, a gap, a position outside the log), or another negative error. */
 HWTR_EXPORT

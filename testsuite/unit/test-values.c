@@ -83,8 +83,9 @@ static void log_thread(struct log *l, uint64_t pos, uint64_t global)
 	l->last_addr = 0;
 }
 
-/* A full snapshot at POS: GPR i = BASE + i, rflags FLAGS, rip RIP, the
- * rest 0. */
+/* A full snapshot at POS: GPR i = BASE + i, rflags FLAGS, rip RIP, ymm
+ * byte i = i, the FPU state an empty x87 stack (every value 0, no tag
+ * full, the top 0, rounding to nearest), the rest 0. */
 static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 			 uint64_t flags, uint64_t rip)
 {
@@ -101,6 +102,8 @@ static void log_snapshot(struct log *l, uint64_t pos, uint64_t base,
 	for (i = 0; i < 16 * 32; i++)
 		put8(l, (uint8_t)i);
 	putvar(l, rip);
+	for (i = 0; i < HWTR_VREG_FPU_SIZE; i++)
+		put8(l, 0);
 }
 
 /* rax at POS, in a REGS record's short form or, with MASKED, its general
@@ -262,11 +265,29 @@ START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 3, hwtr_amd64_rip,
 					      &rip, 8), 8);
 	ck_assert_uint_eq(rip, fixture_symbol(main_path_labels[2]));
-	/* Not logged: x87, mxcsr, segment selectors. */
+	/* The x87 registers from the snapshot's FPU state (an empty stack
+	 * of zeros: test-values-x87.c checks the rest of the mapping). */
+	memset(xmm, 0xff, sizeof(xmm));
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9, hwtr_amd64_st0,
-					      xmm, 16), -hwtr_err_notfound);
+					      xmm, 16), 10);
+	ck_assert_mem_eq(xmm, "\0\0\0\0\0\0\0\0\0\0", 10);
+	r = 0;
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_fctrl, &r, 8), 4);
+	ck_assert_uint_eq(r, 0x37f);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_ftag, &r, 8), 4);
+	ck_assert_uint_eq(r, 0xffff);
+	/* Not logged: the x87 pointers and opcode, mxcsr, segment
+	 * selectors. */
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_fioff, &r, 8),
+			 -hwtr_err_notfound);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
 					      hwtr_amd64_mxcsr, &r, 8),
+			 -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 9,
+					      hwtr_amd64_cs, &r, 8),
 			 -hwtr_err_notfound);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 30, hwtr_amd64_rax,
 					      &r, 8), -hwtr_err_range);
@@ -494,16 +515,17 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), want));
 	fixture_history_close(&h);
 
-	/* Versions 1 (fixed-size fields) and 2 (whole positions) are
-	 * refused, naming their version, in the manifest and in the log. */
-	for (int old = 1; old <= 2; old++) {
+	/* Versions 1 (fixed-size fields), 2 (whole positions) and 3 (no
+	 * FPU state) are refused, naming their version, in the manifest and
+	 * in the log. */
+	for (int old = 1; old <= 3; old++) {
 		usual_log(&l, true);
 		l.b[8] = (uint8_t)old;
 		open_with_log(&h, &l, old);
 		ck_assert_int_eq(hwtr_values_open(h.history, &v),
 				 -hwtr_err_version);
 		snprintf(want, sizeof(want), "data log \"values\" is version "
-			 "%d; this reader reads version 3", old);
+			 "%d; this reader reads version 4", old);
 		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
 			      hwtr_last_error());
 		fixture_history_close(&h);
@@ -514,7 +536,7 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 		ck_assert_int_eq(hwtr_values_open(h.history, &v),
 				 -hwtr_err_version);
 		snprintf(want, sizeof(want), "values: offset 8: data log "
-			 "version %d; this reader reads version 3", old);
+			 "version %d; this reader reads version 4", old);
 		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
 			      hwtr_last_error());
 		fixture_history_close(&h);
