@@ -15,6 +15,8 @@
 # GDB's terminal while a reverse-continue to the start waits for the history
 # (the first reverse-stepi is answered from the end of the trace, decoded
 # first; GDB copies a piped server's stderr); with stderr a file, none.
+# Plain `gdb` with `target remote | hwtrec-server` likewise: the server
+# finds GDB's terminal itself; with GDB's output a file, none.
 set -eu
 : "${HWTREC:?}" "${TESTDIR:?}" "${SRCDIR:?}"
 work=$(mktemp -d /tmp/hwtrec-progress-XXXXXX)
@@ -157,5 +159,21 @@ if command -v gdb >/dev/null; then
 		-ex reverse-continue -ex 'info registers rip' >replay.out 2>replay.err </dev/null ||
 		fail "hwtrec replay: $(cat replay.err)"
 	check_quiet replay
+	# Plain GDB running the server over a pipe (no --progress, stderr
+	# GDB's pipe): the line reaches GDB's terminal all the same.
+	server=${HWTREC_SERVER:?}
+	unsave
+	HWTREC_PROGRESS_MS=20 python3 "$SRCDIR/../oracle/on_terminal.py" plaingdb.tty \
+		"gdb -nx -batch -ex 'target remote | $server long.hwtrec' -ex reverse-stepi -ex reverse-continue -ex 'info registers rip'" ||
+		fail "plain gdb on a terminal: status $?"
+	check_tty plaingdb
+	unsave
+	gdb -nx -batch -ex "target remote | $server long.hwtrec" -ex reverse-stepi \
+		-ex reverse-continue -ex 'info registers rip' >plaingdb.out 2>plaingdb.err </dev/null ||
+		fail "plain gdb: $(cat plaingdb.err)"
+	check_quiet plaingdb
+	if grep -q 'building the history' plaingdb.out; then
+		fail "plaingdb: progress in GDB's output that is a file"
+	fi
 fi
 exit 0
