@@ -340,7 +340,17 @@ def main():
 
         # record --pack: the recorder packs at the end; the program's
         # debug file is only in a debuginfod cache.
-        prog2, _, debug2, ids2 = build(os.path.join(work, "again"))
+        prog2, lib2, debug2, ids2 = build(os.path.join(work, "again"))
+        # A library gone before the pack: named with its build-id and why.
+        partial = os.path.join(work, "partial.hwtrec")
+        run([HWTREC, "record", "-o", partial, "--", prog2], cwd=work)
+        os.rename(lib2, lib2 + ".away")
+        rc, out = run([HWTREC, "pack", partial])
+        os.rename(lib2 + ".away", lib2)
+        check(rc != 0 and re.search(r"^not packed %s \(build-id %s\): missing" %
+                                    (re.escape(lib2), ids2[lib2]), out, re.M),
+              "a library gone: pack fails with 'not packed PATH (build-id ID): "
+              "missing ...'", out)
         bid = ids2[prog2]
         cache = os.path.join(work, "debuginfod-cache")
         os.makedirs(os.path.join(cache, bid))
