@@ -32,6 +32,8 @@
  */
 #include "timeline.h"
 
+#include "../libhwtrecord/progress.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -64,6 +66,8 @@ struct writer {
 	struct hwtr_thread *thread;
 	uint64_t ninsns;	/* the thread's */
 	uint64_t last_ts;	/* the thread's latest, so time never goes back */
+	struct progress progress;	/* instructions of every thread */
+	uint64_t total_insns;
 };
 
 /* S as a JSON string.  Bytes that are not UTF-8 (a symbol or a path can be
@@ -309,8 +313,10 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 		if (!(err = hwtr_thread_segment(th, n, &s))) {
 			err = put_segment(w, &s);
 			end = s.insn_end;
+			progress_update(&w->progress, end, 0);
 		}
 	}
+	progress_thread_done(&w->progress, st.instructions, 0);
 	while (!err && w->depth)
 		err = pop(w, end);
 	if (err)
@@ -319,7 +325,7 @@ static int put_thread(struct writer *w, struct hwtr_thread *th,
 }
 
 /* Whether every thread with instructions has times (TSC), and the earliest
- * of them: the time axis's origin. */
+ * of them: the time axis's origin; and the instructions of all threads. */
 static int choose_time(struct writer *w, struct hwtr_history *history)
 {
 	size_t i;
@@ -334,12 +340,13 @@ static int choose_time(struct writer *w, struct hwtr_history *history)
 
 		if ((err = hwtr_thread_stats(th, &st)))
 			return err;
-		if (!st.instructions)
+		w->total_insns += st.instructions;
+		if (!st.instructions || !w->tsc_time)
 			continue;
 		err = hwtr_thread_insn_time(th, 1, &tsc);
 		if (err == -hwtr_err_notfound) {
 			w->tsc_time = false;
-			break;
+			continue;
 		}
 		if (err)
 			return err;
@@ -397,6 +404,8 @@ int timeline_write(struct hwtr_history *history,
 	memset(counts, 0, sizeof(*counts));
 	if ((err = choose_time(&w, history)))
 		return err;
+	progress_start_insns(&w.progress, opt ? opt->progress : NULL,
+			     "writing the timeline", w.total_insns);
 	fputs("{\"traceEvents\": [\n", out);
 	w.tid = w.pid;
 	err = put_metadata(&w, "process_name", program);
@@ -404,6 +413,7 @@ int timeline_write(struct hwtr_history *history,
 		err = put_thread(&w, hwtr_history_thread(history, i), program);
 	if (!err)
 		err = put_closing(&w, rec);
+	progress_finish(&w.progress);
 	free(w.stack);
 	return err;
 }

@@ -16,6 +16,9 @@ struct timeline_options {
 	/* Activations of fewer instructions (callees included) are left
 	 * out; 0 or 1 keeps every one. */
 	uint64_t min_insns;
+	/* A terminal for the progress line ("writing the timeline"), or
+	 * NULL: none. */
+	FILE *progress;
 };
 
 /* What was written, for the caller to report. */

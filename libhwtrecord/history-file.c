@@ -160,9 +160,29 @@ static uint32_t sideband_digest(const struct hwtr_recording *rec)
 	return crc;
 }
 
+/* FILE's name inside recording directory DIR ("objects/ID"), or NULL when
+ * it lies outside the recording. */
+static const char *name_in_recording(const char *dir, const char *file)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!file || strncmp(file, dir, n) || file[n] != '/')
+		return NULL;
+	file += n;
+	while (*file == '/')
+		file++;
+	return file;
+}
+
 /* The files the image reads and why others are missing: a binary found
- * elsewhere, rebuilt or installed since changes the history. */
-static uint32_t image_digest(const struct image_set *images)
+ * elsewhere, rebuilt or installed since changes the history.  The
+ * recording's own copies (objects/) count by their name in the recording
+ * and their size only: a packed recording that was moved or copied (new
+ * path, inode and mtime) keeps its index, and their bytes are checked
+ * against the manifest's CRC-32s, which is part of the identity, at open. */
+static uint32_t image_digest(const struct image_set *images, const char *dir)
 {
 	size_t n = image_set_count(images), i;
 	uint32_t crc = 0;
@@ -171,18 +191,21 @@ static uint32_t image_digest(const struct image_set *images)
 		const struct image_mapping *m = image_set_mapping(images, i);
 		uint64_t fields[10] = { m->addr, m->len, m->pgoff, m->tsc_begin,
 					m->tsc_end, m->code_size, 0, 0, 0, 0 };
+		const char *inside = name_in_recording(dir, m->file);
 		struct stat st;
 
 		if (m->file && stat(m->file, &st) == 0) {
 			fields[6] = (uint64_t)st.st_size;
-			fields[7] = (uint64_t)st.st_mtim.tv_sec;
-			fields[8] = (uint64_t)st.st_mtim.tv_nsec;
-			fields[9] = (uint64_t)st.st_ino;
+			if (!inside) {
+				fields[7] = (uint64_t)st.st_mtim.tv_sec;
+				fields[8] = (uint64_t)st.st_mtim.tv_nsec;
+				fields[9] = (uint64_t)st.st_ino;
+			}
 		}
 		crc = integrity_crc32(crc, fields, sizeof(fields));
 		crc = crc_string(crc, m->path);
 		crc = crc_string(crc, m->build_id);
-		crc = crc_string(crc, m->file);
+		crc = crc_string(crc, inside ? inside : m->file);
 		crc = crc_string(crc, m->problem);
 	}
 	return crc;
@@ -229,7 +252,7 @@ static int identity_now(const struct hwtr_history *h, struct identity *id,
 	id->nevents = hwtr_recording_nevents(rec);
 	id->sideband_crc = sideband_digest(rec);
 	id->nmappings = image_set_count(h->images);
-	id->image_crc = image_digest(h->images);
+	id->image_crc = image_digest(h->images, dir);
 	id->symbols_crc = symbolizer_digest(h->symbols, &id->nfunctions);
 	return 0;
 }

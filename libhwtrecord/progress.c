@@ -47,6 +47,13 @@ void progress_start(struct progress *p, FILE *out, uint64_t total_bytes)
 	p->count_insns = true;
 }
 
+void progress_start_insns(struct progress *p, FILE *out, const char *what,
+			  uint64_t total_insns)
+{
+	progress_start_bytes(p, out, what, total_insns);
+	p->of_insns = true;
+}
+
 /* "12.3 MB" */
 static void human_bytes(char *buf, size_t size, uint64_t n)
 {
@@ -87,6 +94,15 @@ void progress_update(struct progress *p, uint64_t bytes, uint64_t insns)
 		if (secs >= 0.5)	/* no "about 0 s" (nor 1 s for a few ms) */
 			snprintf(left, sizeof(left), ", about %.0f s left",
 				 secs);
+	}
+	if (p->of_insns) {
+		fprintf(p->out, "\rhwtrec: %s: %" PRIu64 " of %" PRIu64
+			" instructions (%.0f%%)%s\033[K", p->what, done,
+			p->total_bytes, p->total_bytes ? 100.0 * (double)done /
+			(double)p->total_bytes : 100.0, left);
+		fflush(p->out);
+		p->shown = true;
+		return;
 	}
 	human_bytes(have, sizeof(have), done);
 	human_bytes(total, sizeof(total), p->total_bytes);

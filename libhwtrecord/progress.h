@@ -1,7 +1,8 @@
 /* progress.h: the line that says how far long work has come, on a
  * terminal: building a history (hwtr_history_options.progress), with the
- * instructions decoded, and importing a perf.data (formats/import-perf.c),
- * where only the bytes of trace are known.
+ * instructions decoded, importing a perf.data (formats/import-perf.c),
+ * where only the bytes of trace are known, and writing out a built history
+ * (formats/timeline.c), where only instructions are counted.
  *
  * Nothing shows for work that ends within the first quarter second; after
  * that the line is rewritten in place at most four times a second with the
@@ -22,6 +23,8 @@ struct progress {
 	const char *what;	/* "building the history" */
 	const char *noun;	/* what the bytes are of; NULL: "trace" */
 	bool count_insns;	/* the line says the instructions */
+	bool of_insns;		/* the work is counted in instructions: the
+				 * "bytes" below are instructions */
 	uint64_t total_bytes;	/* trace bytes of every thread */
 	uint64_t done_bytes;	/* of the threads decoded before this one */
 	uint64_t done_insns;	/* likewise */
@@ -36,6 +39,11 @@ void progress_start(struct progress *p, FILE *out, uint64_t total_bytes);
  * storage) names it on the line: "hwtrec: WHAT: 1.2 MB of 5.0 MB ...". */
 void progress_start_bytes(struct progress *p, FILE *out, const char *what,
 			  uint64_t total_bytes);
+/* Work on TOTAL_INSNS instructions of a built history, WHAT naming it:
+ * "hwtrec: WHAT: 1200000 of 5000000 instructions (24%), about 3 s left";
+ * progress_update's BYTES are then instructions done. */
+void progress_start_insns(struct progress *p, FILE *out, const char *what,
+			  uint64_t total_insns);
 /* The current thread has decoded BYTES of its trace and INSNS
  * instructions; shown when a quarter second passed since the last time. */
 void progress_update(struct progress *p, uint64_t bytes, uint64_t insns);

@@ -54,7 +54,8 @@ static void usage(FILE *out)
 static int export_timeline(const char *recording, const char *path,
 			   uint64_t min_insns)
 {
-	struct timeline_options opt = { .min_insns = min_insns };
+	struct timeline_options opt = { .min_insns = min_insns,
+					.progress = isatty(2) ? stderr : NULL };
 	struct timeline_counts counts;
 	struct opened_history o;
 	size_t len = strlen(path);

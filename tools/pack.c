@@ -60,9 +60,10 @@ int hwtrec_pack_recording(const char *cmd, const char *rec,
 		copied += f->copied;
 		debug += f->debug_copied;
 		if (f->problem) {
-			printf("not packed %s%s%s: %s\n", f->path,
+			printf("not packed %s%s%s%s: %s\n", f->path,
 			       f->build_id ? " (build-id " : "",
-			       f->build_id ? f->build_id : "", f->problem);
+			       f->build_id ? f->build_id : "",
+			       f->build_id ? ")" : "", f->problem);
 			missing += f->build_id != NULL;
 		}
 	}

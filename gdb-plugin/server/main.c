@@ -13,6 +13,7 @@
 #include "server.h"
 #include "live.h"
 #include "listen.h"
+#include "gdb-terminal.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -46,7 +47,8 @@ static void usage(FILE *out)
 		"                      TERMINAL (a path, e.g. /dev/pts/3): GDB runs a\n"
 		"                      piped server without its terminal (hwtrec replay\n"
 		"                      passes its own); without it, on stderr when that\n"
-		"                      is a terminal\n"
+		"                      is a terminal, else on the terminal of the GDB\n"
+		"                      that runs the server, if any\n"
 		"\n"
 		"Live mode (what `hwtrec gdb` runs): hwtrec-server --live --valgrind PATH\n"
 		"  --valgrind-lib DIR --recorder HWTREC [--output NAME.hwtrec]\n"
@@ -193,10 +195,13 @@ int main(int argc, char **argv)
 	}
 	/* Under `target remote | hwtrec-server`, stderr is a pipe that GDB
 	 * reads, and GDB runs us in a session of our own, without its
-	 * terminal: --progress=TERMINAL names it (hwtrec replay does). */
+	 * terminal: --progress=TERMINAL names it (hwtrec replay does), else
+	 * GDB's standard output is found when it is a terminal. */
 	if (progress_path && !(tty = fopen(progress_path, "w")))
 		fprintf(stderr, "hwtrec-server: --progress: %s: %s\n",
 			progress_path, strerror(errno));
+	if (!tty && !progress_path && !isatty(2))
+		tty = gdb_terminal_open();
 	if (tty)
 		ropt.progress = tty;
 	else

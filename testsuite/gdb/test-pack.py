@@ -20,8 +20,9 @@ Then, on the moved recording, against independent oracles:
 - GDB prints no "does not support file transfer" warning, and the
   library's source lines come from the packed debug file.
 
-Also: `hwtrec info` says "packed" after packing and names the missing
-files before; the manifest's "files" gives each copy's length and CRC-32
+Also: `hwtrec info` says "packed" after packing, leaving no mapped file
+out (the Valgrind tool has a build-id too), and names the missing files
+before; the moved recording's saved history index is still used; the manifest's "files" gives each copy's length and CRC-32
 (zlib's, computed here), and a copy changed afterwards makes the recording
 refused when opened; `hwtrec dump --calls` is the same before and after the
 move; a second pack copies nothing and changes no byte (objects/ and the
@@ -251,6 +252,10 @@ def main():
         rc, out = run([HWTREC, "info", rec])
         check(re.search(r"^Objects: +packed", out, re.M) is not None,
               "after pack, hwtrec info says packed", out)
+        # Every mapped file, the Valgrind tool too (its signal-return
+        # trampoline is code the program runs), has a build-id and a copy.
+        check("not packed" not in out and "no build-id" not in out,
+              "... and lists no mapped file left out", out)
         with open(os.path.join(rec, "manifest.json")) as f:
             files = json.load(f)["files"]
         for name in sorted(os.listdir(os.path.join(rec, "objects"))):
@@ -294,6 +299,9 @@ def main():
         check(not os.path.exists(prog) and not os.path.exists(lib),
               "the program and its library are gone")
         after = replay(work, moved)
+        check("saved index not used" not in after,
+              "the moved recording's saved history index is still used "
+              "(its binaries are its own copies)", after)
         rc, dump_after = run([HWTREC, "dump", moved, "--calls", "/c"])
         check(rc == 0 and "pack_scale" in dump_after and dump_after == dump_before,
               "hwtrec dump --calls is the same before and after the move",
@@ -332,7 +340,17 @@ def main():
 
         # record --pack: the recorder packs at the end; the program's
         # debug file is only in a debuginfod cache.
-        prog2, _, debug2, ids2 = build(os.path.join(work, "again"))
+        prog2, lib2, debug2, ids2 = build(os.path.join(work, "again"))
+        # A library gone before the pack: named with its build-id and why.
+        partial = os.path.join(work, "partial.hwtrec")
+        run([HWTREC, "record", "-o", partial, "--", prog2], cwd=work)
+        os.rename(lib2, lib2 + ".away")
+        rc, out = run([HWTREC, "pack", partial])
+        os.rename(lib2 + ".away", lib2)
+        check(rc != 0 and re.search(r"^not packed %s \(build-id %s\): missing" %
+                                    (re.escape(lib2), ids2[lib2]), out, re.M),
+              "a library gone: pack fails with 'not packed PATH (build-id ID): "
+              "missing ...'", out)
         bid = ids2[prog2]
         cache = os.path.join(work, "debuginfod-cache")
         os.makedirs(os.path.join(cache, bid))
