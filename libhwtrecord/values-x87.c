@@ -17,12 +17,12 @@
  * register as GDB does for a native process's fxsave (valid, zero,
  * special), so that both agree with GDB on the same values natively. */
 #include "values-x87.h"
+#include "x87-tag.h"
 
 #include <hwtrecord.h>
 #include <string.h>
 
 /* x87 tags (ftag, two bits per physical register). */
-enum { tag_valid = 0, tag_zero = 1, tag_special = 2, tag_empty = 3 };
 
 void values_f64_to_f80(uint64_t f64, uint8_t f80[10])
 {
@@ -53,22 +53,6 @@ void values_f64_to_f80(uint64_t f64, uint8_t f80[10])
 	e80 |= sign << 15;
 	f80[8] = (uint8_t)e80;
 	f80[9] = (uint8_t)(e80 >> 8);
-}
-
-/* The tag of a full register holding F80, as GDB derives it from an
- * fxsave area (i387_tag): valid, zero, or special (NaN, infinity,
- * denormal, unnormal). */
-static unsigned full_tag(const uint8_t f80[10])
-{
-	unsigned exponent = ((unsigned)(f80[9] & 0x7f) << 8) | f80[8];
-	uint64_t mantissa;
-
-	memcpy(&mantissa, f80, 8);
-	if (exponent == 0x7fff)
-		return tag_special;
-	if (exponent == 0)
-		return mantissa == 0 ? tag_zero : tag_special;
-	return mantissa >> 63 ? tag_valid : tag_special;
 }
 
 static uint64_t fpreg(const uint8_t fpu[HWTR_VREG_FPU_SIZE], unsigned phys)
@@ -108,11 +92,11 @@ unsigned values_x87_register(const uint8_t fpu[HWTR_VREG_FPU_SIZE],
 		return put32(buf, (uint32_t)top << 11 | (c3210 & 0x4700u));
 	case hwtr_amd64_ftag:
 		for (phys = 0; phys < 8; phys++) {
-			unsigned tag = tag_empty;
+			unsigned tag = x87_tag_empty;
 
 			if (fpu[HWTR_VFPU_FPTAG + phys]) {
 				values_f64_to_f80(fpreg(fpu, phys), f80);
-				tag = full_tag(f80);
+				tag = x87_full_tag(f80);
 			}
 			ftag |= tag << (2 * phys);
 		}

@@ -3,26 +3,10 @@
 #include "valgrind-x87.h"
 #include "rsp.h"
 #include "tdesc.h"
+#include "../../libhwtrecord/x87-tag.h"
 
 #include <stdint.h>
 #include <string.h>
-
-enum { tag_valid = 0, tag_zero = 1, tag_special = 2, tag_empty = 3 };
-
-/* The class of a full register holding F80, as GDB's i387_tag gives it
- * (libhwtrecord/values-x87.c classifies the data log's the same way). */
-static unsigned full_tag(const uint8_t f80[10])
-{
-	unsigned exponent = ((unsigned)(f80[9] & 0x7f) << 8) | f80[8];
-	uint64_t mantissa;
-
-	memcpy(&mantissa, f80, 8);
-	if (exponent == 0x7fff)
-		return tag_special;
-	if (exponent == 0)
-		return mantissa == 0 ? tag_zero : tag_special;
-	return mantissa >> 63 ? tag_valid : tag_special;
-}
 
 static void put_hex(char *text, const uint8_t *bytes, size_t n)
 {
@@ -65,7 +49,7 @@ void valgrind_x87_fix(char *hex, size_t len)
 		unsigned tag = (ftag >> (2 * i)) & 3;
 
 		put_hex(hex + st0 + 20 * i, phys[(top + i) & 7], 10);
-		tags |= (tag == tag_empty ? tag_empty : full_tag(phys[i]))
+		tags |= (tag == x87_tag_empty ? x87_tag_empty : x87_full_tag(phys[i]))
 			<< (2 * i);
 	}
 	memcpy(word, &tags, 4);
