@@ -897,6 +897,8 @@ int replay_refresh(struct replay *r, const struct replay_options *options)
 		r->opt.end_tids = options->end_tids;
 		r->opt.end_pcs = options->end_pcs;
 		r->opt.nends = options->nends;
+		r->opt.signal = options->signal;
+		r->opt.signal_tid = options->signal_tid;
 	}
 	if (hwtr_recording_refresh(r->recording) < 0 ||
 	    hwtr_history_extend(r->history) < 0) {
