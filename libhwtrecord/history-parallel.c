@@ -15,7 +15,7 @@
  * as the sequential pass (history.c): call depths, segment links across
  * chunk edges, instruction numbers and gap numbers all come out of that one
  * ordered pass, so the index is the sequential pass's, byte for byte
- * (testsuite/unit/test-parallel-build.c compares the saved files).  At most
+ * (testsuite/record/parallel-build.test compares the saved files).  At most
  * UNITS_IN_FLIGHT units per build thread wait to be stitched, so memory
  * stays near the sequential pass's.
  *
