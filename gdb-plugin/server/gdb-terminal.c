@@ -13,6 +13,7 @@ static int parent_of(pid_t pid, pid_t *ppid, char *name, size_t size)
 {
 	char path[64], buf[512];
 	const char *open_paren, *close_paren;
+	long parent;
 	size_t n;
 	FILE *f;
 
@@ -25,8 +26,9 @@ static int parent_of(pid_t pid, pid_t *ppid, char *name, size_t size)
 	open_paren = strchr(buf, '(');
 	close_paren = strrchr(buf, ')');	/* a name may hold ')' */
 	if (!open_paren || !close_paren || close_paren < open_paren ||
-	    sscanf(close_paren + 1, " %*c %ld", (long *)ppid) != 1)
+	    sscanf(close_paren + 1, " %*c %ld", &parent) != 1)
 		return -1;
+	*ppid = (pid_t)parent;
 	n = (size_t)(close_paren - open_paren - 1);
 	if (n >= size)
 		n = size - 1;
