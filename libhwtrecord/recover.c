@@ -1104,23 +1104,28 @@ static uint64_t position_of(const struct hwtr_recovery *rec, uint32_t k)
 	return lo;
 }
 
-/* The slot of register R that holds its value before operation K, plus
- * one (0: the value before the window). */
-static size_t slot_before(const struct hwtr_recovery *rec, unsigned r,
-			  uint32_t k)
+/* The first index of SORTED (N values) at or after K. */
+static size_t lower_bound(const uint32_t *sorted, size_t n, uint32_t k)
 {
-	const struct slots *s = &rec->slots[r];
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (s->op[mid] < k)
+		if (sorted[mid] < k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The slot of register R that holds its value before operation K, plus
+ * one (0: the value before the window). */
+static size_t slot_before(const struct hwtr_recovery *rec, unsigned r,
+			  uint32_t k)
+{
+	return lower_bound(rec->slots[r].op, rec->slots[r].n, k);
 }
 
 /* An input register of operation K that is not known before it, or
@@ -1316,21 +1321,6 @@ int hwtr_recovery_stats(const struct hwtr_recovery *rec,
 	return 0;
 }
 
-/* The first index of SORTED (N values) at or after K. */
-static size_t lower_bound(const uint32_t *sorted, size_t n, uint32_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (sorted[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* The first store ref of WORD at or after operation K. */
 static size_t first_ref(const struct hwtr_recovery *rec, uint64_t word,
