@@ -110,6 +110,25 @@ elif ! diff -u watch-expected.txt watch-got.txt; then
 else
 	echo "ok: 6 reverse watchpoint stops and a data condition agree"
 fi
+# The same with plain GDB, the plugin loaded as its gdbinit file loads it
+# and `target remote | hwtrec-server` typed by hand (no command line that
+# sets the watchpoint limit): the plugin makes GDB use software
+# watchpoints, and gives the user's limit back after `disconnect`.
+gdb -nx -q -batch -ex "python import sys; sys.path.insert(0, '$HWTREC_PYTHONDIR'); import hwtrecord" \
+	-ex "target remote | $HWTREC_SERVER rec.hwtrec" -ex 'watch counter' \
+	-ex reverse-continue -ex reverse-continue -ex reverse-continue \
+	-ex reverse-continue -ex reverse-continue -ex reverse-continue \
+	-ex disconnect -ex 'show remote hardware-watchpoint-limit' \
+	"$prog" >watch-plain.raw 2>&1 || true
+grep -v '^cond ' watch-expected.txt >watch-changes-expected.txt
+changes watch-plain.raw >watch-plain-got.txt
+if ! diff -u watch-changes-expected.txt watch-plain-got.txt; then
+	echo "FAIL: plain target remote: reverse watchpoint stops differ"; tail -30 watch-plain.raw; fail=1
+elif ! grep -q 'hardware watchpoints is unlimited' watch-plain.raw; then
+	echo "FAIL: the watchpoint limit was not given back after disconnect"; tail -5 watch-plain.raw; fail=1
+else
+	echo "ok: plain target remote: 6 reverse watchpoint stops agree, limit restored"
+fi
 
 # Without data: the global changed after the stop is never shown with its
 # end value (GDB says it cannot access it, or shows what is known).
