@@ -10,7 +10,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${HWTREC_BUILD:-}" ]; then
-	build=$HWTREC_BUILD
+	build=$(cd "$HWTREC_BUILD" && pwd)
 else
 	"$top/scripts/install-deps.sh"
 	"$top/scripts/build.sh"
