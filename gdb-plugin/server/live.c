@@ -25,9 +25,10 @@
  * of its memory only what the replay knows at that position is served
  * (replay_read_memory_at: the data log's old bytes, and for bytes unchanged
  * since the stopped process's, stub-memory.c), never the live process's
- * present bytes where they may have changed since.  Forward s/c move through the history; when
- * the thread is at its end, or a continue reaches it without a breakpoint,
- * the request goes to the stub and the program runs live again.
+ * present bytes where they may have changed since.  Forward s/c move
+ * through the history and stop at its end, saying so (GDB prints "No more
+ * reverse-execution history.", as with record full); a resume from the end
+ * goes to the stub and the program runs live again.
  *
  * Runs (GDB's extended-remote mode, which `hwtrec gdb` uses): '!' is
  * answered OK; `run`/`start` send vRun, which a stub under Valgrind cannot
@@ -491,9 +492,13 @@ static int resume(struct live *l, const struct rsp_request *r,
 	if (replay_resume(l->replay, tid, r->reverse,
 			  r->action == rsp_action_step, &event) < 0)
 		return reply_error(l, "hwtrec: %s", hwtr_last_error());
-	/* Forward to the end without a breakpoint: the program runs on. */
-	if (!r->reverse && event == replay_history_end)
-		return run_live(l, payload, len);
+	/* Forward to the end: the stop there says the history ran out, as
+	 * record full's and btrace's do, whether a continue got there without
+	 * a breakpoint or a step landed there; the next resume, from the end,
+	 * runs the program live. */
+	if (!r->reverse && event == replay_stepped &&
+	    replay_at_end(l->replay, tid))
+		event = replay_history_end;
 	return reply_replay_stop(l, tid, event);
 }
 
