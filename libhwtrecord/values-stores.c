@@ -248,6 +248,13 @@ static int add_store(struct hwtr_stores *s, uint64_t addr, uint64_t end,
 	return 0;
 }
 
+static void sort_records(struct hwtr_stores *s,
+			 int (*order)(const void *, const void *))
+{
+	if (s->nrecords)	/* qsort's array may not be NULL, even empty */
+		qsort(s->records, s->nrecords, sizeof(*s->records), order);
+}
+
 /* Merge the records into stores; the bytes are laid out later. */
 static int merge_records(struct hwtr_stores *s)
 {
@@ -255,8 +262,7 @@ static int merge_records(struct hwtr_stores *s)
 	int err;
 
 	s->nlist = 0;
-	qsort(s->records, s->nrecords, sizeof(*s->records),
-	      by_kind_then_address);
+	sort_records(s, by_kind_then_address);
 	for (i = 0; i < s->nrecords; i++) {
 		const struct store_record *r = &s->records[i];
 		struct hwtr_store *last = s->nlist ? &s->list[s->nlist - 1]
@@ -440,7 +446,7 @@ int hwtr_stores_at(struct hwtr_stores *s, uint64_t number,
 	if ((err = scan_position(s, ix, log, pos, NULL)) ||
 	    (err = merge_records(s)))
 		return err;
-	qsort(s->records, s->nrecords, sizeof(*s->records), by_order);
+	sort_records(s, by_order);
 	if ((err = fill_bytes(s, next, memory_known)))
 		return err;
 	*list = s->list;

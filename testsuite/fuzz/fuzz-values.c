@@ -1,0 +1,171 @@
+/* fuzz-values.c: libFuzzer target for the data log reader (values*.c,
+ * values-index.c; the format in libhwtrecord/values-format.h).  The input
+ * is the recording's data log, `values`; the rest of the recording is fixed
+ * and valid: the unit tests' fixture code (testsuite/unit/fixture-code.S)
+ * and a real trace of its main path (seeds-decoder/main-path), thread 1,
+ * with no size or CRC-32 for the log in the manifest, as after a recorder
+ * that did not finish, so that every record reaches the parser.  A log
+ * that is accepted is then read at every position: every register, memory
+ * around the stack pointer and at the ends of the address space, each
+ * instruction's stores, and the `hwtrec dump --values` listing, text and
+ * JSON.  Seeds (make-values-seeds.sh): real logs of the fixture under the
+ * Valgrind source, whole and cut.  FUZZ_VALUES_SHOW=1 prints whether each
+ * input was accepted, or why not. */
+#include "fixture-recording.h"
+#include "scratch-dir.h"
+
+#include "hwtrecord.h"
+#include "values-format.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FIXTURE_CODE
+#error "FIXTURE_CODE must name the assembled fixture"
+#endif
+#ifndef FIXTURE_TRACE
+#error "FIXTURE_TRACE must name a trace of the fixture (seeds-decoder/main-path)"
+#endif
+
+static struct hwtr_recording *rec;
+static struct hwtr_history *history;
+static struct hwtr_thread *thread;
+static uint64_t instructions;
+static FILE *devnull;
+
+static void copy_trace(void)
+{
+	static uint8_t bytes[1 << 16];
+	FILE *f = fopen(FIXTURE_TRACE, "rb");
+	size_t n;
+
+	if (!f) {
+		perror(FIXTURE_TRACE);
+		abort();
+	}
+	n = fread(bytes, 1, sizeof(bytes), f);
+	fclose(f);
+	scratch_write("rec/trace/1.pt", bytes, n);
+}
+
+/* Name `values` in the manifest as the recording's data log. */
+static void name_the_log(void)
+{
+	const char *path = scratch_path("rec/manifest.json");
+	json_t *m = json_load_file(path, 0, NULL);
+
+	if (!m || json_object_set_new(m, "values",
+				      json_pack("{s:s,s:i}", "path", "values",
+						"version", HWTR_VALUES_VERSION)) ||
+	    json_dump_file(m, path, JSON_INDENT(2))) {
+		fprintf(stderr, "fuzz-values: cannot name the log in %s\n", path);
+		abort();
+	}
+	json_decref(m);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct hwtr_thread_stats stats;
+
+	fixture_recording_write(FIXTURE_CODE);
+	copy_trace();
+	name_the_log();
+	scratch_write("rec/values", HWTR_VALUES_MAGIC, 8);
+	if (hwtr_recording_open(scratch_path("rec"), &rec) < 0 ||
+	    hwtr_history_build(rec, NULL, &history) < 0 ||
+	    !(thread = hwtr_history_thread(history, 0)) ||
+	    hwtr_thread_stats(thread, &stats) < 0) {
+		fprintf(stderr, "fuzz-values: the fixed recording does not open: %s\n",
+			hwtr_last_error());
+		abort();
+	}
+	instructions = stats.instructions;
+	devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		abort();
+	return 0;
+}
+
+/* A read must give the register's size (at most BUF's) or an error. */
+static void read_registers(struct hwtr_values *v, uint64_t pos, uint64_t *rsp)
+{
+	uint8_t buf[32];
+	unsigned regno;
+
+	*rsp = 0;
+	for (regno = 0; regno <= hwtr_amd64_nregs; regno++) {
+		int rc = hwtr_values_register(v, thread, pos, regno, buf,
+					      sizeof(buf));
+
+		if (rc > (int)sizeof(buf))
+			abort();
+		if (regno == hwtr_amd64_rsp && rc == 8)
+			memcpy(rsp, buf, 8);
+	}
+}
+
+static void read_memory(struct hwtr_values *v, uint64_t pos, uint64_t addr,
+			size_t size)
+{
+	uint8_t buf[256], state[256];
+	size_t i;
+
+	if (hwtr_values_memory(v, thread, pos, addr, buf, state, size) < 0)
+		return;
+	for (i = 0; i < size; i++)
+		if (state[i] > hwtr_value_unknown)
+			abort();
+}
+
+static void read_stores(struct hwtr_values *v)
+{
+	struct hwtr_stores *stores;
+	const struct hwtr_store *list;
+	uint64_t pos, sum = 0;
+	size_t count, i;
+
+	if (hwtr_stores_open(v, thread, &stores) < 0)
+		return;
+	for (pos = 0; pos <= instructions + 1; pos++) {
+		if (hwtr_stores_at(stores, pos, &list, &count) < 0)
+			continue;
+		/* Touch every byte: a store must hold what it says. */
+		for (i = 0; i < count; i++)
+			if (list[i].known && list[i].size && list[i].size < (1u << 20))
+				sum += list[i].old[list[i].size - 1] +
+				       list[i].new_known[list[i].size - 1];
+	}
+	hwtr_stores_free(stores);
+	fprintf(devnull, "%llu\n", (unsigned long long)sum);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hwtr_values *v = NULL;
+	uint64_t pos, rsp;
+
+	scratch_write("rec/values", data, size);
+	if (hwtr_values_open(history, &v) < 0 || !v) {
+		if (getenv("FUZZ_VALUES_SHOW"))
+			printf("refused: %s\n", hwtr_last_error());
+		return 0;
+	}
+	if (getenv("FUZZ_VALUES_SHOW"))
+		printf("accepted\n");
+	for (pos = 0; pos <= instructions + 1; pos++) {
+		read_registers(v, pos, &rsp);
+		if (rsp)
+			read_memory(v, pos, rsp - 64, 192);
+		read_memory(v, pos, 0, 16);
+		read_memory(v, pos, UINT64_MAX - 7, 16);	/* wraps */
+	}
+	read_registers(v, UINT64_MAX, &rsp);
+	read_stores(v);
+	hwtr_list_insns_values(thread, v, 1, instructions, 0, false, devnull);
+	hwtr_list_insns_values(thread, v, 1, instructions, 0, true, devnull);
+	hwtr_values_free(v);
+	return 0;
+}
