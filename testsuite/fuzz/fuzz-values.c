@@ -2,8 +2,9 @@
  * values-index.c; the format in libhwtrecord/values-format.h).  The input
  * is the recording's data log, `values`; the rest of the recording is fixed
  * and valid: the unit tests' fixture code (testsuite/unit/fixture-code.S)
- * and a real trace of its main path (seeds-decoder/main-path), thread 1,
- * with no size or CRC-32 for the log in the manifest, as after a recorder
+ * and a real trace of its main path (seeds-decoder/main-path), whose
+ * thread is named as the log's first record names it, with no size or
+ * CRC-32 for the log in the manifest, as after a recorder
  * that did not finish, so that every record reaches the parser.  A log
  * that is accepted is then read at every position: every register, memory
  * around the stack pointer and at the ends of the address space, each
@@ -18,6 +19,7 @@
 #include "values-format.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 static struct hwtr_recording *rec;
 static struct hwtr_history *history;
 static struct hwtr_thread *thread;
+static uint32_t thread_tid;
 static uint64_t instructions;
 static FILE *devnull;
 
@@ -50,43 +53,79 @@ static void copy_trace(void)
 	scratch_write("rec/trace/1.pt", bytes, n);
 }
 
-/* Name `values` in the manifest as the recording's data log. */
-static void name_the_log(void)
+/* The manifest names `values` as the recording's data log, and the thread
+ * TID. */
+static void write_manifest(uint32_t tid)
 {
 	const char *path = scratch_path("rec/manifest.json");
 	json_t *m = json_load_file(path, 0, NULL);
+	json_t *t = m ? json_array_get(json_object_get(m, "threads"), 0) : NULL;
 
-	if (!m || json_object_set_new(m, "values",
-				      json_pack("{s:s,s:i}", "path", "values",
-						"version", HWTR_VALUES_VERSION)) ||
+	if (!t || json_object_set_new(t, "tid", json_integer(tid)) ||
+	    json_object_set_new(m, "values",
+				json_pack("{s:s,s:i}", "path", "values",
+					  "version", HWTR_VALUES_VERSION)) ||
 	    json_dump_file(m, path, JSON_INDENT(2))) {
-		fprintf(stderr, "fuzz-values: cannot name the log in %s\n", path);
+		fprintf(stderr, "fuzz-values: cannot write %s\n", path);
 		abort();
 	}
 	json_decref(m);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+/* The fixed recording, its thread named TID: the data log names its
+ * threads by their Linux thread ids, which a real log (the seeds) has from
+ * the run that wrote it.  False when the recording refuses that id. */
+static bool open_recording(uint32_t tid)
 {
 	struct hwtr_thread_stats stats;
 
-	fixture_recording_write(FIXTURE_CODE);
-	copy_trace();
-	name_the_log();
-	scratch_write("rec/values", HWTR_VALUES_MAGIC, 8);
-	if (hwtr_recording_open(scratch_path("rec"), &rec) < 0 ||
-	    hwtr_history_build(rec, NULL, &history) < 0 ||
+	if (history && tid == thread_tid)
+		return true;
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	history = NULL;
+	rec = NULL;
+	write_manifest(tid);
+	if (hwtr_recording_open(scratch_path("rec"), &rec) < 0)
+		return false;
+	if (hwtr_history_build(rec, NULL, &history) < 0 ||
 	    !(thread = hwtr_history_thread(history, 0)) ||
 	    hwtr_thread_stats(thread, &stats) < 0) {
+		fprintf(stderr, "fuzz-values: the fixed recording's history "
+			"does not build: %s\n", hwtr_last_error());
+		abort();
+	}
+	thread_tid = tid;
+	instructions = stats.instructions;
+	return true;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fixture_recording_write(FIXTURE_CODE);
+	copy_trace();
+	scratch_write("rec/values", HWTR_VALUES_MAGIC, 8);
+	if (!open_recording(1)) {
 		fprintf(stderr, "fuzz-values: the fixed recording does not open: %s\n",
 			hwtr_last_error());
 		abort();
 	}
-	instructions = stats.instructions;
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)
 		abort();
 	return 0;
+}
+
+/* The thread a log is about: its first record's, a THREAD record after the
+ * 16-byte header (u8 type 1, u32 lwpid); 1 when it has none. */
+static uint32_t first_thread(const uint8_t *data, size_t size)
+{
+	uint32_t tid;
+
+	if (size < 21 || data[16] != 1)
+		return 1;
+	memcpy(&tid, data + 17, 4);
+	return tid ? tid : 1;
 }
 
 /* A read must give the register's size (at most BUF's) or an error. */
@@ -148,6 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t pos, rsp;
 
 	scratch_write("rec/values", data, size);
+	if (!open_recording(first_thread(data, size)))
+		return 0;
 	if (hwtr_values_open(history, &v) < 0 || !v) {
 		if (getenv("FUZZ_VALUES_SHOW"))
 			printf("refused: %s\n", hwtr_last_error());
