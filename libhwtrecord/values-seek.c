@@ -99,13 +99,15 @@ int values_seek_read(const struct values_index *ix, const char *path,
 		struct values_seek_entry e;
 
 		values_seek_entry(s, i, &e);
+		/* The record there is looked at when it is used
+		 * (values_seek_check): here it would fault in a page of the
+		 * log per entry, all over it. */
 		if (e.offset < HWTR_VALUES_HEADER_SIZE || e.offset <= prev ||
-		    e.offset >= s->end_sync ||
-		    ix->log[e.offset] != HWTR_VREC_THREAD)
+		    e.offset >= s->end_sync)
 			return hwtr_fail(hwtr_err_format, "%s: offset %llu: "
 					 "seek table entry %zu names offset "
-					 "%llu, not a thread record after the "
-					 "entry before", path,
+					 "%llu, not after the entry before and "
+					 "before the END sync", path,
 					 (unsigned long long)table, i,
 					 (unsigned long long)e.offset);
 		prev = e.offset;
@@ -172,6 +174,14 @@ int values_seek_check(struct values_seek *s, size_t first, const char *path)
 		} else {
 			end = s->table;
 		}
+		if (end - e.offset < 21 || s->log[e.offset] != HWTR_VREC_THREAD ||
+		    get32(s->log + e.offset + 1) != e.lwpid ||
+		    get64(s->log + e.offset + 5) != e.pos)
+			return hwtr_fail(hwtr_err_format, "%s: offset %llu: no "
+					 "thread record of thread %u at position "
+					 "%llu, as seek table entry %zu says",
+					 path, (unsigned long long)e.offset,
+					 e.lwpid, (unsigned long long)e.pos, i);
 		if (integrity_crc32(0, s->log + e.offset, end - e.offset) != e.crc)
 			return hwtr_fail(hwtr_err_format, "%s: offsets %llu to "
 					 "%zu do not match the seek table's "
