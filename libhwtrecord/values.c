@@ -249,17 +249,22 @@ static int place_tail(struct hwtr_values *v, struct values_history_thread *ht)
 
 /* A log read from a restart point (hwtr_values_load_tail) knows a thread's
  * positions after its first slice there, and registers from its first
- * snapshot: the history's positions (after log_base) must all be among
- * them, else refuse. */
+ * snapshot: whether they include every position after BASE. */
+static bool part_covers(const struct values_thread *lt, uint64_t base)
+{
+	return lt->nslices && lt->slices[0].pos <= base &&
+	       lt->nsnapshots && lt->snapshots[0].pos <= base + 1;
+}
+
+/* The history's positions (after log_base) are all in the part of the
+ * log read: else refuse. */
 static int check_coverage(struct hwtr_values *v,
 			  const struct values_history_thread *ht)
 {
 	const struct values_thread *lt = ht->log;
 
-	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE)
-		return 0;
-	if (lt->nslices && lt->slices[0].pos <= ht->log_base &&
-	    lt->nsnapshots && lt->snapshots[0].pos <= ht->log_base + 1)
+	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE ||
+	    part_covers(lt, ht->log_base))
 		return 0;
 	return hwtr_fail(hwtr_err_notfound, "values: thread %u: the data log "
 			 "read from offset %zu does not reach back to position "
@@ -273,7 +278,6 @@ static int check_alignment(struct hwtr_values *v,
 {
 	const struct values_thread *lt = ht->log;
 	uint64_t counted = ht->instructions - ht->ngaps;
-
 	int err;
 
 	if (!lt)
@@ -396,9 +400,8 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 						 (unsigned long long)count,
 						 (unsigned long long)counted);
 			base = t->tail_from ? count - counted : 0;
-			if (lt && lt->nslices && lt->slices[0].pos <= base &&
-			    lt->nsnapshots && lt->snapshots[0].pos <= base + 1)
-				continue;	/* covered */
+			if (lt && part_covers(lt, base))
+				continue;
 			k = values_seek_restart_before(seek, stats.tid, base);
 			if (k == SIZE_MAX)
 				return hwtr_fail(hwtr_err_notfound, "values: "
