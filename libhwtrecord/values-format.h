@@ -28,6 +28,22 @@
  * THREAD record), zigzag-coded (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) and
  * modulo 2^64: stores near the last one take one or two bytes instead of
  * five or six.
+ *
+ * Seeking (version 5).  Because of dpos and daddr the log reads forward
+ * from a THREAD record only, which gives its numbers whole.  So that a
+ * reader needing only the log's end (the answer-first tail: registers from
+ * the last snapshot before a position, memory as the end state undone back
+ * to it) does not pass over all of it, every full register snapshot
+ * follows a THREAD record of its thread, a restart point, and a whole log
+ * ends, after its END sync, with a seek table (HWTR_VREC_SEEK) listing
+ * every restart point with a CRC-32 of the log from it to the next (the
+ * last: to the table), then a footer of HWTR_VALUES_FOOTER_SIZE bytes:
+ * u64 offset of the SEEK record, u32 CRC-32 of the bytes from there to the
+ * footer, u32 0, HWTR_VALUES_SEEK_MAGIC.  A reader that starts at a restart
+ * point checks the CRCs of the segments it reads: the manifest's CRC of the
+ * whole file would cost the pass it saves.  A log without the footer (cut
+ * off, or version 4) is read from its start; so is one whose table or
+ * footer does not check out, with a message saying why.
  */
 #ifndef HWTR_VALUES_FORMAT_H
 #define HWTR_VALUES_FORMAT_H
@@ -39,7 +55,10 @@
  * 7.0 bytes an instruction on gzip, 4.x now).  4: the x87 and SSE
  * control state (HWTR_VREG_FPU).  Older logs are refused, naming the
  * version. */
-#define HWTR_VALUES_VERSION 4
+#define HWTR_VALUES_VERSION 5
+/* 5: restart points and the seek table (above).  Version 4 is read too,
+ * from its start only (it has neither). */
+#define HWTR_VALUES_OLDEST_VERSION 4
 #define HWTR_VALUES_HEADER_SIZE 16	/* magic, u32 version, u32 size */
 
 enum hwtr_values_record {
@@ -64,7 +83,17 @@ enum hwtr_values_record {
 	 * is in the log and thread LWPID has run COUNT instructions; END
 	 * (HWTR_VALUES_SYNC_*) says what follows. */
 	HWTR_VREC_SYNC = 5,
+	/* After the END sync only (version 5, "Seeking" above): u64 offset
+	 * of that sync, u32 n, n x (u64 offset of a restart point's THREAD
+	 * record, u64 its pos, u32 its lwpid, u32 CRC-32 of the log from it
+	 * to the next restart point, the last one's to this record), in the
+	 * log's order. */
+	HWTR_VREC_SEEK = 6,
 };
+
+#define HWTR_VALUES_SEEK_ENTRY_SIZE 24
+#define HWTR_VALUES_FOOTER_SIZE 24
+#define HWTR_VALUES_SEEK_MAGIC "HWTRSEEK"	/* 8 bytes, the log's last */
 
 /* A SYNC record's END byte. */
 #define HWTR_VALUES_SYNC_MORE 0		/* records follow */

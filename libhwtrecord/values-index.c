@@ -360,10 +360,33 @@ static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 	}
 }
 
-/* One pass over the records: check them and build the index. */
-static int index_records(struct values_index *ix, const char *name)
+/* Forget what index_records found (not the mapping). */
+static void forget_records(struct values_index *ix)
 {
-	size_t off = HWTR_VALUES_HEADER_SIZE, cap_chunks = 0, cur = SIZE_MAX;
+	size_t i;
+
+	for (i = 0; i < ix->nthreads; i++) {
+		free(ix->threads[i].slices);
+		free(ix->threads[i].snapshots);
+	}
+	free(ix->threads);
+	free(ix->chunks);
+	ix->threads = NULL;
+	ix->nthreads = 0;
+	ix->chunks = NULL;
+	ix->nchunks = 0;
+	ix->end = ix->from = HWTR_VALUES_HEADER_SIZE;
+	ix->synced_end = 0;
+	ix->ended = ix->stopped = false;
+}
+
+/* One pass over the records from FROM (the header's end or a THREAD
+ * record: what the records give relative to the one before starts
+ * afresh there): check them and build the index. */
+static int index_records(struct values_index *ix, size_t from,
+			 const char *name)
+{
+	size_t off = from, cap_chunks = 0, cur = SIZE_MAX;
 	uint64_t max_global = 0;
 	struct values_base base = { 0, 0 };
 	struct values_record r;
@@ -485,9 +508,8 @@ static int index_records(struct values_index *ix, const char *name)
 	return 0;
 }
 
-int values_index_open(const char *dir, const char *name,
-		      const struct hwtr_file_check *check,
-		      struct values_index *ix)
+int values_index_map(const char *dir, const char *name,
+		     struct values_index *ix)
 {
 	struct stat st;
 	void *map;
@@ -509,7 +531,53 @@ int values_index_open(const char *dir, const char *name,
 				 strerror(errno));
 	ix->log = map;
 	ix->size = (size_t)st.st_size;
-	ix->end = HWTR_VALUES_HEADER_SIZE;
+	ix->end = ix->from = HWTR_VALUES_HEADER_SIZE;
+	if (memcmp(ix->log, HWTR_VALUES_MAGIC, 8)) {
+		values_index_close(ix);
+		return hwtr_fail(hwtr_err_format, "%s/%s: offset 0: not a "
+				 "data log (no %s)", dir, name,
+				 HWTR_VALUES_MAGIC);
+	}
+	ix->version = get32(ix->log + 8);
+	if (ix->version < HWTR_VALUES_OLDEST_VERSION ||
+	    ix->version > HWTR_VALUES_VERSION ||
+	    get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
+		err = hwtr_fail(hwtr_err_version, "%s/%s: offset 8: data log "
+				"version %u; this reader reads versions %d to %d",
+				dir, name, ix->version,
+				HWTR_VALUES_OLDEST_VERSION, HWTR_VALUES_VERSION);
+		values_index_close(ix);
+		return err;
+	}
+	return 0;
+}
+
+int values_index_from(struct values_index *ix, size_t from, const char *dir,
+		      const char *name)
+{
+	int err;
+
+	forget_records(ix);
+	if (from < HWTR_VALUES_HEADER_SIZE || from >= ix->size)
+		return hwtr_fail(hwtr_err_invalid, "%s/%s: offset %zu: outside "
+				 "the data log", dir, name, from);
+	ix->from = ix->end = from;
+	err = index_records(ix, from, name);
+	if (err) {
+		hwtr_fail_context(-err, "%s/", dir);
+		forget_records(ix);
+	}
+	return err;
+}
+
+int values_index_open(const char *dir, const char *name,
+		      const struct hwtr_file_check *check,
+		      struct values_index *ix)
+{
+	int err;
+
+	if ((err = values_index_map(dir, name, ix)))
+		return err;
 	if (check) {
 		char *path = hwtr_path_join(dir, name), field[300];
 
@@ -523,40 +591,16 @@ int values_index_open(const char *dir, const char *name,
 			return err;
 		}
 	}
-	if (memcmp(ix->log, HWTR_VALUES_MAGIC, 8)) {
+	err = values_index_from(ix, HWTR_VALUES_HEADER_SIZE, dir, name);
+	if (err)
 		values_index_close(ix);
-		return hwtr_fail(hwtr_err_format, "%s/%s: offset 0: not a "
-				 "data log (no %s)", dir, name,
-				 HWTR_VALUES_MAGIC);
-	}
-	if (get32(ix->log + 8) != HWTR_VALUES_VERSION ||
-	    get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
-		err = hwtr_fail(hwtr_err_version, "%s/%s: offset 8: data log "
-				"version %u; this reader reads version %d",
-				dir, name, get32(ix->log + 8),
-				HWTR_VALUES_VERSION);
-		values_index_close(ix);
-		return err;
-	}
-	err = index_records(ix, name);
-	if (err) {
-		hwtr_fail_context(-err, "%s/", dir);
-		values_index_close(ix);
-	}
 	return err;
 }
 
 void values_index_close(struct values_index *ix)
 {
-	size_t i;
-
 	if (ix->log)
 		munmap((void *)ix->log, ix->size);
-	for (i = 0; i < ix->nthreads; i++) {
-		free(ix->threads[i].slices);
-		free(ix->threads[i].snapshots);
-	}
-	free(ix->threads);
-	free(ix->chunks);
+	forget_records(ix);
 	memset(ix, 0, sizeof(*ix));
 }

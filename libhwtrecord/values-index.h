@@ -72,6 +72,9 @@ struct values_chunk {
 struct values_index {
 	const uint8_t *log;	/* mapped */
 	size_t size;		/* mapped size */
+	unsigned version;	/* of the log (values-format.h) */
+	size_t from;		/* the first record indexed: the header's end,
+				 * or a restart point (values_index_from) */
 	size_t end;		/* end of the last complete record */
 	size_t synced_end;	/* end of the last SYNC record */
 	bool ended;		/* a SYNC with its end flag: the log is whole */
@@ -105,6 +108,19 @@ int values_index_open(const char *dir, const char *name,
 		      const struct hwtr_file_check *check,
 		      struct values_index *index);
 void values_index_close(struct values_index *index);
+
+/* Map the log NAME in DIR and check its header, indexing nothing yet
+ * (values_index_from): 0, or an error naming the file. */
+int values_index_map(const char *dir, const char *name,
+		     struct values_index *index);
+
+/* Index the mapped log's records from offset FROM to its end (its END
+ * sync, or where it was cut off), forgetting any earlier index: FROM is
+ * the header's end or a restart point (values-format.h, "Seeking").  The
+ * index then knows nothing of the records before FROM: a thread's first
+ * slice there is where its known positions start.  0 or an error. */
+int values_index_from(struct values_index *index, size_t from,
+		      const char *dir, const char *name);
 
 /* The record at OFFSET (< index->end, a record boundary), BASE what the
  * records before it gave (a snapshot's or chunk's base, anything before a

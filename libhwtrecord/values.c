@@ -22,6 +22,17 @@
  * for the whole history).  A thread whose tail is its whole trace is
  * checked as in a whole history.
  *
+ * The log's last part only (hwtr_values_load_tail, version 5): a tail needs
+ * no record before the restart point (values-format.h, "Seeking") just
+ * before each thread's tail: registers start from a snapshot, which comes
+ * right after it, and memory is the end state undone back to the position,
+ * for which only the records after it count; records before the restart
+ * point have smaller global counts than any position after it.  So only
+ * that part is indexed, from the earliest such restart point of all the
+ * threads, its segments' CRCs checked; a thread whose positions it does
+ * not reach back to (check_coverage) is refused, so no value comes from a
+ * part of the log that was not read.
+ *
  * Registers: the latest value logged at or before the position, found from
  * the nearest snapshot.  Memory: the end state with the undo records from
  * the end back to the position applied, that is, for each byte the first
@@ -31,11 +42,13 @@
  */
 #include "values-index.h"
 #include "values-format.h"
+#include "values-seek.h"
 #include "values-access.h"
 #include "values-registers.h"
 #include "error.h"
 #include "history.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,17 +247,45 @@ static int place_tail(struct hwtr_values *v, struct values_history_thread *ht)
 	return check_snapshots(ht, lt, first, end);
 }
 
+/* A log read from a restart point (hwtr_values_load_tail) knows a thread's
+ * positions after its first slice there, and registers from its first
+ * snapshot: whether they include every position after BASE. */
+static bool part_covers(const struct values_thread *lt, uint64_t base)
+{
+	return lt->nslices && lt->slices[0].pos <= base &&
+	       lt->nsnapshots && lt->snapshots[0].pos <= base + 1;
+}
+
+/* The history's positions (after log_base) are all in the part of the
+ * log read: else refuse. */
+static int check_coverage(struct hwtr_values *v,
+			  const struct values_history_thread *ht)
+{
+	const struct values_thread *lt = ht->log;
+
+	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE ||
+	    part_covers(lt, ht->log_base))
+		return 0;
+	return hwtr_fail(hwtr_err_notfound, "values: thread %u: the data log "
+			 "read from offset %zu does not reach back to position "
+			 "%llu", lt->lwpid, v->index.from,
+			 (unsigned long long)ht->log_base + 1);
+}
+
 /* The log and the history count the same instructions: else refuse. */
 static int check_alignment(struct hwtr_values *v,
 			   struct values_history_thread *ht)
 {
 	const struct values_thread *lt = ht->log;
 	uint64_t counted = ht->instructions - ht->ngaps;
+	int err;
 
 	if (!lt)
 		return 0;
 	if (ht->thread->tail_from)
-		return place_tail(v, ht);
+		return (err = place_tail(v, ht)) ? err : check_coverage(v, ht);
+	if ((err = check_coverage(v, ht)))
+		return err;
 	if (lt->synced && log_whole(v) && lt->sync_count != counted)
 		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
 				 "log counts %llu instructions, the history "
@@ -290,12 +331,13 @@ int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **out)
 	info = hwtr_recording_info(rec);
 	if (!info->values)
 		return 0;
-	if (info->values_version != HWTR_VALUES_VERSION)
+	if (info->values_version < HWTR_VALUES_OLDEST_VERSION ||
+	    info->values_version > HWTR_VALUES_VERSION)
 		return hwtr_fail(hwtr_err_version, "%s: manifest: data log "
 				 "\"%s\" is version %d; this reader reads "
-				 "version %d", hwtr_recording_path(rec),
+				 "versions %d to %d", hwtr_recording_path(rec),
 				 info->values, info->values_version,
-				 HWTR_VALUES_VERSION);
+				 HWTR_VALUES_OLDEST_VERSION, HWTR_VALUES_VERSION);
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -307,6 +349,140 @@ int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **out)
 	v->recording = rec;
 	*out = v;
 	return 0;
+}
+
+/* hwtr_values_load_tail: where each thread of TAIL needs the log from
+ * (see the top), moving *FROM (the offset of seek entry *ENTRY) back to
+ * it; *MOVED says whether it moved.  Before anything is indexed (INDEXED
+ * false) the END sync's counts are used; after, the index's. */
+static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
+			  const struct values_seek *seek, bool indexed,
+			  size_t *from, size_t *entry, bool *moved)
+{
+	struct values_seek_entry e;
+	size_t i, k;
+	int err;
+
+	*moved = false;
+	for (i = 0; i < hwtr_history_nthreads(tail); i++) {
+		struct hwtr_thread *t = hwtr_history_thread(tail, i);
+		const struct values_thread *lt = NULL;
+		struct hwtr_thread_stats stats;
+		uint64_t counted, count = 0, base;
+		bool known;
+
+		if ((err = hwtr_thread_stats(t, &stats)))
+			return err;
+		counted = stats.instructions - stats.gaps;
+		if (!counted)
+			continue;
+		if (indexed) {
+			lt = values_index_thread(&v->index, stats.tid);
+			known = lt && lt->synced;
+			if (known)
+				count = lt->sync_count;
+		} else {
+			known = values_seek_end_count(seek, stats.tid, &count);
+		}
+		if (!known) {
+			/* Not at the end: an earlier part may have it (a thread
+			 * that exited); the log may also have none of it. */
+			k = values_seek_last_before_offset(seek, stats.tid, *from);
+			if (k == SIZE_MAX)
+				continue;
+		} else {
+			if (count < counted)
+				return hwtr_fail(hwtr_err_format, "values: thread "
+						 "%u: the data log counts %llu "
+						 "instructions, the trace %llu: "
+						 "the log does not match the trace "
+						 "and is not used", stats.tid,
+						 (unsigned long long)count,
+						 (unsigned long long)counted);
+			base = t->tail_from ? count - counted : 0;
+			if (lt && part_covers(lt, base))
+				continue;
+			k = values_seek_restart_before(seek, stats.tid, base);
+			if (k == SIZE_MAX)
+				return hwtr_fail(hwtr_err_notfound, "values: "
+						 "thread %u: no restart point of "
+						 "the data log at or before "
+						 "position %llu", stats.tid,
+						 (unsigned long long)base);
+		}
+		values_seek_entry(seek, k, &e);
+		if (e.offset < *from) {
+			*from = (size_t)e.offset;
+			*entry = k;
+			*moved = true;
+		} else if (indexed && known) {
+			/* it is read from there, yet not covered */
+			return hwtr_fail(hwtr_err_format, "values: thread %u: "
+					 "the data log from its restart point at "
+					 "offset %llu does not hold its positions",
+					 stats.tid, (unsigned long long)e.offset);
+		}
+	}
+	return 0;
+}
+
+int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
+{
+	const struct hwtr_recording_info *info;
+	struct values_seek seek;
+	struct hwtr_values *v;
+	size_t from = SIZE_MAX, entry = SIZE_MAX, round;
+	const char *dir;
+	char path[4096];
+	bool moved;
+	int err;
+
+	if (!tail || !out)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail: NULL");
+	*out = NULL;
+	info = hwtr_recording_info(tail->recording);
+	if (!info->values)
+		return 0;
+	dir = hwtr_recording_path(tail->recording);
+	snprintf(path, sizeof(path), "%s/%s", dir, info->values);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	v->recording = tail->recording;
+	if ((err = values_index_map(dir, info->values, &v->index)) ||
+	    (err = values_seek_read(&v->index, path, &seek)) ||
+	    (err = restart_points(v, tail, &seek, false, &from, &entry,
+				  &moved)))
+		goto fail;
+	if (from == SIZE_MAX) {
+		err = hwtr_fail(hwtr_err_notfound, "values: %s: the tail has "
+				"no instruction the data log holds", path);
+		goto fail;
+	}
+	/* Each round reads further back, for a thread the last did not
+	 * reach: at most once per restart point. */
+	for (round = 0; round <= seek.n; round++) {
+		if ((err = values_seek_check(&seek, entry, path)) ||
+		    (err = values_index_from(&v->index, from, dir,
+					     info->values)) ||
+		    (err = restart_points(v, tail, &seek, true, &from, &entry,
+					  &moved)))
+			goto fail;
+		if (!moved)
+			break;
+	}
+	if (!v->index.ended) {
+		err = hwtr_fail(hwtr_err_format, "values: %s: no END sync "
+				"record where the seek table puts it", path);
+		goto fail;
+	}
+	if ((err = hwtr_values_bind(v, tail)))
+		goto fail;
+	*out = v;
+	return 0;
+fail:
+	hwtr_values_free(v);
+	return err;
 }
 
 /* Let go of V's history: its threads' gaps and cursors. */

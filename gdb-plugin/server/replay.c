@@ -146,6 +146,9 @@ struct replay {
 	struct hwtr_values *log;
 	char log_err[512];	/* why LOG is NULL */
 	bool tail_values_refused;	/* the log cannot place the tail */
+	/* The log's last part only, bound to the tail
+	 * (hwtr_values_load_tail), while LOG_LOADER still reads all of it. */
+	struct hwtr_values *tail_log;
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -478,10 +481,28 @@ static void open_values(struct replay *r)
 	}
 }
 
+/* A delay (ms) before the log's whole pass: the environment's
+ * HWTREC_TEST_LOG_DELAY_MS, for the tests that show the tail's values come
+ * from the log's last part (hwtr_values_load_tail), not from that pass. */
+static void test_log_delay(void)
+{
+	const char *s = getenv("HWTREC_TEST_LOG_DELAY_MS");
+	struct timespec ts;
+	unsigned long ms;
+
+	if (!s || !*s)
+		return;
+	ms = strtoul(s, NULL, 10);
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 static void *load_log(void *arg)
 {
 	struct replay *r = arg;
 
+	test_log_delay();
 	if (hwtr_values_load(r->recording, &r->log) < 0) {
 		snprintf(r->log_err, sizeof(r->log_err), "%s", hwtr_last_error());
 		r->log = NULL;
@@ -679,6 +700,8 @@ static void wait_history(struct replay *r)
 	if (r->in_tail)
 		places = leave_tail(r);
 	r->values = NULL;	/* bound to the tail, or to nothing */
+	hwtr_values_free(r->tail_log);	/* before the tail it is bound to */
+	r->tail_log = NULL;
 	r->history = r->whole;
 	r->whole = NULL;
 	if (finish_history(r) < 0) {
@@ -699,6 +722,38 @@ static void wait_history(struct replay *r)
 	r->tail = NULL;
 }
 
+/* Whether the log's last part may be read for the tail: not with the
+ * environment's HWTREC_VALUES_SEEK=0 (for benchmarks: the tail then waits
+ * for the whole log's pass, as before the seek table). */
+static bool values_seek_allowed(void)
+{
+	const char *s = getenv("HWTREC_VALUES_SEEK");
+
+	return !s || strcmp(s, "0");
+}
+
+/* In the tail, while the whole log is still being read: the log's last
+ * part bound to the tail (hwtr_values_load_tail), when its seek table
+ * allows; true when VALUES is that. */
+static bool tail_log_values(struct replay *r)
+{
+	bool done;
+
+	pthread_mutex_lock(&r->tail_lock);
+	done = r->log_done;
+	pthread_mutex_unlock(&r->tail_lock);
+	if (done || !values_seek_allowed())
+		return false;	/* bound as it is: no second read */
+	if (hwtr_values_load_tail(r->tail, &r->tail_log) == 0 && r->tail_log) {
+		r->values = r->tail_log;
+		return true;
+	}
+	fprintf(stderr, "hwtrec-server: the end of the data log alone does not "
+		"give the values at the end of the history, the whole log is "
+		"read: %s\n", hwtr_last_error());
+	return false;
+}
+
 /* In the tail, before a value at a past position is given: the data log
  * bound to the tail, once its reader is done (load_log) and it places
  * the tail (hwtr_values_bind); when it cannot, the whole history is waited
@@ -710,6 +765,8 @@ static void tail_values(struct replay *r)
 	    r->tdesc != &tdesc_amd64_linux)
 		return;
 	if (!r->tail_values_refused && (r->loading_log || r->log)) {
+		if (tail_log_values(r))
+			return;
 		pthread_mutex_lock(&r->tail_lock);
 		while (!r->log_done)
 			pthread_cond_wait(&r->tail_cond, &r->tail_lock);
@@ -966,6 +1023,8 @@ void replay_close(struct replay *r)
 		free(r->threads[i].image_starts);
 	}
 	free(r->threads);
+	if (r->tail_log != r->values)
+		hwtr_values_free(r->tail_log);
 	hwtr_values_free(r->values);
 	if (r->history)
 		hwtr_history_free(r->history);

@@ -35,6 +35,15 @@
  * the x87 status word or mxcsr, no x87 instruction pointers (values-x87.c
  * in the library says what GDB is shown).
  *
+ * Restart points (values-format.h, "Seeking"): each full snapshot is
+ * preceded by a THREAD record, which gives the position, the global count
+ * and the address base whole, so a reader can start decoding there without
+ * the records before it.  Their offsets, with a CRC-32 of the log from each
+ * to the next, go into a seek table that ends the log after its END sync;
+ * the reader of a tail reads that table and the log's last part only.  A
+ * log cut off (the recorder killed) has no table and is read from its
+ * start, as before.
+ *
  * What it does not do: memory written by another process (shared
  * mappings), the program after an exec (only the first image is logged).
  *
@@ -107,9 +116,87 @@ static Addr readable_lo = 1, readable_hi;
 static UChar *dbuf;
 static UInt dbuf_pos;
 
+/* The seek table (values-format.h): one entry per restart point. */
+struct seek_entry {
+	ULong offset, pos;
+	UInt lwpid, crc;	/* crc: of the log from OFFSET to the next */
+};
+static struct seek_entry *seek;
+static UInt nseek, cap_seek;
+static ULong written;		/* bytes of the log before dbuf */
+static UInt crc_of_segment;	/* CRC-32 of the segment so far ... */
+static UInt crc_mark;		/* ... up to this byte of dbuf */
+
+/* CRC-32 (IEEE, as zlib's crc32: the library checks it with zlib),
+ * eight bytes at a time: the whole log passes through it. */
+static UInt crc_table[8][256];
+
+static void crc_init(void)
+{
+	UInt i, k, c;
+
+	if (crc_table[0][1])
+		return;
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
+					  crc_table[0][crc_table[k - 1][i] & 0xff];
+}
+
+static UInt crc32_update(UInt crc, const UChar *p, UInt n)
+{
+	UInt c = ~crc;
+
+	while (n >= 8) {
+		UInt lo, hi;
+
+		__builtin_memcpy(&lo, p, 4);
+		__builtin_memcpy(&hi, p + 4, 4);
+		lo ^= c;
+		c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+		    crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+		    crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = crc_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+	return ~c;
+}
+
+/* The current segment's CRC brought up to the end of dbuf. */
+static void crc_catch_up(void)
+{
+	crc_of_segment = crc32_update(crc_of_segment, dbuf + crc_mark,
+				      dbuf_pos - crc_mark);
+	crc_mark = dbuf_pos;
+}
+
+/* A new segment starts at the end of dbuf: the last one's CRC is done. */
+static UInt crc_segment_end(void)
+{
+	UInt crc;
+
+	crc_catch_up();
+	crc = crc_of_segment;
+	crc_of_segment = 0;
+	return crc;
+}
+
 static void data_write_out(void)
 {
 	UInt done = 0;
+
+	crc_catch_up();
+	written += dbuf_pos;
+	crc_mark = 0;
 
 	while (data_fd >= 0 && done < dbuf_pos) {
 		Int n = VG_(write)(data_fd, dbuf + done, dbuf_pos - done);
@@ -203,6 +290,11 @@ Bool hwtrec_data_open(const HChar *path)
 	else
 		VG_(memset)(dthreads, 0, (VG_N_THREADS + 1) * sizeof(*dthreads));
 	dbuf_pos = 0;
+	written = 0;
+	crc_mark = 0;
+	crc_of_segment = 0;
+	nseek = 0;
+	crc_init();
 	dcur = NULL;
 	dcur_tid = 0;
 	logged = NULL;
@@ -217,14 +309,16 @@ Bool hwtrec_data_open(const HChar *path)
 }
 
 /* Every record so far is complete: say how far each thread got, and
- * what follows (HWTR_VALUES_SYNC_*). */
-static void put_sync(UChar end)
+ * what follows (HWTR_VALUES_SYNC_*).  Returns the record's offset. */
+static ULong put_sync(UChar end)
 {
 	UInt n = 0, i;
+	ULong at;
 
 	for (i = 1; i <= VG_N_THREADS; i++)
 		n += dthreads[i].known;
 	dneed(6 + 12 * n);
+	at = written + dbuf_pos;
 	d8(HWTR_VREC_SYNC);
 	d8(end);
 	d32(n);
@@ -233,13 +327,47 @@ static void put_sync(UChar end)
 			d32((UInt)dthreads[i].lwpid);
 			d64(dthreads[i].count);
 		}
+	return at;
+}
+
+/* After the END sync at END_SYNC: the seek table and the footer that
+ * finds it (values-format.h, "Seeking"). */
+static void put_seek_table(ULong end_sync)
+{
+	ULong table;
+	UInt i, crc;
+
+	dneed(1 + 8 + 4);
+	crc = crc_segment_end();
+	if (nseek)
+		seek[nseek - 1].crc = crc;
+	table = written + dbuf_pos;
+	d8(HWTR_VREC_SEEK);
+	d64(end_sync);
+	d32(nseek);
+	for (i = 0; i < nseek; i++) {
+		dneed(HWTR_VALUES_SEEK_ENTRY_SIZE);
+		d64(seek[i].offset);
+		d64(seek[i].pos);
+		d32(seek[i].lwpid);
+		d32(seek[i].crc);
+	}
+	crc = crc_segment_end();
+	dneed(HWTR_VALUES_FOOTER_SIZE);
+	d64(table);
+	d32(crc);
+	d32(0);
+	dbytes(HWTR_VALUES_SEEK_MAGIC, 8);
 }
 
 void hwtrec_data_flush(Bool end)
 {
 	if (!hwtrec_data_on)
 		return;
-	put_sync(end ? HWTR_VALUES_SYNC_END : HWTR_VALUES_SYNC_MORE);
+	if (end)
+		put_seek_table(put_sync(HWTR_VALUES_SYNC_END));
+	else
+		put_sync(HWTR_VALUES_SYNC_MORE);
 	data_write_out();
 	if (end) {
 		VG_(close)(data_fd);
@@ -312,6 +440,27 @@ static void put_thread(void)
 	logged = dcur;
 	last_stamp = dcur->count;
 	last_addr = 0;
+}
+
+/* A restart point before the running thread's next instruction, a full
+ * snapshot: a THREAD record there, and its entry in the seek table (the
+ * segment before it ends). */
+static void put_restart(void)
+{
+	UInt crc;
+
+	dneed(21);
+	if (nseek == cap_seek) {
+		cap_seek = cap_seek ? 2 * cap_seek : 1024;
+		seek = VG_(realloc)("hwtrec.data.seek", seek,
+				    cap_seek * sizeof(*seek));
+	}
+	crc = crc_segment_end();
+	if (nseek)
+		seek[nseek - 1].crc = crc;
+	seek[nseek++] = (struct seek_entry){ .offset = written + dbuf_pos,
+		.pos = dcur->count, .lwpid = (UInt)dcur->lwpid };
+	put_thread();
 }
 
 /* The running thread's position, as a record gives it: the difference
@@ -443,12 +592,12 @@ static inline Bool fpu_differs(const UChar *a, const UChar *b)
 	return d != 0;
 }
 
-static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
+/* FULL: a full snapshot (see snapshot_due). */
+static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
+			  Bool full)
 {
 	struct data_thread *t = dcur;
 	ULong changed = 0, rflags = 0, pos, bits, others;
-	Bool full = !t->shadow_valid ||
-		    t->count - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
 	UInt i;
 
 	if (full) {
@@ -550,12 +699,21 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip)
 		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
 }
 
+/* Whether T's next instruction gets a full snapshot: its first, and one
+ * every HWTR_VALUES_SNAPSHOT_PERIOD. */
+static inline Bool snapshot_due(const struct data_thread *t)
+{
+	return !t->shadow_valid ||
+	       t->count + 1 - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
+}
+
 /* Called at each instruction: IP, CHECK the registers that may have
  * changed since the last one, FLAGS HWTREC_DATA_INSN_*. */
 void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 		      UWord flags)
 {
 	struct data_thread *t = dcur;
+	Bool full;
 
 	/* Live mode: a thread the debugger stopped in the middle of a block
 	 * resumes its trace here, at its first instruction after the stop,
@@ -578,14 +736,18 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 		hwtrec_data_fpu_pending = 0;
 	}
 	/* The thread's slice starts before its first instruction, so that
-	 * every instruction of the slice maps to the global count. */
-	if (UNLIKELY(logged != t))
+	 * every instruction of the slice maps to the global count; a full
+	 * snapshot starts one too, a restart point. */
+	full = snapshot_due(t);
+	if (UNLIKELY(full))
+		put_restart();
+	else if (UNLIKELY(logged != t))
 		put_thread();
 	t->count++;
 	global_count++;
 	t->last_ip = ip;
 	t->last_was_syscall = (flags & HWTREC_DATA_INSN_SYSCALL) != 0;
-	log_registers(gs, check, ip);
+	log_registers(gs, check, ip, full);
 }
 
 /* A signal is delivered to TID at IP: if that is the instruction it last

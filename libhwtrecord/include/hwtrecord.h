@@ -942,6 +942,19 @@ HWTR_EXPORT
 int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **values);
 HWTR_EXPORT
 int hwtr_values_bind(struct hwtr_values *values, struct hwtr_history *history);
+
+/* hwtr_values_load and hwtr_values_bind for TAIL (hwtr_history_build_tail)
+ * reading only the log's last part: from the restart points (a log of
+ * version 5 with its seek table) just before each thread's tail, with
+ * their CRC-32s checked, not the whole log, so that it costs what the
+ * tail's part of the log costs.  0 with *VALUES NULL for a recording
+ * without a data log; -hwtr_err_notfound when the log has no usable seek
+ * table (version 4, cut off, damaged: the message says which) or the tail
+ * cannot be placed without the whole log; the caller then uses
+ * hwtr_values_load.  The values it gives are bound to TAIL only: binding
+ * them to another history is refused, unless it needs no earlier part. */
+HWTR_EXPORT
+int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **values);
 HWTR_EXPORT
 void hwtr_values_free(struct hwtr_values *values);
 

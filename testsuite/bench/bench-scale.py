@@ -3,7 +3,8 @@
 # from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi and a
 # print of report's argument and of $rsp there (with a data log, its
 # values: both runs of bench-scale.sh must print the same), then
-# reverse-finish and reverse-step, then a reverse-continue across the whole
+# reverse-finish, `info registers` and a print of main's total there (the
+# first values at a past position), and reverse-step, then a reverse-continue across the whole
 # history to a breakpoint at main (after its prologue: run once, at the
 # start), and where each stopped.
 import os
@@ -36,6 +37,17 @@ shown += "," + gdb.execute("print/x $rsp", to_string=True).split("=")[-1].strip(
 figure("first_print", time.perf_counter() - start)
 figure("first_print_shows", shown.replace(" ", "_"))
 timed("reverse_finish", "reverse-finish")
+# The first values at a past position (the first reverse-stepi stops
+# before the crashing store, at the end state): registers and main's
+# local from the data log, which bench-scale.sh compares between runs.
+start = time.perf_counter()
+regs = gdb.execute("info registers rax rbx rsp rip", to_string=True)
+figure("past_info_registers", time.perf_counter() - start)
+start = time.perf_counter()
+shown = gdb.execute("print total", to_string=True).split("=")[-1].strip()
+figure("past_print", time.perf_counter() - start)
+figure("past_values_show", (shown + "," + ",".join(
+    line.split()[1] for line in regs.splitlines() if line.strip())).replace(" ", "_"))
 timed("reverse_step", "reverse-step")
 gdb.execute("break main", to_string=True)
 timed("reverse_continue", "reverse-continue")

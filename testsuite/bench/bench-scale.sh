@@ -11,10 +11,13 @@
 # the time from GDB's start to its prompt at the crash (in report) and the
 # first reverse-stepi, the first print after it (report's argument and $rsp:
 # values from the data log, which `hwtrec record` writes by default),
-# reverse-finish (out of report) and reverse-step after it, at a first open (no saved index) with the end of the trace decoded
+# reverse-finish (out of report), `info registers` and a print of main's
+# total there (the first values at a past position) and reverse-step after it, at a first open (no saved index) with the end of the trace decoded
 # first and without (HWTREC_TAIL_BYTES=0: each waits for the whole build,
 # as before issue 21 item 1; the two must stop at the same places and print
-# the same values), and a reverse-continue across the whole history to a breakpoint at
+# the same values), and with the tail but without the data log's seek table
+# (HWTREC_VALUES_SEEK=0: the tail's values wait for the pass over the whole
+# log, as before the table), and a reverse-continue across the whole history to a breakpoint at
 # main's start (bench-scale.py); with BENCH_BASELINE=ANOTHER_BUILDDIR (e.g.
 # a build of an older commit), that reverse-continue again under its
 # hwtrec replay, beside ours.  The first `hwtrec info` also saves the index
@@ -98,10 +101,10 @@ secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %-22s %9s | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %8s %-18s %8s %8s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" memory \
-	"libipt alone CPU" prompt rstepi print rfinish rstep "no tail:" rstepi print rfinish rcont "rcont baseline" \
-	index "reopen CPU (wall)" prompt rstepi
+	"libipt alone CPU" prompt rstepi print rfinish regs pprint rstep "no tail:" rstepi print rfinish "no seek:" rfinish regs pprint \
+	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
 	per=$(per_iteration $prog)
 	for size in $sizes; do
@@ -147,11 +150,14 @@ for prog in calls loops; do
 		# first without the tail decoded ahead (HWTREC_TAIL_BYTES=0: every
 		# command waits for the whole history, as before issue 21 item 1),
 		# then with it, then again reading the saved index.
-		for replay in notail replay saved; do
+		for replay in notail noseek replay saved; do
 			[ $replay = saved ] || rm -f "$rec/history.idx"
 			tail_bytes=
 			[ $replay = notail ] && tail_bytes=0
-			HWTREC_TAIL_BYTES=$tail_bytes BENCH_T0=$(date +%s.%N) \
+			values_seek=
+			[ $replay = noseek ] && values_seek=0
+			HWTREC_TAIL_BYTES=$tail_bytes HWTREC_VALUES_SEEK=$values_seek \
+				BENCH_T0=$(date +%s.%N) \
 				BENCH_OUT=$work/$replay.txt \
 				timeout 1800 "$hwtrec" replay "$rec" -- -batch \
 				-x "$here/bench-scale.py" > replay.out 2>&1 || true
@@ -177,12 +183,13 @@ for prog in calls loops; do
 			rcont_base=$(ms "$(field baseline.txt reverse_continue)")
 		fi
 		# The tail must answer as the whole history does.
-		for f in first_reverse_stepi_at first_print_shows reverse_finish_at reverse_step_at reverse_continue_at; do
-			[ "$(field notail.txt $f)" = "$(field replay.txt $f)" ] || {
-				cat notail.txt replay.txt
-				echo "bench-scale: $rec: $f differs with and without the tail"; exit 1; }
+		for f in first_reverse_stepi_at first_print_shows reverse_finish_at past_values_show reverse_step_at reverse_continue_at; do
+			[ "$(field notail.txt $f)" = "$(field replay.txt $f)" ] &&
+			[ "$(field noseek.txt $f)" = "$(field replay.txt $f)" ] || {
+				cat notail.txt noseek.txt replay.txt
+				echo "bench-scale: $rec: $f differs with and without the tail or the seek table"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %-22s %6s MB | %-18s | %8s %8s %8s %9s %9s | %8s %9s %8s %9s | %8s %15s | %5s MB %-18s %8s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
 			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
@@ -191,10 +198,15 @@ for prog in calls loops; do
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
 			"$(ms "$(field replay.txt first_print)")" \
 			"$(ms "$(field replay.txt reverse_finish)")" \
+			"$(ms "$(field replay.txt past_info_registers)")" \
+			"$(ms "$(field replay.txt past_print)")" \
 			"$(ms "$(field replay.txt reverse_step)")" "" \
 			"$(ms "$(field notail.txt first_reverse_stepi)")" \
 			"$(ms "$(field notail.txt first_print)")" \
-			"$(ms "$(field notail.txt reverse_finish)")" \
+			"$(ms "$(field notail.txt reverse_finish)")" "" \
+			"$(ms "$(field noseek.txt reverse_finish)")" \
+			"$(ms "$(field noseek.txt past_info_registers)")" \
+			"$(ms "$(field noseek.txt past_print)")" \
 			"$(ms "$(field replay.txt reverse_continue)")" "$rcont_base" \
 			"$(awk -v k="$index_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
 			"$(secs "$(awk -v u="$ruser" -v s="$rsys" 'BEGIN { print u + s }')") ($(secs "$rwall"))" \
@@ -206,9 +218,12 @@ done
 echo "(hwtrec info: the whole history built with its chunks decoded on Nt threads (HWTREC_BUILD_THREADS,"
 echo " default the online CPUs); 1 thread: the same build with HWTREC_BUILD_THREADS=1, which must save the same index;"
 echo " memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
-echo " rstepi, print, rfinish, rstep: the first reverse-stepi, a print there, then reverse-finish out of report, then reverse-step,"
-echo "  answered from the end of the trace decoded first while the whole history is built; with the data log"
-echo "  (the default) the first reverse-stepi waits for the log's pass (hwtr_values_load), not for the build;"
+echo " rstepi, print, rfinish, regs, pprint, rstep: the first reverse-stepi, a print there (the end state: the core),"
+echo "  then reverse-finish out of report, info registers and print total there (the first values at a past position),"
+echo "  then reverse-step, answered from the end of the trace decoded first while the whole history is built; with the"
+echo "  data log (the default) the first past values come from the log's last part (its seek table), not the build;"
+echo " no seek: the same reverse-finish, info registers and print with HWTREC_VALUES_SEEK=0: the values wait for the"
+echo "  pass over the whole log (hwtr_values_load), as before the seek table;"
 echo " no tail: the same first reverse-stepi, print and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
 echo " rcont: then reverse-continue to main's start across the whole history; baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"

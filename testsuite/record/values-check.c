@@ -16,6 +16,16 @@
  * hwtr-values-check --open RECORDING: the library accepts the data log
  * (its instruction counts and snapshot PCs match the history) and knows
  * every thread's registers at both ends of its history.
+ *
+ * hwtr-values-check --tail BYTES RECORDING: the values of the history of
+ * each thread's last BYTES of trace (hwtr_history_build_tail) read from the
+ * log's last part only (hwtr_values_load_tail: its seek table) are those of
+ * the whole log bound to the whole history (the reader the ORACLE mode
+ * checks against GDB), at every instruction of every thread's tail: each
+ * register's answer (known or not, and its value) and the memory around
+ * the stack pointer (each byte's state and old value).  Prints per thread
+ * the positions compared; exit 1 on any difference or when the tail's
+ * values are refused.
  */
 #include "vgdb-oracle.h"
 
@@ -96,6 +106,112 @@ static int check_open(const char *path)
 	return bad;
 }
 
+/* --tail: one register REGNO of the tail's position N and the whole's
+ * position N + BASE. */
+static void compare_register(struct hwtr_values *part, struct hwtr_thread *tt,
+			     struct hwtr_values *whole, struct hwtr_thread *wt,
+			     uint64_t n, uint64_t base, unsigned regno)
+{
+	uint8_t a[16] = { 0 }, b[16] = { 0 };
+	int ra = hwtr_values_register(part, tt, n, regno, a, sizeof(a));
+	int rb = hwtr_values_register(whole, wt, n + base, regno, b, sizeof(b));
+
+	if (ra != rb || (ra > 0 && memcmp(a, b, (size_t)ra)))
+		mismatch("tail position %" PRIu64 " (whole %" PRIu64 "): "
+			 "register %u: the log's last part gives %d, the whole "
+			 "log %d (or other bytes)\n", n, n + base, regno, ra, rb);
+}
+
+#define STACK_BYTES 256
+
+static void compare_stack(struct hwtr_values *part, struct hwtr_thread *tt,
+			  struct hwtr_values *whole, struct hwtr_thread *wt,
+			  uint64_t n, uint64_t base, unsigned long *bytes)
+{
+	uint8_t a[STACK_BYTES], b[STACK_BYTES], sa[STACK_BYTES], sb[STACK_BYTES];
+	uint64_t rsp;
+	size_t i;
+
+	if (hwtr_values_register(whole, wt, n + base, hwtr_amd64_rsp, &rsp,
+				 8) != 8)
+		return;
+	rsp -= STACK_BYTES / 2;
+	if (hwtr_values_memory(part, tt, n, rsp, a, sa, STACK_BYTES) ||
+	    hwtr_values_memory(whole, wt, n + base, rsp, b, sb, STACK_BYTES)) {
+		mismatch("tail position %" PRIu64 ": memory: %s\n", n,
+			 hwtr_last_error());
+		return;
+	}
+	for (i = 0; i < STACK_BYTES; i++) {
+		if (sa[i] != sb[i] || (sa[i] == hwtr_value_old && a[i] != b[i]))
+			mismatch("tail position %" PRIu64 " (whole %" PRIu64
+				 "): byte at 0x%" PRIx64 ": state %u value 0x%02x "
+				 "from the last part, %u 0x%02x from the whole "
+				 "log\n", n, n + base, rsp + i, sa[i], a[i], sb[i],
+				 b[i]);
+		*bytes += sb[i] == hwtr_value_old;
+	}
+}
+
+static int check_tail(const char *bytes_arg, const char *path)
+{
+	struct hwtr_recording *rec;
+	struct hwtr_history *history, *tail;
+	struct hwtr_values *whole, *part = NULL;
+	size_t t;
+
+	if (hwtr_recording_open(path, &rec) ||
+	    hwtr_history_build(rec, NULL, &history) ||
+	    hwtr_history_build_tail(rec, NULL, strtoull(bytes_arg, NULL, 10),
+				    &tail) ||
+	    hwtr_values_open(history, &whole)) {
+		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+		return 1;
+	}
+	if (hwtr_values_load_tail(tail, &part) || !part || !whole) {
+		fprintf(stderr, "%s: the tail's values are refused: %s\n", path,
+			hwtr_last_error());
+		return 1;
+	}
+	for (t = 0; t < hwtr_history_nthreads(tail); t++) {
+		struct hwtr_thread *tt = hwtr_history_thread(tail, t);
+		struct hwtr_thread *wt = hwtr_history_thread(history, t);
+		struct hwtr_thread_stats stats;
+		unsigned long old_bytes = 0, compared;
+		uint64_t base, n;
+		unsigned regno;
+
+		if (hwtr_thread_stats(tt, &stats) ||
+		    hwtr_thread_tail_base(tt, wt, &base)) {
+			fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
+			return 1;
+		}
+		/* Every position near the tail's start (the restart point's
+		 * side), then about 150 spread: a register read scans up
+		 * to a snapshot period of the log. */
+		for (n = 1, compared = 0; n <= stats.instructions;
+		     n += n < 64 ? 1 : stats.instructions / 150 + 1) {
+			for (regno = 0; regno <= hwtr_amd64_mxcsr; regno++)
+				compare_register(part, tt, whole, wt, n, base,
+						 regno);
+			compare_stack(part, tt, whole, wt, n, base, &old_bytes);
+			compared++;
+		}
+		printf("thread %u: %lu of tail positions 1 to %" PRIu64
+		       " (whole %" PRIu64 " to %" PRIu64 "), every register "
+		       "and %d stack bytes each, %lu old bytes\n", stats.tid,
+		       compared, stats.instructions, base + 1,
+		       base + stats.instructions, STACK_BYTES, old_bytes);
+	}
+	printf("%lu differences\n", mismatches);
+	hwtr_values_free(part);
+	hwtr_values_free(whole);
+	hwtr_history_free(tail);
+	hwtr_history_free(history);
+	hwtr_recording_close(rec);
+	return mismatches != 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct hwtr_recording *rec;
@@ -112,9 +228,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--open"))
 		return check_open(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--tail"))
+		return check_tail(argv[2], argv[3]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: hwtr-values-check RECORDING ORACLE\n"
-			"       hwtr-values-check --open RECORDING\n");
+			"       hwtr-values-check --open RECORDING\n"
+			"       hwtr-values-check --tail BYTES RECORDING\n");
 		return 2;
 	}
 	if (oracle_read(argv[2], &o))

@@ -14,6 +14,7 @@
 
 #include <check.h>
 #include <jansson.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,9 +501,9 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 	open_with_log(&h, &l, HWTR_VALUES_VERSION + 1);
 	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_version);
 	snprintf(want, sizeof(want), "%s: manifest: data log \"values\" is "
-		 "version %d; this reader reads version %d",
+		 "version %d; this reader reads versions %d to %d",
 		 hwtr_recording_path(h.rec), HWTR_VALUES_VERSION + 1,
-		 HWTR_VALUES_VERSION);
+		 HWTR_VALUES_OLDEST_VERSION, HWTR_VALUES_VERSION);
 	ck_assert_str_eq(hwtr_last_error(), want);
 	fixture_history_close(&h);
 
@@ -525,7 +526,7 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 		ck_assert_int_eq(hwtr_values_open(h.history, &v),
 				 -hwtr_err_version);
 		snprintf(want, sizeof(want), "data log \"values\" is version "
-			 "%d; this reader reads version 4", old);
+			 "%d; this reader reads versions 4 to 5", old);
 		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
 			      hwtr_last_error());
 		fixture_history_close(&h);
@@ -536,7 +537,7 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 		ck_assert_int_eq(hwtr_values_open(h.history, &v),
 				 -hwtr_err_version);
 		snprintf(want, sizeof(want), "values: offset 8: data log "
-			 "version %d; this reader reads version 4", old);
+			 "version %d; this reader reads versions 4 to 5", old);
 		ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
 			      hwtr_last_error());
 		fixture_history_close(&h);
@@ -748,6 +749,192 @@ START_TEST(a_tail_the_log_cannot_place_gets_no_values)
 }
 END_TEST
 
+/* A log with restart points and a seek table (values-format.h, "Seeking"),
+ * as the Valgrind tool writes it, for the main path's tail (whole 14 to
+ * 29, log_base TAIL_BASE): restart points at 0, 11 and 19, each followed
+ * by a snapshot (at 1, 12 and 20: the tail's 7, at its label's PC); before
+ * the tail rax at 5 and a store at 8, in it rax at 13 (before the tail's
+ * first instruction), a store at 22 and rax at 25; whole to 29.  The
+ * table's entries (offset, pos, lwpid, CRC-32 to the next) are kept in
+ * SEEK so that tests can damage what they name. */
+struct seek_log {
+	struct log l;
+	size_t entry_offset[3], table, store_22;
+};
+
+static void seek_entry_begin(struct seek_log *s, int k, uint64_t pos)
+{
+	s->entry_offset[k] = s->l.n;
+	log_thread(&s->l, pos, pos);
+}
+
+static void seek_log(struct seek_log *s)
+{
+	struct log *l = &s->l;
+	static const uint64_t pos[3] = { 0, 11, 19 };
+	size_t end_sync;
+	uint32_t crc;
+	int k;
+
+	log_begin(l, HWTR_VALUES_VERSION);
+	seek_entry_begin(s, 0, 0);
+	log_snapshot(l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_rax(l, 5, 0x5555);
+	log_store(l, 8, 0x5000, "zz");
+	seek_entry_begin(s, 1, 11);
+	log_snapshot(l, 12, 0x300, 0, fixture_symbol(main_path_labels[11]));
+	log_rax(l, 13, 0x1313);
+	seek_entry_begin(s, 2, 19);
+	log_snapshot(l, 20, 0x200, 0, fixture_symbol(main_path_labels[19]));
+	s->store_22 = l->n;
+	log_store(l, 22, 0x5000, "ab");
+	log_rax(l, 25, 0x2525);
+	end_sync = l->n;
+	log_sync(l, true, 29);
+	s->table = l->n;
+	put8(l, HWTR_VREC_SEEK);
+	put64(l, end_sync);
+	put32(l, 3);
+	for (k = 0; k < 3; k++) {
+		size_t end = k < 2 ? s->entry_offset[k + 1] : s->table;
+
+		put64(l, s->entry_offset[k]);
+		put64(l, pos[k]);
+		put32(l, 1);
+		put32(l, (uint32_t)crc32(0, l->b + s->entry_offset[k],
+					 (uInt)(end - s->entry_offset[k])));
+	}
+	crc = (uint32_t)crc32(0, l->b + s->table, (uInt)(l->n - s->table));
+	put64(l, s->table);
+	put32(l, crc);
+	put32(l, 0);
+	put(l, HWTR_VALUES_SEEK_MAGIC, 8);
+}
+
+START_TEST(a_tail_reads_the_log_from_the_restart_point_before_it)
+{
+	struct fixture_history h;
+	struct hwtr_history *tail;
+	struct hwtr_thread *tt;
+	struct hwtr_values *v = NULL;
+	struct seek_log s;
+	uint64_t r = 0;
+	char st[9], b[9];
+
+	seek_log(&s);
+	/* The part before the restart point at 11 is not a log at all: the
+	 * tail's values can only come from the part after it. */
+	s.l.b[s.entry_offset[0] + 21] = 0x7f;
+	open_with_log(&h, &s.l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "unknown record type 127"),
+		      "%s", hwtr_last_error());
+	tail = tail_of(&h);
+	tt = hwtr_history_thread(tail, 0);
+	ck_assert_msg(hwtr_values_load_tail(tail, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	/* The tail's 1 is whole 14: rax from 13, rbx from the snapshot at
+	 * 12 (both written after the restart point at 11). */
+	ck_assert_int_eq(hwtr_values_register(v, tt, 1, hwtr_amd64_rax, &r, 8), 8);
+	ck_assert_uint_eq(r, 0x1313);
+	ck_assert_int_eq(hwtr_values_register(v, tt, 1, hwtr_amd64_rbx, &r, 8), 8);
+	ck_assert_uint_eq(r, 0x301);
+	/* Whole 20, the snapshot there; whole 25. */
+	hwtr_values_register(v, tt, 7, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x201);
+	hwtr_values_register(v, tt, 12, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x2525);
+	/* Memory: the store at 22 undone back to the tail's 1 and 9, not
+	 * after it (the store at 8 is before the tail: not needed). */
+	memory_at(v, tt, 1, st, b);
+	ck_assert_str_eq(st, "OOSSSSSS");
+	ck_assert_str_eq(b, "ab......");
+	memory_at(v, tt, 9, st, b);
+	ck_assert_str_eq(b, "ab......");
+	memory_at(v, tt, 10, st, b);
+	ck_assert_str_eq(st, "SSSSSSSS");
+	/* It holds the log from 11 on only: the whole history, which
+	 * needs it from 0, is refused. */
+	ck_assert_int_eq(hwtr_values_bind(v, h.history), -hwtr_err_notfound);
+	ck_assert_msg(strstr(hwtr_last_error(), "does not reach back to "
+			     "position 1"), "%s", hwtr_last_error());
+	hwtr_values_free(v);
+	hwtr_history_free(tail);
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* A log whose seek table is missing or does not check out gives the tail
+ * nothing (the caller reads the whole log), saying why; the whole log is
+ * still read as before, version 4's (no table) included. */
+START_TEST(a_missing_or_damaged_seek_table_falls_back_to_the_whole_log)
+{
+	static const struct {
+		const char *what;
+		int version, err;
+		const char *message;
+	} cases[] = {
+		{ "version 4", 4, -hwtr_err_notfound,
+		  "data log version 4 has no seek table" },
+		{ "cut off before the footer", 5, -hwtr_err_notfound,
+		  "no seek table at the end (no HWTRSEEK)" },
+		{ "an entry changed", 5, -hwtr_err_format,
+		  "the seek table does not match its CRC-32" },
+		{ "a byte after the restart point changed", 5, -hwtr_err_format,
+		  "do not match the seek table's CRC-32" },
+		{ "the footer points outside", 5, -hwtr_err_format,
+		  "outside the log" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fixture_history h;
+		struct hwtr_history *tail;
+		struct hwtr_values *v = NULL;
+		struct seek_log s;
+		uint64_t r = 0;
+
+		seek_log(&s);
+		switch (k) {
+		case 0:
+			usual_log(&s.l, true);
+			s.l.b[8] = 4;
+			break;
+		case 1:
+			s.l.n -= 3;
+			break;
+		case 2:
+			s.l.b[s.table + 13 + 24 + 8] ^= 1;	/* a pos */
+			break;
+		case 3:
+			s.l.b[s.store_22 + 4] = 'X';	/* "ab" -> "Xb" */
+			break;
+		case 4:
+			s.l.b[s.l.n - 24 + 7] = 0x40;
+			break;
+		}
+		open_with_log(&h, &s.l, cases[k].version);
+		tail = tail_of(&h);
+		ck_assert_msg(hwtr_values_load_tail(tail, &v) == cases[k].err,
+			      "%s: %s", cases[k].what, hwtr_last_error());
+		ck_assert_msg(strstr(hwtr_last_error(), cases[k].message),
+			      "%s: %s", cases[k].what, hwtr_last_error());
+		ck_assert_ptr_null(v);
+		/* The whole log is read from its start, as before. */
+		ck_assert_msg(hwtr_values_load(h.rec, &v) == 0, "%s: %s",
+			      cases[k].what, hwtr_last_error());
+		ck_assert_int_eq(hwtr_values_bind(v, h.history), 0);
+		ck_assert_int_eq(hwtr_values_register(v, h.thread, 6,
+						      hwtr_amd64_rax, &r, 8), 8);
+		ck_assert_uint_eq(r, 0x5555);
+		hwtr_values_free(v);
+		hwtr_history_free(tail);
+		fixture_history_close(&h);
+	}
+}
+END_TEST
+
 START_TEST(a_recording_without_a_log_has_no_values)
 {
 	struct fixture_history h;
@@ -775,6 +962,8 @@ int main(void)
 	tcase_add_test(tc, a_recording_without_a_log_has_no_values);
 	tcase_add_test(tc, a_tail_counts_back_from_the_log_end);
 	tcase_add_test(tc, a_tail_the_log_cannot_place_gets_no_values);
+	tcase_add_test(tc, a_tail_reads_the_log_from_the_restart_point_before_it);
+	tcase_add_test(tc, a_missing_or_damaged_seek_table_falls_back_to_the_whole_log);
 	tcase_set_timeout(tc, 60);
 	return check_run_tcase("values", tc);
 }
