@@ -540,12 +540,19 @@ int values_index_map(const char *dir, const char *name,
 	}
 	ix->version = get32(ix->log + 8);
 	if (ix->version < HWTR_VALUES_OLDEST_VERSION ||
-	    ix->version > HWTR_VALUES_VERSION ||
-	    get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
+	    ix->version > HWTR_VALUES_VERSION) {
 		err = hwtr_fail(hwtr_err_version, "%s/%s: offset 8: data log "
 				"version %u; this reader reads versions %d to %d",
 				dir, name, ix->version,
 				HWTR_VALUES_OLDEST_VERSION, HWTR_VALUES_VERSION);
+		values_index_close(ix);
+		return err;
+	}
+	if (get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
+		err = hwtr_fail(hwtr_err_format, "%s/%s: offset 12: a data log "
+				"header of %u bytes; version %u's has %d", dir,
+				name, get32(ix->log + 12), ix->version,
+				HWTR_VALUES_HEADER_SIZE);
 		values_index_close(ix);
 		return err;
 	}

@@ -75,7 +75,8 @@ int values_seek_read(const struct values_index *ix, const char *path,
 	foot = ix->log + footer;
 	table = get64(foot);
 	crc = get32(foot + 8);
-	if (table < HWTR_VALUES_HEADER_SIZE || table + 13 > footer)
+	/* Not table + 13 > footer: a table offset near 2^64 wraps. */
+	if (table < HWTR_VALUES_HEADER_SIZE || table > footer || footer - table < 13)
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: the footer "
 				 "puts the seek table at offset %llu, outside "
 				 "the log", path, footer,

@@ -4,14 +4,15 @@
  * and valid: the unit tests' fixture code (testsuite/unit/fixture-code.S)
  * and a real trace of its main path (seeds-decoder/main-path), whose
  * thread is named as the log's first record names it, with no size or
- * CRC-32 for the log in the manifest, as after a recorder
- * that did not finish, so that every record reaches the parser.  A log
- * that is accepted is then read at every position: every register, memory
- * around the stack pointer and at the ends of the address space, each
- * instruction's stores, and the `hwtrec dump --values` listing, text and
- * JSON.  Seeds (make-values-seeds.sh): real logs of the fixture under the
+ * CRC-32 for the log in the manifest, as after a recorder that did not
+ * finish, so that every record reaches the parser.  The log is read whole
+ * (hwtr_values_open) and, for a tail of the history, from its seek table
+ * (hwtr_values_load_tail); what accepts it is then read at every position:
+ * every register, memory around the stack pointer and at the ends of the
+ * address space, each instruction's stores, and the `hwtrec dump --values`
+ * listing, text and JSON.  Seeds (make-values-seeds.sh): real logs of the fixture under the
  * Valgrind source, whole and cut.  FUZZ_VALUES_SHOW=1 prints whether each
- * input was accepted, or why not. */
+ * read accepted the input, or why not. */
 #include "fixture-recording.h"
 #include "scratch-dir.h"
 
@@ -32,10 +33,8 @@
 #endif
 
 static struct hwtr_recording *rec;
-static struct hwtr_history *history;
-static struct hwtr_thread *thread;
+static struct hwtr_history *history, *tail;
 static uint32_t thread_tid;
-static uint64_t instructions;
 static FILE *devnull;
 
 static void copy_trace(void)
@@ -77,26 +76,25 @@ static void write_manifest(uint32_t tid)
  * the run that wrote it.  False when the recording refuses that id. */
 static bool open_recording(uint32_t tid)
 {
-	struct hwtr_thread_stats stats;
-
 	if (history && tid == thread_tid)
 		return true;
+	hwtr_history_free(tail);
 	hwtr_history_free(history);
 	hwtr_recording_close(rec);
-	history = NULL;
+	history = tail = NULL;
 	rec = NULL;
 	write_manifest(tid);
 	if (hwtr_recording_open(scratch_path("rec"), &rec) < 0)
 		return false;
+	/* A tail as long as the trace: it starts with the log's first
+	 * register snapshot, which places it. */
 	if (hwtr_history_build(rec, NULL, &history) < 0 ||
-	    !(thread = hwtr_history_thread(history, 0)) ||
-	    hwtr_thread_stats(thread, &stats) < 0) {
+	    hwtr_history_build_tail(rec, NULL, 1u << 20, &tail) < 0) {
 		fprintf(stderr, "fuzz-values: the fixed recording's history "
 			"does not build: %s\n", hwtr_last_error());
 		abort();
 	}
 	thread_tid = tid;
-	instructions = stats.instructions;
 	return true;
 }
 
@@ -129,7 +127,8 @@ static uint32_t first_thread(const uint8_t *data, size_t size)
 }
 
 /* A read must give the register's size (at most BUF's) or an error. */
-static void read_registers(struct hwtr_values *v, uint64_t pos, uint64_t *rsp)
+static void read_registers(struct hwtr_values *v, struct hwtr_thread *thread,
+			   uint64_t pos, uint64_t *rsp)
 {
 	uint8_t buf[32];
 	unsigned regno;
@@ -146,8 +145,8 @@ static void read_registers(struct hwtr_values *v, uint64_t pos, uint64_t *rsp)
 	}
 }
 
-static void read_memory(struct hwtr_values *v, uint64_t pos, uint64_t addr,
-			size_t size)
+static void read_memory(struct hwtr_values *v, struct hwtr_thread *thread,
+			uint64_t pos, uint64_t addr, size_t size)
 {
 	uint8_t buf[256], state[256];
 	size_t i;
@@ -159,7 +158,8 @@ static void read_memory(struct hwtr_values *v, uint64_t pos, uint64_t addr,
 			abort();
 }
 
-static void read_stores(struct hwtr_values *v)
+static void read_stores(struct hwtr_values *v, struct hwtr_thread *thread,
+			uint64_t instructions)
 {
 	struct hwtr_stores *stores;
 	const struct hwtr_store *list;
@@ -181,32 +181,62 @@ static void read_stores(struct hwtr_values *v)
 	fprintf(devnull, "%llu\n", (unsigned long long)sum);
 }
 
+/* Read everything V says of every thread of H at every position. */
+static void read_all(struct hwtr_values *v, struct hwtr_history *h)
+{
+	size_t t;
+
+	for (t = 0; t < hwtr_history_nthreads(h); t++) {
+		struct hwtr_thread *thread = hwtr_history_thread(h, t);
+		struct hwtr_thread_stats stats;
+		uint64_t pos, rsp;
+
+		if (hwtr_thread_stats(thread, &stats) < 0)
+			abort();
+		for (pos = 0; pos <= stats.instructions + 1; pos++) {
+			read_registers(v, thread, pos, &rsp);
+			if (rsp)
+				read_memory(v, thread, pos, rsp - 64, 192);
+			read_memory(v, thread, pos, 0, 16);
+			read_memory(v, thread, pos, UINT64_MAX - 7, 16);	/* wraps */
+		}
+		read_registers(v, thread, UINT64_MAX, &rsp);
+		read_stores(v, thread, stats.instructions);
+		hwtr_list_insns_values(thread, v, 1, stats.instructions, 0,
+				       false, devnull);
+		hwtr_list_insns_values(thread, v, 1, stats.instructions, 0,
+				       true, devnull);
+	}
+}
+
+static void say(const char *how, int err)
+{
+	if (getenv("FUZZ_VALUES_SHOW"))
+		printf("%s: %s\n", how, err < 0 ? hwtr_last_error() : "accepted");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hwtr_values *v = NULL;
-	uint64_t pos, rsp;
+	int err;
 
 	scratch_write("rec/values", data, size);
 	if (!open_recording(first_thread(data, size)))
 		return 0;
-	if (hwtr_values_open(history, &v) < 0 || !v) {
-		if (getenv("FUZZ_VALUES_SHOW"))
-			printf("refused: %s\n", hwtr_last_error());
-		return 0;
+	/* The whole log, bound to the whole history. */
+	err = hwtr_values_open(history, &v);
+	say("whole", err);
+	if (err == 0 && v) {
+		read_all(v, history);
+		hwtr_values_free(v);
 	}
-	if (getenv("FUZZ_VALUES_SHOW"))
-		printf("accepted\n");
-	for (pos = 0; pos <= instructions + 1; pos++) {
-		read_registers(v, pos, &rsp);
-		if (rsp)
-			read_memory(v, pos, rsp - 64, 192);
-		read_memory(v, pos, 0, 16);
-		read_memory(v, pos, UINT64_MAX - 7, 16);	/* wraps */
+	/* The tail's part only, from the seek table's restart points. */
+	v = NULL;
+	err = hwtr_values_load_tail(tail, &v);
+	say("tail", err);
+	if (err == 0 && v) {
+		read_all(v, tail);
+		hwtr_values_free(v);
 	}
-	read_registers(v, UINT64_MAX, &rsp);
-	read_stores(v);
-	hwtr_list_insns_values(thread, v, 1, instructions, 0, false, devnull);
-	hwtr_list_insns_values(thread, v, 1, instructions, 0, true, devnull);
-	hwtr_values_free(v);
 	return 0;
 }

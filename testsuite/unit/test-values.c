@@ -543,6 +543,17 @@ START_TEST(newer_versions_and_bad_records_are_refused_by_name)
 		fixture_history_close(&h);
 	}
 
+	/* A header of another size is named as such, not as a version. */
+	usual_log(&l, true);
+	l.b[12] = 20;
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	snprintf(want, sizeof(want), "values: offset 12: a data log header of "
+		 "20 bytes; version %d's has 16", HWTR_VALUES_VERSION);
+	ck_assert_msg(strstr(hwtr_last_error(), want) != NULL, "%s",
+		      hwtr_last_error());
+	fixture_history_close(&h);
+
 	/* A position that overflows 64 bits is named, not wrapped. */
 	log_begin(&l, HWTR_VALUES_VERSION);
 	log_thread(&l, UINT64_MAX - 1, 0);
