@@ -126,6 +126,7 @@ static void push_op(struct recover_op *op)
 	op->mindex = RECOVER_NOREG;
 	op->mscale = 1;
 	op->mdisp = -8;
+	op->mseg = recover_seg_none;	/* (push fs:[m] read through fs) */
 }
 
 /* Registers some instructions write without naming them, which Capstone
@@ -219,11 +220,36 @@ static uint16_t written_registers(csh cs, const cs_insn *insn)
 	return mask;
 }
 
-/* A prefix that changes what the operands mean: segment override (fs:,
- * gs:), address size. */
+/* Whether INSN may change the fs base: wrfsbase, a load of the fs
+ * selector (mov fs, pop fs, lfs), whatever Capstone says writes fs. */
+static bool changes_fs(csh cs, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0, i;
+
+	if (insn->id == X86_INS_WRFSBASE || insn->id == X86_INS_LFS)
+		return true;
+	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return true;
+	for (i = 0; i < nwr; i++)
+		if (wr[i] == X86_REG_FS)
+			return true;
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    x->operands[i].reg == X86_REG_FS &&
+		    (insn->id == X86_INS_MOV || insn->id == X86_INS_POP))
+			return true;
+	return false;
+}
+
+/* A prefix that changes what the operands mean: a segment override other
+ * than fs: (gs:; an fs: memory operand is modelled, memory_address),
+ * address size. */
 static bool odd_prefix(const cs_x86 *x)
 {
-	return x->prefix[1] != 0 || x->prefix[3] != 0;
+	return (x->prefix[1] != 0 && x->prefix[1] != X86_PREFIX_FS) ||
+	       x->prefix[3] != 0;
 }
 
 static bool alu_of(unsigned id, uint8_t *alu)
@@ -249,14 +275,17 @@ static bool alu_of(unsigned id, uint8_t *alu)
 }
 
 /* OP's memory address from Capstone's M: false when it cannot be computed
- * from the general registers (a segment base, 32-bit addressing). */
+ * from the general registers and the fs base (a gs base, 32-bit
+ * addressing). */
 static bool memory_address(const cs_insn *insn, const x86_op_mem *m,
 			   struct recover_op *op)
 {
 	unsigned r, size;
 
-	if (m->segment != X86_REG_INVALID || insn->detail->x86.prefix[3])
+	if ((m->segment != X86_REG_INVALID && m->segment != X86_REG_FS) ||
+	    insn->detail->x86.prefix[3])
 		return false;
+	op->mseg = m->segment == X86_REG_FS ? recover_seg_fs : recover_seg_none;
 	op->mdisp = m->disp;
 	op->mscale = (uint8_t)(m->scale ? m->scale : 1);
 	if (m->base == X86_REG_RIP) {
@@ -435,6 +464,7 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->mindex = RECOVER_NOREG;
 		op->mscale = 1;
 		op->mdisp = 0;
+		op->mseg = recover_seg_none;
 		return true;
 	case X86_INS_LEAVE:
 		op->kind = recover_leave;
@@ -444,6 +474,7 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->mindex = RECOVER_NOREG;
 		op->mscale = 1;
 		op->mdisp = 0;
+		op->mseg = recover_seg_none;
 		return true;
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
@@ -745,9 +776,11 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	op->mbase = op->mindex = RECOVER_NOREG;
 	op->writes = RECOVER_ALL_REGS;
 	op->mkind = recover_mem_any;	/* undecodable: anything */
+	op->sets_fs = true;
 	*target = 0;
 	if (!cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn))
 		return;
+	op->sets_fs = changes_fs(x86->cs, x86->insn);
 	if ((cs_insn_group(x86->cs, x86->insn, CS_GRP_JUMP) ||
 	     cs_insn_group(x86->cs, x86->insn, CS_GRP_CALL)) &&
 	    x86->insn->detail->x86.op_count == 1 &&
@@ -1187,6 +1220,25 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr)
 		return true;
 	default:
 		return false;
+	}
+}
+
+bool recover_x86_syscall_keeps_fs(uint64_t nr)
+{
+	switch (nr) {
+	case 15:	/* rt_sigreturn */
+	case 56:	/* clone: CLONE_SETTLS sets the child's; which one
+			 * continues this history is not asked */
+	case 57:	/* fork */
+	case 58:	/* vfork */
+	case 59:	/* execve */
+	case 158:	/* arch_prctl: ARCH_SET_FS */
+	case 205:	/* set_thread_area */
+	case 322:	/* execveat */
+	case 435:	/* clone3 */
+		return false;
+	default:
+		return true;
 	}
 }
 

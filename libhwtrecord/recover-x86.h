@@ -90,6 +90,15 @@ enum recover_mem_kind {
 	recover_mem_syscall,	/* any, unless the call number says not */
 };
 
+/* The segment of a memory operand: none (flat), or fs, whose base is the
+ * thread's TLS pointer (the stack protector's canary, the pointer guard,
+ * errno).  gs and 32-bit addressing are not modelled: such an operand is
+ * an unknown address. */
+enum recover_segment {
+	recover_seg_none = 0,
+	recover_seg_fs,
+};
+
 enum recover_value_kind {
 	recover_value_unknown = 0,
 	recover_value_reg,	/* the low msize bytes of vreg */
@@ -112,6 +121,10 @@ struct recover_op {
 	uint8_t mkind;		/* enum recover_mem_kind */
 	uint8_t msize;
 	uint8_t mbase, mindex, mscale;
+	uint8_t mseg;		/* enum recover_segment: fs adds the thread's
+				 * fs base (recover.c) */
+	bool sets_fs;		/* may change the fs base (wrfsbase, a load
+				 * of fs, an instruction not decoded) */
 	uint8_t vkind, vreg;	/* a store's value */
 	int64_t mdisp;
 	int64_t vimm;
@@ -159,6 +172,11 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
 /* Whether a system call numbered NR surely writes no user memory (write,
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
+
+/* Whether a system call numbered NR surely leaves this thread's fs base
+ * as it was: false for arch_prctl, set_thread_area, clone, the execs and
+ * rt_sigreturn. */
+bool recover_x86_syscall_keeps_fs(uint64_t nr);
 
 /* The one user buffer a system call numbered NR writes, when that is all
  * it writes: its address is register *ADDR_REG; its length register

@@ -13,11 +13,13 @@
 #include "check-main.h"
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 /* void recover_stub(uint64_t regs[16]): run one instruction natively with
  * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
@@ -368,6 +370,70 @@ START_TEST(stack_instructions)
 }
 END_TEST
 
+/* %fs: operands: an address relative to the thread's fs base, as the CPU
+ * reads it (the stack protector's canary at fs:0x28, read here both
+ * ways); what may change the base; gs: stays an unknown address. */
+START_TEST(fs_operands)
+{
+	static const uint8_t
+		load_canary[] = { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0 },
+		xor_guard[] = { 0x64, 0x4c, 0x33, 0x04, 0x25, 0x30, 0, 0, 0 },
+		store_fs[] = { 0x64, 0x48, 0x89, 0x0c, 0x25, 0x10, 0, 0, 0 },
+		push_fs_mem[] = { 0x64, 0xff, 0x34, 0x25, 0x10, 0, 0, 0 },
+		store_gs[] = { 0x65, 0x48, 0x89, 0x04, 0x25, 0, 0, 0, 0 },
+		wrfsbase[] = { 0xf3, 0x48, 0x0f, 0xae, 0xd0 },
+		mov_fs_eax[] = { 0x8e, 0xe0 }, pop_fs[] = { 0x0f, 0xa1 };
+	struct recover_op op;
+	uint64_t target, base = 0, canary, by_cpu;
+
+	recover_x86_decode(x86, 0x401000, load_canary, 9, &op, &target);
+	ck_assert_int_eq(op.kind, recover_load);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	ck_assert_int_eq(op.mseg, recover_seg_fs);
+	ck_assert_int_eq(op.mbase, RECOVER_NOREG);
+	ck_assert_int_eq(op.mindex, RECOVER_NOREG);
+	ck_assert_int_eq(op.msize, 8);
+	ck_assert_int_eq(op.mdisp, 0x28);
+	ck_assert(!op.sets_fs);
+	/* The CPU agrees: fs:0x28 is the 8 bytes at fs base + 0x28. */
+	ck_assert_int_eq(syscall(SYS_arch_prctl, ARCH_GET_FS, &base), 0);
+	__asm__ volatile("mov %%fs:0x28, %0" : "=r"(by_cpu));
+	memcpy(&canary, (const void *)(uintptr_t)(base + (uint64_t)op.mdisp), 8);
+	ck_assert_uint_eq(canary, by_cpu);
+
+	/* longjmp's pointer demangling */
+	recover_x86_decode(x86, 0x401000, xor_guard, 9, &op, &target);
+	ck_assert_int_eq(op.kind, recover_alu_mem);
+	ck_assert_int_eq(op.alu, recover_xor);
+	ck_assert_int_eq(op.dst, 8);
+	ck_assert_int_eq(op.mseg, recover_seg_fs);
+	ck_assert_int_eq(op.mdisp, 0x30);
+
+	recover_x86_decode(x86, 0x401000, store_fs, 9, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_store);
+	ck_assert_int_eq(op.mseg, recover_seg_fs);
+	ck_assert_int_eq(op.vreg, 2);
+	/* push fs:[m] reads through fs but stores at rsp - 8, flat. */
+	recover_x86_decode(x86, 0x401000, push_fs_mem, 8, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_store);
+	ck_assert_int_eq(op.mbase, 7);
+	ck_assert_int_eq(op.mseg, recover_seg_none);
+	recover_x86_decode(x86, 0x401000, store_gs, 9, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_any);
+
+	recover_x86_decode(x86, 0x401000, wrfsbase, 5, &op, &target);
+	ck_assert(op.sets_fs);
+	recover_x86_decode(x86, 0x401000, mov_fs_eax, 2, &op, &target);
+	ck_assert(op.sets_fs);
+	recover_x86_decode(x86, 0x401000, pop_fs, 2, &op, &target);
+	ck_assert(op.sets_fs);
+	ck_assert(!recover_x86_syscall_keeps_fs(SYS_arch_prctl));
+	ck_assert(!recover_x86_syscall_keeps_fs(SYS_clone));
+	ck_assert(!recover_x86_syscall_keeps_fs(SYS_rt_sigreturn));
+	ck_assert(recover_x86_syscall_keeps_fs(SYS_write));
+}
+END_TEST
+
 /* setcc and cmovcc after cmp or test (recover-flags.c), against the CPU
  * running the pair: every condition, both widths, with operands made
  * equal, zero, or at the sign edge often enough to take every branch of
@@ -577,6 +643,7 @@ int main(void)
 	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
+	tcase_add_test(tc, fs_operands);
 	tcase_add_test(tc, syscall_buffers);
 	tcase_add_test(tc, syscall_registers);
 	tcase_add_loop_test(tc, setcc_and_cmov_agree_with_the_cpu, 0,
