@@ -306,11 +306,20 @@ static bool memory_address(const cs_insn *insn, const x86_op_mem *m,
 /* Whether INSN's memory operand I is written.  Intel's operand order puts
  * the destination first, so a first memory operand is taken to be written
  * unless the instruction only reads it; Capstone's access flags add to
- * that (they miss some stores, so they alone are not trusted). */
+ * that (they miss some stores, so they alone are not trusted), except for
+ * the instructions that only read memory by the manual (Capstone 4 says
+ * test [m], imm writes [m]: a store, to an address often not known, would
+ * be a barrier to everything the end state proves before it). */
 static bool memory_written(const cs_insn *insn, unsigned i)
 {
 	const cs_x86_op *o = &insn->detail->x86.operands[i];
 
+	switch (insn->id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+		return false;
+	default:
+		break;
+	}
 	if (o->access & CS_AC_WRITE)
 		return true;
 	switch (insn->id) {

@@ -288,7 +288,11 @@ START_TEST(stack_instructions)
 		add_mem[] = { 0x48, 0x03, 0x45, 0xf8 },	/* add rax, [rbp-8] */
 		store[] = { 0x48, 0x89, 0x45, 0xf8 },	/* mov [rbp-8], rax */
 		rep_stosb[] = { 0xf3, 0xaa }, syscall[] = { 0x0f, 0x05 },
-		pop_fs[] = { 0x0f, 0xa1 }, pop_mem[] = { 0x8f, 0x00 };
+		pop_fs[] = { 0x0f, 0xa1 }, pop_mem[] = { 0x8f, 0x00 },
+		test_mem[] = { 0xf7, 0x07, 0x00, 0x10, 0x00, 0x00 },	/* test dword [rdi], 0x1000 */
+		testb_mem[] = { 0xf6, 0x07, 0x02 },	/* test byte [rdi], 2 */
+		cmp_mem[] = { 0x48, 0x39, 0x07 },	/* cmp [rdi], rax */
+		bt_mem[] = { 0x0f, 0xa3, 0x07 };	/* bt [rdi], eax */
 	struct recover_op op;
 	uint64_t target, val[16] = { 0 }, out[16];
 
@@ -358,6 +362,17 @@ START_TEST(stack_instructions)
 	recover_x86_decode(x86, 0x401000, pop_mem, 2, &op, &target);
 	ck_assert(op.writes & 1u << 7);
 	ck_assert_int_eq(op.mkind, recover_mem_any);
+
+	/* Comparisons with memory read it (Capstone 4 says test writes). */
+	recover_x86_decode(x86, 0x401000, test_mem, 6, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	ck_assert_int_eq(op.writes, 0);
+	recover_x86_decode(x86, 0x401000, testb_mem, 3, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	recover_x86_decode(x86, 0x401000, cmp_mem, 3, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
+	recover_x86_decode(x86, 0x401000, bt_mem, 3, &op, &target);
+	ck_assert_int_eq(op.mkind, recover_mem_load);
 
 	recover_x86_decode(x86, 0x401000, rep_stosb, 2, &op, &target);
 	ck_assert_int_eq(op.mkind, recover_mem_any);
