@@ -6,12 +6,14 @@
  * an immediate or a memory operand (recover.c supplies its bytes),
  * inc/dec/neg/not, shl/shr/sar/rol/ror by an immediate or by cl, xchg,
  * bswap, cdqe/cqo/cdq, movzx/movsx, push/pop/call/ret/leave's change of
- * rsp, and syscall.  A 32-bit result zero-extends, so it is computed
+ * rsp, and syscall; forwards only, one-operand mul/imul of a register,
+ * popcnt, and bsf/tzcnt/bsr of a source not zero.  An fs: memory operand
+ * has an address (recover.c adds the fs base); gs: has none.  A 32-bit result zero-extends, so it is computed
  * forwards but never inverted (the old upper half is lost).  Comparisons
  * (cmp, test, bt) write no register.  An 8- or 16-bit destination (not
  * ah..dh) is modelled forwards for moves, ALU operations and shifts by an
  * immediate (model()).  Anything else (narrow loads, flags inputs like
- * adc, cmov, setcc, segment or address-size prefixes) is
+ * adc, cmov, setcc, gs: or address-size prefixes) is
  * unmodelled: every register Capstone says it writes, and its first
  * register operand, become unknown.
  *
@@ -497,6 +499,34 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->msize = 4;
 		op->width = 8;
 		return true;
+	case X86_INS_MUL:
+	case X86_INS_IMUL:
+		/* One operand, a register: rdx:rax = rax * it. */
+		if (x->op_count != 1 || dst == RECOVER_NOREG ||
+		    (dsize != 4 && dsize != 8) || high_byte(o[0].reg))
+			break;
+		op->kind = recover_mul_wide;
+		op->alu = insn->id == X86_INS_IMUL;
+		op->dst = 0;	/* rax (and rdx) */
+		op->src = (uint8_t)dst;
+		op->width = (uint8_t)dsize;
+		return true;
+	case X86_INS_BSF:
+	case X86_INS_TZCNT:
+	case X86_INS_BSR:
+	case X86_INS_POPCNT:
+		if (x->op_count != 2 || dst == RECOVER_NOREG ||
+		    (dsize != 4 && dsize != 8) || o[1].type != X86_OP_REG ||
+		    (s = gpr(o[1].reg, &ssize)) == RECOVER_NOREG || ssize != dsize)
+			return false;
+		op->kind = recover_bit_scan;
+		op->alu = insn->id == X86_INS_POPCNT ? recover_bit_count
+			  : insn->id == X86_INS_BSR ? recover_bit_reverse
+			  : recover_bit_forward;
+		op->dst = (uint8_t)dst;
+		op->src = (uint8_t)s;
+		op->width = (uint8_t)dsize;
+		return true;
 	case X86_INS_CQO:	/* rdx = the sign of rax */
 	case X86_INS_CDQ:	/* edx = the sign of eax */
 		op->kind = recover_sign_fill;
@@ -822,6 +852,9 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	case recover_xchg:
 		op->writes = (uint16_t)(1u << op->dst | 1u << op->src);
 		break;
+	case recover_mul_wide:
+		op->writes = 1u << 0 | 1u << 3;	/* rax, rdx */
+		break;
 	default:
 		op->writes = (uint16_t)(1u << op->dst);
 		break;
@@ -966,6 +999,57 @@ static uint16_t forward_conditional(const struct recover_op *op,
 	return (uint16_t)(1u << d);
 }
 
+/* mul / imul with one operand: rdx:rax (edx:eax, each zero-extended) =
+ * rax * src, unsigned or signed. */
+static uint16_t forward_mul_wide(const struct recover_op *op,
+				 const uint64_t *val, uint16_t known,
+				 uint64_t *out)
+{
+	const unsigned rax = 0, rdx = 3;
+	uint64_t a = val[rax], b = val[op->src];
+
+	if (!KNOWN(known, rax) || !KNOWN(known, op->src))
+		return 0;
+	if (op->width == 8) {
+		unsigned __int128 p = op->alu
+			? (unsigned __int128)((__int128)(int64_t)a * (int64_t)b)
+			: (unsigned __int128)a * b;
+
+		out[rax] = (uint64_t)p;
+		out[rdx] = (uint64_t)(p >> 64);
+	} else {
+		uint64_t p = op->alu
+			? (uint64_t)((int64_t)(int32_t)a * (int32_t)b)
+			: (uint64_t)(uint32_t)a * (uint32_t)b;
+
+		out[rax] = (uint32_t)p;
+		out[rdx] = (uint32_t)(p >> 32);
+	}
+	return 1u << rax | 1u << rdx;
+}
+
+/* bsf, tzcnt, bsr (a source not zero), popcnt. */
+static uint16_t forward_bit_scan(const struct recover_op *op,
+				 const uint64_t *val, uint16_t known,
+				 uint64_t *out)
+{
+	uint64_t v;
+
+	if (!KNOWN(known, op->src))
+		return 0;
+	v = sized(val[op->src], op->width);
+	if (op->alu == recover_bit_count) {
+		out[op->dst] = (uint64_t)__builtin_popcountll(v);
+	} else if (!v) {
+		return 0;
+	} else if (op->alu == recover_bit_forward) {
+		out[op->dst] = (uint64_t)__builtin_ctzll(v);
+	} else {
+		out[op->dst] = (uint64_t)(63 - __builtin_clzll(v));
+	}
+	return (uint16_t)(1u << op->dst);
+}
+
 uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, uint64_t *out)
 {
@@ -1050,6 +1134,10 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			mask |= (uint16_t)(1u << d);
 		}
 		return mask;
+	case recover_mul_wide:
+		return forward_mul_wide(op, val, known, out);
+	case recover_bit_scan:
+		return forward_bit_scan(op, val, known, out);
 	case recover_sign_fill:
 		if (!KNOWN(known, op->src))
 			return 0;

@@ -53,6 +53,20 @@ enum recover_kind {
 	recover_setcc,		/* low byte of dst = cond of the comparison
 				 * (recover-flags.h) */
 	recover_cmov,		/* dst = cond of the comparison ? src : dst */
+	recover_mul_wide,	/* rdx:rax = rax * src (mul; imul when alu is
+				 * 1), forwards only */
+	recover_bit_scan,	/* dst = bit index or count of src (alu: enum
+				 * recover_bit_op), forwards only */
+};
+
+/* What a recover_bit_scan computes.  bsf, bsr and tzcnt only when the
+ * source is not zero: bsf/bsr then leave dst as the manual does not say,
+ * and tzcnt runs as bsf on a CPU without BMI1 (the same for a source not
+ * zero). */
+enum recover_bit_op {
+	recover_bit_forward,	/* bsf, tzcnt: the lowest set bit's index */
+	recover_bit_reverse,	/* bsr: the highest set bit's index */
+	recover_bit_count,	/* popcnt: the number of set bits */
 };
 
 /* The conditions of jcc, setcc and cmovcc (recover-branch.h,

@@ -1203,7 +1203,12 @@ static unsigned unknown_input(const struct hwtr_recovery *rec, uint32_t k,
 	case recover_extend:
 	case recover_mul_imm:
 	case recover_sign_fill:
+	case recover_bit_scan:
 		in[0] = op->src;
+		break;
+	case recover_mul_wide:
+		in[0] = hwtr_amd64_rax;
+		in[1] = op->src;
 		break;
 	case recover_lea:
 		in[0] = op->base;
