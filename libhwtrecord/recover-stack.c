@@ -65,7 +65,8 @@ static struct sym address(const struct stack_state *s,
 {
 	struct sym none = { 0, 0 }, a = { ABSOLUTE, op->mdisp };
 
-	if (op->mindex != RECOVER_NOREG)
+	/* (fs: the thread's TLS block, which no symbolic base reaches) */
+	if (op->mindex != RECOVER_NOREG || op->mseg != recover_seg_none)
 		return none;
 	if (op->mbase == RECOVER_NOREG)
 		return a;

@@ -6,12 +6,14 @@
  * an immediate or a memory operand (recover.c supplies its bytes),
  * inc/dec/neg/not, shl/shr/sar/rol/ror by an immediate or by cl, xchg,
  * bswap, cdqe/cqo/cdq, movzx/movsx, push/pop/call/ret/leave's change of
- * rsp, and syscall.  A 32-bit result zero-extends, so it is computed
+ * rsp, and syscall; forwards only, one-operand mul/imul of a register,
+ * popcnt, and bsf/tzcnt/bsr of a source not zero.  An fs: memory operand
+ * has an address (recover.c adds the fs base); gs: has none.  A 32-bit result zero-extends, so it is computed
  * forwards but never inverted (the old upper half is lost).  Comparisons
  * (cmp, test, bt) write no register.  An 8- or 16-bit destination (not
  * ah..dh) is modelled forwards for moves, ALU operations and shifts by an
  * immediate (model()).  Anything else (narrow loads, flags inputs like
- * adc, cmov, setcc, segment or address-size prefixes) is
+ * adc, cmov, setcc, gs: or address-size prefixes) is
  * unmodelled: every register Capstone says it writes, and its first
  * register operand, become unknown.
  *
@@ -126,6 +128,7 @@ static void push_op(struct recover_op *op)
 	op->mindex = RECOVER_NOREG;
 	op->mscale = 1;
 	op->mdisp = -8;
+	op->mseg = recover_seg_none;	/* (push fs:[m] read through fs) */
 }
 
 /* Registers some instructions write without naming them, which Capstone
@@ -219,11 +222,36 @@ static uint16_t written_registers(csh cs, const cs_insn *insn)
 	return mask;
 }
 
-/* A prefix that changes what the operands mean: segment override (fs:,
- * gs:), address size. */
+/* Whether INSN may change the fs base: wrfsbase, a load of the fs
+ * selector (mov fs, pop fs, lfs), whatever Capstone says writes fs. */
+static bool changes_fs(csh cs, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0, i;
+
+	if (insn->id == X86_INS_WRFSBASE || insn->id == X86_INS_LFS)
+		return true;
+	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return true;
+	for (i = 0; i < nwr; i++)
+		if (wr[i] == X86_REG_FS)
+			return true;
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_REG &&
+		    x->operands[i].reg == X86_REG_FS &&
+		    (insn->id == X86_INS_MOV || insn->id == X86_INS_POP))
+			return true;
+	return false;
+}
+
+/* A prefix that changes what the operands mean: a segment override other
+ * than fs: (gs:; an fs: memory operand is modelled, memory_address),
+ * address size. */
 static bool odd_prefix(const cs_x86 *x)
 {
-	return x->prefix[1] != 0 || x->prefix[3] != 0;
+	return (x->prefix[1] != 0 && x->prefix[1] != X86_PREFIX_FS) ||
+	       x->prefix[3] != 0;
 }
 
 static bool alu_of(unsigned id, uint8_t *alu)
@@ -249,14 +277,17 @@ static bool alu_of(unsigned id, uint8_t *alu)
 }
 
 /* OP's memory address from Capstone's M: false when it cannot be computed
- * from the general registers (a segment base, 32-bit addressing). */
+ * from the general registers and the fs base (a gs base, 32-bit
+ * addressing). */
 static bool memory_address(const cs_insn *insn, const x86_op_mem *m,
 			   struct recover_op *op)
 {
 	unsigned r, size;
 
-	if (m->segment != X86_REG_INVALID || insn->detail->x86.prefix[3])
+	if ((m->segment != X86_REG_INVALID && m->segment != X86_REG_FS) ||
+	    insn->detail->x86.prefix[3])
 		return false;
+	op->mseg = m->segment == X86_REG_FS ? recover_seg_fs : recover_seg_none;
 	op->mdisp = m->disp;
 	op->mscale = (uint8_t)(m->scale ? m->scale : 1);
 	if (m->base == X86_REG_RIP) {
@@ -277,11 +308,20 @@ static bool memory_address(const cs_insn *insn, const x86_op_mem *m,
 /* Whether INSN's memory operand I is written.  Intel's operand order puts
  * the destination first, so a first memory operand is taken to be written
  * unless the instruction only reads it; Capstone's access flags add to
- * that (they miss some stores, so they alone are not trusted). */
+ * that (they miss some stores, so they alone are not trusted), except for
+ * the instructions that only read memory by the manual (Capstone 4 says
+ * test [m], imm writes [m]: a store, to an address often not known, would
+ * be a barrier to everything the end state proves before it). */
 static bool memory_written(const cs_insn *insn, unsigned i)
 {
 	const cs_x86_op *o = &insn->detail->x86.operands[i];
 
+	switch (insn->id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+		return false;
+	default:
+		break;
+	}
 	if (o->access & CS_AC_WRITE)
 		return true;
 	switch (insn->id) {
@@ -435,6 +475,7 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->mindex = RECOVER_NOREG;
 		op->mscale = 1;
 		op->mdisp = 0;
+		op->mseg = recover_seg_none;
 		return true;
 	case X86_INS_LEAVE:
 		op->kind = recover_leave;
@@ -444,6 +485,7 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->mindex = RECOVER_NOREG;
 		op->mscale = 1;
 		op->mdisp = 0;
+		op->mseg = recover_seg_none;
 		return true;
 	case X86_INS_SYSCALL:
 		op->kind = recover_syscall;
@@ -456,6 +498,34 @@ static bool model_any(const cs_insn *insn, struct recover_op *op)
 		op->alu = 1;
 		op->msize = 4;
 		op->width = 8;
+		return true;
+	case X86_INS_MUL:
+	case X86_INS_IMUL:
+		/* One operand, a register: rdx:rax = rax * it. */
+		if (x->op_count != 1 || dst == RECOVER_NOREG ||
+		    (dsize != 4 && dsize != 8) || high_byte(o[0].reg))
+			break;
+		op->kind = recover_mul_wide;
+		op->alu = insn->id == X86_INS_IMUL;
+		op->dst = 0;	/* rax (and rdx) */
+		op->src = (uint8_t)dst;
+		op->width = (uint8_t)dsize;
+		return true;
+	case X86_INS_BSF:
+	case X86_INS_TZCNT:
+	case X86_INS_BSR:
+	case X86_INS_POPCNT:
+		if (x->op_count != 2 || dst == RECOVER_NOREG ||
+		    (dsize != 4 && dsize != 8) || o[1].type != X86_OP_REG ||
+		    (s = gpr(o[1].reg, &ssize)) == RECOVER_NOREG || ssize != dsize)
+			return false;
+		op->kind = recover_bit_scan;
+		op->alu = insn->id == X86_INS_POPCNT ? recover_bit_count
+			  : insn->id == X86_INS_BSR ? recover_bit_reverse
+			  : recover_bit_forward;
+		op->dst = (uint8_t)dst;
+		op->src = (uint8_t)s;
+		op->width = (uint8_t)dsize;
 		return true;
 	case X86_INS_CQO:	/* rdx = the sign of rax */
 	case X86_INS_CDQ:	/* edx = the sign of eax */
@@ -745,9 +815,11 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	op->mbase = op->mindex = RECOVER_NOREG;
 	op->writes = RECOVER_ALL_REGS;
 	op->mkind = recover_mem_any;	/* undecodable: anything */
+	op->sets_fs = true;
 	*target = 0;
 	if (!cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn))
 		return;
+	op->sets_fs = changes_fs(x86->cs, x86->insn);
 	if ((cs_insn_group(x86->cs, x86->insn, CS_GRP_JUMP) ||
 	     cs_insn_group(x86->cs, x86->insn, CS_GRP_CALL)) &&
 	    x86->insn->detail->x86.op_count == 1 &&
@@ -779,6 +851,9 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 		break;
 	case recover_xchg:
 		op->writes = (uint16_t)(1u << op->dst | 1u << op->src);
+		break;
+	case recover_mul_wide:
+		op->writes = 1u << 0 | 1u << 3;	/* rax, rdx */
 		break;
 	default:
 		op->writes = (uint16_t)(1u << op->dst);
@@ -924,6 +999,57 @@ static uint16_t forward_conditional(const struct recover_op *op,
 	return (uint16_t)(1u << d);
 }
 
+/* mul / imul with one operand: rdx:rax (edx:eax, each zero-extended) =
+ * rax * src, unsigned or signed. */
+static uint16_t forward_mul_wide(const struct recover_op *op,
+				 const uint64_t *val, uint16_t known,
+				 uint64_t *out)
+{
+	const unsigned rax = 0, rdx = 3;
+	uint64_t a = val[rax], b = val[op->src];
+
+	if (!KNOWN(known, rax) || !KNOWN(known, op->src))
+		return 0;
+	if (op->width == 8) {
+		unsigned __int128 p = op->alu
+			? (unsigned __int128)((__int128)(int64_t)a * (int64_t)b)
+			: (unsigned __int128)a * b;
+
+		out[rax] = (uint64_t)p;
+		out[rdx] = (uint64_t)(p >> 64);
+	} else {
+		uint64_t p = op->alu
+			? (uint64_t)((int64_t)(int32_t)a * (int32_t)b)
+			: (uint64_t)(uint32_t)a * (uint32_t)b;
+
+		out[rax] = (uint32_t)p;
+		out[rdx] = (uint32_t)(p >> 32);
+	}
+	return 1u << rax | 1u << rdx;
+}
+
+/* bsf, tzcnt, bsr (a source not zero), popcnt. */
+static uint16_t forward_bit_scan(const struct recover_op *op,
+				 const uint64_t *val, uint16_t known,
+				 uint64_t *out)
+{
+	uint64_t v;
+
+	if (!KNOWN(known, op->src))
+		return 0;
+	v = sized(val[op->src], op->width);
+	if (op->alu == recover_bit_count) {
+		out[op->dst] = (uint64_t)__builtin_popcountll(v);
+	} else if (!v) {
+		return 0;
+	} else if (op->alu == recover_bit_forward) {
+		out[op->dst] = (uint64_t)__builtin_ctzll(v);
+	} else {
+		out[op->dst] = (uint64_t)(63 - __builtin_clzll(v));
+	}
+	return (uint16_t)(1u << op->dst);
+}
+
 uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, uint64_t *out)
 {
@@ -1008,6 +1134,10 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 			mask |= (uint16_t)(1u << d);
 		}
 		return mask;
+	case recover_mul_wide:
+		return forward_mul_wide(op, val, known, out);
+	case recover_bit_scan:
+		return forward_bit_scan(op, val, known, out);
 	case recover_sign_fill:
 		if (!KNOWN(known, op->src))
 			return 0;
@@ -1187,6 +1317,25 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr)
 		return true;
 	default:
 		return false;
+	}
+}
+
+bool recover_x86_syscall_keeps_fs(uint64_t nr)
+{
+	switch (nr) {
+	case 15:	/* rt_sigreturn */
+	case 56:	/* clone: CLONE_SETTLS sets the child's; which one
+			 * continues this history is not asked */
+	case 57:	/* fork */
+	case 58:	/* vfork */
+	case 59:	/* execve */
+	case 158:	/* arch_prctl: ARCH_SET_FS */
+	case 205:	/* set_thread_area */
+	case 322:	/* execveat */
+	case 435:	/* clone3 */
+		return false;
+	default:
+		return true;
 	}
 }
 

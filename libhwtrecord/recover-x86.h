@@ -53,6 +53,20 @@ enum recover_kind {
 	recover_setcc,		/* low byte of dst = cond of the comparison
 				 * (recover-flags.h) */
 	recover_cmov,		/* dst = cond of the comparison ? src : dst */
+	recover_mul_wide,	/* rdx:rax = rax * src (mul; imul when alu is
+				 * 1), forwards only */
+	recover_bit_scan,	/* dst = bit index or count of src (alu: enum
+				 * recover_bit_op), forwards only */
+};
+
+/* What a recover_bit_scan computes.  bsf, bsr and tzcnt only when the
+ * source is not zero: bsf/bsr then leave dst as the manual does not say,
+ * and tzcnt runs as bsf on a CPU without BMI1 (the same for a source not
+ * zero). */
+enum recover_bit_op {
+	recover_bit_forward,	/* bsf, tzcnt: the lowest set bit's index */
+	recover_bit_reverse,	/* bsr: the highest set bit's index */
+	recover_bit_count,	/* popcnt: the number of set bits */
 };
 
 /* The conditions of jcc, setcc and cmovcc (recover-branch.h,
@@ -90,6 +104,15 @@ enum recover_mem_kind {
 	recover_mem_syscall,	/* any, unless the call number says not */
 };
 
+/* The segment of a memory operand: none (flat), or fs, whose base is the
+ * thread's TLS pointer (the stack protector's canary, the pointer guard,
+ * errno).  gs and 32-bit addressing are not modelled: such an operand is
+ * an unknown address. */
+enum recover_segment {
+	recover_seg_none = 0,
+	recover_seg_fs,
+};
+
 enum recover_value_kind {
 	recover_value_unknown = 0,
 	recover_value_reg,	/* the low msize bytes of vreg */
@@ -112,6 +135,10 @@ struct recover_op {
 	uint8_t mkind;		/* enum recover_mem_kind */
 	uint8_t msize;
 	uint8_t mbase, mindex, mscale;
+	uint8_t mseg;		/* enum recover_segment: fs adds the thread's
+				 * fs base (recover.c) */
+	bool sets_fs;		/* may change the fs base (wrfsbase, a load
+				 * of fs, an instruction not decoded) */
 	uint8_t vkind, vreg;	/* a store's value */
 	int64_t mdisp;
 	int64_t vimm;
@@ -159,6 +186,11 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
 /* Whether a system call numbered NR surely writes no user memory (write,
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
+
+/* Whether a system call numbered NR surely leaves this thread's fs base
+ * as it was: false for arch_prctl, set_thread_area, clone, the execs and
+ * rt_sigreturn. */
+bool recover_x86_syscall_keeps_fs(uint64_t nr);
 
 /* The one user buffer a system call numbered NR writes, when that is all
  * it writes: its address is register *ADDR_REG; its length register

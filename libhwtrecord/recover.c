@@ -93,6 +93,11 @@ struct hwtr_recovery {
 	size_t nequalities;
 	struct recover_equality *facts;	/* what branches proved */
 	size_t nfacts, cap_facts;
+	/* The end state's fs base holds for operations fs_from.. (those
+	 * after the last that may have changed it). */
+	uint64_t fs_base;
+	bool fs_base_known;
+	uint32_t fs_from;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -454,6 +459,11 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
 	const struct recover_op *op = &rec->ops[k];
 	uint64_t a = (uint64_t)op->mdisp, v;
 
+	if (op->mseg == recover_seg_fs) {
+		if (!rec->fs_base_known || k < rec->fs_from)
+			return false;
+		a += rec->fs_base;
+	}
 	if (op->mbase != RECOVER_NOREG) {
 		if (!reg_before(rec, k, op->mbase, val, known, before, &v))
 			return false;
@@ -466,6 +476,34 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
 	}
 	*addr = a;
 	return true;
+}
+
+/* Whether operation K may change the fs base: an instruction that loads
+ * fs or writes its base, a system call that may set it (arch_prctl, or a
+ * number not known), a step the code does not explain. */
+static bool changes_fs(const struct hwtr_recovery *rec, uint32_t k)
+{
+	const struct recover_op *op = &rec->ops[k];
+	uint64_t nr;
+
+	if (op->kind == recover_clobber || op->sets_fs)
+		return true;
+	if (op->kind != recover_syscall)
+		return false;
+	return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
+	       !recover_x86_syscall_keeps_fs(nr);
+}
+
+/* Where the end state's fs base starts to hold, going backwards to the
+ * last operation that may have changed it.  Called before each pass: a
+ * system call's number learnt since can only move it earlier. */
+static void find_fs_from(struct hwtr_recovery *rec)
+{
+	uint32_t k = (uint32_t)rec->nops;
+
+	while (k > 0 && !changes_fs(rec, k - 1))
+		k--;
+	rec->fs_from = k;
 }
 
 /* The longest buffer a system call is taken to write as a store (longer:
@@ -986,6 +1024,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	rec->memory_ctx = end->memory_ctx;
 	memcpy(rec->endv, end->regs, sizeof(rec->endv));
 	rec->end_known = end->known;
+	rec->fs_base = end->fs_base;
+	rec->fs_base_known = end->fs_base_known;
 	if ((err = hwtr_cursor_alloc(thread, &rec->cursor)))
 		goto fail;
 	/* The end state at the last instruction: that instruction has not
@@ -1012,13 +1052,17 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 					    &rec->nequalities)))
 		goto fail;
 	for (pass = 0; pass < MAX_PASSES; pass++) {
-		bool b = backward_pass(rec), f = forward_pass(rec),
-		     e = equality_pass(rec);
+		bool b, f, e;
 
+		find_fs_from(rec);
+		b = backward_pass(rec);
+		f = forward_pass(rec);
+		e = equality_pass(rec);
 		rec->stats.passes = pass + 1;
 		if (!b && !f && !e)
 			break;
 	}
+	find_fs_from(rec);
 	if (rec->read_memory && (err = index_stores(rec)))
 		goto fail;
 	rec->stats.first = rec->first;
@@ -1159,7 +1203,12 @@ static unsigned unknown_input(const struct hwtr_recovery *rec, uint32_t k,
 	case recover_extend:
 	case recover_mul_imm:
 	case recover_sign_fill:
+	case recover_bit_scan:
 		in[0] = op->src;
+		break;
+	case recover_mul_wide:
+		in[0] = hwtr_amd64_rax;
+		in[1] = op->src;
 		break;
 	case recover_lea:
 		in[0] = op->base;

@@ -1529,6 +1529,14 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 		memcpy(&end.regs[regnum], t->core->regs + off, 8);
 		end.known |= (uint16_t)(1u << regnum);
 	}
+	{
+		int off = tdesc_offset(r->tdesc, tdesc_fs_base);
+
+		if (off >= 0 && t->core->valid[off]) {
+			memcpy(&end.fs_base, t->core->regs + off, 8);
+			end.fs_base_known = true;
+		}
+	}
 	if (r->nthreads == 1 && r->core) {
 		end.read_memory = end_memory;
 		end.memory_ctx = r;

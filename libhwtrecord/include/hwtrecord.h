@@ -1004,6 +1004,11 @@ struct hwtr_recovery_end {
 	 * another process or a device). */
 	size_t (*read_memory)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *memory_ctx;
+	/* The thread's fs base (its TLS pointer): %fs: loads and stores
+	 * (the stack protector's canary, the pointer guard) get addresses
+	 * after the last instruction that may have changed it. */
+	uint64_t fs_base;
+	bool fs_base_known;
 };
 
 /* Instructions before the end that are looked at by default. */

@@ -90,6 +90,8 @@ static int core_registers(const char *path, uint32_t tid,
 			for (r = 0; r < 16; r++)
 				end->regs[r] = pr.pr_reg[user_index[r]];
 			end->pc = pr.pr_reg[RIP];
+			end->fs_base = pr.pr_reg[FS_BASE];
+			end->fs_base_known = true;
 			end->known = 0xffff;
 			found = 1;
 			break;

@@ -30,6 +30,8 @@ struct insn {
 #define STORE_GLOBAL { { 0x89, 0x05, 0x10, 0, 0, 0 }, 6 }	/* mov [rip+0x10], eax */
 #define STORE_RAX { { 0x48, 0x89, 0x08 }, 3 }		/* mov [rax], rcx */
 #define SYSCALL { { 0x0f, 0x05 }, 2 }
+#define TEST_MEM { { 0xf7, 0x07, 0x00, 0x10, 0x00, 0x00 }, 6 } /* test dword [rdi], 0x1000 */
+#define STORE_FS { { 0x64, 0x48, 0x89, 0x0c, 0x25, 0x10, 0, 0, 0 }, 9 } /* mov fs:[0x10], rcx */
 #define STORE_RSP_8 { { 0x48, 0x89, 0x4c, 0x24, 0x08 }, 5 }	/* mov [rsp+8], rcx */
 #define LOAD_RSP_8 { { 0x48, 0x8b, 0x54, 0x24, 0x08 }, 5 }	/* mov rdx, [rsp+8] */
 
@@ -125,8 +127,26 @@ START_TEST(spill_and_reload)
 }
 END_TEST
 
+/* A comparison with memory through another register reads it: the slot
+ * survives (Capstone 4 calls test's memory operand written). */
+START_TEST(comparisons_with_memory_keep_the_slot)
+{
+	static const struct insn code[] = {
+		PUSH_RBP, MOV_RBP_RSP, TEST_MEM, LEAVE,
+	};
+	struct recover_equality *eq;
+
+	ck_assert_uint_eq(equalities(code, 4, &eq), 1);
+	ck_assert_uint_eq(eq[0].reg, 6);
+	ck_assert_uint_eq(eq[0].src_reg, 6);
+	ck_assert_uint_eq(eq[0].src_slot, NO_SLOT);
+	free(eq);
+}
+END_TEST
+
 /* A store that may write the slot: an absolute address (the stack could
- * be anywhere), through another register, or a system call. */
+ * be anywhere), through another register, through fs, or a system
+ * call. */
 START_TEST(possible_aliases_stop_it)
 {
 	static const struct insn global[] = {
@@ -137,6 +157,8 @@ START_TEST(possible_aliases_stop_it)
 		PUSH_RBP, MOV_RBP_RSP, SYSCALL, LEAVE,
 	}, moved[] = {
 		PUSH_RBP, MOV_RBP_RSP, SUB_RSP_0X20, POP_RBX,
+	}, tls[] = {
+		PUSH_RBP, MOV_RBP_RSP, STORE_FS, LEAVE,
 	};
 	struct recover_equality *eq;
 
@@ -145,6 +167,9 @@ START_TEST(possible_aliases_stop_it)
 	ck_assert_uint_eq(equalities(pointer, 4, &eq), 0);
 	free(eq);
 	ck_assert_uint_eq(equalities(sys, 4, &eq), 0);
+	free(eq);
+	/* fs: the TLS block, which may be on this stack (a thread's). */
+	ck_assert_uint_eq(equalities(tls, 4, &eq), 0);
 	free(eq);
 	/* pop at another offset than the push: nothing. */
 	ck_assert_uint_eq(equalities(moved, 4, &eq), 0);
@@ -161,5 +186,6 @@ int main(void)
 	tcase_add_test(tc, calls_in_between_keep_the_slot);
 	tcase_add_test(tc, spill_and_reload);
 	tcase_add_test(tc, possible_aliases_stop_it);
+	tcase_add_test(tc, comparisons_with_memory_keep_the_slot);
 	return check_run_tcase("recover-stack", tc);
 }
