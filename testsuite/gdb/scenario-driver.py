@@ -39,6 +39,12 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #compare-output      (run-scenario) the lines GDB prints at stops
                        (watchpoints' old and new values, finish's value,
                        display) must be record full's
+  #compare-prints      (run-scenario) what `print`, `x`, `output`,
+                       `info locals`, `info args`, `ptype` and `whatis`
+                       print (pretty printers' text, `x/s`, `p *a@n`) must
+                       be record full's, addresses anchored as #values
+                       anchors them; under hwtrec `<unavailable>` may stand
+                       for what record full shows
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
@@ -55,6 +61,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        record full's value, #values checks); not checked live
                        (without a core nothing is recovered)
   #unknown EXPR...     under hwtrec replay, EXPR is <unavailable> or an error
+  #ignore-here NAME... (run-scenario) as #ignore, for the values noted
+                       after the command just before only (the scenario
+                       says why: record full wrong at that stop)
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
   record               (the command alone) the mode's method: `record full`,
@@ -340,6 +349,20 @@ def at_history_start():
     return None
 
 
+# #compare-prints: the commands whose output is compared (run-scenario).
+PRINTING = re.compile(r"^(p|print|output|x|inspect|ptype|whatis)(/\S*)?(\s|$)"
+                      r"|^info (locals|args)\b")
+
+
+def printed(output):
+    """OUTPUT as #compare-prints compares it: value-history numbers
+    apart (the halves made other values first) and addresses anchored to
+    the stack, heap or library they point into."""
+    output = re.sub(r"^\$\d+ = ", "$N = ", output, flags=re.M)
+    return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
+                       or m.group(0), output)
+
+
 def run(command):
     try:
         output = gdb.execute(command, to_string=True)
@@ -474,6 +497,10 @@ def main():
         steps.append(state)
         for number, text in enumerate(script, 1):
             text = text.strip()
+            if text.startswith("#ignore-here"):
+                steps[-1].setdefault("ignore_here", []).extend(
+                    text.split()[1:])
+                continue
             if not text or (text.startswith("#") and
                             not text.startswith(("#assert", "#expect",
                                                  "#shown", "#unknown"))):
@@ -526,6 +553,9 @@ def main():
                          output=output[-400:], error=error,
                          no_history=NO_HISTORY in output,
                          at_history_start=at_history_start())
+            if PRINTING.match(command):
+                state["printed"] = printed(output) if error is None \
+                    else "error: " + error
             if watched is not None:
                 state["values"] = values(watched)
                 if command.split()[0] == "finish":
