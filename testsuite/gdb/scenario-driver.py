@@ -62,8 +62,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        (without a core nothing is recovered)
   #unknown EXPR...     under hwtrec replay, EXPR is <unavailable> or an error
   #ignore-here NAME... (run-scenario) as #ignore, for the values noted
-                       after the command just before only (the scenario
-                       says why: record full wrong at that stop)
+                       after the command just before and the commands
+                       after it that stay at that PC (the scenario says
+                       why: record full wrong at that stop)
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
   record               (the command alone) the mode's method: `record full`,
