@@ -6,7 +6,7 @@ commands on the recording, and unwinds frames at past positions; on every
 other target it changes nothing.
 """
 
-from . import commands, finish_value, target, unwinder
+from . import autoload, commands, finish_value, target, unwinder
 
 _registered = False
 
@@ -19,6 +19,7 @@ def register():
     commands.register()
     unwinder.register()
     finish_value.register()
+    autoload.register()
 
 
 register()
