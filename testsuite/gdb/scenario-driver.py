@@ -311,10 +311,9 @@ def values(globals_):
 def history_number():
     """The number of GDB's last value history entry ($N), 0 when none:
     `finish` adds its "Value returned" there.  (GDB prints that line on its
-    terminal only, not into gdb.execute's string.)"""
-    text = gdb.execute("show values", to_string=True)
-    numbers = [int(n) for n in re.findall(r"^\$(\d+) = ", text, re.M)]
-    return max(numbers, default=0)
+    terminal only, not into gdb.execute's string.)  Not from `show values`,
+    which fails where a pretty printer cannot read an entry's memory."""
+    return gdb.history_count()
 
 
 def value_returned(before, into):
@@ -568,7 +567,9 @@ def main():
             from hwtrecord import target
             result["building_at_end"] = bool(target.info().get("building"))
     except Exception as err:  # report, never hang the test
-        result["failures"].append("%s: %s" % (type(err).__name__, err))
+        import traceback
+        result["failures"].append("%s: %s\n%s" % (type(err).__name__, err,
+                                                   traceback.format_exc()))
     with open(os.environ["SCN_OUT"], "w") as f:
         json.dump(result, f, indent=1)
 
