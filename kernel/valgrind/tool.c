@@ -106,7 +106,7 @@ static void hwtrec_print_debug_usage(void)
  * descriptor, keeps a copy above the program's range and leaves the first
  * open: the program would find fd 3 taken (one more after each exec), so
  * that its own files got other numbers than in a run without us.  Close
- * every descriptor in the program's range that is that file. */
+ * the descriptors in the program's range that are that file. */
 static void close_leaked_log(void)
 {
 	struct vg_stat log, open_file;
@@ -121,9 +121,12 @@ static void close_leaked_log(void)
 		return;
 	}
 	VG_(free)(path);
+	/* Valgrind opened it at the lowest free descriptor, so every one
+	 * below it is open: it lies before the first that is not. */
 	for (fd = 3; fd < VG_(fd_soft_limit); fd++) {
-		if (VG_(fstat)(fd, &open_file) == 0 &&
-		    open_file.dev == log.dev && open_file.ino == log.ino)
+		if (VG_(fstat)(fd, &open_file) != 0)
+			break;
+		if (open_file.dev == log.dev && open_file.ino == log.ino)
 			VG_(close)(fd);
 	}
 }
