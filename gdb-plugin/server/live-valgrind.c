@@ -164,6 +164,10 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 				dup2(null, 0);
 			dup2(2, 1);
 		}
+		/* Not left open for the program, whose own files would get
+		 * other numbers than without us (fd 3 taken). */
+		if (null > 2)
+			close(null);
 		if (program)
 			program_setup(program);
 		execv(argv[0], argv);
