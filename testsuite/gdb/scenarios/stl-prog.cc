@@ -71,11 +71,11 @@ static void warm_up()
 
 static int run_stl()
 {
-	std::vector<int> counts = {4, 8, 15};
-	std::string name = "widget";
 	int left = -1, total = -1;
 	double weight = -1;
 	int *slot = nullptr;
+	std::vector<int> counts = {4, 8, 15};
+	std::string name = "widget";
 
 	counts.push_back(16); // L:push
 	g_stock["widget"] = 30;
