@@ -164,6 +164,10 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 				dup2(null, 0);
 			dup2(2, 1);
 		}
+		/* Not left open for the program, whose own files would get
+		 * other numbers than without us (fd 3 taken). */
+		if (null > 2)
+			close(null);
 		if (program)
 			program_setup(program);
 		execv(argv[0], argv);
@@ -179,6 +183,7 @@ static pid_t spawn_valgrind(struct valgrind_tracer *t)
 {
 	const struct tracer_config *c = &t->config;
 	char a_fifo[PATH_MAX + 32], a_prefix[PATH_MAX + 32], a_log[PATH_MAX + 32];
+	char a_tool_log[PATH_MAX + 32];
 	char a_psb[64];
 	const char *argv[64 + 1024];
 	size_t n = 0, i;
@@ -186,6 +191,10 @@ static pid_t spawn_valgrind(struct valgrind_tracer *t)
 	snprintf(a_fifo, sizeof(a_fifo), "--hwtrec-fifo=%s", t->fifo);
 	snprintf(a_prefix, sizeof(a_prefix), "--vgdb-prefix=%s/vgdb", t->scratch);
 	snprintf(a_log, sizeof(a_log), "--log-file=%s/vglog", t->scratch);
+	/* The tool closes the copy Valgrind leaves among the program's file
+	 * descriptors (kernel/valgrind/tool.c). */
+	snprintf(a_tool_log, sizeof(a_tool_log), "--hwtrec-log-file=%s/vglog",
+		 t->scratch);
 	snprintf(a_psb, sizeof(a_psb), "--psb-period=%u",
 		 c->psb_period ? c->psb_period : 4096);
 	argv[n++] = c->valgrind;
@@ -197,6 +206,7 @@ static pid_t spawn_valgrind(struct valgrind_tracer *t)
 	argv[n++] = "--vgdb-error=0";
 	argv[n++] = a_prefix;
 	argv[n++] = a_log;
+	argv[n++] = a_tool_log;
 	argv[n++] = "--vex-guest-chase=no";
 	argv[n++] = "--run-libc-freeres=no";
 	argv[n++] = "--run-cxx-freeres=no";

@@ -28,6 +28,8 @@
 #include "pub_tool_gdbserver.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
@@ -43,11 +45,15 @@ extern UWord *VG_(client_auxv);
 extern void VG_(make_coredump)(ThreadId tid, const vki_siginfo_t *si,
 			       ULong max_size);
 extern Int VG_(count_living_threads)(void);
+/* The first file descriptor above the program's own (Valgrind keeps its
+ * files from there up). */
+extern Int VG_(fd_soft_limit);
 
 Bool hwtrec_clo_ret_compression = True;
 const HChar *hwtrec_clo_from;
 static const HChar *clo_fifo;
 static const HChar *clo_data;
+static const HChar *clo_log_file;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
 static Bool clo_live;
@@ -58,6 +64,7 @@ static Bool hwtrec_process_cmd_line_option(const HChar *arg)
 {
 	if VG_STR_CLO(arg, "--hwtrec-fifo", clo_fifo) {}
 	else if VG_STR_CLO(arg, "--hwtrec-data", clo_data) {}
+	else if VG_STR_CLO(arg, "--hwtrec-log-file", clo_log_file) {}
 	else if VG_INT_CLO(arg, "--hwtrec-pid", clo_pid) {}
 	else if VG_BOOL_CLO(arg, "--ret-compression", hwtrec_clo_ret_compression) {}
 	else if VG_BOOL_CLO(arg, "--hwtrec-live", clo_live) {}
@@ -85,7 +92,9 @@ static void hwtrec_print_usage(void)
 "    --hwtrec-live-data=yes|no live mode: write the data log where\n"
 "                              hwtrec start PATH says [no]\n"
 "    --hwtrec-exit-core=yes|no write a core when the traced program exits,\n"
-"                              as at a fatal signal [yes]\n");
+"                              as at a fatal signal [yes]\n"
+"    --hwtrec-log-file=PATH    Valgrind's --log-file: its first open, left\n"
+"                              among the program's files, is closed\n");
 }
 
 static void hwtrec_print_debug_usage(void)
@@ -93,8 +102,38 @@ static void hwtrec_print_debug_usage(void)
 	VG_(printf)("    (none)\n");
 }
 
+/* Valgrind 3.19 opens its --log-file at the program's lowest free file
+ * descriptor, keeps a copy above the program's range and leaves the first
+ * open: the program would find fd 3 taken (one more after each exec), so
+ * that its own files got other numbers than in a run without us.  Close
+ * the descriptors in the program's range that are that file. */
+static void close_leaked_log(void)
+{
+	struct vg_stat log, open_file;
+	HChar *path;
+	Int fd;
+
+	if (!clo_log_file)
+		return;
+	path = VG_(expand_file_name)("--hwtrec-log-file", clo_log_file);
+	if (sr_isError(VG_(stat)(path, &log))) {
+		VG_(free)(path);
+		return;
+	}
+	VG_(free)(path);
+	/* Valgrind opened it at the lowest free descriptor, so every one
+	 * below it is open: it lies before the first that is not. */
+	for (fd = 3; fd < VG_(fd_soft_limit); fd++) {
+		if (VG_(fstat)(fd, &open_file) != 0)
+			break;
+		if (open_file.dev == log.dev && open_file.ino == log.ino)
+			VG_(close)(fd);
+	}
+}
+
 static void hwtrec_post_clo_init(void)
 {
+	close_leaked_log();
 	/* One branch per block: see instrument.c. */
 	VG_(clo_vex_control).guest_chase = False;
 	VG_(clo_vex_control).iropt_unroll_thresh = 0;

@@ -39,6 +39,12 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #compare-output      (run-scenario) the lines GDB prints at stops
                        (watchpoints' old and new values, finish's value,
                        display) must be record full's
+  #compare-prints      (run-scenario) what `print`, `x`, `output`,
+                       `info locals`, `info args`, `ptype` and `whatis`
+                       print (pretty printers' text, `x/s`, `p *a@n`) must
+                       be record full's, addresses anchored as #values
+                       anchors them; under hwtrec `<unavailable>` may stand
+                       for what record full shows
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
@@ -55,6 +61,10 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        record full's value, #values checks); not checked live
                        (without a core nothing is recovered)
   #unknown EXPR...     under hwtrec replay, EXPR is <unavailable> or an error
+  #ignore-here NAME... (run-scenario) as #ignore, for the values noted
+                       after the command just before and the commands
+                       after it that stay at that PC (the scenario says
+                       why: record full wrong at that stop)
   #expect-line NAME    the selected frame is at the line marked L:NAME
   @name in a command   the line marked /* L:name */ in the program's source
   record               (the command alone) the mode's method: `record full`,
@@ -301,10 +311,9 @@ def values(globals_):
 def history_number():
     """The number of GDB's last value history entry ($N), 0 when none:
     `finish` adds its "Value returned" there.  (GDB prints that line on its
-    terminal only, not into gdb.execute's string.)"""
-    text = gdb.execute("show values", to_string=True)
-    numbers = [int(n) for n in re.findall(r"^\$(\d+) = ", text, re.M)]
-    return max(numbers, default=0)
+    terminal only, not into gdb.execute's string.)  Not from `show values`,
+    which fails where a pretty printer cannot read an entry's memory."""
+    return gdb.history_count()
 
 
 def value_returned(before, into):
@@ -338,6 +347,20 @@ def at_history_start():
     if at:
         return int(at.group(1)) == 1
     return None
+
+
+# #compare-prints: the commands whose output is compared (run-scenario).
+PRINTING = re.compile(r"^(p|print|output|x|inspect|ptype|whatis)(/\S*)?(\s|$)"
+                      r"|^info (locals|args)\b")
+
+
+def printed(output):
+    """OUTPUT as #compare-prints compares it: value-history numbers
+    apart (the halves made other values first) and addresses anchored to
+    the stack, heap or library they point into."""
+    output = re.sub(r"^\$\d+ = ", "$N = ", output, flags=re.M)
+    return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
+                       or m.group(0), output)
 
 
 def run(command):
@@ -474,6 +497,10 @@ def main():
         steps.append(state)
         for number, text in enumerate(script, 1):
             text = text.strip()
+            if text.startswith("#ignore-here"):
+                steps[-1].setdefault("ignore_here", []).extend(
+                    text.split()[1:])
+                continue
             if not text or (text.startswith("#") and
                             not text.startswith(("#assert", "#expect",
                                                  "#shown", "#unknown"))):
@@ -526,6 +553,9 @@ def main():
                          output=output[-400:], error=error,
                          no_history=NO_HISTORY in output,
                          at_history_start=at_history_start())
+            if PRINTING.match(command):
+                state["printed"] = printed(output) if error is None \
+                    else "error: " + error
             if watched is not None:
                 state["values"] = values(watched)
                 if command.split()[0] == "finish":
@@ -537,7 +567,9 @@ def main():
             from hwtrecord import target
             result["building_at_end"] = bool(target.info().get("building"))
     except Exception as err:  # report, never hang the test
-        result["failures"].append("%s: %s" % (type(err).__name__, err))
+        import traceback
+        result["failures"].append("%s: %s\n%s" % (type(err).__name__, err,
+                                                   traceback.format_exc()))
     with open(os.environ["SCN_OUT"], "w") as f:
         json.dump(result, f, indent=1)
 

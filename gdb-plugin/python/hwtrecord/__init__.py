@@ -6,7 +6,7 @@ commands on the recording, and unwinds frames at past positions; on every
 other target it changes nothing.
 """
 
-from . import commands, finish_value, target, unwinder, watchpoints
+from . import autoload, commands, finish_value, target, unwinder, watchpoints
 
 _registered = False
 
@@ -20,6 +20,7 @@ def register():
     unwinder.register()
     finish_value.register()
     watchpoints.register()
+    autoload.register()
 
 
 register()

@@ -7,12 +7,17 @@ at a past position of a recording without values GDB prints "Value
 returned is $1 = 0" where the function returned 13.  That is a wrong value
 shown as right.
 
-On an hwtrec target where those registers are not known, the plugin turns
-GDB's own printing off for a forward `finish` (`set print finish off`: GDB
-then prints "<not displayed>") and prints the line itself after it: GDB's
-value when the registers are known at the stop, else `<unavailable>` (the
-register it would come from, added to the value history so that `$` is not
-the 0 either).  Where they were known before but not at the stop, it says
+On an hwtrec target where those registers may not be known at the stop,
+the plugin turns GDB's own printing off for a forward `finish` (`set print
+finish off`: GDB then prints "<not displayed>") and prints the line itself
+after it: GDB's value when the registers are known at the stop, else
+`<unavailable>` (the register it would come from, added to the value
+history so that `$` is not the 0 either).  They may not be known wherever
+they are not known where `finish` starts, and anywhere before the end of a
+recording without a register log (values recovered from the trace): rax
+known where `finish` starts says nothing of rax where it stops, and GDB's
+line would show the 0 of an unknown rax as the value returned.  Where GDB
+printed and the registers were not known at the stop after all, it says
 after GDB's line that the value is not known.  Where the value comes from
 follows the SysV x86-64 ABI: integers and pointers in rax (and rdx), float
 and double in xmm0, long double in st0, aggregates in any of rax, rdx,
@@ -39,6 +44,10 @@ _first_resume = True
 # The forward `finish` in progress: (return type, value history count
 # before it, whether the plugin turned GDB's printing off), or None.
 _finish = None
+# Whether the selected thread stood, at the last stop, before the end of a
+# history without a register log, where a later stop's registers may not be
+# known (noted at the stop: no packet may be sent once `finish` runs).
+_registers_may_lack = False
 
 
 def _source_registers(kind):
@@ -101,11 +110,29 @@ def _on_resume(event):
     kind = _return_type()
     if kind is None:
         return
-    printing_off = bool(gdb.parameter("print finish")) and \
-        not _known(gdb.newest_frame(), _source_registers(kind))
+    printing_off = bool(gdb.parameter("print finish")) and (
+        _registers_may_lack or
+        not _known(gdb.newest_frame(), _source_registers(kind)))
     if printing_off:
         gdb.set_parameter("print finish", False)
     _finish = (kind, gdb.history_count(), printing_off)
+
+
+def _note_registers(event):
+    """At a stop: whether the registers of the next stop may not be known
+    (_registers_may_lack)."""
+    global _registers_may_lack
+    _registers_may_lack = False
+    try:
+        if not target.is_hwtrec():
+            return
+        entry = target.find_thread_info()
+    except gdb.error:
+        return
+    # No entry: the history is not built up to here yet (live), or the
+    # thread has none: GDB's registers are the live ones.
+    _registers_may_lack = entry is not None and \
+        not entry.get("registers_logged") and not target.at_end(entry)
 
 
 def _on_stop(event):
@@ -114,6 +141,7 @@ def _on_stop(event):
     registers (known before, not at the stop), say it is not known."""
     global _first_resume, _finish
     _first_resume = True
+    _note_registers(event)
     if _finish is None:
         return
     kind, history_before, printing_was_off = _finish

@@ -401,6 +401,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 {
 	char valgrind[PATH_MAX], arg_fifo[PATH_MAX + 32], arg_pid[64];
 	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
+	char arg_tool_log[PATH_MAX + 32];
 	char arg_vgdb[PATH_MAX + 32], arg_data[PATH_MAX + 32];
 	const char *tool_dir = find_tool_dir();
 	const char **vargv;
@@ -425,6 +426,10 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	snprintf(arg_fifo, sizeof(arg_fifo), "--hwtrec-fifo=%s", fifo);
 	snprintf(arg_pid, sizeof(arg_pid), "--hwtrec-pid=%d", (int)getpid());
 	snprintf(arg_log, sizeof(arg_log), "--log-file=%s/vglog.%%p", logdir);
+	/* The same file to the tool, which closes the copy Valgrind leaves
+	 * among the program's file descriptors (tool.c). */
+	snprintf(arg_tool_log, sizeof(arg_tool_log),
+		 "--hwtrec-log-file=%s/vglog.%%p", logdir);
 	/* Valgrind's gdbserver FIFOs too: nothing of ours outside LOGDIR. */
 	snprintf(arg_vgdb, sizeof(arg_vgdb), "--vgdb-prefix=%s/vgdb", logdir);
 	vargv[nv++] = valgrind;
@@ -433,6 +438,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	vargv[nv++] = arg_fifo;
 	vargv[nv++] = arg_pid;
 	vargv[nv++] = arg_log;
+	vargv[nv++] = arg_tool_log;
 	vargv[nv++] = arg_vgdb;
 	vargv[nv++] = "--vex-guest-chase=no";
 	vargv[nv++] = "--run-libc-freeres=no";
