@@ -220,9 +220,12 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
 			return;
 		}
-		/* _Unwind_* "return" to a handler with an indirect jump. */
+		/* _Unwind_* "return" to a handler with an indirect jump, and
+		 * longjmp to the function that called setjmp (the nearest
+		 * activation of it up the stack).  The traits are part of the
+		 * symbols' digest: a saved index of other rules is stale. */
 		if (symbolizer_function_traits(t->history->symbols, bfun->function) &
-		    SYMBOL_UNWINDER) {
+		    (SYMBOL_UNWINDER | SYMBOL_LONGJMP)) {
 			const struct segment *c;
 
 			for (c = seg(t, bfun->up); c; c = seg(t, c->up))
