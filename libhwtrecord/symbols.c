@@ -101,6 +101,8 @@ static unsigned name_traits(const char *name)
 		traits |= SYMBOL_RETURNS_TO_CALLEE;
 	if (!strncmp(name, "_Unwind_", 8))
 		traits |= SYMBOL_UNWINDER;
+	if (!strcmp(name, "_Unwind_Resume"))
+		traits |= SYMBOL_RESUMES_UNWINDING;
 	if (!strcmp(name, "__longjmp") || !strcmp(name, "____longjmp_chk"))
 		traits |= SYMBOL_LONGJMP;
 	return traits;

@@ -54,6 +54,9 @@ uint64_t symbolizer_function_start(const struct hwtr_symbolizer *symbolizer,
 #define SYMBOL_RETURNS_TO_CALLEE 1u
 #define SYMBOL_UNWINDER 2u
 #define SYMBOL_LONGJMP 4u
+/* _Unwind_Resume: its caller's frame is the one being unwound, so the
+ * handler it jumps to is in a frame above that. */
+#define SYMBOL_RESUMES_UNWINDING 8u
 /* SYMBOL_* of function ID's name. */
 unsigned symbolizer_function_traits(const struct hwtr_symbolizer *symbolizer,
 				    uint32_t id);
