@@ -124,9 +124,10 @@ static void plan_call(const struct hwtr_thread *t, uint32_t flags,
 	n->flags = flags;
 }
 
-/* GDB's ftrace_new_return, returning to function FID. */
+/* GDB's ftrace_new_return, returning to function FID; SKIP_CALLER: not to
+ * the frame that called PREV (_Unwind_Resume goes on unwinding from it). */
 static void plan_return(const struct hwtr_thread *t, uint32_t fid,
-			struct next_segment *n)
+			bool skip_caller, struct next_segment *n)
 {
 	const struct segment *prev = &t->segments[t->nsegments - 1], *caller;
 	const struct segment *top;
@@ -138,8 +139,10 @@ static void plan_return(const struct hwtr_thread *t, uint32_t fid,
 	caller = prev;
 	while (caller && (caller->flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
 		caller = seg(t, caller->up);
-	for (caller = caller ? seg(t, caller->up) : NULL; caller;
-	     caller = seg(t, caller->up))
+	caller = caller ? seg(t, caller->up) : NULL;
+	if (skip_caller && caller)
+		caller = seg(t, caller->up);
+	for (; caller; caller = seg(t, caller->up))
 		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
 			break;
 	if (caller && caller->next == 0) {
@@ -205,7 +208,7 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 		    SYMBOL_RETURNS_TO_CALLEE)
 			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
 		else
-			plan_return(t, fid, n);
+			plan_return(t, fid, false, n);
 		return;
 	case hwtr_ic_call:
 		if (is_pic_call(t, last, ip))
@@ -214,20 +217,28 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 		return;
 	case hwtr_ic_jump: {
 		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
+		unsigned traits;
 
 		/* A jump to the start of a function is a tail call. */
 		if (start == ip) {
 			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
 			return;
 		}
-		/* _Unwind_* "return" to a handler with an indirect jump. */
-		if (symbolizer_function_traits(t->history->symbols, bfun->function) &
-		    SYMBOL_UNWINDER) {
-			const struct segment *c;
+		/* _Unwind_* "return" to a handler with an indirect jump, and
+		 * longjmp to the function that called setjmp (the nearest
+		 * activation of it up the stack).  The traits are part of the
+		 * symbols' digest: a saved index of other rules is stale. */
+		traits = symbolizer_function_traits(t->history->symbols,
+						    bfun->function);
+		if (traits & (SYMBOL_UNWINDER | SYMBOL_LONGJMP)) {
+			bool skip = (traits & SYMBOL_RESUMES_UNWINDING) != 0;
+			const struct segment *c = seg(t, bfun->up);
 
-			for (c = seg(t, bfun->up); c; c = seg(t, c->up))
+			if (skip && c)
+				c = seg(t, c->up);
+			for (; c; c = seg(t, c->up))
 				if (c->function == fid) {
-					plan_return(t, fid, n);
+					plan_return(t, fid, skip, n);
 					return;
 				}
 		}

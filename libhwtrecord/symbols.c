@@ -101,6 +101,10 @@ static unsigned name_traits(const char *name)
 		traits |= SYMBOL_RETURNS_TO_CALLEE;
 	if (!strncmp(name, "_Unwind_", 8))
 		traits |= SYMBOL_UNWINDER;
+	if (!strcmp(name, "_Unwind_Resume"))
+		traits |= SYMBOL_RESUMES_UNWINDING;
+	if (!strcmp(name, "__longjmp") || !strcmp(name, "____longjmp_chk"))
+		traits |= SYMBOL_LONGJMP;
 	return traits;
 }
 
@@ -183,6 +187,21 @@ static bool got_slot_name(Elf *elf, GElf_Addr slot, char *buf, size_t size)
 	return false;
 }
 
+/* Whether ELF has a dynamic symbol table: BFD makes its synthetic NAME@plt
+ * symbols from the dynamic relocations only, so a static executable's PLT
+ * (IRELATIVE slots of IFUNCs such as strlen) has none, and GDB names no
+ * function there. */
+static bool has_dynsym(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+			return true;
+	return false;
+}
+
 /* PLT stubs have no symbols; GDB names them NAME@plt (BFD's synthetic
  * symbols).  Each entry of .plt, .plt.sec and .plt.got jumps through a GOT
  * slot (jmp *disp(%rip)); the relocation of that slot gives the name. */
@@ -193,7 +212,7 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0 || !has_dynsym(elf))
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -250,6 +269,23 @@ static bool executable_section(Dwfl_Module *mod, GElf_Word shndx)
 	       (sh.sh_flags & SHF_EXECINSTR);
 }
 
+/* Where a symbol without size in section SHNDX ends at the latest: its
+ * section's end (GDB takes a minimal symbol only for addresses in its own
+ * section: _init, of no size in .init, does not name the static PLT after
+ * it), or the module's end FALLBACK. */
+static uint64_t section_end(Dwfl_Module *mod, GElf_Word shndx,
+			    uint64_t fallback)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr sh;
+
+	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE ||
+	    !gelf_getshdr(elf_getscn(elf, shndx), &sh) || !sh.sh_size)
+		return fallback;
+	return sh.sh_addr + sh.sh_size + bias;
+}
+
 /* Whether a function collected from the module (from FIRST on) covers
  * ADDR. */
 static bool function_covers(const struct hwtr_symbolizer *s, size_t first,
@@ -280,13 +316,16 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
+		GElf_Word shndx = 0;
 		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr,
-							    NULL, NULL, NULL);
+							    &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 
 		if (!sname || !*sname || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
+		current_module_end = sym.st_size ? mod_end
+				     : section_end(mod, shndx, mod_end);
 		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, symbol_rank(sym.st_info)) < 0)
 			return -1;
@@ -305,10 +344,13 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 		    function_covers(s, first, addr))
 			continue;
 		/* Rank 0: a function at the same address wins. */
+		current_module_end = sym.st_size ? mod_end
+				     : section_end(mod, shndx, mod_end);
 		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, 0) < 0)
 			return -1;
 	}
+	current_module_end = mod_end;
 	return add_plt_functions(s, mod);
 }
 

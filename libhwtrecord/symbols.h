@@ -48,9 +48,15 @@ uint64_t symbolizer_function_start(const struct hwtr_symbolizer *symbolizer,
 				   uint32_t id);
 /* What a function's name tells the function segments (segments.c):
  * _dl_runtime_resolve may "return" into the function it resolved; the
- * _Unwind_ functions "return" to a handler with an indirect jump. */
+ * _Unwind_ functions "return" to a handler with an indirect jump, and
+ * glibc's __longjmp (____longjmp_chk) to the function that called setjmp,
+ * with `jmp *%rdx` (AArch64: `br x30`). */
 #define SYMBOL_RETURNS_TO_CALLEE 1u
 #define SYMBOL_UNWINDER 2u
+#define SYMBOL_LONGJMP 4u
+/* _Unwind_Resume: its caller's frame is the one being unwound, so the
+ * handler it jumps to is in a frame above that. */
+#define SYMBOL_RESUMES_UNWINDING 8u
 /* SYMBOL_* of function ID's name. */
 unsigned symbolizer_function_traits(const struct hwtr_symbolizer *symbolizer,
 				    uint32_t id);

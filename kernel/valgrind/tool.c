@@ -297,6 +297,21 @@ static void hwtrec_pre_mem_write(CorePart part, ThreadId tid, const HChar *s,
 	hwtrec_data_kernel_write(tid, a, size);
 }
 
+/* The stack a signal frame is about to take.  Valgrind announces to
+ * pre_mem_write only the frame's front (return address, siginfo,
+ * ucontext) and writes the rest, its own copy of the guest state,
+ * unannounced (m_sigframe: offsetof(struct rt_sigframe, vg)), so the old
+ * bytes of the whole frame are logged here; else the frames the handler's
+ * stack overlaid read back as that copy's bytes at earlier positions (a
+ * zero return address: GDB's unwinder ended the stack there).  [A,
+ * A+LEN) starts a red zone below the frame and, as Valgrind 3.19 counts
+ * it, stops a red zone short of the frame's top: one more red zone is
+ * logged (bytes logged that do not change are restored as they are). */
+static void hwtrec_new_mem_stack_signal(Addr a, SizeT len, ThreadId tid)
+{
+	hwtrec_data_kernel_write(tid, a, len + VG_STACK_REDZONE_SZB);
+}
+
 static void hwtrec_new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx,
 				ULong di_handle)
 {
@@ -459,6 +474,7 @@ static void hwtrec_pre_clo_init(void)
 	VG_(track_die_mem_brk)(hwtrec_die_mem_brk);
 	VG_(track_copy_mem_remap)(hwtrec_copy_mem_remap);
 	VG_(track_pre_mem_write)(hwtrec_pre_mem_write);
+	VG_(track_new_mem_stack_signal)(hwtrec_new_mem_stack_signal);
 	VG_(track_change_mem_mprotect)(hwtrec_mprotect);
 	VG_(track_die_mem_munmap)(hwtrec_munmap);
 	VG_(atfork)(NULL, NULL, hwtrec_fork_child);

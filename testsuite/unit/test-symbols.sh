@@ -50,3 +50,56 @@ PY
 calls=$(cut -f2 calls.txt | tr '\n' ' ')
 [ "$calls" = "_start work _start work _start " ] || fail "--calls: $calls"
 echo "PASS: --calls: $calls"
+
+# A static glibc program: its .plt (IRELATIVE slots) and the sizeless _init
+# before it, named as GDB's `info symbol` names them (no function in .plt:
+# "No symbol matches"; we used to say *ABS*+0x...@plt, or _init).
+cc -g -O0 -static -no-pie -o static-plt "$SRCDIR/static-plt.c" ||
+	fail "cannot build static-plt"
+"$HWTREC" record -q --source=valgrind -o s.hwtrec -- ./static-plt \
+	>record.out 2>record.err || [ -f s.hwtrec/manifest.json ] ||
+	{ cat record.err; fail "hwtrec record static-plt"; }
+"$HWTREC" dump s.hwtrec --insn --json >sinsn.json || fail "hwtrec dump static-plt"
+python3 - <<'PY' || exit 1
+import json, re, subprocess, sys
+sections = {}
+out = subprocess.run(["readelf", "-SW", "static-plt"], capture_output=True,
+                     text=True).stdout
+for m in re.finditer(r"\]\s+(\.init|\.plt)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", out):
+    start = int(m.group(2), 16)
+    sections[m.group(1)] = (start, start + int(m.group(3), 16))
+if ".plt" not in sections:
+    sys.exit("FAIL: static-plt has no .plt section: %r" % out)
+ips = set()
+for line in open("sinsn.json"):
+    if line.strip():
+        ip = int(json.loads(line)["ip"], 16)
+        if any(a <= ip < b for a, b in sections.values()):
+            ips.add(ip)
+plt = [ip for ip in ips if sections[".plt"][0] <= ip < sections[".plt"][1]]
+if not plt:
+    sys.exit("FAIL: no instruction of static-plt ran in .plt")
+names = {}
+for line in open("sinsn.json"):
+    if line.strip():
+        i = json.loads(line)
+        names[int(i["ip"], 16)] = (i.get("function"), i.get("offset"))
+ips = sorted(ips)
+cmd = ["gdb", "-nx", "-batch"]
+for ip in ips:
+    cmd += ["-ex", "info symbol %#x" % ip]
+cmd.append("./static-plt")
+out = subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
+if len(out) != len(ips):
+    sys.exit("FAIL: gdb said %d lines for %d addresses" % (len(out), len(ips)))
+for ip, line in zip(ips, out):
+    m = re.match(r"(\S+)(?: \+ (\d+))? in section", line)
+    want = (m.group(1), int(m.group(2) or 0)) if m else (None, None)
+    got = names[ip]
+    if want[0] is None:
+        got = (got[0] if got[0] not in ("??", "") else None, None)
+    if want != got:
+        sys.exit("FAIL: static-plt %#x: GDB says %r, we say %r" % (ip, line, got))
+print("PASS: %d addresses of static-plt's .init and .plt (%d in .plt) named "
+      "as GDB names them" % (len(ips), len(plt)))
+PY

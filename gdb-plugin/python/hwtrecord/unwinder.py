@@ -460,17 +460,24 @@ class HwtrecUnwinder(Unwinder):
         if conn is None or not target.is_hwtrec(conn):
             return None
         level = pending_frame.level()
+        pc_name, sp_name = _pc_sp_names(pending_frame.architecture())
+        pc = pending_frame.read_register(pc_name)
         # GDB builds a chain from level 0 outwards; a level we have seen
-        # starts a new chain.  (Frame 0 may be GDB's inline frame, so the
-        # first level we are asked about can be 1.)
-        if self.last_level is None or level <= self.last_level:
+        # starts a new chain.  Frame 0 may be GDB's inline frame, so the
+        # first level we are asked about can be 1, as it is when the chain
+        # goes on: then a PC other than the caller's we gave (a stop inside
+        # an inlined function after one outside it, while reverse-next
+        # steps back through the inlined call) starts a new chain too; the
+        # old chain's caller made GDB see another frame there and stop.
+        if self.last_level is None or level <= self.last_level or (
+                self.frames is not None and
+                self.next_index < len(self.frames) and
+                int(pc) != self.frames[self.next_index].pc):
             self._refresh(conn)
         self.last_level = level
         if self.frames is None or self.next_index >= len(self.frames):
             return None
         this = self.frames[self.next_index]
-        pc_name, sp_name = _pc_sp_names(pending_frame.architecture())
-        pc = pending_frame.read_register(pc_name)
         if int(pc) != this.pc:
             return None
         if self.next_index == len(self.frames) - 1 and \
