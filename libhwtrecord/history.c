@@ -216,6 +216,8 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 	}
 	line_filter_add_new(t->chunks[t->nchunks - 1].lines, &b->lines_seen,
 			    block->ip, block->end_ip);
+	code_ranges_add(&t->chunks[t->nchunks - 1].ranges, block->ip,
+			block->end_ip);
 	return 0;
 }
 

@@ -1,0 +1,37 @@
+/* code-ranges.h: the exact code a chunk executed, when it is little; internal. */
+#ifndef HWTR_CODE_RANGES_H
+#define HWTR_CODE_RANGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Up to this many disjoint ranges a chunk (sizing: code-ranges.c). */
+#define CODE_RANGES_MAX 16
+/* count when the chunk ran more code than that: only its line filter
+ * (line-filter.h) says what it ran. */
+#define CODE_RANGES_MANY UINT32_MAX
+
+/* Saved as it is in a recording's history.idx (inside struct chunk). */
+struct code_ranges {
+	uint32_t count;		/* ranges in use, or CODE_RANGES_MANY */
+	uint32_t reserved;	/* 0 */
+	struct code_range {
+		uint64_t begin, end;	/* both included: instruction starts */
+	} range[CODE_RANGES_MAX];	/* sorted, disjoint, not adjacent */
+};
+
+/* Add the block from BEGIN to END (its first and last instructions'
+ * addresses) to RANGES, which a zeroed struct starts empty.  More than
+ * CODE_RANGES_MAX ranges make it CODE_RANGES_MANY for good. */
+void code_ranges_add(struct code_ranges *ranges, uint64_t begin, uint64_t end);
+/* Add everything FROM holds to INTO (the parallel pass's stitching). */
+void code_ranges_merge(struct code_ranges *into, const struct code_ranges *from);
+/* Whether RANGES know exactly what ran (not CODE_RANGES_MANY). */
+bool code_ranges_exact(const struct code_ranges *ranges);
+/* For exact RANGES: whether an instruction starting at IP may have run
+ * (false: it certainly did not). */
+bool code_ranges_contain(const struct code_ranges *ranges, uint64_t ip);
+/* Whether RANGES are well formed (a saved index's, before it is used). */
+bool code_ranges_valid(const struct code_ranges *ranges);
+
+#endif
