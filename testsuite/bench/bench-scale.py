@@ -3,9 +3,9 @@
 # from GDB's start (BENCH_T0) to the prompt, the first reverse-stepi and a
 # print of report's argument and of $rsp there (with a data log, its
 # values: both runs of bench-scale.sh must print the same), then
-# reverse-finish and reverse-step, then a reverse-continue across the whole
-# history to a breakpoint at main (after its prologue: run once, at the
-# start), and where each stopped.
+# reverse-finish and reverse-step, then (once the whole history is built) a
+# reverse-continue across it to a breakpoint at main (run once, at the
+# start; its line is where the hot function ends), and where each stopped.
 import os
 import time
 
@@ -37,5 +37,10 @@ figure("first_print", time.perf_counter() - start)
 figure("first_print_shows", shown.replace(" ", "_"))
 timed("reverse_finish", "reverse-finish")
 timed("reverse_step", "reverse-step")
+# The search alone: the whole history first (info record waits for the
+# build the server runs in the background), then the reverse-continue.
+start = time.perf_counter()
+gdb.execute("info record", to_string=True)
+figure("history_wait", time.perf_counter() - start)
 gdb.execute("break main", to_string=True)
 timed("reverse_continue", "reverse-continue")

@@ -210,5 +210,6 @@ echo " rstepi, print, rfinish, rstep: the first reverse-stepi, a print there, th
 echo "  answered from the end of the trace decoded first while the whole history is built; with the data log"
 echo "  (the default) the first reverse-stepi waits for the log's pass (hwtr_values_load), not for the build;"
 echo " no tail: the same first reverse-stepi, print and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
-echo " rcont: then reverse-continue to main's start across the whole history; baseline: the same under BENCH_BASELINE's hwtrec;"
+echo " rcont: then, the whole history built, reverse-continue to main's start across it (the search alone; main shares"
+echo "  its 32-byte line with the hot function, so only the chunks' code ranges skip chunks); baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"
