@@ -130,6 +130,30 @@ bool code_ranges_contain(const struct code_ranges *r, uint64_t ip)
 	return at >= 0 && ip <= r->range[at].end;
 }
 
+bool code_ranges_hold_any(const struct code_ranges *r, const uint64_t *addrs,
+			  size_t n)
+{
+	uint32_t i;
+
+	if (r->count == CODE_RANGES_MANY)
+		return n > 0;
+	for (i = 0; i < r->count; i++) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {	/* the first address at or above begin */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (addrs[mid] < r->range[i].begin)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && addrs[lo] <= r->range[i].end)
+			return true;
+	}
+	return false;
+}
+
 bool code_ranges_valid(const struct code_ranges *r)
 {
 	uint32_t i;

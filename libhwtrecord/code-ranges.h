@@ -3,6 +3,7 @@
 #define HWTR_CODE_RANGES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Up to this many disjoint ranges a chunk (sizing: code-ranges.c). */
@@ -31,6 +32,11 @@ bool code_ranges_exact(const struct code_ranges *ranges);
 /* For exact RANGES: whether an instruction starting at IP may have run
  * (false: it certainly did not). */
 bool code_ranges_contain(const struct code_ranges *ranges, uint64_t ip);
+/* For exact RANGES: whether any of the N addresses ADDRS (sorted) may have
+ * started an instruction: one binary search per range, not per address (a
+ * debugger may have thousands of breakpoints). */
+bool code_ranges_hold_any(const struct code_ranges *ranges,
+			  const uint64_t *addrs, size_t n);
 /* Whether RANGES are well formed (a saved index's, before it is used). */
 bool code_ranges_valid(const struct code_ranges *ranges);
 

@@ -160,12 +160,8 @@ static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
 {
 	size_t i;
 
-	if (code_ranges_exact(&c->ranges)) {
-		for (i = 0; i < n; i++)
-			if (code_ranges_contain(&c->ranges, addrs[i]))
-				return true;
-		return false;
-	}
+	if (code_ranges_exact(&c->ranges))
+		return code_ranges_hold_any(&c->ranges, addrs, n);
 	for (i = 0; i < n; i++)
 		if ((i == 0 || addrs[i] >> LINE_FILTER_SHIFT !=
 				       addrs[i - 1] >> LINE_FILTER_SHIFT) &&

@@ -152,6 +152,39 @@ START_TEST(a_saved_index_s_ranges_are_checked)
 }
 END_TEST
 
+/* The search's question for many breakpoints at once, against asking
+ * each address alone. */
+START_TEST(any_of_sorted_addresses_is_each_address_asked_alone)
+{
+	int round;
+
+	for (round = 0; round < 2000; round++) {
+		struct code_ranges r;
+		uint64_t addrs[40];
+		size_t n = rng() % 40, i, j;
+		bool alone = false;
+
+		memset(&r, 0, sizeof(r));
+		for (i = 0; i < 1 + rng() % CODE_RANGES_MAX; i++) {
+			uint64_t b = rng() % 2048;
+
+			code_ranges_add(&r, BASE + b, BASE + b + rng() % 30);
+		}
+		for (i = 0; i < n; i++) {	/* sorted, by insertion */
+			uint64_t a = BASE - 16 + rng() % 2100;
+
+			for (j = i; j > 0 && addrs[j - 1] > a; j--)
+				addrs[j] = addrs[j - 1];
+			addrs[j] = a;
+		}
+		for (i = 0; i < n; i++)
+			alone |= code_ranges_contain(&r, addrs[i]);
+		ck_assert_msg(code_ranges_hold_any(&r, addrs, n) == alone,
+			      "round %d: %zu addresses", round, n);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("ranges");
@@ -160,5 +193,6 @@ int main(void)
 	tcase_add_test(tc, touching_blocks_make_one_range_and_a_gap_of_one_byte_two);
 	tcase_add_test(tc, too_much_code_or_a_backward_block_gives_up_for_good);
 	tcase_add_test(tc, a_saved_index_s_ranges_are_checked);
+	tcase_add_test(tc, any_of_sorted_addresses_is_each_address_asked_alone);
 	return check_run_tcase("code-ranges", tc);
 }
