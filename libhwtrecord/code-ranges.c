@@ -17,6 +17,12 @@
  * ranges, bench-scale's loops: 4); python3's chunks run hundreds and gzip's
  * dozens, so they stay with the filter.
  *
+ * The pass adds a block through a memo of the blocks the ranges hold
+ * (code_ranges_add_new), so a hot loop's block is not looked up again at
+ * every run: without it, a 1.4 G-instruction loop's build took about 10%
+ * more CPU (measured with HWTREC_BUILD_THREADS=1 on a loaded machine; with
+ * it the difference is within the noise, 15-18 s both).
+ *
  * The pass adds every block in trace order; the parallel pass (history-
  * parallel.c) adds a chunk's blocks in the same order on one build thread,
  * so both give the same ranges, byte for byte.
@@ -101,6 +107,11 @@ void code_ranges_add(struct code_ranges *r, uint64_t begin, uint64_t end)
 	memset(r->range, 0, sizeof(r->range));
 	memcpy(r->range, out, n * sizeof(*out));
 	r->count = (uint32_t)n;
+}
+
+void code_ranges_memo_reset(struct code_ranges_memo *memo)
+{
+	memset(memo, 0, sizeof(*memo));
 }
 
 void code_ranges_merge(struct code_ranges *into, const struct code_ranges *from)

@@ -25,6 +25,34 @@ struct code_ranges {
  * addresses) to RANGES, which a zeroed struct starts empty.  More than
  * CODE_RANGES_MAX ranges make it CODE_RANGES_MANY for good. */
 void code_ranges_add(struct code_ranges *ranges, uint64_t begin, uint64_t end);
+/* The blocks one chunk's ranges were given since they were cleared: the
+ * index pass adds every block, and a chunk runs the same few again and
+ * again, so a block it remembers is not looked up again (ranges only grow:
+ * a block held stays held).  Direct-mapped by the block's first address;
+ * zeroed is reset. */
+#define CODE_MEMO_SLOTS 64
+struct code_ranges_memo {
+	uint64_t begin_plus_one[CODE_MEMO_SLOTS];	/* 0: empty */
+	uint64_t end[CODE_MEMO_SLOTS];
+};
+
+/* Forget every block: whenever the ranges are cleared (a new chunk). */
+void code_ranges_memo_reset(struct code_ranges_memo *memo);
+
+/* code_ranges_add, skipping a block MEMO says RANGES hold already. */
+static inline void code_ranges_add_new(struct code_ranges *ranges,
+				       struct code_ranges_memo *memo,
+				       uint64_t begin, uint64_t end)
+{
+	unsigned slot = (unsigned)((begin * 0x9e3779b97f4a7c15ULL) >> 58);
+
+	if (memo->begin_plus_one[slot] == begin + 1 && end <= memo->end[slot])
+		return;
+	code_ranges_add(ranges, begin, end);
+	memo->begin_plus_one[slot] = begin + 1;
+	memo->end[slot] = end;
+}
+
 /* Add everything FROM holds to INTO (the parallel pass's stitching). */
 void code_ranges_merge(struct code_ranges *into, const struct code_ranges *from);
 /* Whether RANGES know exactly what ran (not CODE_RANGES_MANY). */

@@ -157,6 +157,7 @@ struct worker {
 	struct isa *isa;
 	bool epoch_missing;	/* a chunk start without a looked-up epoch */
 	struct line_memo lines_seen;
+	struct code_ranges_memo blocks_seen;
 	struct fn_memo fn;	/* the last instruction's function */
 	struct function_slot functions[FUNCTION_SLOTS];
 };
@@ -309,6 +310,7 @@ static int walk_unit(struct worker *w, size_t k)
 	if ((err = unit_new_code(u)))
 		goto out;
 	line_memo_reset(&w->lines_seen);
+	code_ranges_memo_reset(&w->blocks_seen);
 	while ((status = t->ops->walk_next(walk, &item)) > 0) {
 		struct record *r;
 
@@ -332,6 +334,7 @@ static int walk_unit(struct worker *w, size_t k)
 			r->kind = record_chunk;
 			r->u.offset = item.offset;
 			line_memo_reset(&w->lines_seen);
+			code_ranges_memo_reset(&w->blocks_seen);
 		} else if (item.kind == walk_gap) {
 			if ((err = unit_record(u, &r)) ||
 			    (err = history_grow((void **)&u->gaps, &u->cap_gaps,
@@ -392,8 +395,9 @@ static int walk_unit(struct worker *w, size_t k)
 				break;
 			line_filter_add_new(u->code[u->ncode - 1].lines, &w->lines_seen,
 					    item.block.ip, item.block.end_ip);
-			code_ranges_add(&u->code[u->ncode - 1].ranges, item.block.ip,
-					item.block.end_ip);
+			code_ranges_add_new(&u->code[u->ncode - 1].ranges,
+					    &w->blocks_seen, item.block.ip,
+					    item.block.end_ip);
 		}
 	}
 	if (!err && status < 0)

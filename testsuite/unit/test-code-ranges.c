@@ -185,6 +185,41 @@ START_TEST(any_of_sorted_addresses_is_each_address_asked_alone)
 }
 END_TEST
 
+/* The index pass adds through a memo of the blocks the ranges hold
+ * (code_ranges_add_new): the ranges must come out byte for byte as from
+ * code_ranges_add alone, with blocks run again and again, blocks that
+ * share a memo slot, blocks that grow at the end, and a memo reset with its
+ * ranges for the next chunk (a memo that was not would skip the blocks of
+ * the chunk before, run again). */
+START_TEST(the_memo_gives_the_ranges_of_plain_adds)
+{
+	static struct code_ranges_memo memo;	/* zeroed: reset */
+	int chunk;
+
+	for (chunk = 0; chunk < 200; chunk++) {
+		struct code_ranges plain, memoed;
+		uint64_t hot[6];
+		int i;
+
+		memset(&plain, 0, sizeof(plain));
+		memset(&memoed, 0, sizeof(memoed));
+		for (i = 0; i < 6; i++)
+			hot[i] = BASE + rng() % 512;
+		if (chunk % 2)	/* the blocks of the chunk before, again */
+			hot[0] = BASE;
+		for (i = 0; i < 60; i++) {
+			uint64_t b = rng() % 3 ? hot[rng() % 6] : BASE + rng() % 2048;
+			uint64_t e = b + rng() % 24;
+
+			code_ranges_add(&plain, b, e);
+			code_ranges_add_new(&memoed, &memo, b, e);
+			ck_assert_mem_eq(&memoed, &plain, sizeof(plain));
+		}
+		code_ranges_memo_reset(&memo);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("ranges");
@@ -194,5 +229,6 @@ int main(void)
 	tcase_add_test(tc, too_much_code_or_a_backward_block_gives_up_for_good);
 	tcase_add_test(tc, a_saved_index_s_ranges_are_checked);
 	tcase_add_test(tc, any_of_sorted_addresses_is_each_address_asked_alone);
+	tcase_add_test(tc, the_memo_gives_the_ranges_of_plain_adds);
 	return check_run_tcase("code-ranges", tc);
 }
