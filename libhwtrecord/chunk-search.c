@@ -1,7 +1,8 @@
 /* chunk-search.c: finding an instruction at one of several addresses in a chunk.
  *
  * Reverse-continue and continue to a breakpoint (cursor.c) ask each chunk
- * whose line filter may hold an address for the last or first instruction
+ * whose code ranges or line filter may hold an address (code-ranges.c,
+ * line-filter.c) for the last or first instruction
  * in a range at one of the addresses.  A chunk in the cache is searched
  * there; else its blocks are walked again and only a block whose address
  * range holds one of the (sorted) addresses is split into instructions:

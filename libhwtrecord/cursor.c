@@ -2,8 +2,8 @@
  *
  * Positions are instruction numbers (1-based, as GDB's btrace).  Seeking is a
  * binary search over chunks plus decoding at most one chunk; searching for
- * addresses skips every chunk whose filter of executed code lines
- * (line-filter.c) rules them out.
+ * addresses skips every chunk whose code ranges (code-ranges.c) or filter
+ * of executed code lines (line-filter.c) rule them out.
  *
  * A history that is extended (hwtr_history_extend) keeps the meaning of
  * every position before its threads' last chunks; a position past a
@@ -152,12 +152,16 @@ int hwtr_cursor_segment(const struct hwtr_cursor *c, struct hwtr_segment *out)
 
 
 /* ADDRS sorted: each code line is asked once, whatever the number of
- * addresses on it (thousands of breakpoints sit on a few lines). */
+ * addresses on it (thousands of breakpoints sit on a few lines).  A chunk
+ * that ran little code knows it exactly (code-ranges.c): its ranges answer,
+ * not its filter, which cannot tell apart addresses sharing a line. */
 static bool chunk_may_hold(const struct chunk *c, const uint64_t *addrs,
 			   size_t n)
 {
 	size_t i;
 
+	if (code_ranges_exact(&c->ranges))
+		return code_ranges_hold_any(&c->ranges, addrs, n);
 	for (i = 0; i < n; i++)
 		if ((i == 0 || addrs[i] >> LINE_FILTER_SHIFT !=
 				       addrs[i - 1] >> LINE_FILTER_SHIFT) &&

@@ -52,9 +52,10 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 1
-#define HISTORY_INDEX_VERSION 3	/* 2: chunks filter executed code lines;
+#define HISTORY_INDEX_VERSION 4	/* 2: chunks filter executed code lines;
 				 * 3: segments change function at any
-				 * instruction, not only at a block's start */
+				 * instruction, not only at a block's start;
+				 * 4: chunks keep their code ranges */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 
@@ -770,6 +771,9 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 		    (c->offset != NO_START && c->offset >= t->stream_size))
 			return reject(f, "damaged: thread %u chunk %zu out of order "
 				      "or range", t->tid, i);
+		if (!code_ranges_valid(&c->ranges))
+			return reject(f, "damaged: thread %u chunk %zu: its code "
+				      "ranges are not sorted or too many", t->tid, i);
 	}
 	if (t->ninsns && !t->nchunks)
 		return reject(f, "damaged: thread %u has instructions but no chunk",

@@ -7,7 +7,8 @@
  * a decoder lane of its own (decoder_ops.lane_alloc), its own instruction
  * set tables (capstone handles are per thread) and the shared image and
  * symbols, only read.  A build thread does what is per block: libipt's
- * decoding, the last instruction's class, the chunk's line filter, and it
+ * decoding, the last instruction's class, the chunk's line filter and code
+ * ranges (in the chunk's block order, as the sequential pass), and it
  * merges blocks in a row that cannot change the function segment (a block
  * in the same function, after one that does not call, return or jump) into
  * one run (index-builder.h).  The caller's thread then feeds the units'
@@ -84,6 +85,12 @@ struct record {
 
 enum unit_state { unit_waiting, unit_done, unit_failed };
 
+/* A chunk's summary of the code it ran, as struct chunk holds it. */
+struct chunk_code {
+	uint8_t lines[LINE_FILTER_BYTES];
+	struct code_ranges ranges;
+};
+
 /* The trace from one chunk start up to the next unit's. */
 struct unit {
 	uint64_t from;		/* its chunk start (the first: the stream's start) */
@@ -93,10 +100,10 @@ struct unit {
 	size_t nrecords, cap_records;
 	struct walk_item *gaps;
 	size_t ngaps, cap_gaps;
-	/* Line filters: [0] for blocks before the unit's first chunk start (the
-	 * first unit's), then one per chunk start, in order. */
-	uint8_t (*lines)[LINE_FILTER_BYTES];
-	size_t nlines, cap_lines;
+	/* What each chunk ran: [0] for blocks before the unit's first chunk
+	 * start (the first unit's), then one per chunk start, in order. */
+	struct chunk_code *code;
+	size_t ncode, cap_code;
 };
 
 /* Units' buffers, kept for the next units: memory freed and taken again
@@ -106,8 +113,8 @@ struct unit_buffers {
 	size_t cap_records;
 	struct walk_item *gaps;
 	size_t cap_gaps;
-	uint8_t (*lines)[LINE_FILTER_BYTES];
-	size_t cap_lines;
+	struct chunk_code *code;
+	size_t cap_code;
 };
 
 struct chunk_epoch {
@@ -150,6 +157,7 @@ struct worker {
 	struct isa *isa;
 	bool epoch_missing;	/* a chunk start without a looked-up epoch */
 	struct line_memo lines_seen;
+	struct code_ranges_memo blocks_seen;
 	struct fn_memo fn;	/* the last instruction's function */
 	struct function_slot functions[FUNCTION_SLOTS];
 };
@@ -167,13 +175,13 @@ static int unit_record(struct unit *u, struct record **out)
 	return 0;
 }
 
-static int unit_new_lines(struct unit *u)
+static int unit_new_code(struct unit *u)
 {
-	int err = history_grow((void **)&u->lines, &u->cap_lines, u->nlines,
-			       sizeof(*u->lines));
+	int err = history_grow((void **)&u->code, &u->cap_code, u->ncode,
+			       sizeof(*u->code));
 
 	if (!err)
-		memset(u->lines[u->nlines++], 0, LINE_FILTER_BYTES);
+		memset(&u->code[u->ncode++], 0, sizeof(*u->code));
 	return err;
 }
 
@@ -181,12 +189,12 @@ static void unit_release(struct unit *u)
 {
 	free(u->records);
 	free(u->gaps);
-	free(u->lines);
+	free(u->code);
 	u->records = NULL;
 	u->gaps = NULL;
-	u->lines = NULL;
-	u->nrecords = u->ngaps = u->nlines = 0;
-	u->cap_records = u->cap_gaps = u->cap_lines = 0;
+	u->code = NULL;
+	u->nrecords = u->ngaps = u->ncode = 0;
+	u->cap_records = u->cap_gaps = u->cap_code = 0;
 }
 
 /* Unit U, stitched, gives its buffers back (P's lock held). */
@@ -203,8 +211,8 @@ static void unit_spare(struct pass *p, struct unit *u)
 	b->cap_records = u->cap_records;
 	b->gaps = u->gaps;
 	b->cap_gaps = u->cap_gaps;
-	b->lines = u->lines;
-	b->cap_lines = u->cap_lines;
+	b->code = u->code;
+	b->cap_code = u->cap_code;
 	memset(u, 0, sizeof(*u));
 }
 
@@ -220,8 +228,8 @@ static void unit_reuse(struct pass *p, struct unit *u)
 	u->cap_records = b->cap_records;
 	u->gaps = b->gaps;
 	u->cap_gaps = b->cap_gaps;
-	u->lines = b->lines;
-	u->cap_lines = b->cap_lines;
+	u->code = b->code;
+	u->cap_code = b->cap_code;
 }
 
 /* The epoch looked up for the chunk start at OFFSET (a decoder_image_fn). */
@@ -299,9 +307,10 @@ static int walk_unit(struct worker *w, size_t k)
 	if ((err = t->ops->walk_in_lane(t->stream, w->lane, k ? &u->from : NULL,
 					looked_up_image, w, &walk)))
 		return err;
-	if ((err = unit_new_lines(u)))
+	if ((err = unit_new_code(u)))
 		goto out;
 	line_memo_reset(&w->lines_seen);
+	code_ranges_memo_reset(&w->blocks_seen);
 	while ((status = t->ops->walk_next(walk, &item)) > 0) {
 		struct record *r;
 
@@ -320,11 +329,12 @@ static int walk_unit(struct worker *w, size_t k)
 		if (item.kind != walk_block)
 			run = NULL;
 		if (item.kind == walk_chunk_start) {
-			if ((err = unit_record(u, &r)) || (err = unit_new_lines(u)))
+			if ((err = unit_record(u, &r)) || (err = unit_new_code(u)))
 				break;
 			r->kind = record_chunk;
 			r->u.offset = item.offset;
 			line_memo_reset(&w->lines_seen);
+			code_ranges_memo_reset(&w->blocks_seen);
 		} else if (item.kind == walk_gap) {
 			if ((err = unit_record(u, &r)) ||
 			    (err = history_grow((void **)&u->gaps, &u->cap_gaps,
@@ -383,8 +393,11 @@ static int walk_unit(struct worker *w, size_t k)
 			}
 			if (err)
 				break;
-			line_filter_add_new(u->lines[u->nlines - 1], &w->lines_seen,
+			line_filter_add_new(u->code[u->ncode - 1].lines, &w->lines_seen,
 					    item.block.ip, item.block.end_ip);
+			code_ranges_add_new(&u->code[u->ncode - 1].ranges,
+					    &w->blocks_seen, item.block.ip,
+					    item.block.end_ip);
 		}
 	}
 	if (!err && status < 0)
@@ -427,21 +440,25 @@ static void *worker_main(void *arg)
 
 /* ------------------------------------------------------------ stitching */
 
-static void or_lines(struct hwtr_thread *t, const uint8_t *lines)
+/* Add what a build thread found a chunk ran to the thread's last chunk. */
+static void add_code(struct hwtr_thread *t, const struct chunk_code *code)
 {
+	struct chunk *c;
 	size_t i;
 
 	if (t->nchunks == 0)
 		return;
+	c = &t->chunks[t->nchunks - 1];
 	for (i = 0; i < LINE_FILTER_BYTES; i++)
-		t->chunks[t->nchunks - 1].lines[i] |= lines[i];
+		c->lines[i] |= code->lines[i];
+	code_ranges_merge(&c->ranges, &code->ranges);
 }
 
 /* Feed unit U's items to the thread's builder, in order. */
 static int stitch_unit(struct hwtr_thread *t, const struct unit *u)
 {
 	struct builder *b = t->builder;
-	size_t i, line = 0;
+	size_t i, code = 0;
 	int err = 0;
 
 	for (i = 0; !err && i < u->nrecords; i++) {
@@ -449,7 +466,7 @@ static int stitch_unit(struct hwtr_thread *t, const struct unit *u)
 
 		switch (r->kind) {
 		case record_chunk:
-			or_lines(t, u->lines[line++]);
+			add_code(t, &u->code[code++]);
 			err = builder_chunk_start(b, r->u.offset);
 			break;
 		case record_run:
@@ -461,7 +478,7 @@ static int stitch_unit(struct hwtr_thread *t, const struct unit *u)
 		}
 	}
 	if (!err)
-		or_lines(t, u->lines[line]);
+		add_code(t, &u->code[code]);
 	return err;
 }
 
@@ -625,7 +642,7 @@ int history_parallel_pass(struct hwtr_thread *t, unsigned nworkers)
 	for (k = 0; k < p.nspare; k++) {
 		free(p.spare[k].records);
 		free(p.spare[k].gaps);
-		free(p.spare[k].lines);
+		free(p.spare[k].code);
 	}
 	free(p.spare);
 	pthread_cond_destroy(&p.unit_ended);

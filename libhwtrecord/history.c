@@ -129,6 +129,7 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	c = &t->chunks[t->nchunks++];
 	memset(c, 0, sizeof(*c));
 	line_memo_reset(&b->lines_seen);	/* its filter is empty */
+	code_ranges_memo_reset(&b->blocks_seen);	/* and its ranges */
 	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
 	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
@@ -215,6 +216,8 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 		rest.ninsn -= n;
 	}
 	line_filter_add_new(t->chunks[t->nchunks - 1].lines, &b->lines_seen,
+			    block->ip, block->end_ip);
+	code_ranges_add_new(&t->chunks[t->nchunks - 1].ranges, &b->blocks_seen,
 			    block->ip, block->end_ip);
 	return 0;
 }

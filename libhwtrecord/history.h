@@ -13,6 +13,7 @@
 #include "hwtrecord.h"
 #include "image.h"
 #include "isa.h"
+#include "code-ranges.h"
 #include "line-filter.h"
 #include "progress.h"
 #include "symbols.h"
@@ -27,6 +28,7 @@ struct chunk {
 	uint64_t tsc_begin;	/* its start's time (0 if none) */
 	uint64_t entry_ip;	/* first block's IP, to check re-decoding */
 	uint8_t lines[LINE_FILTER_BYTES];	/* Bloom filter of code lines */
+	struct code_ranges ranges;	/* the code it ran, when little */
 };
 
 struct segment {

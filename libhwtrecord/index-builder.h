@@ -52,6 +52,7 @@ struct builder {
 	uint64_t window_end;	/* latest window end of the chunks so far */
 	struct restart restart;
 	struct line_memo lines_seen;	/* lines in the last chunk's filter */
+	struct code_ranges_memo blocks_seen;	/* blocks in its ranges */
 };
 
 /* Instructions in a row that the index pass takes as one: a block, or the

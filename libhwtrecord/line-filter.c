@@ -5,7 +5,9 @@
  * the address's line was never executed there.  Lines, not pages, so that
  * a program whose code all sits on one page still has most chunks skipped
  * (issue 21 item 5).  False positives only cost a decode; there are no
- * false negatives.
+ * false negatives.  A chunk that ran little code also keeps its exact
+ * ranges (code-ranges.c), which answer for it instead: they tell apart
+ * addresses that share a line.
  *
  * A block adds every line from its first instruction's address to its
  * last one's: every instruction of the block starts in one of them.  The

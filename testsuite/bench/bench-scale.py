@@ -4,9 +4,10 @@
 # print of report's argument and of $rsp there (with a data log, its
 # values: both runs of bench-scale.sh must print the same), then
 # reverse-finish, `info registers` and a print of main's total there (the
-# first values at a past position), and reverse-step, then a reverse-continue across the whole
-# history to a breakpoint at main (after its prologue: run once, at the
-# start), and where each stopped.
+# first values at a past position), and reverse-step, then (once the whole
+# history is built) a reverse-continue across it to a breakpoint at main
+# (run once, at the start; its line is where the hot function ends), and
+# where each stopped.
 import os
 import time
 
@@ -49,5 +50,10 @@ figure("past_print", time.perf_counter() - start)
 figure("past_values_show", (shown + "," + ",".join(
     line.split()[1] for line in regs.splitlines() if line.strip())).replace(" ", "_"))
 timed("reverse_step", "reverse-step")
+# The search alone: the whole history first (info record waits for the
+# build the server runs in the background), then the reverse-continue.
+start = time.perf_counter()
+gdb.execute("info record", to_string=True)
+figure("history_wait", time.perf_counter() - start)
 gdb.execute("break main", to_string=True)
 timed("reverse_continue", "reverse-continue")

@@ -225,5 +225,6 @@ echo "  data log (the default) the first past values come from the log's last pa
 echo " no seek: the same reverse-finish, info registers and print with HWTREC_VALUES_SEEK=0: the values wait for the"
 echo "  pass over the whole log (hwtr_values_load), as before the seek table;"
 echo " no tail: the same first reverse-stepi, print and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
-echo " rcont: then reverse-continue to main's start across the whole history; baseline: the same under BENCH_BASELINE's hwtrec;"
+echo " rcont: then, the whole history built, reverse-continue to main's start across it (the search alone; main shares"
+echo "  its 32-byte line with the hot function, so only the chunks' code ranges skip chunks); baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"

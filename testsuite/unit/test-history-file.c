@@ -14,6 +14,7 @@
  * again.  A recording still being written never gets one. */
 #include "etm-encode.h"
 #include "fixture.h"
+#include "history.h"
 #include "../fuzz/history-walk.h"
 
 #include "check-main.h"
@@ -34,6 +35,7 @@
 #define HEADER_TABLE_CRC 48
 #define HEADER_CRC 52
 #define SECTION_ENTRY 32
+#define SECTION_CHUNKS 3
 #define SECTION_SEGMENTS 4
 
 static char dir[400];
@@ -480,6 +482,30 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 	}
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1's level base");
+	free(file);
+	/* A chunk's code ranges counted past their array (a lookup would
+	 * read beyond it), then out of order: refused before any search. */
+	read_file(path, &file, &size);
+	{
+		uint64_t ch = section_offset(file, SECTION_CHUNKS, &entry);
+		uint8_t *ranges = file + ch + offsetof(struct chunk, ranges);
+
+		ck_assert_uint_le(get32(ranges), CODE_RANGES_MAX);
+		put32(ranges, CODE_RANGES_MAX + 1);
+		reseal(file, entry);
+		write_file(path, file, size);
+		not_trusted("damaged: thread 1 chunk 0: its code ranges are not "
+			    "sorted or too many");
+		free(file);
+		read_file(path, &file, &size);
+		ch = section_offset(file, SECTION_CHUNKS, &entry);
+		ranges = file + ch + offsetof(struct chunk, ranges);
+		put32(ranges, 2);
+		memset(ranges + 8, 0, 32);	/* two ranges at 0, touching */
+		reseal(file, entry);
+	}
+	write_file(path, file, size);
+	not_trusted("damaged: thread 1 chunk 0: its code ranges");
 	free(file);
 	fixture_cleanup();
 }
