@@ -76,6 +76,9 @@ struct hwtr_symbolizer {
 	bool have_end_epoch;	/* end_epoch is the view of the mappings */
 	unsigned end_epoch;	/* read so far that are alive at the end */
 	struct cache_slot cache[CACHE_SIZE];
+	/* While collect_module reads a module: where the function being
+	 * added may end at the latest (its module's or section's end). */
+	uint64_t collecting_end;
 };
 
 static int symbol_rank(unsigned char info)
@@ -86,8 +89,6 @@ static int symbol_rank(unsigned char info)
 	default: return 1;
 	}
 }
-
-static uint64_t current_module_end;	/* set while collecting one module */
 
 /* What the index pass asks of a function's name, asked once per function
  * here instead of at every block (segments.c). */
@@ -117,7 +118,7 @@ static int add_function(struct hwtr_symbolizer *s, uint64_t start,
 	if (err)
 		return err;
 	s->functions[s->nfunctions++] = (struct function){
-		start, end, current_module_end, name, rank, name_traits(name)
+		start, end, s->collecting_end, name, rank, name_traits(name)
 	};
 	return 0;
 }
@@ -311,7 +312,7 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	size_t first = s->nfunctions;
 
 	dwfl_module_info(mod, NULL, &mod_start, &mod_end, NULL, NULL, NULL, NULL);
-	current_module_end = mod_end;
+	s->collecting_end = mod_end;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -324,7 +325,7 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 		if (!sname || !*sname || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		current_module_end = sym.st_size ? mod_end
+		s->collecting_end = sym.st_size ? mod_end
 				     : section_end(mod, shndx, mod_end);
 		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, symbol_rank(sym.st_info)) < 0)
@@ -344,13 +345,13 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 		    function_covers(s, first, addr))
 			continue;
 		/* Rank 0: a function at the same address wins. */
-		current_module_end = sym.st_size ? mod_end
+		s->collecting_end = sym.st_size ? mod_end
 				     : section_end(mod, shndx, mod_end);
 		if (add_function(s, addr, addr + (sym.st_size ? sym.st_size : 1),
 				 sname, 0) < 0)
 			return -1;
 	}
-	current_module_end = mod_end;
+	s->collecting_end = mod_end;
 	return add_plt_functions(s, mod);
 }
 
