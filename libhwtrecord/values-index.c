@@ -14,22 +14,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 unsigned values_reg_size(unsigned bit)
 {
 	if (bit == HWTR_VREG_FPU)
@@ -138,9 +122,9 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 	case HWTR_VREC_THREAD:
 		if (avail < 21)
 			return 1;
-		r->lwpid = get32(log + off + 1);
-		r->pos = get64(log + off + 5);
-		r->global = get64(log + off + 13);
+		r->lwpid = values_get32(log + off + 1);
+		r->pos = values_get64(log + off + 5);
+		r->global = values_get64(log + off + 13);
 		r->next = off + 21;
 		return 0;
 	case HWTR_VREC_REGS:
@@ -200,7 +184,7 @@ static int read_record(const uint8_t *log, size_t size, size_t off,
 
 		if (avail < 6)
 			return 1;
-		n = get32(log + off + 2);
+		n = values_get32(log + off + 2);
 		if ((avail - 6) / 12 < n)
 			return 1;
 		r->len = n;
@@ -455,7 +439,7 @@ static int index_records(struct values_index *ix, size_t from,
 				values_record_register(&r, HWTR_VREG_RIP, rip);
 				t->snapshots[t->nsnapshots++] =
 					(struct values_snapshot){
-						r.pos, off, base, get64(rip) };
+						r.pos, off, base, values_get64(rip) };
 			}
 			break;
 		case HWTR_VREC_STORE:
@@ -474,13 +458,13 @@ static int index_records(struct values_index *ix, size_t from,
 			uint32_t i;
 
 			for (i = 0; i < r.len; i++) {
-				size_t k = thread_of(ix, get32(r.values + 12 * i),
+				size_t k = thread_of(ix, values_get32(r.values + 12 * i),
 						     &err);
 
 				if (err)
 					return err;
 				ix->threads[k].sync_count =
-					get64(r.values + 12 * i + 4);
+					values_get64(r.values + 12 * i + 4);
 				ix->threads[k].synced = true;
 			}
 			/* thread_of may have moved the array */
@@ -538,7 +522,7 @@ int values_index_map(const char *dir, const char *name,
 				 "data log (no %s)", dir, name,
 				 HWTR_VALUES_MAGIC);
 	}
-	ix->version = get32(ix->log + 8);
+	ix->version = values_get32(ix->log + 8);
 	if (ix->version < HWTR_VALUES_OLDEST_VERSION ||
 	    ix->version > HWTR_VALUES_VERSION) {
 		err = hwtr_fail(hwtr_err_version, "%s/%s: offset 8: data log "
@@ -548,10 +532,10 @@ int values_index_map(const char *dir, const char *name,
 		values_index_close(ix);
 		return err;
 	}
-	if (get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
+	if (values_get32(ix->log + 12) != HWTR_VALUES_HEADER_SIZE) {
 		err = hwtr_fail(hwtr_err_format, "%s/%s: offset 12: a data log "
 				"header of %u bytes; version %u's has %d", dir,
-				name, get32(ix->log + 12), ix->version,
+				name, values_get32(ix->log + 12), ix->version,
 				HWTR_VALUES_HEADER_SIZE);
 		values_index_close(ix);
 		return err;

@@ -16,8 +16,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct hwtr_file_check;
+
+/* The log's fixed-size numbers, little-endian at any alignment. */
+static inline uint32_t values_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t values_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
 
 /* What a record's relative numbers start from (values-format.h: dpos,
  * daddr): the position and the address the records before it gave. */

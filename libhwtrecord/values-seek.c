@@ -9,31 +9,15 @@
 #include <hwtrecord.h>
 #include <string.h>
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 void values_seek_entry(const struct values_seek *s, size_t i,
 		       struct values_seek_entry *e)
 {
 	const uint8_t *p = s->entries + i * HWTR_VALUES_SEEK_ENTRY_SIZE;
 
-	e->offset = get64(p);
-	e->pos = get64(p + 8);
-	e->lwpid = get32(p + 16);
-	e->crc = get32(p + 20);
+	e->offset = values_get64(p);
+	e->pos = values_get64(p + 8);
+	e->lwpid = values_get32(p + 16);
+	e->crc = values_get32(p + 20);
 }
 
 /* The END sync at s->end_sync, which must end where the table starts. */
@@ -43,11 +27,11 @@ static int read_end_sync(struct values_seek *s, const char *path)
 	size_t room = s->table - s->end_sync;
 
 	if (room < 6 || p[0] != HWTR_VREC_SYNC || p[1] != HWTR_VALUES_SYNC_END ||
-	    (room - 6) / 12 != get32(p + 2) || (room - 6) % 12)
+	    (room - 6) / 12 != values_get32(p + 2) || (room - 6) % 12)
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: the seek "
 				 "table names no END sync record there",
 				 path, s->end_sync);
-	s->nthreads = get32(p + 2);
+	s->nthreads = values_get32(p + 2);
 	s->end_counts = p + 6;
 	return 0;
 }
@@ -73,8 +57,8 @@ int values_seek_read(const struct values_index *ix, const char *path,
 				 HWTR_VALUES_SEEK_MAGIC);
 	footer = size - HWTR_VALUES_FOOTER_SIZE;
 	foot = ix->log + footer;
-	table = get64(foot);
-	crc = get32(foot + 8);
+	table = values_get64(foot);
+	crc = values_get32(foot + 8);
 	/* Not table + 13 > footer: a table offset near 2^64 wraps. */
 	if (table < HWTR_VALUES_HEADER_SIZE || table > footer || footer - table < 13)
 		return hwtr_fail(hwtr_err_format, "%s: offset %zu: the footer "
@@ -86,8 +70,8 @@ int values_seek_read(const struct values_index *ix, const char *path,
 				 "table does not match its CRC-32 (0x%08x)",
 				 path, (unsigned long long)table, crc);
 	s->table = (size_t)table;
-	s->end_sync = get64(ix->log + table + 1);
-	s->n = get32(ix->log + table + 9);
+	s->end_sync = values_get64(ix->log + table + 1);
+	s->n = values_get32(ix->log + table + 9);
 	s->entries = ix->log + table + 13;
 	if (ix->log[table] != HWTR_VREC_SEEK ||
 	    (footer - table - 13) / HWTR_VALUES_SEEK_ENTRY_SIZE != s->n ||
@@ -123,8 +107,8 @@ bool values_seek_end_count(const struct values_seek *s, uint32_t lwpid,
 	size_t i;
 
 	for (i = 0; i < s->nthreads; i++)
-		if (get32(s->end_counts + 12 * i) == lwpid) {
-			*count = get64(s->end_counts + 12 * i + 4);
+		if (values_get32(s->end_counts + 12 * i) == lwpid) {
+			*count = values_get64(s->end_counts + 12 * i + 4);
 			return true;
 		}
 	return false;
@@ -176,8 +160,8 @@ int values_seek_check(struct values_seek *s, size_t first, const char *path)
 			end = s->table;
 		}
 		if (end - e.offset < 21 || s->log[e.offset] != HWTR_VREC_THREAD ||
-		    get32(s->log + e.offset + 1) != e.lwpid ||
-		    get64(s->log + e.offset + 5) != e.pos)
+		    values_get32(s->log + e.offset + 1) != e.lwpid ||
+		    values_get64(s->log + e.offset + 5) != e.pos)
 			return hwtr_fail(hwtr_err_format, "%s: offset %llu: no "
 					 "thread record of thread %u at position "
 					 "%llu, as seek table entry %zu says",

@@ -281,12 +281,15 @@ static int end_at_last_pc(struct replay_thread *t)
 	return 0;
 }
 
-/* How long the builder waits between the tail and the whole history: the
- * environment's HWTREC_TEST_BUILD_DELAY_MS, for the tests that show the
- * answers come from the tail while the build runs. */
-static void test_build_delay(void)
+/* A delay the tests ask for in the environment variable NAME (ms):
+ * HWTREC_TEST_BUILD_DELAY_MS, how long the builder waits between the tail
+ * and the whole history, for the tests that show the answers come from
+ * the tail while the build runs; HWTREC_TEST_LOG_DELAY_MS, before the
+ * data log's whole pass, for those that show the tail's values come from
+ * the log's last part (hwtr_values_load_tail), not from that pass. */
+static void test_delay(const char *name)
 {
-	const char *s = getenv("HWTREC_TEST_BUILD_DELAY_MS");
+	const char *s = getenv(name);
 	struct timespec ts;
 	unsigned long ms;
 
@@ -316,7 +319,7 @@ static void *build_history(void *arg)
 		r->tail_done = true;
 		pthread_cond_broadcast(&r->tail_cond);
 		pthread_mutex_unlock(&r->tail_lock);
-		test_build_delay();
+		test_delay("HWTREC_TEST_BUILD_DELAY_MS");
 	}
 	r->build_rc = hwtr_history_build(r->recording, &r->hopt, &r->whole);
 	if (r->build_rc < 0)
@@ -481,28 +484,11 @@ static void open_values(struct replay *r)
 	}
 }
 
-/* A delay (ms) before the log's whole pass: the environment's
- * HWTREC_TEST_LOG_DELAY_MS, for the tests that show the tail's values come
- * from the log's last part (hwtr_values_load_tail), not from that pass. */
-static void test_log_delay(void)
-{
-	const char *s = getenv("HWTREC_TEST_LOG_DELAY_MS");
-	struct timespec ts;
-	unsigned long ms;
-
-	if (!s || !*s)
-		return;
-	ms = strtoul(s, NULL, 10);
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
-}
-
 static void *load_log(void *arg)
 {
 	struct replay *r = arg;
 
-	test_log_delay();
+	test_delay("HWTREC_TEST_LOG_DELAY_MS");
 	if (hwtr_values_load(r->recording, &r->log) < 0) {
 		snprintf(r->log_err, sizeof(r->log_err), "%s", hwtr_last_error());
 		r->log = NULL;

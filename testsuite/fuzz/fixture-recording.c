@@ -43,3 +43,18 @@ void fixture_recording_write(const char *code)
 	hwtr_writer_free(w);
 	scratch_drop_checks("rec");
 }
+
+void fixture_recording_use_trace(const char *trace)
+{
+	static uint8_t bytes[1 << 16];
+	FILE *f = fopen(trace, "rb");
+	size_t n;
+
+	if (!f) {
+		perror(trace);
+		abort();
+	}
+	n = fread(bytes, 1, sizeof(bytes), f);
+	fclose(f);
+	scratch_write("rec/trace/1.pt", bytes, n);
+}

@@ -34,25 +34,10 @@
 
 static int reply_fd = -1;
 
-static void copy_trace(void)
-{
-	static uint8_t bytes[1 << 16];
-	FILE *f = fopen(FIXTURE_TRACE, "rb");
-	size_t n;
-
-	if (!f) {
-		perror(FIXTURE_TRACE);
-		abort();
-	}
-	n = fread(bytes, 1, sizeof(bytes), f);
-	fclose(f);
-	scratch_write("rec/trace/1.pt", bytes, n);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fixture_recording_write(FIXTURE_CODE);
-	copy_trace();
+	fixture_recording_use_trace(FIXTURE_TRACE);
 	/* FUZZ_SERVER_SHOW=1: the replies on stdout, to see what an input reaches. */
 	reply_fd = getenv("FUZZ_SERVER_SHOW") ? 1 : open("/dev/null", O_WRONLY);
 	if (reply_fd < 0)

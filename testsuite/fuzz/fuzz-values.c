@@ -37,21 +37,6 @@ static struct hwtr_history *history, *tail;
 static uint32_t thread_tid;
 static FILE *devnull;
 
-static void copy_trace(void)
-{
-	static uint8_t bytes[1 << 16];
-	FILE *f = fopen(FIXTURE_TRACE, "rb");
-	size_t n;
-
-	if (!f) {
-		perror(FIXTURE_TRACE);
-		abort();
-	}
-	n = fread(bytes, 1, sizeof(bytes), f);
-	fclose(f);
-	scratch_write("rec/trace/1.pt", bytes, n);
-}
-
 /* The manifest names `values` as the recording's data log, and the thread
  * TID. */
 static void write_manifest(uint32_t tid)
@@ -101,7 +86,7 @@ static bool open_recording(uint32_t tid)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fixture_recording_write(FIXTURE_CODE);
-	copy_trace();
+	fixture_recording_use_trace(FIXTURE_TRACE);
 	scratch_write("rec/values", HWTR_VALUES_MAGIC, 8);
 	if (!open_recording(1)) {
 		fprintf(stderr, "fuzz-values: the fixed recording does not open: %s\n",
