@@ -65,12 +65,15 @@ START_TEST(no_address_of_an_added_block_is_refused)
 		for (i = 0; i < n; i++) {
 			uint64_t a;
 
+			/* A test first, not a ck_assert per byte: those are
+			 * most of this test's time under memcheck. */
 			for (a = blocks[i].begin; a <= blocks[i].end; a++)
-				ck_assert_msg(line_filter_may_contain(filter, a),
-					      "round %d: %#llx of block %#llx..%#llx refused",
-					      round, (unsigned long long)a,
-					      (unsigned long long)blocks[i].begin,
-					      (unsigned long long)blocks[i].end);
+				if (!line_filter_may_contain(filter, a))
+					ck_abort_msg("round %d: %#llx of block "
+						     "%#llx..%#llx refused", round,
+						     (unsigned long long)a,
+						     (unsigned long long)blocks[i].begin,
+						     (unsigned long long)blocks[i].end);
 		}
 	}
 }
@@ -101,7 +104,8 @@ START_TEST(an_empty_filter_refuses_everything)
 	int i;
 
 	for (i = 0; i < 10000; i++)
-		ck_assert(!line_filter_may_contain(filter, rng()));
+		if (line_filter_may_contain(filter, rng()))
+			ck_abort_msg("an empty filter admitted an address");
 }
 END_TEST
 
