@@ -291,7 +291,8 @@ static void release_gaps(struct hwtr_thread *t, size_t from)
 	t->ngaps = from;
 }
 
-void history_thread_release(struct hwtr_thread *t)
+/* Empty thread T's index: its gaps, chunks and segments. */
+static void free_index(struct hwtr_thread *t)
 {
 	release_gaps(t, 0);
 	free(t->gaps);
@@ -300,19 +301,24 @@ void history_thread_release(struct hwtr_thread *t)
 		free(t->segments);
 	}
 	t->arrays_mapped = false;
+	t->gaps = NULL;
+	t->chunks = NULL;
+	t->segments = NULL;
+	t->nchunks = t->nsegments = 0;
+	t->ninsns = 0;
+	t->level_base = 0;
+}
+
+void history_thread_release(struct hwtr_thread *t)
+{
+	free_index(t);
 	if (t->stream)
 		t->ops->stream_close(t->stream);
 	if (t->builder)
 		free(t->builder->restart.undo);
 	free(t->builder);
-	t->gaps = NULL;
-	t->chunks = NULL;
-	t->segments = NULL;
 	t->stream = NULL;
 	t->builder = NULL;
-	t->nchunks = t->nsegments = 0;
-	t->ninsns = 0;
-	t->level_base = 0;
 }
 
 static int cmp_loss(const void *a, const void *b)
@@ -409,16 +415,7 @@ static void thread_reset(struct hwtr_thread *t)
 {
 	struct builder *b = t->builder;
 
-	release_gaps(t, 0);
-	free(t->gaps);
-	free(t->chunks);
-	free(t->segments);
-	t->gaps = NULL;
-	t->chunks = NULL;
-	t->segments = NULL;
-	t->nchunks = t->nsegments = 0;
-	t->ninsns = 0;
-	t->level_base = 0;
+	free_index(t);
 	free(b->restart.undo);
 	memset(b, 0, sizeof(*b));
 	b->thread = t;

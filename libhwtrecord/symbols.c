@@ -663,12 +663,12 @@ static const struct module *module_at(const struct hwtr_symbolizer *s,
 	return &s->modules[s->module_of[map] - 1];
 }
 
-static uint32_t find_function(const struct hwtr_symbolizer *s,
+/* How many of MOD's functions, in start order, start at or before IP. */
+static size_t functions_up_to(const struct hwtr_symbolizer *s,
 			      const struct module *mod, uint64_t ip)
 {
 	size_t lo = 0, hi = mod->norder;
 
-	/* The last function starting at or before IP. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -677,6 +677,15 @@ static uint32_t find_function(const struct hwtr_symbolizer *s,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static uint32_t find_function(const struct hwtr_symbolizer *s,
+			      const struct module *mod, uint64_t ip)
+{
+	/* The last function starting at or before IP. */
+	size_t lo = functions_up_to(s, mod, ip);
+
 	if (lo > 0 && ip < s->functions[mod->order[lo - 1]].end)
 		return mod->order[lo - 1];
 	return 0;
@@ -694,19 +703,11 @@ uint64_t symbolizer_next_start(const struct hwtr_symbolizer *s,
 			       unsigned epoch, uint64_t ip)
 {
 	const struct module *mod = module_at(s, epoch, ip);
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!mod)
 		return UINT64_MAX;
-	hi = mod->norder;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->functions[mod->order[mid]].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = functions_up_to(s, mod, ip);
 	return lo < mod->norder ? s->functions[mod->order[lo]].start : UINT64_MAX;
 }
 
