@@ -263,6 +263,22 @@ struct values_thread *values_index_thread(const struct values_index *index,
 	return NULL;
 }
 
+size_t values_thread_resumes_after(const struct values_thread *thread,
+				   size_t offset)
+{
+	size_t lo = 0, hi = thread->nslices;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (thread->slices[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < thread->nslices ? thread->slices[lo].offset : SIZE_MAX;
+}
+
 static int grow(void **array, size_t *cap, size_t n, size_t elem)
 {
 	void *p;

@@ -174,4 +174,11 @@ bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,
 struct values_thread *values_index_thread(const struct values_index *index,
 					  uint32_t lwpid);
 
+/* The offset of THREAD's first THREAD record after OFFSET, or SIZE_MAX.
+ * A scan of one thread's records that meets another thread's THREAD
+ * record jumps there: the records between are the other threads', and
+ * while one thread waits the others can fill most of the log. */
+size_t values_thread_resumes_after(const struct values_thread *thread,
+				   size_t offset);
+
 #endif

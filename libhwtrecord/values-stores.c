@@ -196,6 +196,13 @@ static int scan_position(struct hwtr_stores *s, const struct values_index *ix,
 			ours = r.lwpid == log->lwpid;
 			if (ours && r.pos > pos)
 				break;
+			if (!ours) {
+				r.next = values_thread_resumes_after(log, off);
+				if (r.next == SIZE_MAX) {
+					off = ix->end;
+					break;
+				}
+			}
 			continue;
 		}
 		if (!ours || r.type == HWTR_VREC_SYNC)

@@ -651,6 +651,12 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 			ours = r.lwpid == ht->log->lwpid;
 			if (ours && r.pos >= pos)
 				break;
+			if (!ours) {
+				r.next = values_thread_resumes_after(ht->log,
+								     off);
+				if (r.next == SIZE_MAX)
+					break;
+			}
 			continue;
 		}
 		if (!ours || r.type != HWTR_VREC_REGS)
