@@ -78,6 +78,8 @@ extern Bool hwtrec_data_on;		/* the data log is being written */
 /* Live mode with the data log (--hwtrec-live-data=yes): every block is
  * instrumented for it, written or not. */
 extern Bool hwtrec_data_live;
+/* Instructions between full register snapshots (--hwtrec-snapshot-every). */
+extern ULong hwtrec_data_snapshot_every;
 /* The data log's wide registers, costly to compare (HWTR_VREG_* bits):
  * the 16 ymm, and the FPU state (x87, SSE rounding). */
 #define HWTREC_DATA_YMM_BITS (0xffffull << HWTR_VREG_YMM0)
