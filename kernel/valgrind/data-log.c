@@ -13,8 +13,10 @@
  *
  * Registers: a redo log.  At each counted instruction the registers that
  * may have changed since the last one (those the previous instruction's IR
- * writes, or all at a block's first instruction: a system call, a signal
- * or another block ran in between) are compared with the thread's copy and
+ * writes; at a block's first instruction, those of the previous block's
+ * leaving instruction, which that block stores in
+ * hwtrec_data_narrow_pending, or all where a system call, a signal or
+ * another thread ran in between) are compared with the thread's copy and
  * the changed ones logged; the wide ones, costly to compare (the 16 ymm
  * and the FPU state: x87 and SSE rounding, HWTR_VREG_FPU), at a
  * block's first instruction only when hwtrec_data_ymm_pending (and
@@ -100,6 +102,7 @@ Bool hwtrec_data_live;
  * on a snapshot). */
 ULong hwtrec_data_snapshot_every = HWTR_VALUES_SNAPSHOT_PERIOD;
 UChar hwtrec_data_ymm_pending = 1, hwtrec_data_fpu_pending = 1;
+ULong hwtrec_data_narrow_pending = HWTREC_DATA_NARROW_BITS;
 
 /* The wide registers may have changed: the scheduler ran, a signal, an
  * untraced stretch. */
@@ -107,6 +110,7 @@ static inline void wide_pending(void)
 {
 	hwtrec_data_ymm_pending = 1;
 	hwtrec_data_fpu_pending = 1;
+	hwtrec_data_narrow_pending = HWTREC_DATA_NARROW_BITS;
 }
 
 static Int data_fd = -1;
@@ -737,6 +741,8 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
 	if (flags & HWTREC_DATA_INSN_FIRST) {
+		check = (check & ~HWTREC_DATA_NARROW_BITS) |
+			hwtrec_data_narrow_pending;
 		if (!hwtrec_data_ymm_pending)
 			check &= ~HWTREC_DATA_YMM_BITS;
 		if (!hwtrec_data_fpu_pending)

@@ -90,6 +90,12 @@ extern ULong hwtrec_data_snapshot_every;
  * data-log.c).  Apart, so that SSE code does not make the FPU state be
  * compared, nor x87 code the ymm. */
 extern UChar hwtrec_data_ymm_pending, hwtrec_data_fpu_pending;
+/* The narrow registers (the 8-byte ones: GPRs, rflags, fs/gs base)
+ * the instruction before a block's first may have written: the previous
+ * block stores its leaving instruction's (instrument.c), the scheduler
+ * running, a signal or an untraced stretch makes it all of them. */
+#define HWTREC_DATA_NARROW_BITS ((1ull << HWTR_VREG_YMM0) - 1)
+extern ULong hwtrec_data_narrow_pending;
 #define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
 #define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
 #define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */
