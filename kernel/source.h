@@ -35,6 +35,8 @@
 #define HWTREC_CPU_MODEL 0x55
 #define HWTREC_CPU_STEPPING 4
 #define HWTREC_DEFAULT_PSB_PERIOD 4096
+/* The largest --snapshot-every the Valgrind tool takes. */
+#define HWTREC_MAX_SNAPSHOT_EVERY (1ull << 40)
 
 struct record_options {
 	uint32_t psb_period;		/* bytes between PSB+ */
@@ -42,6 +44,9 @@ struct record_options {
 	bool no_tsc;			/* no TSC packets (FreeBSD's PT backend) */
 	bool no_core;			/* valgrind: no core of the end state */
 	bool no_data;			/* valgrind: no data log (values) */
+	uint64_t snapshot_every;	/* valgrind: instructions between the
+					 * data log's full register snapshots
+					 * (a testing knob), 0 = the default */
 	uint64_t max_size;		/* bytes kept per thread, 0 = all */
 	uint64_t buffer_size;		/* kernel trace buffer per thread, 0 =
 					 * the source's default */

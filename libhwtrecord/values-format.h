@@ -69,7 +69,11 @@ enum hwtr_values_record {
 	 * value (HWTR_VREG_*: 8-byte registers as a var, ymm 32 bytes, the
 	 * FPU state HWTR_VREG_FPU_SIZE bytes): the registers just before instruction POS,
 	 * those that differ from before.  Later records of the same POS
-	 * replace earlier ones (an instruction that faulted did not run). */
+	 * replace earlier ones (an instruction that faulted did not run):
+	 * a full snapshot too, restated after a THREAD record of POS-1 when
+	 * the instruction that had it faulted (in the same restart point's
+	 * segment; one at the position after a thread's last SYNC count is
+	 * a fatal fault's, never used). */
 	HWTR_VREC_REGS = 2,
 	/* var dpos, var daddr, var size, SIZE bytes: memory at ADDR held these
 	 * bytes before instruction POS (or the kernel, during it) changed

@@ -380,6 +380,29 @@ static void forget_records(struct values_index *ix)
 	ix->ended = ix->stopped = false;
 }
 
+/* A full snapshot R (BASE before it) of thread T.  One of the same
+ * position as T's last replaces it: the instruction that had the first
+ * faulted, did not run, and the next one restates the snapshot
+ * (values-format.h, HWTR_VREC_REGS). */
+static int note_snapshot(struct values_thread *t,
+			 const struct values_record *r,
+			 const struct values_base *base)
+{
+	uint8_t rip[HWTR_VREG_MAX_SIZE];
+	int err;
+
+	if (!t->nsnapshots || t->snapshots[t->nsnapshots - 1].pos != r->pos) {
+		if ((err = grow((void **)&t->snapshots, &t->cap_snapshots,
+				t->nsnapshots, sizeof(*t->snapshots))))
+			return err;
+		t->nsnapshots++;
+	}
+	values_record_register(r, HWTR_VREG_RIP, rip);
+	t->snapshots[t->nsnapshots - 1] = (struct values_snapshot){
+		r->pos, r->offset, *base, values_get64(rip) };
+	return 0;
+}
+
 /* One pass over the records from FROM (the header's end or a THREAD
  * record: what the records give relative to the one before starts
  * afresh there): check them and build the index. */
@@ -444,19 +467,9 @@ static int index_records(struct values_index *ix, size_t from,
 				r.pos, r.global, off };
 			break;
 		case HWTR_VREC_REGS:
-			if ((r.mask & HWTR_VREG_ALL) == HWTR_VREG_ALL) {
-				if ((err = grow((void **)&t->snapshots,
-						&t->cap_snapshots,
-						t->nsnapshots,
-						sizeof(*t->snapshots))))
-					return err;
-				uint8_t rip[HWTR_VREG_MAX_SIZE];
-
-				values_record_register(&r, HWTR_VREG_RIP, rip);
-				t->snapshots[t->nsnapshots++] =
-					(struct values_snapshot){
-						r.pos, off, base, values_get64(rip) };
-			}
+			if ((r.mask & HWTR_VREG_ALL) == HWTR_VREG_ALL &&
+			    (err = note_snapshot(t, &r, &base)))
+				return err;
 			break;
 		case HWTR_VREC_STORE:
 		case HWTR_VREC_UNKNOWN: {

@@ -165,6 +165,14 @@ static bool log_whole(const struct hwtr_values *v)
 	return v->index.ended || v->index.stopped;
 }
 
+/* Positions 1..N of LT whose registers the log holds: up to its last sync
+ * (a faulting instruction's record after it did not run), else up to the
+ * last position a record names (the log was cut off). */
+static uint64_t known_positions(const struct values_thread *lt)
+{
+	return lt->synced ? lt->sync_count : lt->last_pos;
+}
+
 /* The PC of each of LT's snapshots FIRST..END-1 (spread, at most
  * SNAPSHOT_CHECKS) is the history's at that position: 0, or refuse. */
 static int check_snapshots(struct values_history_thread *ht,
@@ -299,7 +307,10 @@ static int check_alignment(struct hwtr_values *v,
 				 "%llu instructions: not used", lt->lwpid,
 				 (unsigned long long)lt->last_pos,
 				 (unsigned long long)counted);
-	return check_snapshots(ht, lt, 0, lt->nsnapshots);
+	/* Not a snapshot after the known positions: that of an instruction
+	 * that faulted at the end and did not run (a fatal signal). */
+	return check_snapshots(ht, lt, 0,
+			       first_snapshot_after(lt, known_positions(lt)));
 }
 
 /* What the finished recording's manifest says of the log's length and
@@ -570,14 +581,6 @@ static struct values_history_thread *find_thread(struct hwtr_values *v,
 		if (v->threads[i].thread == thread)
 			return &v->threads[i];
 	return NULL;
-}
-
-/* Positions 1..N of LT whose registers the log holds: up to its last sync
- * (a faulting instruction's record after it did not run), else up to the
- * last position a record names (the log was cut off). */
-static uint64_t known_positions(const struct values_thread *lt)
-{
-	return lt->synced ? lt->sync_count : lt->last_pos;
 }
 
 /* The last snapshot of LT at or before POS, or NULL. */

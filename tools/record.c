@@ -51,6 +51,9 @@ static void usage(FILE *out)
 "  --no-core               no core of the end state (valgrind)\n"
 "  --no-data               no data log: registers and memory at past\n"
 "                          positions are not known (valgrind)\n"
+"  --snapshot-every N      for tests: a full register snapshot in the data\n"
+"                          log every N instructions (valgrind; default\n"
+"                          32768; small N makes faults land on snapshots)\n"
 "  --pack                  then copy the binaries into it (hwtrec pack)\n"
 "  --psb-period BYTES      bytes between PSB packets (default %d)\n"
 "  --buffer-size SIZE      the kernel's trace buffer per thread (hwt; bytes,\n"
@@ -113,7 +116,7 @@ check_exec: {
 
 enum { OPT_FROM = 256, OPT_MAX_SIZE, OPT_NO_RETC, OPT_PSB_PERIOD, OPT_SOURCE,
        OPT_BUFFER_SIZE, OPT_HWT_BACKEND, OPT_NO_CORE, OPT_PACK,
-       OPT_NO_DATA };
+       OPT_NO_DATA, OPT_SNAPSHOT_EVERY };
 
 /* SIZE in bytes, with an optional K, M or G (powers of 1024); 0 if bad. */
 static uint64_t parse_size(const char *text)
@@ -151,6 +154,7 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
 		{ "pack", no_argument, NULL, OPT_PACK },
 		{ "no-data", no_argument, NULL, OPT_NO_DATA },
+		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -212,6 +216,21 @@ static int parse_options(int argc, char **argv, struct record_request *req,
 				return 2;
 			}
 			req->options.psb_period = (uint32_t)v;
+			break;
+		}
+		case OPT_SNAPSHOT_EVERY: {
+			unsigned long long v = strtoull(optarg, &e, 10);
+
+			if (*e || *optarg < '0' || *optarg > '9' || v < 1 ||
+			    v > HWTREC_MAX_SNAPSHOT_EVERY) {
+				fprintf(stderr, "hwtrec record: "
+					"--snapshot-every: '%s' is not "
+					"1..%llu instructions\n", optarg,
+					(unsigned long long)
+					HWTREC_MAX_SNAPSHOT_EVERY);
+				return 2;
+			}
+			req->options.snapshot_every = v;
 			break;
 		}
 		case 'h': usage(stdout); return -1;

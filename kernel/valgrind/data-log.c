@@ -13,8 +13,10 @@
  *
  * Registers: a redo log.  At each counted instruction the registers that
  * may have changed since the last one (those the previous instruction's IR
- * writes, or all at a block's first instruction: a system call, a signal
- * or another block ran in between) are compared with the thread's copy and
+ * writes; at a block's first instruction, those of the previous block's
+ * leaving instruction, which that block stores in
+ * hwtrec_data_narrow_pending, or all where a system call, a signal or
+ * another thread ran in between) are compared with the thread's copy and
  * the changed ones logged; the wide ones, costly to compare (the 16 ymm
  * and the FPU state: x87 and SSE rounding, HWTR_VREG_FPU), at a
  * block's first instruction only when hwtrec_data_ymm_pending (and
@@ -23,7 +25,8 @@
  * one leaving by a side exit) writes one, and whenever the scheduler runs
  * (thread switch, system call, signal, client request) or the thread was
  * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
- * all of them.  rflags comes from VEX's flag thunk.
+ * all of them (a full snapshot), and again at the same position when the
+ * instruction that had one faulted and was taken back.  rflags comes from VEX's flag thunk.
  *
  * Memory: an undo log.  Before each store (and before the kernel writes
  * into the program's memory: system call buffers, signal frames) the old
@@ -80,6 +83,9 @@ struct data_thread {
 	Int lwpid;
 	ULong count;		/* traced instructions run (the position) */
 	ULong last_snapshot;
+	/* The instruction that had the last full snapshot faulted and was
+	 * taken back: the next one, at the same position, restates it. */
+	Bool restate_snapshot;
 	Addr last_ip;		/* of the last counted instruction */
 	Bool last_was_syscall;
 	Bool shadow_valid;
@@ -91,7 +97,12 @@ struct data_thread {
 
 Bool hwtrec_data_on;
 Bool hwtrec_data_live;
+/* Instructions between full snapshots: HWTR_VALUES_SNAPSHOT_PERIOD, or
+ * --hwtrec-snapshot-every (a testing knob: small, a fault is sure to land
+ * on a snapshot). */
+ULong hwtrec_data_snapshot_every = HWTR_VALUES_SNAPSHOT_PERIOD;
 UChar hwtrec_data_ymm_pending = 1, hwtrec_data_fpu_pending = 1;
+ULong hwtrec_data_narrow_pending = HWTREC_DATA_NARROW_BITS;
 
 /* The wide registers may have changed: the scheduler ran, a signal, an
  * untraced stretch. */
@@ -99,6 +110,7 @@ static inline void wide_pending(void)
 {
 	hwtrec_data_ymm_pending = 1;
 	hwtrec_data_fpu_pending = 1;
+	hwtrec_data_narrow_pending = HWTREC_DATA_NARROW_BITS;
 }
 
 static Int data_fd = -1;
@@ -699,12 +711,13 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
 		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
 }
 
-/* Whether T's next instruction gets a full snapshot: its first, and one
- * every HWTR_VALUES_SNAPSHOT_PERIOD. */
+/* Whether T's next instruction gets a full snapshot: its first, one
+ * every hwtrec_data_snapshot_every, and one that restates a snapshot
+ * taken back. */
 static inline Bool snapshot_due(const struct data_thread *t)
 {
-	return !t->shadow_valid ||
-	       t->count + 1 - t->last_snapshot >= HWTR_VALUES_SNAPSHOT_PERIOD;
+	return !t->shadow_valid || t->restate_snapshot ||
+	       t->count + 1 - t->last_snapshot >= hwtrec_data_snapshot_every;
 }
 
 /* Called at each instruction: IP, CHECK the registers that may have
@@ -728,6 +741,8 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	    t->count != 0)
 		return;		/* the next pass of the same REP */
 	if (flags & HWTREC_DATA_INSN_FIRST) {
+		check = (check & ~HWTREC_DATA_NARROW_BITS) |
+			hwtrec_data_narrow_pending;
 		if (!hwtrec_data_ymm_pending)
 			check &= ~HWTREC_DATA_YMM_BITS;
 		if (!hwtrec_data_fpu_pending)
@@ -739,10 +754,14 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	 * every instruction of the slice maps to the global count; a full
 	 * snapshot starts one too, a restart point. */
 	full = snapshot_due(t);
-	if (UNLIKELY(full))
+	if (UNLIKELY(full && !t->restate_snapshot))
 		put_restart();
 	else if (UNLIKELY(logged != t))
 		put_thread();
+	/* A restated snapshot stays in the segment of the restart point
+	 * before the one it replaces: that THREAD record gives the same
+	 * position, and a reader from it reads both. */
+	t->restate_snapshot = False;
 	t->count++;
 	global_count++;
 	t->last_ip = ip;
@@ -752,7 +771,11 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 
 /* A signal is delivered to TID at IP: if that is the instruction it last
  * counted, that instruction faulted and did not run (a system call that
- * is restarted after a handler did run). */
+ * is restarted after a handler did run).  If it had a full snapshot, that
+ * snapshot's rip is the faulting instruction's and the handler's first
+ * instruction (or the next one, after a fatal signal none) comes at the
+ * same position: it restates the snapshot, which replaces the first
+ * (values-format.h, HWTR_VREC_REGS). */
 void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 {
 	struct data_thread *t;
@@ -763,6 +786,8 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 	t = &dthreads[tid];
 	if (t->count == 0 || t->last_ip != ip || t->last_was_syscall)
 		return;
+	if (t->last_snapshot == t->count)
+		t->restate_snapshot = True;
 	t->count--;
 	global_count--;
 	t->last_ip = 0;

@@ -78,6 +78,8 @@ extern Bool hwtrec_data_on;		/* the data log is being written */
 /* Live mode with the data log (--hwtrec-live-data=yes): every block is
  * instrumented for it, written or not. */
 extern Bool hwtrec_data_live;
+/* Instructions between full register snapshots (--hwtrec-snapshot-every). */
+extern ULong hwtrec_data_snapshot_every;
 /* The data log's wide registers, costly to compare (HWTR_VREG_* bits):
  * the 16 ymm, and the FPU state (x87, SSE rounding). */
 #define HWTREC_DATA_YMM_BITS (0xffffull << HWTR_VREG_YMM0)
@@ -88,6 +90,12 @@ extern Bool hwtrec_data_live;
  * data-log.c).  Apart, so that SSE code does not make the FPU state be
  * compared, nor x87 code the ymm. */
 extern UChar hwtrec_data_ymm_pending, hwtrec_data_fpu_pending;
+/* The narrow registers (the 8-byte ones: GPRs, rflags, fs/gs base)
+ * the instruction before a block's first may have written: the previous
+ * block stores its leaving instruction's (instrument.c), the scheduler
+ * running, a signal or an untraced stretch makes it all of them. */
+#define HWTREC_DATA_NARROW_BITS ((1ull << HWTR_VREG_YMM0) - 1)
+extern ULong hwtrec_data_narrow_pending;
 #define HWTREC_DATA_INSN_REP 1u		/* a REP-prefixed string instruction */
 #define HWTREC_DATA_INSN_SYSCALL 2u	/* the syscall instruction */
 #define HWTREC_DATA_INSN_FIRST 4u	/* a block's first instruction */

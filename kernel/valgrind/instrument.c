@@ -232,6 +232,11 @@ static void add_set_flag(IRSB *sb, UChar *flag)
  * but it is in another block). */
 static void add_wide_pending(IRSB *sb, ULong written)
 {
+	/* The narrow ones always: every block leaves a mask, so that the
+	 * next block's first instruction compares those only, not all 19. */
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
+		hword((Addr)&hwtrec_data_narrow_pending),
+		IRExpr_Const(IRConst_U64(written & HWTREC_DATA_NARROW_BITS))));
 	if (written & HWTREC_DATA_YMM_BITS)
 		add_set_flag(sb, &hwtrec_data_ymm_pending);
 	if (written & HWTREC_DATA_FPU_BIT)

@@ -23,6 +23,7 @@
  * not saved), and transactional memory (TSX) packets.
  */
 #include "hwtrec-tool.h"
+#include "../../libhwtrecord/values-format.h"
 
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_gdbserver.h"
@@ -56,6 +57,7 @@ static const HChar *clo_data;
 static const HChar *clo_log_file;
 static Long clo_pid;
 static Long clo_psb_period = 4096;
+static Long clo_snapshot_every = HWTR_VALUES_SNAPSHOT_PERIOD;
 static Bool clo_live;
 static Bool clo_exit_core = True;
 static Bool started;
@@ -72,6 +74,8 @@ static Bool hwtrec_process_cmd_line_option(const HChar *arg)
 	else if VG_BOOL_CLO(arg, "--hwtrec-exit-core", clo_exit_core) {}
 	else if VG_STR_CLO(arg, "--from", hwtrec_clo_from) {}
 	else if VG_BINT_CLO(arg, "--psb-period", clo_psb_period, 256, 1 << 24) {}
+	else if VG_BINT_CLO(arg, "--hwtrec-snapshot-every",
+			    clo_snapshot_every, 1, 1ll << 40) {}
 	else
 		return False;
 	return True;
@@ -94,7 +98,9 @@ static void hwtrec_print_usage(void)
 "    --hwtrec-exit-core=yes|no write a core when the traced program exits,\n"
 "                              as at a fatal signal [yes]\n"
 "    --hwtrec-log-file=PATH    Valgrind's --log-file: its first open, left\n"
-"                              among the program's files, is closed\n");
+"                              among the program's files, is closed\n"
+"    --hwtrec-snapshot-every=N for tests: a full register snapshot in the\n"
+"                              data log every N >= 1 instructions [32768]\n");
 }
 
 static void hwtrec_print_debug_usage(void)
@@ -146,6 +152,7 @@ static void hwtrec_post_clo_init(void)
 		VexRegUpdAllregsAtEachInsn;
 	VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
 	hwtrec_psb_period_bits = (UInt)clo_psb_period * 8;
+	hwtrec_data_snapshot_every = (ULong)clo_snapshot_every;
 	if (clo_live) {
 		/* The FIFO is opened by "hwtrec start". */
 		hwtrec_paused = True;

@@ -4,12 +4,16 @@
 # registers and the bytes of the named globals, as Valgrind's CPU state
 # holds them.  A REP string instruction is one instruction (one line),
 # however many iterations Valgrind steps through; a stop for a signal is
-# not one (the instruction there runs after the handler).
+# not one (the instruction there runs after the handler).  An instruction
+# that faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE at its own PC) did not run,
+# as a trace leaves it out: its step is taken back ("F pos pc" says where;
+# the next instruction has that position).
 #
 # Run as: gdb -batch -nx -x values-oracle.py, with the environment
 #   ORACLE_PROGRAM  the program (symbols), ORACLE_VGDB_PREFIX  vgdb's prefix,
 #   ORACLE_OUT  the output file, ORACLE_GLOBALS  "name:size name:size ...".
-# Lines: "I pos pc" then "R name hex" per register, "M name addr hex".
+# Lines: "I pos pc" then "R name hex" per register, "M name addr hex";
+# "F pos pc" for a fault.
 import gdb
 import os
 
@@ -62,24 +66,35 @@ def main():
     # A stop for a signal is at an instruction that has not run yet: the
     # next stepi enters the handler, and the instruction runs after it.
     signal_stop = [False]
+    fault_stop = [False]
 
     def on_stop(event):
         signal_stop[0] = isinstance(event, gdb.SignalEvent)
+        fault_stop[0] = signal_stop[0] and \
+            event.stop_signal in ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE")
     gdb.events.stop.connect(on_stop)
     pos, prev_pc = 0, None
+    # The last step's lines, written when the next step shows that its
+    # instruction ran.
+    pending, pending_pc = [], None
     with open(os.environ["ORACLE_OUT"], "w") as out:
         while True:
             frame = gdb.selected_frame()
             pc = int(frame.pc())
             code = bytes(inf.read_memory(pc, 15))
-            if not signal_stop[0] and not (pc == prev_pc and
-                                           rep_string(code)):
+            if fault_stop[0] and pending and pc == pending_pc:
+                pending, pending_pc = [], None
+                out.write("F %d 0x%x\n" % (pos, pc))
+                pos -= 1
+            elif not signal_stop[0] and not (pc == prev_pc and
+                                             rep_string(code)):
+                out.writelines(pending)
                 pos += 1
-                out.write("I %d 0x%x\n" % (pos, pc))
+                pending, pending_pc = ["I %d 0x%x\n" % (pos, pc)], pc
                 for r in REGS:
-                    out.write("R %s 0x%x\n" % (r, reg_value(frame, r)))
+                    pending.append("R %s 0x%x\n" % (r, reg_value(frame, r)))
                 for name, addr, size in globs:
-                    out.write("M %s 0x%x %s\n" % (
+                    pending.append("M %s 0x%x %s\n" % (
                         name, addr, bytes(inf.read_memory(addr, size)).hex()))
             prev_pc = pc
             try:
@@ -88,6 +103,7 @@ def main():
                 break
             if not inf.pid or not inf.threads():
                 break
+        out.writelines(pending)
         out.write("E %d\n" % pos)
 
 

@@ -787,7 +787,13 @@ static void seek_entry_begin(struct seek_log *s, int k, uint64_t pos)
 	log_thread(&s->l, pos, pos);
 }
 
-static void seek_log(struct seek_log *s)
+/* RESTATED: the snapshot at 12 comes twice, as the Valgrind tool writes it
+ * when the instruction that had it faulted (values-format.h,
+ * HWTR_VREC_REGS): first with the faulting instruction's rip (i1) and
+ * other registers, then, after a THREAD record of position 11 and the
+ * signal frame's store, restated at the handler's first instruction, the
+ * history's instruction 12. */
+static void seek_log_with(struct seek_log *s, bool restated)
 {
 	struct log *l = &s->l;
 	static const uint64_t pos[3] = { 0, 11, 19 };
@@ -801,6 +807,11 @@ static void seek_log(struct seek_log *s)
 	log_rax(l, 5, 0x5555);
 	log_store(l, 8, 0x5000, "zz");
 	seek_entry_begin(s, 1, 11);
+	if (restated) {
+		log_snapshot(l, 12, 0x900, 0, fixture_symbol("i1"));
+		log_thread(l, 11, 11);
+		log_store(l, 11, 0x6000, "sf");
+	}
 	log_snapshot(l, 12, 0x300, 0, fixture_symbol(main_path_labels[11]));
 	log_rax(l, 13, 0x1313);
 	seek_entry_begin(s, 2, 19);
@@ -828,6 +839,11 @@ static void seek_log(struct seek_log *s)
 	put32(l, crc);
 	put32(l, 0);
 	put(l, HWTR_VALUES_SEEK_MAGIC, 8);
+}
+
+static void seek_log(struct seek_log *s)
+{
+	seek_log_with(s, false);
 }
 
 START_TEST(a_tail_reads_the_log_from_the_restart_point_before_it)
@@ -954,6 +970,131 @@ START_TEST(a_missing_or_damaged_seek_table_falls_back_to_the_whole_log)
 }
 END_TEST
 
+/* The instruction at 10 had a full snapshot and faulted: the tool took it
+ * back and restated the snapshot at the instruction that came next at
+ * position 10 (the signal handler's first), after a THREAD record of 9 and
+ * the signal frame's store at 9.  The restated snapshot replaces the
+ * first: its rip is checked, its registers given. */
+START_TEST(a_snapshot_restated_at_its_position_replaces_the_first)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+	uint64_t r = 0;
+	char st[9], b[9];
+
+	ck_assert_uint_ne(fixture_symbol("i1"),
+			  fixture_symbol(main_path_labels[9]));
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_rax(&l, 5, 0x5555);
+	log_snapshot(&l, 10, 0x900, 0, fixture_symbol("i1"));
+	log_thread(&l, 9, 9);
+	log_store(&l, 9, 0x5000, "sf");
+	log_snapshot(&l, 10, 0xa00, 0, fixture_symbol(main_path_labels[9]));
+	log_rax(&l, 12, 0x1212);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	hwtr_values_register(v, h.thread, 9, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x5555);
+	hwtr_values_register(v, h.thread, 9, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x101);
+	hwtr_values_register(v, h.thread, 10, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0xa00);
+	hwtr_values_register(v, h.thread, 10, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0xa01);
+	hwtr_values_register(v, h.thread, 12, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x1212);
+	hwtr_values_register(v, h.thread, 29, hwtr_amd64_r15, &r, 8);
+	ck_assert_uint_eq(r, 0xa0f);
+	/* The signal frame was written before 10: there at 10, not at 9. */
+	memory_at(v, h.thread, 9, st, b);
+	ck_assert_str_eq(b, "sf......");
+	memory_at(v, h.thread, 10, st, b);
+	ck_assert_str_eq(st, "SSSSSSSS");
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* The instruction after the last (30) had a full snapshot and faulted,
+ * fatally: nothing came after it to restate the snapshot, whose rip is the
+ * faulting instruction's, at a position the history does not have.  The
+ * log counts 29 (the last sync) and is believed up to there. */
+START_TEST(a_snapshot_of_a_fatal_fault_after_the_last_position_is_not_checked)
+{
+	struct fixture_history h;
+	struct hwtr_values *v = NULL;
+	struct log l;
+	uint64_t r = 0;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_rax(&l, 5, 0x5555);
+	log_thread(&l, 29, 29);
+	log_snapshot(&l, 30, 0x300, 0, fixture_symbol("i1"));
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 29, hwtr_amd64_rax,
+					      &r, 8), 8);
+	ck_assert_uint_eq(r, 0x5555);
+	hwtr_values_register(v, h.thread, 29, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x101);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* A restart point whose segment holds a snapshot and its restatement
+ * (seek_log_with): the whole log and its tail, read from that restart
+ * point, both take the restated one; the segment's CRC covers both. */
+START_TEST(a_restart_point_before_a_restated_snapshot_gives_the_restated_one)
+{
+	struct fixture_history h;
+	struct hwtr_history *tail;
+	struct hwtr_thread *tt;
+	struct hwtr_values *v = NULL;
+	struct seek_log s;
+	uint64_t r = 0;
+	char st[9], b[9];
+
+	seek_log_with(&s, true);
+	open_with_log(&h, &s.l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	hwtr_values_register(v, h.thread, 12, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x301);
+	hwtr_values_free(v);
+	tail = tail_of(&h);
+	tt = hwtr_history_thread(tail, 0);
+	ck_assert_msg(hwtr_values_load_tail(tail, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_ptr_nonnull(v);
+	/* The tail's 1 is whole 14: rax from 13, rbx from the restated
+	 * snapshot at 12. */
+	ck_assert_int_eq(hwtr_values_register(v, tt, 1, hwtr_amd64_rax, &r, 8), 8);
+	ck_assert_uint_eq(r, 0x1313);
+	ck_assert_int_eq(hwtr_values_register(v, tt, 1, hwtr_amd64_rbx, &r, 8), 8);
+	ck_assert_uint_eq(r, 0x301);
+	hwtr_values_register(v, tt, 7, hwtr_amd64_rbx, &r, 8);
+	ck_assert_uint_eq(r, 0x201);
+	/* The signal frame's store at 11 is before the tail. */
+	memory_at(v, tt, 1, st, b);
+	ck_assert_str_eq(b, "ab......");
+	hwtr_values_free(v);
+	hwtr_history_free(tail);
+	fixture_history_close(&h);
+}
+END_TEST
+
 /* Another thread's records between two of the fixture thread's: a
  * reader of the fixture thread skips them (from that thread's THREAD
  * record to the fixture thread's next one) and never takes their values.
@@ -1044,6 +1185,9 @@ int main(void)
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
 	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);
+	tcase_add_test(tc, a_snapshot_restated_at_its_position_replaces_the_first);
+	tcase_add_test(tc, a_snapshot_of_a_fatal_fault_after_the_last_position_is_not_checked);
+	tcase_add_test(tc, a_restart_point_before_a_restated_snapshot_gives_the_restated_one);
 	tcase_add_test(tc, a_recording_without_a_log_has_no_values);
 	tcase_add_test(tc, another_threads_records_are_skipped_not_taken);
 	tcase_add_test(tc, a_tail_counts_back_from_the_log_end);

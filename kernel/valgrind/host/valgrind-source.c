@@ -403,6 +403,7 @@ void valgrind_exec(const char *fifo, const char *logdir,
 	char arg_from[512], arg_log[PATH_MAX + 32], arg_psb[64];
 	char arg_tool_log[PATH_MAX + 32];
 	char arg_vgdb[PATH_MAX + 32], arg_data[PATH_MAX + 32];
+	char arg_snapshot[64];
 	const char *tool_dir = find_tool_dir();
 	const char **vargv;
 	struct rlimit rl;
@@ -454,6 +455,12 @@ void valgrind_exec(const char *fifo, const char *logdir,
 		snprintf(arg_data, sizeof(arg_data), "--hwtrec-data=%s/values",
 			 logdir);
 		vargv[nv++] = arg_data;
+		if (opt->snapshot_every) {
+			snprintf(arg_snapshot, sizeof(arg_snapshot),
+				 "--hwtrec-snapshot-every=%llu",
+				 (unsigned long long)opt->snapshot_every);
+			vargv[nv++] = arg_snapshot;
+		}
 	}
 	snprintf(arg_psb, sizeof(arg_psb), "--psb-period=%u", opt->psb_period);
 	vargv[nv++] = arg_psb;
