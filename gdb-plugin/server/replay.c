@@ -26,9 +26,9 @@
  * (replay_read_memory_at): the end state's bytes would be silently wrong
  * wherever the program wrote them later.
  *
- * Not done yet: threads do not share a time axis (a resume moves only the
- * thread it names), and registers other than the PC are not recovered at
- * past positions.
+ * Threads share one time axis for a continue of every thread
+ * (replay_resume_all, by the instructions' stamps, insn-stamp.c); a step
+ * moves one thread.
  */
 #include "replay.h"
 
@@ -1371,6 +1371,191 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		rc = move(r, t, reverse, step_one, event, &older);
 	}
 	return rc;
+}
+
+/* ------------------------------------------------ one time axis (stamps) */
+
+/* After every instruction of the history: the end state. */
+#define STAMP_END UINT64_MAX
+
+/* The time T stands at (hwtr_thread_insn_stamp of its position, the
+ * instruction it runs next): STAMP_END at its end state. */
+static int position_stamp(struct replay_thread *t, uint64_t *stamp)
+{
+	if (at_end_state(t)) {
+		*stamp = STAMP_END;
+		return 0;
+	}
+	return hwtr_thread_insn_stamp(t->history, hwtr_cursor_position(t->cursor),
+				      stamp);
+}
+
+/* Put T where it stands at time STAMP: at its first instruction stamped
+ * later (not run yet), or at its end state when it ran them all. */
+static int place_at_stamp(struct replay_thread *t, uint64_t stamp)
+{
+	uint64_t n = t->instructions + 1;
+	int rc;
+
+	if (stamp != STAMP_END &&
+	    (rc = hwtr_thread_first_after_stamp(t->history, stamp, &n)) < 0)
+		return rc;
+	t->tail_step = 0;
+	if (n > t->instructions) {
+		t->tail_step = t->tail_len;
+		n = t->instructions;
+	}
+	return hwtr_cursor_goto(t->cursor, n);
+}
+
+/* Can every thread's history be put on one time axis?  Only with a time
+ * stamp in each trace, and within one program (a resume that crosses an
+ * exec stops at it, thread by thread: stop_at_exec). */
+static bool threads_share_time(struct replay *r)
+{
+	size_t i;
+	uint64_t stamp;
+
+	if (replay_nimages(r) > 1)
+		return false;
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (t->cursor && t->instructions &&
+		    hwtr_thread_insn_stamp(t->history, 1, &stamp) < 0)
+			return false;
+	}
+	return true;
+}
+
+struct thread_place {
+	uint64_t position;
+	unsigned tail_step;
+};
+
+/* Continue every thread, from the time thread REF stands at, to the
+ * nearest breakpoint hit of any thread in recording time (the latest
+ * before it, or the earliest after it), as record full and rr do: each
+ * thread is put where it stands at that time, searches on its own
+ * (cont), and the hit with the nearest stamp wins; every other thread
+ * then stands where it was at the winner's time. */
+static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
+		      struct replay_thread **stopped, enum replay_event *event)
+{
+	struct thread_place *was = calloc(r->nthreads, sizeof(*was));
+	struct thread_place *hit = calloc(r->nthreads, sizeof(*hit));
+	struct replay_thread *best = NULL;
+	uint64_t now, best_stamp = 0;
+	size_t i;
+	int rc;
+
+	if (!was || !hit) {
+		free(was);
+		free(hit);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (t->cursor) {
+			was[i].position = hwtr_cursor_position(t->cursor);
+			was[i].tail_step = t->tail_step;
+		}
+	}
+	if ((rc = position_stamp(ref, &now)) < 0)
+		goto fail;
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+		enum replay_event ev;
+		struct hwtr_insn insn;
+		uint64_t stamp;
+
+		if (!t->cursor)
+			continue;
+		if (t != ref && (rc = place_at_stamp(t, now)) < 0)
+			goto fail;
+		/* Another thread has not run the instruction it stands at:
+		 * going forward, a breakpoint there is its first hit. */
+		if (t != ref && !reverse && !at_end_state(t) &&
+		    hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
+		    is_breakpoint(r, insn.ip))
+			ev = replay_breakpoint;
+		else if ((rc = cont(r, t, reverse, &ev)) < 0)
+			goto fail;
+		if (ev != replay_breakpoint)
+			continue;
+		if ((rc = position_stamp(t, &stamp)) < 0)
+			goto fail;
+		/* Equal stamps (threads running at once, or two at their
+		 * end states): the reference thread, then the first. */
+		if (!best || (reverse ? stamp > best_stamp : stamp < best_stamp) ||
+		    (stamp == best_stamp && t == ref)) {
+			best = t;
+			best_stamp = stamp;
+		}
+		hit[i].position = hwtr_cursor_position(t->cursor);
+		hit[i].tail_step = t->tail_step;
+	}
+	if (!best) {
+		/* No hit: every thread at the end (or start) of its history,
+		 * where cont left it; the stop is the reference thread's. */
+		*stopped = ref;
+		*event = reverse ? replay_history_begin : replay_history_end;
+		goto done;
+	}
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (!t->cursor)
+			continue;
+		if (t == best) {
+			hwtr_cursor_goto(t->cursor, hit[i].position);
+			t->tail_step = hit[i].tail_step;
+		} else if ((rc = place_at_stamp(t, best_stamp)) < 0) {
+			goto fail;
+		}
+	}
+	*stopped = best;
+	*event = replay_breakpoint;
+done:
+	r->image = thread_image(r, *stopped);
+	free(was);
+	free(hit);
+	return 0;
+fail:
+	say("%s", hwtr_last_error());
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		if (t->cursor) {
+			hwtr_cursor_goto(t->cursor, was[i].position);
+			t->tail_step = was[i].tail_step;
+		}
+	}
+	free(was);
+	free(hit);
+	return rc;
+}
+
+int replay_resume_all(struct replay *r, uint32_t tid, bool reverse,
+		      uint32_t *stopped, enum replay_event *event)
+{
+	struct replay_thread *ref = find(r, tid), *t = ref;
+	int rc;
+
+	*stopped = tid;
+	if (!ref) {
+		say("no thread %x in the recording", tid);
+		return -ESRCH;
+	}
+	if (r->nthreads > 1)
+		wait_history(r);	/* times are the whole history's */
+	if (r->nthreads < 2 || !ref->cursor || !threads_share_time(r))
+		return replay_resume(r, tid, reverse, false, event);
+	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
+		return rc;
+	*stopped = t->tid;
+	return 0;
 }
 
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)

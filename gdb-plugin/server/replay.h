@@ -104,6 +104,14 @@ void replay_position(struct replay *replay, uint32_t tid, uint64_t *position,
  * where it was and hwtr_last_error() says why. */
 int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
 		  enum replay_event *event);
+/* Continue every thread (GDB resuming "any thread") to the nearest
+ * breakpoint hit in recording time over all threads, backward or forward
+ * from the time thread TID stands at; *STOPPED is the thread that hit it,
+ * and every other thread then stands where it was at that time.  Where the
+ * threads' traces have no time stamps (or the process exec'd), only TID
+ * moves, as replay_resume. */
+int replay_resume_all(struct replay *replay, uint32_t tid, bool reverse,
+		      uint32_t *stopped, enum replay_event *event);
 
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);

@@ -3,7 +3,10 @@
  * Thread selection follows gdbserver: Hg picks the thread whose registers
  * and btrace GDB reads, Hc (or a vCont action's thread) the one a resume
  * moves; 0 and -1 mean the thread of the last stop (for Hc: Hg's thread
- * when GDB selected one, as gdbserver resumes its current thread).
+ * when GDB selected one, as gdbserver resumes its current thread).  A step
+ * moves that one thread; a continue of "any thread" moves them all on one
+ * time axis from the time of the last stop (replay_resume_all), and the
+ * stop names the thread that hit the breakpoint.
  */
 #include "server.h"
 
@@ -222,10 +225,22 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
 
+	/* A continue of every thread (Hc0/Hc-1 then c or bc; vCont;c with no
+	 * thread) searches them all on one time axis from the time of the
+	 * last stop: where its thread stands (the selected thread may stand
+	 * at a later instruction of its own, one not run at that time). */
+	bool all = r->action == rsp_action_continue && r->thread.tid <= 0 &&
+		   !s->c_thread;
+	int rc;
+
+	if (all)
+		tid = s->current;
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
-	if (replay_resume(s->replay, tid, r->reverse, r->action == rsp_action_step,
-			  &event) < 0) {
+	rc = all ? replay_resume_all(s->replay, tid, r->reverse, &tid, &event)
+		 : replay_resume(s->replay, tid, r->reverse,
+				 r->action == rsp_action_step, &event);
+	if (rc < 0) {
 		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
 		return rsp_reply_error_text(s->conn, hwtr_last_error());
 	}

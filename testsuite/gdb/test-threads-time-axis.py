@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""test-threads-time-axis.py: reverse-continue and continue of "any thread"
+stop at the nearest breakpoint hit of any thread in recording time.
+
+turns-prog's two workers deposit strictly in turn (worker 1 round 0, worker
+2 round 0, worker 1 round 1, ...).  The oracle is GDB on the live program
+run forward (record full cannot record clone3): the order of the stops at
+the deposit breakpoint, each named by the stopped thread's job->id and
+round.  The replay of a recording (plain GDB on hwtrec-server, values from
+the data log) must stop at the same deposits in reverse order going back
+from the crash, then in the same order going forward again, each time in
+the thread that deposits (its job->id, its PC at the breakpoint), with "No
+more reverse-execution history" at both ends; and the same backward when
+another thread is selected before every reverse-continue (GDB first steps
+the stopped thread over its breakpoint, then resumes "any thread": the
+server used to move only the stopped thread, so worker 2's deposits were
+never reached from worker 1's).
+
+Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HWTREC = os.environ.get("HWTREC", "")
+SERVER = os.environ.get("HWTREC_SERVER", "")
+TESTDIR = os.environ.get("TESTDIR", os.getcwd())
+SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.abspath(__file__)))
+PROG = os.path.join(TESTDIR, "turns-prog")
+DRIVER = os.path.join(SRCDIR, "threads-axis-driver.py")
+SOURCE = os.path.join(SRCDIR, "scenarios", "turns-prog.c")
+failures = []
+
+
+def check(cond, what, detail=""):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+        if detail:
+            print("  | " + detail.replace("\n", "\n  | "))
+
+
+def gdb(mode, line, target=None):
+    args = ["gdb", "-nx", "-batch", "-ex", "set pagination off",
+            "-ex", "set $axis_mode = \"%s\"" % mode,
+            "-ex", "set $axis_line = %d" % line]
+    if target:
+        args += ["-ex", target]
+    args += ["-ex", "source " + DRIVER, PROG]
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=300)
+    return proc.stdout + proc.stderr
+
+
+def axis(out):
+    """(hits before AXIS FORWARD, hits after, the whole AXIS lines)."""
+    # GDB prints "No more reverse-execution history." on its terminal
+    # only, in order with the driver's lines.
+    lines = [l for l in out.splitlines() if l.startswith("AXIS ") or
+             l == "No more reverse-execution history."]
+    back, fwd, cur = [], [], None
+    cur = back
+    for l in lines:
+        if l == "AXIS FORWARD":
+            cur = fwd
+        elif l.startswith("AXIS HIT "):
+            cur.append(l.split()[2] + (" " if "pc-at-break=True" in l
+                                       else " pc-not-at-break"))
+        elif l == "No more reverse-execution history.":
+            cur.append("end")
+    return back, fwd, "\n".join(lines)
+
+
+def main():
+    if not os.access(HWTREC, os.X_OK) or not os.access(SERVER, os.X_OK):
+        print("SKIP: no hwtrec or hwtrec-server")
+        sys.exit(77)
+    with open(SOURCE) as f:
+        line = next(i for i, l in enumerate(f, 1) if "L:deposit " in l)
+    live = gdb("live", line)
+    order, _, live_lines = axis(live)
+    check(len(order) == 6 and all(h.endswith(" ") for h in order),
+          "live: six deposits at the breakpoint (%s)" % order, live)
+    with tempfile.TemporaryDirectory(prefix="hwtrec-axis-") as work:
+        rec = os.path.join(work, "turns.hwtrec")
+        # The program crashes: hwtrec record exits as it did.
+        subprocess.run([HWTREC, "record", "-q", "-o", rec, "--", PROG],
+                       capture_output=True, timeout=300)
+        check(os.path.exists(os.path.join(rec, "core")),
+              "the recording ends at the crash (a core)")
+        target = "target remote | %s %s" % (SERVER, rec)
+        back_expected = list(reversed(order)) + ["end"]
+        fwd_expected = order + ["end"]
+        for mode in ("replay", "hop"):
+            out = gdb(mode, line, target)
+            back, fwd, lines = axis(out)
+            check(back == back_expected,
+                  "%s: reverse-continue from the crash meets the live "
+                  "deposits in reverse (%s, live %s)" % (mode, back, order),
+                  out)
+            check(fwd == fwd_expected,
+                  "%s: continue from the start meets them in the live "
+                  "order (%s)" % (mode, fwd), out)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+
+
+main()
