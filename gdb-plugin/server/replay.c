@@ -78,6 +78,9 @@ struct replay_thread {
 	 * have no instruction. */
 	enum hwtr_end_ip_status early_end;
 	uint64_t early_end_pc;
+	/* The sideband's thread-start and thread-exit times (0: none), once
+	 * lifetimes_known (thread_lifetimes). */
+	uint64_t start_tsc, exit_tsc;
 	/* Without a data log: registers recovered from the core and the
 	 * history (hwtr_recovery_*), made at the first question over the
 	 * last RECOVERY_WINDOW instructions, made again over more when a
@@ -149,6 +152,12 @@ struct replay {
 	/* The log's last part only, bound to the tail
 	 * (hwtr_values_load_tail), while LOG_LOADER still reads all of it. */
 	struct hwtr_values *tail_log;
+	/* Which threads are alive when (replay_thread_alive): the threads'
+	 * start and exit times, and the stamp of the last instruction any
+	 * thread ran (an exit before it ended a thread while others ran on;
+	 * the exits at the process's end come after it). */
+	bool lifetimes_known;
+	uint64_t last_run;
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -932,6 +941,7 @@ int replay_refresh(struct replay *r, const struct replay_options *options)
 	int rc;
 
 	wait_history(r);
+	r->lifetimes_known = false;	/* the threads run on */
 	if (!r->history) {
 		say("no history to extend");
 		return -EINVAL;
@@ -1556,6 +1566,78 @@ int replay_resume_all(struct replay *r, uint32_t tid, bool reverse,
 		return rc;
 	*stopped = t->tid;
 	return 0;
+}
+
+/* Each thread's start and exit times from the sideband, and the time of
+ * the last instruction run (the whole history's). */
+static int thread_lifetimes(struct replay *r)
+{
+	size_t i, n = hwtr_recording_nevents(r->recording);
+	uint64_t stamp;
+	int rc;
+
+	if (r->lifetimes_known)
+		return 0;
+	r->last_run = 0;
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		t->start_tsc = t->exit_tsc = 0;
+		if (!t->cursor || !t->instructions)
+			continue;
+		if ((rc = hwtr_thread_insn_stamp(t->history, t->instructions,
+						 &stamp)) < 0)
+			return rc;
+		if (stamp > r->last_run)
+			r->last_run = stamp;
+	}
+	for (i = 0; i < n; i++) {
+		const struct hwtr_sideband_event *ev =
+			hwtr_recording_event(r->recording, i);
+		struct replay_thread *t = find(r, ev->tid);
+
+		if (!t || !ev->tsc)
+			continue;
+		if (ev->kind == hwtr_ev_thread_start && !t->start_tsc)
+			t->start_tsc = ev->tsc;
+		else if (ev->kind == hwtr_ev_thread_exit)
+			t->exit_tsc = ev->tsc;
+	}
+	r->lifetimes_known = true;
+	return 0;
+}
+
+bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
+{
+	struct replay_thread *t = find(r, tid), *ref = find(r, now_tid);
+	uint64_t now, begin;
+
+	if (!t)
+		return false;
+	if (!ref || r->nthreads < 2)
+		return true;
+	/* At the end, with a core: the threads it holds, as GDB on it. */
+	if (r->core && at_end_state(ref))
+		return t->core != NULL;
+	/* Otherwise the history's times say; while it is being built, and
+	 * without times, every thread is listed. */
+	if (r->building && !atomic_load(&r->built))
+		return true;
+	wait_history(r);
+	if (!ref->cursor || !threads_share_time(r) || thread_lifetimes(r) < 0 ||
+	    position_stamp(ref, &now) < 0)
+		return true;
+	if (!t->cursor || !t->instructions)
+		return t->core != NULL;
+	/* Not started yet: created (thread-start) after NOW, or without
+	 * that event, its first instruction later. */
+	begin = t->start_tsc;
+	if (!begin && hwtr_thread_insn_stamp(t->history, 1, &begin) < 0)
+		return true;
+	if (begin > now)
+		return false;
+	/* Exited before NOW, while other threads ran on. */
+	return !(t->exit_tsc && t->exit_tsc < now && t->exit_tsc < r->last_run);
 }
 
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)

@@ -112,6 +112,12 @@ int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
  * moves, as replay_resume. */
 int replay_resume_all(struct replay *replay, uint32_t tid, bool reverse,
 		      uint32_t *stopped, enum replay_event *event);
+/* Is thread TID alive at the time thread NOW_TID stands at (the last
+ * stop's), as GDB would list it there: at the end with a core, the core's
+ * threads; elsewhere those created by then (the sideband's thread-start,
+ * else the first instruction) and not exited while others ran on.  Every
+ * thread while the history is being built, or without time stamps. */
+bool replay_thread_alive(struct replay *replay, uint32_t now_tid, uint32_t tid);
 
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);

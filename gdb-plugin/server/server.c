@@ -109,16 +109,36 @@ static char *supported_features(struct session *s)
 	return text;
 }
 
+/* The threads alive at the time of the last stop (replay_thread_alive),
+ * as GDB on the live program or the core would list them; *N of them. */
+static uint32_t *alive_threads(struct session *s, size_t *n)
+{
+	uint32_t *tids = malloc((s->nthreads ? s->nthreads : 1) * sizeof(*tids));
+	size_t i;
+
+	*n = 0;
+	if (!tids)
+		return NULL;
+	for (i = 0; i < s->nthreads; i++)
+		if (replay_thread_alive(s->replay, s->current, s->tids[i]))
+			tids[(*n)++] = s->tids[i];
+	return tids;
+}
+
 static char *threads_xml(struct session *s)
 {
-	size_t i, cap = 64 + 48 * s->nthreads, n;
-	char *xml = malloc(cap);
+	size_t i, cap = 64 + 48 * s->nthreads, n, nalive;
+	uint32_t *alive = alive_threads(s, &nalive);
+	char *xml = alive ? malloc(cap) : NULL;
 
-	if (!xml)
+	if (!xml) {
+		free(alive);
 		return NULL;
+	}
 	n = (size_t)sprintf(xml, "<?xml version=\"1.0\"?>\n<threads>\n");
-	for (i = 0; i < s->nthreads; i++)
-		n += (size_t)sprintf(xml + n, "<thread id=\"%x\"/>\n", s->tids[i]);
+	for (i = 0; i < nalive; i++)
+		n += (size_t)sprintf(xml + n, "<thread id=\"%x\"/>\n", alive[i]);
+	free(alive);
 	strcpy(xml + n, "</threads>\n");
 	return xml;
 }
@@ -492,11 +512,20 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return rsp_reply_ok(s->conn);
 	case rsp_thread_alive:
 		if (r->thread.tid > 0 &&
-		    replay_has_thread(s->replay, (uint32_t)r->thread.tid))
+		    replay_thread_alive(s->replay, s->current, (uint32_t)r->thread.tid))
 			return rsp_reply_ok(s->conn);
 		return rsp_reply_error(s->conn, err_thread);
-	case rsp_thread_list_first:
-		return rsp_reply_thread_list(s->conn, s->tids, s->nthreads);
+	case rsp_thread_list_first: {
+		size_t n;
+		uint32_t *alive = alive_threads(s, &n);
+		int rc;
+
+		if (!alive)
+			return rsp_reply_error(s->conn, 12);	/* ENOMEM */
+		rc = rsp_reply_thread_list(s->conn, alive, n);
+		free(alive);
+		return rc;
+	}
 	case rsp_thread_list_next:
 		return rsp_reply_thread_list(s->conn, NULL, 0);
 	case rsp_current_thread:
