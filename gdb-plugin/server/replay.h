@@ -119,6 +119,13 @@ int replay_resume_all(struct replay *replay, uint32_t tid, bool reverse,
  * thread while the history is being built, or without time stamps. */
 bool replay_thread_alive(struct replay *replay, uint32_t now_tid, uint32_t tid);
 
+/* Why registers and memory cannot be written (an inferior call, `set
+ * var`): the recording is what the program did. */
+#define REPLAY_READ_ONLY \
+	"the recording is read-only: hwtrec replays what the program did " \
+	"and cannot run code in it (such as a function call in an " \
+	"expression) or change its registers and memory"
+
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);
 int replay_remove_breakpoint(struct replay *replay, int type, uint64_t addr);

@@ -487,7 +487,12 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return handle_register(s, r);
 	case rsp_write_registers:
 	case rsp_write_register:
+		/* GDB 13 prints an E.text reply to P and G ("Could not write
+		 * register ...; remote failure reply '...'"): say why.  An
+		 * inferior call writes its arguments' registers first. */
+		return rsp_reply_error_text(s->conn, REPLAY_READ_ONLY);
 	case rsp_write_memory:
+		/* To M and X it says only "Cannot access memory": a code. */
 		return rsp_reply_error(s->conn, err_readonly);
 	case rsp_read_memory:
 	case rsp_read_memory_binary:
