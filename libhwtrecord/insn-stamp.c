@@ -51,27 +51,14 @@ static bool thread_timed(const struct hwtr_thread *t)
 	return false;
 }
 
-int hwtr_thread_insn_stamp(struct hwtr_thread *t, uint64_t number,
-			   uint64_t *stamp)
+/* NUMBER's stamp, in a thread whose trace has time (thread_timed). */
+static int insn_stamp(struct hwtr_thread *t, uint64_t number, uint64_t *stamp)
 {
 	const struct decoded_chunk *d;
-	size_t k, i;
+	size_t k = history_chunk_of(t, number);
+	size_t i = (size_t)(number - t->chunks[k].first_insn);
 	int err;
 
-	if (!t || !stamp)
-		return hwtr_fail(hwtr_err_invalid,
-				 "hwtr_thread_insn_stamp: bad argument");
-	if (number == 0 || number > t->ninsns)
-		return hwtr_fail(hwtr_err_range,
-				 "thread %u has no instruction %llu (it has "
-				 "%llu)", t->tid, (unsigned long long)number,
-				 (unsigned long long)t->ninsns);
-	if (!thread_timed(t))
-		return hwtr_fail(hwtr_err_notfound,
-				 "thread %u: the trace has no time (no TSC "
-				 "packets at its PSBs)", t->tid);
-	k = history_chunk_of(t, number);
-	i = (size_t)(number - t->chunks[k].first_insn);
 	/* Before its chunk's first stamp (gaps, a chunk of gaps only): the
 	 * last stamp of the chunks before, back to one whose start has a
 	 * time. */
@@ -90,10 +77,28 @@ int hwtr_thread_insn_stamp(struct hwtr_thread *t, uint64_t number,
 			 "%llu", t->tid, (unsigned long long)number);
 }
 
+int hwtr_thread_insn_stamp(struct hwtr_thread *t, uint64_t number,
+			   uint64_t *stamp)
+{
+	if (!t || !stamp)
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_thread_insn_stamp: bad argument");
+	if (number == 0 || number > t->ninsns)
+		return hwtr_fail(hwtr_err_range,
+				 "thread %u has no instruction %llu (it has "
+				 "%llu)", t->tid, (unsigned long long)number,
+				 (unsigned long long)t->ninsns);
+	if (!thread_timed(t))
+		return hwtr_fail(hwtr_err_notfound,
+				 "thread %u: the trace has no time (no TSC "
+				 "packets at its PSBs)", t->tid);
+	return insn_stamp(t, number, stamp);
+}
+
 /* The stamp of chunk K's first instruction, or 0 when it has none. */
 static int chunk_start_stamp(struct hwtr_thread *t, size_t k, uint64_t *stamp)
 {
-	int err = hwtr_thread_insn_stamp(t, t->chunks[k].first_insn, stamp);
+	int err = insn_stamp(t, t->chunks[k].first_insn, stamp);
 
 	if (err == -hwtr_err_notfound) {
 		*stamp = 0;
@@ -116,6 +121,10 @@ int hwtr_thread_first_after_stamp(struct hwtr_thread *t, uint64_t stamp,
 	*number = t->ninsns + 1;
 	if (!t->ninsns || !t->nchunks)
 		return 0;
+	if (!thread_timed(t))
+		return hwtr_fail(hwtr_err_notfound,
+				 "thread %u: the trace has no time (no TSC "
+				 "packets at its PSBs)", t->tid);
 	/* The first chunk whose first instruction is stamped after STAMP. */
 	hi = t->nchunks;
 	while (lo < hi) {

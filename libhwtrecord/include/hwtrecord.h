@@ -770,7 +770,7 @@ int hwtr_thread_insn_stamp(struct hwtr_thread *thread, uint64_t number,
 			   uint64_t *stamp);
 /* Where the thread stands at time STAMP: its first instruction stamped
  * later (instructions + 1 when it ran them all by then; 1 when it had not
- * started). */
+ * started).  -hwtr_err_notfound when the thread's trace has no time. */
 HWTR_EXPORT
 int hwtr_thread_first_after_stamp(struct hwtr_thread *thread, uint64_t stamp,
 				  uint64_t *number);

@@ -114,6 +114,25 @@ START_TEST(bad_arguments_are_refused)
 }
 END_TEST
 
+START_TEST(a_trace_without_time_has_no_stamps)
+{
+	struct fixture_history o;
+	struct trace t;
+	uint64_t v;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 0);	/* TSC 0: no time */
+	enc_tnt(&t, "1111");
+	enc_tip_pgd(&t);
+	fixture_history_open(&o, &t);
+	ck_assert_int_eq(hwtr_thread_insn_stamp(o.thread, 1, &v), -hwtr_err_notfound);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "no time"));
+	ck_assert_int_eq(hwtr_thread_first_after_stamp(o.thread, 1, &v),
+			 -hwtr_err_notfound);
+	fixture_history_close(&o);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("core");
@@ -121,5 +140,6 @@ int main(void)
 	tcase_add_test(tc, each_instruction_has_the_time_its_run_began);
 	tcase_add_test(tc, first_after_a_time_is_where_the_thread_stands_then);
 	tcase_add_test(tc, bad_arguments_are_refused);
+	tcase_add_test(tc, a_trace_without_time_has_no_stamps);
 	return check_run_tcase("insn-stamp", tc);
 }
