@@ -1547,21 +1547,17 @@ fail:
 	return rc;
 }
 
-int replay_resume_all(struct replay *r, uint32_t tid, bool reverse,
-		      uint32_t *stopped, enum replay_event *event)
+int replay_resume_all(struct replay *r, uint32_t now_tid, uint32_t selected_tid,
+		      bool reverse, uint32_t *stopped, enum replay_event *event)
 {
-	struct replay_thread *ref = find(r, tid), *t = ref;
+	struct replay_thread *ref = find(r, now_tid), *t = ref;
 	int rc;
 
-	*stopped = tid;
-	if (!ref) {
-		say("no thread %x in the recording", tid);
-		return -ESRCH;
-	}
+	*stopped = selected_tid;
 	if (r->nthreads > 1)
 		wait_history(r);	/* times are the whole history's */
-	if (r->nthreads < 2 || !ref->cursor || !threads_share_time(r))
-		return replay_resume(r, tid, reverse, false, event);
+	if (r->nthreads < 2 || !ref || !ref->cursor || !threads_share_time(r))
+		return replay_resume(r, selected_tid, reverse, false, event);
 	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
 		return rc;
 	*stopped = t->tid;

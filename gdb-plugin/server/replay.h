@@ -106,12 +106,13 @@ int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
 		  enum replay_event *event);
 /* Continue every thread (GDB resuming "any thread") to the nearest
  * breakpoint hit in recording time over all threads, backward or forward
- * from the time thread TID stands at; *STOPPED is the thread that hit it,
- * and every other thread then stands where it was at that time.  Where the
- * threads' traces have no time stamps (or the process exec'd), only TID
- * moves, as replay_resume. */
-int replay_resume_all(struct replay *replay, uint32_t tid, bool reverse,
-		      uint32_t *stopped, enum replay_event *event);
+ * from the time thread NOW_TID stands at (the last stop's); *STOPPED is the
+ * thread that hit it, and every other thread then stands where it was at
+ * that time.  Where the threads' traces have no time stamps (or the
+ * process exec'd), only SELECTED_TID moves, as replay_resume. */
+int replay_resume_all(struct replay *replay, uint32_t now_tid,
+		      uint32_t selected_tid, bool reverse, uint32_t *stopped,
+		      enum replay_event *event);
 /* Is thread TID alive at the time thread NOW_TID stands at (the last
  * stop's), as GDB would list it there: at the end with a core, the core's
  * threads; elsewhere those created by then (the sideband's thread-start,

@@ -248,16 +248,16 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	/* A continue of every thread (Hc0/Hc-1 then c or bc; vCont;c with no
 	 * thread) searches them all on one time axis from the time of the
 	 * last stop: where its thread stands (the selected thread may stand
-	 * at a later instruction of its own, one not run at that time). */
+	 * at a later instruction of its own, one not run at that time).
+	 * Without time stamps TID, the selected thread, moves alone. */
 	bool all = r->action == rsp_action_continue && r->thread.tid <= 0 &&
 		   !s->c_thread;
 	int rc;
 
-	if (all)
-		tid = s->current;
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
-	rc = all ? replay_resume_all(s->replay, tid, r->reverse, &tid, &event)
+	rc = all ? replay_resume_all(s->replay, s->current, tid, r->reverse, &tid,
+				     &event)
 		 : replay_resume(s->replay, tid, r->reverse,
 				 r->action == rsp_action_step, &event);
 	if (rc < 0) {

@@ -14,7 +14,10 @@ more reverse-execution history" at both ends; and the same backward when
 another thread is selected before every reverse-continue (GDB first steps
 the stopped thread over its breakpoint, then resumes "any thread": the
 server used to move only the stopped thread, so worker 2's deposits were
-never reached from worker 1's).
+never reached from worker 1's).  Without time stamps (the recording
+exported to perf.data without TSC and imported back) the threads cannot be
+ordered, and a reverse-continue moves the selected thread alone: each
+worker meets its own three deposits, main none.
 
 Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
 """
@@ -52,6 +55,16 @@ def gdb(mode, line, target=None):
     proc = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=300)
     return proc.stdout + proc.stderr
+
+
+def run_gdb(cmds):
+    args = ["gdb", "-nx", "-batch", "-ex", "set pagination off"]
+    for c in cmds:
+        args += ["-ex", c]
+    proc = subprocess.run(args + [PROG], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=300)
+    return proc.stdout
 
 
 def axis(out):
@@ -103,6 +116,30 @@ def main():
             check(fwd == fwd_expected,
                   "%s: continue from the start meets them in the live "
                   "order (%s)" % (mode, fwd), out)
+        # Without time stamps (exported without TSC, imported back: no
+        # core, no data log) the threads cannot be ordered: a
+        # reverse-continue moves the selected thread alone, to its own
+        # deposits (three each, as on the live program), then to its start.
+        nt_data = os.path.join(work, "nt.data")
+        nt_rec = os.path.join(work, "nt.hwtrec")
+        subprocess.run([HWTREC, "export", "--perf", rec, "--no-tsc", "-o",
+                        nt_data], capture_output=True, timeout=300)
+        subprocess.run([HWTREC, "import", nt_data, "-o", nt_rec],
+                       capture_output=True, timeout=300)
+        per_thread = {}
+        for num in (1, 2, 3):
+            out = run_gdb(["target remote | %s %s" % (SERVER, nt_rec),
+                           "break turns-prog.c:%d" % line,
+                           "thread %d" % num] + ["reverse-continue"] * 4)
+            stops = re.findall(r"Thread (\d+) hit Breakpoint 1, deposit", out)
+            per_thread[num] = (stops, out.count(
+                "No more reverse-execution history."))
+        hits = sorted(len(v[0]) for v in per_thread.values())
+        check(hits == [0, 3, 3] and
+              all(set(v[0]) <= {str(k)} for k, v in per_thread.items()) and
+              all(v[1] >= 1 for v in per_thread.values()),
+              "without time stamps each thread goes back alone: its three "
+              "deposits, main none, then its start (%s)" % per_thread)
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
