@@ -95,16 +95,14 @@ int hwtr_thread_insn_stamp(struct hwtr_thread *t, uint64_t number,
 	return insn_stamp(t, number, stamp);
 }
 
-/* The stamp of chunk K's first instruction, or 0 when it has none. */
-static int chunk_start_stamp(struct hwtr_thread *t, size_t k, uint64_t *stamp)
+/* The TSC of the last timed chunk start at or before chunk K (0: none):
+ * a lower bound of every stamp from chunk K on, and never going back. */
+static uint64_t chunk_time_key(const struct hwtr_thread *t, size_t k)
 {
-	int err = insn_stamp(t, t->chunks[k].first_insn, stamp);
-
-	if (err == -hwtr_err_notfound) {
-		*stamp = 0;
-		return 0;
-	}
-	return err;
+	for (k++; k > 0; k--)
+		if (t->chunks[k - 1].tsc_begin)
+			return t->chunks[k - 1].tsc_begin;
+	return 0;
 }
 
 int hwtr_thread_first_after_stamp(struct hwtr_thread *t, uint64_t stamp,
@@ -112,7 +110,6 @@ int hwtr_thread_first_after_stamp(struct hwtr_thread *t, uint64_t stamp,
 {
 	const struct decoded_chunk *d;
 	size_t lo = 0, hi, k, i;
-	uint64_t s;
 	int err;
 
 	if (!t || !number)
@@ -125,36 +122,40 @@ int hwtr_thread_first_after_stamp(struct hwtr_thread *t, uint64_t stamp,
 		return hwtr_fail(hwtr_err_notfound,
 				 "thread %u: the trace has no time (no TSC "
 				 "packets at its PSBs)", t->tid);
-	/* The first chunk whose first instruction is stamped after STAMP. */
+	/* The first chunk whose start is timed after STAMP: every stamp from
+	 * there on is later (a stamp is never before its chunk's PSB TSC),
+	 * and every stamp of the chunks before the last one started by then
+	 * is not (nor after the next PSB's TSC).  So the chunk starts find
+	 * the place without decoding, and only the chunks from that last
+	 * timed start on are decoded. */
 	hi = t->nchunks;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->chunks[mid].first_insn > t->ninsns) {
-			hi = mid;	/* empty: after the last instruction */
-			continue;
-		}
-		if ((err = chunk_start_stamp(t, mid, &s)))
-			return err;
-		if (s > stamp)
+		if (t->chunks[mid].first_insn > t->ninsns ||
+		    chunk_time_key(t, mid) > stamp)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
+	if (lo < t->nchunks && t->chunks[lo].first_insn <= t->ninsns)
+		*number = t->chunks[lo].first_insn;
 	if (lo == 0) {
 		*number = 1;
 		return 0;
 	}
-	if (lo < t->nchunks && t->chunks[lo].first_insn <= t->ninsns)
-		*number = t->chunks[lo].first_insn;
-	/* Within the chunk before it: its first stamp after STAMP. */
-	k = lo - 1;
-	if ((err = history_decode_chunk(t, k, &d)))
-		return err;
-	for (i = 0; i < d->nstamps; i++)
-		if (d->stamps[i].time > stamp) {
-			*number = d->first_insn + d->stamps[i].index;
-			break;
-		}
+	for (k = lo; k > 0 && !t->chunks[k - 1].tsc_begin;)
+		k--;	/* back over untimed chunk starts */
+	if (k > 0)
+		k--;	/* the last timed start by STAMP */
+	for (; k < lo; k++) {
+		if ((err = history_decode_chunk(t, k, &d)))
+			return err;
+		for (i = 0; i < d->nstamps; i++)
+			if (d->stamps[i].time > stamp) {
+				*number = d->first_insn + d->stamps[i].index;
+				return 0;
+			}
+	}
 	return 0;
 }
