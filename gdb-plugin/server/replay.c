@@ -1606,7 +1606,8 @@ static int thread_lifetimes(struct replay *r)
 bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
 {
 	struct replay_thread *t = find(r, tid), *ref = find(r, now_tid);
-	uint64_t now, begin;
+	uint64_t now, begin, next;
+	bool exited;
 
 	if (!t)
 		return false;
@@ -1623,17 +1624,22 @@ bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
 	if (!ref->cursor || !threads_share_time(r) || thread_lifetimes(r) < 0 ||
 	    position_stamp(ref, &now) < 0)
 		return true;
+	/* Exited before NOW, while other threads ran on (not at the
+	 * process's end, after the last instruction run). */
+	exited = t->exit_tsc && t->exit_tsc < now && t->exit_tsc < r->last_run;
 	if (!t->cursor || !t->instructions)
-		return t->core != NULL;
-	/* Not started yet: created (thread-start) after NOW, or without
-	 * that event, its first instruction later. */
-	begin = t->start_tsc;
-	if (!begin && hwtr_thread_insn_stamp(t->history, 1, &begin) < 0)
+		return !exited;
+	/* Not started yet: created (thread-start) after NOW, and its first
+	 * instruction later too (whichever the source wrote first). */
+	if (hwtr_thread_insn_stamp(t->history, 1, &begin) < 0)
 		return true;
+	if (t->start_tsc && t->start_tsc < begin)
+		begin = t->start_tsc;
 	if (begin > now)
 		return false;
-	/* Exited before NOW, while other threads ran on. */
-	return !(t->exit_tsc && t->exit_tsc < now && t->exit_tsc < r->last_run);
+	/* An exit counts once the thread ran its last instruction by NOW. */
+	return !exited || hwtr_thread_first_after_stamp(t->history, now, &next) < 0 ||
+	       next <= t->instructions;
 }
 
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)
