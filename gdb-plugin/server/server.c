@@ -5,7 +5,7 @@
  * moves; 0 and -1 mean the thread of the last stop (for Hc: Hg's thread
  * when GDB selected one, as gdbserver resumes its current thread).  A step
  * moves that one thread; a continue of "any thread" moves them all on one
- * time axis from the time of the last stop (replay_resume_all), and the
+ * time axis from the time of the last stop or goto (replay_resume_all), and the
  * stop names the thread that hit the breakpoint.
  */
 #include "server.h"
