@@ -158,6 +158,7 @@ struct replay {
 	 * the exits at the process's end come after it). */
 	bool lifetimes_known;
 	uint64_t last_run;
+	bool share_time;	/* threads_share_time, once lifetimes_known */
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -1426,6 +1427,8 @@ static bool threads_share_time(struct replay *r)
 	size_t i;
 	uint64_t stamp;
 
+	if (r->lifetimes_known)
+		return r->share_time;	/* asked of this history before */
 	if (replay_nimages(r) > 1)
 		return false;
 	for (i = 0; i < r->nthreads; i++) {
@@ -1547,25 +1550,9 @@ fail:
 	return rc;
 }
 
-int replay_resume_all(struct replay *r, uint32_t now_tid, uint32_t selected_tid,
-		      bool reverse, uint32_t *stopped, enum replay_event *event)
-{
-	struct replay_thread *ref = find(r, now_tid), *t = ref;
-	int rc;
-
-	*stopped = selected_tid;
-	if (r->nthreads > 1)
-		wait_history(r);	/* times are the whole history's */
-	if (r->nthreads < 2 || !ref || !ref->cursor || !threads_share_time(r))
-		return replay_resume(r, selected_tid, reverse, false, event);
-	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
-		return rc;
-	*stopped = t->tid;
-	return 0;
-}
-
-/* Each thread's start and exit times from the sideband, and the time of
- * the last instruction run (the whole history's). */
+/* Whether the threads share a time axis, each thread's start and exit
+ * times from the sideband, and the time of the last instruction run: once
+ * per history (the whole one). */
 static int thread_lifetimes(struct replay *r)
 {
 	size_t i, n = hwtr_recording_nevents(r->recording);
@@ -1574,7 +1561,12 @@ static int thread_lifetimes(struct replay *r)
 
 	if (r->lifetimes_known)
 		return 0;
+	r->share_time = threads_share_time(r);
 	r->last_run = 0;
+	if (!r->share_time) {
+		r->lifetimes_known = true;	/* no times to know */
+		return 0;
+	}
 	for (i = 0; i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];
 
@@ -1603,6 +1595,24 @@ static int thread_lifetimes(struct replay *r)
 	return 0;
 }
 
+int replay_resume_all(struct replay *r, uint32_t now_tid, uint32_t selected_tid,
+		      bool reverse, uint32_t *stopped, enum replay_event *event)
+{
+	struct replay_thread *ref = find(r, now_tid), *t = ref;
+	int rc;
+
+	*stopped = selected_tid;
+	if (r->nthreads > 1)
+		wait_history(r);	/* times are the whole history's */
+	if (r->nthreads < 2 || !ref || !ref->cursor || thread_lifetimes(r) < 0 ||
+	    !threads_share_time(r))
+		return replay_resume(r, selected_tid, reverse, false, event);
+	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
+		return rc;
+	*stopped = t->tid;
+	return 0;
+}
+
 bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
 {
 	struct replay_thread *t = find(r, tid), *ref = find(r, now_tid);
@@ -1621,7 +1631,7 @@ bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
 	if (r->building && !atomic_load(&r->built))
 		return true;
 	wait_history(r);
-	if (!ref->cursor || !threads_share_time(r) || thread_lifetimes(r) < 0 ||
+	if (!ref->cursor || thread_lifetimes(r) < 0 || !threads_share_time(r) ||
 	    position_stamp(ref, &now) < 0)
 		return true;
 	/* Exited before NOW, while other threads ran on (not at the
