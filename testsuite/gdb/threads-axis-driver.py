@@ -7,8 +7,8 @@ elsewhere (the end of the history, which GDB says on its terminal only).  AXIS_M
   live     run the program forward to its end (the oracle)
   replay   from the end of a recording: reverse-continue to the start,
            then continue to the end
-  hop      as replay backward, but before each reverse-continue select
-           another thread than the one that stopped (`thread N`)
+  hop      as replay, but before each reverse-continue and continue
+           select another thread than the one that stopped (`thread N`)
 """
 import re
 
@@ -44,6 +44,14 @@ def run(cmd):
         return str(e)
 
 
+def select_another():
+    """Select a thread other than the one that stopped (`thread N`)."""
+    here = gdb.selected_thread().num
+    others = [t.num for t in gdb.selected_inferior().threads()
+              if t.num != here]
+    run("thread %d" % min(others))
+
+
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
 gdb.Breakpoint("turns-prog.c:%d" % LINE)
@@ -58,14 +66,13 @@ if MODE == "live":
 else:
     for _ in range(12):
         if MODE == "hop":
-            here = gdb.selected_thread().num
-            others = [t.num for t in gdb.selected_inferior().threads()
-                      if t.num != here]
-            run("thread %d" % min(others))
+            select_another()
         if not note_stop(run("reverse-continue")):
             break
     say("AXIS FORWARD")
     for _ in range(12):
+        if MODE == "hop":
+            select_another()
         if not note_stop(run("continue")):
             break
 say("AXIS DONE")
