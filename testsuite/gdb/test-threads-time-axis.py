@@ -10,8 +10,8 @@ round.  The replay of a recording (plain GDB on hwtrec-server, values from
 the data log) must stop at the same deposits in reverse order going back
 from the crash, then in the same order going forward again, each time in
 the thread that deposits (its job->id, its PC at the breakpoint), with "No
-more reverse-execution history" at both ends; and the same backward when
-another thread is selected before every reverse-continue (GDB first steps
+more reverse-execution history" at both ends; and the same when
+another thread is selected before every resume (GDB first steps
 the stopped thread over its breakpoint, then resumes "any thread": the
 server used to move only the stopped thread, so worker 2's deposits were
 never reached from worker 1's).  Without time stamps (the recording
