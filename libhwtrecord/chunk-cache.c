@@ -23,9 +23,32 @@ static void gap_insn(struct decoded_insn *d)
 	d->flags = INSN_GAP;
 }
 
-static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insns,
+/* Note that the time is TIME from instruction INDEX on, if it changed. */
+static int add_stamp(struct decoded_chunk *d, size_t index, uint64_t time,
+		     size_t *cap)
+{
+	if (d->nstamps && d->stamps[d->nstamps - 1].time == time)
+		return 0;
+	if (d->nstamps == *cap) {
+		size_t n = *cap ? *cap * 2 : 8;
+		struct insn_stamp *grown = realloc(d->stamps, n * sizeof(*grown));
+
+		if (!grown)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		d->stamps = grown;
+		*cap = n;
+	}
+	d->stamps[d->nstamps].index = index;
+	d->stamps[d->nstamps].time = time;
+	d->nstamps++;
+	return 0;
+}
+
+static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 		      size_t count)
 {
+	struct decoded_insn *insns = d->insns;
+	size_t stamps_cap = 0;
 	const struct chunk *c = &t->chunks[k];
 	struct decoder_walk *walk;
 	struct walk_item item;
@@ -54,6 +77,9 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_insn *insn
 		}
 		if (filled)
 			insn_follow_unknown_length(&insns[filled - 1], &item.block);
+		if (item.block.timed &&
+		    (err = add_stamp(d, filled, item.block.time, &stamps_cap)))
+			break;
 		err = insn_expand_block(t->history, &item.block, insns + filled,
 					count - filled);
 		if (err)
@@ -107,17 +133,23 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 	count = (size_t)(end - t->chunks[k].first_insn);
 	free(slot->insns);
 	slot->insns = NULL;
+	free(slot->stamps);
+	slot->stamps = NULL;
+	slot->nstamps = 0;
 	slot->key = UINT64_MAX;
 	slot->last_use = 0;
 	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
 	if (!slot->insns)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	err = fill_chunk(t, k, slot->insns, count);
+	err = fill_chunk(t, k, slot, count);
 	if (err) {
 		/* Remember the failure: a cursor stepping through this chunk
 		 * must not decode it again at every step. */
 		free(slot->insns);
 		slot->insns = NULL;
+		free(slot->stamps);
+		slot->stamps = NULL;
+		slot->nstamps = 0;
 		free(h->failed_message);
 		h->failed_message = strdup(hwtr_last_error());
 		h->failed_key = chunk_cache_key(t, k);
@@ -159,6 +191,9 @@ void chunk_cache_forget(struct hwtr_thread *t, size_t k)
 			continue;
 		free(d->insns);
 		d->insns = NULL;
+		free(d->stamps);
+		d->stamps = NULL;
+		d->nstamps = 0;
 		d->key = UINT64_MAX;
 		d->last_use = 0;
 	}

@@ -83,6 +83,9 @@ struct intel_pt_walk {
 	unsigned epoch;		/* of the chunk being decoded */
 	uint64_t stuck_offset;	/* trace offset while no packet is read */
 	unsigned stuck_blocks;	/* blocks decoded without reading one */
+	/* The time before the block being read (decoder_block.time) */
+	bool block_timed;
+	uint64_t block_time;
 };
 
 /* Code that jumps to itself (jmp .) runs without trace: libipt would
@@ -773,6 +776,8 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 	d->isa = hwtr_isa_x86_64;
 	d->speculative = b->speculative;
 	d->truncated = b->truncated;
+	d->timed = w->block_timed;
+	d->time = w->block_time;
 	d->size = 0;
 	if (b->truncated) {
 		d->size = b->size;
@@ -784,6 +789,7 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 {
 	struct pt_block block;
+	uint32_t lost_mtc, lost_cyc;
 
 	if (w->deferred_chunk) {
 		const struct psb_info *psb = w->deferred_chunk;
@@ -896,6 +902,10 @@ static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 			continue;
 		}
 		memset(&block, 0, sizeof(block));
+		/* The time before the block: the events before it (a TSC then
+		 * TIP.PGE where a thread resumes) are processed by now. */
+		w->block_timed = pt_blk_time(w->decoder, &w->block_time, &lost_mtc,
+					     &lost_cyc) >= 0;
 		w->status = pt_blk_next(w->decoder, &block, sizeof(block));
 		if (block.ninsn > 0 && w->status >= 0) {
 			uint64_t off = 0;

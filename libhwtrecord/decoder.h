@@ -72,6 +72,11 @@ struct decoder_block {
 				 * bytes are in raw */
 	uint8_t size;		/* truncated: its length */
 	uint8_t raw[15];
+	/* The trace's time when the block began (PT: the last TSC, refined
+	 * by MTC/CYC, before it), which orders threads on one time axis
+	 * (insn-time.c); timed is false before the trace gave one. */
+	bool timed;
+	uint64_t time;
 };
 
 struct walk_item {

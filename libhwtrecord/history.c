@@ -781,8 +781,10 @@ void hwtr_history_free(struct hwtr_history *h)
 		history_thread_release(h->threads[i]);
 		free(h->threads[i]);
 	}
-	for (i = 0; h->cache && i < h->cache_slots; i++)
+	for (i = 0; h->cache && i < h->cache_slots; i++) {
 		free(h->cache[i].insns);
+		free(h->cache[i].stamps);
+	}
 	free(h->cache);
 	free(h->lengths);
 	free(h->failed_message);

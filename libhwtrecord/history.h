@@ -58,11 +58,21 @@ struct decoded_insn {
 	uint8_t flags;		/* INSN_* */
 };
 
+/* From instruction INDEX of a decoded chunk on, the trace's time is TIME
+ * (decoder_block.time): when the thread's run holding it began. */
+struct insn_stamp {
+	size_t index;
+	uint64_t time;
+};
+
 struct decoded_chunk {
 	uint64_t key;		/* thread index << 40 | chunk index */
 	uint64_t first_insn;
 	size_t count;
 	struct decoded_insn *insns;
+	struct insn_stamp *stamps;	/* where the time changes, in order;
+					 * none when the trace has no time */
+	size_t nstamps;
 	uint64_t last_use;
 };
 

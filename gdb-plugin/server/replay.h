@@ -104,6 +104,28 @@ void replay_position(struct replay *replay, uint32_t tid, uint64_t *position,
  * where it was and hwtr_last_error() says why. */
 int replay_resume(struct replay *replay, uint32_t tid, bool reverse, bool step,
 		  enum replay_event *event);
+/* Continue every thread (GDB resuming "any thread") to the nearest
+ * breakpoint hit in recording time over all threads, backward or forward
+ * from the time thread NOW_TID stands at (the last stop's); *STOPPED is the
+ * thread that hit it, and every other thread then stands where it was at
+ * that time.  Where the threads' traces have no time stamps (or the
+ * process exec'd), only SELECTED_TID moves, as replay_resume. */
+int replay_resume_all(struct replay *replay, uint32_t now_tid,
+		      uint32_t selected_tid, bool reverse, uint32_t *stopped,
+		      enum replay_event *event);
+/* Is thread TID alive at the time thread NOW_TID stands at (the last
+ * stop's), as GDB would list it there: at the end with a core, the core's
+ * threads; elsewhere those created by then (the sideband's thread-start,
+ * else the first instruction) and not exited while others ran on.  Every
+ * thread while the history is being built, or without time stamps. */
+bool replay_thread_alive(struct replay *replay, uint32_t now_tid, uint32_t tid);
+
+/* Why registers and memory cannot be written (an inferior call, `set
+ * var`): the recording is what the program did. */
+#define REPLAY_READ_ONLY \
+	"the recording is read-only: hwtrec replays what the program did " \
+	"and cannot run code in it (such as a function call in an " \
+	"expression) or change its registers and memory"
 
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);

@@ -3,7 +3,10 @@
  * Thread selection follows gdbserver: Hg picks the thread whose registers
  * and btrace GDB reads, Hc (or a vCont action's thread) the one a resume
  * moves; 0 and -1 mean the thread of the last stop (for Hc: Hg's thread
- * when GDB selected one, as gdbserver resumes its current thread).
+ * when GDB selected one, as gdbserver resumes its current thread).  A step
+ * moves that one thread; a continue of "any thread" moves them all on one
+ * time axis from the time of the last stop or goto (replay_resume_all), and the
+ * stop names the thread that hit the breakpoint.
  */
 #include "server.h"
 
@@ -106,16 +109,36 @@ static char *supported_features(struct session *s)
 	return text;
 }
 
+/* The threads alive at the time of the last stop (replay_thread_alive),
+ * as GDB on the live program or the core would list them; *N of them. */
+static uint32_t *alive_threads(struct session *s, size_t *n)
+{
+	uint32_t *tids = malloc((s->nthreads ? s->nthreads : 1) * sizeof(*tids));
+	size_t i;
+
+	*n = 0;
+	if (!tids)
+		return NULL;
+	for (i = 0; i < s->nthreads; i++)
+		if (replay_thread_alive(s->replay, s->current, s->tids[i]))
+			tids[(*n)++] = s->tids[i];
+	return tids;
+}
+
 static char *threads_xml(struct session *s)
 {
-	size_t i, cap = 64 + 48 * s->nthreads, n;
-	char *xml = malloc(cap);
+	size_t i, cap = 64 + 48 * s->nthreads, n, nalive;
+	uint32_t *alive = alive_threads(s, &nalive);
+	char *xml = alive ? malloc(cap) : NULL;
 
-	if (!xml)
+	if (!xml) {
+		free(alive);
 		return NULL;
+	}
 	n = (size_t)sprintf(xml, "<?xml version=\"1.0\"?>\n<threads>\n");
-	for (i = 0; i < s->nthreads; i++)
-		n += (size_t)sprintf(xml + n, "<thread id=\"%x\"/>\n", s->tids[i]);
+	for (i = 0; i < nalive; i++)
+		n += (size_t)sprintf(xml + n, "<thread id=\"%x\"/>\n", alive[i]);
+	free(alive);
 	strcpy(xml + n, "</threads>\n");
 	return xml;
 }
@@ -222,10 +245,22 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
 
+	/* A continue of every thread (Hc0/Hc-1 then c or bc; vCont;c with no
+	 * thread) searches them all on one time axis from the time of the
+	 * last stop: where its thread stands (the selected thread may stand
+	 * at a later instruction of its own, one not run at that time).
+	 * Without time stamps TID, the selected thread, moves alone. */
+	bool all = r->action == rsp_action_continue && r->thread.tid <= 0 &&
+		   !s->c_thread;
+	int rc;
+
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
-	if (replay_resume(s->replay, tid, r->reverse, r->action == rsp_action_step,
-			  &event) < 0) {
+	rc = all ? replay_resume_all(s->replay, s->current, tid, r->reverse, &tid,
+				     &event)
+		 : replay_resume(s->replay, tid, r->reverse,
+				 r->action == rsp_action_step, &event);
+	if (rc < 0) {
 		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
 		return rsp_reply_error_text(s->conn, hwtr_last_error());
 	}
@@ -452,7 +487,12 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return handle_register(s, r);
 	case rsp_write_registers:
 	case rsp_write_register:
+		/* GDB 13 prints an E.text reply to P and G ("Could not write
+		 * register ...; remote failure reply '...'"): say why.  An
+		 * inferior call writes its arguments' registers first. */
+		return rsp_reply_error_text(s->conn, REPLAY_READ_ONLY);
 	case rsp_write_memory:
+		/* To M and X it says only "Cannot access memory": a code. */
 		return rsp_reply_error(s->conn, err_readonly);
 	case rsp_read_memory:
 	case rsp_read_memory_binary:
@@ -477,11 +517,20 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return rsp_reply_ok(s->conn);
 	case rsp_thread_alive:
 		if (r->thread.tid > 0 &&
-		    replay_has_thread(s->replay, (uint32_t)r->thread.tid))
+		    replay_thread_alive(s->replay, s->current, (uint32_t)r->thread.tid))
 			return rsp_reply_ok(s->conn);
 		return rsp_reply_error(s->conn, err_thread);
-	case rsp_thread_list_first:
-		return rsp_reply_thread_list(s->conn, s->tids, s->nthreads);
+	case rsp_thread_list_first: {
+		size_t n;
+		uint32_t *alive = alive_threads(s, &n);
+		int rc;
+
+		if (!alive)
+			return rsp_reply_error(s->conn, 12);	/* ENOMEM */
+		rc = rsp_reply_thread_list(s->conn, alive, n);
+		free(alive);
+		return rc;
+	}
 	case rsp_thread_list_next:
 		return rsp_reply_thread_list(s->conn, NULL, 0);
 	case rsp_current_thread:

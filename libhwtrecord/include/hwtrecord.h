@@ -757,6 +757,24 @@ HWTR_EXPORT
 int hwtr_thread_insn_time(const struct hwtr_thread *thread, uint64_t number,
 			  uint64_t *tsc);
 
+/* Instruction NUMBER's stamp: the trace's time when the block holding it
+ * began (the last TSC before it, refined by MTC/CYC when the trace has
+ * them).  It puts every thread on one time axis: the software source stamps
+ * each thread where it runs again, so of two threads' instructions the one
+ * with the smaller stamp ran first; within a thread stamps never go back
+ * and numbers order equal ones (insn-stamp.c).  Decodes the instruction's
+ * chunk.  -hwtr_err_notfound when the trace gave no time before it,
+ * -hwtr_err_range for a number outside the history. */
+HWTR_EXPORT
+int hwtr_thread_insn_stamp(struct hwtr_thread *thread, uint64_t number,
+			   uint64_t *stamp);
+/* Where the thread stands at time STAMP: its first instruction stamped
+ * later (instructions + 1 when it ran them all by then; 1 when it had not
+ * started).  -hwtr_err_notfound when the thread's trace has no time. */
+HWTR_EXPORT
+int hwtr_thread_first_after_stamp(struct hwtr_thread *thread, uint64_t stamp,
+				  uint64_t *number);
+
 /* ----------------------------------------------------------------- cursor */
 
 enum hwtr_insn_class {

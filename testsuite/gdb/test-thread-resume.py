@@ -6,8 +6,9 @@ GDB selects a thread with Hg and resumes with Hc0 ("any thread") before
 `bs`; gdbserver then steps its current thread, the one Hg chose.  The
 server used to step the thread of the last stop (thread 1), so after
 `thread 2`, `reverse-stepi` GDB reported a stop in thread 1 and thread 2
-never moved.  threads-prog is recorded with the Valgrind source; plain GDB
-(no plugin) on hwtrec-server.  Checks: the stop is in thread 2; thread 2's
+never moved.  turns-prog is recorded with the Valgrind source (it crashes
+with all three threads alive: thread 1 the crashing worker, thread 2 the
+worker waiting in read()); plain GDB (no plugin) on hwtrec-server.  Checks: the stop is in thread 2; thread 2's
 PC moved back by exactly the length of the instruction GDB disassembles
 there (GDB's disassembler over the binaries is the oracle of that
 instruction); thread 1's PC did not move.
@@ -21,7 +22,7 @@ import tempfile
 HWTREC = os.environ["HWTREC"]
 SERVER = os.environ["HWTREC_SERVER"]
 TESTDIR = os.environ["TESTDIR"]
-PROG = os.path.join(TESTDIR, "threads-prog")
+PROG = os.path.join(TESTDIR, "turns-prog")
 failures = []
 
 
@@ -36,8 +37,11 @@ def check(cond, what, detail=""):
 def main():
     with tempfile.TemporaryDirectory(prefix="hwtrec-thread-resume-") as work:
         rec = os.path.join(work, "tp.hwtrec")
+        # The program crashes: hwtrec record exits as it did.
         subprocess.run([HWTREC, "record", "-q", "-o", rec, "--", PROG],
-                       check=True, capture_output=True)
+                       capture_output=True)
+        check(os.path.exists(os.path.join(rec, "core")),
+              "the recording ends at the crash (a core)")
         cmds = ["set pagination off", "set width 0",
                 "target remote | %s %s" % (SERVER, rec),
                 "thread 1", "echo T1BEFORE \n", "p/x $pc",

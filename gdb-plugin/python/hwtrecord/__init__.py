@@ -6,7 +6,7 @@ commands on the recording, and unwinds frames at past positions; on every
 other target it changes nothing.
 """
 
-from . import autoload, commands, finish_value, target, unwinder, watchpoints
+from . import autoload, calls, commands, finish_value, target, unwinder, watchpoints
 
 _registered = False
 
@@ -21,6 +21,7 @@ def register():
     finish_value.register()
     watchpoints.register()
     autoload.register()
+    calls.register()
 
 
 register()
