@@ -1,12 +1,16 @@
 /* server.c: the request loop of hwtrec-server's replay mode (see server.h).
  *
- * Thread selection follows gdbserver: Hg picks the thread whose registers
- * and btrace GDB reads, Hc (or a vCont action's thread) the one a resume
- * moves; 0 and -1 mean the thread of the last stop (for Hc: Hg's thread
- * when GDB selected one, as gdbserver resumes its current thread).  A step
- * moves that one thread; a continue of "any thread" moves them all on one
- * time axis from the time of the last stop or goto (replay_resume_all), and the
- * stop names the thread that hit the breakpoint.
+ * Thread selection: Hg picks the thread whose registers and btrace GDB
+ * reads, Hc (or a vCont action's thread) the one a resume moves; 0 and -1
+ * mean the thread of the last stop.  A step of "any thread" (Hc0 then bs
+ * or s: GDB names no thread for a reverse step unless scheduler-locking
+ * is on for steps, which the plugin sets) moves the thread of the last
+ * stop, as rr does, not Hg's: GDB sends Hg to read other threads'
+ * registers (at connect, for `info threads`) and does not send it back
+ * when the thread it steps has its registers cached.  A continue of "any
+ * thread" moves them all on one time axis from the time of the last stop
+ * or goto (replay_resume_all), and the stop names the thread that hit the
+ * breakpoint; without time stamps it moves Hg's thread alone.
  */
 #include "server.h"
 
@@ -237,9 +241,12 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 
 static int handle_resume(struct session *s, const struct rsp_request *r)
 {
-	/* Hc0/Hc-1 ("any thread", GDB's default) moves the thread GDB
-	 * selected with Hg, as gdbserver resumes its current thread. */
+	/* Hc0/Hc-1 ("any thread", GDB's default): a step moves the thread of
+	 * the last stop (see the top of this file); a continue without time
+	 * stamps the one GDB selected with Hg. */
+	bool step = r->action == rsp_action_step;
 	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
+		       : step ? pick(s, s->c_thread)
 		       : pick(s, s->c_thread ? s->c_thread : s->g_thread);
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
@@ -259,7 +266,7 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	rc = all ? replay_resume_all(s->replay, s->current, tid, r->reverse, &tid,
 				     &event)
 		 : replay_resume(s->replay, tid, r->reverse,
-				 r->action == rsp_action_step, &event);
+				 step, &event);
 	if (rc < 0) {
 		fprintf(stderr, "hwtrec-server: resume: %s\n", hwtr_last_error());
 		return rsp_reply_error_text(s->conn, hwtr_last_error());

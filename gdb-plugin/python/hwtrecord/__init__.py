@@ -6,7 +6,8 @@ commands on the recording, and unwinds frames at past positions; on every
 other target it changes nothing.
 """
 
-from . import autoload, calls, commands, finish_value, target, unwinder, watchpoints
+from . import (autoload, calls, commands, finish_value, scheduler, target,
+               unwinder, watchpoints)
 
 _registered = False
 
@@ -20,6 +21,7 @@ def register():
     unwinder.register()
     finish_value.register()
     watchpoints.register()
+    scheduler.register()
     autoload.register()
     calls.register()
 
