@@ -4,10 +4,11 @@
  * reads, Hc (or a vCont action's thread) the one a resume moves; 0 and -1
  * mean the thread of the last stop.  A step of "any thread" (Hc0 then bs
  * or s: GDB names no thread for a reverse step unless scheduler-locking
- * is on for steps, which the plugin sets) moves the thread of the last
- * stop, as rr does, not Hg's: GDB sends Hg to read other threads'
- * registers (at connect, for `info threads`) and does not send it back
- * when the thread it steps has its registers cached.  A continue of "any
+ * is on for steps, which the plugin sets) moves the thread whose
+ * registers GDB read last since the last stop (after `thread N` GDB reads
+ * N's), else the thread of the last stop: not merely Hg's, which GDB also
+ * sends before reading other threads' memory (at connect) and does not
+ * send back.  A continue of "any
  * thread" moves them all on one time axis from the time of the last stop
  * or goto (replay_resume_all), and the stop names the thread that hit the
  * breakpoint; without time stamps it moves Hg's thread alone.
@@ -42,6 +43,8 @@ struct session {
 	uint32_t current;	/* thread of the last stop */
 	uint32_t g_thread;	/* 0: current */
 	uint32_t c_thread;	/* 0: current */
+	uint32_t read_thread;	/* whose registers GDB read last since the
+				 * last stop (g, p), or 0 */
 	int last_signal;
 	enum rsp_stop_reason last_reason;
 	size_t nthreads;
@@ -89,6 +92,7 @@ static int reply_stop(struct session *s, uint32_t tid, int signal,
 		}
 	}
 	s->current = tid;
+	s->read_thread = 0;
 	s->last_signal = signal;
 	s->last_reason = reason;
 	return rsp_reply_stop(s->conn, &stop);
@@ -241,13 +245,13 @@ static int handle_xfer(struct session *s, const struct rsp_request *r)
 
 static int handle_resume(struct session *s, const struct rsp_request *r)
 {
-	/* Hc0/Hc-1 ("any thread", GDB's default): a step moves the thread of
-	 * the last stop (see the top of this file); a continue without time
-	 * stamps the one GDB selected with Hg. */
+	/* Hc0/Hc-1 ("any thread", GDB's default): a step moves the thread
+	 * whose registers GDB read last (see the top of this file); a
+	 * continue without time stamps the one GDB selected with Hg. */
 	bool step = r->action == rsp_action_step;
 	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid
-		       : step ? pick(s, s->c_thread)
-		       : pick(s, s->c_thread ? s->c_thread : s->g_thread);
+		       : s->c_thread ? s->c_thread
+		       : pick(s, step ? s->read_thread : s->g_thread);
 	enum replay_event event;
 	enum rsp_stop_reason reason = rsp_stop_none;
 	size_t image = replay_image(s->replay);
@@ -302,6 +306,7 @@ static int handle_register(struct session *s, const struct rsp_request *r)
 
 	if (replay_registers(s->replay, pick(s, s->g_thread), regs, valid) < 0)
 		return rsp_reply_error(s->conn, err_thread);
+	s->read_thread = pick(s, s->g_thread);
 	if (r->kind == rsp_read_registers)
 		return rsp_reply_hex(s->conn, regs, valid, d->g_size);
 	off = tdesc_offset(d, r->regnum);

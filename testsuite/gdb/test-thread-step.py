@@ -5,18 +5,20 @@ GDB names no thread when it steps backwards ("Hc0" then "bs"), and at
 connect it sends Hg for each other thread, so the server used to step the
 last of those: the first reverse-stepi after opening a crash of a
 multi-threaded program moved a thread waiting in pause(), and GDB said
-"Thread N received signal SIGTRAP".  Now the server steps the thread of
-the last stop, and the plugin sets `scheduler-locking step` so that GDB
-names the thread it steps after `thread N`.
+"Thread N received signal SIGTRAP".  Now the server steps the thread whose
+registers GDB read last since the stop (`thread N` reads N's), else the
+thread of the stop, and the plugin sets `scheduler-locking step` so that
+GDB names the thread it steps.
 
 exited-thread-prog dies of SIGSEGV in main while a sleeper waits in
 pause().  Oracle: GDB on the recording's core (which thread crashed, and
 every thread's PC there).  Checks, with plain GDB and with the plugin:
 the first reverse-stepis stop in the crashed thread, one instruction before
 its core PC (the second: the first stays at the fault, as record full's
-does), and leaves the sleeper at its core PC; with the plugin,
-`info threads`, `thread <sleeper>`, reverse-stepi moves the sleeper and
-leaves main at its core PC.
+does), and leaves the sleeper at its core PC; with the plugin, also
+after `info threads` (which reads every thread's registers), and
+`thread <sleeper>` + reverse-stepi moves the sleeper and leaves main at
+its core PC.
 
 Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
 """
@@ -130,6 +132,19 @@ def main():
                   "%s: the first reverse-stepis move the crashed thread %d "
                   "(%s), not the sleeper %d (core %s)"
                   % (how, crashed, after, sleeper, core_pcs), out)
+
+        # `info threads` reads every thread's registers: plain GDB then
+        # gives the server nothing to tell which thread a step is for; with
+        # the plugin GDB names it (scheduler-locking step).
+        out = gdb(work, [target, "info threads", "reverse-stepi",
+                         "reverse-stepi", "sel", "pcs"], plugin=True)
+        after = pcs(out)
+        check(selected(out) == [crashed] and len(after) == 1 and
+              after[0].get(sleeper) == core_pcs[sleeper] and
+              after[0].get(crashed) not in (None, core_pcs[crashed]),
+              "with the plugin: info threads, then reverse-stepis move the "
+              "crashed thread %d (%s, core %s)" % (crashed, after, core_pcs),
+              out)
 
         out = gdb(work, [target, "show scheduler-locking", "info threads",
                          ] +
