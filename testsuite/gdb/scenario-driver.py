@@ -56,6 +56,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
                        itself does what it says
+  #assert-hwtrec EXPR  EXPR must be true here under hwtrec (replay and
+                       live), where record full shows a wrong value (the
+                       scenario says why, and what shows it wrong)
   #shown EXPR...       under hwtrec replay, each EXPR ($rbp, a variable) is
                        shown here, not <unavailable> or an error (that it is
                        record full's value, #values checks); not checked live
@@ -533,6 +536,8 @@ def main():
             if text.startswith("#assert"):
                 directive, expr = text.split(None, 1)
                 if directive == "#assert-full" and mode != "full":
+                    continue
+                if directive == "#assert-hwtrec" and mode == "full":
                     continue
                 try:
                     ok = bool(gdb.parse_and_eval(expand(expr, lines, source)))
