@@ -20,6 +20,11 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #record-from start   record full from the first instruction (default: main)
   #record-from FUNC    record full (live: record hwt) from the first call of
                        FUNC (a stripped program has no main)
+  #end-signal NAME     how the live run ends (default SIGSEGV); "none":
+                       record full stops before an instruction it cannot
+                       log; "exit": the program exits, record full stops
+                       before exit_group and the hwtrec half, whose
+                       recording ends after it, starts one instruction back
   #record-from none    live scenarios: record nothing, stand at the first
                        instruction (record full's half: `starti`); the
                        scenario itself says `run` or `start`, and `record`
@@ -393,6 +398,10 @@ def run_to_end(mode, run_to, end_signal="SIGSEGV"):
     gdb.events.stop.connect(_note_stop)
     out = gdb.execute("continue", to_string=True)
     gdb.events.stop.disconnect(_note_stop)
+    if end_signal == "exit":
+        # record full stops before the exit_group system call ("The next
+        # instruction is syscall exit_group"), with no signal.
+        end_signal = None
     if STOPS[-1:] != [end_signal]:
         raise gdb.GdbError("the live run did not end in %s (%s)"
                            % (end_signal, STOPS))
@@ -445,6 +454,12 @@ def setup(mode, prog, record_from, run_to=None, commands=(),
         gdb.execute("file " + prog)
         out = gdb.execute("target remote | %s %s" % (server, recording),
                           to_string=True)
+        if end_signal == "exit":
+            # A recording of a program that exited ends where GDB on the
+            # live process stands at exit_group's entry (after the syscall
+            # instruction); one instruction back is record full's end,
+            # before it.
+            out += gdb.execute("reverse-stepi", to_string=True)
     return out
 
 
