@@ -156,6 +156,22 @@ static void init_thread_db(void)
 	td_init_result = td_init();
 }
 
+/* Why libthread_db could not place the variable, for the message. */
+static const char *why(td_err_e err)
+{
+	switch (err) {
+	case TD_TLSDEFER:
+		return "its block is not allocated yet at this position";
+	case TD_NOTLS:
+		return "that module has no TLS segment";
+	case TD_VERSION:
+	case TD_NOLIBTHREAD:
+		return "libthread_db does not match this program's libc";
+	default:
+		return "the thread's fs_base or memory is not known at this position";
+	}
+}
+
 int tls_address(struct replay *replay, uint32_t tid, uint64_t lm,
 		uint64_t offset, uint64_t *addr)
 {
@@ -173,16 +189,17 @@ int tls_address(struct replay *replay, uint32_t tid, uint64_t lm,
 			   td_init_result), -EIO;
 	err = td_ta_new(&ph, &agent);
 	if (err != TD_OK)
-		return say("thread-local storage: libthread_db does not know this "
-			   "program's libc (td_ta_new: %d)", err), -ENOENT;
+		return say("thread-local storage of thread %u: %s (td_ta_new: %d)",
+			   tid, why(err == TD_ERR || err == TD_DBERR ? err : TD_VERSION),
+			   err), -ENOENT;
 	err = td_ta_map_lwp2thr(agent, (lwpid_t)tid, &thread);
 	if (err == TD_OK)
 		err = td_thr_tls_get_addr(&thread, (psaddr_t)(uintptr_t)lm,
 					  (size_t)offset, &where);
 	td_ta_delete(agent);
 	if (err != TD_OK)
-		return say("thread-local storage of thread %u: not known at this "
-			   "position (libthread_db: %d)", tid, err), -ENOENT;
+		return say("thread-local storage of thread %u: %s (libthread_db: %d)",
+			   tid, why(err), err), -ENOENT;
 	*addr = (uint64_t)(uintptr_t)where;
 	return 0;
 }
