@@ -191,6 +191,8 @@ def in_library(number):
 def anchored(number):
     """NUMBER as an offset from the stack or heap anchor when it lies near
     one, or from the library it lies in, else None."""
+    if number >> 64:
+        return None     # no address: a wider value (__int128, a vector)
     if STACK_ANCHOR is not None and abs(number - STACK_ANCHOR) < STACK_WINDOW:
         return "sp%+#x" % (number - STACK_ANCHOR)
     image = in_library(number)
