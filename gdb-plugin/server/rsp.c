@@ -646,6 +646,22 @@ static bool parse_addr_len(const char **p, const char *end,
 	       parse_hex(p, end, &r->length);
 }
 
+/* qGetTLSAddr:THREAD,OFFSET,LM */
+static void parse_tls_address(const char *payload, size_t len,
+			      struct rsp_request *r)
+{
+	const char *p = payload + strlen("qGetTLSAddr:"), *end = payload + len;
+	const char *comma = memchr(p, ',', (size_t)(end - p));
+
+	if (!comma || !rsp_parse_thread(p, (size_t)(comma - p), &r->thread))
+		return malformed(r, "qGetTLSAddr: bad thread");
+	p = comma + 1;
+	if (!parse_hex(&p, end, &r->offset) || !expect(&p, end, ',') ||
+	    !parse_hex(&p, end, &r->addr) || p != end)
+		return malformed(r, "qGetTLSAddr: bad offset,lm");
+	r->kind = rsp_tls_address;
+}
+
 static void parse_supported(const char *payload, size_t len,
 			    struct rsp_request *r)
 {
@@ -931,6 +947,8 @@ void rsp_parse(const char *payload, size_t len, struct rsp_request *r)
 	}
 	if (starts(payload, len, "qXfer:"))
 		return parse_xfer(payload, len, r);
+	if (starts(payload, len, "qGetTLSAddr:"))
+		return parse_tls_address(payload, len, r);
 	if (equals(payload, len, "vCont?")) {
 		r->kind = rsp_vcont_query;
 		return;

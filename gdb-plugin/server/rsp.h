@@ -81,6 +81,7 @@ enum rsp_kind {
 	rsp_current_thread,	/* qC */
 	rsp_attached,		/* qAttached */
 	rsp_symbol,		/* qSymbol:: */
+	rsp_tls_address,	/* qGetTLSAddr:thread,offset,lm */
 	rsp_xfer_read,		/* qXfer:OBJECT:read:ANNEX:OFF,LEN */
 	rsp_resume,		/* s, c, S, C, bs, bc, vCont;... */
 	rsp_vcont_query,	/* vCont? */
@@ -123,6 +124,8 @@ struct rsp_request {
 	uint64_t offset;
 	/* rsp_supported: what GDB said it supports */
 	bool gdb_swbreak, gdb_hwbreak, gdb_multiprocess;
+	/* rsp_tls_address: the thread in `thread`, the variable's offset in
+	 * `offset`, the module's link_map in `addr` */
 	/* rsp_hwtr */
 	char hwtr_command[32];
 	uint64_t hwtr_args[4];

@@ -19,6 +19,7 @@
 #include "libraries.h"
 #include "served-files.h"
 #include "tdesc.h"
+#include "tls.h"
 #include "vfile.h"
 
 #include <errno.h>
@@ -460,6 +461,25 @@ static int handle_vfile(struct session *s)
 	return rsp_reply_empty(s->conn);
 }
 
+/* qGetTLSAddr: the thread's copy of a TLS variable at its position; an
+ * error when it is not known there (GDB: "Cannot find thread-local
+ * storage ... Remote target failed to process qGetTLSAddr request"). */
+static int handle_tls_address(struct session *s, const struct rsp_request *r)
+{
+	uint32_t tid = r->thread.tid > 0 ? (uint32_t)r->thread.tid : pick(s, s->g_thread);
+	uint64_t addr;
+	char text[17];
+
+	if (!replay_has_thread(s->replay, tid))
+		return rsp_reply_error(s->conn, err_thread);
+	if (tls_address(s->replay, tid, r->addr, r->offset, &addr) < 0) {
+		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
+		return rsp_reply_error(s->conn, err_memory);
+	}
+	snprintf(text, sizeof(text), "%llx", (unsigned long long)addr);
+	return rsp_reply_text(s->conn, text);
+}
+
 static int handle_hwtr(struct session *s, const struct rsp_request *r)
 {
 	struct plugin_request p;
@@ -551,6 +571,8 @@ static int handle(struct session *s, const struct rsp_request *r)
 		return rsp_reply_text(s->conn, "1");	/* quit detaches */
 	case rsp_symbol:
 		return rsp_reply_ok(s->conn);
+	case rsp_tls_address:
+		return handle_tls_address(s, r);
 	case rsp_xfer_read:
 		return handle_xfer(s, r);
 	case rsp_resume:

@@ -20,6 +20,11 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #record-from start   record full from the first instruction (default: main)
   #record-from FUNC    record full (live: record hwt) from the first call of
                        FUNC (a stripped program has no main)
+  #end-signal NAME     how the live run ends (default SIGSEGV); "none":
+                       record full stops before an instruction it cannot
+                       log; "exit": the program exits, record full stops
+                       before exit_group and the hwtrec half, whose
+                       recording ends after it, starts one instruction back
   #record-from none    live scenarios: record nothing, stand at the first
                        instruction (record full's half: `starti`); the
                        scenario itself says `run` or `start`, and `record`
@@ -56,6 +61,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
   #assert-full EXPR    EXPR must be true here under record full (locals are
                        unavailable in a PC-only replay); checks the scenario
                        itself does what it says
+  #assert-hwtrec EXPR  EXPR must be true here under hwtrec (replay and
+                       live), where record full shows a wrong value (the
+                       scenario says why, and what shows it wrong)
   #shown EXPR...       under hwtrec replay, each EXPR ($rbp, a variable) is
                        shown here, not <unavailable> or an error (that it is
                        record full's value, #values checks); not checked live
@@ -183,6 +191,8 @@ def in_library(number):
 def anchored(number):
     """NUMBER as an offset from the stack or heap anchor when it lies near
     one, or from the library it lies in, else None."""
+    if number >> 64:
+        return None     # no address: a wider value (__int128, a vector)
     if STACK_ANCHOR is not None and abs(number - STACK_ANCHOR) < STACK_WINDOW:
         return "sp%+#x" % (number - STACK_ANCHOR)
     image = in_library(number)
@@ -390,6 +400,10 @@ def run_to_end(mode, run_to, end_signal="SIGSEGV"):
     gdb.events.stop.connect(_note_stop)
     out = gdb.execute("continue", to_string=True)
     gdb.events.stop.disconnect(_note_stop)
+    if end_signal == "exit":
+        # record full stops before the exit_group system call ("The next
+        # instruction is syscall exit_group"), with no signal.
+        end_signal = None
     if STOPS[-1:] != [end_signal]:
         raise gdb.GdbError("the live run did not end in %s (%s)"
                            % (end_signal, STOPS))
@@ -442,6 +456,12 @@ def setup(mode, prog, record_from, run_to=None, commands=(),
         gdb.execute("file " + prog)
         out = gdb.execute("target remote | %s %s" % (server, recording),
                           to_string=True)
+        if end_signal == "exit":
+            # A recording of a program that exited ends where GDB on the
+            # live process stands at exit_group's entry (after the syscall
+            # instruction); one instruction back is record full's end,
+            # before it.
+            out += gdb.execute("reverse-stepi", to_string=True)
     return out
 
 
@@ -533,6 +553,8 @@ def main():
             if text.startswith("#assert"):
                 directive, expr = text.split(None, 1)
                 if directive == "#assert-full" and mode != "full":
+                    continue
+                if directive == "#assert-hwtrec" and mode == "full":
                     continue
                 try:
                     ok = bool(gdb.parse_and_eval(expand(expr, lines, source)))

@@ -388,6 +388,23 @@ START_TEST(parse_queries)
 	ck_assert_uint_eq(r.hwtr_nargs, 0);
 	parse("qHwtr:goto:2a:", &r);
 	ck_assert_int_eq(r.kind, rsp_malformed);
+	/* GDB's form: thread, the variable's offset, the module's link_map. */
+	parse("qGetTLSAddr:59c7,4,4034390", &r);
+	ck_assert_int_eq(r.kind, rsp_tls_address);
+	ck_assert_int_eq(r.thread.tid, 0x59c7);
+	ck_assert_uint_eq(r.offset, 4);
+	ck_assert_uint_eq(r.addr, 0x4034390);
+	parse("qGetTLSAddr:p59c7.59c8,0,7ffff7ffe2e0", &r);
+	ck_assert_int_eq(r.kind, rsp_tls_address);
+	ck_assert_int_eq(r.thread.pid, 0x59c7);
+	ck_assert_int_eq(r.thread.tid, 0x59c8);
+	ck_assert_uint_eq(r.addr, 0x7ffff7ffe2e0);
+	parse("qGetTLSAddr:59c7,4", &r);
+	ck_assert_int_eq(r.kind, rsp_malformed);
+	parse("qGetTLSAddr:59c7,4,zz", &r);
+	ck_assert_int_eq(r.kind, rsp_malformed);
+	parse("qGetTLSAddr:,4,10", &r);
+	ck_assert_int_eq(r.kind, rsp_malformed);
 	parse("qTStatus", &r);
 	ck_assert_int_eq(r.kind, rsp_unknown);
 	parse("vMustReplyEmpty", &r);
