@@ -45,6 +45,7 @@
 #include "values-seek.h"
 #include "values-access.h"
 #include "values-registers.h"
+#include "values-regstate.h"
 #include "error.h"
 #include "history.h"
 
@@ -71,6 +72,8 @@ struct hwtr_values {
 	struct values_history_thread *threads;
 	size_t nthreads;
 	bool memory_known;	/* the log is whole and matches the history */
+	/* The registers of the position read last (values-regstate.h). */
+	struct values_regstate registers;
 };
 
 /* Most snapshots are checked against the history's PC: at most this many,
@@ -498,6 +501,7 @@ static void unbind(struct hwtr_values *v)
 	v->threads = NULL;
 	v->nthreads = 0;
 	v->memory_known = false;
+	values_regstate_forget(&v->registers);
 }
 
 int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
@@ -603,13 +607,9 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 {
 	struct values_history_thread *ht;
 	const struct values_snapshot *snap;
-	struct values_record r;
 	unsigned bit, offset, rsize;
 	uint8_t value[16];
-	bool found = false, ours = true;
 	uint64_t pos, ip;
-	struct values_base base;
-	size_t off;
 	int err;
 
 	if (!v || !thread || !buf)
@@ -643,28 +643,19 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	snap = snapshot_before(ht->log, pos);
 	if (!snap)
 		return -hwtr_err_notfound;
-	for (off = snap->offset, base = snap->base; off < v->index.end;
-	     off = r.next, values_base_next(&base, &r)) {
-		if ((err = values_record_read(&v->index, off, &base, &r)))
-			return err;
-		if (r.type == HWTR_VREC_THREAD) {
-			ours = r.lwpid == ht->log->lwpid;
-			if (ours && r.pos >= pos)
-				break;
-			continue;
-		}
-		if (!ours || r.type != HWTR_VREC_REGS)
-			continue;
-		if (r.pos > pos)
-			break;
-		if (values_record_gdb_register(&r, regno, value)) {
-			memcpy(buf, value, rsize);
-			found = true;
-		}
-	}
-	if (!found)
+	if ((err = values_regstate_at(&v->index, ht->log, snap, pos,
+				      &v->registers)))
+		return err;
+	if (!((v->registers.have >> bit) & 1) ||
+	    !values_bit_gdb_register(regno, v->registers.value[bit], value))
 		return -hwtr_err_notfound;
+	memcpy(buf, value, rsize);
 	return (int)rsize;
+}
+
+uint64_t values_register_records_read(const struct hwtr_values *v)
+{
+	return v->registers.records;
 }
 
 /* All threads' instruction count when THREAD's log position POS began. */

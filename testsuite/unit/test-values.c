@@ -10,6 +10,7 @@
  */
 #include "fixture.h"
 #include "values-format.h"
+#include "values-access.h"
 #include "check-main.h"
 
 #include <check.h>
@@ -292,6 +293,65 @@ START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
 			 -hwtr_err_notfound);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 30, hwtr_amd64_rax,
 					      &r, 8), -hwtr_err_range);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+static uint64_t u64(const uint8_t *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/* GDB reads a position's registers one by one (the server's `g' reply asks
+ * for every one): they come from one scan of the log from the snapshot,
+ * not one scan each (values-regstate.h), and stepping forward goes on from
+ * where the last scan stopped.  The values are the ones written: rax is
+ * 0x1000 + its position from 2 on, the rest the snapshot's. */
+START_TEST(a_position_s_registers_come_from_one_scan_of_the_log)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t n, before, records = 29;	/* snapshot, 27 rax, END */
+	uint8_t buf[16];
+	unsigned regno;
+	int known = 0;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0x46, fixture_symbol("i1"));
+	for (n = 2; n <= 28; n++)
+		log_rax(&l, n, 0x1000 + n);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	for (regno = 0; regno < hwtr_amd64_nregs; regno++)
+		known += hwtr_values_register(v, h.thread, 28, regno, buf,
+					      sizeof(buf)) > 0;
+	ck_assert_int_ge(known, 16 + 1 + 2 + 32 + 8 + 3);
+	ck_assert_uint_le(values_register_records_read(v), records);
+	hwtr_values_register(v, h.thread, 28, hwtr_amd64_rax, buf, 8);
+	ck_assert_uint_eq(u64(buf), 0x1000 + 28);
+	hwtr_values_register(v, h.thread, 28, hwtr_amd64_rbx, buf, 8);
+	ck_assert_uint_eq(u64(buf), 0x101);
+	/* Forward from the snapshot: one scan in all. */
+	before = values_register_records_read(v);
+	for (n = 1; n <= 28; n++) {
+		hwtr_values_register(v, h.thread, n, hwtr_amd64_rax, buf, 8);
+		ck_assert_uint_eq(u64(buf), n == 1 ? 0x100 : 0x1000 + n);
+	}
+	ck_assert_uint_le(values_register_records_read(v) - before, records);
+	/* Backward: each position scans again from the snapshot, and must
+	 * not keep what a later position set. */
+	for (n = 28; n >= 1; n--) {
+		hwtr_values_register(v, h.thread, n, hwtr_amd64_rax, buf, 8);
+		ck_assert_uint_eq(u64(buf), n == 1 ? 0x100 : 0x1000 + n);
+	}
 	hwtr_values_free(v);
 	fixture_history_close(&h);
 }
@@ -963,6 +1023,7 @@ int main(void)
 	TCase *tc = tcase_create("values");
 
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
+	tcase_add_test(tc, a_position_s_registers_come_from_one_scan_of_the_log);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
 	tcase_add_test(tc, memory_records_give_addresses_relative_to_the_last);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
