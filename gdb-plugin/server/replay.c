@@ -147,8 +147,11 @@ struct replay {
 	char log_err[512];	/* why LOG is NULL */
 	bool tail_values_refused;	/* the log cannot place the tail */
 	/* The log's last part only, bound to the tail
-	 * (hwtr_values_load_tail), while LOG_LOADER still reads all of it. */
+	 * (hwtr_values_load_tail_back), while LOG_LOADER still reads all of
+	 * it: TAIL_BACK instructions before each thread's end, read further
+	 * back as older positions are asked for (tail_log_reach). */
 	struct hwtr_values *tail_log;
+	uint64_t tail_back;
 };
 
 static struct replay_thread *find(const struct replay *r, uint32_t tid)
@@ -718,8 +721,14 @@ static bool values_seek_allowed(void)
 	return !s || strcmp(s, "0");
 }
 
+/* How far back the log's part for the tail is read first: to each
+ * thread's last restart point (one every 32,768 instructions), so that the
+ * first past values cost that much of the log, not the whole tail's part
+ * (which takes ten times as long on a call-heavy program's 16 KiB tail). */
+#define FIRST_TAIL_BACK 1
+
 /* In the tail, while the whole log is still being read: the log's last
- * part bound to the tail (hwtr_values_load_tail), when its seek table
+ * part bound to the tail (hwtr_values_load_tail_back), when its seek table
  * allows; true when VALUES is that. */
 static bool tail_log_values(struct replay *r)
 {
@@ -730,8 +739,10 @@ static bool tail_log_values(struct replay *r)
 	pthread_mutex_unlock(&r->tail_lock);
 	if (done || !values_seek_allowed())
 		return false;	/* bound as it is: no second read */
-	if (hwtr_values_load_tail(r->tail, &r->tail_log) == 0 && r->tail_log) {
+	if (hwtr_values_load_tail_back(r->tail, FIRST_TAIL_BACK,
+				       &r->tail_log) == 0 && r->tail_log) {
 		r->values = r->tail_log;
+		r->tail_back = FIRST_TAIL_BACK;
 		return true;
 	}
 	fprintf(stderr, "hwtrec-server: the end of the data log alone does not "
@@ -740,18 +751,59 @@ static bool tail_log_values(struct replay *r)
 	return false;
 }
 
-/* In the tail, before a value at a past position is given: the data log
- * bound to the tail, once its reader is done (load_log) and it places
+/* VALUES is the log's part for the tail: it holds T's position, read
+ * further back when it does not (at least twice as far each time, so that
+ * walking back re-reads the log's end a few times only).  True, or false
+ * when the part cannot be read back so far: it is let go, and the whole
+ * log waited for, as without a seek table. */
+static bool tail_log_reach(struct replay *r, struct replay_thread *t)
+{
+	uint64_t first, pos, back = r->tail_back;
+	struct hwtr_values *wider;
+
+	if (!t->cursor)
+		return true;
+	pos = hwtr_cursor_position(t->cursor);
+	while (hwtr_values_first_known(r->tail_log, t->history, &first) == 0 &&
+	       pos < first) {
+		if (back >= t->instructions)
+			return true;	/* the whole tail is read: not logged */
+		back = back > t->instructions / 2 ? t->instructions : 2 * back;
+		if (back < t->instructions - pos + 1)
+			back = t->instructions - pos + 1;
+		if (hwtr_values_load_tail_back(r->tail, back, &wider) < 0 ||
+		    !wider) {
+			fprintf(stderr, "hwtrec-server: the data log's end cannot "
+				"be read back %llu instructions, the whole log is "
+				"read: %s\n", (unsigned long long)back,
+				hwtr_last_error());
+			r->values = NULL;
+			hwtr_values_free(r->tail_log);
+			r->tail_log = NULL;
+			return false;
+		}
+		hwtr_values_free(r->tail_log);
+		r->values = r->tail_log = wider;
+		r->tail_back = back;
+	}
+	return true;
+}
+
+/* In the tail, before a value at T's past position is given: the data
+ * log's part that holds it (tail_log_values, tail_log_reach), or the whole
+ * log bound to the tail, once its reader is done (load_log) and it places
  * the tail (hwtr_values_bind); when it cannot, the whole history is waited
  * for, whose positions it has checked: never a value from another
  * position.  The threads may then stand in the whole history. */
-static void tail_values(struct replay *r)
+static void tail_values(struct replay *r, struct replay_thread *t)
 {
-	if (!r->in_tail || r->values || !r->info->values ||
-	    r->tdesc != &tdesc_amd64_linux)
+	if (!r->in_tail || !r->info->values || r->tdesc != &tdesc_amd64_linux)
+		return;
+	if (r->values && (r->values != r->tail_log || tail_log_reach(r, t)))
 		return;
 	if (!r->tail_values_refused && (r->loading_log || r->log)) {
-		if (tail_log_values(r))
+		if (!r->tail_log && r->tail_back == 0 && tail_log_values(r) &&
+		    tail_log_reach(r, t))
 			return;
 		pthread_mutex_lock(&r->tail_lock);
 		while (!r->log_done)
@@ -1677,7 +1729,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 			wait_history(r);
 	}
 	if (!at_end_state(t))
-		tail_values(r);
+		tail_values(r, t);
 	if (at_end_state(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
@@ -1806,7 +1858,7 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 		wait_history(r);
 	}
 	if (t && !at_end_state(t))
-		tail_values(r);
+		tail_values(r, t);
 	if (!t || at_end_state(t))
 		return memory_read(image_memory(r), addr, buf, len);
 	if (addr < REPLAY_SYNTHETIC_LIMIT)
