@@ -84,6 +84,14 @@ struct hwtr_values {
 	 * instructions before each thread's end the part must reach back to
 	 * (UINT64_MAX: to the start of the tail). */
 	uint64_t back;
+	/* Read for one thread (ONE_THREAD, lwpid FOR_LWPID): the others are
+	 * held as far back as the part happens to reach, never refused for
+	 * it; UNREAD lists those the seek table names that the part lacks
+	 * (logged but not read: nothing known of them, not unlogged). */
+	bool one_thread;
+	uint32_t for_lwpid;
+	uint32_t *unread;
+	size_t nunread;
 	/* The registers of the position read last (values-regstate.h). */
 	struct values_regstate registers;
 };
@@ -262,6 +270,24 @@ static int place_tail(struct hwtr_values *v, struct values_history_thread *ht)
 	return check_snapshots(ht, lt, first, end);
 }
 
+/* Whether the part read must hold thread LWPID's positions (all threads'
+ * but when it was read for one). */
+static bool required(const struct hwtr_values *v, uint32_t lwpid)
+{
+	return !v->one_thread || lwpid == v->for_lwpid;
+}
+
+/* Whether the part read lacks thread LWPID, which the log has. */
+static bool unread(const struct hwtr_values *v, uint32_t lwpid)
+{
+	size_t i;
+
+	for (i = 0; i < v->nunread; i++)
+		if (v->unread[i] == lwpid)
+			return true;
+	return false;
+}
+
 /* The first position of LT that a log read from a restart point
  * (hwtr_values_load_tail_back) gives values of: positions after its first slice
  * there (memory: every record after them is read), registers from its
@@ -308,7 +334,7 @@ static int check_coverage(struct hwtr_values *v,
 	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE)
 		return 0;
 	needed = part_needed(v, lt, ht->log_base);
-	if (part_start(lt) <= needed) {
+	if (part_start(lt) <= needed || !required(v, lt->lwpid)) {
 		ht->first_known = part_start(lt) > ht->log_base + 1
 				  ? part_start(lt) : 0;
 		return 0;
@@ -329,8 +355,14 @@ static int check_alignment(struct hwtr_values *v,
 
 	if (!lt)
 		return 0;
-	if (ht->thread->tail_from)
-		return (err = place_tail(v, ht)) ? err : check_coverage(v, ht);
+	if (ht->thread->tail_from) {
+		err = place_tail(v, ht);
+		if (err == -hwtr_err_notfound && !required(v, lt->lwpid)) {
+			ht->first_known = UINT64_MAX;	/* not proven: none */
+			return 0;
+		}
+		return err ? err : check_coverage(v, ht);
+	}
 	if ((err = check_coverage(v, ht)))
 		return err;
 	if (lt->synced && log_whole(v) && lt->sync_count != counted)
@@ -422,7 +454,7 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 		if ((err = hwtr_thread_stats(t, &stats)))
 			return err;
 		counted = stats.instructions - stats.gaps;
-		if (!counted)
+		if (!counted || !required(v, stats.tid))
 			continue;
 		if (indexed) {
 			lt = values_index_thread(&v->index, stats.tid);
@@ -478,10 +510,39 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 
 int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
 {
-	return hwtr_values_load_tail_back(tail, UINT64_MAX, out);
+	return hwtr_values_load_tail_back(tail, NULL, UINT64_MAX, out);
 }
 
-int hwtr_values_load_tail_back(struct hwtr_history *tail, uint64_t back,
+/* hwtr_values_load_tail_back for one thread: the threads of TAIL that the
+ * seek table names and the part read lacks (V->unread). */
+static int note_unread(struct hwtr_values *v, struct hwtr_history *tail,
+		       const struct values_seek *seek)
+{
+	size_t i;
+
+	for (i = 0; i < hwtr_history_nthreads(tail); i++) {
+		struct hwtr_thread_stats stats;
+		uint32_t *p;
+		int err;
+
+		if ((err = hwtr_thread_stats(hwtr_history_thread(tail, i),
+					     &stats)))
+			return err;
+		if (values_index_thread(&v->index, stats.tid) ||
+		    values_seek_last_before_offset(seek, stats.tid,
+						   SIZE_MAX) == SIZE_MAX)
+			continue;
+		p = realloc(v->unread, (v->nunread + 1) * sizeof(*p));
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		v->unread = p;
+		v->unread[v->nunread++] = stats.tid;
+	}
+	return 0;
+}
+
+int hwtr_values_load_tail_back(struct hwtr_history *tail,
+			       struct hwtr_thread *thread, uint64_t back,
 			       struct hwtr_values **out)
 {
 	const struct hwtr_recording_info *info;
@@ -493,9 +554,10 @@ int hwtr_values_load_tail_back(struct hwtr_history *tail, uint64_t back,
 	bool moved;
 	int err;
 
-	if (!tail || !out || !back)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail: NULL "
-				 "or no instruction back");
+	if (!tail || !out || !back || (thread && thread->history != tail))
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail: NULL, "
+				 "no instruction back or a thread of another "
+				 "history");
 	*out = NULL;
 	info = hwtr_recording_info(tail->recording);
 	if (!info->values)
@@ -507,6 +569,14 @@ int hwtr_values_load_tail_back(struct hwtr_history *tail, uint64_t back,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	v->recording = tail->recording;
 	v->back = back;
+	if (thread) {
+		struct hwtr_thread_stats stats;
+
+		if ((err = hwtr_thread_stats(thread, &stats)))
+			goto fail;
+		v->one_thread = true;
+		v->for_lwpid = stats.tid;
+	}
 	if ((err = values_index_map(dir, info->values, &v->index)) ||
 	    (err = values_seek_read(&v->index, path, &seek)) ||
 	    (err = restart_points(v, tail, &seek, false, &from, &entry,
@@ -534,6 +604,8 @@ int hwtr_values_load_tail_back(struct hwtr_history *tail, uint64_t back,
 				"record where the seek table puts it", path);
 		goto fail;
 	}
+	if (v->one_thread && (err = note_unread(v, tail, &seek)))
+		goto fail;
 	if ((err = hwtr_values_bind(v, tail)))
 		goto fail;
 	*out = v;
@@ -583,6 +655,10 @@ int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
 		    (err = collect_gaps(ht)))
 			goto fail;
 		ht->log = values_index_thread(&v->index, stats.tid);
+		if (unread(v, stats.tid)) {
+			ht->first_known = UINT64_MAX;	/* logged, not read */
+			continue;
+		}
 		if ((err = check_alignment(v, ht)))
 			goto fail;
 		/* A thread the history has and the log has not ran
@@ -617,6 +693,7 @@ void hwtr_values_free(struct hwtr_values *v)
 		return;
 	unbind(v);
 	values_index_close(&v->index);
+	free(v->unread);
 	free(v);
 }
 
@@ -720,7 +797,8 @@ int hwtr_values_first_known(struct hwtr_values *v, struct hwtr_thread *thread,
 	if (!ht)
 		return hwtr_fail(hwtr_err_invalid, "hwtr_values_first_known: a "
 				 "thread of another history");
-	*number = ht->first_known > ht->log_base + 1
+	*number = ht->first_known == UINT64_MAX ? UINT64_MAX
+		  : ht->first_known > ht->log_base + 1
 		  ? history_number(ht, ht->first_known) : 1;
 	return 0;
 }

@@ -721,16 +721,18 @@ static bool values_seek_allowed(void)
 	return !s || strcmp(s, "0");
 }
 
-/* How far back the log's part for the tail is read first: to each
- * thread's last restart point (one every 32,768 instructions), so that the
- * first past values cost that much of the log, not the whole tail's part
- * (which takes ten times as long on a call-heavy program's 16 KiB tail). */
+/* How far back the log's part for the tail is read first: to the last
+ * restart point of the thread asked for (one every 32,768 instructions),
+ * so that the first past values cost that much of the log, not the whole
+ * tail's part (which takes ten times as long on a call-heavy program's
+ * 16 KiB tail), nor the part back to where another thread ran last (one
+ * that exited long before the end). */
 #define FIRST_TAIL_BACK 1
 
 /* In the tail, while the whole log is still being read: the log's last
- * part bound to the tail (hwtr_values_load_tail_back), when its seek table
- * allows; true when VALUES is that. */
-static bool tail_log_values(struct replay *r)
+ * part for T bound to the tail (hwtr_values_load_tail_back), when its seek
+ * table allows; true when VALUES is that. */
+static bool tail_log_values(struct replay *r, struct replay_thread *t)
 {
 	bool done;
 
@@ -739,7 +741,7 @@ static bool tail_log_values(struct replay *r)
 	pthread_mutex_unlock(&r->tail_lock);
 	if (done || !values_seek_allowed())
 		return false;	/* bound as it is: no second read */
-	if (hwtr_values_load_tail_back(r->tail, FIRST_TAIL_BACK,
+	if (hwtr_values_load_tail_back(r->tail, t->history, FIRST_TAIL_BACK,
 				       &r->tail_log) == 0 && r->tail_log) {
 		r->values = r->tail_log;
 		r->tail_back = FIRST_TAIL_BACK;
@@ -752,10 +754,11 @@ static bool tail_log_values(struct replay *r)
 }
 
 /* VALUES is the log's part for the tail: it holds T's position, read
- * further back when it does not (at least twice as far each time, so that
- * walking back re-reads the log's end a few times only).  True, or false
- * when the part cannot be read back so far: it is let go, and the whole
- * log waited for, as without a seek table. */
+ * again for T further back when it does not (at least twice as far each
+ * time, so that walking back re-reads the log's end a few times only; at
+ * last the whole tail's part).  True, or false when the part cannot be
+ * read back so far: it is let go, and the whole log waited for, as
+ * without a seek table. */
 static bool tail_log_reach(struct replay *r, struct replay_thread *t)
 {
 	uint64_t first, pos, back = r->tail_back;
@@ -766,12 +769,13 @@ static bool tail_log_reach(struct replay *r, struct replay_thread *t)
 	pos = hwtr_cursor_position(t->cursor);
 	while (hwtr_values_first_known(r->tail_log, t->history, &first) == 0 &&
 	       pos < first) {
-		if (back >= t->instructions)
-			return true;	/* the whole tail is read: not logged */
-		back = back > t->instructions / 2 ? t->instructions : 2 * back;
+		if (back == UINT64_MAX)
+			return true;	/* the whole tail's part: not logged */
+		back = back >= t->instructions / 2 ? UINT64_MAX : 2 * back;
 		if (back < t->instructions - pos + 1)
 			back = t->instructions - pos + 1;
-		if (hwtr_values_load_tail_back(r->tail, back, &wider) < 0 ||
+		if (hwtr_values_load_tail_back(r->tail, back == UINT64_MAX ? NULL
+					       : t->history, back, &wider) < 0 ||
 		    !wider) {
 			fprintf(stderr, "hwtrec-server: the data log's end cannot "
 				"be read back %llu instructions, the whole log is "
@@ -802,7 +806,7 @@ static void tail_values(struct replay *r, struct replay_thread *t)
 	if (r->values && (r->values != r->tail_log || tail_log_reach(r, t)))
 		return;
 	if (!r->tail_values_refused && (r->loading_log || r->log)) {
-		if (!r->tail_log && r->tail_back == 0 && tail_log_values(r) &&
+		if (!r->tail_log && r->tail_back == 0 && tail_log_values(r, t) &&
 		    tail_log_reach(r, t))
 			return;
 		pthread_mutex_lock(&r->tail_lock);

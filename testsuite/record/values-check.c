@@ -28,10 +28,10 @@
  * values are refused.
  *
  * hwtr-values-check --tail-back BYTES RECORDING: the same comparison, the
- * tail's values read first from each thread's last restart point only
- * (hwtr_values_load_tail_back) and the positions walked from the end
- * back, the part read further back (twice as far at least) whenever a
- * position is before it, as hwtrec-server does: a value from the part
+ * tail's values read first from the thread's last restart point only
+ * (hwtr_values_load_tail_back for that thread) and the positions walked
+ * from the end back, the part read further back (twice as far at least)
+ * whenever a position is before it, as hwtrec-server does: a value from the part
  * must be the whole log's at every position, none unknown that the whole
  * log knows.  Prints per thread where the first part starts and how many
  * times it was read further back.
@@ -164,21 +164,24 @@ static void compare_stack(struct hwtr_values *part, struct hwtr_thread *tt,
 }
 
 /* --tail-back: PART holds tail position N of TT: read the log's last
- * part further back when it does not, as hwtrec-server does (at least
- * twice as far each time); counts the reads in *LOADS. */
+ * part for TT further back when it does not, as hwtrec-server does (at
+ * least twice as far each time, at last the whole tail's part); counts the
+ * reads in *LOADS. */
 static int reach_back(struct hwtr_history *tail, struct hwtr_thread *tt,
 		      uint64_t n, uint64_t instructions, uint64_t *back,
 		      struct hwtr_values **part, unsigned *loads)
 {
 	uint64_t first;
 
-	while (hwtr_values_first_known(*part, tt, &first) == 0 && n < first) {
-		*back = *back > instructions / 2 ? instructions : 2 * *back;
+	while (hwtr_values_first_known(*part, tt, &first) == 0 && n < first &&
+	       *back != UINT64_MAX) {
+		*back = *back >= instructions / 2 ? UINT64_MAX : 2 * *back;
 		if (*back < instructions - n + 1)
 			*back = instructions - n + 1;
 		hwtr_values_free(*part);
 		*part = NULL;
-		if (hwtr_values_load_tail_back(tail, *back, part) || !*part)
+		if (hwtr_values_load_tail_back(tail, *back == UINT64_MAX ? NULL
+					       : tt, *back, part) || !*part)
 			return -1;
 		++*loads;
 	}
@@ -200,7 +203,7 @@ static int check_tail(const char *bytes_arg, const char *path, bool back_steps)
 		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
 		return 1;
 	}
-	if ((back_steps ? hwtr_values_load_tail_back(tail, 1, &part)
+	if ((back_steps ? hwtr_values_load_tail_back(tail, NULL, 1, &part)
 			: hwtr_values_load_tail(tail, &part)) || !part || !whole) {
 		fprintf(stderr, "%s: the tail's values are refused: %s\n", path,
 			hwtr_last_error());
@@ -225,7 +228,7 @@ static int check_tail(const char *bytes_arg, const char *path, bool back_steps)
 		if (back_steps) {
 			hwtr_values_free(part);
 			part = NULL;
-			if (hwtr_values_load_tail_back(tail, 1, &part) || !part ||
+			if (hwtr_values_load_tail_back(tail, tt, 1, &part) || !part ||
 			    hwtr_values_first_known(part, tt, &first)) {
 				fprintf(stderr, "%s: thread %u: the log's last "
 					"restart point gives nothing: %s\n", path,

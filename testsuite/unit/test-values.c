@@ -966,7 +966,7 @@ START_TEST(a_tail_s_last_part_alone_gives_the_values_after_its_restart_point)
 	ck_assert_msg(strstr(hwtr_last_error(), "do not match the seek "
 			     "table's CRC-32"), "%s", hwtr_last_error());
 	for (back = 1; back <= 10; back += 9) {
-		ck_assert_msg(hwtr_values_load_tail_back(tail, back, &v) == 0,
+		ck_assert_msg(hwtr_values_load_tail_back(tail, NULL, back, &v) == 0,
 			      "%s", hwtr_last_error());
 		ck_assert_int_eq(hwtr_values_first_known(v, tt, &first), 0);
 		ck_assert_uint_eq(first, 20 - TAIL_BASE);
@@ -984,7 +984,7 @@ START_TEST(a_tail_s_last_part_alone_gives_the_values_after_its_restart_point)
 		hwtr_values_free(v);
 		v = NULL;
 	}
-	ck_assert_int_eq(hwtr_values_load_tail_back(tail, 11, &v),
+	ck_assert_int_eq(hwtr_values_load_tail_back(tail, NULL, 11, &v),
 			 -hwtr_err_format);
 	ck_assert_ptr_null(v);
 	hwtr_history_free(tail);
@@ -994,7 +994,7 @@ START_TEST(a_tail_s_last_part_alone_gives_the_values_after_its_restart_point)
 	open_with_log(&h, &s.l, HWTR_VALUES_VERSION);
 	tail = tail_of(&h);
 	tt = hwtr_history_thread(tail, 0);
-	ck_assert_msg(hwtr_values_load_tail_back(tail, 11, &v) == 0, "%s",
+	ck_assert_msg(hwtr_values_load_tail_back(tail, NULL, 11, &v) == 0, "%s",
 		      hwtr_last_error());
 	ck_assert_int_eq(hwtr_values_first_known(v, tt, &first), 0);
 	ck_assert_uint_eq(first, 1);
