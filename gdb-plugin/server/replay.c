@@ -148,8 +148,9 @@ struct replay {
 	bool tail_values_refused;	/* the log cannot place the tail */
 	/* The log's last part only, bound to the tail
 	 * (hwtr_values_load_tail_back), while LOG_LOADER still reads all of
-	 * it: TAIL_BACK instructions before each thread's end, read further
-	 * back as older positions are asked for (tail_log_reach). */
+	 * it: TAIL_BACK instructions before the end of the thread asked
+	 * about last, read further back as older positions are asked for
+	 * (tail_log_reach); UINT64_MAX: the whole tail's part. */
 	struct hwtr_values *tail_log;
 	uint64_t tail_back;
 };
