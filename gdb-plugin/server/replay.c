@@ -44,6 +44,7 @@
 #include "say.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hwtrecord.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,7 +52,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct replay_thread {
 	uint32_t tid;
@@ -488,10 +491,43 @@ static void open_values(struct replay *r)
 	}
 }
 
+/* How much of the data log's end load_log reads first: the tail's first
+ * values need the part from a thread's last restart point (32,768
+ * instructions, some 0.3 MB on a call-heavy program) and the seek table,
+ * both at the end. */
+#define LOG_END_FIRST (16u << 20)
+
+/* Read the last LOG_END_FIRST bytes of the data log into the page cache
+ * before the pass over all of it: on a cold cache that pass reads the log
+ * from its start at the disk's speed, and the tail's first values, read
+ * from its end meanwhile, waited behind it (reverse-finish 0.8-2.0 s
+ * instead of 32 ms on a 3.3 GB log).  Best effort: errors are the pass's
+ * to report. */
+static void read_log_end_first(const struct replay *r)
+{
+	const size_t chunk = 1u << 20;
+	char path[4096], *buf = malloc(chunk);
+	struct stat st;
+	off_t at;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, r->info->values);
+	fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		at = st.st_size > (off_t)LOG_END_FIRST ? st.st_size - LOG_END_FIRST : 0;
+		while (at < st.st_size && pread(fd, buf, chunk, at) > 0)
+			at += (off_t)chunk;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
 static void *load_log(void *arg)
 {
 	struct replay *r = arg;
 
+	read_log_end_first(r);
 	test_delay("HWTREC_TEST_LOG_DELAY_MS");
 	if (hwtr_values_load(r->recording, &r->log) < 0) {
 		snprintf(r->log_err, sizeof(r->log_err), "%s", hwtr_last_error());
