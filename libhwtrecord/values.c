@@ -555,7 +555,7 @@ int hwtr_values_load_tail_back(struct hwtr_history *tail,
 	int err;
 
 	if (!tail || !out || !back || (thread && thread->history != tail))
-		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail: NULL, "
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail_back: NULL, "
 				 "no instruction back or a thread of another "
 				 "history");
 	*out = NULL;
