@@ -1,6 +1,6 @@
 /* values-access.h: what files beside values.c (values-stores.c) may ask of
  * an open data log, so that they read its records without knowing how
- * values.c maps history numbers to log positions.  Kept to one call. */
+ * values.c maps history numbers to log positions.  Kept to one call (and a count for the tests). */
 #ifndef HWTR_VALUES_ACCESS_H
 #define HWTR_VALUES_ACCESS_H
 
@@ -19,5 +19,9 @@ int values_locate(struct hwtr_values *values, struct hwtr_thread *thread,
 		  uint64_t number, const struct values_index **index,
 		  const struct values_thread **log, uint64_t *pos,
 		  uint64_t *complete, bool *memory_known);
+
+/* How many log records hwtr_values_register has read so far, in all its
+ * scans (for the tests: a position's registers cost one scan). */
+uint64_t values_register_records_read(const struct hwtr_values *values);
 
 #endif

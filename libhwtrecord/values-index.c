@@ -241,6 +241,35 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 	return false;
 }
 
+uint64_t values_record_registers(const struct values_record *r,
+				 uint8_t values[][HWTR_VREG_MAX_SIZE])
+{
+	const uint8_t *p = r->values;
+	uint64_t bits, v;
+
+	if (r->type != HWTR_VREC_REGS)
+		return 0;
+	for (bits = r->mask; bits; bits &= bits - 1) {
+		unsigned b = (unsigned)__builtin_ctzll(bits);
+		unsigned shift = 0;
+
+		if (reg_is_bytes(b)) {
+			memcpy(values[b], p, values_reg_size(b));
+			p += values_reg_size(b);
+			continue;
+		}
+		/* read_record checked the numbers: no bound here */
+		for (v = 0;; shift += 7) {
+			v |= (uint64_t)(*p & 0x7f) << shift;
+			if (!(*p++ & 0x80))
+				break;
+		}
+		memcpy(values[b], &v, 8);
+		memset(values[b] + 8, 0, 24);
+	}
+	return r->mask;
+}
+
 int values_record_read(const struct values_index *index, size_t offset,
 		       const struct values_base *base,
 		       struct values_record *record)

@@ -166,6 +166,11 @@ unsigned values_reg_size(unsigned bit);
 bool values_record_register(const struct values_record *r, unsigned bit,
 			    uint8_t value[HWTR_VREG_MAX_SIZE]);
 
+/* Every register of REGS record R into VALUES[bit] (as
+ * values_record_register gives each), in one walk: the mask of those set. */
+uint64_t values_record_registers(const struct values_record *r,
+				 uint8_t values[][HWTR_VREG_MAX_SIZE]);
+
 /* Whether the chunk's memory records may touch [ADDR, ADDR+SIZE). */
 bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,
 			    uint64_t size);

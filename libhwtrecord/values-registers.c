@@ -44,14 +44,13 @@ bool values_register_bit(unsigned regno, unsigned *bit, unsigned *offset,
 	return true;
 }
 
-unsigned values_record_gdb_register(const struct values_record *r,
-				    unsigned regno, uint8_t *buf)
+unsigned values_bit_gdb_register(unsigned regno,
+				 const uint8_t value[HWTR_VREG_MAX_SIZE],
+				 uint8_t *buf)
 {
 	unsigned bit, offset, size;
-	uint8_t value[HWTR_VREG_MAX_SIZE];
 
-	if (!values_register_bit(regno, &bit, &offset, &size) ||
-	    !values_record_register(r, bit, value))
+	if (!values_register_bit(regno, &bit, &offset, &size))
 		return 0;
 	if (bit == HWTR_VREG_FPU)
 		return values_x87_register(value, regno, buf);
@@ -64,4 +63,16 @@ unsigned values_record_gdb_register(const struct values_record *r,
 		memcpy(buf, &eflags, 4);
 	}
 	return size;
+}
+
+unsigned values_record_gdb_register(const struct values_record *r,
+				    unsigned regno, uint8_t *buf)
+{
+	unsigned bit, offset, size;
+	uint8_t value[HWTR_VREG_MAX_SIZE];
+
+	if (!values_register_bit(regno, &bit, &offset, &size) ||
+	    !values_record_register(r, bit, value))
+		return 0;
+	return values_bit_gdb_register(regno, value, buf);
 }

@@ -28,4 +28,11 @@ bool values_register_bit(unsigned regno, unsigned *bit, unsigned *offset,
 unsigned values_record_gdb_register(const struct values_record *r,
 				    unsigned regno, uint8_t *buf);
 
+/* GDB register REGNO from VALUE, the value of the log's bit that holds it
+ * (values_register_bit), into BUF (at least 16 bytes): its size, or 0
+ * when that value does not give it. */
+unsigned values_bit_gdb_register(unsigned regno,
+				 const uint8_t value[HWTR_VREG_MAX_SIZE],
+				 uint8_t *buf);
+
 #endif

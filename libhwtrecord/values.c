@@ -31,7 +31,11 @@
  * that part is indexed, from the earliest such restart point of all the
  * threads, its segments' CRCs checked; a thread whose positions it does
  * not reach back to (check_coverage) is refused, so no value comes from a
- * part of the log that was not read.
+ * part of the log that was not read.  hwtr_values_load_tail_back reads
+ * less: each thread's last BACK instructions only (from the restart point
+ * before them); the positions before the part's start are then not known
+ * (first_known), not refused, and the caller reads again further back
+ * when it needs them.
  *
  * Registers: the latest value logged at or before the position, found from
  * the nearest snapshot.  Memory: the end state with the undo records from
@@ -45,6 +49,7 @@
 #include "values-seek.h"
 #include "values-access.h"
 #include "values-registers.h"
+#include "values-regstate.h"
 #include "error.h"
 #include "history.h"
 
@@ -61,6 +66,10 @@ struct values_history_thread {
 	/* Log positions before the history's first instruction: 0, but for
 	 * the tail of a longer trace (see the top). */
 	uint64_t log_base;
+	/* The first log position the part of the log read gives values of
+	 * (hwtr_values_load_tail_back: the part may begin after log_base); 0
+	 * when it holds every position of the history. */
+	uint64_t first_known;
 	struct hwtr_cursor *cursor;	/* for rip */
 };
 
@@ -71,6 +80,20 @@ struct hwtr_values {
 	struct values_history_thread *threads;
 	size_t nthreads;
 	bool memory_known;	/* the log is whole and matches the history */
+	/* Read from restart points (hwtr_values_load_tail_back): how many
+	 * instructions before each thread's end the part must reach back to
+	 * (UINT64_MAX: to the start of the tail). */
+	uint64_t back;
+	/* Read for one thread (ONE_THREAD, lwpid FOR_LWPID): the others are
+	 * held as far back as the part happens to reach, never refused for
+	 * it; UNREAD lists those the seek table names that the part lacks
+	 * (logged but not read: nothing known of them, not unlogged). */
+	bool one_thread;
+	uint32_t for_lwpid;
+	uint32_t *unread;
+	size_t nunread;
+	/* The registers of the position read last (values-regstate.h). */
+	struct values_regstate registers;
 };
 
 /* Most snapshots are checked against the history's PC: at most this many,
@@ -255,29 +278,79 @@ static int place_tail(struct hwtr_values *v, struct values_history_thread *ht)
 	return check_snapshots(ht, lt, first, end);
 }
 
-/* A log read from a restart point (hwtr_values_load_tail) knows a thread's
- * positions after its first slice there, and registers from its first
- * snapshot: whether they include every position after BASE. */
-static bool part_covers(const struct values_thread *lt, uint64_t base)
+/* Whether the part read must hold thread LWPID's positions (all threads'
+ * but when it was read for one). */
+static bool required(const struct hwtr_values *v, uint32_t lwpid)
 {
-	return lt->nslices && lt->slices[0].pos <= base &&
-	       lt->nsnapshots && lt->snapshots[0].pos <= base + 1;
+	return !v->one_thread || lwpid == v->for_lwpid;
 }
 
-/* The history's positions (after log_base) are all in the part of the
- * log read: else refuse. */
+/* Whether the part read lacks thread LWPID, which the log has. */
+static bool unread(const struct hwtr_values *v, uint32_t lwpid)
+{
+	size_t i;
+
+	for (i = 0; i < v->nunread; i++)
+		if (v->unread[i] == lwpid)
+			return true;
+	return false;
+}
+
+/* The first position of LT that a log read from a restart point
+ * (hwtr_values_load_tail_back) gives values of: positions after its first slice
+ * there (memory: every record after them is read), registers from its
+ * first snapshot on; UINT64_MAX when it has neither. */
+static uint64_t part_start(const struct values_thread *lt)
+{
+	uint64_t after_slice;
+
+	if (!lt->nslices || !lt->nsnapshots)
+		return UINT64_MAX;
+	after_slice = lt->slices[0].pos + 1;
+	return lt->snapshots[0].pos > after_slice ? lt->snapshots[0].pos
+						  : after_slice;
+}
+
+/* Whether the part of the log read holds every position after BASE. */
+static bool part_covers(const struct values_thread *lt, uint64_t base)
+{
+	return part_start(lt) <= base + 1;
+}
+
+/* The log position the part read must reach back to for thread LT (whose
+ * history starts after log position BASE), given how far back V was asked
+ * to read: BASE + 1, or V->back instructions before the thread's end. */
+static uint64_t part_needed(const struct hwtr_values *v,
+			    const struct values_thread *lt, uint64_t base)
+{
+	uint64_t end = lt->synced ? lt->sync_count : lt->last_pos;
+
+	if (v->back < end && end - v->back > base)
+		return end - v->back + 1;
+	return base + 1;
+}
+
+/* The positions the part of the log read must hold (after log_base, or
+ * the last V->back of them) are in it: else refuse.  Sets first_known. */
 static int check_coverage(struct hwtr_values *v,
-			  const struct values_history_thread *ht)
+			  struct values_history_thread *ht)
 {
 	const struct values_thread *lt = ht->log;
+	uint64_t needed;
 
-	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE ||
-	    part_covers(lt, ht->log_base))
+	ht->first_known = 0;
+	if (!lt || v->index.from == HWTR_VALUES_HEADER_SIZE)
 		return 0;
+	needed = part_needed(v, lt, ht->log_base);
+	if (part_start(lt) <= needed || !required(v, lt->lwpid)) {
+		ht->first_known = part_start(lt) > ht->log_base + 1
+				  ? part_start(lt) : 0;
+		return 0;
+	}
 	return hwtr_fail(hwtr_err_notfound, "values: thread %u: the data log "
 			 "read from offset %zu does not reach back to position "
 			 "%llu", lt->lwpid, v->index.from,
-			 (unsigned long long)ht->log_base + 1);
+			 (unsigned long long)needed);
 }
 
 /* The log and the history count the same instructions: else refuse. */
@@ -290,8 +363,14 @@ static int check_alignment(struct hwtr_values *v,
 
 	if (!lt)
 		return 0;
-	if (ht->thread->tail_from)
-		return (err = place_tail(v, ht)) ? err : check_coverage(v, ht);
+	if (ht->thread->tail_from) {
+		err = place_tail(v, ht);
+		if (err == -hwtr_err_notfound && !required(v, lt->lwpid)) {
+			ht->first_known = UINT64_MAX;	/* not proven: none */
+			return 0;
+		}
+		return err ? err : check_coverage(v, ht);
+	}
 	if ((err = check_coverage(v, ht)))
 		return err;
 	if (lt->synced && log_whole(v) && lt->sync_count != counted)
@@ -358,6 +437,7 @@ int hwtr_values_load(struct hwtr_recording *rec, struct hwtr_values **out)
 		return err;
 	}
 	v->recording = rec;
+	v->back = UINT64_MAX;
 	*out = v;
 	return 0;
 }
@@ -385,7 +465,7 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 		if ((err = hwtr_thread_stats(t, &stats)))
 			return err;
 		counted = stats.instructions - stats.gaps;
-		if (!counted)
+		if (!counted || !required(v, stats.tid))
 			continue;
 		if (indexed) {
 			lt = values_index_thread(&v->index, stats.tid);
@@ -411,6 +491,8 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 						 (unsigned long long)count,
 						 (unsigned long long)counted);
 			base = t->tail_from ? count - counted : 0;
+			if (v->back < count && count - v->back > base)
+				base = count - v->back;	/* its last part */
 			if (lt && part_covers(lt, base))
 				continue;
 			k = values_seek_restart_before(seek, stats.tid, base);
@@ -439,6 +521,41 @@ static int restart_points(struct hwtr_values *v, struct hwtr_history *tail,
 
 int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
 {
+	return hwtr_values_load_tail_back(tail, NULL, UINT64_MAX, out);
+}
+
+/* hwtr_values_load_tail_back for one thread: the threads of TAIL that the
+ * seek table names and the part read lacks (V->unread). */
+static int note_unread(struct hwtr_values *v, struct hwtr_history *tail,
+		       const struct values_seek *seek)
+{
+	size_t i;
+
+	for (i = 0; i < hwtr_history_nthreads(tail); i++) {
+		struct hwtr_thread_stats stats;
+		uint32_t *p;
+		int err;
+
+		if ((err = hwtr_thread_stats(hwtr_history_thread(tail, i),
+					     &stats)))
+			return err;
+		if (values_index_thread(&v->index, stats.tid) ||
+		    values_seek_last_before_offset(seek, stats.tid,
+						   SIZE_MAX) == SIZE_MAX)
+			continue;
+		p = realloc(v->unread, (v->nunread + 1) * sizeof(*p));
+		if (!p)
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		v->unread = p;
+		v->unread[v->nunread++] = stats.tid;
+	}
+	return 0;
+}
+
+int hwtr_values_load_tail_back(struct hwtr_history *tail,
+			       struct hwtr_thread *thread, uint64_t back,
+			       struct hwtr_values **out)
+{
 	const struct hwtr_recording_info *info;
 	struct values_seek seek;
 	struct hwtr_values *v;
@@ -448,8 +565,10 @@ int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
 	bool moved;
 	int err;
 
-	if (!tail || !out)
-		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail: NULL");
+	if (!tail || !out || !back || (thread && thread->history != tail))
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_load_tail_back: NULL, "
+				 "no instruction back or a thread of another "
+				 "history");
 	*out = NULL;
 	info = hwtr_recording_info(tail->recording);
 	if (!info->values)
@@ -460,6 +579,15 @@ int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
 	if (!v)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	v->recording = tail->recording;
+	v->back = back;
+	if (thread) {
+		struct hwtr_thread_stats stats;
+
+		if ((err = hwtr_thread_stats(thread, &stats)))
+			goto fail;
+		v->one_thread = true;
+		v->for_lwpid = stats.tid;
+	}
 	if ((err = values_index_map(dir, info->values, &v->index)) ||
 	    (err = values_seek_read(&v->index, path, &seek)) ||
 	    (err = restart_points(v, tail, &seek, false, &from, &entry,
@@ -487,6 +615,8 @@ int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **out)
 				"record where the seek table puts it", path);
 		goto fail;
 	}
+	if (v->one_thread && (err = note_unread(v, tail, &seek)))
+		goto fail;
 	if ((err = hwtr_values_bind(v, tail)))
 		goto fail;
 	*out = v;
@@ -509,6 +639,7 @@ static void unbind(struct hwtr_values *v)
 	v->threads = NULL;
 	v->nthreads = 0;
 	v->memory_known = false;
+	values_regstate_forget(&v->registers);
 }
 
 int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
@@ -535,6 +666,10 @@ int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
 		    (err = collect_gaps(ht)))
 			goto fail;
 		ht->log = values_index_thread(&v->index, stats.tid);
+		if (unread(v, stats.tid)) {
+			ht->first_known = UINT64_MAX;	/* logged, not read */
+			continue;
+		}
 		if ((err = check_alignment(v, ht)))
 			goto fail;
 		/* A thread the history has and the log has not ran
@@ -569,6 +704,7 @@ void hwtr_values_free(struct hwtr_values *v)
 		return;
 	unbind(v);
 	values_index_close(&v->index);
+	free(v->unread);
 	free(v);
 }
 
@@ -606,13 +742,9 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 {
 	struct values_history_thread *ht;
 	const struct values_snapshot *snap;
-	struct values_record r;
 	unsigned bit, offset, rsize;
 	uint8_t value[16];
-	bool found = false, ours = true;
 	uint64_t pos, ip;
-	struct values_base base;
-	size_t off;
 	int err;
 
 	if (!v || !thread || !buf)
@@ -627,7 +759,8 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 				 (unsigned long long)number,
 				 (unsigned long long)ht->instructions);
 	pos = log_position(ht, number);
-	if (!ht->log || pos == 0 || pos > known_positions(ht->log))
+	if (!ht->log || pos == 0 || pos > known_positions(ht->log) ||
+	    pos < ht->first_known)
 		return -hwtr_err_notfound;
 	if (regno == hwtr_amd64_rip) {
 		if (size < 8)
@@ -646,34 +779,36 @@ int hwtr_values_register(struct hwtr_values *v, struct hwtr_thread *thread,
 	snap = snapshot_before(ht->log, pos);
 	if (!snap)
 		return -hwtr_err_notfound;
-	for (off = snap->offset, base = snap->base; off < v->index.end;
-	     off = r.next, values_base_next(&base, &r)) {
-		if ((err = values_record_read(&v->index, off, &base, &r)))
-			return err;
-		if (r.type == HWTR_VREC_THREAD) {
-			ours = r.lwpid == ht->log->lwpid;
-			if (ours && r.pos >= pos)
-				break;
-			if (!ours) {
-				r.next = values_thread_resumes_after(ht->log,
-								     off);
-				if (r.next == SIZE_MAX)
-					break;
-			}
-			continue;
-		}
-		if (!ours || r.type != HWTR_VREC_REGS)
-			continue;
-		if (r.pos > pos)
-			break;
-		if (values_record_gdb_register(&r, regno, value)) {
-			memcpy(buf, value, rsize);
-			found = true;
-		}
-	}
-	if (!found)
+	if ((err = values_regstate_at(&v->index, ht->log, snap, pos,
+				      &v->registers)))
+		return err;
+	if (!((v->registers.have >> bit) & 1) ||
+	    !values_bit_gdb_register(regno, v->registers.value[bit], value))
 		return -hwtr_err_notfound;
+	memcpy(buf, value, rsize);
 	return (int)rsize;
+}
+
+int hwtr_values_first_known(struct hwtr_values *v, struct hwtr_thread *thread,
+			    uint64_t *number)
+{
+	struct values_history_thread *ht;
+
+	if (!v || !thread || !number)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_first_known: NULL");
+	ht = find_thread(v, thread);
+	if (!ht)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_first_known: a "
+				 "thread of another history");
+	*number = ht->first_known == UINT64_MAX ? UINT64_MAX
+		  : ht->first_known > ht->log_base + 1
+		  ? history_number(ht, ht->first_known) : 1;
+	return 0;
+}
+
+uint64_t values_register_records_read(const struct hwtr_values *v)
+{
+	return v->registers.records;
 }
 
 /* All threads' instruction count when THREAD's log position POS began. */
@@ -790,7 +925,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 				 (unsigned long long)ht->instructions);
 	memset(state, hwtr_value_unknown, size);
 	pos = log_position(ht, number);
-	if (!v->memory_known || !ht->log || pos == 0 ||
+	if (!v->memory_known || !ht->log || pos == 0 || pos < ht->first_known ||
 	    !global_of(ht->log, pos, &global) || size == 0)
 		return 0;
 	memset(state, hwtr_value_same, size);
@@ -855,11 +990,12 @@ int values_locate(struct hwtr_values *v, struct hwtr_thread *thread,
 				 (unsigned long long)number,
 				 (unsigned long long)ht->instructions);
 	*index = &v->index;
-	*log = ht->log;
 	*pos = log_position(ht, number);
+	/* Before the part of the log read: as a thread it has nothing of. */
+	*log = *pos < ht->first_known ? NULL : ht->log;
 	/* Records of the last position may follow the last sync, unless the
 	 * log ended there. */
-	*complete = !ht->log ? 0
+	*complete = !*log ? 0
 		    : ht->log->synced ? (log_whole(v) ? ht->log->sync_count
 					 : ht->log->sync_count ? ht->log->sync_count - 1 : 0)
 		    : (ht->log->last_pos ? ht->log->last_pos - 1 : 0);

@@ -973,6 +973,29 @@ int hwtr_values_bind(struct hwtr_values *values, struct hwtr_history *history);
  * them to another history is refused, unless it needs no earlier part. */
 HWTR_EXPORT
 int hwtr_values_load_tail(struct hwtr_history *tail, struct hwtr_values **values);
+
+/* hwtr_values_load_tail reading less: only back to BACK instructions
+ * before the end of THREAD (a thread of TAIL; NULL: of every thread), from
+ * the restart point at or before that (one every 32,768 instructions;
+ * never before the tail), so that the first values at the end cost that
+ * part of the log, not the whole tail's.  Values at positions the part
+ * does not reach are not known to it (hwtr_values_register:
+ * -hwtr_err_notfound, memory: unknown; for the other threads, as far back
+ * as the part happens to reach, none of a thread it lacks):
+ * hwtr_values_first_known says where they start, and a caller that needs
+ * older ones loads again with a larger BACK.  UINT64_MAX and NULL: the
+ * whole tail, as hwtr_values_load_tail. */
+HWTR_EXPORT
+int hwtr_values_load_tail_back(struct hwtr_history *tail,
+			       struct hwtr_thread *thread, uint64_t back,
+			       struct hwtr_values **values);
+
+/* The first history number of THREAD whose values VALUES holds (1 but
+ * for a part read by hwtr_values_load_tail_back; UINT64_MAX: none): 0 or
+ * a negative error. */
+HWTR_EXPORT
+int hwtr_values_first_known(struct hwtr_values *values,
+			    struct hwtr_thread *thread, uint64_t *number);
 HWTR_EXPORT
 void hwtr_values_free(struct hwtr_values *values);
 

@@ -7,7 +7,8 @@
  * CRC-32 for the log in the manifest, as after a recorder that did not
  * finish, so that every record reaches the parser.  The log is read whole
  * (hwtr_values_open) and, for a tail of the history, from its seek table
- * (hwtr_values_load_tail); what accepts it is then read at every position:
+ * (hwtr_values_load_tail, and from the last restart point alone,
+ * hwtr_values_load_tail_back); what accepts it is then read at every position:
  * every register, memory around the stack pointer and at the ends of the
  * address space, each instruction's stores, and the `hwtrec dump --values`
  * listing, text and JSON.  Seeds (make-values-seeds.sh): real logs of the fixture under the
@@ -219,6 +220,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = NULL;
 	err = hwtr_values_load_tail(tail, &v);
 	say("tail", err);
+	if (err == 0 && v) {
+		read_all(v, tail);
+		hwtr_values_free(v);
+	}
+	/* Its last restart point only, for its first thread, as the server
+	 * reads it first. */
+	v = NULL;
+	err = hwtr_values_load_tail_back(tail, hwtr_history_nthreads(tail)
+					 ? hwtr_history_thread(tail, 0) : NULL,
+					 1, &v);
+	say("tail-back", err);
 	if (err == 0 && v) {
 		read_all(v, tail);
 		hwtr_values_free(v);

@@ -26,12 +26,22 @@
  * the stack pointer (each byte's state and old value).  Prints per thread
  * the positions compared; exit 1 on any difference or when the tail's
  * values are refused.
+ *
+ * hwtr-values-check --tail-back BYTES RECORDING: the same comparison, the
+ * tail's values read first from the thread's last restart point only
+ * (hwtr_values_load_tail_back for that thread) and the positions walked
+ * from the end back, the part read further back (twice as far at least)
+ * whenever a position is before it, as hwtrec-server does: a value from the part
+ * must be the whole log's at every position, none unknown that the whole
+ * log knows.  Prints per thread where the first part starts and how many
+ * times it was read further back.
  */
 #include "vgdb-oracle.h"
 
 #include <hwtrecord.h>
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +163,32 @@ static void compare_stack(struct hwtr_values *part, struct hwtr_thread *tt,
 	}
 }
 
-static int check_tail(const char *bytes_arg, const char *path)
+/* --tail-back: PART holds tail position N of TT: read the log's last
+ * part for TT further back when it does not, as hwtrec-server does (at
+ * least twice as far each time, at last the whole tail's part); counts the
+ * reads in *LOADS. */
+static int reach_back(struct hwtr_history *tail, struct hwtr_thread *tt,
+		      uint64_t n, uint64_t instructions, uint64_t *back,
+		      struct hwtr_values **part, unsigned *loads)
+{
+	uint64_t first;
+
+	while (hwtr_values_first_known(*part, tt, &first) == 0 && n < first &&
+	       *back != UINT64_MAX) {
+		*back = *back >= instructions / 2 ? UINT64_MAX : 2 * *back;
+		if (*back < instructions - n + 1)
+			*back = instructions - n + 1;
+		hwtr_values_free(*part);
+		*part = NULL;
+		if (hwtr_values_load_tail_back(tail, *back == UINT64_MAX ? NULL
+					       : tt, *back, part) || !*part)
+			return -1;
+		++*loads;
+	}
+	return 0;
+}
+
+static int check_tail(const char *bytes_arg, const char *path, bool back_steps)
 {
 	struct hwtr_recording *rec;
 	struct hwtr_history *history, *tail;
@@ -168,7 +203,8 @@ static int check_tail(const char *bytes_arg, const char *path)
 		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
 		return 1;
 	}
-	if (hwtr_values_load_tail(tail, &part) || !part || !whole) {
+	if ((back_steps ? hwtr_values_load_tail_back(tail, NULL, 1, &part)
+			: hwtr_values_load_tail(tail, &part)) || !part || !whole) {
 		fprintf(stderr, "%s: the tail's values are refused: %s\n", path,
 			hwtr_last_error());
 		return 1;
@@ -178,8 +214,8 @@ static int check_tail(const char *bytes_arg, const char *path)
 		struct hwtr_thread *wt = hwtr_history_thread(history, t);
 		struct hwtr_thread_stats stats;
 		unsigned long old_bytes = 0, compared;
-		uint64_t base, n;
-		unsigned regno;
+		uint64_t base, n, i, back = 1, first = 0;
+		unsigned regno, loads = 1;
 
 		if (hwtr_thread_stats(tt, &stats) ||
 		    hwtr_thread_tail_base(tt, wt, &base)) {
@@ -189,14 +225,41 @@ static int check_tail(const char *bytes_arg, const char *path)
 		/* Every position near the tail's start (the restart point's
 		 * side), then about 150 spread: a register read scans up
 		 * to a snapshot period of the log. */
-		for (n = 1, compared = 0; n <= stats.instructions;
-		     n += n < 64 ? 1 : stats.instructions / 150 + 1) {
+		if (back_steps) {
+			hwtr_values_free(part);
+			part = NULL;
+			if (hwtr_values_load_tail_back(tail, tt, 1, &part) || !part ||
+			    hwtr_values_first_known(part, tt, &first)) {
+				fprintf(stderr, "%s: thread %u: the log's last "
+					"restart point gives nothing: %s\n", path,
+					stats.tid, hwtr_last_error());
+				return 1;
+			}
+		}
+		/* With BACK_STEPS from the end backwards, as GDB walks back
+		 * (the part read further back on the way). */
+		for (i = 1, compared = 0; i <= stats.instructions;
+		     i += i < 64 ? 1 : stats.instructions / 150 + 1) {
+			n = back_steps ? stats.instructions + 1 - i : i;
+			if (back_steps &&
+			    reach_back(tail, tt, n, stats.instructions, &back,
+				       &part, &loads)) {
+				fprintf(stderr, "%s: thread %u: the log cannot "
+					"be read back %" PRIu64 " instructions: "
+					"%s\n", path, stats.tid, back,
+					hwtr_last_error());
+				return 1;
+			}
 			for (regno = 0; regno <= hwtr_amd64_mxcsr; regno++)
 				compare_register(part, tt, whole, wt, n, base,
 						 regno);
 			compare_stack(part, tt, whole, wt, n, base, &old_bytes);
 			compared++;
 		}
+		if (back_steps)
+			printf("thread %u: the last part first (from tail "
+			       "position %" PRIu64 "), read back %u times\n",
+			       stats.tid, first, loads - 1);
 		printf("thread %u: %lu of tail positions 1 to %" PRIu64
 		       " (whole %" PRIu64 " to %" PRIu64 "), every register "
 		       "and %d stack bytes each, %lu old bytes\n", stats.tid,
@@ -229,11 +292,14 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--open"))
 		return check_open(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "--tail"))
-		return check_tail(argv[2], argv[3]);
+		return check_tail(argv[2], argv[3], false);
+	if (argc == 4 && !strcmp(argv[1], "--tail-back"))
+		return check_tail(argv[2], argv[3], true);
 	if (argc != 3) {
 		fprintf(stderr, "usage: hwtr-values-check RECORDING ORACLE\n"
 			"       hwtr-values-check --open RECORDING\n"
-			"       hwtr-values-check --tail BYTES RECORDING\n");
+			"       hwtr-values-check --tail BYTES RECORDING\n"
+			"       hwtr-values-check --tail-back BYTES RECORDING\n");
 		return 2;
 	}
 	if (oracle_read(argv[2], &o))

@@ -10,6 +10,7 @@
  */
 #include "fixture.h"
 #include "values-format.h"
+#include "values-access.h"
 #include "check-main.h"
 
 #include <check.h>
@@ -300,6 +301,65 @@ START_TEST(registers_are_the_latest_logged_at_or_before_the_position)
 			 -hwtr_err_notfound);
 	ck_assert_int_eq(hwtr_values_register(v, h.thread, 30, hwtr_amd64_rax,
 					      &r, 8), -hwtr_err_range);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+static uint64_t u64(const uint8_t *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return v;
+}
+
+/* GDB reads a position's registers one by one (the server's `g' reply asks
+ * for every one): they come from one scan of the log from the snapshot,
+ * not one scan each (values-regstate.h), and stepping forward goes on from
+ * where the last scan stopped.  The values are the ones written: rax is
+ * 0x1000 + its position from 2 on, the rest the snapshot's. */
+START_TEST(a_position_s_registers_come_from_one_scan_of_the_log)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t n, before, records = 29;	/* snapshot, 27 rax, END */
+	uint8_t buf[16];
+	unsigned regno;
+	int known = 0;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0x46, fixture_symbol("i1"));
+	for (n = 2; n <= 28; n++)
+		log_rax(&l, n, 0x1000 + n);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	for (regno = 0; regno < hwtr_amd64_nregs; regno++)
+		known += hwtr_values_register(v, h.thread, 28, regno, buf,
+					      sizeof(buf)) > 0;
+	ck_assert_int_ge(known, 16 + 1 + 2 + 32 + 8 + 3);
+	ck_assert_uint_le(values_register_records_read(v), records);
+	hwtr_values_register(v, h.thread, 28, hwtr_amd64_rax, buf, 8);
+	ck_assert_uint_eq(u64(buf), 0x1000 + 28);
+	hwtr_values_register(v, h.thread, 28, hwtr_amd64_rbx, buf, 8);
+	ck_assert_uint_eq(u64(buf), 0x101);
+	/* Forward from the snapshot: one scan in all. */
+	before = values_register_records_read(v);
+	for (n = 1; n <= 28; n++) {
+		hwtr_values_register(v, h.thread, n, hwtr_amd64_rax, buf, 8);
+		ck_assert_uint_eq(u64(buf), n == 1 ? 0x100 : 0x1000 + n);
+	}
+	ck_assert_uint_le(values_register_records_read(v) - before, records);
+	/* Backward: each position scans again from the snapshot, and must
+	 * not keep what a later position set. */
+	for (n = 28; n >= 1; n--) {
+		hwtr_values_register(v, h.thread, n, hwtr_amd64_rax, buf, 8);
+		ck_assert_uint_eq(u64(buf), n == 1 ? 0x100 : 0x1000 + n);
+	}
 	hwtr_values_free(v);
 	fixture_history_close(&h);
 }
@@ -900,6 +960,76 @@ START_TEST(a_tail_reads_the_log_from_the_restart_point_before_it)
 }
 END_TEST
 
+/* hwtr_values_load_tail_back: the first values at the end need only the
+ * log from the restart point before the last instructions asked for.  Here
+ * the segment between the restart points at 11 and 19 is damaged (the rax
+ * record at 13 changed: its CRC-32 no longer matches), so the whole tail's
+ * part is refused; reading 1 instruction back (from the restart point at
+ * 19) or 10 (29 - 10 = 19) does not touch it and gives the values written
+ * after 19, from the tail's 7 (whole 20) on; older positions are not known
+ * to it (not a value from elsewhere), and reading 11 back reaches the
+ * damage and is refused by name.  Undamaged, 11 back reaches the tail's
+ * start. */
+START_TEST(a_tail_s_last_part_alone_gives_the_values_after_its_restart_point)
+{
+	struct fixture_history h;
+	struct hwtr_history *tail;
+	struct hwtr_thread *tt;
+	struct hwtr_values *v = NULL;
+	struct seek_log s;
+	uint64_t r = 0, first = 0, back;
+	char st[9], b[9];
+
+	seek_log(&s);
+	s.l.b[s.entry_offset[1] + 21 + (s.entry_offset[2] - s.entry_offset[1]
+				       - 21) - 1] ^= 0x01;	/* rax at 13 */
+	open_with_log(&h, &s.l, HWTR_VALUES_VERSION);
+	tail = tail_of(&h);
+	tt = hwtr_history_thread(tail, 0);
+	ck_assert_int_eq(hwtr_values_load_tail(tail, &v), -hwtr_err_format);
+	ck_assert_msg(strstr(hwtr_last_error(), "do not match the seek "
+			     "table's CRC-32"), "%s", hwtr_last_error());
+	for (back = 1; back <= 10; back += 9) {
+		ck_assert_msg(hwtr_values_load_tail_back(tail, NULL, back, &v) == 0,
+			      "%s", hwtr_last_error());
+		ck_assert_int_eq(hwtr_values_first_known(v, tt, &first), 0);
+		ck_assert_uint_eq(first, 20 - TAIL_BASE);
+		hwtr_values_register(v, tt, 7, hwtr_amd64_rbx, &r, 8);
+		ck_assert_uint_eq(r, 0x201);
+		hwtr_values_register(v, tt, 12, hwtr_amd64_rax, &r, 8);
+		ck_assert_uint_eq(r, 0x2525);
+		ck_assert_int_eq(hwtr_values_register(v, tt, 6, hwtr_amd64_rbx,
+						      &r, 8), -hwtr_err_notfound);
+		memory_at(v, tt, 7, st, b);
+		ck_assert_str_eq(st, "OOSSSSSS");
+		ck_assert_str_eq(b, "ab......");
+		memory_at(v, tt, 6, st, b);
+		ck_assert_str_eq(st, "UUUUUUUU");
+		hwtr_values_free(v);
+		v = NULL;
+	}
+	ck_assert_int_eq(hwtr_values_load_tail_back(tail, NULL, 11, &v),
+			 -hwtr_err_format);
+	ck_assert_ptr_null(v);
+	hwtr_history_free(tail);
+	fixture_history_close(&h);
+
+	seek_log(&s);
+	open_with_log(&h, &s.l, HWTR_VALUES_VERSION);
+	tail = tail_of(&h);
+	tt = hwtr_history_thread(tail, 0);
+	ck_assert_msg(hwtr_values_load_tail_back(tail, NULL, 11, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_int_eq(hwtr_values_first_known(v, tt, &first), 0);
+	ck_assert_uint_eq(first, 1);
+	hwtr_values_register(v, tt, 1, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x1313);
+	hwtr_values_free(v);
+	hwtr_history_free(tail);
+	fixture_history_close(&h);
+}
+END_TEST
+
 /* A log whose seek table is missing or does not check out gives the tail
  * nothing (the caller reads the whole log), saying why; the whole log is
  * still read as before, version 4's (no table) included. */
@@ -1178,6 +1308,7 @@ int main(void)
 	TCase *tc = tcase_create("values");
 
 	tcase_add_test(tc, registers_are_the_latest_logged_at_or_before_the_position);
+	tcase_add_test(tc, a_position_s_registers_come_from_one_scan_of_the_log);
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
 	tcase_add_test(tc, memory_records_give_addresses_relative_to_the_last);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
@@ -1194,6 +1325,7 @@ int main(void)
 	tcase_add_test(tc, a_tail_the_log_cannot_place_gets_no_values);
 	tcase_add_test(tc, a_tail_reads_the_log_from_the_restart_point_before_it);
 	tcase_add_test(tc, a_missing_or_damaged_seek_table_falls_back_to_the_whole_log);
+	tcase_add_test(tc, a_tail_s_last_part_alone_gives_the_values_after_its_restart_point);
 	tcase_set_timeout(tc, 60);
 	return check_run_tcase("values", tc);
 }
