@@ -31,6 +31,7 @@
  * moves one thread.
  */
 #include "replay.h"
+#include "replay-private.h"
 
 #include <elf.h>
 
@@ -56,141 +57,10 @@
 #include <time.h>
 #include <unistd.h>
 
-struct replay_thread {
-	uint32_t tid;
-	struct hwtr_thread *history;	/* NULL without a history */
-	struct hwtr_cursor *cursor;
-	struct hwtr_cursor *scratch;
-	uint64_t instructions;
-	const struct core_thread *core;	/* NULL if the core lacks it */
-	/* The core's PC is not the last instruction of the history (a fault:
-	 * the faulting instruction never completed, so the trace does not
-	 * list it).  The thread then has positions after the history, the
-	 * "tail", where it stands in the core, as GDB's btrace appends the
-	 * current PC after the trace: one, or two when the thread ended on a
-	 * signal before the instruction at that PC (signal_before_tail_insn).  tail_step is
-	 * 0 outside the tail, else 1..tail_len. */
-	unsigned tail_len;
-	unsigned tail_step;
-	uint64_t tail_pc;
-	/* Where each program image starts (program-images.h), or NULL when
-	 * the process never exec'd. */
-	uint64_t *image_starts;
-	/* Without a core, where the history will end (hwtr_history_end_ips):
-	 * the end's PC while the history is being built, or that it will
-	 * have no instruction. */
-	enum hwtr_end_ip_status early_end;
-	uint64_t early_end_pc;
-	/* The sideband's thread-start and thread-exit times (0: none), once
-	 * lifetimes_known (thread_lifetimes). */
-	uint64_t start_tsc, exit_tsc;
-	/* Without a data log: registers recovered from the core and the
-	 * history (hwtr_recovery_*), made at the first question over the
-	 * last RECOVERY_WINDOW instructions, made again over more when a
-	 * question is older. */
-	struct hwtr_recovery *recovery;
-	uint64_t recovery_window;
-	bool recovery_tried;
-	/* The level of the innermost frame at the end state: frame levels
-	 * are given from it (qHwtr:frames), so that the tail's and the whole
-	 * history's agree (a tail's levels start where it does). */
-	int32_t end_level;
-};
-
-struct replay {
-	char *dir;
-	struct hwtr_recording *recording;
-	const struct hwtr_recording_info *info;
-	const struct tdesc *tdesc;	/* the recording's registers */
-	struct hwtr_history *history;
-	/* The data log (registers and memory at past positions), or NULL:
-	 * a recording without one, or one that cannot be used. */
-	struct hwtr_values *values;
-	struct core *core;
-	/* The programs the process ran (one per exec), and the one GDB is
-	 * shown: the one the last thread to move stands in. */
-	struct program_images *images;
-	size_t image;
-	struct memory *memory;
-	size_t nthreads;
-	struct replay_thread *threads;
-	size_t nevents;		/* sideband events whose mappings are added */
-	struct breakpoints *breakpoints;
-	/* The history is built in the background so that GDB's first
-	 * packets are answered at once (GDB gives up on a packet after
-	 * `remotetimeout`, 2 s); requests that need it wait for it. */
-	struct hwtr_history_options hopt;
-	struct replay_options opt;
-	pthread_t builder;
-	bool building;
-	atomic_bool built;	/* set by the builder when it is done */
-	int build_rc;
-	char build_err[512];
-	struct hwtr_history *whole;	/* the builder's, until it is joined */
-	/* Answer first, build later: the builder decodes the end of each
-	 * thread's trace first (hwtr_history_build_tail, TAIL_BYTES of it),
-	 * and until the whole history is built GDB moves in that tail; a
-	 * move older than the tail, or a request that needs instruction
-	 * numbers (listings, goto, qHwtr:info:1), waits for the whole one,
-	 * where each thread then stands at the same instruction
-	 * (hwtr_thread_tail_base). */
-	uint64_t tail_bytes;	/* 0: no tail */
-	struct hwtr_history *tail;	/* the builder's, once tail_done */
-	pthread_mutex_t tail_lock;	/* tail_done, log_done, for a move
-					 * that waits */
-	pthread_cond_t tail_cond;
-	bool tail_done;
-	bool in_tail;		/* the threads' cursors are the tail's */
-	/* With a tail, the data log is read (hwtr_values_load: a pass over
-	 * all of it) by a thread of its own beside the build, then bound to
-	 * the tail at the first request for a value there (tail_values),
-	 * then to the whole history (bind_whole_values); VALUES is LOG
-	 * while it is bound to the history GDB moves in. */
-	pthread_t log_loader;
-	bool loading_log;	/* LOG_LOADER runs or is not joined yet */
-	bool log_done;		/* under tail_lock */
-	struct hwtr_values *log;
-	char log_err[512];	/* why LOG is NULL */
-	bool tail_values_refused;	/* the log cannot place the tail */
-	/* The log's last part only, bound to the tail
-	 * (hwtr_values_load_tail_back), while LOG_LOADER still reads all of
-	 * it: TAIL_BACK instructions before the end of the thread asked
-	 * about last, read further back as older positions are asked for
-	 * (tail_log_reach); UINT64_MAX: the whole tail's part. */
-	struct hwtr_values *tail_log;
-	uint64_t tail_back;
-	/* Which threads are alive when (replay_thread_alive): the threads'
-	 * start and exit times, and the stamp of the last instruction any
-	 * thread ran (an exit before it ended a thread while others ran on;
-	 * the exits at the process's end come after it). */
-	bool lifetimes_known;
-	uint64_t last_run;
-	bool share_time;	/* threads_share_time, once lifetimes_known */
-};
-
-static struct replay_thread *find(const struct replay *r, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < r->nthreads; i++)
-		if (r->threads[i].tid == tid)
-			return &r->threads[i];
-	return NULL;
-}
-
 /* Where a thread's end state is: the last instruction, or the tail. */
 static uint64_t end_position(const struct replay_thread *t)
 {
 	return t->instructions + t->tail_len;
-}
-
-/* At the end state: its registers and memory are the core's (or live,
- * the process's).  Also before a signal's instruction at the stop, which
- * never ran (signal_before_tail_insn). */
-static bool at_end_state(const struct replay_thread *t)
-{
-	return !t->cursor || t->tail_step ||
-	       (!t->tail_len && hwtr_cursor_position(t->cursor) == t->instructions);
 }
 
 /* At the last position: nothing left to replay forward. */
@@ -268,7 +138,7 @@ static const struct loaded_objects *last_objects(const struct replay *r)
 }
 
 /* The image thread T stands in. */
-static size_t thread_image(const struct replay *r, const struct replay_thread *t)
+size_t replay_thread_image(const struct replay *r, const struct replay_thread *t)
 {
 	size_t k = program_images_count(r->images) - 1;
 	uint64_t pos;
@@ -725,7 +595,7 @@ static void enter_places(struct replay *r, const struct tail_place *places)
 /* Wait for a background build; without a history the server goes on
  * serving the core.  Threads that moved in the tail stand at the same
  * instructions of the whole history. */
-static void wait_history(struct replay *r)
+void replay_wait_history(struct replay *r)
 {
 	struct tail_place *places = NULL;
 
@@ -870,7 +740,7 @@ static void tail_values(struct replay *r, struct replay_thread *t)
 			r->log ? hwtr_last_error() : r->log_err);
 		r->tail_values_refused = true;
 	}
-	wait_history(r);
+	replay_wait_history(r);
 }
 
 /* Is GDB served from the tail (see tail_bytes)?  Entered at the first
@@ -1034,7 +904,7 @@ int replay_refresh(struct replay *r, const struct replay_options *options)
 	size_t i;
 	int rc;
 
-	wait_history(r);
+	replay_wait_history(r);
 	r->lifetimes_known = false;	/* the threads run on */
 	if (!r->history) {
 		say("no history to extend");
@@ -1075,7 +945,7 @@ uint64_t replay_decoded(struct replay *r)
 	uint64_t n = 0;
 	size_t i;
 
-	wait_history(r);
+	replay_wait_history(r);
 	for (i = 0; r->history && i < hwtr_history_nthreads(r->history); i++) {
 		struct hwtr_thread_stats st;
 
@@ -1093,7 +963,7 @@ void replay_close(struct replay *r)
 	if (!r)
 		return;
 	if (r->building && atomic_load(&r->built))
-		wait_history(r);	/* done but never asked for: joined */
+		replay_wait_history(r);	/* done but never asked for: joined */
 	pthread_mutex_lock(&r->tail_lock);
 	log_reading = r->loading_log && !r->log_done;
 	pthread_mutex_unlock(&r->tail_lock);
@@ -1157,7 +1027,7 @@ uint32_t replay_initial_thread(struct replay *r)
 		for (i = 0; i < r->nthreads; i++)
 			if (r->threads[i].early_end == hwtr_end_ip_found)
 				return r->threads[i].tid;
-	wait_history(r);
+	replay_wait_history(r);
 	for (i = 0; i < r->nthreads; i++)
 		if (r->threads[i].cursor)
 			return r->threads[i].tid;
@@ -1203,7 +1073,7 @@ const void *replay_siginfo(struct replay *r, uint32_t tid, size_t *size)
 
 	if (!t || !t->core || !t->core->has_siginfo || !last_image(r))
 		return NULL;
-	wait_history(r);
+	replay_wait_history(r);
 	if (!at_end_state(t))
 		return NULL;
 	*size = CORE_SIGINFO_SIZE;
@@ -1276,7 +1146,7 @@ static int gap_at(struct replay_thread *t)
 	return rc < 0 ? rc : insn.gap != NULL;
 }
 
-static bool is_breakpoint(const struct replay *r, uint64_t pc)
+bool replay_is_breakpoint(const struct replay *r, uint64_t pc)
 {
 	return breakpoints_at(r->breakpoints, pc);
 }
@@ -1335,7 +1205,7 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 	return 0;
 }
 
-static int cont(struct replay *r, struct replay_thread *t, bool reverse,
+int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event)
 {
 	struct hwtr_insn insn;
@@ -1353,14 +1223,14 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 		}
 		/* Before the faulting instruction, then the last instruction
 		 * done: the first candidates. */
-		if (t->tail_step > 1 && is_breakpoint(r, t->tail_pc)) {
+		if (t->tail_step > 1 && replay_is_breakpoint(r, t->tail_pc)) {
 			t->tail_step = 1;
 			*event = replay_breakpoint;
 			return 0;
 		}
 		t->tail_step = 0;
 		if (hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
-		    is_breakpoint(r, insn.ip)) {
+		    replay_is_breakpoint(r, insn.ip)) {
 			*event = replay_breakpoint;
 			return 0;
 		}
@@ -1381,7 +1251,7 @@ static int cont(struct replay *r, struct replay_thread *t, bool reverse,
 		/* A breakpoint at the tail's PC stops at its first position
 		 * (before a faulting instruction there). */
 		t->tail_step = t->tail_len;
-		if (is_breakpoint(r, t->tail_pc)) {
+		if (replay_is_breakpoint(r, t->tail_pc)) {
 			t->tail_step = 1;
 			*event = replay_breakpoint;
 		}
@@ -1399,7 +1269,7 @@ static void stop_at_exec(struct replay *r, struct replay_thread *t, size_t image
 	size_t next = image + 1;
 	uint64_t boundary;
 
-	if (thread_image(r, t) == image)
+	if (replay_thread_image(r, t) == image)
 		return;
 	if (reverse) {
 		boundary = t->image_starts[image] - 1;	/* the exec itself */
@@ -1425,11 +1295,11 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 {
 	uint64_t pos = hwtr_cursor_position(t->cursor);
 	unsigned tail_step = t->tail_step;
-	size_t image = thread_image(r, t);
+	size_t image = replay_thread_image(r, t);
 	int rc;
 
 	*older = false;
-	rc = step_one ? step(t, reverse, event) : cont(r, t, reverse, event);
+	rc = step_one ? step(t, reverse, event) : replay_cont(r, t, reverse, event);
 	if (rc >= 0 && r->in_tail && *event == replay_history_begin)
 		*older = true;
 	if (rc < 0 || *older) {
@@ -1440,7 +1310,7 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 	} else if (!step_one) {
 		stop_at_exec(r, t, image, reverse, event);
 	}
-	r->image = thread_image(r, t);
+	r->image = replay_thread_image(r, t);
 	return rc;
 }
 
@@ -1458,7 +1328,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	/* In the tail a thread without instructions there may have older
 	 * ones: the whole history says. */
 	if (!in_tail(r, true) || !t->cursor)
-		wait_history(r);
+		replay_wait_history(r);
 	if (!t->cursor) {
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;
@@ -1467,7 +1337,7 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 	if (older) {
 		/* Older than the tail: from the same instruction of the
 		 * whole history, once it is built. */
-		wait_history(r);
+		replay_wait_history(r);
 		if (!t->cursor) {
 			*event = replay_history_begin;
 			return 0;
@@ -1475,274 +1345,6 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		rc = move(r, t, reverse, step_one, event, &older);
 	}
 	return rc;
-}
-
-/* ------------------------------------------------ one time axis (stamps) */
-
-/* After every instruction of the history: the end state. */
-#define STAMP_END UINT64_MAX
-
-/* The time T stands at (hwtr_thread_insn_stamp of its position, the
- * instruction it runs next): STAMP_END at its end state. */
-static int position_stamp(struct replay_thread *t, uint64_t *stamp)
-{
-	if (at_end_state(t)) {
-		*stamp = STAMP_END;
-		return 0;
-	}
-	return hwtr_thread_insn_stamp(t->history, hwtr_cursor_position(t->cursor),
-				      stamp);
-}
-
-/* Put T where it stands at time STAMP: at its first instruction stamped
- * later (not run yet), or at its end state when it ran them all. */
-static int place_at_stamp(struct replay_thread *t, uint64_t stamp)
-{
-	uint64_t n = t->instructions + 1;
-	int rc;
-
-	if (stamp != STAMP_END &&
-	    (rc = hwtr_thread_first_after_stamp(t->history, stamp, &n)) < 0)
-		return rc;
-	t->tail_step = 0;
-	if (n > t->instructions) {
-		t->tail_step = t->tail_len;
-		n = t->instructions;
-	}
-	return hwtr_cursor_goto(t->cursor, n);
-}
-
-/* Can every thread's history be put on one time axis?  Only with a time
- * stamp in each trace, and within one program (a resume that crosses an
- * exec stops at it, thread by thread: stop_at_exec). */
-static bool threads_share_time(struct replay *r)
-{
-	size_t i;
-	uint64_t stamp;
-
-	if (r->lifetimes_known)
-		return r->share_time;	/* asked of this history before */
-	if (replay_nimages(r) > 1)
-		return false;
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-
-		if (t->cursor && t->instructions &&
-		    hwtr_thread_insn_stamp(t->history, 1, &stamp) < 0)
-			return false;
-	}
-	return true;
-}
-
-struct thread_place {
-	uint64_t position;
-	unsigned tail_step;
-};
-
-/* Continue every thread, from the time thread REF stands at, to the
- * nearest breakpoint hit of any thread in recording time (the latest
- * before it, or the earliest after it), as record full and rr do: each
- * thread is put where it stands at that time, searches on its own
- * (cont), and the hit with the nearest stamp wins; every other thread
- * then stands where it was at the winner's time. */
-static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
-		      struct replay_thread **stopped, enum replay_event *event)
-{
-	struct thread_place *was = calloc(r->nthreads, sizeof(*was));
-	struct thread_place *hit = calloc(r->nthreads, sizeof(*hit));
-	struct replay_thread *best = NULL;
-	uint64_t now, best_stamp = 0;
-	size_t i;
-	int rc;
-
-	if (!was || !hit) {
-		free(was);
-		free(hit);
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	}
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-
-		if (t->cursor) {
-			was[i].position = hwtr_cursor_position(t->cursor);
-			was[i].tail_step = t->tail_step;
-		}
-	}
-	if ((rc = position_stamp(ref, &now)) < 0)
-		goto fail;
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-		enum replay_event ev;
-		struct hwtr_insn insn;
-		uint64_t stamp;
-
-		if (!t->cursor)
-			continue;
-		if (t != ref && (rc = place_at_stamp(t, now)) < 0)
-			goto fail;
-		/* Another thread has not run the instruction it stands at:
-		 * going forward, a breakpoint there is its first hit. */
-		if (t != ref && !reverse && !at_end_state(t) &&
-		    hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
-		    is_breakpoint(r, insn.ip))
-			ev = replay_breakpoint;
-		else if ((rc = cont(r, t, reverse, &ev)) < 0)
-			goto fail;
-		if (ev != replay_breakpoint)
-			continue;
-		if ((rc = position_stamp(t, &stamp)) < 0)
-			goto fail;
-		/* Equal stamps (threads running at once, or two at their
-		 * end states): the reference thread, then the first. */
-		if (!best || (reverse ? stamp > best_stamp : stamp < best_stamp) ||
-		    (stamp == best_stamp && t == ref)) {
-			best = t;
-			best_stamp = stamp;
-		}
-		hit[i].position = hwtr_cursor_position(t->cursor);
-		hit[i].tail_step = t->tail_step;
-	}
-	if (!best) {
-		/* No hit: every thread at the end (or start) of its history,
-		 * where cont left it; the stop is the reference thread's. */
-		*stopped = ref;
-		*event = reverse ? replay_history_begin : replay_history_end;
-		goto done;
-	}
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-
-		if (!t->cursor)
-			continue;
-		if (t == best) {
-			hwtr_cursor_goto(t->cursor, hit[i].position);
-			t->tail_step = hit[i].tail_step;
-		} else if ((rc = place_at_stamp(t, best_stamp)) < 0) {
-			goto fail;
-		}
-	}
-	*stopped = best;
-	*event = replay_breakpoint;
-done:
-	r->image = thread_image(r, *stopped);
-	free(was);
-	free(hit);
-	return 0;
-fail:
-	say("%s", hwtr_last_error());
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-
-		if (t->cursor) {
-			hwtr_cursor_goto(t->cursor, was[i].position);
-			t->tail_step = was[i].tail_step;
-		}
-	}
-	free(was);
-	free(hit);
-	return rc;
-}
-
-/* Whether the threads share a time axis, each thread's start and exit
- * times from the sideband, and the time of the last instruction run: once
- * per history (the whole one). */
-static int thread_lifetimes(struct replay *r)
-{
-	size_t i, n = hwtr_recording_nevents(r->recording);
-	uint64_t stamp;
-	int rc;
-
-	if (r->lifetimes_known)
-		return 0;
-	r->share_time = threads_share_time(r);
-	r->last_run = 0;
-	if (!r->share_time) {
-		r->lifetimes_known = true;	/* no times to know */
-		return 0;
-	}
-	for (i = 0; i < r->nthreads; i++) {
-		struct replay_thread *t = &r->threads[i];
-
-		t->start_tsc = t->exit_tsc = 0;
-		if (!t->cursor || !t->instructions)
-			continue;
-		if ((rc = hwtr_thread_insn_stamp(t->history, t->instructions,
-						 &stamp)) < 0)
-			return rc;
-		if (stamp > r->last_run)
-			r->last_run = stamp;
-	}
-	for (i = 0; i < n; i++) {
-		const struct hwtr_sideband_event *ev =
-			hwtr_recording_event(r->recording, i);
-		struct replay_thread *t = find(r, ev->tid);
-
-		if (!t || !ev->tsc)
-			continue;
-		if (ev->kind == hwtr_ev_thread_start && !t->start_tsc)
-			t->start_tsc = ev->tsc;
-		else if (ev->kind == hwtr_ev_thread_exit)
-			t->exit_tsc = ev->tsc;
-	}
-	r->lifetimes_known = true;
-	return 0;
-}
-
-int replay_resume_all(struct replay *r, uint32_t now_tid, uint32_t selected_tid,
-		      bool reverse, uint32_t *stopped, enum replay_event *event)
-{
-	struct replay_thread *ref = find(r, now_tid), *t = ref;
-	int rc;
-
-	*stopped = selected_tid;
-	if (r->nthreads > 1)
-		wait_history(r);	/* times are the whole history's */
-	if (r->nthreads < 2 || !ref || !ref->cursor || thread_lifetimes(r) < 0 ||
-	    !threads_share_time(r))
-		return replay_resume(r, selected_tid, reverse, false, event);
-	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
-		return rc;
-	*stopped = t->tid;
-	return 0;
-}
-
-bool replay_thread_alive(struct replay *r, uint32_t now_tid, uint32_t tid)
-{
-	struct replay_thread *t = find(r, tid), *ref = find(r, now_tid);
-	uint64_t now, begin, next;
-	bool exited;
-
-	if (!t)
-		return false;
-	if (!ref || r->nthreads < 2)
-		return true;
-	/* At the end, with a core: the threads it holds, as GDB on it. */
-	if (r->core && at_end_state(ref))
-		return t->core != NULL;
-	/* Otherwise the history's times say; while it is being built, and
-	 * without times, every thread is listed. */
-	if (r->building && !atomic_load(&r->built))
-		return true;
-	wait_history(r);
-	if (!ref->cursor || thread_lifetimes(r) < 0 || !threads_share_time(r) ||
-	    position_stamp(ref, &now) < 0)
-		return true;
-	/* Exited before NOW, while other threads ran on (not at the
-	 * process's end, after the last instruction run). */
-	exited = t->exit_tsc && t->exit_tsc < now && t->exit_tsc < r->last_run;
-	if (!t->cursor || !t->instructions)
-		return !exited;
-	/* Not started yet: created (thread-start) after NOW, and its first
-	 * instruction later too (whichever the source wrote first). */
-	if (hwtr_thread_insn_stamp(t->history, 1, &begin) < 0)
-		return true;
-	if (t->start_tsc && t->start_tsc < begin)
-		begin = t->start_tsc;
-	if (begin > now)
-		return false;
-	/* An exit counts once the thread ran its last instruction by NOW. */
-	return !exited || hwtr_thread_first_after_stamp(t->history, now, &next) < 0 ||
-	       next <= t->instructions;
 }
 
 int replay_insert_breakpoint(struct replay *r, int type, uint64_t addr)
@@ -2046,7 +1648,7 @@ int replay_registers(struct replay *r, uint32_t tid,
 		if (!t->core && still_building(r) && t->early_end == hwtr_end_ip_none)
 			return 0;	/* no history will know a PC either */
 		if (!t->core)
-			wait_history(r);
+			replay_wait_history(r);
 	}
 	if (!at_end_state(t))
 		tail_values(r, t);
@@ -2079,7 +1681,7 @@ bool replay_at_end(struct replay *r, uint32_t tid)
 
 	if (!t)
 		return true;
-	wait_history(r);
+	replay_wait_history(r);
 	return at_end(t);
 }
 
@@ -2089,7 +1691,7 @@ bool replay_at_end_state(struct replay *r, uint32_t tid)
 
 	if (!t)
 		return true;
-	wait_history(r);
+	replay_wait_history(r);
 	return at_end_state(t);
 }
 
@@ -2099,7 +1701,7 @@ void replay_position(struct replay *r, uint32_t tid, uint64_t *position,
 	struct replay_thread *t = find(r, tid);
 
 	*position = *end = 0;
-	wait_history(r);
+	replay_wait_history(r);
 	if (!t || !t->cursor)
 		return;
 	*position = hwtr_cursor_position(t->cursor) + t->tail_step;
@@ -2175,7 +1777,7 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 	if (t && !in_tail(r, false)) {
 		if (still_building(r))	/* nothing moved yet */
 			return memory_read(image_memory(r), addr, buf, len);
-		wait_history(r);
+		replay_wait_history(r);
 	}
 	if (t && !at_end_state(t))
 		tail_values(r, t);
@@ -2197,7 +1799,7 @@ static struct replay_thread *history_thread(struct replay *r, uint32_t tid)
 {
 	struct replay_thread *t;
 
-	wait_history(r);
+	replay_wait_history(r);
 	t = find(r, tid);
 	if (t && !t->cursor && r->build_rc < 0) {
 		say("%s", r->build_err);
@@ -2241,7 +1843,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 	size_t i;
 
 	if (wait || (r->building && atomic_load(&r->built)))
-		wait_history(r);
+		replay_wait_history(r);
 	building = r->building;
 	memset(info, 0, sizeof(*info));
 	info->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*info->threads));
