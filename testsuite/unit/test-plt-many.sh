@@ -48,7 +48,7 @@ cc -O0 -fPIC -shared -o libbig.so big.c || fail "cannot build libbig.so"
 cc -O0 -rdynamic -o main main.c -L. -lbig -Wl,-rpath,"$tmp" \
 	-Wl,--unresolved-symbols=ignore-all || fail "cannot build main"
 ./main || fail "main does not run"
-"$HWTREC" record -q --no-data -o m.hwtrec -- ./main >record.out 2>record.err ||
+"$HWTREC" record -q --source=valgrind --no-data -o m.hwtrec -- ./main >record.out 2>record.err ||
 	{ cat record.err; fail "hwtrec record"; }
 
 python3 - "$HWTREC" "$n" <<'PY' || exit 1
