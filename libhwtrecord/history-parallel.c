@@ -344,41 +344,45 @@ static int walk_unit(struct worker *w, size_t k)
 			r->u.gap = u->ngaps;
 			u->gaps[u->ngaps++] = item;
 		} else {
-			struct decoder_block rest = item.block;
+			/* The part of the block still to add: the block itself
+			 * until it is split, not a copy (history.c's
+			 * builder_block says why). */
+			const struct decoder_block *part = &item.block;
+			struct decoder_block rest;
 			const struct hwtr_symbolizer *s = t->history->symbols;
 
-			rest.iclass = (uint8_t)insn_block_class(t->history->images,
-								w->isa, &rest);
+			item.block.iclass = (uint8_t)insn_block_class(
+				t->history->images, w->isa, &item.block);
 			for (;;) {
 				uint64_t last_ip, split_ip;
 				uint32_t fid = fn_memo_at(&w->fn, s, worker_lookup, w,
-							  rest.ip, rest.epoch);
+							  part->ip, part->epoch);
 				uint32_t n = fn_block_split(&w->fn, s,
 							    t->history->images,
-							    w->isa, &rest, &last_ip,
+							    w->isa, part, &last_ip,
 							    &split_ip);
-				uint8_t iclass = n == rest.ninsn ? rest.iclass
+				uint8_t iclass = n == part->ninsn ? part->iclass
 								 : hwtr_ic_other;
 
 				if (run && mergeable(&run->u.run, run_start, run_end,
-						     rest.ip, rest.epoch, fid)) {
+						     part->ip, part->epoch, fid)) {
 					struct block_run *m = &run->u.run;
 
 					m->ninsn += n;
 					m->end_ip = last_ip;
-					m->last_epoch = rest.epoch;
+					m->last_epoch = part->epoch;
 					m->iclass = iclass;
-					m->isa = rest.isa;
+					m->isa = part->isa;
 				} else {
 					if ((err = unit_record(u, &r)))
 						break;
 					r->kind = record_run;
 					r->u.run = (struct block_run){
-						.ip = rest.ip, .end_ip = last_ip,
-						.ninsn = n, .epoch = rest.epoch,
-						.last_epoch = rest.epoch,
+						.ip = part->ip, .end_ip = last_ip,
+						.ninsn = n, .epoch = part->epoch,
+						.last_epoch = part->epoch,
 						.function = fid, .iclass = iclass,
-						.isa = rest.isa, .checked = true,
+						.isa = part->isa, .checked = true,
 					};
 					run_index = u->nrecords - 1;
 					run_start = w->fn.start;
@@ -386,8 +390,12 @@ static int walk_unit(struct worker *w, size_t k)
 				}
 				/* The records may have moved. */
 				run = &u->records[run_index];
-				if (n == rest.ninsn)
+				if (n == part->ninsn)
 					break;
+				if (part == &item.block) {
+					rest = item.block;
+					part = &rest;
+				}
 				rest.ip = split_ip;
 				rest.ninsn -= n;
 			}

@@ -9,10 +9,22 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef HWTR_HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
 
 uint32_t integrity_crc32(uint32_t crc, const void *bytes, size_t size)
 {
+#ifdef HWTR_HAVE_ISAL
+	/* zlib's crc32 (the same polynomial, reflected, inverted before and
+	 * after), about 5 times faster: a 250 MB core is checked at every
+	 * open.  As zlib's, no bytes at NULL are the initial value. */
+	if (!bytes)
+		return 0;
+	return crc32_gzip_refl(crc, bytes, size);
+#else
 	return (uint32_t)crc32_z(crc, bytes, size);
+#endif
 }
 
 int integrity_crc32_of_fd(int fd, const char *path, uint64_t *size,

@@ -142,12 +142,38 @@ static const char *own_name(struct hwtr_symbolizer *s, const char *name)
 	return copy;
 }
 
-/* The name of the relocation that fills GOT slot SLOT (link-time address),
- * from .rela.plt or .rela.dyn: "puts", or "*ABS*+0x..." for IRELATIVE. */
-static bool got_slot_name(Elf *elf, GElf_Addr slot, char *buf, size_t size)
+/* A relocation of ELF's .rela.plt or .rela.dyn, where its GOT slot is
+ * looked up by address: a PLT has an entry per slot, and a scan of every
+ * relocation per entry took 40% of opening a python3 recording (libcrypto's
+ * PLT and relocations are both in the thousands). */
+struct got_reloc {
+	GElf_Addr slot;		/* r_offset: the slot it fills */
+	size_t order;		/* in section, then table order: the first of
+				 * two relocations of one slot names it */
+	GElf_Rela rela;
+	GElf_Word symtab;	/* the section of its symbols (sh_link) */
+};
+
+struct got_relocs {
+	struct got_reloc *relocs;	/* by slot, then order */
+	size_t n, cap;
+};
+
+static int compare_got_relocs(const void *a, const void *b)
+{
+	const struct got_reloc *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* ELF's RELA relocations sorted by slot; hwtr_err_nomem or 0. */
+static int got_relocs_read(Elf *elf, struct got_relocs *out)
 {
 	Elf_Scn *scn = NULL;
 
+	memset(out, 0, sizeof(*out));
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -159,33 +185,59 @@ static bool got_slot_name(Elf *elf, GElf_Addr slot, char *buf, size_t size)
 		n = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < n; i++) {
 			GElf_Rela r;
-			GElf_Sym sym;
-			Elf_Data *symdata;
-			const char *name;
 
-			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
+			if (!gelf_getrela(data, (int)i, &r))
 				continue;
-			if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
-				snprintf(buf, size, "*ABS*+0x%llx",
-					 (unsigned long long)r.r_addend);
-				return true;
-			}
-			symdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
-			if (!symdata || !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
-				return false;
-			{
-				GElf_Shdr symsh;
-
-				gelf_getshdr(elf_getscn(elf, sh.sh_link), &symsh);
-				name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			}
-			if (!name || !*name)
-				return false;
-			snprintf(buf, size, "%s", name);
-			return true;
+			if (hwtr_array_grow((void **)&out->relocs, &out->cap,
+					    out->n, sizeof(*out->relocs)) < 0)
+				return hwtr_err_nomem;
+			out->relocs[out->n] = (struct got_reloc){
+				r.r_offset, out->n, r, sh.sh_link };
+			out->n++;
 		}
 	}
-	return false;
+	if (out->n)
+		qsort(out->relocs, out->n, sizeof(*out->relocs), compare_got_relocs);
+	return 0;
+}
+
+/* The name of the relocation that fills GOT slot SLOT (link-time address),
+ * the first of RELOCS for it: "puts", or "*ABS*+0x..." for IRELATIVE. */
+static bool got_slot_name(Elf *elf, const struct got_relocs *relocs,
+			  GElf_Addr slot, char *buf, size_t size)
+{
+	size_t lo = 0, hi = relocs->n;
+	const struct got_reloc *g;
+	GElf_Sym sym;
+	GElf_Shdr symsh;
+	Elf_Data *symdata;
+	const char *name;
+
+	while (lo < hi) {	/* the first at or after SLOT */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (relocs->relocs[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == relocs->n || relocs->relocs[lo].slot != slot)
+		return false;
+	g = &relocs->relocs[lo];
+	if (GELF_R_TYPE(g->rela.r_info) == R_X86_64_IRELATIVE) {
+		snprintf(buf, size, "*ABS*+0x%llx",
+			 (unsigned long long)g->rela.r_addend);
+		return true;
+	}
+	symdata = elf_getdata(elf_getscn(elf, g->symtab), NULL);
+	if (!symdata || !gelf_getsym(symdata, (int)GELF_R_SYM(g->rela.r_info), &sym))
+		return false;
+	gelf_getshdr(elf_getscn(elf, g->symtab), &symsh);
+	name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+	if (!name || !*name)
+		return false;
+	snprintf(buf, size, "%s", name);
+	return true;
 }
 
 /* Whether ELF has a dynamic symbol table: BFD makes its synthetic NAME@plt
@@ -212,10 +264,16 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 	Elf *elf = dwfl_module_getelf(mod, &bias);
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
+	struct got_relocs relocs;
+	int err = 0;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0 || !has_dynsym(elf))
 		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
+	if (got_relocs_read(elf, &relocs) < 0) {
+		free(relocs.relocs);
+		return -1;
+	}
+	while (!err && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 		const char *secname;
@@ -228,7 +286,7 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 		    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
 			continue;
 		entsize = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
-		for (off = 0; off + entsize <= data->d_size; off += entsize) {
+		for (off = 0; !err && off + entsize <= data->d_size; off += entsize) {
 			const uint8_t *e = (const uint8_t *)data->d_buf + off;
 			char name[300], full[310];
 			const char *owned;
@@ -242,7 +300,8 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 					continue;
 				memcpy(&disp, e + k + 2, 4);
 				slot = sh.sh_addr + off + k + 6 + (GElf_Addr)(int64_t)disp;
-				if (!got_slot_name(elf, slot, name, sizeof(name)))
+				if (!got_slot_name(elf, &relocs, slot, name,
+						   sizeof(name)))
 					break;
 				snprintf(full, sizeof(full), "%s@plt", name);
 				owned = own_name(s, full);
@@ -250,12 +309,13 @@ static int add_plt_functions(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 				    add_function(s, sh.sh_addr + off + bias,
 						 sh.sh_addr + off + entsize + bias,
 						 owned, 0) < 0)
-					return -1;
+					err = -1;
 				break;
 			}
 		}
 	}
-	return 0;
+	free(relocs.relocs);
+	return err;
 }
 
 /* Whether section SHNDX of MOD's ELF file holds instructions. */
