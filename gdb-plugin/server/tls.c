@@ -17,7 +17,9 @@
 #include <proc_service.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/reg.h>
+#if defined(__x86_64__)
+#include <sys/reg.h>		/* FS */
+#endif
 #include <thread_db.h>
 #include <unistd.h>
 
@@ -135,7 +137,13 @@ ps_err_e ps_get_thread_area(struct ps_prochandle *ph, lwpid_t lwp, int idx,
 	uint64_t fs_base;
 	int off;
 
-	if (idx != FS || lwp <= 0 || !replay_has_thread(ph->replay, (uint32_t)lwp))
+#if defined(__x86_64__)
+	if (idx != FS)
+		return PS_BADADDR;
+#else
+	return PS_BADADDR;	/* a server built for another host */
+#endif
+	if (lwp <= 0 || !replay_has_thread(ph->replay, (uint32_t)lwp))
 		return PS_BADADDR;
 	off = tdesc_offset(d, tdesc_fs_base);
 	if (off < 0 || replay_registers(ph->replay, (uint32_t)lwp, regs, valid) < 0)
