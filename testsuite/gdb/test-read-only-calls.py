@@ -19,21 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 HWTREC = os.environ.get("HWTREC", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
 PROG = os.path.join(TESTDIR, "exited-thread-prog")
 NOTE = "hwtrec: a function call cannot run here: the recording is read-only"
 REFUSED = ("Could not write register \"rax\"; remote failure reply "
            "'E.the recording is read-only")
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-        if detail:
-            print("  | " + detail.replace("\n", "\n  | "))
 
 
 def main():
@@ -73,9 +66,7 @@ def main():
         after = re.findall(r"^\$\d+ = (\S+)$", out.split("AFTER\n", 1)[-1], re.M)
         check(len(before) == 2 and before == after,
               "g_sink and $rax unchanged (%s, %s)" % (before, after), out)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
+    finish()
 
 
 main()

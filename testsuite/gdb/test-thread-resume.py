@@ -16,22 +16,14 @@ instruction); thread 1's PC did not move.
 import os
 import re
 import subprocess
-import sys
 import tempfile
+
+from checks import check, finish
 
 HWTREC = os.environ["HWTREC"]
 SERVER = os.environ["HWTREC_SERVER"]
 TESTDIR = os.environ["TESTDIR"]
 PROG = os.path.join(TESTDIR, "turns-prog")
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-        if detail:
-            print("  | " + detail.replace("\n", "\n  | "))
 
 
 def main():
@@ -75,9 +67,7 @@ def main():
               int(insns[1], 16) == int(t2b, 16),
               "thread 2 went back by one instruction (%s -> %s, GDB: %s)"
               % (t2b, t2a, insns), out)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
+    finish()
 
 
 main()

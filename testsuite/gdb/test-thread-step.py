@@ -28,12 +28,13 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 HWTREC = os.environ.get("HWTREC", "")
 SERVER = os.environ.get("HWTREC_SERVER", "")
 PYDIR = os.environ.get("HWTREC_PYTHONDIR", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
 PROG = os.path.join(TESTDIR, "exited-thread-prog")
-failures = []
 
 # Each thread's LWP and PC, and the selected thread's LWP.
 PCS = r"""
@@ -48,14 +49,6 @@ define sel
   python print("SEL lwp=%d" % gdb.selected_thread().ptid[1])
 end
 """
-
-
-def check(cond, what, detail=""):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-        if detail:
-            print("  | " + detail.replace("\n", "\n  | "))
 
 
 def gdb(work, cmds, *files, plugin=False):
@@ -164,9 +157,7 @@ def main():
         check(locking[:1] == ["step"],
               "with the plugin: scheduler-locking is step while connected "
               "(%s)" % locking, out)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
+    finish()
 
 
 main()

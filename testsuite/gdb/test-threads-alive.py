@@ -20,11 +20,12 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 HWTREC = os.environ.get("HWTREC", "")
 SERVER = os.environ.get("HWTREC_SERVER", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
 PROG = os.path.join(TESTDIR, "exited-thread-prog")
-failures = []
 
 NOTE = r"""
 set pagination off
@@ -38,14 +39,6 @@ define lwps
   python print("LWPS %s" % sorted(t.ptid[1] for t in gdb.selected_inferior().threads()))
 end
 """
-
-
-def check(cond, what, detail=""):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-        if detail:
-            print("  | " + detail.replace("\n", "\n  | "))
 
 
 def gdb(work, cmds, *files):
@@ -97,9 +90,7 @@ def main():
         check(back == list(reversed(order)),
               "going back, each stop lists the threads alive there "
               "(%s, live forward %s)" % (back, order), replay)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
+    finish()
 
 
 main()

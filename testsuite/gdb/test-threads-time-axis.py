@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 HWTREC = os.environ.get("HWTREC", "")
 SERVER = os.environ.get("HWTREC_SERVER", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
@@ -34,15 +36,6 @@ SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.abspath(__file__)))
 PROG = os.path.join(TESTDIR, "turns-prog")
 DRIVER = os.path.join(SRCDIR, "threads-axis-driver.py")
 SOURCE = os.path.join(SRCDIR, "scenarios", "turns-prog.c")
-failures = []
-
-
-def check(cond, what, detail=""):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-        if detail:
-            print("  | " + detail.replace("\n", "\n  | "))
 
 
 def gdb(mode, line, target=None):
@@ -140,9 +133,7 @@ def main():
               all(v[1] >= 1 for v in per_thread.values()),
               "without time stamps each thread goes back alone: its three "
               "deposits, main none, then its start (%s)" % per_thread)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
+    finish()
 
 
 main()
