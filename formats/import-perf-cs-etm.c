@@ -266,7 +266,7 @@ static int etm_write(struct imp *m, const char *out_dir)
 	}
 	if (!err)
 		err = hwtr_writer_finish(m->w, &(struct hwtr_end){
-			hwtr_end_running, 0 });
+			.state = hwtr_end_running });
 out:
 	hwtr_writer_free(m->w);
 	m->w = NULL;

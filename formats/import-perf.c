@@ -1310,7 +1310,7 @@ static int write_recording(struct imp *m)
 		}
 	}
 	if ((err = hwtr_writer_finish(m->w, &(struct hwtr_end){
-			hwtr_end_running, 0 })))
+			.state = hwtr_end_running })))
 		return err;
 	return 0;
 }

@@ -74,6 +74,8 @@ struct source_result {
 	/* The program. */
 	bool ended;			/* it ended; status is its wait status */
 	int status;
+	bool has_fault_address;		/* it died of a fault the kernel raised */
+	uint64_t fault_address;		/* at this address (siginfo's si_addr) */
 	/* The recording. */
 	struct hwtr_writer *writer;	/* to finish, or NULL: leave it as it
 					 * is (none was made, it was removed,

@@ -11,7 +11,9 @@
 #include "error.h"
 #include "recording-file.h"
 
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +154,13 @@ json_t *manifest_encode(const struct hwtr_recording_info *info)
 	if (info->end.state == hwtr_end_signaled ||
 	    (info->end.state == hwtr_end_aborted && info->end.code))
 		json_object_set_new(end, "signal", json_integer(info->end.code));
+	if (info->end.state == hwtr_end_signaled && info->end.has_fault_address) {
+		char hex[24];
+
+		/* A string: si_addr may be any 64-bit value. */
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, info->end.fault_address);
+		json_object_set_new(end, "fault_address", json_string(hex));
+	}
 	if (info->end.state == hwtr_end_aborted)
 		json_object_set_new(end, "reason", json_string(
 			info->end_reason ? info->end_reason : "unknown"));
@@ -246,6 +255,27 @@ static int manifest_decode_pt(json_t *obj, const struct jfield_where *w,
 	return jfield_get_string_opt(obj, "address_filter", w, &pt->address_filter);
 }
 
+/* end.fault_address: "0x" and 1-16 hex digits, or absent. */
+static int fault_address_decode(json_t *obj, const struct jfield_where *w,
+				struct hwtr_end *end)
+{
+	const char *s = NULL, *p;
+	int err = jfield_get_string_opt(obj, "fault_address", w, &s);
+
+	if (err || !s)
+		return err;
+	p = s + 2;
+	if (strncmp(s, "0x", 2) || !*p || strlen(p) > 16 ||
+	    strspn(p, "0123456789abcdef") != strlen(p))
+		return hwtr_fail(hwtr_err_format,
+				 "%s: field \"end.fault_address\" is \"%s\", "
+				 "expected 0x and 1 to 16 lower-case hex digits",
+				 w->file, s);
+	end->fault_address = strtoull(p, NULL, 16);
+	end->has_fault_address = true;
+	return 0;
+}
+
 static int end_decode(json_t *obj, const struct jfield_where *w,
 		      struct hwtr_end *end, const char **reason)
 {
@@ -267,6 +297,8 @@ static int end_decode(json_t *obj, const struct jfield_where *w,
 	} else if (!strcmp(state, "signaled")) {
 		end->state = hwtr_end_signaled;
 		err = jfield_get_i64_opt(obj, "signal", w, &code);
+		if (!err)
+			err = fault_address_decode(obj, w, end);
 	} else if (!strcmp(state, "running")) {
 		end->state = hwtr_end_running;
 	} else if (!strcmp(state, "aborted")) {

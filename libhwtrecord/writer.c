@@ -805,7 +805,7 @@ int hwtr_writer_finish(struct hwtr_writer *w, const struct hwtr_end *end)
 int hwtr_writer_finish_aborted(struct hwtr_writer *w, const char *reason,
 			       int signal)
 {
-	struct hwtr_end end = { hwtr_end_aborted, signal };
+	struct hwtr_end end = { .state = hwtr_end_aborted, .code = signal };
 
 	free(w->end_reason);
 	w->end_reason = strdup(reason ? reason : "unknown");
@@ -872,7 +872,7 @@ int hwtr_writer_save_copy(struct hwtr_writer *w, const char *dir)
 	if (err)
 		return err;
 	/* The copy is finished: the program was still running. */
-	w->info.end = (struct hwtr_end){ hwtr_end_running, 0 };
+	w->info.end = (struct hwtr_end){ .state = hwtr_end_running };
 	w->info.complete = true;
 	err = write_manifest_in(w, dir);
 	w->info.end = end;

@@ -28,6 +28,12 @@ static const char *end_text(const struct hwtr_end *end, const char *reason,
 	case hwtr_end_signaled:
 		snprintf(buf, n, "killed by signal %d (%s)", end->code,
 			 strsignal(end->code));
+		if (end->has_fault_address) {
+			size_t len = strlen(buf);
+
+			snprintf(buf + len, n - len, ", fault address 0x%llx",
+				 (unsigned long long)end->fault_address);
+		}
 		break;
 	case hwtr_end_aborted:
 		snprintf(buf, n, "the recorder could not go on: %s",

@@ -90,12 +90,15 @@ static void job_control_end(const struct saved_signals *old)
 static struct hwtr_end end_of(const struct source_result *res)
 {
 	if (res->ended && WIFEXITED(res->status))
-		return (struct hwtr_end){ hwtr_end_exited,
-					  WEXITSTATUS(res->status) };
+		return (struct hwtr_end){ .state = hwtr_end_exited,
+					  .code = WEXITSTATUS(res->status) };
 	if (res->ended && WIFSIGNALED(res->status))
-		return (struct hwtr_end){ hwtr_end_signaled,
-					  WTERMSIG(res->status) };
-	return (struct hwtr_end){ hwtr_end_running, 0 };
+		return (struct hwtr_end){
+			.state = hwtr_end_signaled,
+			.code = WTERMSIG(res->status),
+			.has_fault_address = res->has_fault_address,
+			.fault_address = res->fault_address };
+	return (struct hwtr_end){ .state = hwtr_end_running };
 }
 
 /* The exit status: the source's when it set one, else the program's, else

@@ -184,6 +184,11 @@ enum hwtr_end_state {
 struct hwtr_end {
 	enum hwtr_end_state state;
 	int code;
+	/* hwtr_end_signaled by a fault the kernel raised (si_code > 0): the
+	 * address it reported (siginfo's si_addr), when the source knows it
+	 * (the Valgrind source: from Valgrind's own report). */
+	bool has_fault_address;
+	uint64_t fault_address;
 };
 
 /* A thread's trace stream as the manifest names it.  For CoreSight a

@@ -129,6 +129,28 @@ START_TEST(end_states_and_defaults)
 				"\"end\":{\"state\":\"exited\",\"exit_code\":3}}"), 0);
 	ck_assert_int_eq(info.end.state, hwtr_end_exited);
 	ck_assert_int_eq(info.end.code, 3);
+	ck_assert(!info.end.has_fault_address);
+
+	/* A fault's address: any 64-bit value, as a hex string. */
+	ck_assert_int_eq(decode(PT_HEAD PT_CONFIG PT_PROCESS "\"threads\":[],"
+				"\"end\":{\"state\":\"signaled\",\"signal\":11,"
+				"\"fault_address\":\"0xffffffffff600008\"}}"), 0);
+	ck_assert_int_eq(info.end.code, 11);
+	ck_assert(info.end.has_fault_address);
+	ck_assert_uint_eq(info.end.fault_address, 0xffffffffff600008ull);
+	refused(PT_HEAD PT_CONFIG PT_PROCESS "\"threads\":[],\"end\":{\"state\":"
+		"\"signaled\",\"signal\":11,\"fault_address\":\"8\"}}",
+		hwtr_err_format, FILE_NAME ": field \"end.fault_address\" is \"8\", "
+		"expected 0x and 1 to 16 lower-case hex digits");
+	refused(PT_HEAD PT_CONFIG PT_PROCESS "\"threads\":[],\"end\":{\"state\":"
+		"\"signaled\",\"signal\":11,\"fault_address\":"
+		"\"0x10000000000000000\"}}",
+		hwtr_err_format, FILE_NAME ": field \"end.fault_address\" is "
+		"\"0x10000000000000000\", expected 0x and 1 to 16 lower-case hex "
+		"digits");
+	refused(PT_HEAD PT_CONFIG PT_PROCESS "\"threads\":[],\"end\":{\"state\":"
+		"\"signaled\",\"signal\":11,\"fault_address\":8}}",
+		hwtr_err_format, FILE_NAME ": field \"fault_address\" is not a string");
 
 	ck_assert_int_eq(decode(PT_HEAD PT_CONFIG PT_PROCESS "\"threads\":[],"
 				"\"end\":{\"state\":\"aborted\",\"signal\":9,"

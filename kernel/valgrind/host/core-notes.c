@@ -4,7 +4,14 @@
  * and the memory, but no NT_AUXV and no NT_FILE, so GDB cannot tell where a
  * PIE program was loaded (Valgrind puts it at 0x108000) and shows `??`
  * frames.  We add both notes from what the recorder knows: the client's auxv
- * as the tool read it, and the file mappings the tool reported.
+ * as the tool read it, and the file mappings the tool reported.  Nor has it
+ * NT_SIGINFO (GDB's `$_siginfo`): for a fault the kernel raised, whose
+ * address Valgrind reported (fault-report.c), we add the siginfo the kernel
+ * would have given: signal, errno and code from Valgrind's own (the first
+ * thread's pr_info, the signalled thread's, as Valgrind writes it), the
+ * address, every other byte zero (force_sig_fault clears the rest).  It
+ * goes right after that thread's NT_PRSTATUS, where the kernel puts it and
+ * GDB looks for it.
  *
  * How: copy the core, append a new note blob (the old notes plus ours) at the
  * end of the copy, and point the PT_NOTE program header at it (converted to
@@ -17,14 +24,21 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/procfs.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
 #endif
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+#define SIGINFO_SIZE 128	/* x86-64 siginfo_t */
 
 struct blob {
 	uint8_t *p;
@@ -57,6 +71,68 @@ static int add_note(struct blob *b, uint32_t type, const void *desc,
 
 	return blob_put(b, &nh, sizeof(nh)) || blob_put(b, "CORE", 5) ||
 	       blob_put(b, desc, size) ? -1 : 0;
+}
+
+/* The kernel's siginfo of a fault with Valgrind's PRSTATUS (its pr_info:
+ * signal, code, errno) and address ADDR, or false when it is not that of
+ * a fault the kernel raised on a data access: si_code <= 0 (sent by a
+ * process, whose sender Valgrind does not say), another signal than
+ * SIGNAL, or ADDR the thread's PC, a jump to where no code can run, for
+ * which Valgrind makes up the code (SEGV_ACCERR for a call through NULL,
+ * where the kernel says SEGV_MAPERR). */
+static bool fault_siginfo(const struct elf_prstatus *st, int signal,
+			  uint64_t addr, uint8_t out[SIGINFO_SIZE])
+{
+	struct user_regs_struct regs;
+	int32_t signo = st->pr_info.si_signo, code = st->pr_info.si_code,
+		error = st->pr_info.si_errno;
+
+	memcpy(&regs, &st->pr_reg, sizeof(regs));
+	if (signo != signal || code <= 0 || regs.rip == addr)
+		return false;
+	memset(out, 0, SIGINFO_SIZE);
+	memcpy(out, &signo, 4);		/* siginfo_t: si_signo, si_errno, */
+	memcpy(out + 4, &error, 4);	/* si_code, then the union at 16 */
+	memcpy(out + 8, &code, 4);
+	memcpy(out + 16, &addr, 8);
+	return true;
+}
+
+/* Copy the notes RAW (SIZE bytes) into B, with NT_SIGINFO for FAULT after
+ * the first NT_PRSTATUS when there is one to add; -1 when out of memory. */
+static int copy_notes(struct blob *b, const uint8_t *raw, size_t size,
+		      const struct core_fault *fault)
+{
+	bool added = !fault;
+	size_t off = 0;
+
+	while (off + sizeof(Elf64_Nhdr) <= size) {
+		Elf64_Nhdr nh;
+		size_t desc, next;
+
+		memcpy(&nh, raw + off, sizeof(nh));
+		desc = off + sizeof(nh) + ((nh.n_namesz + 3) & ~(size_t)3);
+		next = desc + ((nh.n_descsz + (size_t)3) & ~(size_t)3);
+		if (desc > size || next > size)
+			break;	/* not ours to mend: copied as it is below */
+		if (blob_put(b, raw + off, next - off))
+			return -1;
+		off = next;
+		if (!added && nh.n_type == NT_PRSTATUS && nh.n_namesz == 5 &&
+		    !memcmp(raw + desc - 8, "CORE", 5) &&
+		    nh.n_descsz >= sizeof(struct elf_prstatus)) {
+			struct elf_prstatus st;
+			uint8_t info[SIGINFO_SIZE];
+
+			added = true;
+			memcpy(&st, raw + desc, sizeof(st));	/* 4-aligned */
+			if (fault_siginfo(&st, fault->signal, fault->address,
+					  info) &&
+			    add_note(b, NT_SIGINFO, info, sizeof(info)))
+				return -1;
+		}
+	}
+	return off < size && blob_put(b, raw + off, size - off) ? -1 : 0;
 }
 
 static int fail(char *err, size_t size, const char *fmt, ...)
@@ -132,7 +208,8 @@ static int nt_file(struct blob *b, const struct sideband *sb)
 }
 
 int core_add_notes(const char *vgcore, const char *out,
-		   const struct sideband *sb, char *err, size_t size)
+		   const struct sideband *sb, const struct core_fault *fault,
+		   char *err, size_t size)
 {
 	struct blob notes = { 0 };
 	size_t nphdr, i, nauxv;
@@ -173,7 +250,7 @@ int core_add_notes(const char *vgcore, const char *out,
 		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)note.p_offset,
 						   note.p_filesz, ELF_T_BYTE);
 
-		if (!d || blob_put(&notes, d->d_buf, d->d_size)) {
+		if (!d || copy_notes(&notes, d->d_buf, d->d_size, fault)) {
 			fail(err, size, "%s: cannot read the notes at offset "
 			     "%llu", vgcore, (unsigned long long)note.p_offset);
 			goto out;

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include "valgrind-source.h"
 #include "core-notes.h"
+#include "fault-report.h"
 #include "event-reader.h"
 #include "pt-encoder.h"
 #include "scratch.h"
@@ -684,6 +685,7 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	struct recorder *r = &run->r;
 	int status = res->status, err;
 	char vgcore[PATH_MAX];
+	struct core_fault fault = { 0 };
 	size_t i;
 
 	res->name = run->name;
@@ -733,13 +735,22 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	}
 	/* The end state: at a fatal signal Valgrind's, at an exit the tool's
 	 * (--hwtrec-exit-core). */
+	if (WIFSIGNALED(status) &&
+	    fault_report_address(run->tmpdir, r->pid, WTERMSIG(status),
+				 &fault.address)) {
+		fault.signal = WTERMSIG(status);
+		res->has_fault_address = true;
+		res->fault_address = fault.address;
+	}
 	if (!r->failed && !r->opt.no_core &&
 	    (WIFSIGNALED(status) || (WIFEXITED(status) && r->got_exit)) &&
 	    find_vgcore(run->tmpdir, r->pid, vgcore, sizeof(vgcore))) {
 		char fixed[PATH_MAX], msg[512];
 
 		snprintf(fixed, sizeof(fixed), "%s/core", run->tmpdir);
-		if (core_add_notes(vgcore, fixed, r->sb, msg, sizeof(msg)) < 0) {
+		if (core_add_notes(vgcore, fixed, r->sb,
+				   fault.signal ? &fault : NULL, msg,
+				   sizeof(msg)) < 0) {
 			fprintf(stderr, "hwtrec record: %s; keeping Valgrind's "
 				"core as it is\n", msg);
 			snprintf(fixed, sizeof(fixed), "%s", vgcore);
@@ -870,7 +881,7 @@ static bool live_command(struct recorder *r, int fd, char *line)
 		else
 			printf("saved\n");
 	} else if (sscanf(line, "end %15s %d", state, &code) == 2) {
-		struct hwtr_end end = { hwtr_end_running, code };
+		struct hwtr_end end = { .state = hwtr_end_running, .code = code };
 		size_t i;
 
 		if (!strcmp(state, "exited"))
