@@ -5,19 +5,17 @@
  * PIE program was loaded (Valgrind puts it at 0x108000) and shows `??`
  * frames.  We add both notes from what the recorder knows: the client's auxv
  * as the tool read it, and the file mappings the tool reported.  Nor has it
- * NT_SIGINFO (GDB's `$_siginfo`): for a fault the kernel raised, whose
- * address Valgrind reported (fault-report.c), we add the siginfo the kernel
- * would have given: signal, errno and code from Valgrind's own (the first
- * thread's pr_info, the signalled thread's, as Valgrind writes it), the
- * address, every other byte zero (force_sig_fault clears the rest).  It
- * goes right after that thread's NT_PRSTATUS, where the kernel puts it and
- * GDB looks for it.
+ * NT_SIGINFO (GDB's `$_siginfo`): where the recording knows it
+ * (core-siginfo.c) we add the siginfo the kernel would have given, for the
+ * first thread (the signalled one, as Valgrind writes it), right after its
+ * NT_PRSTATUS, where the kernel puts it and GDB looks for it.
  *
  * How: copy the core, append a new note blob (the old notes plus ours) at the
  * end of the copy, and point the PT_NOTE program header at it (converted to
  * file layout by libelf and written in place, so nothing else moves).
  */
 #include "core-notes.h"
+#include "core-siginfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +36,6 @@
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
 #endif
-#define SIGINFO_SIZE 128	/* x86-64 siginfo_t */
 
 struct blob {
 	uint8_t *p;
@@ -73,38 +70,36 @@ static int add_note(struct blob *b, uint32_t type, const void *desc,
 	       blob_put(b, desc, size) ? -1 : 0;
 }
 
-/* The kernel's siginfo of a fault with Valgrind's PRSTATUS (its pr_info:
- * signal, code, errno) and address ADDR, or false when it is not that of
- * a fault the kernel raised on a data access: si_code <= 0 (sent by a
- * process, whose sender Valgrind does not say), another signal than
- * SIGNAL, or ADDR the thread's PC, a jump to where no code can run, for
- * which Valgrind makes up the code (SEGV_ACCERR for a call through NULL,
- * where the kernel says SEGV_MAPERR). */
-static bool fault_siginfo(const struct elf_prstatus *st, int signal,
-			  uint64_t addr, uint8_t out[SIGINFO_SIZE])
+/* N bytes of the core ELF's memory at ADDR (its PT_LOAD segments, read
+ * from FD) into OUT: false when the core does not hold them. */
+static bool read_memory(Elf *elf, int fd, uint64_t addr, uint8_t *out, size_t n)
 {
-	struct user_regs_struct regs;
-	int32_t signo = st->pr_info.si_signo, code = st->pr_info.si_code,
-		error = st->pr_info.si_errno;
+	size_t nphdr, i;
 
-	memcpy(&regs, &st->pr_reg, sizeof(regs));
-	if (signo != signal || code <= 0 || regs.rip == addr)
+	if (elf_getphdrnum(elf, &nphdr))
 		return false;
-	memset(out, 0, SIGINFO_SIZE);
-	memcpy(out, &signo, 4);		/* siginfo_t: si_signo, si_errno, */
-	memcpy(out + 4, &error, 4);	/* si_code, then the union at 16 */
-	memcpy(out + 8, &code, 4);
-	memcpy(out + 16, &addr, 8);
-	return true;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    addr >= ph.p_vaddr && addr - ph.p_vaddr <= ph.p_filesz &&
+		    ph.p_filesz - (addr - ph.p_vaddr) >= n)
+			return pread(fd, out, n, (off_t)(ph.p_offset +
+				     (addr - ph.p_vaddr))) == (ssize_t)n;
+	}
+	return false;
 }
 
-/* Copy the notes RAW (SIZE bytes) into B, with NT_SIGINFO for FAULT after
- * the first NT_PRSTATUS when there is one to add; -1 when out of memory. */
+/* Copy the notes RAW (SIZE bytes) into B, with NT_SIGINFO for END after
+ * the first NT_PRSTATUS when the recording knows it (core-siginfo.c); -1
+ * when out of memory.  ELF and FD: the core, for its memory. */
 static int copy_notes(struct blob *b, const uint8_t *raw, size_t size,
-		      const struct core_fault *fault)
+		      const struct core_end *how, Elf *elf, int fd)
 {
-	bool added = !fault;
+	struct core_end end = how ? *how : (struct core_end){ 0 };
+	bool added = !how;
 	size_t off = 0;
+
 
 	while (off + sizeof(Elf64_Nhdr) <= size) {
 		Elf64_Nhdr nh;
@@ -122,12 +117,16 @@ static int copy_notes(struct blob *b, const uint8_t *raw, size_t size,
 		    !memcmp(raw + desc - 8, "CORE", 5) &&
 		    nh.n_descsz >= sizeof(struct elf_prstatus)) {
 			struct elf_prstatus st;
-			uint8_t info[SIGINFO_SIZE];
+			struct user_regs_struct regs;
+			uint8_t info[CORE_SIGINFO_SIZE];
 
 			added = true;
 			memcpy(&st, raw + desc, sizeof(st));	/* 4-aligned */
-			if (fault_siginfo(&st, fault->signal, fault->address,
-					  info) &&
+			memcpy(&regs, &st.pr_reg, sizeof(regs));
+			end.has_bytes_before_pc = regs.rip >= 2 &&
+				read_memory(elf, fd, regs.rip - 2,
+					    end.bytes_before_pc, 2);
+			if (core_siginfo(&st, &end, info) &&
 			    add_note(b, NT_SIGINFO, info, sizeof(info)))
 				return -1;
 		}
@@ -208,7 +207,7 @@ static int nt_file(struct blob *b, const struct sideband *sb)
 }
 
 int core_add_notes(const char *vgcore, const char *out,
-		   const struct sideband *sb, const struct core_fault *fault,
+		   const struct sideband *sb, const struct core_end *end,
 		   char *err, size_t size)
 {
 	struct blob notes = { 0 };
@@ -217,7 +216,7 @@ int core_add_notes(const char *vgcore, const char *out,
 	int fd, note_index = -1, rc = -1;
 	GElf_Phdr note;
 	Elf *elf;
-	off_t end;
+	off_t blob_at;
 
 	if (!auxv)
 		return fail(err, size, "no auxv from the tool for the core");
@@ -250,7 +249,7 @@ int core_add_notes(const char *vgcore, const char *out,
 		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)note.p_offset,
 						   note.p_filesz, ELF_T_BYTE);
 
-		if (!d || copy_notes(&notes, d->d_buf, d->d_size, fault)) {
+		if (!d || copy_notes(&notes, d->d_buf, d->d_size, end, elf, fd)) {
 			fail(err, size, "%s: cannot read the notes at offset "
 			     "%llu", vgcore, (unsigned long long)note.p_offset);
 			goto out;
@@ -260,9 +259,9 @@ int core_add_notes(const char *vgcore, const char *out,
 		fail(err, size, "out of memory");
 		goto out;
 	}
-	end = lseek(fd, 0, SEEK_END);
-	end = (end + 7) & ~(off_t)7;
-	if (pwrite(fd, notes.p, notes.len, end) != (ssize_t)notes.len) {
+	blob_at = lseek(fd, 0, SEEK_END);
+	blob_at = (blob_at + 7) & ~(off_t)7;
+	if (pwrite(fd, notes.p, notes.len, blob_at) != (ssize_t)notes.len) {
 		fail(err, size, "%s: write failed: %s", out, strerror(errno));
 		goto out;
 	}
@@ -273,7 +272,7 @@ int core_add_notes(const char *vgcore, const char *out,
 		GElf_Ehdr eh;
 		Elf64_Phdr ph = {
 			.p_type = PT_NOTE, .p_flags = (Elf64_Word)note.p_flags,
-			.p_offset = (Elf64_Off)end, .p_filesz = notes.len,
+			.p_offset = (Elf64_Off)blob_at, .p_filesz = notes.len,
 			.p_align = note.p_align,
 		};
 		Elf_Data src = { .d_buf = &ph, .d_type = ELF_T_PHDR,

@@ -4,20 +4,15 @@
 #define HWTREC_CORE_NOTES_H
 
 #include "../../sideband.h"
+#include "core-siginfo.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* The fault that ended the program, as Valgrind reported it. */
-struct core_fault {
-	int signal;
-	uint64_t address;
-};
-
-/* Also NT_SIGINFO for FAULT (or NULL) when the core's signal is that
- * fault's (core-notes.c). */
+/* Also NT_SIGINFO of the signal END says ended the program (NULL: not
+ * a signal), where the recording knows it (core-siginfo.c). */
 int core_add_notes(const char *vgcore, const char *out,
-		   const struct sideband *sb, const struct core_fault *fault,
+		   const struct sideband *sb, const struct core_end *end,
 		   char *err, size_t errsize);
 
 #endif

@@ -685,7 +685,7 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	struct recorder *r = &run->r;
 	int status = res->status, err;
 	char vgcore[PATH_MAX];
-	struct core_fault fault = { 0 };
+	struct core_end end = { 0 };
 	size_t i;
 
 	res->name = run->name;
@@ -735,12 +735,15 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	}
 	/* The end state: at a fatal signal Valgrind's, at an exit the tool's
 	 * (--hwtrec-exit-core). */
-	if (WIFSIGNALED(status) &&
-	    fault_report_address(run->tmpdir, r->pid, WTERMSIG(status),
-				 &fault.address)) {
-		fault.signal = WTERMSIG(status);
-		res->has_fault_address = true;
-		res->fault_address = fault.address;
+	if (WIFSIGNALED(status)) {
+		end.signal = WTERMSIG(status);
+		end.has_process = true;
+		end.pid = (int32_t)r->pid;
+		end.uid = (uint32_t)getuid();
+		end.has_fault_address = fault_report_address(
+			run->tmpdir, r->pid, end.signal, &end.fault_address);
+		res->has_fault_address = end.has_fault_address;
+		res->fault_address = end.fault_address;
 	}
 	if (!r->failed && !r->opt.no_core &&
 	    (WIFSIGNALED(status) || (WIFEXITED(status) && r->got_exit)) &&
@@ -749,7 +752,7 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 
 		snprintf(fixed, sizeof(fixed), "%s/core", run->tmpdir);
 		if (core_add_notes(vgcore, fixed, r->sb,
-				   fault.signal ? &fault : NULL, msg,
+				   end.signal ? &end : NULL, msg,
 				   sizeof(msg)) < 0) {
 			fprintf(stderr, "hwtrec record: %s; keeping Valgrind's "
 				"core as it is\n", msg);
