@@ -275,6 +275,89 @@ static int find_read(struct replay *r, struct replay_thread *t, bool reverse,
 	}
 }
 
+/* The x86-64 red zone: a leaf function's locals may lie this far below
+ * the stack pointer. */
+#define RED_ZONE 128
+
+/* Where the frame holding stack address W at position FROM began: the
+ * call that made it (*CALL), its first instruction being the callee's.
+ * 1, or 0 when W is in no frame of the call stack there (not on the
+ * stack, or in a frame the history does not see begin, or one entered by
+ * a jump), or an error.  The frame of a call at C holds the addresses
+ * below the return address it pushed, rsp at C minus 8. */
+static int frame_begin(struct replay *r, struct replay_thread *t,
+		       uint64_t from, uint64_t w, uint64_t *call)
+{
+	struct hwtr_segment frames[REPLAY_MAX_FRAMES];
+	struct hwtr_insn insn;
+	uint64_t rsp;
+	int n, i, rc;
+
+	if (hwtr_values_register(r->values, t->history, from, hwtr_amd64_rsp,
+				 &rsp, sizeof(rsp)) < 0 || w + RED_ZONE < rsp)
+		return 0;	/* below the stack, or not a stack address */
+	if ((rc = hwtr_cursor_goto(t->scratch, from)) < 0)
+		return rc;
+	n = hwtr_cursor_callstack(t->scratch, frames, REPLAY_MAX_FRAMES);
+	for (i = 0; i < n; i++) {
+		struct hwtr_segment first = frames[i];
+		uint64_t sp;
+
+		while (first.prev)
+			if ((rc = hwtr_thread_segment(t->history, first.prev,
+						      &first)) < 0)
+				return rc;
+		if (first.insn_begin <= 1 ||
+		    (first.flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
+			return 0;
+		*call = first.insn_begin - 1;
+		if ((rc = hwtr_cursor_goto(t->scratch, *call)) < 0 ||
+		    (rc = hwtr_cursor_insn(t->scratch, &insn)) < 0)
+			return rc;
+		if (insn.gap || insn.iclass != hwtr_ic_call ||
+		    hwtr_values_register(r->values, t->history, *call,
+					 hwtr_amd64_rsp, &sp, sizeof(sp)) < 0)
+			return 0;
+		if (w < sp - 8)
+			return 1;
+	}
+	return 0;
+}
+
+/* Going back, a write watchpoint on a local stops where the local's frame
+ * began (the call), as GDB's software watchpoint does under record full:
+ * GDB checks its frame at every step and, gone, deletes it there ("left
+ * the block").  For a hardware watchpoint GDB only checks that at a stop
+ * (its scope breakpoint, at the caller's return address, serves going
+ * forward), so the server stops there: GDB then finds the frame gone, or,
+ * for a watchpoint without a scope (watch -l), the value unchanged, and
+ * goes on.  The nearest such call in FIRST..LAST beyond *K (found: 1). */
+static int find_frame_begin(struct replay *r, struct replay_thread *t,
+			    uint64_t from, uint64_t first, uint64_t last,
+			    bool found, uint64_t *k, struct replay_watch *hit)
+{
+	size_t i;
+	int rc, any = 0;
+
+	for (i = 0; i < r->nwatches; i++) {
+		const struct replay_watch *w = &r->watches[i];
+		uint64_t call;
+
+		if (w->type != 2)
+			continue;	/* GDB reports reads without a change */
+		rc = frame_begin(r, t, from, w->addr, &call);
+		if (rc < 0)
+			return rc;
+		if (!rc || call < first || call > last || (found && call <= *k))
+			continue;
+		*k = call;
+		*hit = (struct replay_watch){ 2, w->addr, 0 };
+		found = true;
+		any = 1;
+	}
+	return any;
+}
+
 static bool any_read_watch(const struct replay *r)
 {
 	size_t i;
@@ -356,6 +439,15 @@ int replay_watch_after_move(struct replay *r, struct replay_thread *t,
 			k = kr;
 			hit = read_hit;
 		}
+	}
+	if (reverse) {
+		int fb = find_frame_begin(r, t, last + 1 > t->instructions
+					  ? t->instructions : last + 1,
+					  first, last, found, &k, &hit);
+
+		if (fb < 0)
+			return fb;
+		found |= fb;
 	}
 	if (!found)
 		return 0;
