@@ -406,12 +406,10 @@ int replay_watch_after_move(struct replay *r, struct replay_thread *t,
 	 * (from the end state, the last one too); going forward, those it
 	 * ran (to the end state, the last one too). */
 	if (reverse) {
-		if (from_tail > 1 && t->tail_step)
-			return 0;	/* within the tail: nothing ran */
+		if (t->tail_step)
+			return 0;	/* still in the tail: nothing undone */
 		first = to_pos;
 		last = (from_tail ? t->instructions + 1 : from_pos) - 1;
-		if (t->tail_step)
-			return 0;
 	} else {
 		if (from_tail)
 			return 0;
