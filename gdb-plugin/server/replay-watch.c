@@ -299,18 +299,17 @@ static int frame_begin(struct replay *r, struct replay_thread *t,
 	if ((rc = hwtr_cursor_goto(t->scratch, from)) < 0)
 		return rc;
 	n = hwtr_cursor_callstack(t->scratch, frames, REPLAY_MAX_FRAMES);
-	for (i = 0; i < n; i++) {
-		struct hwtr_segment first = frames[i];
+	/* Frame I's caller segment (its up link) ends with the call that made
+	 * it, unless the link is where a return went (the history began
+	 * inside it) or a tail jump. */
+	for (i = 0; i + 1 < n; i++) {
 		uint64_t sp;
 
-		while (first.prev)
-			if ((rc = hwtr_thread_segment(t->history, first.prev,
-						      &first)) < 0)
-				return rc;
-		if (first.insn_begin <= 1 ||
-		    (first.flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
+		if (frames[i].flags & (HWTR_SEG_UP_LINKS_TO_RET |
+				       HWTR_SEG_UP_LINKS_TO_TAILCALL) ||
+		    frames[i + 1].insn_end < 2)
 			return 0;
-		*call = first.insn_begin - 1;
+		*call = frames[i + 1].insn_end - 1;
 		if ((rc = hwtr_cursor_goto(t->scratch, *call)) < 0 ||
 		    (rc = hwtr_cursor_insn(t->scratch, &insn)) < 0)
 			return rc;
