@@ -15,10 +15,12 @@
 #include <stdint.h>
 
 /* A watchpoint GDB inserted (Z2 write, Z3 read, Z4 access), or a hit:
- * TYPE and the first watched byte the instruction touched (LEN 0). */
+ * TYPE, the first watched byte the instruction touched (LEN 0) and the
+ * instruction's number (INSN). */
 struct replay_watch {
 	int type;
 	uint64_t addr, len;
+	uint64_t insn;
 };
 
 struct insn_reads_cache;

@@ -128,7 +128,15 @@ static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
 			goto fail;
 		if (ev != replay_breakpoint && ev != replay_watchpoint)
 			continue;
-		if ((rc = position_stamp(t, &stamp)) < 0)
+		/* A watchpoint going forward stops after the instruction
+		 * that touched the memory: its time is that instruction's,
+		 * not the next one's (which may run much later, after other
+		 * threads ran). */
+		if (ev == replay_watchpoint && !reverse)
+			rc = hwtr_thread_insn_stamp(t->history, r->hit.insn, &stamp);
+		else
+			rc = position_stamp(t, &stamp);
+		if (rc < 0)
 			goto fail;
 		/* Equal stamps (threads running at once, or two at their
 		 * end states): the reference thread, then the first. */

@@ -61,7 +61,7 @@ int replay_insert_watchpoint(struct replay *r, int type, uint64_t addr,
 		r->watches = p;
 		r->cap_watches = cap;
 	}
-	r->watches[r->nwatches++] = (struct replay_watch){ type, addr, len };
+	r->watches[r->nwatches++] = (struct replay_watch){ .type = type, .addr = addr, .len = len };
 	return 0;
 }
 
@@ -128,7 +128,7 @@ static int find_write(struct replay *r, struct replay_thread *t, bool reverse,
 			continue;
 		found = true;
 		*k = at;
-		*hit = (struct replay_watch){ w->type, where, 0 };
+		*hit = (struct replay_watch){ .type = w->type, .addr = where };
 		/* Any nearer hit must come before this one. */
 		if (reverse)
 			first = at + 1;
@@ -225,8 +225,9 @@ static int insn_reads_watched(struct replay *r, struct replay_thread *t,
 			    w->addr >= reads[i].addr + reads[i].len)
 				continue;
 			*hit = (struct replay_watch){
-				w->type, reads[i].addr > w->addr ? reads[i].addr
-								  : w->addr, 0 };
+				.type = w->type,
+				.addr = reads[i].addr > w->addr ? reads[i].addr
+								 : w->addr };
 			return 1;
 		}
 	return 0;
@@ -350,7 +351,7 @@ static int find_frame_begin(struct replay *r, struct replay_thread *t,
 		if (!rc || call < first || call > last || (found && call <= *k))
 			continue;
 		*k = call;
-		*hit = (struct replay_watch){ 2, w->addr, 0 };
+		*hit = (struct replay_watch){ .type = 2, .addr = w->addr };
 		found = true;
 		any = 1;
 	}
@@ -456,8 +457,8 @@ int replay_watch_after_move(struct replay *r, struct replay_thread *t,
 	}
 	if (rc < 0)
 		return rc;
-	r->hit.type = hit.type;
-	r->hit.addr = hit.addr;
+	r->hit = (struct replay_watch){ .type = hit.type, .addr = hit.addr,
+					.insn = k };
 	*event = replay_watchpoint;
 	return 0;
 }
