@@ -971,6 +971,191 @@ out:
 	return err;
 }
 
+/* The log position of history number NUMBER, or of the instruction after
+ * it when NUMBER is a gap (or is one past the history): log_position
+ * without the gap's 0. */
+static uint64_t log_position_from(const struct values_history_thread *ht,
+				  uint64_t number)
+{
+	size_t lo = 0, hi = ht->ngaps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ht->gaps[mid] < number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ht->log_base + number - lo;
+}
+
+/* The log position of the last instruction at or before NUMBER. */
+static uint64_t log_position_upto(const struct values_history_thread *ht,
+				  uint64_t number)
+{
+	size_t lo = 0, hi = ht->ngaps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ht->gaps[mid] <= number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ht->log_base + number - lo;
+}
+
+/* Whether memory record R touches [ADDR, ADDR+SIZE); *HIT its first byte
+ * there. */
+static bool record_touches(const struct values_record *r, uint64_t addr,
+			   uint64_t size, uint64_t *hit)
+{
+	if ((r->type != HWTR_VREC_STORE && r->type != HWTR_VREC_UNKNOWN) ||
+	    r->len == 0 || r->addr >= addr + size || addr >= r->addr + r->len)
+		return false;
+	*hit = r->addr > addr ? r->addr : addr;
+	return true;
+}
+
+/* Scan chunk K for LT's memory records touching the range whose position
+ * is in [FROM, TO]: the first one (FIRST) or the last one, into *POS and
+ * *HIT.  1 found, 0 not, or an error. */
+static int scan_chunk_changes(const struct values_index *ix, size_t k,
+			      const struct values_thread *ours, uint64_t from,
+			      uint64_t to, bool first, uint64_t addr,
+			      uint64_t size, uint64_t *pos, uint64_t *hit)
+{
+	const struct values_chunk *c = &ix->chunks[k];
+	size_t off, end = k + 1 < ix->nchunks ? ix->chunks[k + 1].offset : ix->end;
+	const struct values_thread *lt;
+	struct values_record r;
+	struct values_base base;
+	bool found = false;
+	uint64_t h;
+	int err;
+
+	lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
+	for (off = c->offset, base = c->base; off < end;
+	     off = r.next, values_base_next(&base, &r)) {
+		if ((err = values_record_read(ix, off, &base, &r)))
+			return err;
+		if (r.type == HWTR_VREC_THREAD) {
+			lt = values_index_thread(ix, r.lwpid);
+			continue;
+		}
+		if (lt != ours || r.pos < from || r.pos > to ||
+		    !record_touches(&r, addr, size, &h))
+			continue;
+		*pos = r.pos;
+		*hit = h;
+		found = true;
+		if (first)
+			return 1;
+	}
+	return found;
+}
+
+int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
+			    uint64_t number, int direction, uint64_t limit,
+			    uint64_t addr, uint64_t size, uint64_t *found,
+			    uint64_t *hit_addr)
+{
+	const struct values_index *ix;
+	struct values_history_thread *ht;
+	uint64_t pos, from, to, global, known, at = 0, hit = 0;
+	size_t k;
+	int rc = 0;
+
+	if (!v || !thread || !found || !hit_addr || direction == 0)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_find_change: "
+				 "NULL or no direction");
+	if (size == 0 || addr + size < addr)
+		return hwtr_fail(hwtr_err_invalid, "values: the range 0x%llx + "
+				 "%llu is empty or wraps around",
+				 (unsigned long long)addr,
+				 (unsigned long long)size);
+	ht = find_thread(v, thread);
+	if (!ht)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_values_find_change: a "
+				 "thread of another history");
+	if (number < 1 || number > ht->instructions + 1 || limit < 1 ||
+	    limit > ht->instructions)
+		return hwtr_fail(hwtr_err_range, "values: position %llu or "
+				 "limit %llu is outside the history (1..%llu)",
+				 (unsigned long long)number,
+				 (unsigned long long)limit,
+				 (unsigned long long)ht->instructions);
+	if (!v->memory_known || !ht->log || ht->first_known > ht->log_base + 1)
+		return hwtr_fail(hwtr_err_notfound, "values: the data log cannot "
+				 "say where memory changed (it is cut off, or "
+				 "lacks the thread, or was read from its end "
+				 "only)");
+	ix = &v->index;
+	pos = log_position_from(ht, number);
+	known = known_positions(ht->log);
+	if (direction < 0) {
+		if (number <= limit)
+			return 0;
+		from = log_position_from(ht, limit);
+		to = pos - 1;
+	} else {
+		if (number > limit)
+			return 0;
+		from = pos;
+		to = log_position_upto(ht, limit);
+	}
+	if (to > known)
+		to = known;	/* a fault's records after the last sync */
+	if (from > to || ix->nchunks == 0)
+		return 0;
+	/* Records come in the order the threads ran (global counts only
+	 * grow along the log): the chunks that may hold FROM..TO. */
+	k = global_of(ht->log, from, &global) ? first_chunk_from(ix, global) : 0;
+	if (direction > 0) {
+		uint64_t end_global = UINT64_MAX;
+
+		if (!global_of(ht->log, to, &end_global))
+			end_global = UINT64_MAX;
+		for (; k < ix->nchunks; k++) {
+			if (k > 0 && ix->chunks[k - 1].max_global > end_global)
+				break;	/* every record here is later than TO */
+			if (!values_chunk_may_touch(&ix->chunks[k], addr, size))
+				continue;
+			rc = scan_chunk_changes(ix, k, ht->log, from, to, true,
+						addr, size, &at, &hit);
+			if (rc != 0)
+				break;
+		}
+	} else {
+		size_t last = global_of(ht->log, to + 1, &global)
+			      ? first_chunk_from(ix, global) : ix->nchunks - 1;
+
+		if (last >= ix->nchunks)
+			last = ix->nchunks - 1;
+		uint64_t start_global = 0;
+
+		if (!global_of(ht->log, from, &start_global))
+			start_global = 0;
+		for (k = last + 1; k-- > 0;) {
+			if (ix->chunks[k].max_global < start_global)
+				break;	/* every record here is older than FROM */
+			if (!values_chunk_may_touch(&ix->chunks[k], addr, size))
+				continue;
+			rc = scan_chunk_changes(ix, k, ht->log, from, to, false,
+						addr, size, &at, &hit);
+			if (rc != 0)
+				break;
+		}
+	}
+	if (rc <= 0)
+		return rc;
+	*found = history_number(ht, at);
+	*hit_addr = hit;
+	return 1;
+}
+
 int values_locate(struct hwtr_values *v, struct hwtr_thread *thread,
 		  uint64_t number, const struct values_index **index,
 		  const struct values_thread **log, uint64_t *pos,

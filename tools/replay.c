@@ -214,16 +214,18 @@ int hwtrec_replay_main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "hwtrec replay: the hwtrecord GDB plugin was not found "
 			"(set HWTREC_PYTHONDIR); GDB runs without it\n");
+		/* The plugin leaves GDB's hardware watchpoints on where the
+		 * server has them (a data log), and turns them off where not
+		 * (watchpoints.py).  Without it, off: `watch` then makes GDB's
+		 * software ones, which read the values at each position and
+		 * so fire in reverse too. */
+		gargv[n++] = "-ex";
+		gargv[n++] = "set remote hardware-watchpoint-limit 0";
 	}
 	/* Requests about the history wait while the server builds it
 	 * (seconds on a long recording): GDB must not give up on them. */
 	gargv[n++] = "-ex";
 	gargv[n++] = "set remotetimeout 600";
-	/* The server has no hardware watchpoints: `watch` then makes GDB's
-	 * software ones, which read the values at each position (exact with
-	 * the Valgrind source's data log) and so fire in reverse too. */
-	gargv[n++] = "-ex";
-	gargv[n++] = "set remote hardware-watchpoint-limit 0";
 	if (foreign) {
 		snprintf(set_arch, sizeof(set_arch), "set architecture %s", arch);
 		gargv[n++] = "-ex";

@@ -450,6 +450,7 @@ static int reply_replay_stop(struct live *l, uint32_t tid,
 
 	switch (event) {
 	case replay_stepped:
+	case replay_watchpoint:	/* live mode has none of the replay's */
 		break;
 	case replay_breakpoint:
 		/* Without swbreak GDB finds the breakpoint from the PC. */

@@ -186,6 +186,8 @@ int plugin_reply_info(struct rsp_conn *conn, const struct plugin_info *info)
 		json_object_set_new(o, "format", json_string(info->format));
 	}
 	json_object_set_new(o, "threads", threads);
+	if (info->watchpoints)
+		json_object_set_new(o, "watchpoints", json_true());
 	if (info->live) {
 		json_object_set_new(o, "live", json_true());
 		json_object_set_new(o, "tracing", json_boolean(info->tracing));

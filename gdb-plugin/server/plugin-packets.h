@@ -82,6 +82,9 @@ struct plugin_info {
 	const char *source, *format;
 	bool replaying;
 	bool building;		/* only with has_history */
+	/* Z2/Z3/Z4 are served (from the data log): the plugin leaves GDB's
+	 * hardware watchpoints on. */
+	bool watchpoints;
 	struct plugin_thread_info *threads;
 	size_t nthreads;
 	/* Live mode */

@@ -14,6 +14,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A watchpoint GDB inserted (Z2 write, Z3 read, Z4 access), or a hit:
+ * TYPE, the first watched byte the instruction touched (LEN 0) and the
+ * instruction's number (INSN). */
+struct replay_watch {
+	int type;
+	uint64_t addr, len;
+	uint64_t insn;
+};
+
+struct insn_reads_cache;
+
 struct replay_thread {
 	uint32_t tid;
 	struct hwtr_thread *history;	/* NULL without a history */
@@ -74,6 +85,11 @@ struct replay {
 	struct replay_thread *threads;
 	size_t nevents;		/* sideband events whose mappings are added */
 	struct breakpoints *breakpoints;
+	/* Watchpoints (replay-watch.c), and what the last move stopped at. */
+	struct replay_watch *watches;
+	size_t nwatches, cap_watches;
+	struct replay_watch hit;
+	struct insn_reads_cache *reads_cache;
 	/* The history is built in the background so that GDB's first
 	 * packets are answered at once (GDB gives up on a packet after
 	 * `remotetimeout`, 2 s); requests that need it wait for it. */
@@ -156,5 +172,13 @@ bool replay_is_breakpoint(const struct replay *r, uint64_t pc);
  * its history): *EVENT says which. */
 int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event);
+
+/* After thread T moved from FROM_POS (its tail step FROM_TAIL) in the
+ * direction REVERSE says: the first instruction on the way that touched a
+ * watched range ends the move instead (replay-watch.c), *EVENT
+ * replay_watchpoint.  0, or an error (the thread may then have moved). */
+int replay_watch_after_move(struct replay *r, struct replay_thread *t,
+			    bool reverse, uint64_t from_pos, unsigned from_tail,
+			    enum replay_event *event);
 
 #endif

@@ -73,6 +73,8 @@ static bool threads_share_time(struct replay *r)
 struct thread_place {
 	uint64_t position;
 	unsigned tail_step;
+	enum replay_event event;	/* a hit's: breakpoint or watchpoint */
+	struct replay_watch watch;	/* a watchpoint's */
 };
 
 /* Continue every thread, from the time thread REF stands at, to the
@@ -124,9 +126,17 @@ static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
 			ev = replay_breakpoint;
 		else if ((rc = replay_cont(r, t, reverse, &ev)) < 0)
 			goto fail;
-		if (ev != replay_breakpoint)
+		if (ev != replay_breakpoint && ev != replay_watchpoint)
 			continue;
-		if ((rc = position_stamp(t, &stamp)) < 0)
+		/* A watchpoint going forward stops after the instruction
+		 * that touched the memory: its time is that instruction's,
+		 * not the next one's (which may run much later, after other
+		 * threads ran). */
+		if (ev == replay_watchpoint && !reverse)
+			rc = hwtr_thread_insn_stamp(t->history, r->hit.insn, &stamp);
+		else
+			rc = position_stamp(t, &stamp);
+		if (rc < 0)
 			goto fail;
 		/* Equal stamps (threads running at once, or two at their
 		 * end states): the reference thread, then the first. */
@@ -137,6 +147,8 @@ static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
 		}
 		hit[i].position = hwtr_cursor_position(t->cursor);
 		hit[i].tail_step = t->tail_step;
+		hit[i].event = ev;
+		hit[i].watch = r->hit;
 	}
 	if (!best) {
 		/* No hit: every thread at the end (or start) of its history,
@@ -153,12 +165,13 @@ static int resume_all(struct replay *r, struct replay_thread *ref, bool reverse,
 		if (t == best) {
 			hwtr_cursor_goto(t->cursor, hit[i].position);
 			t->tail_step = hit[i].tail_step;
+			*event = hit[i].event;
+			r->hit = hit[i].watch;
 		} else if ((rc = place_at_stamp(t, best_stamp)) < 0) {
 			goto fail;
 		}
 	}
 	*stopped = best;
-	*event = replay_breakpoint;
 done:
 	r->image = replay_thread_image(r, *stopped);
 	free(was);

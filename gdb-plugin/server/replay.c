@@ -39,6 +39,7 @@
 #include "corefile.h"
 #include "fault-store.h"
 #include "fpu-insn.h"
+#include "insn-reads.h"
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
@@ -995,6 +996,8 @@ void replay_close(struct replay *r)
 	if (r->recording)
 		hwtr_recording_close(r->recording);
 	breakpoints_free(r->breakpoints);
+	free(r->watches);
+	insn_reads_cache_free(r->reads_cache);
 	pthread_mutex_destroy(&r->tail_lock);
 	pthread_cond_destroy(&r->tail_cond);
 	free(r->dir);
@@ -1205,8 +1208,9 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 	return 0;
 }
 
-int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
-		enum replay_event *event)
+/* Continue T to its nearest breakpoint hit, or to an end of its history. */
+static int cont_to_breakpoint(struct replay *r, struct replay_thread *t,
+			      bool reverse, enum replay_event *event)
 {
 	struct hwtr_insn insn;
 	const uint64_t *addrs;
@@ -1259,6 +1263,18 @@ int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 	return 0;
 }
 
+int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
+		enum replay_event *event)
+{
+	uint64_t from = hwtr_cursor_position(t->cursor);
+	unsigned from_tail = t->tail_step;
+	int rc = cont_to_breakpoint(r, t, reverse, event);
+
+	if (rc < 0)
+		return rc;
+	return replay_watch_after_move(r, t, reverse, from, from_tail, event);
+}
+
 /* A continue that went past an exec (from IMAGE into another program)
  * stops on the other side of it, at the first instruction of the program it
  * came into: GDB follows the exec there, sets the breakpoints that program
@@ -1300,6 +1316,10 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 
 	*older = false;
 	rc = step_one ? step(t, reverse, event) : replay_cont(r, t, reverse, event);
+	/* A step that ran (or undid) an instruction touching a watched range
+	 * stops as a watchpoint, as on hardware. */
+	if (rc >= 0 && step_one && *event == replay_stepped)
+		rc = replay_watch_after_move(r, t, reverse, pos, tail_step, event);
 	if (rc >= 0 && r->in_tail && *event == replay_history_begin)
 		*older = true;
 	if (rc < 0 || *older) {
@@ -1325,6 +1345,9 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		say("no thread %x in the recording", tid);
 		return -ESRCH;
 	}
+	/* Watchpoints search the whole history's data log. */
+	if (r->nwatches)
+		replay_wait_history(r);
 	/* In the tail a thread without instructions there may have older
 	 * ones: the whole history says. */
 	if (!in_tail(r, true) || !t->cursor)
@@ -1857,6 +1880,7 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 	info->format = r->info->trace_format ? r->info->trace_format : "";
 	info->replaying = true;
 	info->building = building;
+	info->watchpoints = replay_watchpoints_supported(r);
 	info->nthreads = r->nthreads;
 	for (i = 0; i < r->nthreads; i++) {
 		struct replay_thread *t = &r->threads[i];

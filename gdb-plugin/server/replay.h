@@ -84,6 +84,8 @@ enum replay_event {
 	replay_breakpoint,	/* stopped at a breakpoint address */
 	replay_history_begin,	/* at the first instruction; nothing earlier */
 	replay_history_end,	/* at the end of history; nothing later */
+	replay_watchpoint,	/* an instruction touched a watched range
+				 * (replay_watch_hit says which) */
 };
 
 /* Is TID at the end of its history (the tail, or the last instruction
@@ -130,6 +132,20 @@ bool replay_thread_alive(struct replay *replay, uint32_t now_tid, uint32_t tid);
 /* Breakpoints (software and hardware alike: the trace sees both). */
 int replay_insert_breakpoint(struct replay *replay, int type, uint64_t addr);
 int replay_remove_breakpoint(struct replay *replay, int type, uint64_t addr);
+
+/* Watchpoints (GDB's Z2 write, Z3 read, Z4 access of LEN bytes at ADDR),
+ * served from the data log (replay-watch.c): -EOPNOTSUPP without one (a
+ * recording made with --no-data, a hardware trace, live mode), where the
+ * addresses an instruction touches are not all known; GDB then makes
+ * software watchpoints. */
+bool replay_watchpoints_supported(const struct replay *replay);
+int replay_insert_watchpoint(struct replay *replay, int type, uint64_t addr,
+			     uint64_t len);
+int replay_remove_watchpoint(struct replay *replay, int type, uint64_t addr,
+			     uint64_t len);
+/* After a replay_watchpoint event: its type (2, 3, 4) and the first
+ * watched byte the instruction touched. */
+void replay_watch_hit(const struct replay *replay, int *type, uint64_t *addr);
 
 /* Registers of TID at its position, in the 'g' layout; valid[i] is 0 for
  * every unavailable byte. */

@@ -542,6 +542,14 @@ int rsp_reply_stop(struct rsp_conn *conn, const struct rsp_stop *stop)
 	case rsp_stop_history_end:
 		out_printf(conn, "replaylog:end;");
 		break;
+	case rsp_stop_watch:
+	case rsp_stop_rwatch:
+	case rsp_stop_awatch:
+		out_printf(conn, "%s:%llx;",
+			   stop->reason == rsp_stop_watch ? "watch"
+			   : stop->reason == rsp_stop_rwatch ? "rwatch" : "awatch",
+			   (unsigned long long)stop->watch_addr);
+		break;
 	}
 	return send_out(conn);
 }

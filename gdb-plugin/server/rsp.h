@@ -187,6 +187,9 @@ enum rsp_stop_reason {
 	rsp_stop_hwbreak,
 	rsp_stop_history_begin,	/* replaylog:begin */
 	rsp_stop_history_end,	/* replaylog:end */
+	rsp_stop_watch,		/* watch:ADDR (a write watchpoint) */
+	rsp_stop_rwatch,	/* rwatch:ADDR (read) */
+	rsp_stop_awatch,	/* awatch:ADDR (access) */
 };
 
 struct rsp_expedite {
@@ -199,6 +202,7 @@ struct rsp_stop {
 	int signal;
 	uint32_t tid;
 	enum rsp_stop_reason reason;
+	uint64_t watch_addr;	/* the data address of rsp_stop_*watch */
 	struct rsp_expedite regs[4];	/* registers worth sending along */
 	size_t nregs;
 	const char *exec_path;	/* the thread came into another program: the

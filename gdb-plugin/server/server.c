@@ -48,6 +48,7 @@ struct session {
 				 * last stop (g, p), or 0 */
 	int last_signal;
 	enum rsp_stop_reason last_reason;
+	uint64_t watch_addr;	/* of a watchpoint stop */
 	size_t nthreads;
 	bool *btrace_on;	/* per thread index */
 	bool *btrace_sent;
@@ -77,6 +78,7 @@ static int reply_stop(struct session *s, uint32_t tid, int signal,
 	const struct tdesc *d = replay_tdesc(s->replay);
 	uint8_t regs[TDESC_G_SIZE], valid[TDESC_G_SIZE];
 	struct rsp_stop stop = { .signal = signal, .tid = tid, .reason = reason,
+				 .watch_addr = s->watch_addr,
 				 .exec_path = exec_path };
 	size_t i;
 
@@ -288,6 +290,14 @@ static int handle_resume(struct session *s, const struct rsp_request *r)
 	case replay_history_end:
 		reason = rsp_stop_history_end;
 		break;
+	case replay_watchpoint: {
+		int type;
+
+		replay_watch_hit(s->replay, &type, &s->watch_addr);
+		reason = type == 2 ? rsp_stop_watch
+			 : type == 3 ? rsp_stop_rwatch : rsp_stop_awatch;
+		break;
+	}
 	}
 	/* As rr: after a stop, resume and query follow the stopped thread. */
 	s->c_thread = 0;
@@ -480,6 +490,25 @@ static int handle_tls_address(struct session *s, const struct rsp_request *r)
 	return rsp_reply_text(s->conn, text);
 }
 
+/* Z2/Z3/Z4 and z2/z3/z4: served from the data log; without one an empty
+ * reply (not supported), and GDB makes software watchpoints for `watch`
+ * (the plugin sets hardware-watchpoint-limit 0 for such recordings). */
+static int handle_watchpoint(struct session *s, const struct rsp_request *r)
+{
+	int rc;
+
+	if (!replay_watchpoints_supported(s->replay))
+		return rsp_reply_empty(s->conn);
+	rc = r->kind == rsp_insert_point
+		     ? replay_insert_watchpoint(s->replay, r->point_type, r->addr,
+						r->length)
+		     : replay_remove_watchpoint(s->replay, r->point_type, r->addr,
+						r->length);
+	if (rc == -EINVAL)
+		return rsp_reply_error(s->conn, err_malformed);
+	return rc < 0 ? rsp_reply_error(s->conn, 12) : rsp_reply_ok(s->conn);
+}
+
 static int handle_hwtr(struct session *s, const struct rsp_request *r)
 {
 	struct plugin_request p;
@@ -532,7 +561,7 @@ static int handle(struct session *s, const struct rsp_request *r)
 	case rsp_insert_point:
 	case rsp_remove_point:
 		if (r->point_type > 1)
-			return rsp_reply_empty(s->conn);	/* no data trace: no watchpoints */
+			return handle_watchpoint(s, r);
 		if ((r->kind == rsp_insert_point
 			     ? replay_insert_breakpoint(s->replay, r->point_type, r->addr)
 			     : replay_remove_breakpoint(s->replay, r->point_type, r->addr)) < 0)

@@ -1025,6 +1025,22 @@ int hwtr_values_memory(struct hwtr_values *values, struct hwtr_thread *thread,
 		       uint64_t number, uint64_t addr, void *buf,
 		       uint8_t *state, size_t size);
 
+/* The instruction of THREAD nearest to NUMBER that changed memory
+ * [ADDR, ADDR+SIZE) (a store, the kernel's write during it, or a mapping
+ * that made it unknown), what a write watchpoint stops at: DIRECTION < 0
+ * the last one before NUMBER, no earlier than LIMIT; DIRECTION > 0 the
+ * first one at or after NUMBER, no later than LIMIT.  1 with its number in
+ * *FOUND and the first byte of the range it changed in *HIT_ADDR; 0 when
+ * there is none within LIMIT; -hwtr_err_notfound when the log cannot say
+ * (a log without its end, or without this thread), or another negative
+ * error.  Only the log's records of the range are read (its chunks'
+ * filters skip the rest), not every instruction. */
+HWTR_EXPORT
+int hwtr_values_find_change(struct hwtr_values *values,
+			    struct hwtr_thread *thread, uint64_t number,
+			    int direction, uint64_t limit, uint64_t addr,
+			    uint64_t size, uint64_t *found, uint64_t *hit_addr);
+
 /* Registers recovered from a control-flow trace and the end state, for
  * recordings without a data log (doc/value-recovery.md): over a window of
  * a thread's last instructions, values are carried backwards from the end

@@ -50,6 +50,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        be record full's, addresses anchored as #values
                        anchors them; under hwtrec `<unavailable>` may stand
                        for what record full shows
+  #setup-full COMMAND  as #setup, in the record-full half only
+  #hardware-watchpoints under hwtrec replay, every watchpoint GDB makes
+                       must be a hardware one (served by hwtrec-server)
   #setup COMMAND       a GDB command run before the program starts, in both
                        modes (`handle SIGUSR1 nostop noprint pass`: the
                        record-full half runs to the crash with one continue)
@@ -479,11 +482,16 @@ def main():
     heap_anchor = None  # #heap-anchor EXPR
     end_signal = "SIGSEGV"  # #end-signal NAME: how the program ends
     commands = []       # #setup COMMAND
+    hardware_watchpoints = False    # #hardware-watchpoints
     for text in script:
         if text.startswith("#values"):
             watched = text.split()[1:]
         if text.startswith("#setup "):
             commands.append(text.split(None, 1)[1])
+        if text.startswith("#setup-full ") and mode == "full":
+            commands.append(text.split(None, 1)[1])
+        if text.startswith("#hardware-watchpoints"):
+            hardware_watchpoints = True
         if text.startswith("#heap-anchor"):
             heap_anchor = text.split(None, 1)[1]
         if text.startswith("#end-signal"):
@@ -578,6 +586,14 @@ def main():
             if PRINTING.match(command):
                 state["printed"] = printed(output) if error is None \
                     else "error: " + error
+            if hardware_watchpoints and mode == "hwtrec":
+                software = [b.number for b in gdb.breakpoints()
+                            if b.type == gdb.BP_WATCHPOINT]
+                if software:
+                    result["failures"].append(
+                        "%s:%d: software watchpoint(s) %s under hwtrec: "
+                        "the server's hardware ones were not used"
+                        % (os.path.basename(scenario), number, software))
             if watched is not None:
                 state["values"] = values(watched)
                 if command.split()[0] == "finish":

@@ -151,6 +151,14 @@ START_TEST(info_is_the_documented_json)
 		"\"instructions\":29,\"segments\":4,\"gaps\":1,\"position\":5,"
 		"\"end\":29,\"registers_logged\":true},"
 		"{\"tid\":17,\"at_end\":true,\"registers_at_end\":false}]}");
+	/* Watchpoints served (a data log): said after the threads. */
+	info.watchpoints = true;
+	info.nthreads = 0;
+	ck_assert_int_eq(plugin_reply_info(&conn, &info), 0);
+	ck_assert_str_eq(reply(true),
+		"{\"recording\":\"/r.hwtrec\",\"source\":\"valgrind\","
+		"\"format\":\"intel-pt\",\"replaying\":true,\"building\":false,"
+		"\"threads\":[],\"watchpoints\":true}");
 	/* Live, before a history: no "building", the live fields after. */
 	memset(&info, 0, sizeof(info));
 	info.source = "valgrind";

@@ -228,6 +228,21 @@ START_TEST(reply_stop_formats_reasons)
 	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
 	text = gdb_read();
 	ck_assert_msg(!strncmp(text, "$T05thread:1a2b;exec:2f62696e2f61;#", 35), "got %s", text);
+	/* Watchpoints: the data address, hex (the manual's "watch:addr"). */
+	stop.exec_path = NULL;
+	stop.reason = rsp_stop_watch;
+	stop.watch_addr = 0x4a62f0;
+	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
+	text = gdb_read();
+	ck_assert_msg(!strncmp(text, "$T05thread:1a2b;watch:4a62f0;#", 30), "got %s", text);
+	stop.reason = rsp_stop_rwatch;
+	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
+	text = gdb_read();
+	ck_assert_msg(!strncmp(text, "$T05thread:1a2b;rwatch:4a62f0;#", 31), "got %s", text);
+	stop.reason = rsp_stop_awatch;
+	ck_assert_int_eq(rsp_reply_stop(&conn, &stop), 0);
+	text = gdb_read();
+	ck_assert_msg(!strncmp(text, "$T05thread:1a2b;awatch:4a62f0;#", 31), "got %s", text);
 }
 END_TEST
 

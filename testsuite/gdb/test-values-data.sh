@@ -6,9 +6,10 @@
 # "Value returned".  The oracle is GDB on the live program run forward
 # (native, no hwtrec) printing the same expressions at the same breakpoint
 # hits: values that do not depend on addresses, so the two runs agree.
-# A software watchpoint on the global fires in reverse at each change (old
-# and new values, the function and argument: the live run's changes
-# reversed), and `break square if counter == 14` stops at the right hit.
+# A watchpoint on the global (the server's, from the data log) fires in
+# reverse at each change (old and new values, the function and argument:
+# the live run's changes reversed, where GDB's software watchpoint
+# stopped), and `break square if counter == 14` stops at the right hit.
 # And with --no-data the changed global is never shown with its end value.
 set -eu
 : "${TESTDIR:?}" "${HWTREC:?}"
@@ -82,7 +83,7 @@ else
 	echo "ok: $(wc -l <got.txt) stops' values equal the live run's"
 fi
 
-# A software watchpoint fires in reverse where the global changed, and a
+# A watchpoint fires in reverse where the global changed, and a
 # condition on data picks the right hit: against the live program run
 # forward (the same changes, met in the other order, old and new swapped).
 gdb -nx -batch -ex 'break main' -ex run -ex 'set can-use-hw-watchpoints 0' \
@@ -94,8 +95,7 @@ changes() {	# "OLD->NEW in FUNCTION (ARGS)" per watchpoint stop
 }
 changes watch-oracle.raw | tac | awk -F'->| in ' '{print $2 "->" $1 " in " $3}' >watch-expected.txt
 grep '^cond ' watch-oracle.raw >>watch-expected.txt
-# (hwtrec replay has GDB make software watchpoints: the server has no
-# hardware ones.)
+# (With the data log GDB's watchpoint is the server's hardware one.)
 "$HWTREC" replay rec.hwtrec -- -batch -ex 'watch counter' \
 	-ex reverse-continue -ex reverse-continue -ex reverse-continue \
 	-ex reverse-continue -ex reverse-continue -ex reverse-continue >watch.raw 2>&1 || true
@@ -112,8 +112,9 @@ else
 fi
 # The same with plain GDB, the plugin loaded as its gdbinit file loads it
 # and `target remote | hwtrec-server` typed by hand (no command line that
-# sets the watchpoint limit): the plugin makes GDB use software
-# watchpoints, and gives the user's limit back after `disconnect`.
+# sets the watchpoint limit): with the data log the plugin leaves GDB's
+# hardware watchpoints on (the server's), and the limit is the user's
+# after `disconnect`.
 gdb -nx -q -batch -ex "python import sys; sys.path.insert(0, '$HWTREC_PYTHONDIR'); import hwtrecord" \
 	-ex "target remote | $HWTREC_SERVER rec.hwtrec" -ex 'watch counter' \
 	-ex reverse-continue -ex reverse-continue -ex reverse-continue \

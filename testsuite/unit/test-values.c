@@ -442,6 +442,94 @@ START_TEST(memory_records_give_addresses_relative_to_the_last)
 }
 END_TEST
 
+/* Where a range last (or next) changed, for watchpoints: the log's STORE
+ * and UNKNOWN records of the range, by the instruction that made them,
+ * within the limit; another thread's stores are its own. */
+static uint64_t change(struct hwtr_values *v, struct hwtr_thread *t,
+		       uint64_t number, int direction, uint64_t limit,
+		       uint64_t addr, uint64_t size, uint64_t *hit)
+{
+	uint64_t found = 0;
+	int rc = hwtr_values_find_change(v, t, number, direction, limit, addr,
+					 size, &found, hit);
+
+	ck_assert_msg(rc >= 0, "%s", hwtr_last_error());
+	return rc ? found : 0;
+}
+
+START_TEST(a_change_is_the_nearest_record_of_the_range)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t hit = 0, found;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_store(&l, 3, 0x5002, "c");
+	log_store(&l, 4, 0x5000, "ab");
+	log_store(&l, 5, 0x6000, "zz");		/* elsewhere */
+	log_store(&l, 7, 0x5003, "d");
+	log_unknown(&l, 9, 0x5006, 2);
+	log_sync(&l, true, 29);
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	/* Backward: the last one before the position. */
+	ck_assert_uint_eq(change(v, h.thread, 29, -1, 1, 0x5000, 4, &hit), 7);
+	ck_assert_uint_eq(hit, 0x5003);
+	ck_assert_uint_eq(change(v, h.thread, 7, -1, 1, 0x5000, 4, &hit), 4);
+	ck_assert_uint_eq(hit, 0x5000);
+	ck_assert_uint_eq(change(v, h.thread, 4, -1, 1, 0x5000, 4, &hit), 3);
+	ck_assert_uint_eq(hit, 0x5002);
+	ck_assert_uint_eq(change(v, h.thread, 3, -1, 1, 0x5000, 4, &hit), 0);
+	ck_assert_uint_eq(change(v, h.thread, 29, -1, 8, 0x5000, 4, &hit), 0);
+	/* Forward: the first one at or after it. */
+	ck_assert_uint_eq(change(v, h.thread, 1, 1, 29, 0x5000, 4, &hit), 3);
+	ck_assert_uint_eq(change(v, h.thread, 4, 1, 29, 0x5000, 4, &hit), 4);
+	ck_assert_uint_eq(change(v, h.thread, 5, 1, 29, 0x5000, 4, &hit), 7);
+	ck_assert_uint_eq(change(v, h.thread, 8, 1, 29, 0x5000, 4, &hit), 0);
+	ck_assert_uint_eq(change(v, h.thread, 1, 1, 2, 0x5000, 4, &hit), 0);
+	/* One byte of a record is enough; made unknown is a change. */
+	ck_assert_uint_eq(change(v, h.thread, 29, -1, 1, 0x5001, 1, &hit), 4);
+	ck_assert_uint_eq(hit, 0x5001);
+	ck_assert_uint_eq(change(v, h.thread, 8, 1, 29, 0x5007, 8, &hit), 9);
+	ck_assert_uint_eq(hit, 0x5007);
+	ck_assert_uint_eq(change(v, h.thread, 29, -1, 1, 0x5008, 8, &hit), 0);
+	/* An empty range is an error, not "none". */
+	ck_assert_int_lt(hwtr_values_find_change(v, h.thread, 29, -1, 1, 0x5000,
+						 0, &found, &hit), 0);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
+START_TEST(a_change_is_not_found_in_a_log_cut_off)
+{
+	struct fixture_history h;
+	struct hwtr_values *v;
+	struct log l;
+	uint64_t found, hit;
+
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i1"));
+	log_store(&l, 3, 0x5000, "ab");
+	log_rax(&l, 6, 0x66);
+	l.n -= 3;	/* the last record is cut */
+	open_with_log(&h, &l, HWTR_VALUES_VERSION);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	/* Stores after the cut are not in it: "none" would be a guess. */
+	ck_assert_int_eq(hwtr_values_find_change(v, h.thread, 29, -1, 1, 0x5000,
+						 2, &found, &hit),
+			 -hwtr_err_notfound);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+}
+END_TEST
+
 START_TEST(a_log_cut_off_gives_registers_but_no_memory)
 {
 	struct fixture_history h;
@@ -1235,7 +1323,7 @@ START_TEST(another_threads_records_are_skipped_not_taken)
 	struct fixture_history h;
 	struct hwtr_values *v;
 	struct log l;
-	uint64_t r = 0, p;
+	uint64_t r = 0, p, hit;
 	char st[9], b[9];
 
 	log_begin(&l, HWTR_VALUES_VERSION);
@@ -1286,6 +1374,12 @@ START_TEST(another_threads_records_are_skipped_not_taken)
 	ck_assert_str_eq(b, ".xy.....");
 	memory_at(v, h.thread, 22, st, b);
 	ck_assert_str_eq(st, "SSSSSSSS");
+	/* A change is the thread's own: thread 2's "zz" at 2..1999 are
+	 * its, in another history thread. */
+	ck_assert_uint_eq(change(v, h.thread, 29, -1, 1, 0x5000, 2, &hit), 21);
+	ck_assert_uint_eq(hit, 0x5001);
+	ck_assert_uint_eq(change(v, h.thread, 21, -1, 1, 0x5000, 2, &hit), 5);
+	ck_assert_uint_eq(change(v, h.thread, 6, 1, 29, 0x5000, 2, &hit), 21);
 	hwtr_values_free(v);
 	fixture_history_close(&h);
 }
@@ -1312,6 +1406,8 @@ int main(void)
 	tcase_add_test(tc, memory_is_the_first_undo_record_at_or_after_the_position);
 	tcase_add_test(tc, memory_records_give_addresses_relative_to_the_last);
 	tcase_add_test(tc, a_log_cut_off_gives_registers_but_no_memory);
+	tcase_add_test(tc, a_change_is_the_nearest_record_of_the_range);
+	tcase_add_test(tc, a_change_is_not_found_in_a_log_cut_off);
 	tcase_add_test(tc, a_log_stopped_live_is_whole_up_to_its_last_sync);
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
