@@ -225,6 +225,8 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 		json_object_set_new(j, "function_start", hex64(f->function_start));
 		json_object_set_new(j, "pc", f->has_pc ? hex64(f->pc) : json_null());
 		json_object_set_new(j, "level", json_integer(f->level));
+		if (f->exit_target)
+			json_object_set_new(j, "exit_target", json_true());
 		json_array_append_new(a, j);
 	}
 	return reply_json(conn, a);

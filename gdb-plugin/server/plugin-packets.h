@@ -101,6 +101,7 @@ struct plugin_frame {
 	bool has_pc;
 	uint64_t pc;
 	int level;
+	bool exit_target;	/* pc: where frame 0's non-local exit goes */
 };
 
 /* Each sends one reply and returns 0, or -1 if the connection failed. */

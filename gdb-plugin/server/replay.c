@@ -1925,12 +1925,59 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
+/* Where frame 0 stands on the last instruction of a non-local exit (the
+ * jump with which libgcc's _Unwind_Resume enters a landing pad, the end of
+ * glibc's __longjmp): its segment leaves to a frame further out than its
+ * caller.  The binaries' CFI there already describes the exit's target as
+ * the caller (eh_return's epilogue reads the return address from the
+ * target's stack, __longjmp says so with cfi_register (rip, rdx)), and GDB
+ * on real registers unwinds so; reverse-step from a landing pad decides by
+ * it that it stepped back into a callee.  So the callers are those of the
+ * exit's target: the next instruction's call stack, after SEGS[0].  Returns
+ * the number of segments in SEGS, and whether they changed in *EXIT. */
+static int nonlocal_exit_callers(struct replay_thread *t,
+				 struct hwtr_segment segs[REPLAY_MAX_FRAMES],
+				 int n, bool *exit)
+{
+	struct hwtr_segment next[REPLAY_MAX_FRAMES - 1];
+	uint64_t last = segs[0].insn_end - 1;
+	int m;
+
+	if (n < 2 || t->tail_step || hwtr_cursor_position(t->cursor) != last ||
+	    segs[0].insn_end > t->instructions)
+		return n;
+	if (hwtr_cursor_goto(t->scratch, segs[0].insn_end) < 0)
+		return n;
+	m = hwtr_cursor_callstack(t->scratch, next, REPLAY_MAX_FRAMES - 1);
+	if (m < 1 || (next[0].flags & HWTR_SEG_GAP) ||
+	    next[0].level >= segs[1].level)
+		return n;
+	memcpy(&segs[1], next, (size_t)m * sizeof(next[0]));
+	*exit = true;
+	return m + 1;
+}
+
+/* The PC at which frame 1 resumes when frame 0 stands on a non-local exit
+ * (nonlocal_exit_callers): the exit's target, TARGET's first instruction. */
+static int exit_target_pc(struct replay_thread *t, const struct hwtr_segment *target,
+			  uint64_t *pc)
+{
+	struct hwtr_insn insn;
+
+	if (hwtr_cursor_goto(t->scratch, target->insn_begin) < 0 ||
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap)
+		return -1;
+	*pc = insn.ip;
+	return 0;
+}
+
 static int thread_frames(struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
 			 size_t *nframes)
 {
 	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
 	struct hwtr_insn insn;
+	bool exit_frames;
 	int n, i;
 
 	/* The tail is not in the trace: its frames are those the history
@@ -1945,6 +1992,8 @@ static int thread_frames(struct replay_thread *t,
 		say("call stack: %s", hwtr_last_error());
 		return -1;
 	}
+	exit_frames = false;
+	n = nonlocal_exit_callers(t, segs, n, &exit_frames);
 	for (i = 0; i < n; i++) {
 		struct plugin_frame *f = &frames[i];
 		uint64_t pc = 0;
@@ -1954,8 +2003,11 @@ static int thread_frames(struct replay_thread *t,
 		else if (i == 0)
 			f->has_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
 				    ((pc = insn.ip), true);
+		else if (i == 1 && exit_frames)
+			f->has_pc = exit_target_pc(t, &segs[1], &pc) == 0;
 		else
 			f->has_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
+		f->exit_target = i == 1 && exit_frames;
 		f->pc = pc;
 		f->segment = segs[i].number;
 		f->function = segs[i].function;

@@ -61,6 +61,18 @@ def _source_registers(kind):
     return ("rax", "rdx") if kind.sizeof > 8 else ("rax",)
 
 
+def _unknown_value(kind, register):
+    """REGISTER, where a value of KIND is returned, as GDB reads it at the
+    stop (unavailable): a float or double as the lane of xmm0 it is in, so
+    that it shows as one `<unavailable>` of its type, not as the whole
+    vector register's union of lanes."""
+    value = gdb.newest_frame().read_register(register)
+    kind = kind.strip_typedefs()
+    if register == "xmm0" and kind.code == gdb.TYPE_CODE_FLT:
+        value = value["v4_float" if kind.sizeof == 4 else "v2_double"][0]
+    return value
+
+
 def _known(frame, names):
     for name in names:
         try:
@@ -156,7 +168,7 @@ def _on_stop(event):
     if not known:
         # GDB's value is the 0s of unavailable registers: note the
         # register instead, unavailable (GDB's reads of it say so).
-        value = gdb.newest_frame().read_register(registers[0])
+        value = _unknown_value(kind, registers[0])
         gdb.add_history(value)
     if printing_was_off:
         gdb.write("Value returned is $%d = %s\n"

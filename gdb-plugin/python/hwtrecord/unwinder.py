@@ -231,6 +231,8 @@ def _real_frames(server_frames):
     jump with "tailcall"; failing that, a caller whose PC does not follow a
     call instruction was left by a jump."""
     def left_by_jump(index):
+        if server_frames[index].get("exit_target"):
+            return False    # frame 0's non-local exit goes to its PC
         callee = server_frames[index - 1]
         if "tailcall" in callee:
             return bool(callee["tailcall"])
