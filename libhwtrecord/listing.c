@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* fwrite_unlocked */
 #include "chunk-cache.h"
+#include "demangle.h"
 #include "gaps.h"
 #include "history.h"
 #include "insn-values.h"
@@ -746,7 +747,14 @@ int hwtr_list_calls(struct hwtr_thread *t, uint64_t first, uint64_t last,
 		if (flags & HWTR_CALL_INDENT)
 			for (i = 0; i < s.level; i++)
 				fputs("  ", out);
-		fputs(s.function ? s.function : "??", out);
+		if (s.function) {
+			char *shown = demangle_function(s.function);
+
+			fputs(shown ? shown : s.function, out);
+			free(shown);
+		} else {
+			fputs("??", out);
+		}
 		if (flags & HWTR_CALL_INSNS)
 			fprintf(out, "\tinst %" PRIu64 ",%" PRIu64, s.insn_begin,
 				s.insn_end - 1);

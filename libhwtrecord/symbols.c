@@ -399,9 +399,15 @@ static int collect_module(struct hwtr_symbolizer *s, Dwfl_Module *mod)
 							    &shndx, NULL, NULL);
 		int bind = GELF_ST_BIND(sym.st_info);
 
+		/* Labels of code, as GDB's minimal symbols (mst_text, and
+		 * mst_file_text for local ones such as ld.so's _start):
+		 * not the assembler's local labels (.L), not section
+		 * markers (_etext: no code after it in its section). */
 		if (!sname || !*sname || GELF_ST_TYPE(sym.st_info) != STT_NOTYPE ||
-		    (bind != STB_GLOBAL && bind != STB_WEAK) ||
+		    (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_LOCAL) ||
+		    !strncmp(sname, ".L", 2) ||
 		    !executable_section(mod, shndx) ||
+		    addr >= section_end(mod, shndx, mod_end) ||
 		    function_covers(s, first, addr))
 			continue;
 		/* Rank 0: a function at the same address wins. */

@@ -52,7 +52,7 @@ def same_function(tid, number):
         return False
     ours_off = int(m.group(2) or 0)
     where = gdb.execute("info symbol 0x%s" % m.group(1), to_string=True)
-    g = re.match(r"\S+(?: \+ (\d+))? in section", where)
+    g = re.match(r".+?(?: \+ (\d+))? in section", where)  # names may have spaces
     return bool(g) and int(g.group(1) or 0) == ours_off
 
 
