@@ -40,6 +40,7 @@
 #include "index-builder.h"
 #include "integrity.h"
 #include "recording-file.h"
+#include "segments.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -779,31 +780,35 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 		return reject(f, "damaged: thread %u has instructions but no chunk",
 			      t->tid);
 	for (n = 0; n < t->nsegments; n++) {
-		const struct segment *s = &t->segments[n];
+		struct segment s;
 
-		if (s->insn_begin < 1 || s->insn_begin > t->ninsns + 1 ||
-		    s->insn_begin < last || !link_ok(s->up, t->nsegments) ||
-		    !link_ok(s->prev, t->nsegments) || !link_ok(s->next, t->nsegments))
+		segment_read(t, n + 1, &s);
+		if (s.insn_begin < 1 || s.insn_begin > t->ninsns + 1 ||
+		    s.insn_begin < last || !link_ok(s.up, t->nsegments) ||
+		    !link_ok(s.prev, t->nsegments) || !link_ok(s.next, t->nsegments))
 			return reject(f, "damaged: thread %u segment %llu out of order "
 				      "or range", t->tid, (unsigned long long)n + 1);
-		last = s->insn_begin;
-		if (s->level < min_level)
-			min_level = s->level;
+		last = s.insn_begin;
+		if (s.level < min_level)
+			min_level = s.level;
 		/* A level moves by one per call or return at most. */
-		if ((uint64_t)(s->level < 0 ? -(int64_t)s->level : s->level) > n + 1)
+		if ((uint64_t)(s.level < 0 ? -(int64_t)s.level : s.level) > n + 1)
 			return reject(f, "damaged: thread %u segment %llu at level %d",
-				      t->tid, (unsigned long long)n + 1, s->level);
+				      t->tid, (unsigned long long)n + 1, s.level);
 	}
 	if (t->level_base != -min_level)
 		return reject(f, "damaged: thread %u's level base %d, its segments "
 			      "say %d", t->tid, t->level_base, -min_level);
 	for (i = 0; i < t->ngaps; i++) {
 		const struct gap_entry *g = &t->gaps[i];
+		struct segment s;
 
 		if (g->insn < 1 || g->insn > t->ninsns || g->segment < 1 ||
-		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn) ||
-		    !(t->segments[g->segment - 1].flags & HWTR_SEG_GAP) ||
-		    t->segments[g->segment - 1].insn_begin != g->insn)
+		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn))
+			return reject(f, "damaged: thread %u gap %zu out of order or "
+				      "range", t->tid, i);
+		segment_read(t, g->segment, &s);
+		if (!(s.flags & HWTR_SEG_GAP) || s.insn_begin != g->insn)
 			return reject(f, "damaged: thread %u gap %zu out of order or "
 				      "range", t->tid, i);
 	}

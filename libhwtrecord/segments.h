@@ -8,6 +8,26 @@
 
 struct builder;
 
+/* The one way to read a thread's segment NUMBER (1..nsegments) outside
+ * the index pass, which alone writes them: a copy, so that where segments
+ * are kept (the builder's array, or later a compact form) is this
+ * function's business. */
+static inline void segment_read(const struct hwtr_thread *t, uint64_t number,
+				struct segment *out)
+{
+	*out = t->segments[number - 1];
+}
+
+/* Segment NUMBER into *OUT, unless NUMBER is 0 (no segment): whether it
+ * was read.  For walks along links. */
+static inline bool segment_load(const struct hwtr_thread *t, uint64_t number,
+				struct segment *out)
+{
+	if (number)
+		segment_read(t, number, out);
+	return number != 0;
+}
+
 /* A new segment of FUNCTION (a symbolizer id) after the last, at the next
  * instruction, at the last one's level; the array may move. */
 int segment_new(struct builder *b, uint32_t function, struct segment **out);
