@@ -1,0 +1,440 @@
+/* segment-store.c: a finished thread's function segments in groups of
+ * small deltas (segment-store.h).
+ *
+ * Layout of a store's block (little-endian, saved as is in history.idx):
+ *
+ *   struct segment_group groups[ceil(n / SEGMENT_GROUP)];
+ *   uint8_t coded[];	each group's segments, one after another
+ *
+ * A group's table entry holds where its segments start in CODED and the
+ * first one's insn_begin; the segments are coded against the one before
+ * (the first against insn_begin from the table and level 0), so a group
+ * decodes alone.  A segment is one header byte, then varints (LEB128):
+ *
+ *   header  bits 0-2: flags & 7 (HWTR_SEG_*); bit 3: SEG_ENDS_WITH_CALL;
+ *           bit 4: other flag bits follow; bit 5: up is the segment just
+ *           before (a call); bit 6: no prev; bit 7: no next
+ *   zigzag(insn_begin - the previous one's)  signed, so any array
+ *   zigzag(level - the previous one's)       round-trips exactly
+ *   function
+ *   [flags without the bits above]           when bit 4
+ *   [link(up)] unless bit 5, [link(prev)] unless bit 6, [link(next)]
+ *   unless bit 7; link(0) = 0, link(x) = zigzag(number - x) + 1, since a
+ *   caller, an earlier or a later part of the same call is near.
+ *
+ * Most segments take 4-8 bytes.  Links are kept as they are, not derived
+ * from the levels: the index pass's rules (segments.c) make exceptions
+ * (returns to no traced caller, gaps, longjmp) that would need a list.
+ */
+#include "segment-store.h"
+
+#include "error.h"
+#include "segments.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct segment_group {
+	uint64_t offset;	/* of its first segment in the coded bytes */
+	uint64_t insn_begin;	/* its first segment's */
+};
+
+_Static_assert(sizeof(struct segment_group) == 16, "saved layout");
+
+#define CACHE_SLOTS 64	/* decoded groups, 2 KB each */
+
+struct decoded_group {
+	uint64_t group;		/* UINT64_MAX: empty */
+	struct segment segs[SEGMENT_GROUP];
+};
+
+struct segment_store {
+	const uint8_t *block;	/* groups, then coded bytes */
+	uint64_t size;
+	bool owned;		/* block is malloc'ed, else mapped */
+	uint64_t n, ngroups;
+	const struct segment_group *groups;
+	const uint8_t *coded;
+	uint64_t ncoded;
+	struct decoded_group *cache;	/* CACHE_SLOTS */
+};
+
+#define H_FLAGS 7u
+#define H_ENDS_WITH_CALL (1u << 3)
+#define H_MORE_FLAGS (1u << 4)
+#define H_UP_IS_PREVIOUS (1u << 5)
+#define H_NO_PREV (1u << 6)
+#define H_NO_NEXT (1u << 7)
+#define CODED_FLAGS (H_FLAGS | SEG_ENDS_WITH_CALL)
+
+/* ------------------------------------------------------------- coding */
+
+static uint64_t zigzag(uint64_t delta)
+{
+	int64_t d = (int64_t)delta;
+
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static uint64_t link_code(uint64_t number, uint32_t link)
+{
+	return link ? zigzag(number - link) + 1 : 0;
+}
+
+/* Segment S, number NUMBER, after BEFORE (insn_begin and level) at P, which
+ * has room for its largest coding. */
+static uint8_t *put_segment(uint8_t *p, const struct segment *s, uint64_t number,
+			    const struct segment *before)
+{
+	uint32_t more = s->flags & ~CODED_FLAGS;
+	unsigned h = s->flags & H_FLAGS;
+
+	if (s->flags & SEG_ENDS_WITH_CALL)
+		h |= H_ENDS_WITH_CALL;
+	if (more)
+		h |= H_MORE_FLAGS;
+	if (s->up == number - 1)
+		h |= H_UP_IS_PREVIOUS;
+	if (!s->prev)
+		h |= H_NO_PREV;
+	if (!s->next)
+		h |= H_NO_NEXT;
+	*p++ = (uint8_t)h;
+	p = put_varint(p, zigzag(s->insn_begin - before->insn_begin));
+	p = put_varint(p, zigzag((uint64_t)((int64_t)s->level - before->level)));
+	p = put_varint(p, s->function);
+	if (more)
+		p = put_varint(p, more);
+	if (!(h & H_UP_IS_PREVIOUS))
+		p = put_varint(p, link_code(number, s->up));
+	if (s->prev)
+		p = put_varint(p, link_code(number, s->prev));
+	if (s->next)
+		p = put_varint(p, link_code(number, s->next));
+	return p;
+}
+
+/* The largest coding of a segment: a header and 7 varints of 10 bytes. */
+#define MAX_CODED (1 + 7 * 10)
+
+struct reader {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static inline uint64_t get_varint(struct reader *r)
+{
+	uint64_t v = 0;
+	unsigned shift;
+
+	if (r->p < r->end && *r->p < 0x80)
+		return *r->p++;		/* most are one byte */
+
+	for (shift = 0; shift < 64 && r->p < r->end; shift += 7) {
+		uint8_t b = *r->p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;		/* cut, or longer than 64 bits */
+	return 0;
+}
+
+static inline uint32_t get_u32(struct reader *r)
+{
+	uint64_t v = get_varint(r);
+
+	if (v > UINT32_MAX)
+		r->bad = true;
+	return (uint32_t)v;
+}
+
+static inline uint32_t get_link(struct reader *r, uint64_t number)
+{
+	uint64_t v = get_varint(r), link;
+
+	if (v == 0)
+		return 0;
+	link = number - unzigzag(v - 1);
+	if (link == 0 || link > UINT32_MAX)
+		r->bad = true;
+	return (uint32_t)link;
+}
+
+/* Group G into OUT (its segments); false when its bytes are not exactly
+ * its segments' coding. */
+static bool decode_group(const struct segment_store *s, uint64_t g,
+			 struct segment *out)
+{
+	uint64_t first = g * SEGMENT_GROUP + 1, count = s->n - (first - 1), k;
+	uint64_t end = g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded;
+	struct segment before = { .insn_begin = s->groups[g].insn_begin };
+	struct reader r;
+
+	if (count > SEGMENT_GROUP)
+		count = SEGMENT_GROUP;
+	if (s->groups[g].offset > end || end > s->ncoded)
+		return false;
+	r.p = s->coded + s->groups[g].offset;
+	r.end = s->coded + end;
+	r.bad = false;
+	for (k = 0; k < count && !r.bad; k++) {
+		struct segment *seg = &out[k];
+		uint64_t number = first + k;
+		int64_t level;
+		unsigned h;
+
+		if (r.p >= r.end) {
+			r.bad = true;
+			break;
+		}
+		h = *r.p++;
+		seg->insn_begin = before.insn_begin + unzigzag(get_varint(&r));
+		/* In 64 bits without overflow (a damaged delta may be huge). */
+		level = (int64_t)((uint64_t)(int64_t)before.level +
+				  unzigzag(get_varint(&r)));
+		if (level < INT32_MIN || level > INT32_MAX)
+			r.bad = true;
+		seg->level = (int32_t)level;
+		seg->function = get_u32(&r);
+		seg->flags = h & H_FLAGS;
+		if (h & H_ENDS_WITH_CALL)
+			seg->flags |= SEG_ENDS_WITH_CALL;
+		if (h & H_MORE_FLAGS) {
+			uint32_t more = get_u32(&r);
+
+			if (!more || (more & CODED_FLAGS))
+				r.bad = true;	/* not how it is written */
+			seg->flags |= more;
+		}
+		seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1)
+					       : get_link(&r, number);
+		seg->prev = h & H_NO_PREV ? 0 : get_link(&r, number);
+		seg->next = h & H_NO_NEXT ? 0 : get_link(&r, number);
+		if (!(h & H_UP_IS_PREVIOUS) && seg->up == number - 1)
+			r.bad = true;	/* not how it is written */
+		before = *seg;
+	}
+	return !r.bad && r.p == r.end;
+}
+
+/* ------------------------------------------------------------- stores */
+
+static int store_init(struct segment_store *s, const uint8_t *block,
+		      uint64_t size, uint64_t n)
+{
+	s->block = block;
+	s->size = size;
+	s->n = n;
+	s->ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP;
+	if (s->ngroups > size / sizeof(struct segment_group))
+		return hwtr_fail(hwtr_err_format, "segment store: %llu bytes cannot "
+				 "hold %llu segments", (unsigned long long)size,
+				 (unsigned long long)n);
+	s->groups = (const struct segment_group *)block;
+	s->coded = block + s->ngroups * sizeof(struct segment_group);
+	s->ncoded = size - s->ngroups * sizeof(struct segment_group);
+	s->cache = malloc(CACHE_SLOTS * sizeof(*s->cache));
+	if (!s->cache)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		s->cache[i].group = UINT64_MAX;
+	return 0;
+}
+
+int segment_store_compact(const struct segment *segs, uint64_t n,
+			  struct segment_store **out)
+{
+	uint64_t ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, i;
+	size_t table = ngroups * sizeof(struct segment_group), cap;
+	struct segment_store *s;
+	struct segment_group *groups;
+	uint8_t *block, *p, *shrunk;
+	int err;
+
+	*out = NULL;
+	if (n > (SIZE_MAX - 64) / (MAX_CODED + sizeof(struct segment_group)))
+		return hwtr_fail(hwtr_err_nomem, "%llu segments: too many to compact",
+				 (unsigned long long)n);
+	/* Most segments take a tenth of the worst case: code into a buffer
+	 * grown as needed, then give back what is left. */
+	cap = table + (n ? n * 8 : 0) + MAX_CODED;
+	if (!(block = malloc(cap)) || !(s = calloc(1, sizeof(*s)))) {
+		free(block);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	p = block + table;
+	for (i = 0; i < n; i++) {
+		struct segment before = { 0 };
+
+		if ((size_t)(p - block) + MAX_CODED > cap) {
+			size_t at = (size_t)(p - block), ncap = cap + cap / 2;
+			uint8_t *grown = realloc(block, ncap);
+
+			if (!grown) {
+				free(block);
+				free(s);
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			}
+			block = grown;
+			cap = ncap;
+			p = block + at;
+		}
+		groups = (struct segment_group *)block;
+		if (i % SEGMENT_GROUP == 0) {
+			groups[i / SEGMENT_GROUP].offset = (uint64_t)(p - block) - table;
+			groups[i / SEGMENT_GROUP].insn_begin = segs[i].insn_begin;
+			before.insn_begin = segs[i].insn_begin;
+		} else {
+			before = segs[i - 1];
+		}
+		p = put_segment(p, &segs[i], i + 1, &before);
+	}
+	cap = (size_t)(p - block);
+	if ((shrunk = realloc(block, cap ? cap : 1)))
+		block = shrunk;
+	if ((err = store_init(s, block, cap, n))) {
+		free(block);
+		free(s);
+		return err;
+	}
+	s->owned = true;
+	*out = s;
+	return 0;
+}
+
+int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
+		       segment_visit_fn *visit, void *ctx,
+		       struct segment_store **out)
+{
+	struct segment_store *s = calloc(1, sizeof(*s));
+	struct segment one[SEGMENT_GROUP];
+	uint64_t g;
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if ((err = store_init(s, bytes, size, n))) {
+		free(s);
+		return err;
+	}
+	/* The table in order from the start and every group exactly its
+	 * segments: then no read goes out of bounds or gives a value the
+	 * builder did not. */
+	if (s->ngroups ? s->groups[0].offset != 0 : s->ncoded != 0)
+		err = hwtr_fail(hwtr_err_format, "segment store: %llu bytes "
+				"outside its groups", (unsigned long long)s->ncoded);
+	for (g = 0; !err && g < s->ngroups; g++) {
+		uint64_t k;
+
+		if ((g && s->groups[g].offset < s->groups[g - 1].offset) ||
+		    !decode_group(s, g, one)) {
+			err = hwtr_fail(hwtr_err_format, "segment store: group %llu "
+					"(segments %llu-) is damaged",
+					(unsigned long long)g,
+					(unsigned long long)g * SEGMENT_GROUP + 1);
+			break;
+		}
+		for (k = 0; visit && k < SEGMENT_GROUP &&
+			    g * SEGMENT_GROUP + k < n; k++)
+			if ((err = visit(ctx, g * SEGMENT_GROUP + k + 1, &one[k])))
+				break;
+	}
+	if (err) {
+		segment_store_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void segment_store_free(struct segment_store *s)
+{
+	if (!s)
+		return;
+	if (s->owned)
+		free((void *)s->block);
+	free(s->cache);
+	free(s);
+}
+
+/* Group G's segments, decoded (cached). */
+static const struct segment *group_at(struct segment_store *s, uint64_t g)
+{
+	struct decoded_group *d = &s->cache[g % CACHE_SLOTS];
+
+	if (d->group != g) {
+		/* A store is checked when it is made or opened: a group that
+		 * does not decode now is a bug, shown as empty segments. */
+		if (!decode_group(s, g, d->segs))
+			memset(d->segs, 0, sizeof(d->segs));
+		d->group = g;
+	}
+	return d->segs;
+}
+
+void segment_store_read(struct segment_store *s, uint64_t number,
+			struct segment *out)
+{
+	uint64_t i = number - 1;
+
+	*out = group_at(s, i / SEGMENT_GROUP)[i % SEGMENT_GROUP];
+}
+
+uint64_t segment_store_find(struct segment_store *s, uint64_t number)
+{
+	uint64_t lo = 0, hi = s->ngroups, g, k, count;
+	const struct segment *segs;
+
+	/* The last group whose first segment begins at NUMBER or before. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (s->groups[mid].insn_begin <= number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	g = lo - 1;
+	segs = group_at(s, g);
+	count = s->n - g * SEGMENT_GROUP;
+	if (count > SEGMENT_GROUP)
+		count = SEGMENT_GROUP;
+	for (k = 1; k < count && segs[k].insn_begin <= number; k++)
+		;
+	return g * SEGMENT_GROUP + k;
+}
+
+const void *segment_store_bytes(const struct segment_store *s)
+{
+	return s->block;
+}
+
+uint64_t segment_store_size(const struct segment_store *s)
+{
+	return s->size;
+}
+
+size_t segment_store_resident(const struct segment_store *s)
+{
+	return (size_t)s->size + CACHE_SLOTS * sizeof(*s->cache) + sizeof(*s);
+}
