@@ -18,6 +18,7 @@
 #include "gaps.h"
 #include "index-builder.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
@@ -325,6 +326,9 @@ uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 {
 	size_t lo = 0, hi = t->nsegments;
 
+	if (t->segment_store)
+		return segment_store_find(t->segment_store, number);
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -337,6 +341,34 @@ uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 			hi = mid;
 	}
 	return lo;	/* segment numbers are 1-based */
+}
+
+int segments_compact(struct hwtr_thread *t)
+{
+	struct segment_store *store;
+	int err;
+
+	if (t->segment_store)
+		return 0;
+	if ((err = segment_store_compact(t->segments, t->nsegments, &store)))
+		return err;
+	if (t->builder) {
+		/* Nothing to put back from: an extension builds it again. */
+		free(t->builder->restart.undo);
+		memset(&t->builder->restart, 0, sizeof(t->builder->restart));
+		t->builder->cap_segments = 0;
+	}
+	if (!t->arrays_mapped)
+		free(t->segments);
+	t->segments = NULL;
+	t->segment_store = store;
+	return 0;
+}
+
+size_t segments_resident(const struct hwtr_thread *t)
+{
+	return t->segment_store ? segment_store_resident(t->segment_store)
+				: t->nsegments * sizeof(struct segment);
 }
 
 /* Segment S as the public struct; NUMBER 0 for one the history does not
