@@ -612,8 +612,13 @@ int history_build(struct hwtr_recording *rec,
 		 * segments go compact, one thread at a time so that one array
 		 * at most is beside the stores (a live history's are changed
 		 * as the trace grows, a tail's are few). */
-		if (info->complete && !tail_bytes)
-			segments_compact(h->threads[i]);
+		if (info->complete && !tail_bytes &&
+		    (err = segments_compact(h->threads[i]))) {
+			progress_finish(&progress);
+			thread_failed(h->threads[i], err);
+			hwtr_history_free(h);
+			return err;
+		}
 	}
 	progress_finish(&progress);
 	h->progress = NULL;

@@ -33,6 +33,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct segment_group {
 	uint64_t offset;	/* of its first segment in the coded bytes */
@@ -42,6 +44,7 @@ struct segment_group {
 _Static_assert(sizeof(struct segment_group) == 16, "saved layout");
 
 #define CACHE_SLOTS 64	/* decoded groups, 2 KB each */
+#define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
 
 struct decoded_group {
 	uint64_t group;		/* UINT64_MAX: empty */
@@ -258,9 +261,26 @@ static int store_init(struct segment_store *s, const uint8_t *block,
 	return 0;
 }
 
-int segment_store_compact(const struct segment *segs, uint64_t n,
-			  struct segment_store **out)
+/* Give the pages of SEGS before segment I back to the system: read no
+ * more, they need not stay resident while the store grows beside them. */
+static void release_before(struct segment *segs, uint64_t i, uintptr_t *done)
 {
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)segs + page - 1) & ~(page - 1);
+	uintptr_t to = (uintptr_t)&segs[i] & ~(page - 1);
+
+	if (*done > from)
+		from = *done;
+	if (to > from + RELEASE_STEP) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+		*done = to;
+	}
+}
+
+static int compact(struct segment *segs, uint64_t n, bool consume,
+		   struct segment_store **out)
+{
+	uintptr_t released = 0;
 	uint64_t ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, i;
 	size_t table = ngroups * sizeof(struct segment_group), cap;
 	struct segment_store *s;
@@ -297,6 +317,8 @@ int segment_store_compact(const struct segment *segs, uint64_t n,
 			p = block + at;
 		}
 		groups = (struct segment_group *)block;
+		if (consume && i % SEGMENT_GROUP == 0 && i)
+			release_before(segs, i - 1, &released);
 		if (i % SEGMENT_GROUP == 0) {
 			groups[i / SEGMENT_GROUP].offset = (uint64_t)(p - block) - table;
 			groups[i / SEGMENT_GROUP].insn_begin = segs[i].insn_begin;
@@ -317,6 +339,18 @@ int segment_store_compact(const struct segment *segs, uint64_t n,
 	s->owned = true;
 	*out = s;
 	return 0;
+}
+
+int segment_store_compact(const struct segment *segs, uint64_t n,
+			  struct segment_store **out)
+{
+	return compact((struct segment *)segs, n, false, out);
+}
+
+int segment_store_compact_consuming(struct segment *segs, uint64_t n,
+				    struct segment_store **out)
+{
+	return compact(segs, n, true, out);
 }
 
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,

@@ -23,6 +23,11 @@ struct segment_store;
  * hwtr_err_nomem. */
 int segment_store_compact(const struct segment *segs, uint64_t n,
 			  struct segment_store **out);
+/* The same, giving the pages of SEGS (a large malloc'ed array, to be freed
+ * after) back to the system as they are read, so that the array and the
+ * store are not both resident: SEGS holds zeros after, also on an error. */
+int segment_store_compact_consuming(struct segment *segs, uint64_t n,
+				    struct segment_store **out);
 /* Called for each segment in order, numbered from 1: 0 to go on, or a
  * negative error that ends the walk. */
 typedef int segment_visit_fn(void *ctx, uint64_t number, const struct segment *s);

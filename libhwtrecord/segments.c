@@ -350,7 +350,20 @@ int segments_compact(struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return 0;
-	if ((err = segment_store_compact(t->segments, t->nsegments, &store)))
+	/* The array's pages go as they are read: a 2.7 GB array then
+	 * needs no 600 MB more beside it.  A mapped one is not ours. */
+	err = t->arrays_mapped
+		      ? segment_store_compact(t->segments, t->nsegments, &store)
+		      : segment_store_compact_consuming(t->segments, t->nsegments,
+							&store);
+	if (err && !t->arrays_mapped) {
+		/* The array is gone: no history to keep. */
+		free(t->segments);
+		t->segments = NULL;
+		t->nsegments = 0;
+		return err;
+	}
+	if (err)
 		return err;
 	if (t->builder) {
 		/* Nothing to put back from: an extension builds it again. */

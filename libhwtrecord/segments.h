@@ -44,8 +44,8 @@ uint32_t segment_function_at(struct builder *b, uint64_t ip, unsigned epoch);
 uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 /* Keep thread T's segments (its history finished) in a compact store
  * instead of its array, which is freed; it is then never extended in
- * place (hwtr_history_extend builds it again).  0, or an error with the
- * array kept. */
+ * place (hwtr_history_extend builds it again).  0, or an error (out of
+ * memory), after which T has no segments: the history is not usable. */
 int segments_compact(struct hwtr_thread *t);
 /* The memory T's segments take. */
 size_t segments_resident(const struct hwtr_thread *t);
