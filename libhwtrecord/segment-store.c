@@ -46,8 +46,17 @@ _Static_assert(sizeof(struct segment_group) == 16, "saved layout");
 #define CACHE_SLOTS 64	/* decoded groups, 2 KB each */
 #define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
 
+struct reader {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+/* A group decoded as far as it was read: a read near its start does not
+ * pay for the rest. */
 struct decoded_group {
 	uint64_t group;		/* UINT64_MAX: empty */
+	uint32_t ndecoded;	/* segs[0..ndecoded) */
+	struct reader at;	/* where segs[ndecoded] is coded */
 	struct segment segs[SEGMENT_GROUP];
 };
 
@@ -135,10 +144,6 @@ static uint8_t *put_segment(uint8_t *p, const struct segment *s, uint64_t number
 /* The largest coding of a segment: a header and 7 varints of 10 bytes. */
 #define MAX_CODED (1 + 7 * 10)
 
-struct reader {
-	const uint8_t *p, *end;
-	bool bad;
-};
 
 static inline uint64_t get_varint(struct reader *r)
 {
@@ -180,59 +185,81 @@ static inline uint32_t get_link(struct reader *r, uint64_t number)
 	return (uint32_t)link;
 }
 
+/* Segment NUMBER, after BEFORE, from R into *SEG; R->bad when its bytes
+ * are not a segment's coding. */
+static void decode_one(struct reader *r, uint64_t number,
+		       const struct segment *before, struct segment *seg)
+{
+	int64_t level;
+	unsigned h;
+
+	if (r->p >= r->end) {
+		r->bad = true;
+		return;
+	}
+	h = *r->p++;
+	seg->insn_begin = before->insn_begin + unzigzag(get_varint(r));
+	/* In 64 bits without overflow (a damaged delta may be huge). */
+	level = (int64_t)((uint64_t)(int64_t)before->level + unzigzag(get_varint(r)));
+	if (level < INT32_MIN || level > INT32_MAX)
+		r->bad = true;
+	seg->level = (int32_t)level;
+	seg->function = get_u32(r);
+	seg->flags = h & H_FLAGS;
+	if (h & H_ENDS_WITH_CALL)
+		seg->flags |= SEG_ENDS_WITH_CALL;
+	if (h & H_MORE_FLAGS) {
+		uint32_t more = get_u32(r);
+
+		if (!more || (more & CODED_FLAGS))
+			r->bad = true;	/* not how it is written */
+		seg->flags |= more;
+	}
+	seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1) : get_link(r, number);
+	seg->prev = h & H_NO_PREV ? 0 : get_link(r, number);
+	seg->next = h & H_NO_NEXT ? 0 : get_link(r, number);
+	if (!(h & H_UP_IS_PREVIOUS) && seg->up == number - 1)
+		r->bad = true;	/* not how it is written */
+}
+
+/* Group G's bytes in R, its segment count in *COUNT; false when the table
+ * says they are out of bounds. */
+static bool group_reader(const struct segment_store *s, uint64_t g,
+			 struct reader *r, uint64_t *count)
+{
+	uint64_t end = g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded;
+
+	*count = s->n - g * SEGMENT_GROUP;
+	if (*count > SEGMENT_GROUP)
+		*count = SEGMENT_GROUP;
+	if (s->groups[g].offset > end || end > s->ncoded)
+		return false;
+	r->p = s->coded + s->groups[g].offset;
+	r->end = s->coded + end;
+	r->bad = false;
+	return true;
+}
+
+/* The segment before a group's first, as its coding has it. */
+static struct segment group_base(const struct segment_store *s, uint64_t g)
+{
+	return (struct segment){ .insn_begin = s->groups[g].insn_begin };
+}
+
 /* Group G into OUT (its segments); false when its bytes are not exactly
  * its segments' coding. */
 static bool decode_group(const struct segment_store *s, uint64_t g,
 			 struct segment *out)
 {
-	uint64_t first = g * SEGMENT_GROUP + 1, count = s->n - (first - 1), k;
-	uint64_t end = g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded;
-	struct segment before = { .insn_begin = s->groups[g].insn_begin };
+	struct segment before = group_base(s, g);
 	struct reader r;
+	uint64_t count, k;
 
-	if (count > SEGMENT_GROUP)
-		count = SEGMENT_GROUP;
-	if (s->groups[g].offset > end || end > s->ncoded)
+	if (!group_reader(s, g, &r, &count))
 		return false;
-	r.p = s->coded + s->groups[g].offset;
-	r.end = s->coded + end;
-	r.bad = false;
 	for (k = 0; k < count && !r.bad; k++) {
-		struct segment *seg = &out[k];
-		uint64_t number = first + k;
-		int64_t level;
-		unsigned h;
-
-		if (r.p >= r.end) {
-			r.bad = true;
-			break;
-		}
-		h = *r.p++;
-		seg->insn_begin = before.insn_begin + unzigzag(get_varint(&r));
-		/* In 64 bits without overflow (a damaged delta may be huge). */
-		level = (int64_t)((uint64_t)(int64_t)before.level +
-				  unzigzag(get_varint(&r)));
-		if (level < INT32_MIN || level > INT32_MAX)
-			r.bad = true;
-		seg->level = (int32_t)level;
-		seg->function = get_u32(&r);
-		seg->flags = h & H_FLAGS;
-		if (h & H_ENDS_WITH_CALL)
-			seg->flags |= SEG_ENDS_WITH_CALL;
-		if (h & H_MORE_FLAGS) {
-			uint32_t more = get_u32(&r);
-
-			if (!more || (more & CODED_FLAGS))
-				r.bad = true;	/* not how it is written */
-			seg->flags |= more;
-		}
-		seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1)
-					       : get_link(&r, number);
-		seg->prev = h & H_NO_PREV ? 0 : get_link(&r, number);
-		seg->next = h & H_NO_NEXT ? 0 : get_link(&r, number);
-		if (!(h & H_UP_IS_PREVIOUS) && seg->up == number - 1)
-			r.bad = true;	/* not how it is written */
-		before = *seg;
+		decode_one(&r, g * SEGMENT_GROUP + k + 1, &before, &out[k]);
+		before = out[k];
 	}
 	return !r.bad && r.p == r.end;
 }
@@ -409,19 +436,34 @@ void segment_store_free(struct segment_store *s)
 	free(s);
 }
 
-/* Group G's segments, decoded (cached). */
-static const struct segment *group_at(struct segment_store *s, uint64_t g)
+/* Segment K of group G, decoded (cached, as far as K). */
+static const struct segment *group_segment(struct segment_store *s, uint64_t g,
+					   uint32_t k)
 {
 	struct decoded_group *d = &s->cache[g % CACHE_SLOTS];
+	uint64_t count;
 
 	if (d->group != g) {
-		/* A store is checked when it is made or opened: a group that
-		 * does not decode now is a bug, shown as empty segments. */
-		if (!decode_group(s, g, d->segs))
-			memset(d->segs, 0, sizeof(d->segs));
 		d->group = g;
+		d->ndecoded = 0;
+		if (!group_reader(s, g, &d->at, &count))
+			d->at.bad = true;
 	}
-	return d->segs;
+	while (d->ndecoded <= k) {
+		struct segment before = d->ndecoded ? d->segs[d->ndecoded - 1]
+						    : group_base(s, g);
+		struct segment *seg = &d->segs[d->ndecoded];
+
+		/* A store is checked when it is made or opened: a segment
+		 * that does not decode now is a bug, shown as empty. */
+		if (!d->at.bad)
+			decode_one(&d->at, g * SEGMENT_GROUP + d->ndecoded + 1,
+				   &before, seg);
+		if (d->at.bad)
+			memset(seg, 0, sizeof(*seg));
+		d->ndecoded++;
+	}
+	return &d->segs[k];
 }
 
 void segment_store_read(struct segment_store *s, uint64_t number,
@@ -429,13 +471,12 @@ void segment_store_read(struct segment_store *s, uint64_t number,
 {
 	uint64_t i = number - 1;
 
-	*out = group_at(s, i / SEGMENT_GROUP)[i % SEGMENT_GROUP];
+	*out = *group_segment(s, i / SEGMENT_GROUP, (uint32_t)(i % SEGMENT_GROUP));
 }
 
 uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 {
 	uint64_t lo = 0, hi = s->ngroups, g, k, count;
-	const struct segment *segs;
 
 	/* The last group whose first segment begins at NUMBER or before. */
 	while (lo < hi) {
@@ -449,11 +490,11 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 	if (lo == 0)
 		return 0;
 	g = lo - 1;
-	segs = group_at(s, g);
 	count = s->n - g * SEGMENT_GROUP;
 	if (count > SEGMENT_GROUP)
 		count = SEGMENT_GROUP;
-	for (k = 1; k < count && segs[k].insn_begin <= number; k++)
+	for (k = 1; k < count && group_segment(s, g, (uint32_t)k)->insn_begin <= number;
+	     k++)
 		;
 	return g * SEGMENT_GROUP + k;
 }
