@@ -7,24 +7,34 @@
  *   uint8_t coded[];	each group's segments, one after another
  *
  * A group's table entry holds where its segments start in CODED and the
- * first one's insn_begin; the segments are coded against the one before
- * (the first against insn_begin from the table and level 0), so a group
- * decodes alone.  A segment is one header byte, then varints (LEB128):
+ * first one's insn_begin; the segments are coded against the ones before
+ * in the same group only (the first against insn_begin from the table and
+ * level 0), so a group decodes alone.  A segment is two header bytes, then
+ * varints (LEB128):
  *
- *   header  bits 0-2: flags & 7 (HWTR_SEG_*); bit 3: SEG_ENDS_WITH_CALL;
- *           bit 4: other flag bits follow; bit 5: up is the segment just
- *           before (a call); bit 6: no prev; bit 7: no next
+ *   header   bits 0-2: flags & 7 (HWTR_SEG_*); bit 3: SEG_ENDS_WITH_CALL;
+ *            bit 4: other flag bits follow; bit 5: up is the segment just
+ *            before (a call); bit 6: no prev; bit 7: no next
+ *   header2  bits 0-1: the level is the one before's + 1 (a call), the
+ *            same, - 1 (a return), or coded; bits 2-3: the
+ *            function is coded, prev's (a return to it), the one two
+ *            before's (calls in a row from one function) or the one
+ *            before's; bit 4: up is prev's up (a return); prev and the
+ *            ones before must be in the group
  *   zigzag(insn_begin - the previous one's)  signed, so any array
- *   zigzag(level - the previous one's)       round-trips exactly
- *   function
- *   [flags without the bits above]           when bit 4
- *   [link(up)] unless bit 5, [link(prev)] unless bit 6, [link(next)]
- *   unless bit 7; link(0) = 0, link(x) = zigzag(number - x) + 1, since a
- *   caller, an earlier or a later part of the same call is near.
+ *                                            round-trips exactly
+ *   [zigzag(level - the previous one's)]     when coded
+ *   [flags without the bits above]           when header bit 4
+ *   [link(up)] unless header bit 5 or header2 bit 4, [link(prev)] unless
+ *   bit 6, [link(next)] unless bit 7: link(0) = 0, link(x) =
+ *   zigzag(number - x) + 1, since a caller, an earlier or a later part of
+ *   the same call is near
+ *   [function]                               when coded
  *
- * Most segments take 4-8 bytes.  Links are kept as they are, not derived
+ * Measured: 4.5 bytes a segment on gzip.  The links are kept, not derived
  * from the levels: the index pass's rules (segments.c) make exceptions
- * (returns to no traced caller, gaps, longjmp) that would need a list.
+ * (returns to no traced caller, gaps, longjmp) that would need a list, and
+ * what a derivation would save is most of the 1-2 bytes left.
  */
 #include "segment-store.h"
 
@@ -108,13 +118,40 @@ static uint64_t link_code(uint64_t number, uint32_t link)
 	return link ? zigzag(number - link) + 1 : 0;
 }
 
-/* Segment S, number NUMBER, after BEFORE (insn_begin and level) at P, which
- * has room for its largest coding. */
-static uint8_t *put_segment(uint8_t *p, const struct segment *s, uint64_t number,
-			    const struct segment *before)
+/* The second header byte: what follows from the segments before. */
+#define H2_LEVEL 3u		/* the level: */
+#define H2_LEVEL_DOWN 0u	/* the one before's + 1 (a call) */
+#define H2_LEVEL_SAME 1u
+#define H2_LEVEL_UP 2u		/* - 1 (a return) */
+#define H2_LEVEL_CODED 3u
+#define H2_FUNCTION (3u << 2)	/* the function: */
+#define H2_FUNCTION_CODED (0u << 2)
+#define H2_FUNCTION_OF_PREV (1u << 2)	/* prev's (a return to it) */
+#define H2_FUNCTION_OF_2BACK (2u << 2)	/* two before's (calls in a row) */
+#define H2_FUNCTION_OF_1BACK (3u << 2)	/* the one before's */
+#define H2_UP_OF_PREV (1u << 4)	/* up is prev's up (a return) */
+#define H2_RESERVED 0xe0u
+
+/* Segment K of a group whose first segments, up to K, are at GROUP; it is
+ * number NUMBER.  Segment M is at hand when it is before K in the group. */
+static const struct segment *at_hand(const struct segment *group, uint64_t k,
+				     uint64_t number, uint64_t m)
 {
+	uint64_t first = number - k;
+
+	return m >= first && m < number ? &group[m - first] : NULL;
+}
+
+/* Segment K of GROUP (number NUMBER), after BEFORE (insn_begin and level
+ * only for the group's first) at P, which has room for its largest coding. */
+static uint8_t *put_segment(uint8_t *p, const struct segment *group, uint64_t k,
+			    uint64_t number, const struct segment *before)
+{
+	const struct segment *s = &group[k];
+	const struct segment *prev = at_hand(group, k, number, s->prev);
 	uint32_t more = s->flags & ~CODED_FLAGS;
-	unsigned h = s->flags & H_FLAGS;
+	int64_t dlevel = (int64_t)s->level - before->level;
+	unsigned h = s->flags & H_FLAGS, h2;
 
 	if (s->flags & SEG_ENDS_WITH_CALL)
 		h |= H_ENDS_WITH_CALL;
@@ -126,23 +163,37 @@ static uint8_t *put_segment(uint8_t *p, const struct segment *s, uint64_t number
 		h |= H_NO_PREV;
 	if (!s->next)
 		h |= H_NO_NEXT;
+	h2 = dlevel == 1 ? H2_LEVEL_DOWN : dlevel == 0 ? H2_LEVEL_SAME
+		: dlevel == -1 ? H2_LEVEL_UP : H2_LEVEL_CODED;
+	if (prev && prev->function == s->function)
+		h2 |= H2_FUNCTION_OF_PREV;
+	else if (k >= 2 && group[k - 2].function == s->function)
+		h2 |= H2_FUNCTION_OF_2BACK;
+	else if (k >= 1 && group[k - 1].function == s->function)
+		h2 |= H2_FUNCTION_OF_1BACK;
+	if (!(h & H_UP_IS_PREVIOUS) && prev && prev->up == s->up)
+		h2 |= H2_UP_OF_PREV;
 	*p++ = (uint8_t)h;
+	*p++ = (uint8_t)h2;
 	p = put_varint(p, zigzag(s->insn_begin - before->insn_begin));
-	p = put_varint(p, zigzag((uint64_t)((int64_t)s->level - before->level)));
-	p = put_varint(p, s->function);
+	if ((h2 & H2_LEVEL) == H2_LEVEL_CODED)
+		p = put_varint(p, zigzag((uint64_t)dlevel));
 	if (more)
 		p = put_varint(p, more);
-	if (!(h & H_UP_IS_PREVIOUS))
+	if (!(h & H_UP_IS_PREVIOUS) && !(h2 & H2_UP_OF_PREV))
 		p = put_varint(p, link_code(number, s->up));
 	if (s->prev)
 		p = put_varint(p, link_code(number, s->prev));
 	if (s->next)
 		p = put_varint(p, link_code(number, s->next));
+	if ((h2 & H2_FUNCTION) == H2_FUNCTION_CODED)
+		p = put_varint(p, s->function);
 	return p;
 }
 
-/* The largest coding of a segment: a header and 7 varints of 10 bytes. */
-#define MAX_CODED (1 + 7 * 10)
+/* The largest coding of a segment: two header bytes and 7 varints of 10
+ * bytes. */
+#define MAX_CODED (2 + 7 * 10)
 
 
 static inline uint64_t get_varint(struct reader *r)
@@ -185,26 +236,45 @@ static inline uint32_t get_link(struct reader *r, uint64_t number)
 	return (uint32_t)link;
 }
 
-/* Segment NUMBER, after BEFORE, from R into *SEG; R->bad when its bytes
- * are not a segment's coding. */
-static void decode_one(struct reader *r, uint64_t number,
-		       const struct segment *before, struct segment *seg)
+/* Segment K of a group (number NUMBER), after BEFORE, from R into
+ * GROUP[K] (GROUP holding the ones before it); R->bad when its bytes are
+ * not a segment's coding. */
+static void decode_one(struct reader *r, struct segment *group, uint64_t k,
+		       uint64_t number, const struct segment *before)
 {
+	struct segment *seg = &group[k];
+	const struct segment *prev, *from = NULL;
 	int64_t level;
-	unsigned h;
+	unsigned h, h2;
 
-	if (r->p >= r->end) {
+	if (r->end - r->p < 2) {
 		r->bad = true;
 		return;
 	}
 	h = *r->p++;
+	h2 = *r->p++;
+	if (h2 & H2_RESERVED)
+		r->bad = true;
 	seg->insn_begin = before->insn_begin + unzigzag(get_varint(r));
-	/* In 64 bits without overflow (a damaged delta may be huge). */
-	level = (int64_t)((uint64_t)(int64_t)before->level + unzigzag(get_varint(r)));
+	switch (h2 & H2_LEVEL) {
+	case H2_LEVEL_DOWN:
+		level = (int64_t)before->level + 1;
+		break;
+	case H2_LEVEL_SAME:
+		level = before->level;
+		break;
+	case H2_LEVEL_UP:
+		level = (int64_t)before->level - 1;
+		break;
+	default:
+		/* In 64 bits without overflow (a damaged delta may be huge). */
+		level = (int64_t)((uint64_t)(int64_t)before->level +
+				  unzigzag(get_varint(r)));
+		break;
+	}
 	if (level < INT32_MIN || level > INT32_MAX)
 		r->bad = true;
 	seg->level = (int32_t)level;
-	seg->function = get_u32(r);
 	seg->flags = h & H_FLAGS;
 	if (h & H_ENDS_WITH_CALL)
 		seg->flags |= SEG_ENDS_WITH_CALL;
@@ -215,9 +285,37 @@ static void decode_one(struct reader *r, uint64_t number,
 			r->bad = true;	/* not how it is written */
 		seg->flags |= more;
 	}
-	seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1) : get_link(r, number);
+	seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1)
+		  : h2 & H2_UP_OF_PREV ? 0 : get_link(r, number);
 	seg->prev = h & H_NO_PREV ? 0 : get_link(r, number);
 	seg->next = h & H_NO_NEXT ? 0 : get_link(r, number);
+	prev = at_hand(group, k, number, seg->prev);
+	if (h2 & H2_UP_OF_PREV) {
+		if (!prev || (h & H_UP_IS_PREVIOUS))
+			r->bad = true;	/* not how it is written */
+		else
+			seg->up = prev->up;
+	}
+	switch (h2 & H2_FUNCTION) {
+	case H2_FUNCTION_OF_PREV:
+		from = prev;
+		break;
+	case H2_FUNCTION_OF_2BACK:
+		from = k >= 2 ? &group[k - 2] : NULL;
+		break;
+	case H2_FUNCTION_OF_1BACK:
+		from = k >= 1 ? &group[k - 1] : NULL;
+		break;
+	default:
+		seg->function = get_u32(r);
+		break;
+	}
+	if ((h2 & H2_FUNCTION) != H2_FUNCTION_CODED) {
+		if (from)
+			seg->function = from->function;
+		else
+			r->bad = true;	/* not how it is written */
+	}
 	if (!(h & H_UP_IS_PREVIOUS) && seg->up == number - 1)
 		r->bad = true;	/* not how it is written */
 }
@@ -258,7 +356,7 @@ static bool decode_group(const struct segment_store *s, uint64_t g,
 	if (!group_reader(s, g, &r, &count))
 		return false;
 	for (k = 0; k < count && !r.bad; k++) {
-		decode_one(&r, g * SEGMENT_GROUP + k + 1, &before, &out[k]);
+		decode_one(&r, out, k, g * SEGMENT_GROUP + k + 1, &before);
 		before = out[k];
 	}
 	return !r.bad && r.p == r.end;
@@ -353,7 +451,8 @@ static int compact(struct segment *segs, uint64_t n, bool consume,
 		} else {
 			before = segs[i - 1];
 		}
-		p = put_segment(p, &segs[i], i + 1, &before);
+		p = put_segment(p, &segs[i - i % SEGMENT_GROUP], i % SEGMENT_GROUP,
+				i + 1, &before);
 	}
 	cap = (size_t)(p - block);
 	if ((shrunk = realloc(block, cap ? cap : 1)))
@@ -457,8 +556,8 @@ static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 		/* A store is checked when it is made or opened: a segment
 		 * that does not decode now is a bug, shown as empty. */
 		if (!d->at.bad)
-			decode_one(&d->at, g * SEGMENT_GROUP + d->ndecoded + 1,
-				   &before, seg);
+			decode_one(&d->at, d->segs, d->ndecoded,
+				   g * SEGMENT_GROUP + d->ndecoded + 1, &before);
 		if (d->at.bad)
 			memset(seg, 0, sizeof(*seg));
 		d->ndecoded++;

@@ -6,7 +6,7 @@
  * found late).  Once the history is finished nothing changes them, and the
  * store keeps them in groups of SEGMENT_GROUP, each a run of small deltas
  * (segment-store.c), with one table entry a group for random access:
- * 4-8 bytes a segment instead of 32.  Reading one decodes its group into a
+ * about 4-5 bytes a segment instead of 32.  Reading one decodes its group into a
  * small cache of decoded groups.  The store's bytes are one block, saved as
  * they are in history.idx and used in place when mapped from there.
  */

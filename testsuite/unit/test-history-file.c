@@ -468,24 +468,26 @@ static unsigned next_link_byte(uint8_t *sec, uint8_t **link)
 	unsigned number;
 
 	for (number = 1; number <= 12; number++) {
-		unsigned h = *p++;
+		unsigned h = p[0], h2 = p[1];
 
-		p = (uint8_t *)skip_varint(p);	/* insn_begin */
-		p = (uint8_t *)skip_varint(p);	/* level */
-		p = (uint8_t *)skip_varint(p);	/* function */
-		if (h & 0x10)			/* more flags */
+		p = (uint8_t *)skip_varint(p + 2);	/* insn_begin */
+		if ((h2 & 3) == 3)			/* level, coded */
 			p = (uint8_t *)skip_varint(p);
-		if (!(h & 0x20))		/* up */
+		if (h & 0x10)				/* more flags */
 			p = (uint8_t *)skip_varint(p);
-		if (!(h & 0x40))		/* prev */
+		if (!(h & 0x20) && !(h2 & 0x10))	/* up, coded */
 			p = (uint8_t *)skip_varint(p);
-		if (!(h & 0x80)) {		/* next */
+		if (!(h & 0x40))			/* prev */
+			p = (uint8_t *)skip_varint(p);
+		if (!(h & 0x80)) {			/* next */
 			if (!(*p & 0x80)) {
 				*link = p;
 				return number;
 			}
 			p = (uint8_t *)skip_varint(p);
 		}
+		if (!(h2 & 0xc))			/* function, coded */
+			p = (uint8_t *)skip_varint(p);
 	}
 	return 0;
 }
