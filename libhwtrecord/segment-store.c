@@ -53,7 +53,9 @@ struct segment_group {
 
 _Static_assert(sizeof(struct segment_group) == 16, "saved layout");
 
-#define CACHE_SLOTS 64	/* decoded groups, 2 KB each */
+/* Decoded groups, 2 KB each, allocated at the first read: a recording of
+ * many threads, most of them never read, pays nothing for theirs. */
+#define CACHE_SLOTS 32
 #define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
 
 struct reader {
@@ -78,7 +80,9 @@ struct segment_store {
 	const struct segment_group *groups;
 	const uint8_t *coded;
 	uint64_t ncoded;
-	struct decoded_group *cache;	/* CACHE_SLOTS */
+	struct decoded_group *cache;	/* CACHE_SLOTS, or NULL */
+	struct decoded_group spare;	/* the one slot without them */
+	bool no_cache;		/* its allocation failed */
 };
 
 #define H_FLAGS 7u
@@ -378,11 +382,7 @@ static int store_init(struct segment_store *s, const uint8_t *block,
 	s->groups = (const struct segment_group *)block;
 	s->coded = block + s->ngroups * sizeof(struct segment_group);
 	s->ncoded = size - s->ngroups * sizeof(struct segment_group);
-	s->cache = malloc(CACHE_SLOTS * sizeof(*s->cache));
-	if (!s->cache)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		s->cache[i].group = UINT64_MAX;
+	s->spare.group = UINT64_MAX;
 	return 0;
 }
 
@@ -539,8 +539,17 @@ void segment_store_free(struct segment_store *s)
 static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 					   uint32_t k)
 {
-	struct decoded_group *d = &s->cache[g % CACHE_SLOTS];
+	struct decoded_group *d;
 	uint64_t count;
+
+	if (!s->cache && !s->no_cache &&
+	    (s->cache = malloc(CACHE_SLOTS * sizeof(*s->cache)))) {
+		for (size_t i = 0; i < CACHE_SLOTS; i++)
+			s->cache[i].group = UINT64_MAX;
+	}
+	/* Out of memory: one slot, slower but right. */
+	s->no_cache = !s->cache;
+	d = s->cache ? &s->cache[g % CACHE_SLOTS] : &s->spare;
 
 	if (d->group != g) {
 		d->group = g;
@@ -610,5 +619,6 @@ uint64_t segment_store_size(const struct segment_store *s)
 
 size_t segment_store_resident(const struct segment_store *s)
 {
-	return (size_t)s->size + CACHE_SLOTS * sizeof(*s->cache) + sizeof(*s);
+	return (size_t)s->size + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) +
+	       sizeof(*s);
 }
