@@ -349,31 +349,22 @@ int segments_compact(struct hwtr_thread *t)
 	int err;
 
 	if (t->segment_store)
-		return 0;
+		return 0;	/* a saved index's, or compact already */
 	/* The array's pages go as they are read: a 2.7 GB array then
-	 * needs no 600 MB more beside it.  A mapped one is not ours. */
-	err = t->arrays_mapped
-		      ? segment_store_compact(t->segments, t->nsegments, &store)
-		      : segment_store_compact_consuming(t->segments, t->nsegments,
-							&store);
-	if (err && !t->arrays_mapped) {
-		/* The array is gone: no history to keep. */
-		free(t->segments);
-		t->segments = NULL;
-		t->nsegments = 0;
+	 * needs no 600 MB more beside it. */
+	err = segment_store_compact_consuming(t->segments, t->nsegments, &store);
+	free(t->segments);
+	t->segments = NULL;
+	if (err) {
+		t->nsegments = 0;	/* the array is gone: no history */
 		return err;
 	}
-	if (err)
-		return err;
 	if (t->builder) {
 		/* Nothing to put back from: an extension builds it again. */
 		free(t->builder->restart.undo);
 		memset(&t->builder->restart, 0, sizeof(t->builder->restart));
 		t->builder->cap_segments = 0;
 	}
-	if (!t->arrays_mapped)
-		free(t->segments);
-	t->segments = NULL;
 	t->segment_store = store;
 	return 0;
 }
