@@ -7,11 +7,12 @@
  * that the next open reads them back instead of decoding.  Layout
  * (doc/recording-format.md): a 64-byte header, a table of sections, and the
  * sections, each at a 64-byte aligned offset with its own CRC-32; the
- * arrays (struct chunk, struct segment) are stored as they are in memory,
- * little-endian, so that a reader maps the file (read-only, private) and
- * uses them in place: no copy, no anonymous memory.  The header carries this
- * file's format, the library's HISTORY_INDEX_VERSION and the sizes of the
- * stored structs: another layout is another version.
+ * chunks (struct chunk) and the segments (a compact store's block,
+ * segment-store.c) are stored as they are in memory, little-endian, so that
+ * a reader maps the file (read-only, private) and uses them in place: no
+ * copy, no anonymous memory.  The header carries this file's format, the
+ * library's HISTORY_INDEX_VERSION and the sizes of the stored structs:
+ * another layout is another version.
  *
  * The file is never trusted blindly.  Its identity section binds it to
  * everything the history is made of: manifest.json's bytes (which carry each
@@ -40,6 +41,7 @@
 #include "index-builder.h"
 #include "integrity.h"
 #include "recording-file.h"
+#include "segments.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,10 +54,11 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 1
-#define HISTORY_INDEX_VERSION 4	/* 2: chunks filter executed code lines;
+#define HISTORY_INDEX_VERSION 5	/* 2: chunks filter executed code lines;
 				 * 3: segments change function at any
 				 * instruction, not only at a block's start;
-				 * 4: chunks keep their code ranges */
+				 * 4: chunks keep their code ranges;
+				 * 5: segments compact (segment-store.c) */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 
@@ -63,7 +66,9 @@ struct file_header {
 	char magic[8];
 	uint32_t format;		/* HISTORY_FILE_FORMAT */
 	uint32_t index_version;		/* HISTORY_INDEX_VERSION */
-	uint32_t chunk_size, segment_size, gap_size, thread_size;
+	uint32_t chunk_size;
+	uint32_t segment_size;		/* segments a group (SEGMENT_GROUP) */
+	uint32_t gap_size, thread_size;
 	uint32_t identity_size, nsections;
 	uint64_t file_size;
 	uint32_t table_crc;		/* of the section table */
@@ -75,7 +80,7 @@ enum section_kind {
 	section_identity = 1,
 	section_thread,		/* struct saved_thread */
 	section_chunks,		/* struct chunk[nchunks] */
-	section_segments,	/* struct segment[nsegments] */
+	section_segments,	/* a segment store's block (segment-store.c) */
 	section_gaps,		/* struct saved_gap[ngaps] */
 	section_gap_text,	/* each gap's message and kind, NUL-ended */
 };
@@ -123,7 +128,6 @@ struct saved_gap {
 
 _Static_assert(sizeof(struct file_header) == 64, "header layout");
 _Static_assert(sizeof(struct section_entry) == 32, "section table layout");
-_Static_assert(sizeof(struct segment) == 32, "segment layout has no padding");
 _Static_assert(sizeof(struct chunk) % 8 == 0, "chunk layout");
 
 /* Host order is the file's: little-endian only. */
@@ -454,10 +458,12 @@ void history_file_save(const struct hwtr_history *h)
 		secs[k++] = (struct out_section){
 			{ section_chunks, (uint32_t)i, 0, t->nchunks * sizeof(*t->chunks), 0, 0 },
 			t->chunks };
+		if (!t->segment_store)
+			goto out;	/* only a finished history is saved */
 		secs[k++] = (struct out_section){
 			{ section_segments, (uint32_t)i, 0,
-			  t->nsegments * sizeof(*t->segments), 0, 0 },
-			t->segments };
+			  segment_store_size(t->segment_store), 0, 0 },
+			segment_store_bytes(t->segment_store) };
 		secs[k++] = (struct out_section){
 			{ section_gaps, (uint32_t)i, 0, t->ngaps * sizeof(struct saved_gap), 0, 0 },
 			gap_records[i] };
@@ -490,7 +496,7 @@ void history_file_save(const struct hwtr_history *h)
 	header.format = HISTORY_FILE_FORMAT;
 	header.index_version = HISTORY_INDEX_VERSION;
 	header.chunk_size = sizeof(struct chunk);
-	header.segment_size = sizeof(struct segment);
+	header.segment_size = SEGMENT_GROUP;
 	header.gap_size = sizeof(struct saved_gap);
 	header.thread_size = sizeof(struct saved_thread);
 	header.identity_size = sizeof(struct identity);
@@ -642,14 +648,14 @@ static int read_header(struct in_file *f, const struct stat *st)
 			      hd->index_version, HISTORY_FILE_FORMAT,
 			      HISTORY_INDEX_VERSION);
 	if (hd->chunk_size != sizeof(struct chunk) ||
-	    hd->segment_size != sizeof(struct segment) ||
+	    hd->segment_size != SEGMENT_GROUP ||
 	    hd->gap_size != sizeof(struct saved_gap) ||
 	    hd->thread_size != sizeof(struct saved_thread) ||
 	    hd->identity_size != sizeof(struct identity))
-		return reject(f, "another version: record sizes chunk %u, segment %u "
-			      "(this library: %zu, %zu)", hd->chunk_size,
+		return reject(f, "another version: record sizes chunk %u, segment "
+			      "group %u (this library: %zu, %d)", hd->chunk_size,
 			      hd->segment_size, sizeof(struct chunk),
-			      sizeof(struct segment));
+			      SEGMENT_GROUP);
 	if ((uint64_t)st->st_size != hd->file_size)
 		return reject(f, "damaged: %lld bytes, the header says %llu (%s)",
 			      (long long)st->st_size,
@@ -756,11 +762,37 @@ static bool link_ok(uint32_t link, uint64_t nsegments)
 	return link <= nsegments;
 }
 
+/* The saved segments of a thread, checked as the store decodes them. */
+struct segment_check {
+	const struct hwtr_thread *t;
+	uint64_t last;		/* insn_begin of the one before */
+	int32_t min_level;	/* the index pass's start: 0 */
+};
+
 /* What the lookups rely on holds: numbers and links in range, in order. */
-static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
+static int segment_ok(void *ctx, uint64_t number, const struct segment *s)
 {
-	uint64_t n, last = 0;
-	int32_t min_level = 0;	/* the index pass's start */
+	struct segment_check *c = ctx;
+	const struct hwtr_thread *t = c->t;
+
+	if (s->insn_begin < 1 || s->insn_begin > t->ninsns + 1 ||
+	    s->insn_begin < c->last || !link_ok(s->up, t->nsegments) ||
+	    !link_ok(s->prev, t->nsegments) || !link_ok(s->next, t->nsegments))
+		return hwtr_fail(hwtr_err_format, "segment %llu out of order or "
+				 "range", (unsigned long long)number);
+	c->last = s->insn_begin;
+	if (s->level < c->min_level)
+		c->min_level = s->level;
+	/* A level moves by one per call or return at most. */
+	if ((uint64_t)(s->level < 0 ? -(int64_t)s->level : s->level) > number)
+		return hwtr_fail(hwtr_err_format, "segment %llu at level %d",
+				 (unsigned long long)number, s->level);
+	return 0;
+}
+
+static int contents_ok(struct in_file *f, const struct hwtr_thread *t,
+		       const struct segment_check *segs)
+{
 	size_t i;
 
 	for (i = 0; i < t->nchunks; i++) {
@@ -778,32 +810,19 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 	if (t->ninsns && !t->nchunks)
 		return reject(f, "damaged: thread %u has instructions but no chunk",
 			      t->tid);
-	for (n = 0; n < t->nsegments; n++) {
-		const struct segment *s = &t->segments[n];
-
-		if (s->insn_begin < 1 || s->insn_begin > t->ninsns + 1 ||
-		    s->insn_begin < last || !link_ok(s->up, t->nsegments) ||
-		    !link_ok(s->prev, t->nsegments) || !link_ok(s->next, t->nsegments))
-			return reject(f, "damaged: thread %u segment %llu out of order "
-				      "or range", t->tid, (unsigned long long)n + 1);
-		last = s->insn_begin;
-		if (s->level < min_level)
-			min_level = s->level;
-		/* A level moves by one per call or return at most. */
-		if ((uint64_t)(s->level < 0 ? -(int64_t)s->level : s->level) > n + 1)
-			return reject(f, "damaged: thread %u segment %llu at level %d",
-				      t->tid, (unsigned long long)n + 1, s->level);
-	}
-	if (t->level_base != -min_level)
+	if (t->level_base != -segs->min_level)
 		return reject(f, "damaged: thread %u's level base %d, its segments "
-			      "say %d", t->tid, t->level_base, -min_level);
+			      "say %d", t->tid, t->level_base, -segs->min_level);
 	for (i = 0; i < t->ngaps; i++) {
 		const struct gap_entry *g = &t->gaps[i];
+		struct segment s;
 
 		if (g->insn < 1 || g->insn > t->ninsns || g->segment < 1 ||
-		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn) ||
-		    !(t->segments[g->segment - 1].flags & HWTR_SEG_GAP) ||
-		    t->segments[g->segment - 1].insn_begin != g->insn)
+		    g->segment > t->nsegments || (i && g->insn <= t->gaps[i - 1].insn))
+			return reject(f, "damaged: thread %u gap %zu out of order or "
+				      "range", t->tid, i);
+		segment_read(t, g->segment, &s);
+		if (!(s.flags & HWTR_SEG_GAP) || s.insn_begin != g->insn)
 			return reject(f, "damaged: thread %u gap %zu out of order or "
 				      "range", t->tid, i);
 	}
@@ -823,6 +842,8 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 	size_t k = 1 + i * SECTIONS_PER_THREAD;
 	struct saved_gap *records = NULL;
 	char *text = NULL;
+	struct segment_check check = { 0 };
+	const uint8_t *segments;
 	struct saved_thread st;
 	struct builder *b;
 	int opened;
@@ -842,19 +863,25 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 	t->ninsns = st.ninsns;
 	t->level_base = st.level_base;
 	if (st.nchunks > f->header.file_size / sizeof(*t->chunks) ||
-	    st.nsegments > f->header.file_size / sizeof(*t->segments)) {
+	    st.nsegments > UINT32_MAX) {
 		reject(f, "damaged: counts larger than the file");
 		goto fail;
 	}
 	t->arrays_mapped = true;
 	if (!(t->chunks = (struct chunk *)section(f, k + 1, section_chunks, (uint32_t)i,
 						  st.nchunks * sizeof(*t->chunks))) ||
-	    !(t->segments = (struct segment *)section(f, k + 2, section_segments,
-						      (uint32_t)i,
-						      st.nsegments * sizeof(*t->segments))))
+	    !(segments = section(f, k + 2, section_segments, (uint32_t)i,
+				 f->table[k + 2].size)))
 		goto fail;
 	t->nchunks = st.nchunks;
 	t->nsegments = st.nsegments;
+	check.t = t;
+	if (segment_store_open(segments, f->table[k + 2].size, st.nsegments,
+			       segment_ok, &check, &t->segment_store) < 0) {
+		reject(f, "damaged: thread %u's segments: %s", t->tid,
+		       hwtr_last_error());
+		goto fail;
+	}
 	if (!(t->gaps = alloc_array(f, st.ngaps, sizeof(*t->gaps))) ||
 	    !(records = alloc_array(f, st.ngaps, sizeof(*records))))
 		goto fail;
@@ -867,7 +894,7 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 		goto fail;
 	t->ngaps = st.ngaps;
 	if (gaps_in(f, t, records, text, f->table[k + 4].size) ||
-	    contents_ok(f, t))
+	    contents_ok(f, t, &check))
 		goto fail;
 	free(records);
 	free(text);

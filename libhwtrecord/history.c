@@ -312,10 +312,12 @@ static void free_index(struct hwtr_thread *t)
 		free(t->chunks);
 		free(t->segments);
 	}
+	segment_store_free(t->segment_store);
 	t->arrays_mapped = false;
 	t->gaps = NULL;
 	t->chunks = NULL;
 	t->segments = NULL;
+	t->segment_store = NULL;
 	t->nchunks = t->nsegments = 0;
 	t->ninsns = 0;
 	t->level_base = 0;
@@ -606,6 +608,17 @@ int history_build(struct hwtr_recording *rec,
 			hwtr_history_free(h);
 			return err;
 		}
+		/* A finished recording's history changes no more: its
+		 * segments go compact, one thread at a time so that one array
+		 * at most is beside the stores (a live history's are changed
+		 * as the trace grows, a tail's are few). */
+		if (info->complete && !tail_bytes &&
+		    (err = segments_compact(h->threads[i]))) {
+			progress_finish(&progress);
+			thread_failed(h->threads[i], err);
+			hwtr_history_free(h);
+			return err;
+		}
 	}
 	progress_finish(&progress);
 	h->progress = NULL;
@@ -891,7 +904,7 @@ int hwtr_thread_stats(const struct hwtr_thread *t, struct hwtr_thread_stats *s)
 	s->build_threads = t->build_threads;
 	s->chunks_searched = t->chunks_searched;
 	s->index_bytes = t->nchunks * sizeof(*t->chunks) +
-			 t->nsegments * sizeof(*t->segments) +
+			 segments_resident(t) +
 			 t->ngaps * sizeof(*t->gaps) +
 			 (t->stream ? t->ops->stream_index_bytes(t->stream) : 0);
 	return 0;

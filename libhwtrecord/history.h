@@ -18,10 +18,11 @@
 #include "progress.h"
 #include "symbols.h"
 
-/* struct chunk and struct segment are saved as they are in memory in a
- * recording's history.idx (history-file.c): a change of their size is
- * another layout there by itself; a change of what a field means (the
- * filter's hashing, a flag) needs HISTORY_INDEX_VERSION bumped. */
+/* struct chunk is saved as it is in memory in a recording's history.idx
+ * (history-file.c), struct segment in the compact form of segment-store.c:
+ * a change of struct chunk's size is another layout there by itself; a
+ * change of what a field means (the filter's hashing, a flag) or of the
+ * segments' coding needs HISTORY_INDEX_VERSION bumped. */
 struct chunk {
 	uint64_t offset;	/* trace offset of its start (the PSB, A-sync) */
 	uint64_t first_insn;	/* instruction number of its first entry */
@@ -30,6 +31,8 @@ struct chunk {
 	uint8_t lines[LINE_FILTER_BYTES];	/* Bloom filter of code lines */
 	struct code_ranges ranges;	/* the code it ran, when little */
 };
+
+struct segment_store;
 
 struct segment {
 	uint64_t insn_begin;
@@ -84,7 +87,10 @@ struct hwtr_thread {
 	struct decoder_stream *stream;	/* NULL for an empty trace */
 	struct chunk *chunks;
 	size_t nchunks;
-	struct segment *segments;	/* segment number N is segments[N - 1] */
+	struct segment *segments;	/* segment number N is segments[N - 1],
+					 * while the index pass builds them */
+	struct segment_store *segment_store;	/* else: a finished history's
+						 * (segments_compact) */
 	size_t nsegments;
 	struct gap_entry *gaps;
 	size_t ngaps;

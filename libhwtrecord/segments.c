@@ -18,6 +18,7 @@
 #include "gaps.h"
 #include "index-builder.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
@@ -119,8 +120,11 @@ struct next_segment {
 static void plan_call(const struct hwtr_thread *t, uint32_t flags,
 		      struct next_segment *n)
 {
+	struct segment last;
+
+	segment_read(t, t->nsegments, &last);
 	n->up = t->nsegments;
-	n->level = t->segments[t->nsegments - 1].level + 1;
+	n->level = last.level + 1;
 	n->flags = flags;
 }
 
@@ -129,46 +133,50 @@ static void plan_call(const struct hwtr_thread *t, uint32_t flags,
 static void plan_return(const struct hwtr_thread *t, uint32_t fid,
 			bool skip_caller, struct next_segment *n)
 {
-	const struct segment *prev = &t->segments[t->nsegments - 1], *caller;
-	const struct segment *top;
+	struct segment prev, c;
+	uint64_t caller, top;
 
 	/* The last caller up the stack that is the function we return to.  A
 	 * function entered by a tail jump returns to its tail-caller's caller,
 	 * so tail-call links are skipped first (GDB's btrace matches by name
 	 * only and, with recursion, returns one activation too deep). */
-	caller = prev;
-	while (caller && (caller->flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
-		caller = seg(t, caller->up);
-	caller = caller ? seg(t, caller->up) : NULL;
+	segment_read(t, t->nsegments, &prev);
+	caller = t->nsegments;
+	c = prev;
+	while (caller && (c.flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
+		segment_load(t, caller = c.up, &c);
+	if (caller)
+		segment_load(t, caller = c.up, &c);
 	if (skip_caller && caller)
-		caller = seg(t, caller->up);
-	for (; caller; caller = seg(t, caller->up))
-		if (caller->function == fid && !(caller->flags & HWTR_SEG_GAP))
+		segment_load(t, caller = c.up, &c);
+	for (; caller; segment_load(t, caller = c.up, &c))
+		if (c.function == fid && !(c.flags & HWTR_SEG_GAP))
 			break;
-	if (caller && caller->next == 0) {
-		n->prev = seg_number(t, caller);
-		n->level = caller->level;
-		n->up = caller->up;
-		n->flags = caller->flags & LINK_FLAGS;
+	if (caller && c.next == 0) {
+		n->prev = caller;
+		n->level = c.level;
+		n->up = c.up;
+		n->flags = c.flags & LINK_FLAGS;
 		return;
 	}
 	/* Else: is there any call up the stack we should have returned to? */
-	for (caller = seg(t, prev->up); caller; caller = seg(t, caller->up))
-		if (!(caller->flags & HWTR_SEG_GAP) &&
-		    (caller->flags & SEG_ENDS_WITH_CALL))
+	for (segment_load(t, caller = prev.up, &c); caller;
+	     segment_load(t, caller = c.up, &c))
+		if (!(c.flags & HWTR_SEG_GAP) && (c.flags & SEG_ENDS_WITH_CALL))
 			break;
 	if (caller) {
 		/* Start a separate back trace at PREV's level. */
-		n->level = prev->level - 1;
+		n->level = prev.level - 1;
 		n->callee = t->nsegments;
 		return;
 	}
 	/* The call is not in the trace: add a caller above the topmost
 	 * segment (handles a series of initial tail calls too). */
-	for (top = prev; top->up; top = seg(t, top->up))
+	top = t->nsegments;
+	for (c = prev; c.up; segment_read(t, top = c.up, &c))
 		;
-	n->level = top->level - 1;
-	n->callee = seg_number(t, top);
+	n->level = c.level - 1;
+	n->callee = top;
 	n->whole_activation = true;
 }
 
@@ -191,13 +199,14 @@ static bool is_pic_call(const struct hwtr_thread *t,
 static void plan_next(const struct hwtr_thread *t, const struct last_block *last,
 		      uint64_t ip, uint32_t fid, struct next_segment *n)
 {
-	const struct segment *bfun;
+	struct segment last_seg;
+	const struct segment *bfun = &last_seg;
 
 	memset(n, 0, sizeof(*n));
 	n->function = fid;
 	if (t->nsegments == 0)
 		return;
-	bfun = &t->segments[t->nsegments - 1];
+	segment_read(t, t->nsegments, &last_seg);
 	n->level = bfun->level;
 	if (bfun->flags & HWTR_SEG_GAP || !last->have_last)
 		return;		/* after a gap: no caller known */
@@ -232,12 +241,14 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 						    bfun->function);
 		if (traits & (SYMBOL_UNWINDER | SYMBOL_LONGJMP)) {
 			bool skip = (traits & SYMBOL_RESUMES_UNWINDING) != 0;
-			const struct segment *c = seg(t, bfun->up);
+			struct segment c;
+			uint64_t up;
 
-			if (skip && c)
-				c = seg(t, c->up);
-			for (; c; c = seg(t, c->up))
-				if (c->function == fid) {
+			segment_load(t, up = bfun->up, &c);
+			if (skip && up)
+				segment_load(t, up = c.up, &c);
+			for (; up; segment_load(t, up = c.up, &c))
+				if (c.function == fid) {
 					plan_return(t, fid, skip, n);
 					return;
 				}
@@ -315,15 +326,53 @@ uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 {
 	size_t lo = 0, hi = t->nsegments;
 
+	if (t->segment_store)
+		return segment_store_find(t->segment_store, number);
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->segments[mid].insn_begin <= number)
+		struct segment s;
+
+		segment_read(t, mid + 1, &s);
+		if (s.insn_begin <= number)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;	/* segment numbers are 1-based */
+}
+
+int segments_compact(struct hwtr_thread *t)
+{
+	struct segment_store *store;
+	int err;
+
+	if (t->segment_store)
+		return 0;	/* a saved index's, or compact already */
+	/* The array's pages go as they are read: a 2.7 GB array then
+	 * needs no 600 MB more beside it. */
+	err = segment_store_compact_consuming(t->segments, t->nsegments, &store);
+	free(t->segments);
+	t->segments = NULL;
+	if (err) {
+		t->nsegments = 0;	/* the array is gone: no history */
+		return err;
+	}
+	if (t->builder) {
+		/* Nothing to put back from: an extension builds it again. */
+		free(t->builder->restart.undo);
+		memset(&t->builder->restart, 0, sizeof(t->builder->restart));
+		t->builder->cap_segments = 0;
+	}
+	t->segment_store = store;
+	return 0;
+}
+
+size_t segments_resident(const struct hwtr_thread *t)
+{
+	return t->segment_store ? segment_store_resident(t->segment_store)
+				: t->nsegments * sizeof(struct segment);
 }
 
 /* Segment S as the public struct; NUMBER 0 for one the history does not
@@ -341,9 +390,12 @@ static void segment_view(const struct hwtr_thread *t, const struct segment *s,
 	out->insn_begin = s->insn_begin;
 	if (number == 0)
 		out->insn_end = s->insn_begin;
-	else if (number < t->nsegments)
-		out->insn_end = t->segments[number].insn_begin;
-	else
+	else if (number < t->nsegments) {
+		struct segment next;
+
+		segment_read(t, number + 1, &next);
+		out->insn_end = next.insn_begin;
+	} else
 		out->insn_end = t->ninsns + 1;
 	out->function = symbolizer_function_name(t->history->symbols, s->function);
 	out->function_start =
@@ -358,7 +410,10 @@ static void segment_view(const struct hwtr_thread *t, const struct segment *s,
 void history_segment_view(const struct hwtr_thread *t, uint64_t number,
 			  struct hwtr_segment *out)
 {
-	segment_view(t, &t->segments[number - 1], number, out);
+	struct segment s;
+
+	segment_read(t, number, &s);
+	segment_view(t, &s, number, out);
 }
 
 int hwtr_thread_segment(const struct hwtr_thread *t, uint64_t number,

@@ -3,10 +3,33 @@
 #define HWTR_SEGMENTS_H
 
 #include "history.h"
+#include "segment-store.h"
 
 #define SEG_ENDS_WITH_CALL 0x100u	/* internal: last instruction is a call */
 
 struct builder;
+
+/* The one way to read a thread's segment NUMBER (1..nsegments) outside
+ * the index pass, which alone writes them: a copy, from the builder's
+ * array or, once the history is finished, from the compact store. */
+static inline void segment_read(const struct hwtr_thread *t, uint64_t number,
+				struct segment *out)
+{
+	if (t->segment_store)
+		segment_store_read(t->segment_store, number, out);
+	else
+		*out = t->segments[number - 1];
+}
+
+/* Segment NUMBER into *OUT, unless NUMBER is 0 (no segment): whether it
+ * was read.  For walks along links. */
+static inline bool segment_load(const struct hwtr_thread *t, uint64_t number,
+				struct segment *out)
+{
+	if (number)
+		segment_read(t, number, out);
+	return number != 0;
+}
 
 /* A new segment of FUNCTION (a symbolizer id) after the last, at the next
  * instruction, at the last one's level; the array may move. */
@@ -19,6 +42,13 @@ int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch);
 uint32_t segment_function_at(struct builder *b, uint64_t ip, unsigned epoch);
 /* The segment number holding instruction NUMBER. */
 uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
+/* Keep thread T's segments (its history finished) in a compact store
+ * instead of its array, which is freed; it is then never extended in
+ * place (hwtr_history_extend builds it again).  0, or an error (out of
+ * memory), after which T has no segments: the history is not usable. */
+int segments_compact(struct hwtr_thread *t);
+/* The memory T's segments take. */
+size_t segments_resident(const struct hwtr_thread *t);
 /* Fill a public segment view. */
 void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
 			  struct hwtr_segment *out);

@@ -452,24 +452,71 @@ START_TEST(an_index_of_another_version_is_rebuilt_with_a_message)
 }
 END_TEST
 
+static const uint8_t *skip_varint(const uint8_t *p)
+{
+	while (*p & 0x80)
+		p++;
+	return p + 1;
+}
+
+/* In a thread's segments section at SEC (one group: few segments), the
+ * first segment whose link to its next part is one byte: its number, and
+ * *LINK that byte; 0 when there is none. */
+static unsigned next_link_byte(uint8_t *sec, uint8_t **link)
+{
+	uint8_t *p = sec + 16;	/* after the group table's one entry */
+	unsigned number;
+
+	for (number = 1; number <= 12; number++) {
+		unsigned h = p[0], h2 = p[1];
+
+		p = (uint8_t *)skip_varint(p + 2);	/* insn_begin */
+		if ((h2 & 3) == 3)			/* level, coded */
+			p = (uint8_t *)skip_varint(p);
+		if (h & 0x10)				/* more flags */
+			p = (uint8_t *)skip_varint(p);
+		if (!(h & 0x20) && !(h2 & 0x10))	/* up, coded */
+			p = (uint8_t *)skip_varint(p);
+		if (!(h & 0x40))			/* prev */
+			p = (uint8_t *)skip_varint(p);
+		if (!(h & 0x80)) {			/* next */
+			if (!(*p & 0x80)) {
+				*link = p;
+				return number;
+			}
+			p = (uint8_t *)skip_varint(p);
+		}
+		if (!(h2 & 0xc))			/* function, coded */
+			p = (uint8_t *)skip_varint(p);
+	}
+	return 0;
+}
+
 START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 {
 	char path[450];
 	uint8_t *file;
 	size_t size, entry;
 	uint64_t seg;
-	uint32_t up;
+	uint8_t *link;
+	unsigned number;
+	char want[200];
 
 	saved_main_path(&file, &size);
 	index_path(path, sizeof(path));
 	seg = segments_offset(file, &entry);
-	/* Segment 2's caller link (struct segment: insn_begin, then up)
-	 * far past the last segment, every checksum made to match. */
-	up = 1000000;
-	memcpy(file + seg + 32 + 8, &up, 4);
+	/* A segment's link to its next part (its last varint, one byte, in
+	 * the store's coding: libhwtrecord/segment-store.c) made to point
+	 * 50 segments past itself, past the last one, every checksum made
+	 * to match. */
+	number = next_link_byte(file + seg, &link);
+	ck_assert_uint_gt(number, 0);
+	*link = 100;	/* zigzag(-50) + 1 */
 	reseal(file, entry);
 	write_file(path, file, size);
-	not_trusted("damaged: thread 1 segment 2 out of order or range");
+	snprintf(want, sizeof(want), "damaged: thread 1's segments: segment %u "
+		 "out of order or range", number);
+	not_trusted(want);
 	free(file);
 	/* A level base (struct saved_thread: tid, then the base) that is not
 	 * minus the lowest level: levels would print below 0. */

@@ -1,0 +1,624 @@
+/* segment-store.c: a finished thread's function segments in groups of
+ * small deltas (segment-store.h).
+ *
+ * Layout of a store's block (little-endian, saved as is in history.idx):
+ *
+ *   struct segment_group groups[ceil(n / SEGMENT_GROUP)];
+ *   uint8_t coded[];	each group's segments, one after another
+ *
+ * A group's table entry holds where its segments start in CODED and the
+ * first one's insn_begin; the segments are coded against the ones before
+ * in the same group only (the first against insn_begin from the table and
+ * level 0), so a group decodes alone.  A segment is two header bytes, then
+ * varints (LEB128):
+ *
+ *   header   bits 0-2: flags & 7 (HWTR_SEG_*); bit 3: SEG_ENDS_WITH_CALL;
+ *            bit 4: other flag bits follow; bit 5: up is the segment just
+ *            before (a call); bit 6: no prev; bit 7: no next
+ *   header2  bits 0-1: the level is the one before's + 1 (a call), the
+ *            same, - 1 (a return), or coded; bits 2-3: the
+ *            function is coded, prev's (a return to it), the one two
+ *            before's (calls in a row from one function) or the one
+ *            before's; bit 4: up is prev's up (a return); prev and the
+ *            ones before must be in the group
+ *   zigzag(insn_begin - the previous one's)  signed, so any array
+ *                                            round-trips exactly
+ *   [zigzag(level - the previous one's)]     when coded
+ *   [flags without the bits above]           when header bit 4
+ *   [link(up)] unless header bit 5 or header2 bit 4, [link(prev)] unless
+ *   bit 6, [link(next)] unless bit 7: link(0) = 0, link(x) =
+ *   zigzag(number - x) + 1, since a caller, an earlier or a later part of
+ *   the same call is near
+ *   [function]                               when coded
+ *
+ * Measured: 4.5 bytes a segment on gzip.  The links are kept, not derived
+ * from the levels: the index pass's rules (segments.c) make exceptions
+ * (returns to no traced caller, gaps, longjmp) that would need a list, and
+ * what a derivation would save is most of the 1-2 bytes left.
+ */
+#include "segment-store.h"
+
+#include "error.h"
+#include "segments.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct segment_group {
+	uint64_t offset;	/* of its first segment in the coded bytes */
+	uint64_t insn_begin;	/* its first segment's */
+};
+
+_Static_assert(sizeof(struct segment_group) == 16, "saved layout");
+
+/* Decoded groups, 2 KB each, allocated at the first read: a recording of
+ * many threads, most of them never read, pays nothing for theirs. */
+#define CACHE_SLOTS 32
+#define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
+
+struct reader {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+/* A group decoded as far as it was read: a read near its start does not
+ * pay for the rest. */
+struct decoded_group {
+	uint64_t group;		/* UINT64_MAX: empty */
+	uint32_t ndecoded;	/* segs[0..ndecoded) */
+	struct reader at;	/* where segs[ndecoded] is coded */
+	struct segment segs[SEGMENT_GROUP];
+};
+
+struct segment_store {
+	const uint8_t *block;	/* groups, then coded bytes */
+	uint64_t size;
+	bool owned;		/* block is malloc'ed, else mapped */
+	uint64_t n, ngroups;
+	const struct segment_group *groups;
+	const uint8_t *coded;
+	uint64_t ncoded;
+	struct decoded_group *cache;	/* CACHE_SLOTS, or NULL */
+	struct decoded_group spare;	/* the one slot without them */
+	bool no_cache;		/* its allocation failed */
+};
+
+#define H_FLAGS 7u
+#define H_ENDS_WITH_CALL (1u << 3)
+#define H_MORE_FLAGS (1u << 4)
+#define H_UP_IS_PREVIOUS (1u << 5)
+#define H_NO_PREV (1u << 6)
+#define H_NO_NEXT (1u << 7)
+#define CODED_FLAGS (H_FLAGS | SEG_ENDS_WITH_CALL)
+
+/* ------------------------------------------------------------- coding */
+
+static uint64_t zigzag(uint64_t delta)
+{
+	int64_t d = (int64_t)delta;
+
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static uint64_t link_code(uint64_t number, uint32_t link)
+{
+	return link ? zigzag(number - link) + 1 : 0;
+}
+
+/* The second header byte: what follows from the segments before. */
+#define H2_LEVEL 3u		/* the level: */
+#define H2_LEVEL_DOWN 0u	/* the one before's + 1 (a call) */
+#define H2_LEVEL_SAME 1u
+#define H2_LEVEL_UP 2u		/* - 1 (a return) */
+#define H2_LEVEL_CODED 3u
+#define H2_FUNCTION (3u << 2)	/* the function: */
+#define H2_FUNCTION_CODED (0u << 2)
+#define H2_FUNCTION_OF_PREV (1u << 2)	/* prev's (a return to it) */
+#define H2_FUNCTION_OF_2BACK (2u << 2)	/* two before's (calls in a row) */
+#define H2_FUNCTION_OF_1BACK (3u << 2)	/* the one before's */
+#define H2_UP_OF_PREV (1u << 4)	/* up is prev's up (a return) */
+#define H2_RESERVED 0xe0u
+
+/* Segment K of a group whose first segments, up to K, are at GROUP; it is
+ * number NUMBER.  Segment M is at hand when it is before K in the group. */
+static const struct segment *at_hand(const struct segment *group, uint64_t k,
+				     uint64_t number, uint64_t m)
+{
+	uint64_t first = number - k;
+
+	return m >= first && m < number ? &group[m - first] : NULL;
+}
+
+/* Segment K of GROUP (number NUMBER), after BEFORE (insn_begin and level
+ * only for the group's first) at P, which has room for its largest coding. */
+static uint8_t *put_segment(uint8_t *p, const struct segment *group, uint64_t k,
+			    uint64_t number, const struct segment *before)
+{
+	const struct segment *s = &group[k];
+	const struct segment *prev = at_hand(group, k, number, s->prev);
+	uint32_t more = s->flags & ~CODED_FLAGS;
+	int64_t dlevel = (int64_t)s->level - before->level;
+	unsigned h = s->flags & H_FLAGS, h2;
+
+	if (s->flags & SEG_ENDS_WITH_CALL)
+		h |= H_ENDS_WITH_CALL;
+	if (more)
+		h |= H_MORE_FLAGS;
+	if (s->up == number - 1)
+		h |= H_UP_IS_PREVIOUS;
+	if (!s->prev)
+		h |= H_NO_PREV;
+	if (!s->next)
+		h |= H_NO_NEXT;
+	h2 = dlevel == 1 ? H2_LEVEL_DOWN : dlevel == 0 ? H2_LEVEL_SAME
+		: dlevel == -1 ? H2_LEVEL_UP : H2_LEVEL_CODED;
+	if (prev && prev->function == s->function)
+		h2 |= H2_FUNCTION_OF_PREV;
+	else if (k >= 2 && group[k - 2].function == s->function)
+		h2 |= H2_FUNCTION_OF_2BACK;
+	else if (k >= 1 && group[k - 1].function == s->function)
+		h2 |= H2_FUNCTION_OF_1BACK;
+	if (!(h & H_UP_IS_PREVIOUS) && prev && prev->up == s->up)
+		h2 |= H2_UP_OF_PREV;
+	*p++ = (uint8_t)h;
+	*p++ = (uint8_t)h2;
+	p = put_varint(p, zigzag(s->insn_begin - before->insn_begin));
+	if ((h2 & H2_LEVEL) == H2_LEVEL_CODED)
+		p = put_varint(p, zigzag((uint64_t)dlevel));
+	if (more)
+		p = put_varint(p, more);
+	if (!(h & H_UP_IS_PREVIOUS) && !(h2 & H2_UP_OF_PREV))
+		p = put_varint(p, link_code(number, s->up));
+	if (s->prev)
+		p = put_varint(p, link_code(number, s->prev));
+	if (s->next)
+		p = put_varint(p, link_code(number, s->next));
+	if ((h2 & H2_FUNCTION) == H2_FUNCTION_CODED)
+		p = put_varint(p, s->function);
+	return p;
+}
+
+/* The largest coding of a segment: two header bytes and 7 varints of 10
+ * bytes. */
+#define MAX_CODED (2 + 7 * 10)
+
+
+static inline uint64_t get_varint(struct reader *r)
+{
+	uint64_t v = 0;
+	unsigned shift;
+
+	if (r->p < r->end && *r->p < 0x80)
+		return *r->p++;		/* most are one byte */
+
+	for (shift = 0; shift < 64 && r->p < r->end; shift += 7) {
+		uint8_t b = *r->p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;		/* cut, or longer than 64 bits */
+	return 0;
+}
+
+static inline uint32_t get_u32(struct reader *r)
+{
+	uint64_t v = get_varint(r);
+
+	if (v > UINT32_MAX)
+		r->bad = true;
+	return (uint32_t)v;
+}
+
+static inline uint32_t get_link(struct reader *r, uint64_t number)
+{
+	uint64_t v = get_varint(r), link;
+
+	if (v == 0)
+		return 0;
+	link = number - unzigzag(v - 1);
+	if (link == 0 || link > UINT32_MAX)
+		r->bad = true;
+	return (uint32_t)link;
+}
+
+/* Segment K of a group (number NUMBER), after BEFORE, from R into
+ * GROUP[K] (GROUP holding the ones before it); R->bad when its bytes are
+ * not a segment's coding. */
+static void decode_one(struct reader *r, struct segment *group, uint64_t k,
+		       uint64_t number, const struct segment *before)
+{
+	struct segment *seg = &group[k];
+	const struct segment *prev, *from = NULL;
+	int64_t level;
+	unsigned h, h2;
+
+	if (r->end - r->p < 2) {
+		r->bad = true;
+		return;
+	}
+	h = *r->p++;
+	h2 = *r->p++;
+	if (h2 & H2_RESERVED)
+		r->bad = true;
+	seg->insn_begin = before->insn_begin + unzigzag(get_varint(r));
+	switch (h2 & H2_LEVEL) {
+	case H2_LEVEL_DOWN:
+		level = (int64_t)before->level + 1;
+		break;
+	case H2_LEVEL_SAME:
+		level = before->level;
+		break;
+	case H2_LEVEL_UP:
+		level = (int64_t)before->level - 1;
+		break;
+	default:
+		/* In 64 bits without overflow (a damaged delta may be huge). */
+		level = (int64_t)((uint64_t)(int64_t)before->level +
+				  unzigzag(get_varint(r)));
+		break;
+	}
+	if (level < INT32_MIN || level > INT32_MAX)
+		r->bad = true;
+	seg->level = (int32_t)level;
+	seg->flags = h & H_FLAGS;
+	if (h & H_ENDS_WITH_CALL)
+		seg->flags |= SEG_ENDS_WITH_CALL;
+	if (h & H_MORE_FLAGS) {
+		uint32_t more = get_u32(r);
+
+		if (!more || (more & CODED_FLAGS))
+			r->bad = true;	/* not how it is written */
+		seg->flags |= more;
+	}
+	seg->up = h & H_UP_IS_PREVIOUS ? (uint32_t)(number - 1)
+		  : h2 & H2_UP_OF_PREV ? 0 : get_link(r, number);
+	seg->prev = h & H_NO_PREV ? 0 : get_link(r, number);
+	seg->next = h & H_NO_NEXT ? 0 : get_link(r, number);
+	prev = at_hand(group, k, number, seg->prev);
+	if (h2 & H2_UP_OF_PREV) {
+		if (!prev || (h & H_UP_IS_PREVIOUS))
+			r->bad = true;	/* not how it is written */
+		else
+			seg->up = prev->up;
+	}
+	switch (h2 & H2_FUNCTION) {
+	case H2_FUNCTION_OF_PREV:
+		from = prev;
+		break;
+	case H2_FUNCTION_OF_2BACK:
+		from = k >= 2 ? &group[k - 2] : NULL;
+		break;
+	case H2_FUNCTION_OF_1BACK:
+		from = k >= 1 ? &group[k - 1] : NULL;
+		break;
+	default:
+		seg->function = get_u32(r);
+		break;
+	}
+	if ((h2 & H2_FUNCTION) != H2_FUNCTION_CODED) {
+		if (from)
+			seg->function = from->function;
+		else
+			r->bad = true;	/* not how it is written */
+	}
+	if (!(h & H_UP_IS_PREVIOUS) && seg->up == number - 1)
+		r->bad = true;	/* not how it is written */
+}
+
+/* Group G's bytes in R, its segment count in *COUNT; false when the table
+ * says they are out of bounds. */
+static bool group_reader(const struct segment_store *s, uint64_t g,
+			 struct reader *r, uint64_t *count)
+{
+	uint64_t end = g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded;
+
+	*count = s->n - g * SEGMENT_GROUP;
+	if (*count > SEGMENT_GROUP)
+		*count = SEGMENT_GROUP;
+	if (s->groups[g].offset > end || end > s->ncoded)
+		return false;
+	r->p = s->coded + s->groups[g].offset;
+	r->end = s->coded + end;
+	r->bad = false;
+	return true;
+}
+
+/* The segment before a group's first, as its coding has it. */
+static struct segment group_base(const struct segment_store *s, uint64_t g)
+{
+	return (struct segment){ .insn_begin = s->groups[g].insn_begin };
+}
+
+/* Group G into OUT (its segments); false when its bytes are not exactly
+ * its segments' coding. */
+static bool decode_group(const struct segment_store *s, uint64_t g,
+			 struct segment *out)
+{
+	struct segment before = group_base(s, g);
+	struct reader r;
+	uint64_t count, k;
+
+	if (!group_reader(s, g, &r, &count))
+		return false;
+	for (k = 0; k < count && !r.bad; k++) {
+		decode_one(&r, out, k, g * SEGMENT_GROUP + k + 1, &before);
+		before = out[k];
+	}
+	return !r.bad && r.p == r.end;
+}
+
+/* ------------------------------------------------------------- stores */
+
+static int store_init(struct segment_store *s, const uint8_t *block,
+		      uint64_t size, uint64_t n)
+{
+	s->block = block;
+	s->size = size;
+	s->n = n;
+	s->ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP;
+	if (s->ngroups > size / sizeof(struct segment_group))
+		return hwtr_fail(hwtr_err_format, "segment store: %llu bytes cannot "
+				 "hold %llu segments", (unsigned long long)size,
+				 (unsigned long long)n);
+	s->groups = (const struct segment_group *)block;
+	s->coded = block + s->ngroups * sizeof(struct segment_group);
+	s->ncoded = size - s->ngroups * sizeof(struct segment_group);
+	s->spare.group = UINT64_MAX;
+	return 0;
+}
+
+/* Give the pages of SEGS before segment I back to the system: read no
+ * more, they need not stay resident while the store grows beside them. */
+static void release_before(struct segment *segs, uint64_t i, uintptr_t *done)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)segs + page - 1) & ~(page - 1);
+	uintptr_t to = (uintptr_t)&segs[i] & ~(page - 1);
+
+	if (*done > from)
+		from = *done;
+	if (to > from + RELEASE_STEP) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+		*done = to;
+	}
+}
+
+static int compact(struct segment *segs, uint64_t n, bool consume,
+		   struct segment_store **out)
+{
+	uintptr_t released = 0;
+	uint64_t ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, i;
+	size_t table = ngroups * sizeof(struct segment_group), cap;
+	struct segment_store *s;
+	struct segment_group *groups;
+	uint8_t *block, *p, *shrunk;
+	int err;
+
+	*out = NULL;
+	if (n > (SIZE_MAX - 64) / (MAX_CODED + sizeof(struct segment_group)))
+		return hwtr_fail(hwtr_err_nomem, "%llu segments: too many to compact",
+				 (unsigned long long)n);
+	/* Most segments take a tenth of the worst case: code into a buffer
+	 * grown as needed, then give back what is left. */
+	cap = table + (n ? n * 8 : 0) + MAX_CODED;
+	if (!(block = malloc(cap)) || !(s = calloc(1, sizeof(*s)))) {
+		free(block);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	p = block + table;
+	for (i = 0; i < n; i++) {
+		struct segment before = { 0 };
+
+		if ((size_t)(p - block) + MAX_CODED > cap) {
+			size_t at = (size_t)(p - block), ncap = cap + cap / 2;
+			uint8_t *grown = realloc(block, ncap);
+
+			if (!grown) {
+				free(block);
+				free(s);
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			}
+			block = grown;
+			cap = ncap;
+			p = block + at;
+		}
+		groups = (struct segment_group *)block;
+		if (consume && i % SEGMENT_GROUP == 0 && i)
+			release_before(segs, i - 1, &released);
+		if (i % SEGMENT_GROUP == 0) {
+			groups[i / SEGMENT_GROUP].offset = (uint64_t)(p - block) - table;
+			groups[i / SEGMENT_GROUP].insn_begin = segs[i].insn_begin;
+			before.insn_begin = segs[i].insn_begin;
+		} else {
+			before = segs[i - 1];
+		}
+		p = put_segment(p, &segs[i - i % SEGMENT_GROUP], i % SEGMENT_GROUP,
+				i + 1, &before);
+	}
+	cap = (size_t)(p - block);
+	if ((shrunk = realloc(block, cap ? cap : 1)))
+		block = shrunk;
+	if ((err = store_init(s, block, cap, n))) {
+		free(block);
+		free(s);
+		return err;
+	}
+	s->owned = true;
+	*out = s;
+	return 0;
+}
+
+int segment_store_compact(const struct segment *segs, uint64_t n,
+			  struct segment_store **out)
+{
+	return compact((struct segment *)segs, n, false, out);
+}
+
+int segment_store_compact_consuming(struct segment *segs, uint64_t n,
+				    struct segment_store **out)
+{
+	return compact(segs, n, true, out);
+}
+
+int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
+		       segment_visit_fn *visit, void *ctx,
+		       struct segment_store **out)
+{
+	struct segment_store *s = calloc(1, sizeof(*s));
+	struct segment one[SEGMENT_GROUP];
+	uint64_t g;
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if ((err = store_init(s, bytes, size, n))) {
+		free(s);
+		return err;
+	}
+	/* The table in order from the start and every group exactly its
+	 * segments: then no read goes out of bounds or gives a value the
+	 * builder did not. */
+	if (s->ngroups ? s->groups[0].offset != 0 : s->ncoded != 0)
+		err = hwtr_fail(hwtr_err_format, "segment store: %llu bytes "
+				"outside its groups", (unsigned long long)s->ncoded);
+	for (g = 0; !err && g < s->ngroups; g++) {
+		uint64_t k;
+
+		if ((g && s->groups[g].offset < s->groups[g - 1].offset) ||
+		    !decode_group(s, g, one)) {
+			err = hwtr_fail(hwtr_err_format, "segment store: group %llu "
+					"(segments %llu-) is damaged",
+					(unsigned long long)g,
+					(unsigned long long)g * SEGMENT_GROUP + 1);
+			break;
+		}
+		for (k = 0; visit && k < SEGMENT_GROUP &&
+			    g * SEGMENT_GROUP + k < n; k++)
+			if ((err = visit(ctx, g * SEGMENT_GROUP + k + 1, &one[k])))
+				break;
+	}
+	if (err) {
+		segment_store_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void segment_store_free(struct segment_store *s)
+{
+	if (!s)
+		return;
+	if (s->owned)
+		free((void *)s->block);
+	free(s->cache);
+	free(s);
+}
+
+/* Segment K of group G, decoded (cached, as far as K). */
+static const struct segment *group_segment(struct segment_store *s, uint64_t g,
+					   uint32_t k)
+{
+	struct decoded_group *d;
+	uint64_t count;
+
+	if (!s->cache && !s->no_cache &&
+	    (s->cache = malloc(CACHE_SLOTS * sizeof(*s->cache)))) {
+		for (size_t i = 0; i < CACHE_SLOTS; i++)
+			s->cache[i].group = UINT64_MAX;
+	}
+	/* Out of memory: one slot, slower but right. */
+	s->no_cache = !s->cache;
+	d = s->cache ? &s->cache[g % CACHE_SLOTS] : &s->spare;
+
+	if (d->group != g) {
+		d->group = g;
+		d->ndecoded = 0;
+		if (!group_reader(s, g, &d->at, &count))
+			d->at.bad = true;
+	}
+	while (d->ndecoded <= k) {
+		struct segment before = d->ndecoded ? d->segs[d->ndecoded - 1]
+						    : group_base(s, g);
+		struct segment *seg = &d->segs[d->ndecoded];
+
+		/* A store is checked when it is made or opened: a segment
+		 * that does not decode now is a bug, shown as empty. */
+		if (!d->at.bad)
+			decode_one(&d->at, d->segs, d->ndecoded,
+				   g * SEGMENT_GROUP + d->ndecoded + 1, &before);
+		if (d->at.bad)
+			memset(seg, 0, sizeof(*seg));
+		d->ndecoded++;
+	}
+	return &d->segs[k];
+}
+
+void segment_store_read(struct segment_store *s, uint64_t number,
+			struct segment *out)
+{
+	uint64_t i = number - 1;
+
+	*out = *group_segment(s, i / SEGMENT_GROUP, (uint32_t)(i % SEGMENT_GROUP));
+}
+
+uint64_t segment_store_find(struct segment_store *s, uint64_t number)
+{
+	uint64_t lo = 0, hi = s->ngroups, g, k, count;
+
+	/* The last group whose first segment begins at NUMBER or before. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (s->groups[mid].insn_begin <= number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	g = lo - 1;
+	count = s->n - g * SEGMENT_GROUP;
+	if (count > SEGMENT_GROUP)
+		count = SEGMENT_GROUP;
+	for (k = 1; k < count && group_segment(s, g, (uint32_t)k)->insn_begin <= number;
+	     k++)
+		;
+	return g * SEGMENT_GROUP + k;
+}
+
+const void *segment_store_bytes(const struct segment_store *s)
+{
+	return s->block;
+}
+
+uint64_t segment_store_size(const struct segment_store *s)
+{
+	return s->size;
+}
+
+size_t segment_store_resident(const struct segment_store *s)
+{
+	return (size_t)s->size + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) +
+	       sizeof(*s);
+}

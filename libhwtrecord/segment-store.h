@@ -1,0 +1,58 @@
+/* segment-store.h: a finished thread's function segments, kept compactly;
+ * internal.
+ *
+ * A thread's segments are built into an array of struct segment (32 bytes
+ * each), which the index pass changes while it goes (links to a caller
+ * found late).  Once the history is finished nothing changes them, and the
+ * store keeps them in groups of SEGMENT_GROUP, each a run of small deltas
+ * (segment-store.c), with one table entry a group for random access:
+ * about 4-5 bytes a segment instead of 32.  Reading one decodes its group into a
+ * small cache of decoded groups.  The store's bytes are one block, saved as
+ * they are in history.idx and used in place when mapped from there.
+ */
+#ifndef HWTR_SEGMENT_STORE_H
+#define HWTR_SEGMENT_STORE_H
+
+#include "history.h"
+
+#define SEGMENT_GROUP 64
+
+struct segment_store;
+
+/* Compact the N segments of SEGS (not changed) into a new store: 0, or
+ * hwtr_err_nomem. */
+int segment_store_compact(const struct segment *segs, uint64_t n,
+			  struct segment_store **out);
+/* The same, giving the pages of SEGS (a large malloc'ed array, to be freed
+ * after) back to the system as they are read, so that the array and the
+ * store are not both resident: SEGS holds zeros after, also on an error. */
+int segment_store_compact_consuming(struct segment *segs, uint64_t n,
+				    struct segment_store **out);
+/* Called for each segment in order, numbered from 1: 0 to go on, or a
+ * negative error that ends the walk. */
+typedef int segment_visit_fn(void *ctx, uint64_t number, const struct segment *s);
+/* A store over the SIZE bytes at BYTES (a saved store, 8-byte aligned,
+ * not copied: they must outlive it) holding N segments: 0, or
+ * hwtr_err_format when they are not a store of N segments (every group is
+ * decoded once to know, and each segment handed to VISIT unless it is NULL:
+ * the reader's checks in the same pass), VISIT's error, or hwtr_err_nomem. */
+int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
+		       segment_visit_fn *visit, void *ctx,
+		       struct segment_store **out);
+void segment_store_free(struct segment_store *s);
+
+/* Segment NUMBER (1..n) into *OUT. */
+void segment_store_read(struct segment_store *s, uint64_t number,
+			struct segment *out);
+/* The number of segments whose insn_begin is NUMBER or less, when they
+ * are in order of insn_begin: the segment holding instruction NUMBER. */
+uint64_t segment_store_find(struct segment_store *s, uint64_t number);
+
+/* Its saved form (what segment_store_open takes) and that form's size. */
+const void *segment_store_bytes(const struct segment_store *s);
+uint64_t segment_store_size(const struct segment_store *s);
+/* The memory it takes: its bytes (mapped or not, as the chunk index's
+ * are counted) and its cache. */
+size_t segment_store_resident(const struct segment_store *s);
+
+#endif
