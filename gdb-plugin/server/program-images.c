@@ -169,6 +169,16 @@ static uint64_t latest_at(struct hwtr_cursor *c, uint64_t limit, uint64_t ip)
 	return hwtr_cursor_find(c, -1, &ip, 1) == 1 ? hwtr_cursor_position(c) : 0;
 }
 
+bool program_images_last_started_before(const struct program_images *pi,
+				       struct hwtr_cursor *scratch, uint64_t end)
+{
+	uint64_t ip = pi->n > 1 ? pi->v[pi->n - 1].objects->first_ip : 0;
+
+	if (pi->n <= 1)
+		return true;
+	return ip && end && !latest_at(scratch, end, ip);
+}
+
 void program_images_starts(const struct program_images *pi,
 			   struct hwtr_cursor *scratch, uint64_t end,
 			   uint64_t *starts)

@@ -16,6 +16,7 @@
 #ifndef HWTREC_PROGRAM_IMAGES_H
 #define HWTREC_PROGRAM_IMAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,12 @@ int program_images_build(const struct hwtr_recording *recording, const char *dir
 void program_images_free(struct program_images *images);
 
 size_t program_images_count(const struct program_images *images);
+/* Whether the last image started before every position up to END of
+ * SCRATCH's history, which then holds only the last program: the end of a
+ * history (a tail) that does not hold the last image's first instruction.
+ * True with one image; false when the last image's start is not known. */
+bool program_images_last_started_before(const struct program_images *images,
+				       struct hwtr_cursor *scratch, uint64_t end);
 const struct loaded_objects *program_images_objects(const struct program_images *images,
 						    size_t image);
 /* The auxv IMAGE's objects imply, or NULL. */

@@ -767,11 +767,19 @@ static bool in_tail(struct replay *r, bool wait)
 	pthread_mutex_unlock(&r->tail_lock);
 	if (!done || !r->tail)
 		return false;
-	for (i = 0; i < r->nthreads; i++)
-		if (thread_at_end(r, &r->threads[i], r->tail) < 0) {
+	for (i = 0; i < r->nthreads; i++) {
+		struct replay_thread *t = &r->threads[i];
+
+		/* After an exec, positions belong to programs (image_starts,
+		 * from the whole history): a tail that holds only the last
+		 * program is that program's throughout. */
+		if (thread_at_end(r, t, r->tail) < 0 ||
+		    (t->scratch && !program_images_last_started_before(
+				r->images, t->scratch, t->instructions))) {
 			free(leave_tail(r));
 			return false;
 		}
+	}
 	r->in_tail = true;
 	return true;
 }
@@ -857,13 +865,14 @@ int replay_open(const char *dir, const struct replay_options *options,
 	if (options && options->background) {
 		if (!r->core && !r->opt.nends)
 			find_early_ends(r);
-		/* Live mode extends its history at every stop; a process that
-		 * exec'd has positions of its images, which need the whole.
-		 * Intel PT only so far: an ETM stream read from an A-sync in
-		 * CoreSight frames is not tested against the whole yet.  A
-		 * data log is read beside the build (load_log) and counts the
-		 * tail's positions back from its end (tail_values). */
-		if (!r->opt.nends && program_images_count(r->images) == 1 &&
+		/* Live mode extends its history at every stop.  A process
+		 * that exec'd is served from the tail only when the tail
+		 * holds its last program alone (in_tail).  Intel PT only so
+		 * far: an ETM stream read from an A-sync in CoreSight frames
+		 * is not tested against the whole yet.  A data log is read
+		 * beside the build (load_log) and counts the tail's positions
+		 * back from its end (tail_values). */
+		if (!r->opt.nends &&
 		    r->info->trace_format && !strcmp(r->info->trace_format, "intel-pt"))
 			r->tail_bytes = tail_bytes();
 		rc = pthread_create(&r->builder, NULL, build_history, r);
