@@ -111,6 +111,7 @@ struct intel_pt_walk {
 	size_t chunk_pos;
 	const struct psb_info *chunk_end;
 	const struct psb_info *pending_restart;
+	bool query_walk;	/* the context's choice when the walk began */
 };
 
 /* Code that jumps to itself (jmp .) runs without trace: libipt would
@@ -544,7 +545,7 @@ static void restart_at(struct intel_pt_walk *w, const struct psb_info *psb,
 	chunk_item(item, psb, psb->offset);
 	if (ip)
 		item->ip = ip;
-	if (w->status >= 0 && w->context->query_walk)
+	if (w->status >= 0 && w->query_walk)
 		w->query_from = psb;
 }
 
@@ -568,6 +569,7 @@ static int walk_alloc(struct intel_pt_stream *stream,
 	w->size = (uint64_t)(config->end - config->begin);
 	w->seg_end = w->size;
 	w->context = context;
+	w->query_walk = context->query_walk;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
 	*out = w;
@@ -972,7 +974,7 @@ static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 
 		w->sync_chunk = false;
 		chunk_item(item, psb, w->sync_offset);
-		if (psb && w->context->query_walk)
+		if (psb && w->query_walk)
 			w->query_from = psb;
 		return 1;
 	}
