@@ -38,6 +38,21 @@ static int opcode(const uint8_t *code, size_t len)
 	return i < len ? code[i] : -1;
 }
 
+/* Instructions libipt takes for far branches that x86-class.c calls
+ * "other" (int1, vmcall, vmlaunch, vmresume, uiret): left to libipt. */
+static bool far_for_libipt_only(const uint8_t *code, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (is_legacy_prefix(code[i]) || (code[i] & 0xf0) == 0x40))
+		i++;
+	if (i < len && code[i] == 0xf1)
+		return true;
+	return i + 2 < len && code[i] == 0x0f && code[i + 1] == 0x01 &&
+	       (code[i + 2] == 0xc1 || code[i + 2] == 0xc2 ||
+		code[i + 2] == 0xc3 || code[i + 2] == 0xec);
+}
+
 /* The target of the direct branch CODE (LEN bytes at IP): false when it is
  * not a direct branch of a form whose displacement we know, or when an
  * operand-size prefix changes its meaning (AMD and Intel disagree). */
@@ -148,7 +163,7 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 		if (!len || len > left)
 			return;
 		c = x86_class(code + off, len);
-		if (c == hwtr_ic_unknown)
+		if (c == hwtr_ic_unknown || far_for_libipt_only(code + off, len))
 			return;
 		b->ninsn++;
 		b->end_ip = at;

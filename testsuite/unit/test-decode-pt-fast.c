@@ -8,9 +8,9 @@
 #include "check-main.h"
 #include "fixture.h"
 
+#include "pt-walks.h"
+
 #include "decode-pt-fast.h"
-#include "history.h"
-#include "insn-length.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -20,159 +20,6 @@
 #ifndef SEEDS_DECODER
 #error "SEEDS_DECODER must name the decoder fuzzer's seeds"
 #endif
-
-static struct walk_item last_chunks[4096];
-
-/* A and B, items of the block walk and of the query walk in H. */
-static void same_item(struct hwtr_history *h, const struct walk_item *a,
-		      const struct walk_item *b, size_t n)
-{
-	ck_assert_msg(a->kind == b->kind, "item %zu: kind %d, query walk %d", n,
-		      a->kind, b->kind);
-	switch (a->kind) {
-	case walk_block: {
-		const struct decoder_block *x = &a->block, *y = &b->block;
-
-		ck_assert_msg(x->ip == y->ip && x->end_ip == y->end_ip &&
-			      x->ninsn == y->ninsn,
-			      "item %zu: block %#llx-%#llx %u insns, query walk "
-			      "%#llx-%#llx %u", n, (unsigned long long)x->ip,
-			      (unsigned long long)x->end_ip, x->ninsn,
-			      (unsigned long long)y->ip,
-			      (unsigned long long)y->end_ip, y->ninsn);
-		ck_assert_uint_eq(x->epoch, y->epoch);
-		ck_assert_uint_eq(x->isa, y->isa);
-		ck_assert_int_eq(x->speculative, y->speculative);
-		ck_assert_int_eq(x->truncated, y->truncated);
-		ck_assert_uint_eq(x->size, y->size);
-		ck_assert_int_eq(x->timed, y->timed);
-		ck_assert_msg(x->time == y->time, "item %zu: time %llu, query "
-			      "walk %llu", n, (unsigned long long)x->time,
-			      (unsigned long long)y->time);
-		/* libipt leaves some classes out (those its block cache
-		 * serves): the history classifies them from the bytes. */
-		ck_assert_uint_eq(insn_block_class(h->images, h->isa, x),
-				  insn_block_class(h->images, h->isa, y));
-		break;
-	}
-	case walk_gap:
-		ck_assert_int_eq(a->gap, b->gap);
-		ck_assert_int_eq(a->error, b->error);
-		ck_assert_int_eq(a->no_code, b->no_code);
-		ck_assert_uint_eq(a->offset, b->offset);
-		ck_assert_uint_eq(a->ip, b->ip);
-		ck_assert_int_eq(!a->reason, !b->reason);
-		if (a->reason)
-			ck_assert_str_eq(a->reason, b->reason);
-		break;
-	case walk_chunk_start:
-		ck_assert_uint_eq(a->offset, b->offset);
-		ck_assert_uint_eq(a->ip, b->ip);
-		break;
-	}
-}
-
-static struct decoder_walk *walk_from(struct hwtr_thread *t, const uint64_t *at)
-{
-	struct decoder_walk *walk = NULL;
-
-	ck_assert_int_eq(at ? t->ops->walk_at(t->stream, *at, history_chunk_image,
-					      t, &walk)
-			    : t->ops->walk_begin(t->stream, history_chunk_image,
-						 t, &walk), 0);
-	return walk;
-}
-
-/* Walk thread TS of history HS with the block decoder and TF of HF (another
- * build of the same recording, so that libipt's block caches have seen the
- * same code: libipt's blocks after an error depend on them) with queries,
- * from the start (AT NULL) or on demand from the chunk start *AT to the
- * next; fills last_chunks with the chunk starts seen (*NCHUNKS). */
-static size_t compare_walk(struct hwtr_history *hs, struct hwtr_thread *ts,
-			   struct hwtr_history *hf, struct hwtr_thread *tf,
-			   const uint64_t *at, size_t *nchunks)
-{
-	struct decoder_walk *slow, *fast;
-	struct walk_item a, b;
-	struct hwtr_thread *t = ts;
-	size_t n = 0;
-
-	intel_pt_use_query_walk(hs->decoder, false);
-	intel_pt_use_query_walk(hf->decoder, true);
-	slow = walk_from(ts, at);
-	fast = walk_from(tf, at);
-	for (;; n++) {
-		int rs, rf;
-
-		memset(&a, 0, sizeof(a));
-		memset(&b, 0, sizeof(b));
-		rs = t->ops->walk_next(slow, &a);
-		rf = tf->ops->walk_next(fast, &b);
-		ck_assert_msg(rs == rf, "item %zu: block walk %d, query walk %d",
-			      n, rs, rf);
-		if (rs <= 0)
-			break;
-		same_item(hs, &a, &b, n);
-		if (a.kind == walk_chunk_start) {
-			if (at && n > 0)
-				break;	/* the next chunk: done */
-			if (nchunks && *nchunks < sizeof(last_chunks) /
-						   sizeof(last_chunks[0]))
-				last_chunks[(*nchunks)++] = a;
-		}
-	}
-	t->ops->walk_free(slow);
-	tf->ops->walk_free(fast);
-	return n;
-}
-
-/* Walk all of H with the block decoder WARM times. */
-static void warm(struct hwtr_history *h, int times)
-{
-	size_t i;
-
-	intel_pt_use_query_walk(h->decoder, false);
-	for (; times > 0; times--)
-		for (i = 0; i < h->nthreads; i++) {
-			struct decoder_walk *w = walk_from(h->threads[i], NULL);
-			struct walk_item item;
-
-			while (h->threads[i]->ops->walk_next(w, &item) > 0)
-				;
-			h->threads[i]->ops->walk_free(w);
-		}
-}
-
-/* Every thread of REC, whole and chunk by chunk; *STATS: what the query
- * walks did. */
-static void compare_recording(struct hwtr_recording *rec, bool each_chunk,
-			      int warm_walks, struct fast_stats *stats)
-{
-	struct hwtr_history *hs, *hf;
-	size_t i, k;
-
-	ck_assert_msg(hwtr_history_build(rec, NULL, &hs) == 0, "%s",
-		      hwtr_last_error());
-	ck_assert_msg(hwtr_history_build(rec, NULL, &hf) == 0, "%s",
-		      hwtr_last_error());
-	ck_assert_uint_eq(hs->nthreads, hf->nthreads);
-	/* libipt's blocks before an error depend on what its block cache
-	 * has seen (a partial block of one or two instructions): two walks
-	 * bring both caches to the same state. */
-	warm(hs, warm_walks);
-	warm(hf, warm_walks);
-	for (i = 0; i < hs->nthreads; i++) {
-		struct hwtr_thread *ts = hs->threads[i], *tf = hf->threads[i];
-		size_t nchunks = 0;
-
-		compare_walk(hs, ts, hf, tf, NULL, &nchunks);
-		for (k = 0; each_chunk && k < nchunks; k++)
-			compare_walk(hs, ts, hf, tf, &last_chunks[k].offset, NULL);
-	}
-	intel_pt_query_stats(hf->decoder, stats);
-	hwtr_history_free(hs);
-	hwtr_history_free(hf);
-}
 
 /* The trace T as a recording over fixture-code: walked both ways; *STATS:
  * what the query walks did. */
@@ -185,7 +32,8 @@ static void compare_trace(const uint8_t *bytes, size_t size,
 	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
 	fixture_recording(dir, bytes, size, NULL, NULL);
 	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
-	compare_recording(rec, true, 2, stats);
+	ck_assert_msg(pt_walks_same(rec, true, 2, stats) == 0, "%s",
+		      hwtr_last_error());
 	hwtr_recording_close(rec);
 	fixture_cleanup();
 }
@@ -383,40 +231,52 @@ START_TEST(fuzzer_seeds_walk_the_same)
 }
 END_TEST
 
-/* test-decode-pt-fast REC...: compare the whole walks of real recordings
- * and print what the query walk did. */
-static int compare_recordings(int argc, char **argv)
+/* test-decode-pt-fast REC...: the whole walks of real recordings, and what
+ * the query walk did. */
+static char **given;
+static int ngiven;
+
+START_TEST(given_recordings_walk_the_same)
 {
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 0; i < ngiven; i++) {
 		struct hwtr_recording *rec;
 		struct fast_stats s;
 		uint64_t fb = 0;
 		size_t k;
 
-		if (hwtr_recording_open(argv[i], &rec) < 0) {
-			fprintf(stderr, "%s: %s\n", argv[i], hwtr_last_error());
-			return EXIT_FAILURE;
-		}
+		ck_assert_msg(hwtr_recording_open(given[i], &rec) == 0, "%s: %s",
+			      given[i], hwtr_last_error());
 		/* Large: the whole walk only, libipt's caches as built. */
-		compare_recording(rec, false, 0, &s);
+		ck_assert_msg(pt_walks_same(rec, false, 0, &s) == 0, "%s",
+			      hwtr_last_error());
 		for (k = 0; k < fallback_kinds; k++)
 			fb += s.fallbacks[k];
 		printf("%s: the same walk items; %llu chunks by queries, %llu "
-		       "by the block decoder\n", argv[i],
-		       (unsigned long long)s.chunks, (unsigned long long)fb);
+		       "by the block decoder; block cache %.2f%% hits\n",
+		       given[i], (unsigned long long)s.chunks,
+		       (unsigned long long)fb,
+		       s.hits + s.misses ? 100.0 * (double)s.hits /
+						   (double)(s.hits + s.misses)
+					 : 0.0);
+		fflush(stdout);
 		hwtr_recording_close(rec);
 	}
-	return EXIT_SUCCESS;
 }
+END_TEST
 
 int main(int argc, char **argv)
 {
 	TCase *tc = tcase_create("decode-pt-fast");
 
-	if (argc > 1)
-		return compare_recordings(argc, argv);
+	if (argc > 1) {
+		given = argv + 1;
+		ngiven = argc - 1;
+		tcase_set_timeout(tc, 7200);
+		tcase_add_test(tc, given_recordings_walk_the_same);
+		return check_run_tcase("decode-pt-fast", tc);
+	}
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, main_path_first_chunk_walked_by_queries);
 	tcase_add_test(tc, repeated_chunks_hit_the_cache);
