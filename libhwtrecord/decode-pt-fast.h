@@ -68,8 +68,8 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 void fast_chunk_release(struct fast_chunk *chunk);
 
 /* The walk of plain chunks of CONTEXT's streams (decoder_intel_pt's):
- * the query walk when ON, else libipt's block decoder (the default unless
- * HWTREC_PT_WALK=query).  Set before any walk. */
+ * the query walk when ON (the default unless HWTREC_PT_WALK=block), else
+ * libipt's block decoder.  A walk keeps the choice it began with. */
 void intel_pt_use_query_walk(struct decoder_context *context, bool on);
 /* What CONTEXT's query walks did so far, with its lanes freed so far. */
 void intel_pt_query_stats(struct decoder_context *context,

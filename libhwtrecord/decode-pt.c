@@ -23,11 +23,11 @@
  * history's image, with the same mappings in the same order, so libipt reads
  * exactly the bytes the history reads.
  *
- * The query walk (decode-pt-fast.c, HWTREC_PT_WALK=query) walks a plain
- * chunk with libipt's query decoder and cached blocks instead; every chunk
- * it does not model is walked here, from its PSB, as before.  A chunk start
- * found by the query walk restarts the block decoder only when the next
- * chunk needs it (pending_restart).
+ * The query walk (decode-pt-fast.c; HWTREC_PT_WALK=block turns it off)
+ * walks a plain chunk with libipt's query decoder and cached blocks instead;
+ * every chunk it does not model is walked here, from its PSB, as before.  A
+ * chunk start found by the query walk restarts the block decoder only when
+ * the next chunk needs it (pending_restart).
  *
  * Our names here start with intel_pt_: pt_ is libipt's prefix.
  */
@@ -1075,12 +1075,13 @@ static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 
 /* ------------------------------------------------------------ the ops */
 
-/* HWTREC_PT_WALK=query or block picks the walk of plain chunks. */
+/* HWTREC_PT_WALK=block walks every chunk with libipt's block decoder; the
+ * query walk takes the plain ones otherwise. */
 static bool query_walk_wanted(void)
 {
 	const char *v = getenv("HWTREC_PT_WALK");
 
-	return v && !strcmp(v, "query");
+	return !(v && !strcmp(v, "block"));
 }
 
 void intel_pt_use_query_walk(struct decoder_context *c, bool on)
