@@ -149,7 +149,6 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 	memset(b, 0, sizeof(*b));
 	b->ip = ip;
 	b->epoch = epoch;
-	b->used = true;
 	b->exit = exit_unsure;
 	if (!code)
 		return;
@@ -197,23 +196,46 @@ static size_t slot_of(uint64_t ip, unsigned epoch, size_t mask)
 	return (size_t)(h >> 20) & mask;
 }
 
+#define POOL_BLOCKS 4096
+
+struct decoded_block_pool {
+	struct decoded_block_pool *next;
+	size_t used;
+	struct decoded_block blocks[POOL_BLOCKS];
+};
+
+static struct decoded_block *new_block(struct decoded_blocks *cache)
+{
+	struct decoded_block_pool *p = cache->pool;
+
+	if (!p || p->used == POOL_BLOCKS) {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return NULL;
+		p->next = cache->pool;
+		p->used = 0;
+		cache->pool = p;
+	}
+	return &p->blocks[p->used++];
+}
+
 static bool grow(struct decoded_blocks *cache)
 {
 	size_t n = cache->mask ? 2 * (cache->mask + 1) : 4096, i;
-	struct decoded_block *slots = calloc(n, sizeof(*slots));
+	struct decoded_block **slots = calloc(n, sizeof(*slots));
 
 	if (!slots)
 		return false;
 	for (i = 0; cache->mask && i <= cache->mask; i++) {
-		const struct decoded_block *b = &cache->slots[i];
+		struct decoded_block *b = cache->slots[i];
 		size_t k;
 
-		if (!b->used)
+		if (!b)
 			continue;
-		for (k = slot_of(b->ip, b->epoch, n - 1); slots[k].used;
+		for (k = slot_of(b->ip, b->epoch, n - 1); slots[k];
 		     k = (k + 1) & (n - 1))
 			;
-		slots[k] = *b;
+		slots[k] = b;
 	}
 	free(cache->slots);
 	cache->slots = slots;
@@ -221,18 +243,17 @@ static bool grow(struct decoded_blocks *cache)
 	return true;
 }
 
-const struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
-					       struct image_set *images,
-					       struct isa *isa, uint64_t ip,
-					       unsigned epoch)
+struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
+					 struct image_set *images,
+					 struct isa *isa, uint64_t ip,
+					 unsigned epoch)
 {
 	struct decoded_block *b;
 	size_t k;
 
 	if (cache->mask) {
-		for (k = slot_of(ip, epoch, cache->mask); cache->slots[k].used;
+		for (k = slot_of(ip, epoch, cache->mask); (b = cache->slots[k]);
 		     k = (k + 1) & cache->mask) {
-			b = &cache->slots[k];
 			if (b->ip == ip && b->epoch == epoch) {
 				cache->hits++;
 				return b;
@@ -242,10 +263,12 @@ const struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
 	cache->misses++;
 	if ((cache->count + 1) * 2 > cache->mask + 1 && !grow(cache))
 		return NULL;
-	for (k = slot_of(ip, epoch, cache->mask); cache->slots[k].used;
+	if (!(b = new_block(cache)))
+		return NULL;
+	for (k = slot_of(ip, epoch, cache->mask); cache->slots[k];
 	     k = (k + 1) & cache->mask)
 		;
-	b = &cache->slots[k];
+	cache->slots[k] = b;
 	decoded_block_fill(b, images, isa, ip, epoch);
 	cache->count++;
 	return b;
@@ -253,6 +276,12 @@ const struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
 
 void decoded_blocks_release(struct decoded_blocks *cache)
 {
+	while (cache->pool) {
+		struct decoded_block_pool *p = cache->pool;
+
+		cache->pool = p->next;
+		free(p);
+	}
 	free(cache->slots);
 	memset(cache, 0, sizeof(*cache));
 }

@@ -45,20 +45,28 @@ struct decoded_block {
 	uint8_t last_size;	/* length of the last instruction */
 	uint8_t iclass;		/* enum hwtr_insn_class of the last one */
 	uint8_t exit;		/* enum block_exit */
-	bool used;		/* slot in use */
 	bool pushes;		/* exit_call: pushes a return address */
+	/* The blocks that follow on a direct exit, once looked up: [0] the
+	 * fall-through (a jcc not taken), [1] the target.  Blocks never move,
+	 * so hot loops go from block to block without a hash lookup, as
+	 * libxdc follows its cached transitions. */
+	struct decoded_block *next[2];
 };
 
+struct decoded_block_pool;
+
 struct decoded_blocks {
-	struct decoded_block *slots;	/* open addressing, power of 2 */
+	struct decoded_block **slots;	/* open addressing, power of 2 */
 	size_t mask;			/* slots - 1, or 0 when empty */
 	size_t count;
+	struct decoded_block_pool *pool;	/* where blocks live */
 	uint64_t hits, misses;
 };
 
 /* The block at IP in EPOCH of IMAGES, decoded with ISA on first use: NULL
- * only when out of memory (an unsure block is a block). */
-const struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
+ * only when out of memory (an unsure block is a block).  It stays where it
+ * is until the cache is released. */
+struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
 					       struct image_set *images,
 					       struct isa *isa, uint64_t ip,
 					       unsigned epoch);

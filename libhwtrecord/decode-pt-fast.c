@@ -128,38 +128,50 @@ static int fallback(struct fast_chunk *out, enum fast_fallback why)
 }
 
 /* The next IP after block B, from the trace where B's exit needs it:
- * 1 and *IP, or 0 (fallback, OUT->why set).  *STATUS: the query's. */
-static int follow_exit(struct pt_query_decoder *query,
-		       const struct decoded_block *b, struct retstack *rs,
-		       uint64_t *ip, int *status, struct fast_chunk *out)
+ * 1 and *IP, or 0 (fallback, OUT->why set).  *LINK: where B keeps the next
+ * block when its exit is direct, or NULL; *STATUS: the query's, if one was
+ * made (else 0, and *QUERIED false). */
+static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
+		       struct retstack *rs, uint64_t *ip,
+		       struct decoded_block ***link, int *status, bool *queried,
+		       struct fast_chunk *out)
 {
 	uint64_t fall = b->end_ip + b->last_size;
 	int taken = 0;
 
 	*status = 0;
+	*link = NULL;
+	*queried = false;
 	switch ((enum block_exit)b->exit) {
 	case exit_fall:
 		*ip = fall;
+		*link = &b->next[0];
 		return 1;
 	case exit_jump:
 		*ip = b->target;
+		*link = &b->next[1];
 		return 1;
 	case exit_call:
 		if (b->pushes)
 			retstack_push(rs, fall);
 		*ip = b->target;
+		*link = &b->next[1];
 		return 1;
 	case exit_cond:
+		*queried = true;
 		*status = pt_qry_cond_branch(query, &taken);
 		if (*status < 0)
 			return fallback(out, fallback_trace);
 		*ip = taken ? b->target : fall;
+		*link = &b->next[taken ? 1 : 0];
 		return 1;
 	case exit_indirect_call:
+		*queried = true;
 		retstack_push(rs, fall);
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_return:
+		*queried = true;
 		*status = pt_qry_cond_branch(query, &taken);
 		if (*status >= 0) {
 			/* A compressed return: a taken bit. */
@@ -172,6 +184,7 @@ static int follow_exit(struct pt_query_decoder *query,
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_indirect:
+		*queried = true;
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_unsure:
@@ -190,6 +203,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 {
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
+	struct decoded_block **link = NULL;
 	uint64_t ip = 0, stuck_offset = UINT64_MAX;
 	unsigned stuck = 0;
 	int status;
@@ -207,30 +221,40 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	if (take_events(query, status, ip, NULL, &out->why) != events_go_on)
 		return fallback(out, out->why);
 	for (;;) {
-		const struct decoded_block *b;
+		struct decoded_block *b = link ? *link : NULL;
 		uint32_t lost_mtc, lost_cyc;
 		uint64_t time = 0, offset = 0;
-		bool timed;
+		bool timed, queried;
 		int err;
 
 		timed = pt_qry_time(query, &time, &lost_mtc, &lost_cyc) >= 0;
-		b = decoded_blocks_get(cache, images, isa, ip, epoch);
-		if (!b)
-			return -pte_nomem;
+		if (b) {
+			cache->hits++;
+		} else {
+			b = decoded_blocks_get(cache, images, isa, ip, epoch);
+			if (!b)
+				return -pte_nomem;
+			if (link)
+				*link = b;
+		}
 		if (b->exit == exit_unsure)
 			return fallback(out, fallback_code);
 		if ((err = add_block(out, b, timed, time)) < 0)
 			return err;
-		if (!follow_exit(query, b, &rs, &ip, &status, out))
+		if (!follow_exit(query, b, &rs, &ip, &link, &status, &queried, out))
 			return 0;
-		/* As the block walk counts blocks that read no packet. */
-		pt_qry_get_offset(query, &offset);
-		if (offset != stuck_offset) {
+		/* As the block walk counts blocks that read no packet (only
+		 * queries read packets). */
+		if (queried)
+			pt_qry_get_offset(query, &offset);
+		if (queried && offset != stuck_offset) {
 			stuck_offset = offset;
 			stuck = 0;
 		} else if (++stuck > FAST_BLOCKS_WITHOUT_TRACE) {
 			return fallback(out, fallback_no_progress);
 		}
+		if (!(status & pts_event_pending))
+			continue;
 		switch (take_events(query, status, ip, next, &out->why)) {
 		case events_go_on:
 			break;
