@@ -8,9 +8,10 @@
  * read from the history's image, split into instructions by their lengths
  * (isa.c) and classified from the opcode (x86-class.c).  Where that cannot be
  * done the way libipt would do it (code that is not mapped or does not
- * decode, an instruction that crosses a mapping's end, a block as long as
- * libipt's limit, an operand-size prefix on a direct branch), the block is
- * "unsure" and the walk leaves the chunk to libipt's block decoder.
+ * decode, an instruction that crosses a mapping's end or that libipt takes
+ * for a far branch and x86-class.c does not, a block as long as libipt's
+ * limit, an operand-size prefix on a direct branch), the block is "unsure"
+ * and the walk leaves the chunk to libipt's block decoder.
  */
 #ifndef HWTR_DECODE_PT_BLOCKS_H
 #define HWTR_DECODE_PT_BLOCKS_H
