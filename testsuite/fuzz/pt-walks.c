@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void differ(size_t n, const char *what, unsigned long long slow,
 		   unsigned long long fast)
@@ -268,3 +269,29 @@ int pt_walks_same(struct hwtr_recording *rec, bool each_chunk, int warm_walks,
 	return 0;
 }
 
+
+double pt_walk_seconds(struct hwtr_recording *rec, bool query)
+{
+	struct hwtr_history *h;
+	struct timespec t0, t1;
+	size_t i;
+
+	if (hwtr_history_build(rec, NULL, &h) < 0)
+		return -1;
+	intel_pt_use_query_walk(h->decoder, query);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (i = 0; i < h->nthreads; i++) {
+		struct decoder_walk *w;
+		struct walk_item item;
+
+		if (!h->threads[i]->stream)
+			continue;
+		w = walk_from(h->threads[i], NULL);
+		while (h->threads[i]->ops->walk_next(w, &item) > 0)
+			;
+		h->threads[i]->ops->walk_free(w);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	hwtr_history_free(h);
+	return (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}

@@ -17,4 +17,10 @@
 int pt_walks_same(struct hwtr_recording *rec, bool each_chunk, int warm_walks,
 		  struct fast_stats *stats);
 
+/* The CPU seconds of walking every thread of REC's history (built, or read
+ * from its history.idx) once with queries (QUERY) or with libipt's block
+ * decoder alone, nothing else of the index pass taking part; -1 when the
+ * history does not build. */
+double pt_walk_seconds(struct hwtr_recording *rec, bool query);
+
 #endif
