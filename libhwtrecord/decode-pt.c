@@ -23,14 +23,22 @@
  * history's image, with the same mappings in the same order, so libipt reads
  * exactly the bytes the history reads.
  *
+ * The query walk (decode-pt-fast.c; HWTREC_PT_WALK=block turns it off)
+ * walks a plain chunk with libipt's query decoder and cached blocks instead;
+ * every chunk it does not model is walked here, from its PSB, as before.  A
+ * chunk start found by the query walk restarts the block decoder only when
+ * the next chunk needs it (pending_restart).
+ *
  * Our names here start with intel_pt_: pt_ is libipt's prefix.
  */
 #define _GNU_SOURCE /* memmem */
 #include "decode-pt.h"
+#include "decode-pt-fast.h"
 
 #include "error.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +55,13 @@ struct decoder_context {
 	struct pt_image **by_epoch;
 	unsigned nepochs;
 	struct decoder_context *root;	/* a lane's history context, or NULL */
-	pthread_mutex_t lock;	/* the root's: its isids */
+	pthread_mutex_t lock;	/* the root's: its isids, its stats */
+	/* The query walk: on or not, and per lane its block cache and its
+	 * instruction lengths (capstone handles are per thread). */
+	bool query_walk;
+	struct isa *isa;
+	struct decoded_blocks blocks;
+	struct fast_stats stats;	/* the root's: all lanes' when freed */
 };
 
 /* Per stream: the libipt configuration and the PSB scan. */
@@ -86,6 +100,18 @@ struct intel_pt_walk {
 	/* The time before the block being read (decoder_block.time) */
 	bool block_timed;
 	uint64_t block_time;
+	/* The query walk (decode-pt-fast.h): the chunk start to walk it from
+	 * next, its query decoder, the walked chunk being handed out, and the
+	 * chunk start at its end, where the block decoder restarts only if
+	 * the query walk does not go on. */
+	const struct psb_info *query_from;
+	struct pt_query_decoder *query;
+	uint64_t query_end;
+	struct fast_chunk chunk;
+	size_t chunk_pos;
+	const struct psb_info *chunk_end;
+	const struct psb_info *pending_restart;
+	bool query_walk;	/* the context's choice when the walk began */
 };
 
 /* Code that jumps to itself (jmp .) runs without trace: libipt would
@@ -519,6 +545,8 @@ static void restart_at(struct intel_pt_walk *w, const struct psb_info *psb,
 	chunk_item(item, psb, psb->offset);
 	if (ip)
 		item->ip = ip;
+	if (w->status >= 0 && w->query_walk)
+		w->query_from = psb;
 }
 
 static int walk_alloc(struct intel_pt_stream *stream,
@@ -541,6 +569,7 @@ static int walk_alloc(struct intel_pt_stream *stream,
 	w->size = (uint64_t)(config->end - config->begin);
 	w->seg_end = w->size;
 	w->context = context;
+	w->query_walk = context->query_walk;
 	w->image_for = image_for;
 	w->image_ctx = ctx;
 	*out = w;
@@ -592,6 +621,8 @@ static void intel_pt_walk_free(struct intel_pt_walk *w)
 	if (!w)
 		return;
 	pt_blk_free_decoder(w->decoder);
+	pt_qry_free_decoder(w->query);
+	fast_chunk_release(&w->chunk);
 	free(w);
 }
 
@@ -786,11 +817,107 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 	}
 }
 
+/* A block of the query walk, as block_item makes one of libipt's. */
+static void fast_block_item(struct intel_pt_walk *w, const struct fast_block *b,
+			    struct walk_item *item)
+{
+	struct decoder_block *d = &item->block;
+
+	item->kind = walk_block;
+	item->gap = 0;
+	item->error = 0;
+	item->no_code = false;
+	item->offset = 0;
+	item->ip = 0;
+	item->reason = NULL;
+	d->ip = b->ip;
+	d->end_ip = b->end_ip;
+	d->ninsn = b->ninsn;
+	d->epoch = w->epoch;
+	d->iclass = b->iclass;
+	d->isa = hwtr_isa_x86_64;
+	d->speculative = false;
+	d->truncated = false;
+	d->timed = b->timed;
+	d->time = b->time;
+	d->size = 0;
+}
+
+/* The query walk's part: hand out the chunk it walked, or walk the chunk
+ * that starts at query_from.  1 with ITEM, 0 when the block decoder goes on,
+ * or a negative error. */
+static int query_walk_next(struct intel_pt_walk *w, struct walk_item *item)
+{
+	struct decoder_context *c = w->context;
+	const struct psb_info *psb;
+	uint64_t end;
+	int status;
+
+	if (w->chunk_pos < w->chunk.count) {
+		fast_block_item(w, &w->chunk.blocks[w->chunk_pos++], item);
+		return 1;
+	}
+	if (w->chunk_end) {
+		/* The next chunk: the query walk tries it first. */
+		psb = w->chunk_end;
+		w->chunk_end = NULL;
+		chunk_item(item, psb, psb->offset);
+		w->pending_restart = psb;
+		w->query_from = psb;
+		return 1;
+	}
+	if (!w->query_from)
+		return 0;
+	psb = w->query_from;
+	w->query_from = NULL;
+	if (w->image_for(w->image_ctx, psb->offset, &w->epoch) < 0) {
+		c->stats.fallbacks[fallback_trace]++;
+		return 0;
+	}
+	end = segment_end(w->scan, psb->offset, w->size);
+	if (!w->query || w->query_end != end) {
+		struct pt_config cfg = w->config;
+
+		cfg.end = cfg.begin + end;
+		pt_qry_free_decoder(w->query);
+		w->query = pt_qry_alloc_decoder(&cfg);
+		if (!w->query)
+			return hwtr_fail(hwtr_err_nomem, "cannot allocate a "
+					 "libipt query decoder");
+		w->query_end = end;
+	}
+	status = fast_chunk_walk(w->query, w->scan, (size_t)(psb - w->scan->psbs),
+				 w->epoch, c->images, c->isa, &c->blocks, &w->chunk);
+	if (status < 0)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	if (status == 0) {
+		c->stats.fallbacks[w->chunk.why]++;
+		return 0;
+	}
+	c->stats.chunks++;
+	w->chunk_end = &w->scan->psbs[w->chunk.next_psb];
+	w->chunk_pos = 1;
+	fast_block_item(w, &w->chunk.blocks[0], item);
+	return 1;
+}
+
 static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 {
 	struct pt_block block;
 	uint32_t lost_mtc, lost_cyc;
+	int err;
 
+	if ((err = query_walk_next(w, item)) != 0)
+		return err < 0 ? err : 1;
+	if (w->pending_restart) {
+		/* The query walk left this chunk to the block decoder. */
+		const struct psb_info *psb = w->pending_restart;
+
+		w->pending_restart = NULL;
+		w->status = sync_at(w, psb->offset);
+		synced_at(w, psb->offset);
+		w->sync_chunk = false;		/* reported already */
+	}
 	if (w->deferred_chunk) {
 		const struct psb_info *psb = w->deferred_chunk;
 
@@ -843,8 +970,12 @@ static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 		}
 	}
 	if (w->sync_chunk && w->status >= 0) {
+		const struct psb_info *psb = psb_scan_find(w->scan, w->sync_offset);
+
 		w->sync_chunk = false;
-		chunk_item(item, psb_scan_find(w->scan, w->sync_offset), w->sync_offset);
+		chunk_item(item, psb, w->sync_offset);
+		if (psb && w->query_walk)
+			w->query_from = psb;
 		return 1;
 	}
 	for (;;) {
@@ -944,6 +1075,61 @@ static int intel_pt_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 
 /* ------------------------------------------------------------ the ops */
 
+/* HWTREC_PT_WALK=block walks every chunk with libipt's block decoder; the
+ * query walk takes the plain ones otherwise. */
+static bool query_walk_wanted(void)
+{
+	const char *v = getenv("HWTREC_PT_WALK");
+
+	return !(v && !strcmp(v, "block"));
+}
+
+void intel_pt_use_query_walk(struct decoder_context *c, bool on)
+{
+	c->query_walk = on;
+}
+
+void intel_pt_query_stats(struct decoder_context *c, struct fast_stats *stats)
+{
+	pthread_mutex_lock(&c->lock);
+	*stats = c->stats;
+	pthread_mutex_unlock(&c->lock);
+	stats->hits += c->blocks.hits;
+	stats->misses += c->blocks.misses;
+}
+
+/* A lane's statistics into its root's. */
+static void add_stats(struct fast_stats *to, const struct fast_stats *from,
+		      const struct decoded_blocks *blocks)
+{
+	size_t i;
+
+	to->chunks += from->chunks;
+	for (i = 0; i < fallback_kinds; i++)
+		to->fallbacks[i] += from->fallbacks[i];
+	to->hits += blocks->hits;
+	to->misses += blocks->misses;
+}
+
+static void print_stats(const struct fast_stats *s)
+{
+	uint64_t fallbacks = 0, lookups = s->hits + s->misses;
+	size_t i;
+
+	for (i = 0; i < fallback_kinds; i++)
+		fallbacks += s->fallbacks[i];
+	fprintf(stderr, "intel-pt query walk: %llu chunks, %llu left to the "
+		"block decoder", (unsigned long long)s->chunks,
+		(unsigned long long)fallbacks);
+	for (i = 1; i < fallback_kinds; i++)
+		if (s->fallbacks[i])
+			fprintf(stderr, " (%s: %llu)", fast_fallback_name(i),
+				(unsigned long long)s->fallbacks[i]);
+	fprintf(stderr, "; block cache %llu lookups, %.2f%% hits\n",
+		(unsigned long long)lookups,
+		lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0);
+}
+
 static int context_alloc(struct image_set *images, struct decoder_context **out)
 {
 	struct decoder_context *c = calloc(1, sizeof(*c));
@@ -951,12 +1137,18 @@ static int context_alloc(struct image_set *images, struct decoder_context **out)
 	if (!c)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	c->images = images;
+	c->query_walk = query_walk_wanted();
+	if (isa_open(&c->isa)) {
+		free(c);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
 	c->iscache = pt_iscache_alloc("hwtrecord");
 	c->nisids = image_set_count(images);
 	c->isids = calloc(c->nisids + 1, sizeof(*c->isids));
 	if (!c->iscache || !c->isids || pthread_mutex_init(&c->lock, NULL)) {
 		pt_iscache_free(c->iscache);
 		free(c->isids);
+		isa_close(c->isa);
 		free(c);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
@@ -973,6 +1165,11 @@ static int lane_alloc(struct decoder_context *root, struct decoder_context **out
 	c->images = root->images;
 	c->iscache = root->iscache;
 	c->root = root;
+	c->query_walk = root->query_walk;
+	if (isa_open(&c->isa)) {
+		free(c);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
 	*out = c;
 	return 0;
 }
@@ -986,11 +1183,24 @@ static void context_free(struct decoder_context *c)
 	for (i = 0; i < c->nepochs; i++)
 		pt_image_free(c->by_epoch[i]);
 	free(c->by_epoch);
-	if (!c->root) {
+	if (c->root) {
+		pthread_mutex_lock(&c->root->lock);
+		add_stats(&c->root->stats, &c->stats, &c->blocks);
+		pthread_mutex_unlock(&c->root->lock);
+	} else {
+		if (c->query_walk && getenv("HWTREC_PT_STATS")) {
+			struct fast_stats all = c->stats;
+
+			all.hits += c->blocks.hits;
+			all.misses += c->blocks.misses;
+			print_stats(&all);
+		}
 		free(c->isids);
 		pt_iscache_free(c->iscache);
 		pthread_mutex_destroy(&c->lock);
 	}
+	decoded_blocks_release(&c->blocks);
+	isa_close(c->isa);
 	free(c);
 }
 

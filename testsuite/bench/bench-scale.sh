@@ -6,7 +6,10 @@
 # loop-heavy (a 400-iteration loop per call).  Per recording it prints
 # side by side: `hwtrec info` (the whole history build) CPU, wall and peak
 # memory (/usr/bin/time), the same build on one thread (HWTREC_BUILD_THREADS=1;
-# its index must be the same, byte for byte), libipt's block decoder alone over the same
+# its index must be the same, byte for byte), and on one thread with every Intel
+# PT chunk walked by libipt's block decoder (HWTREC_PT_WALK=block: the same index
+# again) beside what the query walk did (chunks, fallbacks, block cache hit rate),
+# libipt's block decoder alone over the same
 # streams with the same settings (bench-libipt), and under `hwtrec replay`
 # the time from GDB's start to its prompt at the crash (in report) and the
 # first reverse-stepi, the first print after it (report's argument and $rsp:
@@ -101,8 +104,9 @@ secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %-22s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s\n' \
-	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" memory \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s\n' \
+	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" \
+	"1t block walk CPU (wall)" "query walk (chunks, hits)" memory \
 	"libipt alone CPU" prompt rstepi print rfinish regs pprint rstep "no tail:" rstepi print rfinish "no seek:" rfinish regs pprint \
 	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi
 for prog in calls loops; do
@@ -125,11 +129,19 @@ for prog in calls loops; do
 		# figures, and the same index byte for byte.
 		cp "$rec/history.idx" index.many
 		rm -f "$rec/history.idx"
-		HWTREC_BUILD_THREADS=1 /usr/bin/time -f "%U %S %e %M" -o info1.time \
-			"$hwtrec" info "$rec" > info1.out
+		HWTREC_BUILD_THREADS=1 HWTREC_PT_STATS=1 /usr/bin/time -f "%U %S %e %M" -o info1.time \
+			"$hwtrec" info "$rec" > info1.out 2> info1.err
 		read -r user1 sys1 wall1 kb1 < info1.time
 		cmp -s index.many "$rec/history.idx" || {
 			echo "bench-scale: $rec: the index built on one thread differs"; exit 1; }
+		query_walk=$(sed -n 's/^intel-pt query walk: \([0-9]*\) chunks, \([0-9]*\) left.*, \([0-9.]*%\) hits$/\1 q, \2 b, \3/p' info1.err)
+		# Every chunk by libipt's block decoder: the same index.
+		rm -f "$rec/history.idx"
+		HWTREC_BUILD_THREADS=1 HWTREC_PT_WALK=block /usr/bin/time -f "%U %S %e %M" \
+			-o infob.time "$hwtrec" info "$rec" > infob.out
+		read -r userb sysb wallb kbb < infob.time
+		cmp -s index.many "$rec/history.idx" || {
+			echo "bench-scale: $rec: the index built with the block decoder differs"; exit 1; }
 		threads=$(sed -n 's/^Index: *built (chunks decoded on \([0-9]*\) threads)$/\1/p' info.out)
 		/usr/bin/time -f "%U %S %e %M" -o reopen.time "$hwtrec" info "$rec" > reopen.out
 		read -r ruser rsys rwall rkb < reopen.time
@@ -189,10 +201,12 @@ for prog in calls loops; do
 				cat notail.txt noseek.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail or the seek table"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %-22s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
 			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
+			"$(secs "$(awk -v u="$userb" -v s="$sysb" 'BEGIN { print u + s }')") ($(secs "$wallb"))" \
+			"${query_walk:--}" \
 			"$((kb / 1024))" "$(secs "$(field libipt.out cpu_seconds)")" \
 			"$(secs "$(field replay.txt ready)")" \
 			"$(ms "$(field replay.txt first_reverse_stepi)")" \
@@ -217,6 +231,9 @@ for prog in calls loops; do
 done
 echo "(hwtrec info: the whole history built with its chunks decoded on Nt threads (HWTREC_BUILD_THREADS,"
 echo " default the online CPUs); 1 thread: the same build with HWTREC_BUILD_THREADS=1, which must save the same index;"
+echo " 1t block walk: the same again with HWTREC_PT_WALK=block (every chunk by libipt's block decoder; the same index);"
+echo " query walk: the 1-thread build's chunks walked by libipt's query decoder (q), left to the block decoder (b),"
+echo "  and its block cache's hit rate (HWTREC_PT_STATS);"
 echo " memory: peak RSS of hwtrec info; prompt: GDB start to prompt at the crash under hwtrec replay;"
 echo " rstepi, print, rfinish, regs, pprint, rstep: the first reverse-stepi, a print there (the end state: the core),"
 echo "  then reverse-finish out of report, info registers and print total there (the first values at a past position),"

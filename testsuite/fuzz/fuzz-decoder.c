@@ -3,10 +3,12 @@
  * sideband are fixed and valid and map the unit tests' fixture code
  * (testsuite/unit/fixture-code.S), so traces that follow its branches decode
  * into real instructions.  The history is then walked end to end
- * (history-walk.c). */
+ * (history-walk.c), and the stream walked with libipt's block decoder and
+ * with the query walk, which must give the same items (pt-walks.c). */
 #include "elf-facts.h"
 #include "fixture-recording.h"
 #include "history-walk.h"
+#include "pt-walks.h"
 #include "scratch-dir.h"
 
 #include "hwtrecord.h"
@@ -43,8 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (hwtr_history_build(rec, &options, &history) == 0) {
+		struct fast_stats stats;
+
 		history_walk(history, probes, 3);
 		hwtr_history_free(history);
+		pt_walks_same(rec, true, 2, &stats);
 	}
 	hwtr_recording_close(rec);
 	return 0;

@@ -1,0 +1,288 @@
+/* decode-pt-fast.c: a plain Intel PT chunk walked with libipt's query
+ * decoder and cached blocks (decode-pt-fast.h).
+ *
+ * The order of queries is libipt's block decoder's (pt_block_decoder.c,
+ * libipt 2.0): synchronise, take the PSB+'s status events; then per block,
+ * read the time, follow the block, query its last instruction (a return
+ * first asks for a TNT bit: return compression), and take at once the
+ * events the query announces (the block decoder's "trailing" events).  The
+ * query decoder's time moves only as it reads packets, so the same queries
+ * give the same times.
+ */
+#include "decode-pt-fast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The block decoder gives up after 100000 blocks without reading a packet
+ * (decode-pt.c); this walk leaves such code to it much earlier. */
+#define FAST_BLOCKS_WITHOUT_TRACE 1000
+
+/* libipt's return stack (pt_retstack.c): 64 return addresses, the oldest
+ * dropped when full. */
+#define RETSTACK_SIZE 64
+
+struct retstack {
+	uint64_t stack[RETSTACK_SIZE + 1];
+	unsigned top, bottom;
+};
+
+static void retstack_push(struct retstack *r, uint64_t ip)
+{
+	r->stack[r->top] = ip;
+	r->top = r->top == RETSTACK_SIZE ? 0 : r->top + 1;
+	if (r->bottom == r->top)
+		r->bottom = r->bottom == RETSTACK_SIZE ? 0 : r->bottom + 1;
+}
+
+static bool retstack_pop(struct retstack *r, uint64_t *ip)
+{
+	if (r->top == r->bottom)
+		return false;
+	r->top = r->top ? r->top - 1 : RETSTACK_SIZE;
+	*ip = r->stack[r->top];
+	return true;
+}
+
+/* A PSB+ that synchronises with tracing on, as the block walk's chunk
+ * starts need it (decode-pt.c: event_is_chunk_start). */
+static bool plain_psb(const struct psb_info *psb)
+{
+	return psb->has_fup && psb->has_mode_exec;
+}
+
+static bool is_status_exec_mode(const struct pt_event *ev, uint64_t ip)
+{
+	return ev->type == ptev_exec_mode && ev->status_update &&
+	       !ev->ip_suppressed && ev->variant.exec_mode.ip == ip &&
+	       ev->variant.exec_mode.mode == ptem_64bit;
+}
+
+enum events_end { events_go_on, events_chunk_end, events_fallback };
+
+/* The events STATUS announces, at IP (where decoding stands).  At the chunk's
+ * own PSB (NEXT NULL) the one exec-mode status event is required; later, one
+ * that is NEXT's ends the chunk.  CBR events do not bind to instructions and
+ * change nothing here. */
+static enum events_end take_events(struct pt_query_decoder *query, int status,
+				   uint64_t ip, const struct psb_info *next,
+				   enum fast_fallback *why)
+{
+	bool exec_mode = false;
+
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+
+		status = pt_qry_event(query, &ev, sizeof(ev));
+		if (status < 0) {
+			*why = fallback_trace;
+			return events_fallback;
+		}
+		if (ev.type == ptev_cbr)
+			continue;
+		if (!next && !exec_mode && is_status_exec_mode(&ev, ip)) {
+			exec_mode = true;
+			continue;
+		}
+		if (next && is_status_exec_mode(&ev, ip) && next->fup_ip == ip)
+			return events_chunk_end;
+		*why = fallback_event;
+		return events_fallback;
+	}
+	if (!next && !exec_mode) {
+		*why = fallback_event;
+		return events_fallback;
+	}
+	return events_go_on;
+}
+
+static int add_block(struct fast_chunk *out, const struct decoded_block *b,
+		     bool timed, uint64_t time)
+{
+	struct fast_block *f;
+
+	if (out->count == out->cap) {
+		size_t ncap = out->cap ? 2 * out->cap : 1024;
+		void *p = realloc(out->blocks, ncap * sizeof(*out->blocks));
+
+		if (!p)
+			return -pte_nomem;
+		out->blocks = p;
+		out->cap = ncap;
+	}
+	f = &out->blocks[out->count++];
+	f->ip = b->ip;
+	f->end_ip = b->end_ip;
+	f->ninsn = b->ninsn;
+	f->iclass = b->iclass;
+	f->timed = timed;
+	f->time = time;
+	return 0;
+}
+
+static int fallback(struct fast_chunk *out, enum fast_fallback why)
+{
+	out->why = why;
+	out->count = 0;
+	return 0;
+}
+
+/* The next IP after block B, from the trace where B's exit needs it:
+ * 1 and *IP, or 0 (fallback, OUT->why set).  *LINK: where B keeps the next
+ * block when its exit is direct, or NULL; *STATUS: the query's, if one was
+ * made (else 0, and *QUERIED false). */
+static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
+		       struct retstack *rs, uint64_t *ip,
+		       struct decoded_block ***link, int *status, bool *queried,
+		       struct fast_chunk *out)
+{
+	uint64_t fall = b->end_ip + b->last_size;
+	int taken = 0;
+
+	*status = 0;
+	*link = NULL;
+	*queried = false;
+	switch ((enum block_exit)b->exit) {
+	case exit_fall:
+		*ip = fall;
+		*link = &b->next[0];
+		return 1;
+	case exit_jump:
+		*ip = b->target;
+		*link = &b->next[1];
+		return 1;
+	case exit_call:
+		if (b->pushes)
+			retstack_push(rs, fall);
+		*ip = b->target;
+		*link = &b->next[1];
+		return 1;
+	case exit_cond:
+		*queried = true;
+		*status = pt_qry_cond_branch(query, &taken);
+		if (*status < 0)
+			return fallback(out, fallback_trace);
+		*ip = taken ? b->target : fall;
+		*link = &b->next[taken ? 1 : 0];
+		return 1;
+	case exit_indirect_call:
+		*queried = true;
+		retstack_push(rs, fall);
+		*status = pt_qry_indirect_branch(query, ip);
+		break;
+	case exit_return:
+		*queried = true;
+		*status = pt_qry_cond_branch(query, &taken);
+		if (*status >= 0) {
+			/* A compressed return: a taken bit. */
+			if (!taken || !retstack_pop(rs, ip))
+				return fallback(out, fallback_return);
+			return 1;
+		}
+		if (*status != -pte_bad_query)
+			return fallback(out, fallback_trace);
+		*status = pt_qry_indirect_branch(query, ip);
+		break;
+	case exit_indirect:
+		*queried = true;
+		*status = pt_qry_indirect_branch(query, ip);
+		break;
+	case exit_unsure:
+	default:
+		return fallback(out, fallback_code);
+	}
+	if (*status < 0 || (*status & pts_ip_suppressed))
+		return fallback(out, fallback_trace);
+	return 1;
+}
+
+int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
+		    size_t psb, unsigned epoch, struct image_set *images,
+		    struct isa *isa, struct decoded_blocks *cache,
+		    struct fast_chunk *out)
+{
+	const struct psb_info *here = &scan->psbs[psb], *next;
+	struct retstack rs = { .top = 0, .bottom = 0 };
+	struct decoded_block **link = NULL;
+	uint64_t ip = 0, stuck_offset = UINT64_MAX;
+	unsigned stuck = 0;
+	int status;
+
+	out->count = 0;
+	out->why = fallback_none;
+	if (psb + 1 >= scan->count || !plain_psb(here) ||
+	    !plain_psb(&scan->psbs[psb + 1]))
+		return fallback(out, fallback_chunk_start);
+	next = &scan->psbs[psb + 1];
+	out->next_psb = psb + 1;
+	status = pt_qry_sync_set(query, &ip, here->offset);
+	if (status < 0 || (status & pts_ip_suppressed))
+		return fallback(out, fallback_trace);
+	if (take_events(query, status, ip, NULL, &out->why) != events_go_on)
+		return fallback(out, out->why);
+	for (;;) {
+		struct decoded_block *b = link ? *link : NULL;
+		uint32_t lost_mtc, lost_cyc;
+		uint64_t time = 0, offset = 0;
+		bool timed, queried;
+		int err;
+
+		timed = pt_qry_time(query, &time, &lost_mtc, &lost_cyc) >= 0;
+		if (b) {
+			cache->hits++;
+		} else {
+			b = decoded_blocks_get(cache, images, isa, ip, epoch);
+			if (!b)
+				return -pte_nomem;
+			if (link)
+				*link = b;
+		}
+		if (b->exit == exit_unsure)
+			return fallback(out, fallback_code);
+		if ((err = add_block(out, b, timed, time)) < 0)
+			return err;
+		if (!follow_exit(query, b, &rs, &ip, &link, &status, &queried, out))
+			return 0;
+		/* As the block walk counts blocks that read no packet (only
+		 * queries read packets). */
+		if (queried)
+			pt_qry_get_offset(query, &offset);
+		if (queried && offset != stuck_offset) {
+			stuck_offset = offset;
+			stuck = 0;
+		} else if (++stuck > FAST_BLOCKS_WITHOUT_TRACE) {
+			return fallback(out, fallback_no_progress);
+		}
+		if (!(status & pts_event_pending))
+			continue;
+		switch (take_events(query, status, ip, next, &out->why)) {
+		case events_go_on:
+			break;
+		case events_chunk_end:
+			return 1;
+		case events_fallback:
+			return fallback(out, out->why);
+		}
+	}
+}
+
+void fast_chunk_release(struct fast_chunk *chunk)
+{
+	free(chunk->blocks);
+	memset(chunk, 0, sizeof(*chunk));
+}
+
+const char *fast_fallback_name(enum fast_fallback why)
+{
+	switch (why) {
+	case fallback_none: return "none";
+	case fallback_chunk_start: return "not a plain PSB+";
+	case fallback_event: return "an event";
+	case fallback_code: return "code";
+	case fallback_trace: return "query error or end";
+	case fallback_return: return "return compression";
+	case fallback_no_progress: return "no progress";
+	case fallback_kinds: break;
+	}
+	return "?";
+}
