@@ -721,6 +721,12 @@ static void tail_values(struct replay *r, struct replay_thread *t)
 {
 	if (!r->in_tail || !r->info->values || r->tdesc != &tdesc_amd64_linux)
 		return;
+	/* The log holds the first program only (the Valgrind tool logs no
+	 * image after an exec), and the tail is the last one's. */
+	if (program_images_count(r->images) > 1) {
+		replay_wait_history(r);
+		return;
+	}
 	if (r->values && (r->values != r->tail_log || tail_log_reach(r, t)))
 		return;
 	if (!r->tail_values_refused && (r->loading_log || r->log)) {
