@@ -22,10 +22,12 @@
  * (and image) is in it too, else looked up (function_at's rule: with
  * symbols that overlap, a lookup alone could answer otherwise). */
 struct fn_memo {
-	uint32_t fn;		/* 0: none, looked up at every instruction */
-	unsigned epoch;
+	uint32_t fn;		/* 0: none, looked up at every instruction
+				 * outside the addresses known to have none */
+	unsigned epoch;		/* fn's image; unused while fn is 0 */
 	uint64_t start, end;	/* fn's range */
-	/* Addresses known to have no function (looked up: 0) */
+	/* Addresses known to have no function (looked up: 0), noted by
+	 * fn_block_split */
 	bool none_valid;
 	unsigned none_epoch;
 	uint64_t none_begin, none_end;
@@ -33,6 +35,11 @@ struct fn_memo {
 
 /* LOOKUP: symbolizer_function, or a thread's own cached lookup. */
 typedef uint32_t (*fn_lookup_fn)(void *ctx, unsigned epoch, uint64_t ip);
+
+/* Whether MEMO tells the function of the instruction at IP in EPOCH without
+ * a lookup, and which (*FN): what fn_memo_at would answer. */
+bool fn_memo_known(const struct fn_memo *memo, uint64_t ip, unsigned epoch,
+		   uint32_t *fn);
 
 /* The function of the instruction at IP in EPOCH after MEMO's (updated). */
 uint32_t fn_memo_at(struct fn_memo *memo, const struct hwtr_symbolizer *symbols,
