@@ -197,22 +197,30 @@ int builder_run(struct builder *b, const struct block_run *run)
 	return 0;
 }
 
-/* Whether instructions from IP in EPOCH go on in the pending run: the run
- * does not end with a call, return or jump, and the function memo puts IP
- * in the run's function without a lookup.  The pass then keeps the segment
- * (segments.c plan_next), so one builder_run for the whole run does what
- * one per block did; history-parallel.c's build threads merge by the same
- * rule.  When the memo cannot tell, the run is fed first: its own start is
- * then looked up against the memo as it was, as a builder_run per block
- * did. */
+/* Whether instructions from IP in EPOCH go on in the pending run: the
+ * function memo places IP in the run's function without a lookup, and
+ * after the run's last instruction plan_next (segments.c) keeps the
+ * segment: it neither called nor returned, and a jump neither went to the
+ * function's start (a tail call) nor left a function that unwinds or
+ * longjmps (those rules look up the stack).  One builder_run for the whole
+ * run then does what one per block did; history-parallel.c's build threads
+ * merge by the same rule.  When the memo cannot tell, the run is fed
+ * first: its own start is then looked up against the memo as it was, as a
+ * builder_run per block did. */
 static bool goes_on(const struct builder *b, uint64_t ip, unsigned epoch)
 {
 	const struct block_run *run = &b->pending;
+	const struct hwtr_symbolizer *s = b->thread->history->symbols;
 	uint32_t fn;
 
-	return b->have_pending && run->iclass != hwtr_ic_call &&
-	       run->iclass != hwtr_ic_return && run->iclass != hwtr_ic_jump &&
-	       fn_memo_known(&b->fn, ip, epoch, &fn) && fn == run->function;
+	if (!b->have_pending || run->iclass == hwtr_ic_call ||
+	    run->iclass == hwtr_ic_return ||
+	    !fn_memo_known(&b->fn, ip, epoch, &fn) || fn != run->function)
+		return false;
+	return run->iclass != hwtr_ic_jump ||
+	       (symbolizer_function_start(s, fn) != ip &&
+		!(symbolizer_function_traits(s, fn) &
+		  (SYMBOL_UNWINDER | SYMBOL_LONGJMP)));
 }
 
 int builder_block(struct builder *b, const struct decoder_block *block)
