@@ -16,27 +16,6 @@ static uint32_t fresh(struct fn_memo *m, const struct hwtr_symbolizer *s,
 	return m->fn;
 }
 
-/* Whether IP in EPOCH is in the run of addresses MEMO knows to have no
- * function (none_up_to). */
-static bool in_none(const struct fn_memo *m, uint64_t ip, unsigned epoch)
-{
-	return m->none_valid && m->none_epoch == epoch && ip >= m->none_begin &&
-	       ip < m->none_end;
-}
-
-bool fn_memo_known(const struct fn_memo *m, uint64_t ip, unsigned epoch,
-		   uint32_t *fn)
-{
-	if (m->fn && ip >= m->start && ip < m->end && epoch == m->epoch) {
-		*fn = m->fn;
-		return true;
-	}
-	/* Code without symbols (a stripped program) would otherwise be looked
-	 * up at every block: the lookup would answer 0 there too. */
-	*fn = 0;
-	return in_none(m, ip, epoch);
-}
-
 uint32_t fn_memo_at(struct fn_memo *m, const struct hwtr_symbolizer *s,
 		    fn_lookup_fn lookup, void *ctx, uint64_t ip, unsigned epoch)
 {
@@ -60,7 +39,7 @@ static bool none_up_to(struct fn_memo *m, const struct hwtr_symbolizer *s,
 		       struct image_set *images, unsigned epoch, uint64_t ip,
 		       uint64_t end)
 {
-	if (!in_none(m, ip, epoch)) {
+	if (!fn_memo_in_none(m, ip, epoch)) {
 		size_t avail = 0;
 		uint64_t next = symbolizer_next_start(s, epoch, ip);
 		uint64_t mapped = image_epoch_code(images, epoch, ip, &avail)
@@ -98,10 +77,11 @@ static size_t length_at(struct image_set *images, struct isa *isa,
 	return code ? isa_length(isa, (enum hwtr_isa)b->isa, code, avail, ip) : 0;
 }
 
-uint32_t fn_block_split(struct fn_memo *memo, const struct hwtr_symbolizer *s,
-			struct image_set *images, struct isa *isa,
-			const struct decoder_block *b, uint64_t *last_ip,
-			uint64_t *split_ip)
+uint32_t fn_block_split_slow(struct fn_memo *memo,
+			     const struct hwtr_symbolizer *s,
+			     struct image_set *images, struct isa *isa,
+			     const struct decoder_block *b, uint64_t *last_ip,
+			     uint64_t *split_ip)
 {
 	struct fn_memo m;
 	uint64_t ip = b->ip, prev = b->ip;

@@ -279,10 +279,16 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 	}
 	if (t->nchunks == 0 && (err = add_chunk(b, NO_START)))
 		return err;
-	line_filter_add_new(t->chunks[t->nchunks - 1].lines, &b->lines_seen,
-			    block->ip, block->end_ip);
-	code_ranges_add_new(&t->chunks[t->nchunks - 1].ranges, &b->blocks_seen,
-			    block->ip, block->end_ip);
+	/* A block the ranges' memo holds was added since the chunk began, to
+	 * the ranges and to the filter: hot code is found there once. */
+	if (!code_ranges_memo_holds(&b->blocks_seen, block->ip, block->end_ip)) {
+		struct chunk *c = &t->chunks[t->nchunks - 1];
+
+		line_filter_add_new(c->lines, &b->lines_seen, block->ip,
+				    block->end_ip);
+		code_ranges_add_new(&c->ranges, &b->blocks_seen, block->ip,
+				    block->end_ip);
+	}
 	return 0;
 }
 
