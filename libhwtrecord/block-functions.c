@@ -19,9 +19,16 @@ static uint32_t fresh(struct fn_memo *m, const struct hwtr_symbolizer *s,
 uint32_t fn_memo_at(struct fn_memo *m, const struct hwtr_symbolizer *s,
 		    fn_lookup_fn lookup, void *ctx, uint64_t ip, unsigned epoch)
 {
-	if (m->fn && ip >= m->start && ip < m->end && epoch == m->epoch)
-		return m->fn;
-	return fresh(m, s, lookup, ctx, ip, epoch);
+	uint32_t fn;
+
+	if (!fn_memo_known(m, ip, epoch, &fn))
+		return fresh(m, s, lookup, ctx, ip, epoch);
+	if (!fn) {
+		m->fn = 0;
+		m->epoch = epoch;
+		m->start = m->end = 0;	/* function 0's range */
+	}
+	return fn;
 }
 
 /* With no function at IP (looked up): whether every address from IP to
@@ -32,8 +39,7 @@ static bool none_up_to(struct fn_memo *m, const struct hwtr_symbolizer *s,
 		       struct image_set *images, unsigned epoch, uint64_t ip,
 		       uint64_t end)
 {
-	if (!m->none_valid || m->none_epoch != epoch || ip < m->none_begin ||
-	    ip >= m->none_end) {
+	if (!fn_memo_in_none(m, ip, epoch)) {
 		size_t avail = 0;
 		uint64_t next = symbolizer_next_start(s, epoch, ip);
 		uint64_t mapped = image_epoch_code(images, epoch, ip, &avail)
@@ -71,10 +77,11 @@ static size_t length_at(struct image_set *images, struct isa *isa,
 	return code ? isa_length(isa, (enum hwtr_isa)b->isa, code, avail, ip) : 0;
 }
 
-uint32_t fn_block_split(struct fn_memo *memo, const struct hwtr_symbolizer *s,
-			struct image_set *images, struct isa *isa,
-			const struct decoder_block *b, uint64_t *last_ip,
-			uint64_t *split_ip)
+uint32_t fn_block_split_slow(struct fn_memo *memo,
+			     const struct hwtr_symbolizer *s,
+			     struct image_set *images, struct isa *isa,
+			     const struct decoder_block *b, uint64_t *last_ip,
+			     uint64_t *split_ip)
 {
 	struct fn_memo m;
 	uint64_t ip = b->ip, prev = b->ip;
@@ -82,10 +89,13 @@ uint32_t fn_block_split(struct fn_memo *memo, const struct hwtr_symbolizer *s,
 
 	*last_ip = b->end_ip;
 	*split_ip = 0;
-	if (b->ninsn <= 1)
-		return b->ninsn;
-	if (memo->fn ? b->end_ip >= memo->start && b->end_ip < memo->end
-		     : none_up_to(memo, s, images, b->epoch, b->ip, b->end_ip))
+	/* Without a function, the run of addresses without one is noted
+	 * (none_up_to) even for a block of one instruction: fn_memo_at then
+	 * answers the next blocks there without a lookup. */
+	if (memo->fn ? b->ninsn <= 1 || (b->end_ip >= memo->start &&
+					 b->end_ip < memo->end)
+		     : none_up_to(memo, s, images, b->epoch, b->ip, b->end_ip) ||
+			       b->ninsn <= 1)
 		return b->ninsn;
 	m = *memo;
 	for (i = 1; i < b->ninsn; i++) {

@@ -39,14 +39,29 @@ struct code_ranges_memo {
 /* Forget every block: whenever the ranges are cleared (a new chunk). */
 void code_ranges_memo_reset(struct code_ranges_memo *memo);
 
+static inline unsigned code_ranges_memo_slot(uint64_t begin)
+{
+	return (unsigned)((begin * 0x9e3779b97f4a7c15ULL) >> 58);
+}
+
+/* Whether MEMO holds the block from BEGIN to END: it was added since the
+ * reset, whole. */
+static inline bool code_ranges_memo_holds(const struct code_ranges_memo *memo,
+					  uint64_t begin, uint64_t end)
+{
+	unsigned slot = code_ranges_memo_slot(begin);
+
+	return memo->begin_plus_one[slot] == begin + 1 && end <= memo->end[slot];
+}
+
 /* code_ranges_add, skipping a block MEMO says RANGES hold already. */
 static inline void code_ranges_add_new(struct code_ranges *ranges,
 				       struct code_ranges_memo *memo,
 				       uint64_t begin, uint64_t end)
 {
-	unsigned slot = (unsigned)((begin * 0x9e3779b97f4a7c15ULL) >> 58);
+	unsigned slot = code_ranges_memo_slot(begin);
 
-	if (memo->begin_plus_one[slot] == begin + 1 && end <= memo->end[slot])
+	if (code_ranges_memo_holds(memo, begin, end))
 		return;
 	code_ranges_add(ranges, begin, end);
 	memo->begin_plus_one[slot] = begin + 1;

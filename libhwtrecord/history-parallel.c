@@ -274,16 +274,23 @@ static uint32_t worker_lookup(void *ctx, unsigned epoch, uint64_t ip)
 
 /* Can the instructions from IP in EPOCH (of function FID) go on in RUN,
  * whose instructions are in function RUN->function from FN_START to
- * FN_END?  Only where the sequential pass keeps the segment: the last
- * instruction neither called, returned nor jumped (segments.c plan_next),
- * and the pass finds the run's function (block-functions.h): in its range
- * and image, or, code without a function (0) being looked up at every
- * instruction, from the symbols. */
-static bool mergeable(const struct block_run *run, uint64_t fn_start,
+ * FN_END?  Only where the sequential pass keeps the segment (segments.c
+ * plan_next): the last instruction neither called nor returned, and a jump
+ * neither went to the function's start (a tail call) nor left a function
+ * that unwinds or longjmps (history.c goes_on: the same rule); and the
+ * pass finds the run's function (block-functions.h): in its range and
+ * image, or, code without a function (0), from the symbols. */
+static bool mergeable(const struct hwtr_symbolizer *s,
+		      const struct block_run *run, uint64_t fn_start,
 		      uint64_t fn_end, uint64_t ip, unsigned epoch, uint32_t fid)
 {
 	if (run->iclass == hwtr_ic_call || run->iclass == hwtr_ic_return ||
-	    run->iclass == hwtr_ic_jump || fid != run->function)
+	    fid != run->function)
+		return false;
+	if (run->iclass == hwtr_ic_jump &&
+	    (symbolizer_function_start(s, fid) == ip ||
+	     (symbolizer_function_traits(s, fid) &
+	      (SYMBOL_UNWINDER | SYMBOL_LONGJMP))))
 		return false;
 	return fid == 0 || (epoch == run->epoch && ip >= fn_start && ip < fn_end);
 }
@@ -364,7 +371,7 @@ static int walk_unit(struct worker *w, size_t k)
 				uint8_t iclass = n == part->ninsn ? part->iclass
 								 : hwtr_ic_other;
 
-				if (run && mergeable(&run->u.run, run_start, run_end,
+				if (run && mergeable(s, &run->u.run, run_start, run_end,
 						     part->ip, part->epoch, fid)) {
 					struct block_run *m = &run->u.run;
 
@@ -401,11 +408,17 @@ static int walk_unit(struct worker *w, size_t k)
 			}
 			if (err)
 				break;
-			line_filter_add_new(u->code[u->ncode - 1].lines, &w->lines_seen,
-					    item.block.ip, item.block.end_ip);
-			code_ranges_add_new(&u->code[u->ncode - 1].ranges,
-					    &w->blocks_seen, item.block.ip,
-					    item.block.end_ip);
+			/* As history.c's builder_block: a block the ranges'
+			 * memo holds is in the filter too. */
+			if (!code_ranges_memo_holds(&w->blocks_seen, item.block.ip,
+						    item.block.end_ip)) {
+				line_filter_add_new(u->code[u->ncode - 1].lines,
+						    &w->lines_seen, item.block.ip,
+						    item.block.end_ip);
+				code_ranges_add_new(&u->code[u->ncode - 1].ranges,
+						    &w->blocks_seen, item.block.ip,
+						    item.block.end_ip);
+			}
 		}
 	}
 	if (!err && status < 0)

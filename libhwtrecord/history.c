@@ -141,11 +141,22 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	return 0;
 }
 
+/* Feed the blocks builder_block holds back, if any. */
+static int feed_pending(struct builder *b)
+{
+	if (!b->have_pending)
+		return 0;
+	b->have_pending = false;
+	return builder_run(b, &b->pending);
+}
+
 int builder_chunk_start(struct builder *b, uint64_t offset)
 {
 	struct hwtr_thread *t = b->thread;
-	int err = add_chunk(b, offset);
+	int err = feed_pending(b);
 
+	if (!err)
+		err = add_chunk(b, offset);
 	if (!err && t->history->progress)
 		progress_update(t->history->progress,
 				offset > t->trace_start ? offset - t->trace_start : 0,
@@ -186,6 +197,32 @@ int builder_run(struct builder *b, const struct block_run *run)
 	return 0;
 }
 
+/* Whether instructions from IP in EPOCH go on in the pending run: the
+ * function memo places IP in the run's function without a lookup, and
+ * after the run's last instruction plan_next (segments.c) keeps the
+ * segment: it neither called nor returned, and a jump neither went to the
+ * function's start (a tail call) nor left a function that unwinds or
+ * longjmps (those rules look up the stack).  One builder_run for the whole
+ * run then does what one per block did; history-parallel.c's build threads
+ * merge by the same rule.  When the memo cannot tell, the run is fed
+ * first: its own start is then looked up against the memo as it was, as a
+ * builder_run per block did. */
+static bool goes_on(const struct builder *b, uint64_t ip, unsigned epoch)
+{
+	const struct block_run *run = &b->pending;
+	const struct hwtr_symbolizer *s = b->thread->history->symbols;
+	uint32_t fn;
+
+	if (!b->have_pending || run->iclass == hwtr_ic_call ||
+	    run->iclass == hwtr_ic_return ||
+	    !fn_memo_known(&b->fn, ip, epoch, &fn) || fn != run->function)
+		return false;
+	return run->iclass != hwtr_ic_jump ||
+	       (symbolizer_function_start(s, fn) != ip &&
+		!(symbolizer_function_traits(s, fn) &
+		  (SYMBOL_UNWINDER | SYMBOL_LONGJMP)));
+}
+
 int builder_block(struct builder *b, const struct decoder_block *block)
 {
 	struct hwtr_thread *t = b->thread;
@@ -200,24 +237,37 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 
 	for (;;) {
 		uint64_t last_ip, split_ip;
-		uint32_t n;
-		struct block_run run;
+		uint32_t n, fid;
+		uint8_t iclass;
+		struct block_run *run = &b->pending;
+		bool more = goes_on(b, part->ip, part->epoch);
 
-		segment_function_at(b, part->ip, part->epoch);
+		/* The memo is as fn_memo_at would leave it when it goes on. */
+		if (more)
+			fid = run->function;
+		else if ((err = feed_pending(b)))
+			return err;
+		else
+			fid = segment_function_at(b, part->ip, part->epoch);
 		n = fn_block_split(&b->fn, h->symbols, h->images, h->isa, part,
 				   &last_ip, &split_ip);
-		run.ip = part->ip;
-		run.end_ip = last_ip;
-		run.ninsn = n;
-		run.epoch = part->epoch;
-		run.last_epoch = part->epoch;
-		run.function = 0;
 		/* Only a branch ends a block: inside one, "other". */
-		run.iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
-		run.isa = part->isa;
-		run.checked = false;
-		if ((err = builder_run(b, &run)))
-			return err;
+		iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
+		if (more) {
+			run->end_ip = last_ip;
+			run->ninsn += n;
+			run->last_epoch = part->epoch;
+			run->iclass = iclass;
+			run->isa = part->isa;
+		} else {
+			*run = (struct block_run){
+				.ip = part->ip, .end_ip = last_ip, .ninsn = n,
+				.epoch = part->epoch, .last_epoch = part->epoch,
+				.function = fid, .iclass = iclass,
+				.isa = part->isa, .checked = false,
+			};
+			b->have_pending = true;
+		}
 		if (n == part->ninsn)
 			break;
 		if (part == block) {
@@ -227,27 +277,38 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 		rest.ip = split_ip;
 		rest.ninsn -= n;
 	}
-	line_filter_add_new(t->chunks[t->nchunks - 1].lines, &b->lines_seen,
-			    block->ip, block->end_ip);
-	code_ranges_add_new(&t->chunks[t->nchunks - 1].ranges, &b->blocks_seen,
-			    block->ip, block->end_ip);
+	if (t->nchunks == 0 && (err = add_chunk(b, NO_START)))
+		return err;
+	/* A block the ranges' memo holds was added since the chunk began, to
+	 * the ranges and to the filter: hot code is found there once. */
+	if (!code_ranges_memo_holds(&b->blocks_seen, block->ip, block->end_ip)) {
+		struct chunk *c = &t->chunks[t->nchunks - 1];
+
+		line_filter_add_new(c->lines, &b->lines_seen, block->ip,
+				    block->end_ip);
+		code_ranges_add_new(&c->ranges, &b->blocks_seen, block->ip,
+				    block->end_ip);
+	}
 	return 0;
 }
 
 int builder_gap(struct builder *b, const struct walk_item *item)
 {
-	int err = 0;
+	int err = feed_pending(b);
 
 	/* Gaps before any chunk get a chunk of their own. */
-	if (b->thread->nchunks == 0)
+	if (!err && b->thread->nchunks == 0)
 		err = add_chunk(b, NO_START);
 	return err ? err : gap_add(b, item);
 }
 
-void builder_finish(struct builder *b)
+int builder_finish(struct builder *b)
 {
+	int err = feed_pending(b);
+
 	fold_levels(b);
 	b->thread->level_base = -b->min_level;
+	return err;
 }
 
 #define NOT_RESUMED 1	/* index_walk: the walk did not start at the chunk */
@@ -288,7 +349,7 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 	if (!err && status < 0)
 		err = status;
 	if (!err)
-		builder_finish(b);
+		err = builder_finish(b);
 	return err;
 }
 
@@ -661,6 +722,7 @@ static void restore(struct hwtr_thread *t)
 	t->nchunks = r->nchunks;
 	t->ninsns = r->ninsns;
 	b->last = r->last;
+	b->have_pending = false;	/* a walk that failed may have left some */
 	memset(&b->fn, 0, sizeof(b->fn));
 	b->min_level = r->min_level;
 	b->min_upto = r->nsegments;

@@ -40,21 +40,6 @@ struct restart {
 	bool undo_failed;	/* out of memory: build the thread again */
 };
 
-/* The index pass of one thread; it lives with the thread so that the pass
- * can go on when the recording grows. */
-struct builder {
-	struct hwtr_thread *thread;
-	size_t cap_chunks, cap_segments, cap_gaps;
-	struct last_block last;
-	struct fn_memo fn;	/* the last instruction's function */
-	int32_t min_level;	/* over segments 1..min_upto */
-	size_t min_upto;
-	uint64_t window_end;	/* latest window end of the chunks so far */
-	struct restart restart;
-	struct line_memo lines_seen;	/* lines in the last chunk's filter */
-	struct code_ranges_memo blocks_seen;	/* blocks in its ranges */
-};
-
 /* Instructions in a row that the index pass takes as one: a block, or the
  * part of one in one function (block-functions.h), or several of these
  * (history-parallel.c) of which only the first may change the function
@@ -73,6 +58,25 @@ struct block_run {
 				 * run's start is to be checked */
 };
 
+/* The index pass of one thread; it lives with the thread so that the pass
+ * can go on when the recording grows. */
+struct builder {
+	struct hwtr_thread *thread;
+	size_t cap_chunks, cap_segments, cap_gaps;
+	struct last_block last;
+	struct fn_memo fn;	/* the last instruction's function */
+	int32_t min_level;	/* over segments 1..min_upto */
+	size_t min_upto;
+	uint64_t window_end;	/* latest window end of the chunks so far */
+	struct restart restart;
+	struct line_memo lines_seen;	/* lines in the last chunk's filter */
+	struct code_ranges_memo blocks_seen;	/* blocks in its ranges */
+	/* Blocks builder_block took but has not fed yet, as one run: those
+	 * that cannot change the function segment go on in it (history.c). */
+	struct block_run pending;
+	bool have_pending;
+};
+
 /* builder_run: the function at the run's start is another one than the
  * build thread found (it cannot know the one before its first chunk, and
  * with symbols that overlap that can matter): build the thread again on
@@ -85,10 +89,13 @@ struct block_run {
 int builder_chunk_start(struct builder *b, uint64_t offset);
 int builder_run(struct builder *b, const struct block_run *run);
 /* Feed BLOCK (its class known) as runs split where its function changes,
- * adding its lines to the last chunk's filter. */
+ * adding its lines to the last chunk's filter.  Blocks that cannot change
+ * the segment are held back as one run, fed at the next block that may, a
+ * chunk start, a gap or the end. */
 int builder_block(struct builder *b, const struct decoder_block *block);
 int builder_gap(struct builder *b, const struct walk_item *item);
-void builder_finish(struct builder *b);
+/* The end of the walk: 0, or an error feeding what builder_block held. */
+int builder_finish(struct builder *b);
 
 /* Make room for one more element at COUNT in *ARRAY of *CAP elements of
  * size ELEM (doubling); 0 or hwtr_err_nomem. */
