@@ -17,23 +17,12 @@
  * where its block cache happened to stop, which the walk cannot know. */
 #define LIBIPT_BLOCK_LIMIT 0xfff0u
 
-static bool is_legacy_prefix(uint8_t b)
-{
-	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
-	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The opcode byte of CODE (LEN bytes), after its prefixes. */
 static int opcode(const uint8_t *code, size_t len)
 {
 	size_t i = 0;
 
-	while (i < len && (is_legacy_prefix(code[i]) || (code[i] & 0xf0) == 0x40))
+	while (i < len && x86_is_prefix(code[i]))
 		i++;
 	return i < len ? code[i] : -1;
 }
@@ -44,7 +33,7 @@ static bool far_for_libipt_only(const uint8_t *code, size_t len)
 {
 	size_t i = 0;
 
-	while (i < len && (is_legacy_prefix(code[i]) || (code[i] & 0xf0) == 0x40))
+	while (i < len && x86_is_prefix(code[i]))
 		i++;
 	if (i < len && code[i] == 0xf1)
 		return true;
@@ -63,7 +52,7 @@ static bool direct_target(const uint8_t *code, size_t len, uint64_t ip,
 	int64_t disp;
 	uint8_t op;
 
-	while (i < len && (is_legacy_prefix(code[i]) || (code[i] & 0xf0) == 0x40)) {
+	while (i < len && x86_is_prefix(code[i])) {
 		if (code[i] == 0x66)
 			return false;
 		i++;

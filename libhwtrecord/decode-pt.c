@@ -785,10 +785,12 @@ static uint8_t block_class(enum pt_insn_class c)
 	}
 }
 
-/* Every field is set one by one: a memset of the whole item, once per
- * block, compiles to a rep stos that cost about 4% of the index pass. */
-static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
-		       struct walk_item *item)
+/* ITEM as a block of the x86-64 code of W's epoch, its other fields
+ * cleared.  Every field is set one by one: a memset of the whole item,
+ * once per block, compiles to a rep stos that cost about 4% of the index
+ * pass. */
+static struct decoder_block *block_item_begin(const struct intel_pt_walk *w,
+					      struct walk_item *item)
 {
 	struct decoder_block *d = &item->block;
 
@@ -799,17 +801,25 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 	item->offset = 0;
 	item->ip = 0;
 	item->reason = NULL;
+	d->epoch = w->epoch;
+	d->isa = hwtr_isa_x86_64;
+	d->size = 0;
+	return d;
+}
+
+static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
+		       struct walk_item *item)
+{
+	struct decoder_block *d = block_item_begin(w, item);
+
 	d->ip = b->ip;
 	d->end_ip = b->end_ip;
 	d->ninsn = (uint32_t)b->ninsn;
-	d->epoch = w->epoch;
 	d->iclass = block_class(b->iclass);
-	d->isa = hwtr_isa_x86_64;
 	d->speculative = b->speculative;
 	d->truncated = b->truncated;
 	d->timed = w->block_timed;
 	d->time = w->block_time;
-	d->size = 0;
 	if (b->truncated) {
 		d->size = b->size;
 		memcpy(d->raw, b->raw, b->size < sizeof(d->raw) ? b->size
@@ -821,26 +831,16 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 static void fast_block_item(struct intel_pt_walk *w, const struct fast_block *b,
 			    struct walk_item *item)
 {
-	struct decoder_block *d = &item->block;
+	struct decoder_block *d = block_item_begin(w, item);
 
-	item->kind = walk_block;
-	item->gap = 0;
-	item->error = 0;
-	item->no_code = false;
-	item->offset = 0;
-	item->ip = 0;
-	item->reason = NULL;
 	d->ip = b->ip;
 	d->end_ip = b->end_ip;
 	d->ninsn = b->ninsn;
-	d->epoch = w->epoch;
 	d->iclass = b->iclass;
-	d->isa = hwtr_isa_x86_64;
 	d->speculative = false;
 	d->truncated = false;
 	d->timed = b->timed;
 	d->time = b->time;
-	d->size = 0;
 }
 
 /* The query walk's part: hand out the chunk it walked, or walk the chunk

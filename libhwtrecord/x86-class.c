@@ -20,6 +20,11 @@ static bool is_legacy_prefix(uint8_t b)
 	}
 }
 
+bool x86_is_prefix(uint8_t b)
+{
+	return is_legacy_prefix(b) || (b & 0xf0) == 0x40;
+}
+
 /* 0x0f xx */
 static enum hwtr_insn_class two_byte_class(uint8_t op)
 {
@@ -86,8 +91,7 @@ enum hwtr_insn_class x86_class(const uint8_t *code, size_t avail)
 
 	/* A REX byte counts only right before the opcode, but either way it
 	 * is not the opcode. */
-	while (i < avail && i < 14 &&
-	       (is_legacy_prefix(code[i]) || (code[i] & 0xf0) == 0x40))
+	while (i < avail && i < 14 && x86_is_prefix(code[i]))
 		locked |= code[i++] == 0xf0;
 	c = opcode_class(code, avail, i);
 	/* lock before a branch is #UD. */

@@ -12,6 +12,7 @@
 
 #include "hwtrecord.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,8 @@
  * hwtr_ic_unknown when the bytes end before its opcode (and ModRM, where
  * that decides) or when it is not valid in 64-bit mode as a branch. */
 enum hwtr_insn_class x86_class(const uint8_t *code, size_t avail);
+/* Whether B is a legacy prefix or a REX byte: what may come before an
+ * opcode (a REX byte counts only right before it, but is no opcode). */
+bool x86_is_prefix(uint8_t b);
 
 #endif

@@ -3,25 +3,9 @@
  * written; pushes and calls write below the stack pointer without an
  * operand saying so. */
 #include "fault-store.h"
+#include "x86-gpr.h"
 
 #include <capstone/capstone.h>
-
-/* The index in regs->gpr of a 64-bit general register, or -1. */
-static int gpr_index(x86_reg reg)
-{
-	static const x86_reg order[16] = {
-		X86_REG_RAX, X86_REG_RBX, X86_REG_RCX, X86_REG_RDX,
-		X86_REG_RSI, X86_REG_RDI, X86_REG_RBP, X86_REG_RSP,
-		X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
-		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-	};
-	int i;
-
-	for (i = 0; i < 16; i++)
-		if (order[i] == reg)
-			return i;
-	return -1;
-}
 
 /* The address a memory operand names; false if it cannot be known. */
 static bool operand_address(const cs_insn *insn, const x86_op_mem *mem,
@@ -33,12 +17,12 @@ static bool operand_address(const cs_insn *insn, const x86_op_mem *mem,
 	if (mem->base == X86_REG_RIP)
 		a += insn->address + insn->size;
 	else if (mem->base != X86_REG_INVALID) {
-		if ((i = gpr_index(mem->base)) < 0)
+		if ((i = x86_gpr_index(mem->base)) < 0)
 			return false;	/* a 32-bit address, say */
 		a += regs->gpr[i];
 	}
 	if (mem->index != X86_REG_INVALID) {
-		if ((i = gpr_index(mem->index)) < 0)
+		if ((i = x86_gpr_index(mem->index)) < 0)
 			return false;	/* a vector index (gathers) */
 		a += regs->gpr[i] * (uint64_t)mem->scale;
 	}

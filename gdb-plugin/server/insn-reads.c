@@ -1,6 +1,7 @@
 /* insn-reads.c: the memory an instruction reads (insn-reads.h), from
  * Capstone's operand details, kept as templates by address. */
 #include "insn-reads.h"
+#include "x86-gpr.h"
 
 #include <capstone/capstone.h>
 #include <stdlib.h>
@@ -62,22 +63,13 @@ void insn_reads_cache_free(struct insn_reads_cache *c)
 /* The INSN_REG_* index of a 64-bit general register, or reg_unknown. */
 static int reg_index(x86_reg reg)
 {
-	static const x86_reg order[16] = {
-		X86_REG_RAX, X86_REG_RBX, X86_REG_RCX, X86_REG_RDX,
-		X86_REG_RSI, X86_REG_RDI, X86_REG_RBP, X86_REG_RSP,
-		X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
-		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-	};
-	int i;
+	int i = x86_gpr_index(reg);
 
 	if (reg == X86_REG_INVALID)
 		return base_none;
 	if (reg == X86_REG_RIP)
 		return base_rip;
-	for (i = 0; i < 16; i++)
-		if (order[i] == reg)
-			return i;
-	return reg_unknown;	/* a 32-bit address, a vector index */
+	return i >= 0 ? i : reg_unknown;	/* a 32-bit address, a vector index */
 }
 
 /* Names memory without reading it. */
