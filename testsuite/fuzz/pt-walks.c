@@ -153,20 +153,19 @@ static int joined_next(struct joined_walk *j, struct walk_item *item)
 	}
 }
 
-static struct decoder_walk *walk_from(struct hwtr_thread *t, const uint64_t *at)
+/* A walk of T from the start (AT NULL) or from the chunk start *AT, or
+ * NULL and *ERR: a chunk may not synchronise on its own (both walks must
+ * then say so alike). */
+static struct decoder_walk *walk_from(struct hwtr_thread *t, const uint64_t *at,
+				      int *err)
 {
 	struct decoder_walk *walk = NULL;
 
-	int err = at ? t->ops->walk_at(t->stream, *at, history_chunk_image, t,
-				       &walk)
-		     : t->ops->walk_begin(t->stream, history_chunk_image, t,
-					  &walk);
-
-	if (err) {
-		fprintf(stderr, "pt-walks: cannot walk: %s\n", hwtr_last_error());
-		abort();
-	}
-	return walk;
+	*err = at ? t->ops->walk_at(t->stream, *at, history_chunk_image, t,
+				    &walk)
+		  : t->ops->walk_begin(t->stream, history_chunk_image, t,
+				       &walk);
+	return *err ? NULL : walk;
 }
 
 /* Walk thread TS of history HS with the block decoder and TF of HF (another
@@ -181,11 +180,15 @@ static size_t compare_walk(struct hwtr_history *hs, struct hwtr_thread *ts,
 	struct joined_walk slow = { .h = hs, .t = ts }, fast = { .h = hf, .t = tf };
 	struct walk_item a, b;
 	size_t n = 0;
+	int es, ef;
 
 	intel_pt_use_query_walk(hs->decoder, false);
 	intel_pt_use_query_walk(hf->decoder, true);
-	slow.walk = walk_from(ts, at);
-	fast.walk = walk_from(tf, at);
+	slow.walk = walk_from(ts, at, &es);
+	fast.walk = walk_from(tf, at, &ef);
+	SAME(n, "the walk's start", es, ef);
+	if (es)
+		return 0;
 	for (;; n++) {
 		int rs, rf;
 
@@ -220,10 +223,11 @@ static void warm(struct hwtr_history *h, int times)
 		for (i = 0; i < h->nthreads; i++) {
 			struct decoder_walk *w;
 			struct walk_item item;
+			int err;
 
-			if (!h->threads[i]->stream)
-				continue;	/* an empty stream */
-			w = walk_from(h->threads[i], NULL);
+			if (!h->threads[i]->stream ||
+			    !(w = walk_from(h->threads[i], NULL, &err)))
+				continue;	/* an empty stream, or none */
 
 			while (h->threads[i]->ops->walk_next(w, &item) > 0)
 				;
@@ -283,10 +287,11 @@ double pt_walk_seconds(struct hwtr_recording *rec, bool query)
 	for (i = 0; i < h->nthreads; i++) {
 		struct decoder_walk *w;
 		struct walk_item item;
+		int err;
 
-		if (!h->threads[i]->stream)
+		if (!h->threads[i]->stream ||
+		    !(w = walk_from(h->threads[i], NULL, &err)))
 			continue;
-		w = walk_from(h->threads[i], NULL);
 		while (h->threads[i]->ops->walk_next(w, &item) > 0)
 			;
 		h->threads[i]->ops->walk_free(w);
