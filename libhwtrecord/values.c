@@ -132,9 +132,9 @@ static int collect_gaps(struct values_history_thread *ht)
 	return 0;
 }
 
-/* The log position of history number NUMBER, or 0 for a gap. */
-static uint64_t log_position(const struct values_history_thread *ht,
-			     uint64_t number)
+/* How many of the thread's gaps come before history number NUMBER. */
+static size_t gaps_before(const struct values_history_thread *ht,
+			  uint64_t number)
 {
 	size_t lo = 0, hi = ht->ngaps;
 
@@ -146,6 +146,15 @@ static uint64_t log_position(const struct values_history_thread *ht,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The log position of history number NUMBER, or 0 for a gap. */
+static uint64_t log_position(const struct values_history_thread *ht,
+			     uint64_t number)
+{
+	size_t lo = gaps_before(ht, number);
+
 	if (lo < ht->ngaps && ht->gaps[lo] == number)
 		return 0;
 	return ht->log_base + number - lo;
@@ -977,17 +986,7 @@ out:
 static uint64_t log_position_from(const struct values_history_thread *ht,
 				  uint64_t number)
 {
-	size_t lo = 0, hi = ht->ngaps;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ht->gaps[mid] < number)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return ht->log_base + number - lo;
+	return ht->log_base + number - gaps_before(ht, number);
 }
 
 /* The log position of the last instruction at or before NUMBER. */
