@@ -101,15 +101,9 @@ static int add_block(struct fast_chunk *out, const struct decoded_block *b,
 {
 	struct fast_block *f;
 
-	if (out->count == out->cap) {
-		size_t ncap = out->cap ? 2 * out->cap : 1024;
-		void *p = realloc(out->blocks, ncap * sizeof(*out->blocks));
-
-		if (!p)
-			return -pte_nomem;
-		out->blocks = p;
-		out->cap = ncap;
-	}
+	if (hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
+			    sizeof(*out->blocks)) < 0)
+		return -pte_nomem;
 	f = &out->blocks[out->count++];
 	f->ip = b->ip;
 	f->end_ip = b->end_ip;

@@ -52,15 +52,9 @@ int replay_insert_watchpoint(struct replay *r, int type, uint64_t addr,
 		if (r->watches[i].type == type && r->watches[i].addr == addr &&
 		    r->watches[i].len == len)
 			return 0;	/* GDB inserts again: no error */
-	if (r->nwatches == r->cap_watches) {
-		size_t cap = r->cap_watches ? 2 * r->cap_watches : 8;
-		struct replay_watch *p = realloc(r->watches, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->watches = p;
-		r->cap_watches = cap;
-	}
+	if (hwtr_array_grow((void **)&r->watches, &r->cap_watches, r->nwatches,
+			    sizeof(*r->watches)) < 0)
+		return -ENOMEM;
 	r->watches[r->nwatches++] = (struct replay_watch){ .type = type, .addr = addr, .len = len };
 	return 0;
 }

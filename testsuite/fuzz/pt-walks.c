@@ -213,26 +213,32 @@ static size_t compare_walk(struct hwtr_history *hs, struct hwtr_thread *ts,
 	return n;
 }
 
-/* Walk all of H with the block decoder WARM times. */
-static void warm(struct hwtr_history *h, int times)
+/* Walk every thread of H once, from its start to its end, with the walk
+ * H's decoder is set to. */
+static void walk_all(struct hwtr_history *h)
 {
 	size_t i;
 
+	for (i = 0; i < h->nthreads; i++) {
+		struct decoder_walk *w;
+		struct walk_item item;
+		int err;
+
+		if (!h->threads[i]->stream ||
+		    !(w = walk_from(h->threads[i], NULL, &err)))
+			continue;	/* an empty stream, or none */
+		while (h->threads[i]->ops->walk_next(w, &item) > 0)
+			;
+		h->threads[i]->ops->walk_free(w);
+	}
+}
+
+/* Walk all of H with the block decoder WARM times. */
+static void warm(struct hwtr_history *h, int times)
+{
 	intel_pt_use_query_walk(h->decoder, false);
 	for (; times > 0; times--)
-		for (i = 0; i < h->nthreads; i++) {
-			struct decoder_walk *w;
-			struct walk_item item;
-			int err;
-
-			if (!h->threads[i]->stream ||
-			    !(w = walk_from(h->threads[i], NULL, &err)))
-				continue;	/* an empty stream, or none */
-
-			while (h->threads[i]->ops->walk_next(w, &item) > 0)
-				;
-			h->threads[i]->ops->walk_free(w);
-		}
+		walk_all(h);
 }
 
 /* Every thread of REC, whole and chunk by chunk; *STATS: what the query
@@ -278,24 +284,12 @@ double pt_walk_seconds(struct hwtr_recording *rec, bool query)
 {
 	struct hwtr_history *h;
 	struct timespec t0, t1;
-	size_t i;
 
 	if (hwtr_history_build(rec, NULL, &h) < 0)
 		return -1;
 	intel_pt_use_query_walk(h->decoder, query);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	for (i = 0; i < h->nthreads; i++) {
-		struct decoder_walk *w;
-		struct walk_item item;
-		int err;
-
-		if (!h->threads[i]->stream ||
-		    !(w = walk_from(h->threads[i], NULL, &err)))
-			continue;
-		while (h->threads[i]->ops->walk_next(w, &item) > 0)
-			;
-		h->threads[i]->ops->walk_free(w);
-	}
+	walk_all(h);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	hwtr_history_free(h);
 	return (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
