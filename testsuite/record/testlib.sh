@@ -76,6 +76,19 @@ show() {
 	sed -n '1,40s/^/    /p' "$1"
 }
 
+# After the values oracle (values-oracle.py under GDB, through vgdb) ran
+# against a recorder RECORDER_PID whose Valgrind waits for a debugger
+# (values-vgwrap.sh: --vgdb-error=0): when the oracle did not finish (no
+# "E" line in ORACLE_FILE: GDB could not connect, or failed), stop that
+# Valgrind, which would wait for ever, and fail showing GDB_OUT.
+oracle_finished() {	# RECORDER_PID ORACLE_FILE GDB_OUT
+	grep -q '^E ' "$2" 2>/dev/null && return 0
+	pkill -KILL -P "$1" 2>/dev/null
+	wait "$1"
+	show "$3"
+	fail "the oracle did not finish"
+}
+
 # Expect exit status $2 (a number) from the command run by the caller, whose
 # status is $1; $3 names the command.
 expect_status() {
