@@ -2,12 +2,15 @@
 """Read and access watchpoints (rwatch, awatch) that hwtrec-server serves
 from the data log, vs GDB's hardware watchpoints on the live program.
 
-The oracle: GDB runs watch-prog natively from main with `record full` on
+The oracle: GDB runs watch-prog from main with `record full` on
 (recording, not replaying: the CPU's debug registers trap) and a hardware
 read or access watchpoint; at each stop it notes the PC (after the
 accessing instruction, as x86 traps), what GDB printed (`Value = ...`, or
 `Old value`/`New value` for a write), and, one `reverse-stepi` back, the
-PC of the accessing instruction itself.  GDB's native rwatch is an access
+PC of the accessing instruction itself.  Natively, or through gdbserver on
+a host where GDB 13 cannot write the x86 extended state (AMX: the
+reverse-stepi over strlen's SSE fails natively); testsuite/oracle/
+record_full.py probes which.  GDB's native rwatch is an access
 watchpoint that ignores writes changing the value (x86 has no read-only
 watchpoint): watch-prog never writes a watched value unchanged.
 
@@ -35,6 +38,8 @@ import tempfile
 from checks import check, finish
 
 BUILDDIR = os.environ.get("TESTDIR", os.getcwd())
+SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.abspath(__file__)))
+ORACLE_DIR = os.path.join(SRCDIR, "..", "oracle")
 HWTREC = os.environ.get("HWTREC", "")
 PROG = os.path.join(BUILDDIR, "watch-prog")
 # As run-scenario: the same string functions natively and under Valgrind.
@@ -78,7 +83,10 @@ def stops(text, marker):
 
 
 def oracle(work, kind, expr, n):
-    script = PREAMBLE + "break main\nrun\nrecord full\ndelete\n"
+    script = PREAMBLE + ("python import sys; sys.path.insert(0, %r); "
+                         "import record_full; record_full.start(%r, [])\n"
+                         % (ORACLE_DIR, PROG))
+    script += "break main\ncontinue\nrecord full\ndelete\n"
     script += "%s %s\n" % (kind, expr)
     for _ in range(n):
         script += ("continue\nprintf \"@@after %#lx\\n\", $pc\n"
@@ -87,7 +95,7 @@ def oracle(work, kind, expr, n):
     path = os.path.join(work, "oracle.gdb")
     with open(path, "w") as f:
         f.write(script)
-    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work)
+    out = run(["gdb", "-nx", "-batch", "-x", path], work)
     return stops(out, "after"), [pc for pc, _ in stops(out, "insn")], out
 
 
