@@ -58,6 +58,10 @@ def _start_gdbserver(prog, args):
     # gdbserver on a pipe gives the program /dev/null as stdin and its
     # stdout goes to GDB's stderr: programs here take files as arguments.
     gdb.execute("set sysroot /", to_string=True)
+    # record full records a forward step by single-stepping the target; a
+    # range step (vCont;r, which gdbserver offers) would run a whole line's
+    # instructions unseen, so that going back over it skips them.
+    gdb.execute("set range-stepping off", to_string=True)
     # extended-remote (--multi), so that a scenario's `run` or `start`
     # starts the program again as it does natively.
     gdb.execute("target extended-remote | exec gdbserver --multi -",
