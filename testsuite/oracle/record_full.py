@@ -58,6 +58,15 @@ def _start_gdbserver(prog, args):
     # gdbserver on a pipe gives the program /dev/null as stdin and its
     # stdout goes to GDB's stderr: programs here take files as arguments.
     gdb.execute("set sysroot /", to_string=True)
+    connection = getattr(gdb.selected_inferior(), "connection", None)
+    if connection is not None and connection.type == "extended-remote":
+        # Started before in this GDB (a test that kills the program and
+        # starts it again): gdbserver --multi runs it again.
+        gdb.execute("set remote exec-file " + shlex.quote(prog),
+                    to_string=True)
+        gdb.execute("set args " + _quoted(args), to_string=True)
+        gdb.execute("starti", to_string=True)
+        return
     # record full records a forward step by single-stepping the target; a
     # range step (vCont;r, which gdbserver offers) would run a whole line's
     # instructions unseen, so that going back over it skips them.
@@ -112,7 +121,10 @@ def start(prog, args=()):
     """Start PROG ARGS stopped at its first instruction, on the path
     choose() picks; returns the path ("native" or "gdbserver")."""
     global chosen, reason
-    chosen, reason = choose(prog, args)
+    # Once per GDB: probing again would start the program "natively" on
+    # the extended-remote target the first start left connected.
+    if chosen is None:
+        chosen, reason = choose(prog, args)
     if chosen == "native":
         _start_native(prog, args)
     else:
