@@ -137,7 +137,13 @@ def where():
                              to_string=True).split(" in section ")[0].strip()
     except gdb.error as err:
         pc_sym = "<%s>" % err
-    return {"pc": "0x%x" % frame.pc(), "pc_sym": pc_sym,
+    pc = "0x%x" % frame.pc()
+    # A stop in a shared library (known with #values) as the library's
+    # name plus an offset: Valgrind loads libraries elsewhere.
+    library = in_library(frame.pc()) if LIBRARIES else None
+    if library and not library.startswith("0x"):
+        pc = library
+    return {"pc": pc, "pc_sym": pc_sym,
             "function": frame.name(), "line": line,
             "level": frame.level(), "stack": stack}
 
