@@ -137,7 +137,13 @@ def where():
                              to_string=True).split(" in section ")[0].strip()
     except gdb.error as err:
         pc_sym = "<%s>" % err
-    return {"pc": "0x%x" % frame.pc(), "pc_sym": pc_sym,
+    pc = "0x%x" % frame.pc()
+    # A stop in a shared library (known with #values) as the library's
+    # name plus an offset: Valgrind loads libraries elsewhere.
+    library = in_library(frame.pc()) if LIBRARIES else None
+    if library and not library.startswith("0x"):
+        pc = library
+    return {"pc": pc, "pc_sym": pc_sym,
             "function": frame.name(), "line": line,
             "level": frame.level(), "stack": stack}
 
@@ -165,13 +171,21 @@ HEAP_WINDOW = 0x10000
 # dynamically linked program.
 EXEC_SECTIONS = []
 LIBRARIES = []
+# A PIE executable's load address (its lowest section, at the end of the
+# run), else None: Valgrind loads a PIE elsewhere too.
+EXEC_BASE = None
 
 
 def images_at_end():
+    global EXEC_BASE
     text = gdb.execute("info files", to_string=True)
     for start, end in re.findall(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is \S+$",
                                  text, re.M):
         EXEC_SECTIONS.append((int(start, 16), int(end, 16)))
+    with open(gdb.current_progspace().filename, "rb") as f:
+        header = f.read(18)
+    if EXEC_SECTIONS and header[16:18] == b"\x03\x00":    # ET_DYN
+        EXEC_BASE = min(start for start, _ in EXEC_SECTIONS)
     text = gdb.execute("info sharedlibrary", to_string=True)
     for start, path in re.findall(r"^(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+\S+"
                                   r"(?:\s+\(\*\))?\s+(?:target:)?(/\S+)$", text, re.M):
@@ -180,7 +194,8 @@ def images_at_end():
 
 def in_library(number):
     if any(start <= number < end for start, end in EXEC_SECTIONS):
-        return "%#x" % number
+        return "%#x" % number if EXEC_BASE is None else \
+            "exe%+#x" % (number - EXEC_BASE)
     try:
         name = gdb.solib_name(number)
     except (gdb.error, ValueError):

@@ -32,6 +32,13 @@ type "finish" is set (`maint info breakpoints`); the registers and the
 selected frame are still those `finish` leaves.  At the stop
 (gdb.events.stop, which GDB sends after printing its line), the plugin
 prints its own.
+
+A value returned in memory (a struct larger than 16 bytes) GDB reads from
+where rax points at the stop; where the recording does not know those
+bytes GDB fails with "Cannot access memory", sends no stop event and
+prints nothing more.  The plugin notices that the `finish` is over at the
+next prompt (the thread stands) or resume (its momentary breakpoint is
+gone), puts `print finish` back and says the value is not known.
 """
 
 import gdb
@@ -83,12 +90,15 @@ def _known(frame, names):
     return True
 
 
-def _finish_breakpoint_set():
-    """Whether GDB has set the momentary breakpoint of a forward `finish`
-    (type "finish" in `maint info breakpoints`; reverse-finish, `until` and
-    `advance` set others)."""
+def _finish_breakpoint():
+    """The number of the momentary breakpoint of a forward `finish` GDB has
+    set (type "finish" in `maint info breakpoints`; reverse-finish, `until`
+    and `advance` set others), or None."""
     text = gdb.execute("maint info breakpoints", to_string=True)
-    return any(line.split()[1:2] == ["finish"] for line in text.splitlines())
+    for line in text.splitlines():
+        if line.split()[1:2] == ["finish"]:
+            return line.split()[0]
+    return None
 
 
 def _return_type():
@@ -112,12 +122,16 @@ def _on_resume(event):
     printing off (it would print the 0s of unknown registers)."""
     global _first_resume, _finish
     if not _first_resume:
-        return
+        if _finish is None or not _finish_ended():
+            return      # a later resume of the same command
     _first_resume = False
     # The target runs already: no packet may be sent (the unwinder probed
     # it at the stop before).
     if gdb.parameter("exec-direction") != "forward" or \
-            not target.is_hwtrec(probe=False) or not _finish_breakpoint_set():
+            not target.is_hwtrec(probe=False):
+        return
+    breakpoint = _finish_breakpoint()
+    if breakpoint is None:
         return
     kind = _return_type()
     if kind is None:
@@ -127,7 +141,52 @@ def _on_resume(event):
         not _known(gdb.newest_frame(), _source_registers(kind)))
     if printing_off:
         gdb.set_parameter("print finish", False)
-    _finish = (kind, gdb.history_count(), printing_off)
+    _finish = (kind, gdb.history_count(), printing_off, breakpoint)
+
+
+def _in_memory(kind):
+    """Whether a value of KIND comes back in memory that rax points to
+    (SysV x86-64: an aggregate larger than 16 bytes), the case where GDB
+    fails reading it."""
+    kind = kind.strip_typedefs()
+    return kind.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION,
+                         gdb.TYPE_CODE_ARRAY) and kind.sizeof > 16
+
+
+def _finish_ended(at_prompt=False):
+    """Whether the `finish` in progress ended without a stop event: GDB
+    failed while reading its value (a value returned in memory the
+    recording does not know: "Cannot access memory") and neither stopped
+    printing nor told Python.  At a resume its momentary breakpoint is
+    gone (GDB deletes it there), at a prompt the thread stands (a `finish`
+    at work shows a prompt only in the background, its thread running).
+    Then `print finish` is as the user had it again, nothing of this
+    `finish` is printed at a later stop (whatever value was last in the
+    history), and the value is said to be unknown where GDB's error leaves
+    it at that."""
+    global _finish
+    kind, _, printing_was_off, breakpoint = _finish
+    try:
+        if at_prompt:
+            thread = gdb.selected_thread()
+            if thread is not None and thread.is_running():
+                return False
+        elif _finish_breakpoint() == breakpoint:
+            return False
+    except gdb.error:
+        pass
+    _finish = None
+    if printing_was_off:
+        gdb.set_parameter("print finish", True)
+    if _in_memory(kind):
+        gdb.write("Value returned is <unavailable>\n")
+    return True
+
+
+def _at_prompt():
+    """Before GDB's prompt: a `finish` that ended without a stop is over."""
+    if _finish is not None:
+        _finish_ended(at_prompt=True)
 
 
 def _note_registers(event):
@@ -156,7 +215,7 @@ def _on_stop(event):
     _note_registers(event)
     if _finish is None:
         return
-    kind, history_before, printing_was_off = _finish
+    kind, history_before, printing_was_off = _finish[:3]
     _finish = None
     if printing_was_off:
         gdb.set_parameter("print finish", True)
@@ -194,3 +253,4 @@ def register():
     gdb.events.cont.connect(_on_resume)
     gdb.events.stop.connect(_on_stop)
     gdb.events.exited.connect(_on_exit)
+    gdb.events.before_prompt.connect(_at_prompt)
