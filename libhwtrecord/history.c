@@ -441,6 +441,7 @@ int history_stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 	si->info = info;
 	si->thread = t->index;
 	hwtr_recording_trace(rec, t->index, &si->bytes, &si->size);
+	si->file_mapped = true;
 	si->trace_start = info->threads[t->index].trace_start;
 	err = thread_losses(rec, t->tid, losses, &si->nlosses);
 	if (!err && t->tail_from > si->trace_start) {

@@ -39,12 +39,11 @@
 #include "segment-store.h"
 
 #include "error.h"
+#include "page-release.h"
 #include "segments.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 struct segment_group {
 	uint64_t offset;	/* of its first segment in the coded bytes */
@@ -56,7 +55,6 @@ _Static_assert(sizeof(struct segment_group) == 16, "saved layout");
 /* Decoded groups, 2 KB each, allocated at the first read: a recording of
  * many threads, most of them never read, pays nothing for theirs. */
 #define CACHE_SLOTS 32
-#define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
 
 struct reader {
 	const uint8_t *p, *end;
@@ -386,26 +384,10 @@ static int store_init(struct segment_store *s, const uint8_t *block,
 	return 0;
 }
 
-/* Give the pages of SEGS before segment I back to the system: read no
- * more, they need not stay resident while the store grows beside them. */
-static void release_before(struct segment *segs, uint64_t i, uintptr_t *done)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = ((uintptr_t)segs + page - 1) & ~(page - 1);
-	uintptr_t to = (uintptr_t)&segs[i] & ~(page - 1);
-
-	if (*done > from)
-		from = *done;
-	if (to > from + RELEASE_STEP) {
-		madvise((void *)from, to - from, MADV_DONTNEED);
-		*done = to;
-	}
-}
-
 static int compact(struct segment *segs, uint64_t n, bool consume,
 		   struct segment_store **out)
 {
-	uintptr_t released = 0;
+	struct page_release released = { 0 };
 	uint64_t ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, i;
 	size_t table = ngroups * sizeof(struct segment_group), cap;
 	struct segment_store *s;
@@ -443,7 +425,7 @@ static int compact(struct segment *segs, uint64_t n, bool consume,
 		}
 		groups = (struct segment_group *)block;
 		if (consume && i % SEGMENT_GROUP == 0 && i)
-			release_before(segs, i - 1, &released);
+			page_release_before(&released, segs, &segs[i - 1]);
 		if (i % SEGMENT_GROUP == 0) {
 			groups[i / SEGMENT_GROUP].offset = (uint64_t)(p - block) - table;
 			groups[i / SEGMENT_GROUP].insn_begin = segs[i].insn_begin;
@@ -479,10 +461,11 @@ int segment_store_compact_consuming(struct segment *segs, uint64_t n,
 	return compact(segs, n, true, out);
 }
 
-int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
-		       segment_visit_fn *visit, void *ctx,
-		       struct segment_store **out)
+static int store_open(const void *bytes, uint64_t size, uint64_t n,
+		      bool file_mapped, segment_visit_fn *visit, void *ctx,
+		      struct segment_store **out)
 {
+	struct page_release table_read = { 0 }, coded_read = { 0 };
 	struct segment_store *s = calloc(1, sizeof(*s));
 	struct segment one[SEGMENT_GROUP];
 	uint64_t g;
@@ -516,6 +499,15 @@ int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 			    g * SEGMENT_GROUP + k < n; k++)
 			if ((err = visit(ctx, g * SEGMENT_GROUP + k + 1, &one[k])))
 				break;
+		if (file_mapped) {
+			page_release_before(&table_read, s->groups, &s->groups[g]);
+			page_release_before(&coded_read, s->coded,
+					    s->coded + s->groups[g].offset);
+		}
+	}
+	if (file_mapped) {
+		page_release_all_before(&table_read, s->groups, s->coded);
+		page_release_all_before(&coded_read, s->coded, s->coded + s->ncoded);
 	}
 	if (err) {
 		segment_store_free(s);
@@ -523,6 +515,20 @@ int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 	}
 	*out = s;
 	return 0;
+}
+
+int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
+		       segment_visit_fn *visit, void *ctx,
+		       struct segment_store **out)
+{
+	return store_open(bytes, size, n, false, visit, ctx, out);
+}
+
+int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
+			      segment_visit_fn *visit, void *ctx,
+			      struct segment_store **out)
+{
+	return store_open(bytes, size, n, true, visit, ctx, out);
 }
 
 void segment_store_free(struct segment_store *s)
@@ -578,6 +584,13 @@ void segment_store_read(struct segment_store *s, uint64_t number,
 			struct segment *out)
 {
 	uint64_t i = number - 1;
+
+	if (number == 0 || number > s->n) {
+		/* A bug, or a mapped file written into since it was
+		 * checked: shown as empty, never read out of bounds. */
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 
 	*out = *group_segment(s, i / SEGMENT_GROUP, (uint32_t)(i % SEGMENT_GROUP));
 }

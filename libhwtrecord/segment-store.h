@@ -39,6 +39,13 @@ typedef int segment_visit_fn(void *ctx, uint64_t number, const struct segment *s
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 		       segment_visit_fn *visit, void *ctx,
 		       struct segment_store **out);
+/* The same for BYTES mapped read-only from a file (history.idx): the
+ * check gives their pages back as it goes (page-release.h), and a read
+ * brings back the few it needs, so the store's resident part is its cache
+ * and the pages in use, not its size. */
+int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
+			      segment_visit_fn *visit, void *ctx,
+			      struct segment_store **out);
 void segment_store_free(struct segment_store *s);
 
 /* Segment NUMBER (1..n) into *OUT. */
