@@ -36,6 +36,7 @@
 #include "decode-pt-fast.h"
 
 #include "error.h"
+#include "page-release.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -215,6 +216,7 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 {
 	struct pt_config cfg = *config;
 	struct pt_packet_decoder *dec;
+	struct page_release read = { 0 };
 	struct psb_info *cur = NULL;
 	size_t size = (size_t)(config->end - config->begin), li = 0;
 	int status;
@@ -285,6 +287,10 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 			cur = &scan->psbs[scan->count++];
 			memset(cur, 0, sizeof(*cur));
 			cur->offset = off;
+			/* The chunks are decoded where needed, later. */
+			if (scan->file_mapped)
+				page_release_before(&read, config->begin,
+						    config->begin + off);
 			if (scan->count == 1)
 				scan->first_sync = off;
 			break;
@@ -314,16 +320,19 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 		}
 	}
 	pt_pkt_free_decoder(dec);
+	if (scan->file_mapped)
+		page_release_all_before(&read, config->begin, config->end);
 	return 0;
 }
 
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		    const struct decoder_loss *losses, size_t nlosses,
-		    struct psb_scan *scan)
+		    bool file_mapped, struct psb_scan *scan)
 {
 	int err;
 
 	memset(scan, 0, sizeof(*scan));
+	scan->file_mapped = file_mapped;
 	scan->first_sync = (uint64_t)(config->end - config->begin);
 	if ((err = keep_losses(config, losses, nlosses, scan)) ||
 	    (err = psb_scan_from(config, start, scan)))
@@ -1217,7 +1226,7 @@ static int stream_open(struct decoder_context *context,
 	s->trace_start = si->trace_start;
 	intel_pt_config_from_recording(&s->config, &si->info->pt, si->bytes, si->size);
 	err = psb_scan_stream(&s->config, si->trace_start, si->losses,
-			      si->nlosses, &s->scan);
+			      si->nlosses, si->file_mapped, &s->scan);
 	if (err) {
 		free(s);
 		return err;
@@ -1242,7 +1251,7 @@ static int stream_extend(struct decoder_stream *stream,
 		psb_scan_release(&s->scan);
 		*windows = true;
 		err = psb_scan_stream(&s->config, s->trace_start, si->losses,
-				      si->nlosses, &s->scan);
+				      si->nlosses, si->file_mapped, &s->scan);
 	}
 	return err;
 }

@@ -29,6 +29,9 @@ struct psb_scan {
 	uint64_t truncated_at;	/* offset of that packet */
 	struct decoder_loss *losses;	/* the stream's, sorted by offset */
 	size_t nlosses;
+	/* The stream is a read-only file mapping: the scan, which reads it
+	 * all, gives back the pages it has passed. */
+	bool file_mapped;
 };
 
 /* Fill a libipt configuration for BYTES from the manifest's PT settings
@@ -42,7 +45,7 @@ void intel_pt_config_from_recording(struct pt_config *config,
  * first PSB at or after it: no packet is read across a loss. */
 int psb_scan_stream(const struct pt_config *config, uint64_t start,
 		    const struct decoder_loss *losses, size_t nlosses,
-		    struct psb_scan *scan);
+		    bool file_mapped, struct psb_scan *scan);
 /* The stream grew (CONFIG: its new bytes; LOSSES: all of them): keep the
  * PSBs before KEEP, a PSB of the scan, and scan on from it.  *WINDOWS: the
  * first PSB with a TSC at or after KEEP is not the one it was (so the time

@@ -103,6 +103,9 @@ struct decoder_stream_info {
 	size_t thread;			/* index in info->threads */
 	const uint8_t *bytes;		/* the whole stream file */
 	size_t size;
+	/* BYTES are a read-only file mapping (recording.c): a pass over them
+	 * may give back the pages it has read (page-release.h). */
+	bool file_mapped;
 	uint64_t trace_start;		/* kept trace starts here */
 	const struct decoder_loss *losses;	/* sorted by offset; the
 						 * decoder copies them */

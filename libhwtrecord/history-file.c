@@ -40,6 +40,7 @@
 #include "error.h"
 #include "index-builder.h"
 #include "integrity.h"
+#include "page-release.h"
 #include "recording-file.h"
 #include "segments.h"
 
@@ -604,7 +605,9 @@ static const uint8_t *section(struct in_file *f, size_t k, uint32_t kind,
 		return reject(f, "damaged: section %zu (%s) at offset %llu is not "
 			      "aligned or runs past the end", k, section_name(kind),
 			      (unsigned long long)e->offset), NULL;
-	crc = size ? integrity_crc32(0, f->map + e->offset, (size_t)size) : 0;
+	/* Its pages are given back as they are checked: a saved index is
+	 * used where it is needed, never read whole into memory. */
+	crc = size ? page_release_crc32(0, f->map + e->offset, (size_t)size) : 0;
 	if (crc != e->crc)
 		return reject(f, "damaged: section %zu (%s of thread %u) at offset "
 			      "%llu has CRC-32 0x%08x, the table says 0x%08x", k,
@@ -666,8 +669,12 @@ static int read_header(struct in_file *f, const struct stat *st)
 							  sizeof(*f->table))
 		return reject(f, "damaged: %u sections in %llu bytes", hd->nsections,
 			      (unsigned long long)hd->file_size);
-	/* The arrays are used where they are in the file: read-only, and
-	 * private, so that the file changing under us cannot change them. */
+	/* The arrays are used where they are in the file, read-only, and only
+	 * the pages in use stay resident (the checks give theirs back).  The
+	 * saver replaces the file (rename), never writes into it, so what
+	 * was checked is what is read later; a file written into in place
+	 * while it is open is not guarded against (Linux shows such writes
+	 * in a private mapping too), beyond reads staying in bounds. */
 	f->map = mmap(NULL, (size_t)hd->file_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
 	if (f->map == MAP_FAILED) {
 		f->map = NULL;
@@ -793,10 +800,13 @@ static int segment_ok(void *ctx, uint64_t number, const struct segment *s)
 static int contents_ok(struct in_file *f, const struct hwtr_thread *t,
 		       const struct segment_check *segs)
 {
+	struct page_release chunks_read = { 0 };
 	size_t i;
 
 	for (i = 0; i < t->nchunks; i++) {
 		const struct chunk *c = &t->chunks[i];
+
+		page_release_before(&chunks_read, t->chunks, c);
 
 		if (c->first_insn < 1 || c->first_insn > t->ninsns + 1 ||
 		    (i && c->first_insn < t->chunks[i - 1].first_insn) ||
@@ -807,6 +817,7 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t,
 			return reject(f, "damaged: thread %u chunk %zu: its code "
 				      "ranges are not sorted or too many", t->tid, i);
 	}
+	page_release_all_before(&chunks_read, t->chunks, &t->chunks[t->nchunks]);
 	if (t->ninsns && !t->nchunks)
 		return reject(f, "damaged: thread %u has instructions but no chunk",
 			      t->tid);
@@ -876,8 +887,9 @@ static int thread_in(struct in_file *f, struct hwtr_thread *t, size_t i)
 	t->nchunks = st.nchunks;
 	t->nsegments = st.nsegments;
 	check.t = t;
-	if (segment_store_open(segments, f->table[k + 2].size, st.nsegments,
-			       segment_ok, &check, &t->segment_store) < 0) {
+	if (segment_store_open_mapped(segments, f->table[k + 2].size,
+				      st.nsegments, segment_ok, &check,
+				      &t->segment_store) < 0) {
 		reject(f, "damaged: thread %u's segments: %s", t->tid,
 		       hwtr_last_error());
 		goto fail;

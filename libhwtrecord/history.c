@@ -88,9 +88,13 @@ static void fold_levels(struct builder *b)
 {
 	struct hwtr_thread *t = b->thread;
 
-	for (; b->min_upto < t->nsegments; b->min_upto++)
-		if (t->segments[b->min_upto].level < b->min_level)
-			b->min_level = t->segments[b->min_upto].level;
+	struct segment s;
+
+	for (; b->min_upto < t->nsegments; b->min_upto++) {
+		segment_read(t, b->min_upto + 1, &s);
+		if (s.level < b->min_level)
+			b->min_level = s.level;
+	}
 }
 
 /* A chunk with an offset starts: note the pass's state (see the top). */
@@ -107,7 +111,7 @@ static void note_restart(struct builder *b)
 	r->ngaps = t->ngaps;
 	r->last = b->last;
 	if (t->nsegments)
-		r->last_segment = t->segments[t->nsegments - 1];
+		segment_read(t, t->nsegments, &r->last_segment);
 	r->min_level = b->min_level;
 	r->window_end = b->window_end;
 	r->nundo = 0;
@@ -150,10 +154,31 @@ static int feed_pending(struct builder *b)
 	return builder_run(b, &b->pending);
 }
 
+/* The trace before OFFSET is decoded: its pages need not stay resident
+ * (a stream mapped again when it grew is another block). */
+static void trace_read_before(struct builder *b, uint64_t offset)
+{
+	struct hwtr_thread *t = b->thread;
+	const uint8_t *bytes;
+	size_t size;
+
+	hwtr_recording_trace(t->history->recording, t->index, &bytes, &size);
+	if (!bytes || offset > size)
+		return;
+	if (bytes != b->trace_base) {
+		b->trace_base = bytes;
+		memset(&b->trace_read, 0, sizeof(b->trace_read));
+	}
+	page_release_before(&b->trace_read, bytes, bytes + offset);
+}
+
 int builder_chunk_start(struct builder *b, uint64_t offset)
 {
 	struct hwtr_thread *t = b->thread;
 	int err = feed_pending(b);
+
+	if (offset != NO_START)
+		trace_read_before(b, offset);
 
 	if (!err)
 		err = add_chunk(b, offset);
@@ -183,8 +208,10 @@ int builder_run(struct builder *b, const struct block_run *run)
 	if (run->checked && b->fn.fn != run->function)
 		return RUN_NOT_MERGEABLE;
 	t->ninsns += run->ninsn;
-	/* The last segment: new, or saved whole by the last chunk start. */
-	s = &t->segments[t->nsegments - 1];
+	/* The last segment (in the array): new, or saved whole by the last
+	 * chunk start. */
+	if (!(s = segment_change(t, t->nsegments)))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (run->iclass == hwtr_ic_call)
 		s->flags |= SEG_ENDS_WITH_CALL;
 	else
@@ -369,15 +396,13 @@ static void free_index(struct hwtr_thread *t)
 {
 	release_gaps(t, 0);
 	free(t->gaps);
-	if (!t->arrays_mapped) {
+	if (!t->arrays_mapped)
 		free(t->chunks);
-		free(t->segments);
-	}
+	segments_release(t);
 	segment_store_free(t->segment_store);
 	t->arrays_mapped = false;
 	t->gaps = NULL;
 	t->chunks = NULL;
-	t->segments = NULL;
 	t->segment_store = NULL;
 	t->nchunks = t->nsegments = 0;
 	t->ninsns = 0;
@@ -441,6 +466,7 @@ int history_stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 	si->info = info;
 	si->thread = t->index;
 	hwtr_recording_trace(rec, t->index, &si->bytes, &si->size);
+	si->file_mapped = true;
 	si->trace_start = info->threads[t->index].trace_start;
 	err = thread_losses(rec, t->tid, losses, &si->nlosses);
 	if (!err && t->tail_from > si->trace_start) {
@@ -706,17 +732,24 @@ static int thread_rebuild(struct hwtr_thread *t)
 }
 
 /* Put the thread's index back as it was at the start of its last chunk. */
-static void restore(struct hwtr_thread *t)
+static int restore(struct hwtr_thread *t)
 {
 	struct builder *b = t->builder;
 	struct restart *r = &b->restart;
+	struct segment *s;
 	size_t i;
 
-	for (i = r->nundo; i-- > 0;)
-		t->segments[r->undo[i].number - 1] = r->undo[i].was;
+	for (i = r->nundo; i-- > 0;) {
+		if (!(s = segment_change(t, r->undo[i].number)))
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		*s = r->undo[i].was;
+	}
 	r->nundo = 0;
-	if (r->nsegments)
-		t->segments[r->nsegments - 1] = r->last_segment;
+	if (r->nsegments) {
+		if (!(s = segment_change(t, r->nsegments)))
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		*s = r->last_segment;
+	}
 	release_gaps(t, r->ngaps);
 	t->nsegments = r->nsegments;
 	t->nchunks = r->nchunks;
@@ -727,6 +760,7 @@ static void restore(struct hwtr_thread *t)
 	b->min_level = r->min_level;
 	b->min_upto = r->nsegments;
 	b->window_end = r->window_end;
+	return 0;
 }
 
 /* What changed in the recording since the history last read it. */
@@ -803,7 +837,8 @@ static int thread_extend(struct hwtr_thread *t, const struct growth *g)
 		return thread_rebuild(t);
 	from = r->ninsns;
 	chunk_cache_forget(t, r->nchunks);
-	restore(t);
+	if (restore(t))
+		return thread_rebuild(t);
 	err = t->ops->walk_resume(t->stream, keep, history_chunk_image, t, &walk);
 	if (err)
 		return thread_rebuild(t);

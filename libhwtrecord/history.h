@@ -87,8 +87,13 @@ struct hwtr_thread {
 	struct decoder_stream *stream;	/* NULL for an empty trace */
 	struct chunk *chunks;
 	size_t nchunks;
-	struct segment *segments;	/* segment number N is segments[N - 1],
-					 * while the index pass builds them */
+	/* While the index pass builds them (segments.c): segment N is
+	 * segments[N - 1 - segments_sealed], the last ones; those before are
+	 * in the growing store SEALED, changed since as PATCHES say. */
+	struct segment *segments;
+	uint64_t segments_sealed;
+	struct segment_store *sealed;
+	struct segment_patches *patches;
 	struct segment_store *segment_store;	/* else: a finished history's
 						 * (segments_compact) */
 	size_t nsegments;

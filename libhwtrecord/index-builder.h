@@ -8,6 +8,7 @@
 
 #include "block-functions.h"
 #include "history.h"
+#include "page-release.h"
 
 /* What the pass knows of the last block: how the next one changes the
  * function. */
@@ -75,6 +76,10 @@ struct builder {
 	 * that cannot change the function segment go on in it (history.c). */
 	struct block_run pending;
 	bool have_pending;
+	/* The trace before the last chunk start is read (the walk goes in
+	 * trace order): its pages are given back (page-release.h). */
+	const uint8_t *trace_base;	/* the stream's mapping they are of */
+	struct page_release trace_read;
 };
 
 /* builder_run: the function at the run's start is another one than the

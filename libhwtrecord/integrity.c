@@ -3,6 +3,7 @@
 #include "integrity.h"
 
 #include "error.h"
+#include "page-release.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -79,6 +80,17 @@ int integrity_check(const char *path, const char *field, const uint8_t *bytes,
 		return compare(path, field, size, 0, want_size, want_crc);
 	return compare(path, field, size,
 		       size ? integrity_crc32(0, bytes, (size_t)size) : 0,
+		       want_size, want_crc);
+}
+
+int integrity_check_mapped(const char *path, const char *field,
+			   const uint8_t *bytes, uint64_t size,
+			   uint64_t want_size, uint32_t want_crc)
+{
+	if (size != want_size)
+		return compare(path, field, size, 0, want_size, want_crc);
+	return compare(path, field, size,
+		       size ? page_release_crc32(0, bytes, (size_t)size) : 0,
 		       want_size, want_crc);
 }
 

@@ -32,6 +32,13 @@ int integrity_crc32_of_fd(int fd, const char *path, uint64_t *size,
 int integrity_check(const char *path, const char *field, const uint8_t *bytes,
 		    uint64_t size, uint64_t want_size, uint32_t want_crc);
 
+/* The same for BYTES mapped read-only from the file: its pages are given
+ * back as the checksum passes them (page-release.h), so that checking a
+ * stream of gigabytes does not leave it resident. */
+int integrity_check_mapped(const char *path, const char *field,
+			   const uint8_t *bytes, uint64_t size,
+			   uint64_t want_size, uint32_t want_crc);
+
 /* The same for a file read from FD. */
 int integrity_check_fd(int fd, const char *path, const char *field,
 		       uint64_t want_size, uint32_t want_crc);

@@ -39,12 +39,11 @@
 #include "segment-store.h"
 
 #include "error.h"
+#include "page-release.h"
 #include "segments.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 struct segment_group {
 	uint64_t offset;	/* of its first segment in the coded bytes */
@@ -56,7 +55,6 @@ _Static_assert(sizeof(struct segment_group) == 16, "saved layout");
 /* Decoded groups, 2 KB each, allocated at the first read: a recording of
  * many threads, most of them never read, pays nothing for theirs. */
 #define CACHE_SLOTS 32
-#define RELEASE_STEP (4u << 20)	/* bytes of input given back at a time */
 
 struct reader {
 	const uint8_t *p, *end;
@@ -83,6 +81,10 @@ struct segment_store {
 	struct decoded_group *cache;	/* CACHE_SLOTS, or NULL */
 	struct decoded_group spare;	/* the one slot without them */
 	bool no_cache;		/* its allocation failed */
+	/* A store being built (segment_store_begin): no block yet, its table
+	 * and coded bytes grown apart, both malloc'ed. */
+	bool growing;
+	size_t cap_groups, cap_coded;
 };
 
 #define H_FLAGS 7u
@@ -386,26 +388,10 @@ static int store_init(struct segment_store *s, const uint8_t *block,
 	return 0;
 }
 
-/* Give the pages of SEGS before segment I back to the system: read no
- * more, they need not stay resident while the store grows beside them. */
-static void release_before(struct segment *segs, uint64_t i, uintptr_t *done)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = ((uintptr_t)segs + page - 1) & ~(page - 1);
-	uintptr_t to = (uintptr_t)&segs[i] & ~(page - 1);
-
-	if (*done > from)
-		from = *done;
-	if (to > from + RELEASE_STEP) {
-		madvise((void *)from, to - from, MADV_DONTNEED);
-		*done = to;
-	}
-}
-
 static int compact(struct segment *segs, uint64_t n, bool consume,
 		   struct segment_store **out)
 {
-	uintptr_t released = 0;
+	struct page_release released = { 0 };
 	uint64_t ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, i;
 	size_t table = ngroups * sizeof(struct segment_group), cap;
 	struct segment_store *s;
@@ -443,7 +429,7 @@ static int compact(struct segment *segs, uint64_t n, bool consume,
 		}
 		groups = (struct segment_group *)block;
 		if (consume && i % SEGMENT_GROUP == 0 && i)
-			release_before(segs, i - 1, &released);
+			page_release_before(&released, segs, &segs[i - 1]);
 		if (i % SEGMENT_GROUP == 0) {
 			groups[i / SEGMENT_GROUP].offset = (uint64_t)(p - block) - table;
 			groups[i / SEGMENT_GROUP].insn_begin = segs[i].insn_begin;
@@ -479,10 +465,11 @@ int segment_store_compact_consuming(struct segment *segs, uint64_t n,
 	return compact(segs, n, true, out);
 }
 
-int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
-		       segment_visit_fn *visit, void *ctx,
-		       struct segment_store **out)
+static int store_open(const void *bytes, uint64_t size, uint64_t n,
+		      bool file_mapped, segment_visit_fn *visit, void *ctx,
+		      struct segment_store **out)
 {
+	struct page_release table_read = { 0 }, coded_read = { 0 };
 	struct segment_store *s = calloc(1, sizeof(*s));
 	struct segment one[SEGMENT_GROUP];
 	uint64_t g;
@@ -516,6 +503,15 @@ int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 			    g * SEGMENT_GROUP + k < n; k++)
 			if ((err = visit(ctx, g * SEGMENT_GROUP + k + 1, &one[k])))
 				break;
+		if (file_mapped) {
+			page_release_before(&table_read, s->groups, &s->groups[g]);
+			page_release_before(&coded_read, s->coded,
+					    s->coded + s->groups[g].offset);
+		}
+	}
+	if (file_mapped) {
+		page_release_all_before(&table_read, s->groups, s->coded);
+		page_release_all_before(&coded_read, s->coded, s->coded + s->ncoded);
 	}
 	if (err) {
 		segment_store_free(s);
@@ -525,10 +521,223 @@ int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 	return 0;
 }
 
+int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
+		       segment_visit_fn *visit, void *ctx,
+		       struct segment_store **out)
+{
+	return store_open(bytes, size, n, false, visit, ctx, out);
+}
+
+int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
+			      segment_visit_fn *visit, void *ctx,
+			      struct segment_store **out)
+{
+	return store_open(bytes, size, n, true, visit, ctx, out);
+}
+
+int segment_store_begin(struct segment_store **out)
+{
+	struct segment_store *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	s->growing = true;
+	s->spare.group = UINT64_MAX;
+	return 0;
+}
+
+/* Room for COUNT more of SIZE at *P (of *CAP, USED in use), grown by
+ * half: false when out of memory. */
+static bool grow(void *p, size_t *cap, size_t used, size_t count, size_t size)
+{
+	size_t ncap = *cap;
+	void *q;
+
+	if (used + count <= *cap)
+		return true;
+	while (ncap < used + count)
+		ncap = ncap < 1024 ? 1024 : ncap + ncap / 2;
+	if (!(q = realloc(*(void **)p, ncap * size)))
+		return false;
+	*(void **)p = q;
+	*cap = ncap;
+	return true;
+}
+
+/* The decoded groups point into the coded bytes, which may have moved. */
+static void forget_decoded(struct segment_store *s)
+{
+	size_t i;
+
+	for (i = 0; s->cache && i < CACHE_SLOTS; i++)
+		s->cache[i].group = UINT64_MAX;
+	s->spare.group = UINT64_MAX;
+}
+
+int segment_store_append(struct segment_store *s, const struct segment *segs,
+			 uint64_t count)
+{
+	struct segment_group *groups = (struct segment_group *)s->groups;
+	uint8_t *coded = (uint8_t *)s->coded;
+	uint64_t i;
+
+	if (!s->growing || s->n % SEGMENT_GROUP)
+		return hwtr_fail(hwtr_err_invalid, "segment_store_append: the "
+				 "store is not growing or has a partial group");
+	for (i = 0; i < count; i++) {
+		uint64_t number = s->n + i + 1, k = i % SEGMENT_GROUP;
+		struct segment before = { 0 };
+
+		if (!grow(&coded, &s->cap_coded, s->ncoded, MAX_CODED, 1) ||
+		    (k == 0 && !grow(&groups, &s->cap_groups, s->ngroups, 1,
+				     sizeof(*groups)))) {
+			s->groups = groups;
+			s->coded = coded;
+			forget_decoded(s);
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		}
+		if (k == 0) {
+			groups[s->ngroups].offset = s->ncoded;
+			groups[s->ngroups].insn_begin = segs[i].insn_begin;
+			s->ngroups++;
+			before.insn_begin = segs[i].insn_begin;
+		} else {
+			before = segs[i - 1];
+		}
+		s->ncoded = (uint64_t)(put_segment(coded + s->ncoded, &segs[i - k], k,
+						   number, &before) - coded);
+	}
+	s->groups = groups;
+	s->coded = coded;
+	s->n += count;
+	forget_decoded(s);
+	return 0;
+}
+
+/* A finished store's block being written: room for NEED more bytes at
+ * its end, false when out of memory. */
+struct block_out {
+	uint8_t *block;
+	size_t used, cap;
+};
+
+static bool room(struct block_out *o, size_t need)
+{
+	uint8_t *grown;
+	size_t ncap;
+
+	if (o->used + need <= o->cap)
+		return true;
+	ncap = o->cap + o->cap / 2 + need;
+	if (!(grown = realloc(o->block, ncap)))
+		return false;
+	o->block = grown;
+	o->cap = ncap;
+	return true;
+}
+
+int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
+			 void *ctx, const struct segment *tail, uint64_t ntail,
+			 struct segment_store **out)
+{
+	uint64_t n = s->n + ntail, ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, g;
+	size_t table = ngroups * sizeof(struct segment_group);
+	struct segment group[SEGMENT_GROUP];
+	struct block_out o = { 0 };
+	struct page_release copied = { 0 };
+	struct segment_store *f;
+	int err;
+
+	*out = NULL;
+	if (!s->growing || s->n % SEGMENT_GROUP)
+		return hwtr_fail(hwtr_err_invalid, "segment_store_finish: the "
+				 "store is not growing or has a partial group");
+	/* The appended groups as they are, the tail at its largest coding. */
+	o.cap = table + s->ncoded + MAX_CODED * ntail + 1;
+	if (!(o.block = malloc(o.cap)) || !(f = calloc(1, sizeof(*f)))) {
+		free(o.block);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	o.used = table;
+	for (g = 0; g < ngroups; g++) {
+		uint64_t first = g * SEGMENT_GROUP, count = n - first, k;
+		struct segment_group *entry;
+		const struct segment *segs;
+		struct reader r;
+
+		if (count > SEGMENT_GROUP)
+			count = SEGMENT_GROUP;
+		if (first < s->n && !patched(ctx, first + 1, NULL, count)) {
+			/* Unchanged since it was appended: its bytes. */
+			group_reader(s, g, &r, &k);
+			if (!room(&o, (size_t)(r.end - r.p)))
+				goto nomem;
+			entry = &((struct segment_group *)o.block)[g];
+			*entry = s->groups[g];
+			entry->offset = o.used - table;
+			memcpy(o.block + o.used, r.p, (size_t)(r.end - r.p));
+			o.used += (size_t)(r.end - r.p);
+			/* Not both resident: the pages copied go. */
+			page_release_before(&copied, s->coded, r.end);
+			continue;
+		}
+		if (first < s->n) {
+			/* Changed since: decoded, changed, coded again. */
+			if (!decode_group(s, g, group)) {
+				err = hwtr_fail(hwtr_err_format, "segment store: "
+						"group %llu does not decode",
+						(unsigned long long)g);
+				goto fail;
+			}
+			patched(ctx, first + 1, group, count);
+			segs = group;
+			group_reader(s, g, &r, &k);
+			page_release_before(&copied, s->coded, r.end);
+		} else {
+			segs = &tail[first - s->n];
+		}
+		if (!room(&o, MAX_CODED * SEGMENT_GROUP))
+			goto nomem;
+		entry = &((struct segment_group *)o.block)[g];
+		entry->offset = o.used - table;
+		entry->insn_begin = segs[0].insn_begin;
+		for (k = 0; k < count; k++) {
+			struct segment before = { .insn_begin = segs[0].insn_begin };
+
+			if (k)
+				before = segs[k - 1];
+			o.used = (size_t)(put_segment(o.block + o.used, segs, k,
+						      first + k + 1, &before) - o.block);
+		}
+	}
+	if (o.used < o.cap) {
+		uint8_t *shrunk = realloc(o.block, o.used ? o.used : 1);
+
+		if (shrunk)
+			o.block = shrunk;
+	}
+	if ((err = store_init(f, o.block, o.used, n)))
+		goto fail;
+	f->owned = true;
+	*out = f;
+	return 0;
+nomem:
+	err = hwtr_fail(hwtr_err_nomem, "out of memory");
+fail:
+	free(o.block);
+	free(f);
+	return err;
+}
+
 void segment_store_free(struct segment_store *s)
 {
 	if (!s)
 		return;
+	if (s->growing) {
+		free((void *)s->groups);
+		free((void *)s->coded);
+	}
 	if (s->owned)
 		free((void *)s->block);
 	free(s->cache);
@@ -579,6 +788,13 @@ void segment_store_read(struct segment_store *s, uint64_t number,
 {
 	uint64_t i = number - 1;
 
+	if (number == 0 || number > s->n) {
+		/* A bug, or a mapped file written into since it was
+		 * checked: shown as empty, never read out of bounds. */
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+
 	*out = *group_segment(s, i / SEGMENT_GROUP, (uint32_t)(i % SEGMENT_GROUP));
 }
 
@@ -619,6 +835,8 @@ uint64_t segment_store_size(const struct segment_store *s)
 
 size_t segment_store_resident(const struct segment_store *s)
 {
-	return (size_t)s->size + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) +
-	       sizeof(*s);
+	size_t bytes = s->growing ? s->cap_groups * sizeof(struct segment_group) +
+				    s->cap_coded : (size_t)s->size;
+
+	return bytes + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) + sizeof(*s);
 }

@@ -39,7 +39,35 @@ typedef int segment_visit_fn(void *ctx, uint64_t number, const struct segment *s
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 		       segment_visit_fn *visit, void *ctx,
 		       struct segment_store **out);
+/* The same for BYTES mapped read-only from a file (history.idx): the
+ * check gives their pages back as it goes (page-release.h), and a read
+ * brings back the few it needs, so the store's resident part is its cache
+ * and the pages in use, not its size. */
+int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
+			      segment_visit_fn *visit, void *ctx,
+			      struct segment_store **out);
 void segment_store_free(struct segment_store *s);
+
+/* A store built as the index pass goes (segments.c): empty, growing. */
+int segment_store_begin(struct segment_store **out);
+/* Append COUNT segments, numbered on from the store's, from SEGS, which may
+ * change after; the store must hold whole groups (COUNT a multiple of
+ * SEGMENT_GROUP but at the end).  Reads see them at once. */
+int segment_store_append(struct segment_store *s, const struct segment *segs,
+			 uint64_t count);
+/* Whether one of the COUNT segments from NUMBER (a group) changed since
+ * it was appended; when SEGS is not NULL, change them (the group decoded)
+ * to what they are now. */
+typedef bool segment_patch_fn(void *ctx, uint64_t number, struct segment *segs,
+			      uint64_t count);
+/* A finished store of growing store S's segments as PATCHED says they are
+ * now, then the NTAIL at TAIL (numbered on): the same bytes as
+ * segment_store_compact of all of them.  S's pages are given back as they
+ * are copied, so that the two are not both resident: S may only be freed
+ * after, also on an error. */
+int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
+			 void *ctx, const struct segment *tail, uint64_t ntail,
+			 struct segment_store **out);
 
 /* Segment NUMBER (1..n) into *OUT. */
 void segment_store_read(struct segment_store *s, uint64_t number,

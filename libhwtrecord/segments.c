@@ -23,33 +23,204 @@
 
 #define SEG_PUBLIC_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL | HWTR_SEG_GAP)
 
-static struct segment *seg(const struct hwtr_thread *t, uint64_t number)
+/* ------------------------------------------------------------ storage
+ *
+ * The index pass keeps the last segments whole in an array and compacts
+ * the older ones as it goes (segment-store.c), so that a build's memory
+ * tracks the compact size (4.5-6.3 bytes a segment), not 32 bytes a
+ * segment.  An older segment still changes now and then: a return links
+ * its caller's segment (next), one to no traced caller relinks a callee or
+ * a whole activation (up and its flags), extending puts segments back.
+ * Those changes are kept beside the compacted groups (patches, with a bit
+ * a group) and coded into them when the history is finished
+ * (segment_store_finish), which then holds what compacting the whole array
+ * would: the saved index is the same byte for byte.  A group is compacted
+ * once SEGMENT_WINDOW segments follow it, and never past the last chunk
+ * start (the restart point, which the pass may go back to).
+ */
+
+/* Segments kept whole: HWTREC_SEGMENT_WINDOW, for tests (64: a group
+ * compacted as soon as it can), else 64 K (2 MB). */
+static uint64_t segment_window(void)
 {
-	return number ? &t->segments[number - 1] : NULL;
+	static uint64_t window;
+	const char *env;
+
+	if (!window) {
+		uint64_t w = 1u << 16;
+
+		if ((env = getenv("HWTREC_SEGMENT_WINDOW")) && strtoull(env, NULL, 10))
+			w = strtoull(env, NULL, 10);
+		window = (w + SEGMENT_GROUP - 1) / SEGMENT_GROUP * SEGMENT_GROUP;
+	}
+	return window;
 }
 
-static uint64_t seg_number(const struct hwtr_thread *t, const struct segment *s)
+/* Compacted segments as they are now, where they changed since. */
+struct patch {
+	uint64_t number;	/* 0: empty slot */
+	struct segment seg;
+};
+
+struct segment_patches {
+	struct patch *slots;
+	size_t cap, count;	/* cap: a power of 2, at most half full */
+	uint64_t *groups;	/* a bit for each group with a patch */
+	size_t cap_words;
+};
+
+static size_t patch_slot(const struct segment_patches *p, uint64_t number)
 {
-	return s ? (uint64_t)(s - t->segments) + 1 : 0;
+	size_t i = (size_t)(number * 0x9e3779b97f4a7c15ULL) & (p->cap - 1);
+
+	while (p->slots[i].number && p->slots[i].number != number)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static bool group_patched(const struct segment_patches *p, uint64_t group)
+{
+	return p && group / 64 < p->cap_words &&
+	       (p->groups[group / 64] >> (group % 64) & 1);
+}
+
+static const struct segment *patch_find(const struct segment_patches *p,
+					uint64_t number)
+{
+	size_t i;
+
+	if (!group_patched(p, (number - 1) / SEGMENT_GROUP))
+		return NULL;
+	i = patch_slot(p, number);
+	return p->slots[i].number ? &p->slots[i].seg : NULL;
+}
+
+/* Room for one more patch and the bit of group GROUP: false when out of
+ * memory. */
+static bool patches_room(struct segment_patches *p, uint64_t group)
+{
+	if (group / 64 >= p->cap_words) {
+		size_t words = p->cap_words ? p->cap_words : 64;
+		uint64_t *grown;
+
+		while (words <= group / 64)
+			words *= 2;
+		if (!(grown = realloc(p->groups, words * sizeof(*grown))))
+			return false;
+		memset(grown + p->cap_words, 0,
+		       (words - p->cap_words) * sizeof(*grown));
+		p->groups = grown;
+		p->cap_words = words;
+	}
+	if (2 * (p->count + 1) > p->cap) {
+		struct segment_patches bigger = *p;
+		size_t i;
+
+		bigger.cap = p->cap ? 2 * p->cap : 1024;
+		if (!(bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots))))
+			return false;
+		for (i = 0; i < p->cap; i++)
+			if (p->slots[i].number)
+				bigger.slots[patch_slot(&bigger, p->slots[i].number)] =
+					p->slots[i];
+		free(p->slots);
+		*p = bigger;
+	}
+	return true;
+}
+
+static void patches_free(struct segment_patches *p)
+{
+	if (!p)
+		return;
+	free(p->slots);
+	free(p->groups);
+	free(p);
+}
+
+void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
+			 struct segment *out)
+{
+	const struct segment *patched = patch_find(t->patches, number);
+
+	if (patched)
+		*out = *patched;
+	else
+		segment_store_read(t->sealed, number, out);
+}
+
+struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
+{
+	struct segment_patches *p = t->patches;
+	uint64_t group = (number - 1) / SEGMENT_GROUP;
+	size_t i;
+
+	if (number > t->segments_sealed)
+		return &t->segments[number - 1 - t->segments_sealed];
+	if (!p && !(p = t->patches = calloc(1, sizeof(*p))))
+		return NULL;
+	if (group_patched(p, group) && p->slots[i = patch_slot(p, number)].number)
+		return &p->slots[i].seg;
+	if (!patches_room(p, group))
+		return NULL;
+	i = patch_slot(p, number);
+	p->slots[i].number = number;
+	segment_store_read(t->sealed, number, &p->slots[i].seg);
+	p->groups[group / 64] |= (uint64_t)1 << (group % 64);
+	p->count++;
+	return &p->slots[i].seg;
+}
+
+/* Compact the array's groups that SEGMENT_WINDOW segments follow, up to
+ * the restart point: 0, or an error (out of memory). */
+static int seal(struct builder *b)
+{
+	struct hwtr_thread *t = b->thread;
+	uint64_t upto = t->nsegments - segment_window(), count;
+	int err;
+
+	if (b->restart.valid && upto > b->restart.nsegments)
+		upto = b->restart.nsegments;
+	upto -= upto % SEGMENT_GROUP;
+	if (upto <= t->segments_sealed)
+		return 0;
+	if (!t->sealed && (err = segment_store_begin(&t->sealed)))
+		return err;
+	count = upto - t->segments_sealed;
+	if ((err = segment_store_append(t->sealed, t->segments, count)))
+		return err;
+	memmove(t->segments, t->segments + count,
+		(t->nsegments - upto) * sizeof(*t->segments));
+	t->segments_sealed = upto;
+	return 0;
 }
 
 int segment_new(struct builder *b, uint32_t function, struct segment **out)
 {
 	struct hwtr_thread *t = b->thread;
 	struct segment *s;
-	int err = history_grow((void **)&t->segments, &b->cap_segments, t->nsegments,
-		       sizeof(*t->segments));
+	int err;
 
-	if (err)
-		return err;
 	if (t->nsegments >= UINT32_MAX)
 		return hwtr_fail(hwtr_err_nomem, "more than 2^32 function segments");
-	s = &t->segments[t->nsegments++];
+	if (t->nsegments - t->segments_sealed >= 2 * segment_window() &&
+	    (err = seal(b)))
+		return err;
+	if ((err = history_grow((void **)&t->segments, &b->cap_segments,
+				t->nsegments - t->segments_sealed,
+				sizeof(*t->segments))))
+		return err;
+	s = &t->segments[t->nsegments - t->segments_sealed];
 	memset(s, 0, sizeof(*s));
+	if (t->nsegments) {
+		struct segment last;
+
+		segment_read(t, t->nsegments, &last);
+		s->level = last.level;
+	}
+	t->nsegments++;
 	s->insn_begin = t->ninsns + 1;
 	s->function = function;
-	if (t->nsegments > 1)
-		s->level = t->segments[t->nsegments - 2].level;
 	*out = s;
 	return 0;
 }
@@ -69,31 +240,41 @@ static void changing(struct builder *b, uint64_t number)
 	}
 	u = &r->undo[r->nundo++];
 	u->number = number;
-	u->was = b->thread->segments[number - 1];
+	segment_read(b->thread, number, &u->was);
 }
 
-static void set_up(struct builder *b, struct segment *s, uint64_t up,
-		   uint32_t flags)
+/* Segment NUMBER gets UP as its caller, with link FLAGS: 0, or an error
+ * (out of memory). */
+static int set_up(struct builder *b, uint64_t number, uint64_t up,
+		  uint32_t flags)
 {
-	changing(b, seg_number(b->thread, s));
+	struct segment *s;
+
+	changing(b, number);
+	if (!(s = segment_change(b->thread, number)))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	s->up = (uint32_t)up;
 	s->flags = (s->flags & ~(HWTR_SEG_UP_LINKS_TO_RET |
 				 HWTR_SEG_UP_LINKS_TO_TAILCALL)) | flags;
+	return 0;
 }
 
 /* GDB's ftrace_fixup_caller: every segment of BFUN's activation gets CALLER
  * as its caller. */
-static void fixup_caller(struct builder *b, struct segment *bfun,
-			 uint64_t caller, uint32_t flags)
+static int fixup_caller(struct builder *b, uint64_t bfun, uint64_t caller,
+			uint32_t flags)
 {
 	struct hwtr_thread *t = b->thread;
-	struct segment *s;
+	struct segment first, s;
+	uint64_t number;
+	int err = set_up(b, bfun, caller, flags);
 
-	set_up(b, bfun, caller, flags);
-	for (s = seg(t, bfun->prev); s; s = seg(t, s->prev))
-		set_up(b, s, caller, flags);
-	for (s = seg(t, bfun->next); s; s = seg(t, s->next))
-		set_up(b, s, caller, flags);
+	segment_read(t, bfun, &first);
+	for (number = first.prev; !err && segment_load(t, number, &s); number = s.prev)
+		err = set_up(b, number, caller, flags);
+	for (number = first.next; !err && segment_load(t, number, &s); number = s.next)
+		err = set_up(b, number, caller, flags);
+	return err;
 }
 
 #define LINK_FLAGS (HWTR_SEG_UP_LINKS_TO_RET | HWTR_SEG_UP_LINKS_TO_TAILCALL)
@@ -287,15 +468,18 @@ static int start_segment(struct builder *b, const struct next_segment *n)
 	s->prev = (uint32_t)n->prev;
 	s->flags = n->flags;
 	if (n->prev) {
+		struct segment *prev;
+
 		changing(b, n->prev);
-		seg(t, n->prev)->next = (uint32_t)t->nsegments;
+		if (!(prev = segment_change(t, n->prev)))
+			return hwtr_fail(hwtr_err_nomem, "out of memory");
+		prev->next = (uint32_t)t->nsegments;
 	}
 	if (n->callee && n->whole_activation)
-		fixup_caller(b, seg(t, n->callee), t->nsegments,
-			     HWTR_SEG_UP_LINKS_TO_RET);
-	else if (n->callee)
-		set_up(b, seg(t, n->callee), t->nsegments,
-		       HWTR_SEG_UP_LINKS_TO_RET);
+		return fixup_caller(b, n->callee, t->nsegments,
+				    HWTR_SEG_UP_LINKS_TO_RET);
+	if (n->callee)
+		return set_up(b, n->callee, t->nsegments, HWTR_SEG_UP_LINKS_TO_RET);
 	return 0;
 }
 
@@ -343,6 +527,25 @@ uint64_t history_segment_of(const struct hwtr_thread *t, uint64_t number)
 	return lo;	/* segment numbers are 1-based */
 }
 
+/* segment_store_finish's view of the patches: whether the group from
+ * NUMBER has any, and applied to SEGS. */
+static bool patched_group(void *ctx, uint64_t number, struct segment *segs,
+			  uint64_t count)
+{
+	const struct segment_patches *p = ctx;
+	uint64_t k;
+
+	if (!group_patched(p, (number - 1) / SEGMENT_GROUP))
+		return false;
+	for (k = 0; segs && k < count; k++) {
+		const struct segment *now = patch_find(p, number + k);
+
+		if (now)
+			segs[k] = *now;
+	}
+	return true;
+}
+
 int segments_compact(struct hwtr_thread *t)
 {
 	struct segment_store *store;
@@ -350,11 +553,16 @@ int segments_compact(struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return 0;	/* a saved index's, or compact already */
-	/* The array's pages go as they are read: a 2.7 GB array then
-	 * needs no 600 MB more beside it. */
-	err = segment_store_compact_consuming(t->segments, t->nsegments, &store);
-	free(t->segments);
-	t->segments = NULL;
+	if (t->sealed)
+		err = segment_store_finish(t->sealed, patched_group, t->patches,
+					   t->segments,
+					   t->nsegments - t->segments_sealed, &store);
+	else
+		/* The array's pages go as they are read: a 2.7 GB array
+		 * then needs no 600 MB more beside it. */
+		err = segment_store_compact_consuming(t->segments, t->nsegments,
+						      &store);
+	segments_release(t);
 	if (err) {
 		t->nsegments = 0;	/* the array is gone: no history */
 		return err;
@@ -369,10 +577,28 @@ int segments_compact(struct hwtr_thread *t)
 	return 0;
 }
 
+void segments_release(struct hwtr_thread *t)
+{
+	free(t->segments);
+	segment_store_free(t->sealed);
+	patches_free(t->patches);
+	t->segments = NULL;
+	t->sealed = NULL;
+	t->patches = NULL;
+	t->segments_sealed = 0;
+	if (t->builder)
+		t->builder->cap_segments = 0;
+}
+
 size_t segments_resident(const struct hwtr_thread *t)
 {
-	return t->segment_store ? segment_store_resident(t->segment_store)
-				: t->nsegments * sizeof(struct segment);
+	const struct segment_patches *p = t->patches;
+
+	if (t->segment_store)
+		return segment_store_resident(t->segment_store);
+	return (t->nsegments - t->segments_sealed) * sizeof(struct segment) +
+	       (t->sealed ? segment_store_resident(t->sealed) : 0) +
+	       (p ? p->cap * sizeof(*p->slots) + p->cap_words * 8 : 0);
 }
 
 /* Segment S as the public struct; NUMBER 0 for one the history does not

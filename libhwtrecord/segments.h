@@ -9,17 +9,27 @@
 
 struct builder;
 
-/* The one way to read a thread's segment NUMBER (1..nsegments) outside
- * the index pass, which alone writes them: a copy, from the builder's
- * array or, once the history is finished, from the compact store. */
+/* Segment NUMBER of the builder's that is no longer in its array. */
+void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
+			 struct segment *out);
+
+/* The one way to read a thread's segment NUMBER (1..nsegments): a copy,
+ * from the builder's array, the part of it already compacted or, once the
+ * history is finished, from the compact store. */
 static inline void segment_read(const struct hwtr_thread *t, uint64_t number,
 				struct segment *out)
 {
 	if (t->segment_store)
 		segment_store_read(t->segment_store, number, out);
+	else if (number > t->segments_sealed)
+		*out = t->segments[number - 1 - t->segments_sealed];
 	else
-		*out = t->segments[number - 1];
+		segment_read_sealed(t, number, out);
 }
+
+/* The index pass's way to change segment NUMBER: where it is, valid until
+ * the next segment_new or segment_change; NULL when out of memory. */
+struct segment *segment_change(struct hwtr_thread *t, uint64_t number);
 
 /* Segment NUMBER into *OUT, unless NUMBER is 0 (no segment): whether it
  * was read.  For walks along links. */
@@ -49,6 +59,9 @@ uint64_t history_segment_of(const struct hwtr_thread *thread, uint64_t number);
 int segments_compact(struct hwtr_thread *t);
 /* The memory T's segments take. */
 size_t segments_resident(const struct hwtr_thread *t);
+/* Free what the index pass keeps of T's segments (array, compacted part,
+ * changes): T has none after. */
+void segments_release(struct hwtr_thread *t);
 /* Fill a public segment view. */
 void history_segment_view(const struct hwtr_thread *thread, uint64_t number,
 			  struct hwtr_segment *out);

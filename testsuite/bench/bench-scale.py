@@ -7,7 +7,7 @@
 # first values at a past position), and reverse-step, then (once the whole
 # history is built) a reverse-continue across it to a breakpoint at main
 # (run once, at the start; its line is where the hot function ends), and
-# where each stopped.
+# where each stopped; last, hwtrec-server's peak resident memory (VmHWM).
 import os
 import time
 
@@ -57,3 +57,22 @@ gdb.execute("info record", to_string=True)
 figure("history_wait", time.perf_counter() - start)
 gdb.execute("break main", to_string=True)
 timed("reverse_continue", "reverse-continue")
+
+
+def server_peak_kb():
+    """VmHWM of the hwtrec-server whose command line names BENCH_REC."""
+    rec = os.environ.get("BENCH_REC")
+    for pid in os.listdir("/proc") if rec else []:
+        try:
+            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+            if b"hwtrec-server" in argv[0] and \
+                    rec.encode() in b" ".join(argv):
+                for line in open("/proc/%s/status" % pid):
+                    if line.startswith("VmHWM:"):
+                        return line.split()[1]
+        except (OSError, IndexError):
+            continue
+    return "-1"
+
+
+figure("server_peak_kb", server_peak_kb())

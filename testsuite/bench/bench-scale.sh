@@ -102,13 +102,14 @@ per_iteration() {	# per_iteration PROGRAM
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
+mb() { awk -v k="${1:--1}" 'BEGIN { if (k < 0) print "-"; else printf "%.0f", k / 1024 }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s | %9s %9s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" \
 	"1t block walk CPU (wall)" "query walk (chunks, hits)" memory \
 	"libipt alone CPU" prompt rstepi print rfinish regs pprint rstep "no tail:" rstepi print rfinish "no seek:" rfinish regs pprint \
-	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi
+	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi "server" "srv saved"
 for prog in calls loops; do
 	per=$(per_iteration $prog)
 	for size in $sizes; do
@@ -170,7 +171,7 @@ for prog in calls loops; do
 			[ $replay = noseek ] && values_seek=0
 			HWTREC_TAIL_BYTES=$tail_bytes HWTREC_VALUES_SEEK=$values_seek \
 				BENCH_T0=$(date +%s.%N) \
-				BENCH_OUT=$work/$replay.txt \
+				BENCH_OUT=$work/$replay.txt BENCH_REC=$rec \
 				timeout 1800 "$hwtrec" replay "$rec" -- -batch \
 				-x "$here/bench-scale.py" > replay.out 2>&1 || true
 			if [ -z "$(field $replay.txt reverse_step)" ]; then
@@ -201,7 +202,7 @@ for prog in calls loops; do
 				cat notail.txt noseek.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail or the seek table"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s | %6s MB %6s MB\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
 			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
@@ -225,7 +226,9 @@ for prog in calls loops; do
 			"$(awk -v k="$index_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
 			"$(secs "$(awk -v u="$ruser" -v s="$rsys" 'BEGIN { print u + s }')") ($(secs "$rwall"))" \
 			"$(secs "$(field saved.txt ready)")" \
-			"$(ms "$(field saved.txt first_reverse_stepi)")"
+			"$(ms "$(field saved.txt first_reverse_stepi)")" \
+			"$(mb "$(field replay.txt server_peak_kb)")" \
+			"$(mb "$(field saved.txt server_peak_kb)")"
 		rm -rf "$rec"
 	done
 done
@@ -244,4 +247,6 @@ echo "  pass over the whole log (hwtr_values_load), as before the seek table;"
 echo " no tail: the same first reverse-stepi, print and reverse-finish with HWTREC_TAIL_BYTES=0 (waiting for the whole build, as before);"
 echo " rcont: then, the whole history built, reverse-continue to main's start across it (the search alone; main shares"
 echo "  its 32-byte line with the hot function, so only the chunks' code ranges skip chunks); baseline: the same under BENCH_BASELINE's hwtrec;"
-echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it.)"
+echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it;"
+echo " server, srv saved: hwtrec-server's peak resident memory (VmHWM) at the end of the replay at a first open"
+echo "  (it builds the index) and of the one from the saved index.)"

@@ -9,7 +9,9 @@
  * far away in both directions and at 2^32-1, levels jumping between
  * INT32_MIN and INT32_MAX, any flags and function ids, instruction numbers
  * going back and up to 2^64-1, group boundaries, and no segment at all.
- * Damaged bytes are refused with the group they are in.
+ * Damaged bytes are refused with the group they are in.  A store built as
+ * the index pass goes (appended by groups, changed after) finishes as the
+ * same bytes as the final array compacted.
  */
 #include "segment-store.h"
 #include "segments.h"
@@ -195,6 +197,102 @@ START_TEST(compacting_an_array_that_is_given_back_keeps_every_field)
 }
 END_TEST
 
+/* The groups of FINAL that changed after they were appended. */
+struct changes {
+	const struct segment *final;
+	const bool *changed;	/* by segment number - 1 */
+};
+
+static bool patched(void *ctx, uint64_t number, struct segment *segs,
+		    uint64_t count)
+{
+	const struct changes *c = ctx;
+	bool any = false;
+	uint64_t k;
+
+	for (k = 0; k < count; k++)
+		if (c->changed[number - 1 + k]) {
+			any = true;
+			if (segs)
+				segs[k] = c->final[number - 1 + k];
+		}
+	return any;
+}
+
+/* N segments as the index pass builds them: appended a few groups at a
+ * time while some of those appended still change (as EARLY has them then,
+ * FINAL after), then finished with the changes and the last ones. */
+static void built_as_it_goes(uint64_t n, unsigned change_one_in)
+{
+	struct segment *final = calloc(n + 1, sizeof(*final));
+	struct segment *early = calloc(n + 1, sizeof(*early));
+	bool *changed = calloc(n + 1, sizeof(*changed));
+	struct changes c = { final, changed };
+	struct segment_store *growing, *finished, *compacted;
+	uint64_t appended = 0, i;
+	struct segment got;
+
+	builder_like(final, n);
+	memcpy(early, final, n * sizeof(*final));
+	for (i = 0; i < n; i++)
+		if (next_random() % change_one_in == 0) {
+			changed[i] = true;
+			early[i].next = edgy32();
+			early[i].up = (uint32_t)(next_random() % (i + 1));
+			early[i].flags ^= HWTR_SEG_UP_LINKS_TO_RET;
+		}
+	ck_assert_int_eq(segment_store_begin(&growing), 0);
+	while (n - appended > 3 * SEGMENT_GROUP) {
+		uint64_t count = (next_random() % 40 + 1) * SEGMENT_GROUP;
+
+		if (count > n - appended - SEGMENT_GROUP)
+			count = (n - appended - SEGMENT_GROUP) / SEGMENT_GROUP * SEGMENT_GROUP;
+		ck_assert_int_eq(segment_store_append(growing, early + appended, count), 0);
+		appended += count;
+		/* What was appended reads back as it was then. */
+		for (i = 0; i < 50; i++) {
+			uint64_t number = next_random() % appended + 1;
+
+			segment_store_read(growing, number, &got);
+			assert_same(&got, &early[number - 1], number);
+		}
+		ck_assert_uint_eq(segment_store_find(growing, early[appended - 1].insn_begin),
+				  appended);
+	}
+	for (i = appended; i < n; i++)
+		changed[i] = false;	/* the tail is given as it is */
+	ck_assert_msg(segment_store_finish(growing, patched, &c, final + appended,
+					   n - appended, &finished) == 0,
+		      "%s", hwtr_last_error());
+	segment_store_free(growing);
+	reads_back(finished, final, n);
+	/* The same bytes as compacting the final array: history.idx does
+	 * not depend on how the build went. */
+	ck_assert_int_eq(segment_store_compact(final, n, &compacted), 0);
+	ck_assert_uint_eq(segment_store_size(finished), segment_store_size(compacted));
+	ck_assert(memcmp(segment_store_bytes(finished), segment_store_bytes(compacted),
+			 (size_t)segment_store_size(compacted)) == 0);
+	segment_store_free(finished);
+	segment_store_free(compacted);
+	free(final);
+	free(early);
+	free(changed);
+}
+
+START_TEST(a_store_built_as_it_goes_is_the_compacted_array)
+{
+	static const uint64_t sizes[] = { 0, 1, 64, 65, 200, 4097, 100000 };
+	size_t k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		built_as_it_goes(sizes[k], 50);
+		built_as_it_goes(sizes[k], 2);
+	}
+	/* About 8 MB coded: its pages given back as they are copied. */
+	built_as_it_goes(1000000, 1000);
+}
+END_TEST
+
 START_TEST(the_segment_of_an_instruction_is_the_binary_searchs)
 {
 	const uint64_t n = 3000;
@@ -284,6 +382,7 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, every_field_reads_back_equal);
 	tcase_add_test(tc, compacting_an_array_that_is_given_back_keeps_every_field);
+	tcase_add_test(tc, a_store_built_as_it_goes_is_the_compacted_array);
 	tcase_add_test(tc, the_segment_of_an_instruction_is_the_binary_searchs);
 	tcase_add_test(tc, damaged_bytes_are_refused);
 	return check_run_tcase("segment-store", tc);
