@@ -76,7 +76,7 @@
  * (a read() into a large buffer may fill only a little of it). */
 extern Int VG_(safe_fd)(Int oldfd);
 
-#define LARGE_KERNEL_WRITE (4u << 20)
+#define LARGE_KERNEL_WRITE (2u << 20)
 
 struct data_thread {
 	Bool known;
@@ -124,7 +124,7 @@ static ULong global_count;
 /* The last segment found readable, so that most stores skip the lookup. */
 static Addr readable_lo = 1, readable_hi;
 
-#define DBUF_SIZE (4u << 20)
+#define DBUF_SIZE (64u << 10)
 static UChar *dbuf;
 static UInt dbuf_pos;
 
@@ -870,7 +870,7 @@ void hwtrec_data_kernel_write(ThreadId tid, Addr a, SizeT size)
 		return;
 	if (tid != dcur_tid)
 		hwtrec_data_thread_running(tid);
-	if (size > LARGE_KERNEL_WRITE || size > DBUF_SIZE / 2) {
+	if (size > LARGE_KERNEL_WRITE) {
 		put_unknown(a, size);
 		return;
 	}
