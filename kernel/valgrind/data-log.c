@@ -58,6 +58,7 @@
  * logs every instruction it traces.
  */
 #include "hwtrec-tool.h"
+#include "log-crc32.h"
 #include "../../libhwtrecord/values-format.h"
 
 #include "libvex_guest_amd64.h"
@@ -139,55 +140,11 @@ static ULong written;		/* bytes of the log before dbuf */
 static UInt crc_of_segment;	/* CRC-32 of the segment so far ... */
 static UInt crc_mark;		/* ... up to this byte of dbuf */
 
-/* CRC-32 (IEEE, as zlib's crc32: the library checks it with zlib),
- * eight bytes at a time: the whole log passes through it. */
-static UInt crc_table[8][256];
-
-static void crc_init(void)
-{
-	UInt i, k, c;
-
-	if (crc_table[0][1])
-		return;
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (k = 1; k < 8; k++)
-			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
-					  crc_table[0][crc_table[k - 1][i] & 0xff];
-}
-
-static UInt crc32_update(UInt crc, const UChar *p, UInt n)
-{
-	UInt c = ~crc;
-
-	while (n >= 8) {
-		UInt lo, hi;
-
-		__builtin_memcpy(&lo, p, 4);
-		__builtin_memcpy(&hi, p + 4, 4);
-		lo ^= c;
-		c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
-		    crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
-		    crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
-		    crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
-		p += 8;
-		n -= 8;
-	}
-	while (n--)
-		c = crc_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
-	return ~c;
-}
-
 /* The current segment's CRC brought up to the end of dbuf. */
 static void crc_catch_up(void)
 {
-	crc_of_segment = crc32_update(crc_of_segment, dbuf + crc_mark,
-				      dbuf_pos - crc_mark);
+	crc_of_segment = log_crc32_update(crc_of_segment, dbuf + crc_mark,
+					  dbuf_pos - crc_mark);
 	crc_mark = dbuf_pos;
 }
 
@@ -306,7 +263,7 @@ Bool hwtrec_data_open(const HChar *path)
 	crc_mark = 0;
 	crc_of_segment = 0;
 	nseek = 0;
-	crc_init();
+	log_crc32_init();
 	dcur = NULL;
 	dcur_tid = 0;
 	logged = NULL;
