@@ -208,7 +208,9 @@ static inline void dbytes(const void *p, UInt n)
 	dbuf_pos += n;
 }
 
-/* An unsigned LEB128 number: at most 10 bytes (VARINT_MAX). */
+/* An unsigned LEB128 number: at most 10 bytes (VARINT_MAX).  (A
+ * loop-free form, spreading the 7-bit groups into one 8-byte store, was
+ * slower on gzip: 1.25 -> 1.4 s of CPU; most numbers here take one byte.) */
 #define VARINT_MAX 10
 static inline void dvar(ULong v)
 {
@@ -561,15 +563,62 @@ static inline Bool fpu_differs(const UChar *a, const UChar *b)
 	return d != 0;
 }
 
+/* The wide registers (the ymm, the FPU state) among CHECK that differ from
+ * the thread's copy, or all of them for a full snapshot: the copy takes
+ * them.  Apart from the narrow ones and not inline: most instructions
+ * have none to compare, and the helper at each stays small. */
+static __attribute__((noinline)) ULong wide_changes(
+	const VexGuestAMD64State *gs, struct data_thread *t, ULong check,
+	Bool full)
+{
+	ULong changed = 0, bits;
+	UInt i;
+
+	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1) {
+		i = (UInt)__builtin_ctzll(bits);
+		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
+			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
+			changed |= 1ull << (HWTR_VREG_YMM0 + i);
+		}
+	}
+	if ((check >> HWTR_VREG_FPU) & 1) {
+		UChar fpu[HWTR_VREG_FPU_SIZE];
+
+		fpu_state(gs, fpu);
+		if (full || fpu_differs(fpu, t->fpu)) {
+			__builtin_memcpy(t->fpu, fpu, HWTR_VREG_FPU_SIZE);
+			changed |= 1ull << HWTR_VREG_FPU;
+		}
+	}
+	return changed;
+}
+
+/* The values of the CHANGED registers past the narrow ones, in the order
+ * of their bits (values-format.h): the ymm, rip (IP), the FPU state. */
+static __attribute__((noinline)) void put_wide(const struct data_thread *t,
+					       ULong changed, Addr ip)
+{
+	ULong bits;
+
+	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1)
+		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
+	if ((changed >> HWTR_VREG_RIP) & 1)
+		dvar(ip);
+	if ((changed >> HWTR_VREG_FPU) & 1)
+		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
+}
+
 /* FULL: a full snapshot (see snapshot_due). */
-static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
-			  Bool full)
+static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
+				 Addr ip, Bool full)
 {
 	struct data_thread *t = dcur;
 	ULong changed = 0, rflags = 0, pos, bits, others;
 	UInt i;
 
-	if (full) {
+	if (UNLIKELY(full)) {
 		check = HWTR_VREG_ALL;
 		t->last_snapshot = t->count;
 	}
@@ -601,33 +650,20 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
 			changed |= 1ull << HWTR_VREG_RFLAGS;
 		}
 	}
-	if (((check >> HWTR_VREG_FS_BASE) & 1) &&
-	    (full || gs->guest_FS_CONST != t->fs_base)) {
-		t->fs_base = gs->guest_FS_CONST;
-		changed |= 1ull << HWTR_VREG_FS_BASE;
-	}
-	if (((check >> HWTR_VREG_GS_BASE) & 1) &&
-	    (full || gs->guest_GS_CONST != t->gs_base)) {
-		t->gs_base = gs->guest_GS_CONST;
-		changed |= 1ull << HWTR_VREG_GS_BASE;
-	}
-	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
-	     bits &= bits - 1) {
-		i = (UInt)__builtin_ctzll(bits);
-		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
-			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
-			changed |= 1ull << (HWTR_VREG_YMM0 + i);
+	if (UNLIKELY(check & (3ull << HWTR_VREG_FS_BASE))) {
+		if (((check >> HWTR_VREG_FS_BASE) & 1) &&
+		    (full || gs->guest_FS_CONST != t->fs_base)) {
+			t->fs_base = gs->guest_FS_CONST;
+			changed |= 1ull << HWTR_VREG_FS_BASE;
+		}
+		if (((check >> HWTR_VREG_GS_BASE) & 1) &&
+		    (full || gs->guest_GS_CONST != t->gs_base)) {
+			t->gs_base = gs->guest_GS_CONST;
+			changed |= 1ull << HWTR_VREG_GS_BASE;
 		}
 	}
-	if ((check >> HWTR_VREG_FPU) & 1) {
-		UChar fpu[HWTR_VREG_FPU_SIZE];
-
-		fpu_state(gs, fpu);
-		if (full || fpu_differs(fpu, t->fpu)) {
-			__builtin_memcpy(t->fpu, fpu, HWTR_VREG_FPU_SIZE);
-			changed |= 1ull << HWTR_VREG_FPU;
-		}
-	}
+	if (UNLIKELY(check & (HWTREC_DATA_YMM_BITS | HWTREC_DATA_FPU_BIT)))
+		changed |= wide_changes(gs, t, check, full);
 	if (full)
 		changed |= 1ull << HWTR_VREG_RIP;
 	t->shadow_valid = True;
@@ -655,17 +691,15 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
 		dvar(t->gpr[__builtin_ctzll(bits)]);
 	if ((changed >> HWTR_VREG_RFLAGS) & 1)
 		dvar(t->rflags);
-	if ((changed >> HWTR_VREG_FS_BASE) & 1)
-		dvar(t->fs_base);
-	if ((changed >> HWTR_VREG_GS_BASE) & 1)
-		dvar(t->gs_base);
-	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
-	     bits &= bits - 1)
-		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
-	if ((changed >> HWTR_VREG_RIP) & 1)
-		dvar(ip);
-	if ((changed >> HWTR_VREG_FPU) & 1)
-		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
+	if (UNLIKELY(changed & ~((1ull << HWTR_VREG_YMM0) - 1 -
+				 (1ull << HWTR_VREG_FS_BASE) -
+				 (1ull << HWTR_VREG_GS_BASE)))) {
+		if ((changed >> HWTR_VREG_FS_BASE) & 1)
+			dvar(t->fs_base);
+		if ((changed >> HWTR_VREG_GS_BASE) & 1)
+			dvar(t->gs_base);
+		put_wide(t, changed, ip);
+	}
 }
 
 /* Whether T's next instruction gets a full snapshot: its first, one
