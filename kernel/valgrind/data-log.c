@@ -84,12 +84,15 @@ struct data_thread {
 	Int lwpid;
 	ULong count;		/* traced instructions run (the position) */
 	ULong last_snapshot;
+	/* The next instruction gets a full snapshot when count + 1 reaches
+	 * this: last_snapshot + hwtrec_data_snapshot_every, or 0 (at once)
+	 * for the thread's first and for one that restates a snapshot. */
+	ULong full_due_at;
 	/* The instruction that had the last full snapshot faulted and was
 	 * taken back: the next one, at the same position, restates it. */
 	Bool restate_snapshot;
 	Addr last_ip;		/* of the last counted instruction */
 	Bool last_was_syscall;
-	Bool shadow_valid;
 	ULong gpr[16], rflags, fs_base, gs_base;
 	ULong flag_thunk[4];	/* CC_OP, DEP1, DEP2, NDEP that gave rflags */
 	U256 ymm[16];
@@ -125,7 +128,10 @@ static ULong global_count;
 /* The last segment found readable, so that most stores skip the lookup. */
 static Addr readable_lo = 1, readable_hi;
 
-#define DBUF_SIZE (64u << 10)
+/* Small enough that the kernel's copy into the page cache (and the CRC)
+ * read it from the CPU's cache: with 4 MiB that copy was a fifth of gzip's
+ * recording CPU. */
+#define DBUF_SIZE (256u << 10)
 static UChar *dbuf;
 static UInt dbuf_pos;
 
@@ -610,7 +616,7 @@ static __attribute__((noinline)) void put_wide(const struct data_thread *t,
 		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
 }
 
-/* FULL: a full snapshot (see snapshot_due). */
+/* FULL: a full snapshot (when due: data_thread.full_due_at). */
 static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
 				 Addr ip, Bool full)
 {
@@ -621,6 +627,7 @@ static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
 	if (UNLIKELY(full)) {
 		check = HWTR_VREG_ALL;
 		t->last_snapshot = t->count;
+		t->full_due_at = t->count + hwtrec_data_snapshot_every;
 	}
 	/* Only the bits set are visited: most instructions write one
 	 * register and the flags. */
@@ -666,7 +673,6 @@ static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
 		changed |= wide_changes(gs, t, check, full);
 	if (full)
 		changed |= 1ull << HWTR_VREG_RIP;
-	t->shadow_valid = True;
 	if (!changed)
 		return;
 	pos = pos_delta();
@@ -702,15 +708,6 @@ static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
 	}
 }
 
-/* Whether T's next instruction gets a full snapshot: its first, one
- * every hwtrec_data_snapshot_every, and one that restates a snapshot
- * taken back. */
-static inline Bool snapshot_due(const struct data_thread *t)
-{
-	return !t->shadow_valid || t->restate_snapshot ||
-	       t->count + 1 - t->last_snapshot >= hwtrec_data_snapshot_every;
-}
-
 /* Called at each instruction: IP, CHECK the registers that may have
  * changed since the last one, FLAGS HWTREC_DATA_INSN_*. */
 void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
@@ -744,15 +741,18 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count; a full
 	 * snapshot starts one too, a restart point. */
-	full = snapshot_due(t);
-	if (UNLIKELY(full && !t->restate_snapshot))
-		put_restart();
-	else if (UNLIKELY(logged != t))
+	full = t->count + 1 >= t->full_due_at;
+	if (UNLIKELY(full)) {
+		/* A restated snapshot stays in the segment of the restart
+		 * point before the one it replaces: that THREAD record gives
+		 * the same position, and a reader from it reads both. */
+		if (!t->restate_snapshot)
+			put_restart();
+		else if (logged != t)
+			put_thread();
+		t->restate_snapshot = False;
+	} else if (UNLIKELY(logged != t))
 		put_thread();
-	/* A restated snapshot stays in the segment of the restart point
-	 * before the one it replaces: that THREAD record gives the same
-	 * position, and a reader from it reads both. */
-	t->restate_snapshot = False;
 	t->count++;
 	global_count++;
 	t->last_ip = ip;
@@ -777,8 +777,10 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 	t = &dthreads[tid];
 	if (t->count == 0 || t->last_ip != ip || t->last_was_syscall)
 		return;
-	if (t->last_snapshot == t->count)
+	if (t->last_snapshot == t->count) {
 		t->restate_snapshot = True;
+		t->full_due_at = 0;
+	}
 	t->count--;
 	global_count--;
 	t->last_ip = 0;
