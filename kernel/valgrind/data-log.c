@@ -294,13 +294,16 @@ static ULong put_sync(UChar end)
 
 	for (i = 1; i <= VG_N_THREADS; i++)
 		n += dthreads[i].known;
-	dneed(6 + 12 * n);
+	dneed(6);
 	at = written + dbuf_pos;
 	d8(HWTR_VREC_SYNC);
 	d8(end);
 	d32(n);
+	/* An entry at a time: with --max-threads in the thousands the whole
+	 * record may not fit DBUF_SIZE. */
 	for (i = 1; i <= VG_N_THREADS; i++)
 		if (dthreads[i].known) {
+			dneed(12);
 			d32((UInt)dthreads[i].lwpid);
 			d64(dthreads[i].count);
 		}
