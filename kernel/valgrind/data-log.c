@@ -58,6 +58,7 @@
  * logs every instruction it traces.
  */
 #include "hwtrec-tool.h"
+#include "log-crc32.h"
 #include "../../libhwtrecord/values-format.h"
 
 #include "libvex_guest_amd64.h"
@@ -76,19 +77,22 @@
  * (a read() into a large buffer may fill only a little of it). */
 extern Int VG_(safe_fd)(Int oldfd);
 
-#define LARGE_KERNEL_WRITE (4u << 20)
+#define LARGE_KERNEL_WRITE (2u << 20)
 
 struct data_thread {
 	Bool known;
 	Int lwpid;
 	ULong count;		/* traced instructions run (the position) */
 	ULong last_snapshot;
+	/* The next instruction gets a full snapshot when count + 1 reaches
+	 * this: last_snapshot + hwtrec_data_snapshot_every, or 0 (at once)
+	 * for the thread's first and for one that restates a snapshot. */
+	ULong full_due_at;
 	/* The instruction that had the last full snapshot faulted and was
 	 * taken back: the next one, at the same position, restates it. */
 	Bool restate_snapshot;
 	Addr last_ip;		/* of the last counted instruction */
 	Bool last_was_syscall;
-	Bool shadow_valid;
 	ULong gpr[16], rflags, fs_base, gs_base;
 	ULong flag_thunk[4];	/* CC_OP, DEP1, DEP2, NDEP that gave rflags */
 	U256 ymm[16];
@@ -124,7 +128,10 @@ static ULong global_count;
 /* The last segment found readable, so that most stores skip the lookup. */
 static Addr readable_lo = 1, readable_hi;
 
-#define DBUF_SIZE (4u << 20)
+/* Small enough that the kernel's copy into the page cache (and the CRC)
+ * read it from the CPU's cache: with 4 MiB that copy was a fifth of gzip's
+ * recording CPU. */
+#define DBUF_SIZE (256u << 10)
 static UChar *dbuf;
 static UInt dbuf_pos;
 
@@ -139,55 +146,11 @@ static ULong written;		/* bytes of the log before dbuf */
 static UInt crc_of_segment;	/* CRC-32 of the segment so far ... */
 static UInt crc_mark;		/* ... up to this byte of dbuf */
 
-/* CRC-32 (IEEE, as zlib's crc32: the library checks it with zlib),
- * eight bytes at a time: the whole log passes through it. */
-static UInt crc_table[8][256];
-
-static void crc_init(void)
-{
-	UInt i, k, c;
-
-	if (crc_table[0][1])
-		return;
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (k = 1; k < 8; k++)
-			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
-					  crc_table[0][crc_table[k - 1][i] & 0xff];
-}
-
-static UInt crc32_update(UInt crc, const UChar *p, UInt n)
-{
-	UInt c = ~crc;
-
-	while (n >= 8) {
-		UInt lo, hi;
-
-		__builtin_memcpy(&lo, p, 4);
-		__builtin_memcpy(&hi, p + 4, 4);
-		lo ^= c;
-		c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
-		    crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
-		    crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
-		    crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
-		p += 8;
-		n -= 8;
-	}
-	while (n--)
-		c = crc_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
-	return ~c;
-}
-
 /* The current segment's CRC brought up to the end of dbuf. */
 static void crc_catch_up(void)
 {
-	crc_of_segment = crc32_update(crc_of_segment, dbuf + crc_mark,
-				      dbuf_pos - crc_mark);
+	crc_of_segment = log_crc32_update(crc_of_segment, dbuf + crc_mark,
+					  dbuf_pos - crc_mark);
 	crc_mark = dbuf_pos;
 }
 
@@ -251,7 +214,9 @@ static inline void dbytes(const void *p, UInt n)
 	dbuf_pos += n;
 }
 
-/* An unsigned LEB128 number: at most 10 bytes (VARINT_MAX). */
+/* An unsigned LEB128 number: at most 10 bytes (VARINT_MAX).  (A
+ * loop-free form, spreading the 7-bit groups into one 8-byte store, was
+ * slower on gzip: 1.25 -> 1.4 s of CPU; most numbers here take one byte.) */
 #define VARINT_MAX 10
 static inline void dvar(ULong v)
 {
@@ -306,7 +271,7 @@ Bool hwtrec_data_open(const HChar *path)
 	crc_mark = 0;
 	crc_of_segment = 0;
 	nseek = 0;
-	crc_init();
+	log_crc32_init();
 	dcur = NULL;
 	dcur_tid = 0;
 	logged = NULL;
@@ -329,13 +294,16 @@ static ULong put_sync(UChar end)
 
 	for (i = 1; i <= VG_N_THREADS; i++)
 		n += dthreads[i].known;
-	dneed(6 + 12 * n);
+	dneed(6);
 	at = written + dbuf_pos;
 	d8(HWTR_VREC_SYNC);
 	d8(end);
 	d32(n);
+	/* An entry at a time: with --max-threads in the thousands the whole
+	 * record may not fit DBUF_SIZE. */
 	for (i = 1; i <= VG_N_THREADS; i++)
 		if (dthreads[i].known) {
+			dneed(12);
 			d32((UInt)dthreads[i].lwpid);
 			d64(dthreads[i].count);
 		}
@@ -604,17 +572,65 @@ static inline Bool fpu_differs(const UChar *a, const UChar *b)
 	return d != 0;
 }
 
-/* FULL: a full snapshot (see snapshot_due). */
-static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
-			  Bool full)
+/* The wide registers (the ymm, the FPU state) among CHECK that differ from
+ * the thread's copy, or all of them for a full snapshot: the copy takes
+ * them.  Apart from the narrow ones and not inline: most instructions
+ * have none to compare, and the helper at each stays small. */
+static __attribute__((noinline)) ULong wide_changes(
+	const VexGuestAMD64State *gs, struct data_thread *t, ULong check,
+	Bool full)
+{
+	ULong changed = 0, bits;
+	UInt i;
+
+	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1) {
+		i = (UInt)__builtin_ctzll(bits);
+		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
+			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
+			changed |= 1ull << (HWTR_VREG_YMM0 + i);
+		}
+	}
+	if ((check >> HWTR_VREG_FPU) & 1) {
+		UChar fpu[HWTR_VREG_FPU_SIZE];
+
+		fpu_state(gs, fpu);
+		if (full || fpu_differs(fpu, t->fpu)) {
+			__builtin_memcpy(t->fpu, fpu, HWTR_VREG_FPU_SIZE);
+			changed |= 1ull << HWTR_VREG_FPU;
+		}
+	}
+	return changed;
+}
+
+/* The values of the CHANGED registers past the narrow ones, in the order
+ * of their bits (values-format.h): the ymm, rip (IP), the FPU state. */
+static __attribute__((noinline)) void put_wide(const struct data_thread *t,
+					       ULong changed, Addr ip)
+{
+	ULong bits;
+
+	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
+	     bits &= bits - 1)
+		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
+	if ((changed >> HWTR_VREG_RIP) & 1)
+		dvar(ip);
+	if ((changed >> HWTR_VREG_FPU) & 1)
+		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
+}
+
+/* FULL: a full snapshot (when due: data_thread.full_due_at). */
+static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
+				 Addr ip, Bool full)
 {
 	struct data_thread *t = dcur;
 	ULong changed = 0, rflags = 0, pos, bits, others;
 	UInt i;
 
-	if (full) {
+	if (UNLIKELY(full)) {
 		check = HWTR_VREG_ALL;
 		t->last_snapshot = t->count;
+		t->full_due_at = t->count + hwtrec_data_snapshot_every;
 	}
 	/* Only the bits set are visited: most instructions write one
 	 * register and the flags. */
@@ -644,36 +660,22 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
 			changed |= 1ull << HWTR_VREG_RFLAGS;
 		}
 	}
-	if (((check >> HWTR_VREG_FS_BASE) & 1) &&
-	    (full || gs->guest_FS_CONST != t->fs_base)) {
-		t->fs_base = gs->guest_FS_CONST;
-		changed |= 1ull << HWTR_VREG_FS_BASE;
-	}
-	if (((check >> HWTR_VREG_GS_BASE) & 1) &&
-	    (full || gs->guest_GS_CONST != t->gs_base)) {
-		t->gs_base = gs->guest_GS_CONST;
-		changed |= 1ull << HWTR_VREG_GS_BASE;
-	}
-	for (bits = (check >> HWTR_VREG_YMM0) & 0xffff; bits;
-	     bits &= bits - 1) {
-		i = (UInt)__builtin_ctzll(bits);
-		if (full || ymm_differs(ymm_value(gs, i), &t->ymm[i])) {
-			__builtin_memcpy(&t->ymm[i], ymm_value(gs, i), 32);
-			changed |= 1ull << (HWTR_VREG_YMM0 + i);
+	if (UNLIKELY(check & (3ull << HWTR_VREG_FS_BASE))) {
+		if (((check >> HWTR_VREG_FS_BASE) & 1) &&
+		    (full || gs->guest_FS_CONST != t->fs_base)) {
+			t->fs_base = gs->guest_FS_CONST;
+			changed |= 1ull << HWTR_VREG_FS_BASE;
+		}
+		if (((check >> HWTR_VREG_GS_BASE) & 1) &&
+		    (full || gs->guest_GS_CONST != t->gs_base)) {
+			t->gs_base = gs->guest_GS_CONST;
+			changed |= 1ull << HWTR_VREG_GS_BASE;
 		}
 	}
-	if ((check >> HWTR_VREG_FPU) & 1) {
-		UChar fpu[HWTR_VREG_FPU_SIZE];
-
-		fpu_state(gs, fpu);
-		if (full || fpu_differs(fpu, t->fpu)) {
-			__builtin_memcpy(t->fpu, fpu, HWTR_VREG_FPU_SIZE);
-			changed |= 1ull << HWTR_VREG_FPU;
-		}
-	}
+	if (UNLIKELY(check & (HWTREC_DATA_YMM_BITS | HWTREC_DATA_FPU_BIT)))
+		changed |= wide_changes(gs, t, check, full);
 	if (full)
 		changed |= 1ull << HWTR_VREG_RIP;
-	t->shadow_valid = True;
 	if (!changed)
 		return;
 	pos = pos_delta();
@@ -698,26 +700,15 @@ static void log_registers(const VexGuestAMD64State *gs, ULong check, Addr ip,
 		dvar(t->gpr[__builtin_ctzll(bits)]);
 	if ((changed >> HWTR_VREG_RFLAGS) & 1)
 		dvar(t->rflags);
-	if ((changed >> HWTR_VREG_FS_BASE) & 1)
-		dvar(t->fs_base);
-	if ((changed >> HWTR_VREG_GS_BASE) & 1)
-		dvar(t->gs_base);
-	for (bits = (changed >> HWTR_VREG_YMM0) & 0xffff; bits;
-	     bits &= bits - 1)
-		dbytes(&t->ymm[__builtin_ctzll(bits)], 32);
-	if ((changed >> HWTR_VREG_RIP) & 1)
-		dvar(ip);
-	if ((changed >> HWTR_VREG_FPU) & 1)
-		dbytes(t->fpu, HWTR_VREG_FPU_SIZE);
-}
-
-/* Whether T's next instruction gets a full snapshot: its first, one
- * every hwtrec_data_snapshot_every, and one that restates a snapshot
- * taken back. */
-static inline Bool snapshot_due(const struct data_thread *t)
-{
-	return !t->shadow_valid || t->restate_snapshot ||
-	       t->count + 1 - t->last_snapshot >= hwtrec_data_snapshot_every;
+	if (UNLIKELY(changed & ~((1ull << HWTR_VREG_YMM0) - 1 -
+				 (1ull << HWTR_VREG_FS_BASE) -
+				 (1ull << HWTR_VREG_GS_BASE)))) {
+		if ((changed >> HWTR_VREG_FS_BASE) & 1)
+			dvar(t->fs_base);
+		if ((changed >> HWTR_VREG_GS_BASE) & 1)
+			dvar(t->gs_base);
+		put_wide(t, changed, ip);
+	}
 }
 
 /* Called at each instruction: IP, CHECK the registers that may have
@@ -753,15 +744,18 @@ void hwtrec_data_insn(VexGuestAMD64State *gs, ULong check, Addr ip,
 	/* The thread's slice starts before its first instruction, so that
 	 * every instruction of the slice maps to the global count; a full
 	 * snapshot starts one too, a restart point. */
-	full = snapshot_due(t);
-	if (UNLIKELY(full && !t->restate_snapshot))
-		put_restart();
-	else if (UNLIKELY(logged != t))
+	full = t->count + 1 >= t->full_due_at;
+	if (UNLIKELY(full)) {
+		/* A restated snapshot stays in the segment of the restart
+		 * point before the one it replaces: that THREAD record gives
+		 * the same position, and a reader from it reads both. */
+		if (!t->restate_snapshot)
+			put_restart();
+		else if (logged != t)
+			put_thread();
+		t->restate_snapshot = False;
+	} else if (UNLIKELY(logged != t))
 		put_thread();
-	/* A restated snapshot stays in the segment of the restart point
-	 * before the one it replaces: that THREAD record gives the same
-	 * position, and a reader from it reads both. */
-	t->restate_snapshot = False;
 	t->count++;
 	global_count++;
 	t->last_ip = ip;
@@ -786,8 +780,10 @@ void hwtrec_data_uncount_fault(ThreadId tid, Addr ip)
 	t = &dthreads[tid];
 	if (t->count == 0 || t->last_ip != ip || t->last_was_syscall)
 		return;
-	if (t->last_snapshot == t->count)
+	if (t->last_snapshot == t->count) {
 		t->restate_snapshot = True;
+		t->full_due_at = 0;
+	}
 	t->count--;
 	global_count--;
 	t->last_ip = 0;
@@ -870,7 +866,7 @@ void hwtrec_data_kernel_write(ThreadId tid, Addr a, SizeT size)
 		return;
 	if (tid != dcur_tid)
 		hwtrec_data_thread_running(tid);
-	if (size > LARGE_KERNEL_WRITE || size > DBUF_SIZE / 2) {
+	if (size > LARGE_KERNEL_WRITE) {
 		put_unknown(a, size);
 		return;
 	}
