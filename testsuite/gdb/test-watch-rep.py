@@ -28,24 +28,15 @@ Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 from checks import check, finish
+from watch_stops import PREAMBLE, record_full_at_main, run, stops
 
 BUILDDIR = os.environ.get("TESTDIR", os.getcwd())
 HWTREC = os.environ.get("HWTREC", "")
 PROG = os.path.join(BUILDDIR, "rep-prog")
-ORACLEDIR = os.path.join(os.environ.get("SRCDIR", os.path.dirname(
-    os.path.abspath(__file__))), "..", "oracle")
-# As run-scenario: the same string functions natively and under Valgrind.
-ENV = dict(os.environ,
-           GLIBC_TUNABLES="glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,"
-           "-AVX512DQ,-AVX2,-AVX,-AVX_Fast_Unaligned_Load,-ERMS,-FSRM,-BMI1,"
-           "-BMI2,-LZCNT,-MOVBE,-RTM:glibc.pthread.rseq=0",
-           LD_BIND_NOW="1")
-
 # (watchpoint commands, stops from main).  g_dst[40] is written and
 # g_src[45] read by one rep movsb; g_words[5] and g_words[9] written by
 # one rep stosq; g_src[10] read by rep movsb up and by rep movsb down;
@@ -55,35 +46,12 @@ CASES = [(["watch g_dst[40]", "rwatch g_src[45]"], 2),
          (["rwatch g_src[10]"], 2),
          (["awatch g_words[5]"], 3)]
 
-REPORTED = re.compile(r"^(Hardware (read |access \(read/write\) )?watchpoint"
-                      r" \d+: |Watchpoint \d+: |Value = |Old value = |"
-                      r"New value = )")
-PREAMBLE = "set pagination off\nset confirm off\nset width 0\n"
 # Ends what the commands setting the watchpoints printed.
 START = "printf \"@@start 0x0\\n\"\n"
 
 
-def run(cmd, cwd):
-    proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, env=ENV,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=120)
-    return proc.stdout.decode("utf-8", "replace")
-
-
-def stops(text, marker):
-    """[(pc, [lines GDB printed at the stop], [x/2i lines])] per MARKER."""
-    found, lines, insns = [], [], []
-    for line in text.splitlines():
-        m = re.match(r"^@@(\w+) (0x[0-9a-f]+)$", line)
-        if m:
-            if m.group(1) == marker:
-                found.append((int(m.group(2), 16), lines, insns))
-            lines, insns = [], []
-        elif REPORTED.match(line):
-            lines.append(re.sub(r"watchpoint \d+:", "watchpoint N:", line))
-        elif re.match(r"^(=> )?\s*0x[0-9a-f]+ <", line):
-            insns.append(line)
-    return found
+# The instructions `x/2i $pc` prints.
+INSN = re.compile(r"^(=> )?\s*0x[0-9a-f]+ <")
 
 
 def resumes_at(pc, insns):
@@ -96,12 +64,7 @@ def resumes_at(pc, insns):
 
 
 def oracle(work, commands, n):
-    # Started natively or through gdbserver, wherever record full can
-    # undo an instruction (testsuite/oracle/record_full.py).
-    script = PREAMBLE + ("python import sys; sys.path.insert(0, %r)\n"
-                         "python import record_full; record_full.start(%r, [])"
-                         "\n" % (ORACLEDIR, PROG))
-    script += "break main\ncontinue\nrecord full\ndelete\n"
+    script = record_full_at_main(PROG)
     script += "".join(c + "\n" for c in commands) + START
     for _ in range(n):
         script += ("continue\nx/2i $pc\nprintf \"@@after %#lx\\n\", $pc\n"
@@ -111,7 +74,8 @@ def oracle(work, commands, n):
     with open(path, "w") as f:
         f.write(script)
     out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work)
-    return stops(out, "after"), [pc for pc, _, _ in stops(out, "insn")], out
+    return (stops(out, "after", INSN), [pc for pc, _ in stops(out, "insn")],
+            out)
 
 
 def replay(work, rec, commands, n):
@@ -165,17 +129,17 @@ def main():
                   live[-3000:])
             after, back, out = replay(work, rec, commands, n)
             expect = [(resumes_at(pc, i), l) for pc, l, i in want]
-            check([(pc, l) for pc, l, _ in after] == expect,
+            check(after == expect,
                   "%s: continue stops where the live program's hardware "
                   "watchpoints do (after a rep instruction it stopped "
                   "inside), printing the same" % what,
                   "live:   %s\nhwtrec: %s\n%s" % (
                       [(hex(pc), l) for pc, l in expect],
-                      [(hex(pc), l) for pc, l, _ in after], out[-3000:]))
+                      [(hex(pc), l) for pc, l in after], out[-3000:]))
             # Going back: at each accessing instruction, the last first.
             expect_back = grouped([(pc, undone(l)) for pc, (_, l, _) in
                                    zip(insns, want)][::-1])
-            got_back = grouped([(pc, l) for pc, l, _ in back])
+            got_back = grouped(back)
             check(got_back == expect_back,
                   "%s: reverse-continue stops at each accessing instruction "
                   "(live: one reverse-stepi back from each stop), each "
