@@ -15,12 +15,29 @@
 #include <stdint.h>
 
 /* A watchpoint GDB inserted (Z2 write, Z3 read, Z4 access), or a hit:
- * TYPE, the first watched byte the instruction touched (LEN 0) and the
- * instruction's number (INSN). */
+ * TYPE, the first watched byte the instruction touched (LEN 0), the
+ * instruction's number (INSN) and the watchpoint's range (WATCH_ADDR,
+ * WATCH_LEN). */
 struct replay_watch {
 	int type;
 	uint64_t addr, len;
 	uint64_t insn;
+	uint64_t watch_addr, watch_len;
+};
+
+/* The last stop at a watchpoint: thread TID at POSITION (and TAIL_STEP)
+ * after instruction INSN, going the way REVERSE says, and the watchpoints
+ * reported there.  One instruction may touch several (a rep movsb writes
+ * one and reads another, on hardware at two iterations, two stops): the
+ * next resume the same way from there reports the others first. */
+#define REPLAY_WATCH_REPORTED 16
+struct replay_watch_stop {
+	bool valid, reverse;
+	uint32_t tid;
+	uint64_t insn, position;
+	unsigned tail_step;
+	size_t nreported;
+	struct replay_watch reported[REPLAY_WATCH_REPORTED];
 };
 
 struct insn_reads_cache;
@@ -89,6 +106,7 @@ struct replay {
 	struct replay_watch *watches;
 	size_t nwatches, cap_watches;
 	struct replay_watch hit;
+	struct replay_watch_stop watch_stop;
 	struct insn_reads_cache *reads_cache;
 	/* The history is built in the background so that GDB's first
 	 * packets are answered at once (GDB gives up on a packet after
@@ -180,5 +198,14 @@ int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 int replay_watch_after_move(struct replay *r, struct replay_thread *t,
 			    bool reverse, uint64_t from_pos, unsigned from_tail,
 			    enum replay_event *event);
+/* Before a resume of TID (0: the thread of the last stop) going the way
+ * REVERSE says: 1 when the instruction of the last watchpoint stop touched
+ * another watchpoint, not reported yet (r->hit; the thread stays), with
+ * *TID the stopped thread; 0, or an error. */
+int replay_watch_pending(struct replay *r, uint32_t *tid, bool reverse);
+/* After a resume that stopped TID with EVENT: what the next resume's
+ * replay_watch_pending goes on from. */
+void replay_watch_note_stop(struct replay *r, uint32_t tid, bool reverse,
+			    enum replay_event event);
 
 #endif

@@ -249,9 +249,17 @@ int replay_resume_all(struct replay *r, uint32_t now_tid, uint32_t selected_tid,
 	if (r->nthreads < 2 || !ref || !ref->cursor || thread_lifetimes(r) < 0 ||
 	    !threads_share_time(r))
 		return replay_resume(r, selected_tid, reverse, false, event);
-	if ((rc = resume_all(r, ref, reverse, &t, event)) < 0)
+	*stopped = 0;	/* the thread of the last stop */
+	if ((rc = replay_watch_pending(r, stopped, reverse)) < 0)
 		return rc;
+	if (rc) {
+		*event = replay_watchpoint;
+		t = find(r, *stopped);
+	} else if ((rc = resume_all(r, ref, reverse, &t, event)) < 0) {
+		return rc;
+	}
 	*stopped = t->tid;
+	replay_watch_note_stop(r, t->tid, reverse, *event);
 	return 0;
 }
 

@@ -17,7 +17,11 @@
  * before it (record full undoes the instruction's changes, then sees the
  * watched memory change).  GDB then compares the value with the one it
  * kept and prints "Old value / New value" (write and access) or "Value"
- * (read), or goes on when a write left the value as it was.
+ * (read), or goes on when a write left the value as it was.  One
+ * instruction may touch several watched ranges (a rep movsb writes one and
+ * reads another; on hardware two iterations, two stops): the next resume
+ * the same way from its stop reports each other one there, one stop each
+ * (replay_watch_pending), before moving on.
  *
  * Without a data log the addresses an instruction touches are not all
  * known: watchpoints are refused (GDB then makes software watchpoints,
@@ -122,7 +126,9 @@ static int find_write(struct replay *r, struct replay_thread *t, bool reverse,
 			continue;
 		found = true;
 		*k = at;
-		*hit = (struct replay_watch){ .type = w->type, .addr = where };
+		*hit = (struct replay_watch){ .type = w->type, .addr = where,
+					      .watch_addr = w->addr,
+					      .watch_len = w->len };
 		/* Any nearer hit must come before this one. */
 		if (reverse)
 			first = at + 1;
@@ -161,12 +167,28 @@ static bool registers_at(struct replay *r, struct replay_thread *t,
 	return true;
 }
 
+/* Whether watchpoint W was reported at the last watchpoint stop. */
+static bool reported(const struct replay *r, const struct replay_watch *w)
+{
+	const struct replay_watch_stop *s = &r->watch_stop;
+	size_t i;
+
+	for (i = 0; i < s->nreported; i++)
+		if (s->reported[i].type == w->type &&
+		    s->reported[i].watch_addr == w->addr &&
+		    s->reported[i].watch_len == w->len)
+			return true;
+	return false;
+}
+
 /* Does instruction K of T read a range of a read (Z3) or access (Z4)
- * watchpoint?  1 with *HIT, 0, or an error: an instruction whose
+ * watchpoint (but one reported at the last stop, with SKIP_REPORTED)?
+ * 1 with *HIT, 0, or an error: an instruction whose
  * addresses are not known (a register the log lacks, a vector index)
  * ends the search with a message, rather than being passed silently. */
 static int insn_reads_watched(struct replay *r, struct replay_thread *t,
-			      uint64_t k, struct replay_watch *hit)
+			      uint64_t k, bool skip_reported,
+			      struct replay_watch *hit)
 {
 	struct insn_read reads[INSN_MAX_READS];
 	struct insn_regs regs, after;
@@ -216,12 +238,14 @@ static int insn_reads_watched(struct replay *r, struct replay_thread *t,
 			const struct replay_watch *w = &r->watches[j];
 
 			if (w->type == 2 || reads[i].addr >= w->addr + w->len ||
-			    w->addr >= reads[i].addr + reads[i].len)
+			    w->addr >= reads[i].addr + reads[i].len ||
+			    (skip_reported && reported(r, w)))
 				continue;
 			*hit = (struct replay_watch){
 				.type = w->type,
 				.addr = reads[i].addr > w->addr ? reads[i].addr
-								 : w->addr };
+								 : w->addr,
+				.watch_addr = w->addr, .watch_len = w->len };
 			return 1;
 		}
 	return 0;
@@ -243,7 +267,7 @@ static int find_read(struct replay *r, struct replay_thread *t, bool reverse,
 		return 0;
 	if (!reverse) {
 		for (i = first; i <= last; i++)
-			if ((rc = insn_reads_watched(r, t, i, hit)) != 0) {
+			if ((rc = insn_reads_watched(r, t, i, false, hit)) != 0) {
 				*k = i;
 				return rc;
 			}
@@ -255,7 +279,7 @@ static int find_read(struct replay *r, struct replay_thread *t, bool reverse,
 
 		lo = hi - first + 1 > block ? hi - block + 1 : first;
 		for (i = lo; i <= hi; i++) {
-			if ((rc = insn_reads_watched(r, t, i, &h)) < 0)
+			if ((rc = insn_reads_watched(r, t, i, false, &h)) < 0)
 				return rc;
 			if (rc) {
 				found = true;
@@ -345,7 +369,9 @@ static int find_frame_begin(struct replay *r, struct replay_thread *t,
 		if (!rc || call < first || call > last || (found && call <= *k))
 			continue;
 		*k = call;
-		*hit = (struct replay_watch){ .type = 2, .addr = w->addr };
+		*hit = (struct replay_watch){ .type = 2, .addr = w->addr,
+					      .watch_addr = w->addr,
+					      .watch_len = w->len };
 		found = true;
 		any = 1;
 	}
@@ -451,8 +477,89 @@ int replay_watch_after_move(struct replay *r, struct replay_thread *t,
 	}
 	if (rc < 0)
 		return rc;
-	r->hit = (struct replay_watch){ .type = hit.type, .addr = hit.addr,
-					.insn = k };
+	hit.insn = k;
+	r->hit = hit;
 	*event = replay_watchpoint;
 	return 0;
+}
+
+/* Another watchpoint than those reported that instruction K of T
+ * touched: access (Z4) and write (Z2) first, as replay_watch_after_move
+ * prefers them, then reads.  1 with *HIT, 0, or an error. */
+static int other_hit(struct replay *r, struct replay_thread *t, uint64_t k,
+		     struct replay_watch *hit)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->nwatches; i++) {
+		const struct replay_watch *w = &r->watches[i];
+		uint64_t at, where;
+
+		if (w->type == 3 || reported(r, w))
+			continue;
+		rc = hwtr_values_find_change(r->values, t->history, k, 1, k,
+					     w->addr, w->len, &at, &where);
+		if (rc < 0)
+			return rc;
+		if (rc && at == k) {
+			*hit = (struct replay_watch){ .type = w->type,
+						      .addr = where,
+						      .watch_addr = w->addr,
+						      .watch_len = w->len };
+			return 1;
+		}
+	}
+	return any_read_watch(r) ? insn_reads_watched(r, t, k, true, hit) : 0;
+}
+
+int replay_watch_pending(struct replay *r, uint32_t *tid, bool reverse)
+{
+	struct replay_watch_stop *s = &r->watch_stop;
+	struct replay_thread *t;
+	struct replay_watch hit;
+	int rc;
+
+	if (!s->valid || s->reverse != reverse || !r->nwatches ||
+	    (*tid && *tid != s->tid))
+		return 0;
+	t = find(r, s->tid);
+	if (!t || !t->cursor || hwtr_cursor_position(t->cursor) != s->position ||
+	    t->tail_step != s->tail_step || s->nreported == REPLAY_WATCH_REPORTED)
+		return 0;
+	if ((rc = whole_log(r)) < 0 ||
+	    (rc = other_hit(r, t, s->insn, &hit)) <= 0)
+		return rc;
+	hit.insn = s->insn;
+	r->hit = hit;
+	*tid = s->tid;
+	return 1;
+}
+
+void replay_watch_note_stop(struct replay *r, uint32_t tid, bool reverse,
+			    enum replay_event event)
+{
+	struct replay_watch_stop *s = &r->watch_stop;
+	struct replay_thread *t = find(r, tid);
+	uint64_t position;
+
+	if (event != replay_watchpoint || !t || !t->cursor) {
+		s->valid = false;
+		return;
+	}
+	position = hwtr_cursor_position(t->cursor);
+	if (!s->valid || s->tid != tid || s->reverse != reverse ||
+	    s->insn != r->hit.insn || s->position != position ||
+	    s->tail_step != t->tail_step)
+		*s = (struct replay_watch_stop){ .valid = true,
+						 .reverse = reverse,
+						 .tid = tid,
+						 .insn = r->hit.insn,
+						 .position = position,
+						 .tail_step = t->tail_step };
+	if (s->nreported < REPLAY_WATCH_REPORTED &&
+	    !reported(r, &(struct replay_watch){ .type = r->hit.type,
+						  .addr = r->hit.watch_addr,
+						  .len = r->hit.watch_len }))
+		s->reported[s->nreported++] = r->hit;
 }

@@ -1371,8 +1371,15 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		*event = reverse ? replay_history_begin : replay_history_end;
 		return 0;
 	}
-	rc = move(r, t, reverse, step_one, event, &older);
-	if (older) {
+	rc = replay_watch_pending(r, &tid, reverse);
+	if (rc > 0) {
+		*event = replay_watchpoint;
+		rc = 0;
+		older = false;
+	} else if (rc == 0) {
+		rc = move(r, t, reverse, step_one, event, &older);
+	}
+	if (rc >= 0 && older) {
 		/* Older than the tail: from the same instruction of the
 		 * whole history, once it is built. */
 		replay_wait_history(r);
@@ -1382,6 +1389,8 @@ int replay_resume(struct replay *r, uint32_t tid, bool reverse, bool step_one,
 		}
 		rc = move(r, t, reverse, step_one, event, &older);
 	}
+	if (rc >= 0)
+		replay_watch_note_stop(r, tid, reverse, *event);
 	return rc;
 }
 

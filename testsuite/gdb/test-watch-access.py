@@ -2,15 +2,13 @@
 """Read and access watchpoints (rwatch, awatch) that hwtrec-server serves
 from the data log, vs GDB's hardware watchpoints on the live program.
 
-The oracle: GDB runs watch-prog from main with `record full` on
-(recording, not replaying: the CPU's debug registers trap) and a hardware
-read or access watchpoint; at each stop it notes the PC (after the
+The oracle: GDB runs watch-prog from main with `record full` on (natively,
+or through gdbserver where native GDB cannot undo an SSE instruction:
+testsuite/oracle/record_full.py), recording, not replaying: the CPU's debug
+registers trap, and a hardware read or access watchpoint; at each stop it notes the PC (after the
 accessing instruction, as x86 traps), what GDB printed (`Value = ...`, or
 `Old value`/`New value` for a write), and, one `reverse-stepi` back, the
-PC of the accessing instruction itself.  Natively, or through gdbserver on
-a host where GDB 13 cannot write the x86 extended state (AMX: the
-reverse-stepi over strlen's SSE fails natively); testsuite/oracle/
-record_full.py probes which.  GDB's native rwatch is an access
+PC of the accessing instruction itself.  GDB's native rwatch is an access
 watchpoint that ignores writes changing the value (x86 has no read-only
 watchpoint): watch-prog never writes a watched value unchanged.
 
@@ -31,62 +29,23 @@ Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 from checks import check, finish
+from watch_stops import PREAMBLE, record_full_at_main, run, stops
 
 BUILDDIR = os.environ.get("TESTDIR", os.getcwd())
-SRCDIR = os.environ.get("SRCDIR", os.path.dirname(os.path.abspath(__file__)))
-ORACLE_DIR = os.path.join(SRCDIR, "..", "oracle")
 HWTREC = os.environ.get("HWTREC", "")
 PROG = os.path.join(BUILDDIR, "watch-prog")
-# As run-scenario: the same string functions natively and under Valgrind.
-ENV = dict(os.environ,
-           GLIBC_TUNABLES="glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,"
-           "-AVX512DQ,-AVX2,-AVX,-AVX_Fast_Unaligned_Load,-ERMS,-FSRM,-BMI1,"
-           "-BMI2,-LZCNT,-MOVBE,-RTM:glibc.pthread.rseq=0",
-           LD_BIND_NOW="1")
-
 # (command, expression, stops): each read of g_counter (look() four times,
 # the store through NULL once), g_origin's write of y, read of y and write
 # of x, g_text's reads by strlen and by the loop over it.
 CASES = [("rwatch", "g_counter", 5), ("awatch", "g_origin", 3),
          ("rwatch", "g_text", 8)]
 
-REPORTED = re.compile(r"^(Hardware (read |access \(read/write\) )?watchpoint"
-                      r" \d+: |Watchpoint \d+: |Value = |Old value = |"
-                      r"New value = )")
-PREAMBLE = "set pagination off\nset confirm off\nset width 0\n"
-
-
-def run(cmd, cwd, script=None):
-    proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, env=ENV,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=120)
-    return proc.stdout.decode("utf-8", "replace")
-
-
-def stops(text, marker):
-    """[(pc, [lines GDB printed at the stop])] for each MARKER line."""
-    found, lines = [], []
-    for line in text.splitlines():
-        m = re.match(r"^@@(\w+) (0x[0-9a-f]+)$", line)
-        if m:
-            if m.group(1) == marker:
-                found.append((int(m.group(2), 16), lines))
-            lines = []
-        elif REPORTED.match(line):
-            lines.append(re.sub(r"watchpoint \d+:", "watchpoint N:", line))
-    return found
-
-
 def oracle(work, kind, expr, n):
-    script = PREAMBLE + ("python import sys; sys.path.insert(0, %r); "
-                         "import record_full; record_full.start(%r, [])\n"
-                         % (ORACLE_DIR, PROG))
-    script += "break main\ncontinue\nrecord full\ndelete\n"
+    script = record_full_at_main(PROG)
     script += "%s %s\n" % (kind, expr)
     for _ in range(n):
         script += ("continue\nprintf \"@@after %#lx\\n\", $pc\n"
@@ -95,7 +54,7 @@ def oracle(work, kind, expr, n):
     path = os.path.join(work, "oracle.gdb")
     with open(path, "w") as f:
         f.write(script)
-    out = run(["gdb", "-nx", "-batch", "-x", path], work)
+    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work)
     return stops(out, "after"), [pc for pc, _ in stops(out, "insn")], out
 
 
