@@ -5,6 +5,7 @@
 #include "error.h"
 #include "recording-file.h"
 #include "integrity.h"
+#include "page-release.h"
 
 #include <hwtrecord.h>
 #include <errno.h>
@@ -442,11 +443,17 @@ static int index_records(struct values_index *ix, size_t from,
 	uint64_t max_global = 0;
 	struct values_base base = { 0, 0 };
 	struct values_record r;
+	/* The log is a read-only file mapping: what this one pass has read
+	 * goes back to the page cache as it goes, so that a log of gigabytes
+	 * is not kept resident for the lookups' few chunks. */
+	struct page_release pass = { 0 };
 	int err = 0;
 
 	while (off < ix->size) {
 		struct values_thread *t;
 		struct values_chunk *c;
+
+		page_release_before(&pass, ix->log, ix->log + off);
 
 		if (!ix->nchunks || off - ix->chunks[ix->nchunks - 1].offset >=
 				    VALUES_CHUNK_BYTES) {
@@ -631,8 +638,9 @@ int values_index_open(const char *dir, const char *name,
 		char *path = hwtr_path_join(dir, name), field[300];
 
 		snprintf(field, sizeof(field), "files.\"%s\"", check->name);
-		err = path ? integrity_check(path, field, ix->log, ix->size,
-					     check->size, check->crc32)
+		err = path ? integrity_check_mapped(path, field, ix->log,
+						    ix->size, check->size,
+						    check->crc32)
 			   : hwtr_fail(hwtr_err_nomem, "out of memory");
 		free(path);
 		if (err) {
