@@ -453,10 +453,9 @@ static int index_records(struct values_index *ix, size_t from,
 		struct values_thread *t;
 		struct values_chunk *c;
 
-		page_release_before(&pass, ix->log, ix->log + off);
-
 		if (!ix->nchunks || off - ix->chunks[ix->nchunks - 1].offset >=
 				    VALUES_CHUNK_BYTES) {
+			page_release_before(&pass, ix->log, ix->log + off);
 			if ((err = grow((void **)&ix->chunks, &cap_chunks,
 					ix->nchunks, sizeof(*ix->chunks))))
 				return err;

@@ -58,23 +58,17 @@ def _start_gdbserver(prog, args):
     # gdbserver on a pipe gives the program /dev/null as stdin and its
     # stdout goes to GDB's stderr: programs here take files as arguments.
     gdb.execute("set sysroot /", to_string=True)
-    connection = getattr(gdb.selected_inferior(), "connection", None)
-    if connection is not None and connection.type == "extended-remote":
-        # Started before in this GDB (a test that kills the program and
-        # starts it again): gdbserver --multi runs it again.
-        gdb.execute("set remote exec-file " + shlex.quote(prog),
-                    to_string=True)
-        gdb.execute("set args " + _quoted(args), to_string=True)
-        gdb.execute("starti", to_string=True)
-        return
     # record full records a forward step by single-stepping the target; a
     # range step (vCont;r, which gdbserver offers) would run a whole line's
     # instructions unseen, so that going back over it skips them.
     gdb.execute("set range-stepping off", to_string=True)
     # extended-remote (--multi), so that a scenario's `run` or `start`
-    # starts the program again as it does natively.
-    gdb.execute("target extended-remote | exec gdbserver --multi -",
-                to_string=True)
+    # starts the program again as it does natively; connected once per GDB
+    # (a test that kills the program and starts it again reuses it).
+    connection = getattr(gdb.selected_inferior(), "connection", None)
+    if connection is None or connection.type != "extended-remote":
+        gdb.execute("target extended-remote | exec gdbserver --multi -",
+                    to_string=True)
     gdb.execute("set remote exec-file " + shlex.quote(prog), to_string=True)
     gdb.execute("set args " + _quoted(args), to_string=True)
     gdb.execute("starti", to_string=True)
