@@ -172,7 +172,9 @@ static int end_at_last_pc(struct replay_thread *t)
 /* A delay the tests ask for in the environment variable NAME (ms):
  * HWTREC_TEST_BUILD_DELAY_MS, how long the builder waits between the tail
  * and the whole history, for the tests that show the answers come from
- * the tail while the build runs; HWTREC_TEST_LOG_DELAY_MS, before the
+ * the tail while the build runs; HWTREC_TEST_TAIL_DELAY_MS, before the
+ * tail, for those that show what GDB's first questions wait for;
+ * HWTREC_TEST_LOG_DELAY_MS, before the
  * data log's whole pass, for those that show the tail's values come from
  * the log's last part (hwtr_values_load_tail), not from that pass. */
 static void test_delay(const char *name)
@@ -193,6 +195,7 @@ static void *build_history(void *arg)
 {
 	struct replay *r = arg;
 
+	test_delay("HWTREC_TEST_TAIL_DELAY_MS");
 	if (r->tail_bytes) {
 		struct hwtr_history_options topt = r->hopt;
 
@@ -1671,6 +1674,23 @@ static void software_end_state(struct replay *r, struct replay_thread *t,
 	}
 }
 
+/* The end state of a software recording takes fs_base, gs_base and the x87
+ * registers from the data log (software_end_state), which needs the
+ * thread's history: while it is being built, wait for the tail (or, without
+ * one, for the whole history) rather than answer GDB's first question with
+ * those registers unknown. */
+static void end_state_values(struct replay *r, struct replay_thread *t)
+{
+	if (!r->info->values || !made_under_valgrind(r) ||
+	    r->tdesc != &tdesc_amd64_linux ||
+	    (r->values && t->cursor && t->instructions))
+		return;
+	if (in_tail(r, true))
+		tail_values(r, t);
+	else
+		replay_wait_history(r);
+}
+
 int replay_registers(struct replay *r, uint32_t tid,
 		     uint8_t regs[TDESC_G_SIZE], uint8_t valid[TDESC_G_SIZE])
 {
@@ -1699,6 +1719,8 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	if (!at_end_state(t))
 		tail_values(r, t);
+	if (at_end_state(t) && t->core)
+		end_state_values(r, t);
 	if (at_end_state(t) && t->core) {
 		memcpy(regs, t->core->regs, TDESC_G_SIZE);
 		memcpy(valid, t->core->valid, TDESC_G_SIZE);
