@@ -30,6 +30,7 @@
 
 #define SCRATCH_PREFIX "hwtrec-"
 #define SCRATCH_TEMPLATE SCRATCH_PREFIX "XXXXXX"
+#define SCRATCH_BASE_MAX 1024
 
 void scratch_remove(const char *dir)
 {
@@ -101,6 +102,14 @@ int scratch_create(char *dir, size_t size, int *lock_fd)
 	char tmp[PATH_MAX], owner[PATH_MAX];
 	int fd;
 
+	/* Bounded so that every file the recorder names in it fits PATH_MAX
+	 * (valgrind-source.c's path_in refuses any that would not). */
+	if (strlen(base) > SCRATCH_BASE_MAX) {
+		fprintf(stderr, "hwtrec record: TMPDIR is %zu bytes long, at "
+			"most %d are taken: set TMPDIR to a shorter directory\n",
+			strlen(base), SCRATCH_BASE_MAX);
+		return -1;
+	}
 	remove_orphans(base);
 	snprintf(dir, size, "%s/" SCRATCH_TEMPLATE, base);
 	if (!mkdtemp(dir)) {

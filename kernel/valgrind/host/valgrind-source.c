@@ -310,12 +310,28 @@ static void recorder_free(struct recorder *r)
 
 /* ---------------------------------------------------------------- files */
 
+/* DIR/NAME into OUT; false, with a message, where it would not fit (the
+ * scratch directory is bounded, a recording's name is the user's). */
+static bool path_in(char *out, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(out, size, "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "hwtrec record: %s/%s: the path is longer than "
+			"%zu bytes\n", dir, name, size - 1);
+		return false;
+	}
+	return true;
+}
+
 /* Valgrind's core of process PID (the recorded one, not a child's) is
  * <logfile>.core.<pid> in our private directory. */
 static bool find_vgcore(const char *dir, pid_t pid, char *out, size_t size)
 {
-	snprintf(out, size, "%s/vglog.%d.core.%d", dir, (int)pid, (int)pid);
-	return access(out, F_OK) == 0;
+	char name[64];
+
+	snprintf(name, sizeof(name), "vglog.%d.core.%d", (int)pid, (int)pid);
+	return path_in(out, size, dir, name) && access(out, F_OK) == 0;
 }
 
 /* Show what Valgrind said (its log is ours, not the program's output). */
@@ -330,8 +346,7 @@ static void show_valgrind_log(const char *dir)
 
 		if (strncmp(e->d_name, "vglog.", 6) || strstr(e->d_name, ".core."))
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		f = fopen(p, "r");
+		f = path_in(p, sizeof(p), dir, e->d_name) ? fopen(p, "r") : NULL;
 		while (f && fgets(line, sizeof(line), f))
 			fprintf(stderr, "hwtrec record: valgrind: %s", line);
 		if (f)
@@ -384,7 +399,8 @@ static int create_empty(const char *dir, const char *name)
 	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!path_in(path, sizeof(path), dir, name))
+		return -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "hwtrec record: %s: %s\n", path,
@@ -566,7 +582,10 @@ static int valgrind_start(const struct record_request *req,
 		run_free(run);
 		return EXIT_RECORDER;
 	}
-	snprintf(fifo, sizeof(fifo), "%s/events", run->tmpdir);
+	if (!path_in(fifo, sizeof(fifo), run->tmpdir, "events")) {
+		run_free(run);
+		return EXIT_RECORDER;
+	}
 	if (mkfifo(fifo, 0600) < 0 ||
 	    (run->fifo_fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "hwtrec record: %s: %s\n", fifo,
@@ -750,10 +769,11 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	    find_vgcore(run->tmpdir, r->pid, vgcore, sizeof(vgcore))) {
 		char fixed[PATH_MAX], msg[512];
 
-		snprintf(fixed, sizeof(fixed), "%s/core", run->tmpdir);
-		if (core_add_notes(vgcore, fixed, r->sb,
-				   end.signal ? &end : NULL, msg,
-				   sizeof(msg)) < 0) {
+		if (!path_in(fixed, sizeof(fixed), run->tmpdir, "core")) {
+			snprintf(fixed, sizeof(fixed), "%s", vgcore);
+		} else if (core_add_notes(vgcore, fixed, r->sb,
+					  end.signal ? &end : NULL, msg,
+					  sizeof(msg)) < 0) {
 			fprintf(stderr, "hwtrec record: %s; keeping Valgrind's "
 				"core as it is\n", msg);
 			snprintf(fixed, sizeof(fixed), "%s", vgcore);
@@ -769,8 +789,8 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 	if (!r->failed && !r->opt.no_data && r->nstreams > 0) {
 		char data[PATH_MAX];
 
-		snprintf(data, sizeof(data), "%s/values", run->tmpdir);
-		if (hwtr_writer_add_values(r->writer, data,
+		if (path_in(data, sizeof(data), run->tmpdir, "values") &&
+		    hwtr_writer_add_values(r->writer, data,
 					   HWTR_VALUES_VERSION) < 0)
 			fprintf(stderr, "hwtrec record: %s; the recording has "
 				"no data log\n", hwtr_last_error());
@@ -787,8 +807,8 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 		hwtr_writer_free(r->writer);
 		r->writer = NULL;
-		snprintf(trace, sizeof(trace), "%s/trace", run->name);
-		scratch_remove(trace);
+		if (path_in(trace, sizeof(trace), run->name, "trace"))
+			scratch_remove(trace);
 		scratch_remove(run->name);
 		return;
 	}
