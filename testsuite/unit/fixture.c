@@ -274,7 +274,7 @@ void fixture_recording_with(const char *dir, const uint8_t *trace, size_t size,
 			    const struct hwtr_sideband_event *events, size_t n)
 {
 	struct hwtr_writer_info info = { .source = "unit-test", .pid = 1 };
-	struct hwtr_end end = { hwtr_end_exited, 0 };
+	struct hwtr_end end = { .state = hwtr_end_exited };
 	struct hwtr_writer *w;
 	size_t i;
 
@@ -294,29 +294,37 @@ void fixture_recording_with(const char *dir, const uint8_t *trace, size_t size,
 	hwtr_writer_free(w);
 }
 
-static char tmpdir[256];
+/* Every directory fixture_tmpdir made since the last fixture_cleanup (a
+ * test may ask for more than one: each is removed). */
+static char tmpdirs[8][32];
+static size_t ntmpdirs;
 
 const char *fixture_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/hwtr-unit-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	return tmpdir;
+	char *dir;
+
+	ck_assert_uint_lt(ntmpdirs, sizeof(tmpdirs) / sizeof(tmpdirs[0]));
+	dir = tmpdirs[ntmpdirs];
+	snprintf(dir, sizeof(tmpdirs[0]), "/tmp/hwtr-unit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ntmpdirs++;
+	return dir;
 }
 
 void fixture_cleanup(void)
 {
-	char cmd[300];
+	char cmd[64];
 
-	if (!tmpdir[0])
-		return;
-	if (getenv("HWTR_KEEP_TMP")) {	/* for debugging a failing test */
-		fprintf(stderr, "kept %s\n", tmpdir);
-		tmpdir[0] = 0;
-		return;
+	for (; ntmpdirs > 0; ntmpdirs--) {
+		const char *dir = tmpdirs[ntmpdirs - 1];
+
+		if (getenv("HWTR_KEEP_TMP")) {	/* debugging a failing test */
+			fprintf(stderr, "kept %s\n", dir);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		ck_assert_int_eq(system(cmd), 0);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-	tmpdir[0] = 0;
 }
 
 void fixture_history_open(struct fixture_history *h, struct trace *t)
