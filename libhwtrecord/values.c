@@ -8,7 +8,9 @@
  * out.  Before any value is given, the log must agree with the history: the
  * same instruction count per thread (when the log is whole) and the same
  * PC at every register snapshot.  A log that disagrees is refused: its
- * values would be wrong.
+ * values would be wrong.  After an exec the log is the last image's
+ * (data-log.c): a thread's count is then the end of its history's, placed
+ * right after the exec's gap (place_after_exec); before it, nothing.
  *
  * A tail history (hwtr_history_build_tail) holds only the whole history's
  * last instructions, and which number the first of them has in the whole is
@@ -66,6 +68,10 @@ struct values_history_thread {
 	/* Log positions before the history's first instruction: 0, but for
 	 * the tail of a longer trace (see the top). */
 	uint64_t log_base;
+	/* History positions (gaps left out) before the log's first: 0, but
+	 * for the thread that exec'd when the log is the last image's (see
+	 * place_after_exec); they have no values. */
+	uint64_t unlogged;
 	/* The first log position the part of the log read gives values of
 	 * (hwtr_values_load_tail_back: the part may begin after log_base); 0
 	 * when it holds every position of the history. */
@@ -157,7 +163,9 @@ static uint64_t log_position(const struct values_history_thread *ht,
 
 	if (lo < ht->ngaps && ht->gaps[lo] == number)
 		return 0;
-	return ht->log_base + number - lo;
+	if (number - lo <= ht->unlogged)
+		return 0;
+	return ht->log_base + number - lo - ht->unlogged;
 }
 
 /* The history number of log position POS (not a gap, after log_base). */
@@ -165,7 +173,7 @@ static uint64_t history_number(const struct values_history_thread *ht,
 			       uint64_t pos)
 {
 	size_t i;
-	uint64_t number = pos - ht->log_base;
+	uint64_t number = pos - ht->log_base + ht->unlogged;
 
 	for (i = 0; i < ht->ngaps && ht->gaps[i] <= number; i++)
 		number++;
@@ -362,6 +370,30 @@ static int check_coverage(struct hwtr_values *v,
 			 (unsigned long long)needed);
 }
 
+/* A thread whose log counts fewer instructions than its history: the log
+ * is its last image's, begun at an exec (data-log.c), when its count,
+ * placed back from the end, begins right after a gap (an exec leaves one
+ * in the trace) and every snapshot's PC (spread) is the history's there.
+ * Then the positions before are unlogged; -hwtr_err_notfound when it does
+ * not begin after a gap (the caller refuses the log). */
+static int place_after_exec(struct values_history_thread *ht)
+{
+	const struct values_thread *lt = ht->log;
+	uint64_t counted = ht->instructions - ht->ngaps, first;
+	size_t i;
+
+	ht->unlogged = counted - lt->sync_count;
+	first = history_number(ht, 1);
+	for (i = 0; i < ht->ngaps && ht->gaps[i] < first - 1; i++)
+		;
+	if (i == ht->ngaps || ht->gaps[i] != first - 1) {
+		ht->unlogged = 0;
+		return -hwtr_err_notfound;
+	}
+	return check_snapshots(ht, lt, 0,
+			       first_snapshot_after(lt, known_positions(lt)));
+}
+
 /* The log and the history count the same instructions: else refuse. */
 static int check_alignment(struct hwtr_values *v,
 			   struct values_history_thread *ht)
@@ -381,6 +413,9 @@ static int check_alignment(struct hwtr_values *v,
 		return err ? err : check_coverage(v, ht);
 	}
 	if ((err = check_coverage(v, ht)))
+		return err;
+	if (lt->synced && log_whole(v) && lt->sync_count < counted &&
+	    (err = place_after_exec(ht)) != -hwtr_err_notfound)
 		return err;
 	if (lt->synced && log_whole(v) && lt->sync_count != counted)
 		return hwtr_fail(hwtr_err_format, "values: thread %u: the data "
@@ -653,6 +688,7 @@ static void unbind(struct hwtr_values *v)
 
 int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
 {
+	bool absent_ran = false, after_exec = false;
 	size_t i;
 	int err;
 
@@ -681,11 +717,17 @@ int hwtr_values_bind(struct hwtr_values *v, struct hwtr_history *history)
 		}
 		if ((err = check_alignment(v, ht)))
 			goto fail;
-		/* A thread the history has and the log has not ran
-		 * unlogged: its stores are missing. */
+		if (ht->unlogged)
+			after_exec = true;
 		if (!ht->log && stats.instructions > stats.gaps)
-			v->memory_known = false;
+			absent_ran = true;
 	}
+	/* A thread the history has and the log has not ran unlogged: its
+	 * stores are missing; but not when the log begins at an exec, which
+	 * ended every other thread of the old image (the tool logs each
+	 * thread of the new one). */
+	if (absent_ran && !after_exec)
+		v->memory_known = false;
 	return 0;
 fail:
 	unbind(v);
@@ -811,7 +853,8 @@ int hwtr_values_first_known(struct hwtr_values *v, struct hwtr_thread *thread,
 				 "thread of another history");
 	*number = ht->first_known == UINT64_MAX ? UINT64_MAX
 		  : ht->first_known > ht->log_base + 1
-		  ? history_number(ht, ht->first_known) : 1;
+		  ? history_number(ht, ht->first_known)
+		  : ht->unlogged ? history_number(ht, ht->log_base + 1) : 1;
 	return 0;
 }
 
@@ -982,11 +1025,15 @@ out:
 
 /* The log position of history number NUMBER, or of the instruction after
  * it when NUMBER is a gap (or is one past the history): log_position
- * without the gap's 0. */
+ * without the gap's 0.  Before the log's first position (unlogged): 1. */
 static uint64_t log_position_from(const struct values_history_thread *ht,
 				  uint64_t number)
 {
-	return ht->log_base + number - gaps_before(ht, number);
+	uint64_t counted = number - gaps_before(ht, number);
+
+	if (counted <= ht->unlogged)
+		return ht->log_base + 1;
+	return ht->log_base + counted - ht->unlogged;
 }
 
 /* The log position of the last instruction at or before NUMBER. */
@@ -1003,7 +1050,9 @@ static uint64_t log_position_upto(const struct values_history_thread *ht,
 		else
 			hi = mid;
 	}
-	return ht->log_base + number - lo;
+	if (number - lo <= ht->unlogged)
+		return ht->log_base;	/* before the log's first position */
+	return ht->log_base + number - lo - ht->unlogged;
 }
 
 /* Whether memory record R touches [ADDR, ADDR+SIZE); *HIT its first byte
@@ -1056,6 +1105,14 @@ static int scan_chunk_changes(const struct values_index *ix, size_t k,
 	return found;
 }
 
+static int before_log(const struct values_history_thread *ht)
+{
+	return hwtr_fail(hwtr_err_notfound, "values: thread %u: the data log "
+			 "begins at its last exec, %llu instructions into the "
+			 "history: what changed before is not known",
+			 ht->log->lwpid, (unsigned long long)ht->unlogged);
+}
+
 int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 			    uint64_t number, int direction, uint64_t limit,
 			    uint64_t addr, uint64_t size, uint64_t *found,
@@ -1091,6 +1148,12 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 				 "say where memory changed (it is cut off, or "
 				 "lacks the thread, or was read from its end "
 				 "only)");
+	/* Before the log's first position (the programs before an exec)
+	 * nothing is known: a search may not start there, and one that
+	 * reaches back there and finds nothing cannot say. */
+	if (direction > 0 && ht->unlogged &&
+	    number - gaps_before(ht, number) <= ht->unlogged)
+		return before_log(ht);
 	ix = &v->index;
 	pos = log_position_from(ht, number);
 	known = known_positions(ht->log);
@@ -1148,6 +1211,9 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 				break;
 		}
 	}
+	if (rc == 0 && direction < 0 && ht->unlogged &&
+	    limit - gaps_before(ht, limit) <= ht->unlogged)
+		return before_log(ht);
 	if (rc <= 0)
 		return rc;
 	*found = history_number(ht, at);

@@ -724,8 +724,8 @@ static void tail_values(struct replay *r, struct replay_thread *t)
 {
 	if (!r->in_tail || !r->info->values || r->tdesc != &tdesc_amd64_linux)
 		return;
-	/* The log holds the first program only (the Valgrind tool logs no
-	 * image after an exec), and the tail is the last one's. */
+	/* After an exec the log is the last program's, counted from its
+	 * start: placed by the whole history (values.c, place_after_exec). */
 	if (program_images_count(r->images) > 1) {
 		replay_wait_history(r);
 		return;
@@ -1895,15 +1895,24 @@ static struct replay_thread *current_thread(struct replay *r, uint32_t tid)
  * to the history GDB moves in, or, in the tail, to be bound there or to the
  * whole (tail_values waits for it).  Without an end state (a core, or live
  * the process) the stack's unchanged bytes are unknown, so GDB's unwinders
- * cannot walk it: the plugin's does.  Not yet across an exec either
- * (test-server-images' exec case unwinds wrongly there with logged
- * registers). */
+ * cannot walk it: the plugin's does.  After an exec the log is the last
+ * image's, from its first instruction on (libhwtrecord/values.c): before
+ * that, nothing is logged. */
 static bool registers_logged(const struct replay *r, const struct replay_thread *t)
 {
 	bool logged = r->values || (r->in_tail && (r->loading_log || r->log));
+	uint64_t rsp;
 
-	return logged && t->cursor && (r->core || r->opt.read_end_memory) &&
-	       program_images_count(r->images) == 1;
+	if (!logged || !t->cursor || !(r->core || r->opt.read_end_memory))
+		return false;
+	if (program_images_count(r->images) == 1)
+		return true;
+	/* A log of the first program (recorded before the tool logged the
+	 * last one) is bound too: ask whether it knows this position. */
+	return r->values && t->history &&
+	       hwtr_values_register(r->values, t->history,
+				    hwtr_cursor_position(t->cursor),
+				    hwtr_amd64_rsp, &rsp, sizeof(rsp)) == 8;
 }
 
 int replay_info(struct replay *r, bool wait, struct plugin_info *info)

@@ -48,7 +48,8 @@
  * start, as before.
  *
  * What it does not do: memory written by another process (shared
- * mappings), the program after an exec (only the first image is logged).
+ * mappings), the programs before an exec (only the last image is logged:
+ * each image's tool starts the log again).
  *
  * Live mode (--hwtrec-live-data=yes): each recording session ("hwtrec start
  * PATH") writes a log of its own from position 0, a SYNC marked stopped at
@@ -249,11 +250,26 @@ Bool hwtrec_data_open(const HChar *path)
 			  sr_Err(sr));
 		return False;
 	}
-	/* After an exec the log is the first image's: this one is not
-	 * logged (the values of the new image are not known). */
-	if (VG_(fstat)((Int)sr_Res(sr), &st) < 0 || st.size != 0) {
+	if (VG_(fstat)((Int)sr_Res(sr), &st) < 0) {
 		VG_(close)((Int)sr_Res(sr));
 		return False;
+	}
+	/* Not empty: this image came from an exec of the traced process, and
+	 * the log is the old image's.  The last image is the one the end
+	 * state (the core) is of, and usually the one that matters (a shell
+	 * or a wrapper that execs the program): it is logged, afresh; the
+	 * reader places the log at the end of the history (values.c). */
+	if (st.size != 0) {
+		VG_(close)((Int)sr_Res(sr));
+		sr = VG_(open)(path, VKI_O_WRONLY | VKI_O_APPEND | VKI_O_TRUNC,
+			       0);
+		if (sr_isError(sr)) {
+			VG_(umsg)("hwtrec: cannot start the data log %s again "
+				  "after the exec (error %lu); the recording "
+				  "keeps control flow only\n", path,
+				  sr_Err(sr));
+			return False;
+		}
 	}
 	data_fd = VG_(safe_fd)((Int)sr_Res(sr));
 	if (data_fd < 0)

@@ -996,8 +996,9 @@ int hwtr_values_load_tail_back(struct hwtr_history *tail,
 			       struct hwtr_values **values);
 
 /* The first history number of THREAD whose values VALUES holds (1 but
- * for a part read by hwtr_values_load_tail_back; UINT64_MAX: none): 0 or
- * a negative error. */
+ * for a part read by hwtr_values_load_tail_back, and for the thread that
+ * exec'd, whose log begins after the exec; UINT64_MAX: none): 0 or a
+ * negative error. */
 HWTR_EXPORT
 int hwtr_values_first_known(struct hwtr_values *values,
 			    struct hwtr_thread *thread, uint64_t *number);
