@@ -61,7 +61,10 @@ static bool first_log_line(const char *dir, pid_t pid, char *out, size_t size)
 		while (*s == ' ')
 			s++;
 		if (*s) {
-			snprintf(out, size, "%s", s);
+			/* A line longer than the message: its start, marked. */
+			if (snprintf(out, size, "%s", s) >= (int)size &&
+			    size > 4)
+				memcpy(out + size - 4, "...", 4);
 			found = true;
 		}
 	}
