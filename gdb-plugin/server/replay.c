@@ -724,12 +724,9 @@ static void tail_values(struct replay *r, struct replay_thread *t)
 {
 	if (!r->in_tail || !r->info->values || r->tdesc != &tdesc_amd64_linux)
 		return;
-	/* After an exec the log is the last program's, counted from its
-	 * start: placed by the whole history (values.c, place_after_exec). */
-	if (program_images_count(r->images) > 1) {
-		replay_wait_history(r);
-		return;
-	}
+	/* After an exec the log is the last program's (data-log.c), and so
+	 * is the tail (in_tail): the tail counts back from the log's end as
+	 * without an exec. */
 	if (r->values && (r->values != r->tail_log || tail_log_reach(r, t)))
 		return;
 	if (!r->tail_values_refused && (r->loading_log || r->log)) {
