@@ -175,16 +175,20 @@ static void log_sync(struct log *l, int end, uint64_t count)
 	put64(l, count);
 }
 
-/* The main path's history with LOG as its data log, named in the manifest
- * with VERSION. */
-static void open_with_log(struct fixture_history *h, const struct log *l,
-			  int version)
+/* The history of the trace PATH writes with LOG as its data log, named in
+ * the manifest with VERSION. */
+static void open_path_with_log(struct fixture_history *h,
+			       void (*path_of)(struct trace *),
+			       const struct log *l, int version)
 {
 	char dir[512], path[600];
+	struct trace t;
 	json_t *m;
 	FILE *f;
 
-	fixture_history_main_path(h);
+	trace_begin(&t);
+	path_of(&t);
+	fixture_history_open(h, &t);
 	snprintf(dir, sizeof(dir), "%s", hwtr_recording_path(h->rec));
 	hwtr_history_free(h->history);
 	hwtr_recording_close(h->rec);
@@ -204,6 +208,13 @@ static void open_with_log(struct fixture_history *h, const struct log *l,
 	ck_assert_int_eq(hwtr_recording_open(dir, &h->rec), 0);
 	ck_assert_int_eq(hwtr_history_build(h->rec, NULL, &h->history), 0);
 	h->thread = hwtr_history_thread(h->history, 0);
+}
+
+/* The main path's history with LOG as its data log. */
+static void open_with_log(struct fixture_history *h, const struct log *l,
+			  int version)
+{
+	open_path_with_log(h, trace_main_path, l, version);
 }
 
 /* The usual log: snapshot at 1, rax changes at 5 (twice: the second wins)
@@ -622,6 +633,98 @@ START_TEST(a_log_that_counts_other_instructions_is_refused)
 	ck_assert_str_eq(hwtr_last_error(), "values: thread 1: the data log "
 			 "counts 28 instructions, the history 29: the log does "
 			 "not match the trace and is not used");
+	fixture_history_close(&h);
+}
+END_TEST
+
+/* The main path twice, tracing stopped at the first one's system call and
+ * started again at i1 (as an exec leaves the trace of the program that
+ * exec'd and starts the next one's): 29 instructions, a gap (30), 29. */
+static void trace_main_path_twice(struct trace *t)
+{
+	trace_main_path(t);
+	enc_tip_pge(t, fixture_symbol("i1"));
+	enc_tnt(t, "1111");
+	trace_main_path_from_loop(t);
+}
+
+/* After an exec the log is the last image's (the Valgrind tool starts it
+ * again): it counts the second run's 29 instructions, and is placed after
+ * the gap, each snapshot's rip checked there; the first run has no values,
+ * and a search for a change that reaches back into it and finds none in the
+ * log says it cannot tell.  Placed anywhere but right after a gap, or with
+ * a snapshot's rip not the history's, the log is refused. */
+START_TEST(a_log_that_begins_after_an_exec_is_placed_after_its_gap)
+{
+	struct fixture_history h;
+	struct hwtr_thread_stats stats;
+	struct hwtr_values *v = NULL;
+	struct log l;
+	uint64_t r = 0, first = 0, found = 0, hit = 0;
+	char st[9], b[9];
+
+	usual_log(&l, true);
+	open_path_with_log(&h, trace_main_path_twice, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_thread_stats(h.thread, &stats), 0);
+	ck_assert_uint_eq(stats.instructions, 59);
+	ck_assert_uint_eq(stats.gaps, 1);
+	ck_assert_msg(hwtr_values_open(h.history, &v) == 0, "%s",
+		      hwtr_last_error());
+	ck_assert_int_eq(hwtr_values_first_known(v, h.thread, &first), 0);
+	ck_assert_uint_eq(first, 31);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 31, hwtr_amd64_rax,
+					      &r, 8), 8);
+	ck_assert_uint_eq(r, 0x100);
+	hwtr_values_register(v, h.thread, 35, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x5555);
+	hwtr_values_register(v, h.thread, 59, hwtr_amd64_rax, &r, 8);
+	ck_assert_uint_eq(r, 0x2020);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 29, hwtr_amd64_rax,
+					      &r, 8), -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_values_register(v, h.thread, 1, hwtr_amd64_rax,
+					      &r, 8), -hwtr_err_notfound);
+	/* Memory as usual_log's at 1, 4 and 11, 30 numbers on. */
+	memory_at(v, h.thread, 31, st, b);
+	ck_assert_str_eq(st, "OOOSUUUU");
+	ck_assert_str_eq(b, "aby.....");
+	memory_at(v, h.thread, 34, st, b);
+	ck_assert_str_eq(st, "SOOSUUUU");
+	memory_at(v, h.thread, 41, st, b);
+	ck_assert_str_eq(st, "SSSSSSSS");
+	memory_at(v, h.thread, 29, st, b);
+	ck_assert_str_eq(st, "UUUUUUUU");
+	/* The stores of 0x5000 at log positions 3 and 7: 33 and 37. */
+	ck_assert_uint_eq(change(v, h.thread, 59, -1, 31, 0x5000, 1, &hit), 33);
+	ck_assert_uint_eq(change(v, h.thread, 31, 1, 59, 0x5001, 1, &hit), 33);
+	ck_assert_int_eq(hwtr_values_find_change(v, h.thread, 33, -1, 1, 0x5000,
+						 1, &found, &hit),
+			 -hwtr_err_notfound);
+	ck_assert_int_eq(hwtr_values_find_change(v, h.thread, 20, 1, 59, 0x5000,
+						 1, &found, &hit),
+			 -hwtr_err_notfound);
+	hwtr_values_free(v);
+	fixture_history_close(&h);
+
+	/* 30 instructions: it would begin at the first run's last one. */
+	usual_log(&l, true);
+	l.n -= 8;
+	put64(&l, 30);
+	open_path_with_log(&h, trace_main_path_twice, &l, HWTR_VALUES_VERSION);
+	v = NULL;
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_null(v);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "counts 30"));
+	fixture_history_close(&h);
+
+	/* After the gap, but its snapshot's rip is not the history's. */
+	log_begin(&l, HWTR_VALUES_VERSION);
+	log_thread(&l, 0, 0);
+	log_snapshot(&l, 1, 0x100, 0, fixture_symbol("i2"));
+	log_sync(&l, true, 29);
+	open_path_with_log(&h, trace_main_path_twice, &l, HWTR_VALUES_VERSION);
+	ck_assert_int_eq(hwtr_values_open(h.history, &v), -hwtr_err_format);
+	ck_assert_ptr_null(v);
+	ck_assert_ptr_nonnull(strstr(hwtr_last_error(), "rip"));
 	fixture_history_close(&h);
 }
 END_TEST
@@ -1411,6 +1514,7 @@ int main(void)
 	tcase_add_test(tc, a_log_stopped_live_is_whole_up_to_its_last_sync);
 	tcase_add_test(tc, a_log_that_counts_other_instructions_is_refused);
 	tcase_add_test(tc, a_log_whose_snapshot_pc_differs_is_refused);
+	tcase_add_test(tc, a_log_that_begins_after_an_exec_is_placed_after_its_gap);
 	tcase_add_test(tc, newer_versions_and_bad_records_are_refused_by_name);
 	tcase_add_test(tc, a_snapshot_restated_at_its_position_replaces_the_first);
 	tcase_add_test(tc, a_snapshot_of_a_fatal_fault_after_the_last_position_is_not_checked);
