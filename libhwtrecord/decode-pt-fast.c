@@ -101,7 +101,9 @@ static int add_block(struct fast_chunk *out, const struct decoded_block *b,
 {
 	struct fast_block *f;
 
-	if (hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
+	/* Checked here first: a call per block was 2% of the build. */
+	if (out->count == out->cap &&
+	    hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
 			    sizeof(*out->blocks)) < 0)
 		return -pte_nomem;
 	f = &out->blocks[out->count++];
@@ -198,8 +200,9 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
 	struct decoded_block **link = NULL;
-	uint64_t ip = 0, stuck_offset = UINT64_MAX;
-	unsigned stuck = 0;
+	uint64_t ip = 0, time = 0;
+	unsigned unqueried = 0;
+	bool timed = false, time_stale = true;
 	int status;
 
 	out->count = 0;
@@ -216,12 +219,19 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		return fallback(out, out->why);
 	for (;;) {
 		struct decoded_block *b = link ? *link : NULL;
-		uint32_t lost_mtc, lost_cyc;
-		uint64_t time = 0, offset = 0;
-		bool timed, queried;
+		bool queried;
 		int err;
 
-		timed = pt_qry_time(query, &time, &lost_mtc, &lost_cyc) >= 0;
+		/* The query decoder's time moves only as a query reads
+		 * packets: asked again only after one. */
+		if (time_stale) {
+			uint32_t lost_mtc, lost_cyc;
+
+			time = 0;
+			timed = pt_qry_time(query, &time, &lost_mtc,
+					    &lost_cyc) >= 0;
+			time_stale = false;
+		}
 		if (b) {
 			cache->hits++;
 		} else {
@@ -237,14 +247,15 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 			return err;
 		if (!follow_exit(query, b, &rs, &ip, &link, &status, &queried, out))
 			return 0;
-		/* As the block walk counts blocks that read no packet (only
-		 * queries read packets). */
-		if (queried)
-			pt_qry_get_offset(query, &offset);
-		if (queried && offset != stuck_offset) {
-			stuck_offset = offset;
-			stuck = 0;
-		} else if (++stuck > FAST_BLOCKS_WITHOUT_TRACE) {
+		/* Only queries read packets, and each query takes a TNT bit
+		 * or a packet: code that runs without trace (jmp .) is a run
+		 * of blocks without one.  (Between two packets there are then
+		 * at most 47 TNT bits' runs: far fewer blocks than the block
+		 * walk's own limit.) */
+		if (queried) {
+			unqueried = 0;
+			time_stale = true;
+		} else if (++unqueried > FAST_BLOCKS_WITHOUT_TRACE) {
 			return fallback(out, fallback_no_progress);
 		}
 		if (!(status & pts_event_pending))
