@@ -178,11 +178,14 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 	}
 }
 
+/* Fibonacci hashing: the product's top bits.  Its middle bits, taken
+ * before, put nearby block addresses into long runs of full slots (on
+ * python3 14% of the build went to probing). */
 static size_t slot_of(uint64_t ip, unsigned epoch, size_t mask)
 {
 	uint64_t h = (ip ^ ((uint64_t)epoch << 48)) * 0x9e3779b97f4a7c15ULL;
 
-	return (size_t)(h >> 20) & mask;
+	return (size_t)(h >> __builtin_clzll(mask));
 }
 
 #define POOL_BLOCKS 4096
