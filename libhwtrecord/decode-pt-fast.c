@@ -58,15 +58,20 @@ static bool is_status_exec_mode(const struct pt_event *ev, uint64_t ip)
 	       ev->variant.exec_mode.mode == ptem_64bit;
 }
 
-enum events_end { events_go_on, events_chunk_end, events_fallback };
+enum events_end {
+	events_go_on, events_chunk_end, events_fallback,
+	events_disabled,	/* tracing off (a system call): *AFTER set */
+};
 
 /* The events STATUS announces, at IP (where decoding stands).  At the chunk's
  * own PSB (NEXT NULL) the one exec-mode status event is required; later, one
- * that is NEXT's ends the chunk.  CBR events do not bind to instructions and
- * change nothing here. */
+ * that is NEXT's ends the chunk, and a TIP.PGD without an IP (as at a system
+ * call) is taken, with the status after it in *AFTER: it binds to the next
+ * instruction that needs trace (disable_binds).  CBR events do not bind to
+ * instructions and change nothing here. */
 static enum events_end take_events(struct pt_query_decoder *query, int status,
 				   uint64_t ip, const struct psb_info *next,
-				   enum fast_fallback *why)
+				   int *after, enum fast_fallback *why)
 {
 	bool exec_mode = false;
 
@@ -86,6 +91,18 @@ static enum events_end take_events(struct pt_query_decoder *query, int status,
 		}
 		if (next && is_status_exec_mode(&ev, ip) && next->fup_ip == ip)
 			return events_chunk_end;
+		/* MODE.Exec with a TIP.PGE (or a far branch's TIP) where
+		 * decoding stands, still 64-bit: libipt checks the IP and
+		 * keeps its mode; the block walk ignores it. */
+		if (next && ev.type == ptev_exec_mode && !ev.status_update &&
+		    !ev.ip_suppressed && ev.variant.exec_mode.ip == ip &&
+		    ev.variant.exec_mode.mode == ptem_64bit)
+			continue;
+		if (next && ev.type == ptev_disabled && ev.ip_suppressed &&
+		    !ev.status_update) {
+			*after = status;
+			return events_disabled;
+		}
 		*why = fallback_event;
 		return events_fallback;
 	}
@@ -192,6 +209,52 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 	return 1;
 }
 
+/* Whether B's exit needs trace: where a pending TIP.PGD without an IP binds
+ * (libipt's pt_blk_proceed_event: the next branch that would need trace; a
+ * direct one is followed). */
+static bool needs_trace(const struct decoded_block *b)
+{
+	return b->exit == exit_cond || b->exit == exit_indirect_call ||
+	       b->exit == exit_return || b->exit == exit_indirect;
+}
+
+/* Tracing went off at B's last instruction (the disable bound there, STATUS
+ * the query decoder's after the TIP.PGD): it must come back on (TIP.PGE) where
+ * libipt expects it to resume, after a call or a far call (a system call),
+ * which its block decoder reports as a resume, and the block walk then as
+ * nothing at all.  1 with *IP and *AFTER (the status after TIP.PGE), or 0
+ * (fallback: anything else, e.g. a gap, is the block walk's). */
+static int disable_binds(struct pt_query_decoder *query,
+			 const struct decoded_block *b, struct retstack *rs,
+			 int status, uint64_t *ip, int *after,
+			 struct fast_chunk *out)
+{
+	uint64_t fall = b->end_ip + b->last_size, resume = 0;
+
+	/* libipt logs the call's return address before the disable. */
+	if (b->exit == exit_indirect_call)
+		retstack_push(rs, fall);
+	if (b->iclass == hwtr_ic_call || b->iclass == hwtr_ic_far_call)
+		resume = fall;
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+
+		status = pt_qry_event(query, &ev, sizeof(ev));
+		if (status < 0)
+			return fallback(out, fallback_trace);
+		if (ev.type == ptev_cbr)
+			continue;
+		if (ev.type != ptev_enabled || ev.status_update ||
+		    ev.ip_suppressed || !resume ||
+		    ev.variant.enabled.ip != resume)
+			break;
+		*ip = resume;
+		*after = status;
+		return 1;
+	}
+	return fallback(out, fallback_event);
+}
+
 int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		    size_t psb, unsigned epoch, struct image_set *images,
 		    struct isa *isa, struct decoded_blocks *cache,
@@ -202,8 +265,8 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	struct decoded_block **link = NULL;
 	uint64_t ip = 0, time = 0;
 	unsigned unqueried = 0;
-	bool timed = false, time_stale = true;
-	int status;
+	bool timed = false, time_stale = true, disabled = false;
+	int status, disabled_status = 0;
 
 	out->count = 0;
 	out->why = fallback_none;
@@ -215,7 +278,8 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	status = pt_qry_sync_set(query, &ip, here->offset);
 	if (status < 0 || (status & pts_ip_suppressed))
 		return fallback(out, fallback_trace);
-	if (take_events(query, status, ip, NULL, &out->why) != events_go_on)
+	if (take_events(query, status, ip, NULL, NULL, &out->why) !=
+	    events_go_on)
 		return fallback(out, out->why);
 	for (;;) {
 		struct decoded_block *b = link ? *link : NULL;
@@ -243,10 +307,23 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		}
 		if (b->exit == exit_unsure)
 			return fallback(out, fallback_code);
+		/* libipt would bind a pending disable to a mov to CR3. */
+		if (disabled && b->mov_cr)
+			return fallback(out, fallback_code);
 		if ((err = add_block(out, b, timed, time)) < 0)
 			return err;
-		if (!follow_exit(query, b, &rs, &ip, &link, &status, &queried, out))
+		if (disabled && needs_trace(b)) {
+			/* Tracing was off from here to the TIP.PGE. */
+			if (!disable_binds(query, b, &rs, disabled_status, &ip,
+					   &status, out))
+				return 0;
+			disabled = false;
+			link = NULL;
+			queried = true;
+		} else if (!follow_exit(query, b, &rs, &ip, &link, &status,
+					&queried, out)) {
 			return 0;
+		}
 		/* Only queries read packets, and each query takes a TNT bit
 		 * or a packet: code that runs without trace (jmp .) is a run
 		 * of blocks without one.  (Between two packets there are then
@@ -260,8 +337,12 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		}
 		if (!(status & pts_event_pending))
 			continue;
-		switch (take_events(query, status, ip, next, &out->why)) {
+		switch (take_events(query, status, ip, next, &disabled_status,
+				    &out->why)) {
 		case events_go_on:
+			break;
+		case events_disabled:
+			disabled = true;
 			break;
 		case events_chunk_end:
 			return 1;
