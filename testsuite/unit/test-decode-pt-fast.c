@@ -119,12 +119,7 @@ START_TEST(system_call_resume_walked_by_queries)
 	struct trace t;
 
 	trace_begin(&t);
-	enc_psb(&t, sym("i1"), 100);
-	enc_tnt(&t, "1111");
-	enc_psb(&t, sym("loop"), 200);
-	enc_tnt(&t, "1011");
-	enc_tip(&t, sym("done"));	/* jmp *%rax */
-	enc_tip_pgd(&t);		/* the syscall at i29 */
+	trace_main_path(&t);		/* to the TIP.PGD of the syscall at i29 */
 	enc_tip_pge(&t, sym("leaf"));	/* right after it */
 	enc_tip(&t, sym("i26"));	/* leaf's ret */
 	enc_psb(&t, sym("i26"), 300);
