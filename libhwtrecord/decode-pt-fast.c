@@ -113,23 +113,35 @@ static enum events_end take_events(struct pt_query_decoder *query, int status,
 	return events_go_on;
 }
 
-static int add_block(struct fast_chunk *out, const struct decoded_block *b,
-		     bool timed, uint64_t time)
+static int add_block(struct fast_chunk *out, const struct decoded_block *b)
 {
-	struct fast_block *f;
-
 	/* Checked here first: a call per block was 2% of the build. */
 	if (out->count == out->cap &&
 	    hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
 			    sizeof(*out->blocks)) < 0)
 		return -pte_nomem;
-	f = &out->blocks[out->count++];
-	f->ip = b->ip;
-	f->end_ip = b->end_ip;
-	f->ninsn = b->ninsn;
-	f->iclass = b->iclass;
-	f->timed = timed;
-	f->time = time;
+	out->blocks[out->count++] = b;
+	return 0;
+}
+
+/* The time from the next block on, if it is another one than before. */
+static int add_time(struct fast_chunk *out, bool timed, uint64_t time)
+{
+	struct fast_time *last = out->ntimes ? &out->times[out->ntimes - 1]
+					     : NULL;
+
+	if (last && last->timed == timed && last->time == time)
+		return 0;
+	if (last && last->from == out->count) {
+		last->timed = timed;
+		last->time = time;
+		return 0;
+	}
+	if (hwtr_array_grow((void **)&out->times, &out->times_cap, out->ntimes,
+			    sizeof(*out->times)) < 0)
+		return -pte_nomem;
+	out->times[out->ntimes++] = (struct fast_time){
+		.from = out->count, .time = time, .timed = timed };
 	return 0;
 }
 
@@ -137,6 +149,7 @@ static int fallback(struct fast_chunk *out, enum fast_fallback why)
 {
 	out->why = why;
 	out->count = 0;
+	out->ntimes = 0;
 	return 0;
 }
 
@@ -263,12 +276,13 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
 	struct decoded_block **link = NULL;
-	uint64_t ip = 0, time = 0;
+	uint64_t ip = 0;
 	unsigned unqueried = 0;
-	bool timed = false, time_stale = true, disabled = false;
+	bool time_stale = true, disabled = false;
 	int status, disabled_status = 0;
 
 	out->count = 0;
+	out->ntimes = 0;
 	out->why = fallback_none;
 	if (psb + 1 >= scan->count || !plain_psb(here) ||
 	    !plain_psb(&scan->psbs[psb + 1]))
@@ -290,10 +304,12 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		 * packets: asked again only after one. */
 		if (time_stale) {
 			uint32_t lost_mtc, lost_cyc;
+			uint64_t time = 0;
+			bool timed = pt_qry_time(query, &time, &lost_mtc,
+						 &lost_cyc) >= 0;
 
-			time = 0;
-			timed = pt_qry_time(query, &time, &lost_mtc,
-					    &lost_cyc) >= 0;
+			if ((err = add_time(out, timed, time)) < 0)
+				return err;
 			time_stale = false;
 		}
 		if (b) {
@@ -310,7 +326,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		/* libipt would bind a pending disable to a mov to CR3. */
 		if (disabled && b->mov_cr)
 			return fallback(out, fallback_code);
-		if ((err = add_block(out, b, timed, time)) < 0)
+		if ((err = add_block(out, b)) < 0)
 			return err;
 		if (disabled && needs_trace(b)) {
 			/* Tracing was off from here to the TIP.PGE. */
@@ -355,6 +371,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 void fast_chunk_release(struct fast_chunk *chunk)
 {
 	free(chunk->blocks);
+	free(chunk->times);
 	memset(chunk, 0, sizeof(*chunk));
 }
 
