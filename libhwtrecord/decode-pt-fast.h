@@ -11,8 +11,10 @@
  *
  * It models only a plain chunk: from a PSB+ that finds tracing on in 64-bit
  * mode to the next such PSB+, with nothing between but branches, compressed
- * returns, timing and CBR packets.  Anything else (an overflow, tracing off
- * and on, a mode change, TSX, PTWRITE, power or paging events, a decode
+ * returns, timing and CBR packets, and tracing off at a call or system call
+ * and back on right after it (as the software source writes every system
+ * call).  Anything else (an overflow, tracing off and back on elsewhere, a
+ * mode change, TSX, PTWRITE, power or paging events, a decode
  * error, the end of the trace or a loss, code that does not decode the
  * way libipt would decode it, a loop without trace) is a fallback: the
  * caller walks that chunk with libipt's block decoder, which is right by
