@@ -27,6 +27,17 @@ static int opcode(const uint8_t *code, size_t len)
 	return i < len ? code[i] : -1;
 }
 
+/* mov to a control register (0f 22): a TIP.PGD without an IP may bind to
+ * one (libipt: pt_insn_changes_cr3); the walk leaves that to libipt. */
+static bool is_mov_cr(const uint8_t *code, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && x86_is_prefix(code[i]))
+		i++;
+	return i + 1 < len && code[i] == 0x0f && code[i + 1] == 0x22;
+}
+
 /* Instructions libipt takes for far branches that x86-class.c calls
  * "other" (int1, vmcall, vmlaunch, vmresume, uiret): left to libipt. */
 static bool far_for_libipt_only(const uint8_t *code, size_t len)
@@ -151,6 +162,8 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 		if (!len || len > left)
 			return;
 		c = x86_class(code + off, len);
+		if (is_mov_cr(code + off, len))
+			b->mov_cr = true;
 		if (c == hwtr_ic_unknown || far_for_libipt_only(code + off, len))
 			return;
 		b->ninsn++;
@@ -178,11 +191,14 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 	}
 }
 
+/* Fibonacci hashing: the product's top bits.  Its middle bits, taken
+ * before, put nearby block addresses into long runs of full slots (on
+ * python3 14% of the build went to probing). */
 static size_t slot_of(uint64_t ip, unsigned epoch, size_t mask)
 {
 	uint64_t h = (ip ^ ((uint64_t)epoch << 48)) * 0x9e3779b97f4a7c15ULL;
 
-	return (size_t)(h >> 20) & mask;
+	return (size_t)(h >> __builtin_clzll(mask));
 }
 
 #define POOL_BLOCKS 4096

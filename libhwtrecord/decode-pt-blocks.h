@@ -47,6 +47,8 @@ struct decoded_block {
 	uint8_t iclass;		/* enum hwtr_insn_class of the last one */
 	uint8_t exit;		/* enum block_exit */
 	bool pushes;		/* exit_call: pushes a return address */
+	bool mov_cr;		/* has a mov to a control register, where
+				 * libipt binds a TIP.PGD without an IP */
 	/* The blocks that follow on a direct exit, once looked up: [0] the
 	 * fall-through (a jcc not taken), [1] the target.  Blocks never move,
 	 * so hot loops go from block to block without a hash lookup, as

@@ -58,15 +58,20 @@ static bool is_status_exec_mode(const struct pt_event *ev, uint64_t ip)
 	       ev->variant.exec_mode.mode == ptem_64bit;
 }
 
-enum events_end { events_go_on, events_chunk_end, events_fallback };
+enum events_end {
+	events_go_on, events_chunk_end, events_fallback,
+	events_disabled,	/* tracing off (a system call): *AFTER set */
+};
 
 /* The events STATUS announces, at IP (where decoding stands).  At the chunk's
  * own PSB (NEXT NULL) the one exec-mode status event is required; later, one
- * that is NEXT's ends the chunk.  CBR events do not bind to instructions and
- * change nothing here. */
+ * that is NEXT's ends the chunk, and a TIP.PGD without an IP (as at a system
+ * call) is taken, with the status after it in *AFTER: it binds to the next
+ * instruction that needs trace (disable_binds).  CBR events do not bind to
+ * instructions and change nothing here. */
 static enum events_end take_events(struct pt_query_decoder *query, int status,
 				   uint64_t ip, const struct psb_info *next,
-				   enum fast_fallback *why)
+				   int *after, enum fast_fallback *why)
 {
 	bool exec_mode = false;
 
@@ -86,6 +91,18 @@ static enum events_end take_events(struct pt_query_decoder *query, int status,
 		}
 		if (next && is_status_exec_mode(&ev, ip) && next->fup_ip == ip)
 			return events_chunk_end;
+		/* MODE.Exec with a TIP.PGE (or a far branch's TIP) where
+		 * decoding stands, still 64-bit: libipt checks the IP and
+		 * keeps its mode; the block walk ignores it. */
+		if (next && ev.type == ptev_exec_mode && !ev.status_update &&
+		    !ev.ip_suppressed && ev.variant.exec_mode.ip == ip &&
+		    ev.variant.exec_mode.mode == ptem_64bit)
+			continue;
+		if (next && ev.type == ptev_disabled && ev.ip_suppressed &&
+		    !ev.status_update) {
+			*after = status;
+			return events_disabled;
+		}
 		*why = fallback_event;
 		return events_fallback;
 	}
@@ -96,21 +113,35 @@ static enum events_end take_events(struct pt_query_decoder *query, int status,
 	return events_go_on;
 }
 
-static int add_block(struct fast_chunk *out, const struct decoded_block *b,
-		     bool timed, uint64_t time)
+static int add_block(struct fast_chunk *out, const struct decoded_block *b)
 {
-	struct fast_block *f;
-
-	if (hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
+	/* Checked here first: a call per block was 2% of the build. */
+	if (out->count == out->cap &&
+	    hwtr_array_grow((void **)&out->blocks, &out->cap, out->count,
 			    sizeof(*out->blocks)) < 0)
 		return -pte_nomem;
-	f = &out->blocks[out->count++];
-	f->ip = b->ip;
-	f->end_ip = b->end_ip;
-	f->ninsn = b->ninsn;
-	f->iclass = b->iclass;
-	f->timed = timed;
-	f->time = time;
+	out->blocks[out->count++] = b;
+	return 0;
+}
+
+/* The time from the next block on, if it is another one than before. */
+static int add_time(struct fast_chunk *out, bool timed, uint64_t time)
+{
+	struct fast_time *last = out->ntimes ? &out->times[out->ntimes - 1]
+					     : NULL;
+
+	if (last && last->timed == timed && last->time == time)
+		return 0;
+	if (last && last->from == out->count) {
+		last->timed = timed;
+		last->time = time;
+		return 0;
+	}
+	if (hwtr_array_grow((void **)&out->times, &out->times_cap, out->ntimes,
+			    sizeof(*out->times)) < 0)
+		return -pte_nomem;
+	out->times[out->ntimes++] = (struct fast_time){
+		.from = out->count, .time = time, .timed = timed };
 	return 0;
 }
 
@@ -118,6 +149,7 @@ static int fallback(struct fast_chunk *out, enum fast_fallback why)
 {
 	out->why = why;
 	out->count = 0;
+	out->ntimes = 0;
 	return 0;
 }
 
@@ -190,6 +222,52 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 	return 1;
 }
 
+/* Whether B's exit needs trace: where a pending TIP.PGD without an IP binds
+ * (libipt's pt_blk_proceed_event: the next branch that would need trace; a
+ * direct one is followed). */
+static bool needs_trace(const struct decoded_block *b)
+{
+	return b->exit == exit_cond || b->exit == exit_indirect_call ||
+	       b->exit == exit_return || b->exit == exit_indirect;
+}
+
+/* Tracing went off at B's last instruction (the disable bound there, STATUS
+ * the query decoder's after the TIP.PGD): it must come back on (TIP.PGE) where
+ * libipt expects it to resume, after a call or a far call (a system call),
+ * which its block decoder reports as a resume, and the block walk then as
+ * nothing at all.  1 with *IP and *AFTER (the status after TIP.PGE), or 0
+ * (fallback: anything else, e.g. a gap, is the block walk's). */
+static int disable_binds(struct pt_query_decoder *query,
+			 const struct decoded_block *b, struct retstack *rs,
+			 int status, uint64_t *ip, int *after,
+			 struct fast_chunk *out)
+{
+	uint64_t fall = b->end_ip + b->last_size, resume = 0;
+
+	/* libipt logs the call's return address before the disable. */
+	if (b->exit == exit_indirect_call)
+		retstack_push(rs, fall);
+	if (b->iclass == hwtr_ic_call || b->iclass == hwtr_ic_far_call)
+		resume = fall;
+	while (status & pts_event_pending) {
+		struct pt_event ev;
+
+		status = pt_qry_event(query, &ev, sizeof(ev));
+		if (status < 0)
+			return fallback(out, fallback_trace);
+		if (ev.type == ptev_cbr)
+			continue;
+		if (ev.type != ptev_enabled || ev.status_update ||
+		    ev.ip_suppressed || !resume ||
+		    ev.variant.enabled.ip != resume)
+			break;
+		*ip = resume;
+		*after = status;
+		return 1;
+	}
+	return fallback(out, fallback_event);
+}
+
 int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		    size_t psb, unsigned epoch, struct image_set *images,
 		    struct isa *isa, struct decoded_blocks *cache,
@@ -198,11 +276,13 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
 	struct decoded_block **link = NULL;
-	uint64_t ip = 0, stuck_offset = UINT64_MAX;
-	unsigned stuck = 0;
-	int status;
+	uint64_t ip = 0;
+	unsigned unqueried = 0;
+	bool time_stale = true, disabled = false;
+	int status, disabled_status = 0;
 
 	out->count = 0;
+	out->ntimes = 0;
 	out->why = fallback_none;
 	if (psb + 1 >= scan->count || !plain_psb(here) ||
 	    !plain_psb(&scan->psbs[psb + 1]))
@@ -212,16 +292,26 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 	status = pt_qry_sync_set(query, &ip, here->offset);
 	if (status < 0 || (status & pts_ip_suppressed))
 		return fallback(out, fallback_trace);
-	if (take_events(query, status, ip, NULL, &out->why) != events_go_on)
+	if (take_events(query, status, ip, NULL, NULL, &out->why) !=
+	    events_go_on)
 		return fallback(out, out->why);
 	for (;;) {
 		struct decoded_block *b = link ? *link : NULL;
-		uint32_t lost_mtc, lost_cyc;
-		uint64_t time = 0, offset = 0;
-		bool timed, queried;
+		bool queried;
 		int err;
 
-		timed = pt_qry_time(query, &time, &lost_mtc, &lost_cyc) >= 0;
+		/* The query decoder's time moves only as a query reads
+		 * packets: asked again only after one. */
+		if (time_stale) {
+			uint32_t lost_mtc, lost_cyc;
+			uint64_t time = 0;
+			bool timed = pt_qry_time(query, &time, &lost_mtc,
+						 &lost_cyc) >= 0;
+
+			if ((err = add_time(out, timed, time)) < 0)
+				return err;
+			time_stale = false;
+		}
 		if (b) {
 			cache->hits++;
 		} else {
@@ -233,24 +323,42 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		}
 		if (b->exit == exit_unsure)
 			return fallback(out, fallback_code);
-		if ((err = add_block(out, b, timed, time)) < 0)
+		/* libipt would bind a pending disable to a mov to CR3. */
+		if (disabled && b->mov_cr)
+			return fallback(out, fallback_code);
+		if ((err = add_block(out, b)) < 0)
 			return err;
-		if (!follow_exit(query, b, &rs, &ip, &link, &status, &queried, out))
+		if (disabled && needs_trace(b)) {
+			/* Tracing was off from here to the TIP.PGE. */
+			if (!disable_binds(query, b, &rs, disabled_status, &ip,
+					   &status, out))
+				return 0;
+			disabled = false;
+			link = NULL;
+			queried = true;
+		} else if (!follow_exit(query, b, &rs, &ip, &link, &status,
+					&queried, out)) {
 			return 0;
-		/* As the block walk counts blocks that read no packet (only
-		 * queries read packets). */
-		if (queried)
-			pt_qry_get_offset(query, &offset);
-		if (queried && offset != stuck_offset) {
-			stuck_offset = offset;
-			stuck = 0;
-		} else if (++stuck > FAST_BLOCKS_WITHOUT_TRACE) {
+		}
+		/* Only queries read packets, and each query takes a TNT bit
+		 * or a packet: code that runs without trace (jmp .) is a run
+		 * of blocks without one.  (Between two packets there are then
+		 * at most 47 TNT bits' runs: far fewer blocks than the block
+		 * walk's own limit.) */
+		if (queried) {
+			unqueried = 0;
+			time_stale = true;
+		} else if (++unqueried > FAST_BLOCKS_WITHOUT_TRACE) {
 			return fallback(out, fallback_no_progress);
 		}
 		if (!(status & pts_event_pending))
 			continue;
-		switch (take_events(query, status, ip, next, &out->why)) {
+		switch (take_events(query, status, ip, next, &disabled_status,
+				    &out->why)) {
 		case events_go_on:
+			break;
+		case events_disabled:
+			disabled = true;
 			break;
 		case events_chunk_end:
 			return 1;
@@ -263,6 +371,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 void fast_chunk_release(struct fast_chunk *chunk)
 {
 	free(chunk->blocks);
+	free(chunk->times);
 	memset(chunk, 0, sizeof(*chunk));
 }
 

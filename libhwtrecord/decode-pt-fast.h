@@ -11,8 +11,10 @@
  *
  * It models only a plain chunk: from a PSB+ that finds tracing on in 64-bit
  * mode to the next such PSB+, with nothing between but branches, compressed
- * returns, timing and CBR packets.  Anything else (an overflow, tracing off
- * and on, a mode change, TSX, PTWRITE, power or paging events, a decode
+ * returns, timing and CBR packets, and tracing off at a call or system call
+ * and back on right after it (as the software source writes every system
+ * call).  Anything else (an overflow, tracing off and back on elsewhere, a
+ * mode change, TSX, PTWRITE, power or paging events, a decode
  * error, the end of the trace or a loss, code that does not decode the
  * way libipt would decode it, a loop without trace) is a fallback: the
  * caller walks that chunk with libipt's block decoder, which is right by
@@ -35,17 +37,22 @@ enum fast_fallback {
 	fallback_kinds,
 };
 
-/* One block as decoder_block gives it (the rest is the chunk's). */
-struct fast_block {
-	uint64_t ip, end_ip, time;
-	uint32_t ninsn;
-	uint8_t iclass;
+/* The time from block FROM of a chunk on (until the next such entry): it
+ * changes only where a query reads a timing packet. */
+struct fast_time {
+	size_t from;
+	uint64_t time;
 	bool timed;
 };
 
+/* A walked chunk: its blocks are the cache's (they never move, and what
+ * decoder_block needs of them never changes), 8 bytes a block: the array of
+ * a chunk stays in the CPU's cache until it is handed out. */
 struct fast_chunk {
-	struct fast_block *blocks;
+	const struct decoded_block **blocks;
 	size_t count, cap;
+	struct fast_time *times;
+	size_t ntimes, times_cap;
 	size_t next_psb;		/* scan index of the PSB that ends it */
 	enum fast_fallback why;		/* when it was not walked */
 };

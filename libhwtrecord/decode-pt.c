@@ -110,6 +110,7 @@ struct intel_pt_walk {
 	uint64_t query_end;
 	struct fast_chunk chunk;
 	size_t chunk_pos;
+	size_t time_pos;	/* chunk.times' entry for chunk_pos */
 	const struct psb_info *chunk_end;
 	const struct psb_info *pending_restart;
 	bool query_walk;	/* the context's choice when the walk began */
@@ -836,20 +837,27 @@ static void block_item(struct intel_pt_walk *w, const struct pt_block *b,
 	}
 }
 
-/* A block of the query walk, as block_item makes one of libipt's. */
-static void fast_block_item(struct intel_pt_walk *w, const struct fast_block *b,
-			    struct walk_item *item)
+/* The next block of the walked chunk, as block_item makes one of libipt's. */
+static void fast_block_item(struct intel_pt_walk *w, struct walk_item *item)
 {
+	const struct fast_chunk *c = &w->chunk;
+	const struct decoded_block *b = c->blocks[w->chunk_pos];
 	struct decoder_block *d = block_item_begin(w, item);
+	const struct fast_time *t;
 
+	while (w->time_pos + 1 < c->ntimes &&
+	       c->times[w->time_pos + 1].from <= w->chunk_pos)
+		w->time_pos++;
+	t = &c->times[w->time_pos];
+	w->chunk_pos++;
 	d->ip = b->ip;
 	d->end_ip = b->end_ip;
 	d->ninsn = b->ninsn;
 	d->iclass = b->iclass;
 	d->speculative = false;
 	d->truncated = false;
-	d->timed = b->timed;
-	d->time = b->time;
+	d->timed = t->timed;
+	d->time = t->time;
 }
 
 /* The query walk's part: hand out the chunk it walked, or walk the chunk
@@ -863,7 +871,7 @@ static int query_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 	int status;
 
 	if (w->chunk_pos < w->chunk.count) {
-		fast_block_item(w, &w->chunk.blocks[w->chunk_pos++], item);
+		fast_block_item(w, item);
 		return 1;
 	}
 	if (w->chunk_end) {
@@ -905,8 +913,9 @@ static int query_walk_next(struct intel_pt_walk *w, struct walk_item *item)
 	}
 	c->stats.chunks++;
 	w->chunk_end = &w->scan->psbs[w->chunk.next_psb];
-	w->chunk_pos = 1;
-	fast_block_item(w, &w->chunk.blocks[0], item);
+	w->chunk_pos = 0;
+	w->time_pos = 0;
+	fast_block_item(w, item);
 	return 1;
 }
 
@@ -1356,7 +1365,15 @@ static int walk_in_lane(struct decoder_stream *stream,
 
 static int walk_next(struct decoder_walk *walk, struct walk_item *item)
 {
-	return intel_pt_walk_next((struct intel_pt_walk *)walk, item);
+	struct intel_pt_walk *w = (struct intel_pt_walk *)walk;
+
+	/* Most items are a walked chunk's blocks: handed out here, without
+	 * the whole walk's large frame (4% of the build on gzip). */
+	if (w->chunk_pos < w->chunk.count) {
+		fast_block_item(w, item);
+		return 1;
+	}
+	return intel_pt_walk_next(w, item);
 }
 
 static void walk_free(struct decoder_walk *walk)

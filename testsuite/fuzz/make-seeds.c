@@ -167,6 +167,17 @@ static void decoder_seeds(void)
 	enc_tip_pgd(&t);
 	decoder_seed("disabled-enabled", &t);
 
+	/* Tracing off at the system call, back on right after it (where
+	 * libipt expects the resume), as the software source writes it. */
+	trace_begin(&t);
+	main_path(&t);
+	enc_tip_pge(&t, sym("leaf"));
+	enc_tip(&t, sym("i26"));
+	enc_psb(&t, sym("i26"), 300);
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	decoder_seed("syscall-resume", &t);
+
 	/* A jump out of the mapped code: a decode error. */
 	trace_begin(&t);
 	enc_psb(&t, sym("i1"), 100);

@@ -109,7 +109,57 @@ START_TEST(overflow_is_left_to_the_block_decoder)
 }
 END_TEST
 
-/* Tracing off and on again inside a chunk (TIP.PGD, TIP.PGE). */
+/* Tracing off at a system call and on again after it (TIP.PGD without an
+ * IP, MODE.Exec and TIP.PGE), as the software source writes it at every
+ * system call: libipt reports a resume, the block walk nothing, and the
+ * query walk goes on through it. */
+START_TEST(system_call_resume_walked_by_queries)
+{
+	struct fast_stats s;
+	struct trace t;
+
+	trace_begin(&t);
+	trace_main_path(&t);		/* to the TIP.PGD of the syscall at i29 */
+	enc_tip_pge(&t, sym("leaf"));	/* right after it */
+	enc_tip(&t, sym("i26"));	/* leaf's ret */
+	enc_psb(&t, sym("i26"), 300);
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	compare_encoded(&t, &s);
+	/* Whole walk and on-demand walks: chunks 1 and 2 both times, the
+	 * last one left (it is the last). */
+	ck_assert_uint_eq(s.chunks, 4);
+	ck_assert_uint_eq(s.fallbacks[fallback_event], 0);
+	ck_assert_uint_eq(s.fallbacks[fallback_chunk_start], 2);
+}
+END_TEST
+
+/* A TIP.PGD without an IP binds to the next branch that needs trace; at a
+ * return (not a call) libipt does not know where tracing resumes: left to
+ * the block decoder. */
+START_TEST(disable_at_a_return_is_left_to_the_block_decoder)
+{
+	struct fast_stats s;
+	struct trace t;
+
+	trace_begin(&t);
+	enc_psb(&t, sym("i1"), 100);
+	enc_tnt(&t, "11");		/* ret, jne: then call leaf, ret */
+	enc_tip_pgd(&t);		/* binds to that ret */
+	enc_tip_pge(&t, sym("i5"));
+	enc_tnt(&t, "1");		/* jne */
+	enc_tip(&t, sym("i5"));		/* leaf's ret */
+	enc_psb(&t, sym("i5"), 300);
+	enc_tnt(&t, "011");		/* jne (exit), ret (leaf), ret (tail) */
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	compare_encoded(&t, &s);
+	ck_assert_uint_ge(s.fallbacks[fallback_event], 1);
+}
+END_TEST
+
+/* Tracing off and on again elsewhere inside a chunk (TIP.PGD, TIP.PGE):
+ * not a resume, the block walk's gap. */
 START_TEST(disable_enable_is_left_to_the_block_decoder)
 {
 	struct fast_stats s;
@@ -297,6 +347,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, main_path_first_chunk_walked_by_queries);
 	tcase_add_test(tc, repeated_chunks_hit_the_cache);
 	tcase_add_test(tc, overflow_is_left_to_the_block_decoder);
+	tcase_add_test(tc, system_call_resume_walked_by_queries);
+	tcase_add_test(tc, disable_at_a_return_is_left_to_the_block_decoder);
 	tcase_add_test(tc, disable_enable_is_left_to_the_block_decoder);
 	tcase_add_test(tc, unmapped_code_is_left_to_the_block_decoder);
 	tcase_add_test(tc, bad_packets_are_left_to_the_block_decoder);
