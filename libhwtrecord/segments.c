@@ -489,12 +489,15 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 		    strcmp(g->gap.kind, "disabled") != 0)
 			return;		/* after a gap: no caller known */
 		segment_read(t, t->nsegments - 1, &pre);
-		/* Not across an exec or a change of mappings (the code
-		 * before is another program's), nor where tracing came
-		 * back with a new chunk (a PSB+ while it was off: another
-		 * tracing session, not a trip through the kernel). */
+		/* Not across an exec (execve's gap: the code before is
+		 * another program's) or a change of mappings, nor where
+		 * tracing came back with a new chunk (a PSB+ while it was
+		 * off: another tracing session, not a trip through the
+		 * kernel). */
 		if (!(pre.flags & HWTR_SEG_GAP) && epoch == last->last_epoch &&
-		    !(t->nchunks && t->chunks[t->nchunks - 1].first_insn > bfun->insn_begin))
+		    !(t->nchunks && t->chunks[t->nchunks - 1].first_insn > bfun->insn_begin) &&
+		    !(symbolizer_function_traits(t->history->symbols, pre.function) &
+		      SYMBOL_EXECS))
 			plan_after_disabled(t, last, ip, fid, n);
 		return;
 	}

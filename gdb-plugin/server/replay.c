@@ -1837,11 +1837,13 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 		return memory_read(image_memory(r), addr, buf, len);
 	if (addr < REPLAY_SYNTHETIC_LIMIT)
 		return 0;
+	/* No program's memory: the signal frames the plugin's unwinder
+	 * gives handlers (signal-frames.c), with or without a data log. */
 	if (signal_frame_address(addr)) {
 		struct plugin_frame frames[REPLAY_MAX_FRAMES];
 		size_t n;
 
-		if (r->values || !t->cursor || thread_frames(t, frames, &n) < 0)
+		if (!t->cursor || thread_frames(t, frames, &n) < 0)
 			return 0;
 		return signal_frame_read(frames, n, addr, buf, len);
 	}
