@@ -137,3 +137,28 @@ bool isa_is_pic_call(enum hwtr_isa set, const uint8_t *code, size_t avail)
 {
 	return set == hwtr_isa_x86_64 && avail >= 1 && code[0] == 0xe8;
 }
+
+bool isa_sigreturn_code(enum hwtr_isa set, const uint8_t **code, size_t *len,
+			size_t *lead)
+{
+	/* mov $15, %rax; syscall (GDB's amd64_linux_sigtramp_code) */
+	static const uint8_t x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00,
+					  0x00, 0x0f, 0x05 };
+	/* mov x8, #139; svc #0 (GDB's aarch64_linux_rt_sigframe) */
+	static const uint8_t aarch64[] = { 0x68, 0x11, 0x80, 0xd2,
+					   0x01, 0x00, 0x00, 0xd4 };
+
+	if (set == hwtr_isa_x86_64) {
+		*code = x86_64;
+		*len = sizeof(x86_64);
+		*lead = 7;
+		return true;
+	}
+	if (set == hwtr_isa_a64) {
+		*code = aarch64;
+		*len = sizeof(aarch64);
+		*lead = 4;
+		return true;
+	}
+	return false;
+}

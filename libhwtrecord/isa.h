@@ -42,4 +42,11 @@ enum hwtr_insn_class isa_classify(struct isa *isa, enum hwtr_isa set,
 /* x86-64 "call next instruction" (e8 00000000): computes the PC, no call. */
 bool isa_is_pic_call(enum hwtr_isa set, const uint8_t *code, size_t avail);
 
+/* Linux's signal return trampoline (glibc's __restore_rt on x86-64, the
+ * vDSO's __kernel_rt_sigreturn on AArch64): *CODE its LEN bytes up to and
+ * with the rt_sigreturn system call, *LEAD those before the system call.
+ * False for an instruction set without one here. */
+bool isa_sigreturn_code(enum hwtr_isa set, const uint8_t **code, size_t *len,
+			size_t *lead);
+
 #endif

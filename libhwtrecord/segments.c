@@ -9,8 +9,11 @@
  * after the end is the pass's own answer (hwtr_thread_callstack_next).
  * An older segment changed after the last chunk start is logged in the
  * builder's restart state (changing), so that extending the history can
- * put it back (index-builder.h).  Also the lookups of segments by
- * instruction number and their public view.
+ * put it back (index-builder.h).  Across a gap where tracing was off (the
+ * kernel ran) a signal handler gets the interrupted segment as its caller,
+ * and the code after its sigreturn goes back into that activation
+ * (plan_after_disabled).  Also the lookups of segments by instruction
+ * number and their public view.
  */
 #include "segments.h"
 
@@ -340,6 +343,14 @@ static void plan_return(const struct hwtr_thread *t, uint32_t fid,
 		n->flags = c.flags & LINK_FLAGS;
 		return;
 	}
+	/* A signal handler returns to the signal return trampoline, which
+	 * runs above the frame the signal interrupted (GDB's <signal handler
+	 * called> frame), and its rt_sigreturn goes back into that frame. */
+	if (segment_signal_link(t, prev.up, t->nsegments)) {
+		n->level = prev.level;
+		n->up = prev.up;
+		return;
+	}
 	/* Else: is there any call up the stack we should have returned to? */
 	for (segment_load(t, caller = prev.up, &c); caller;
 	     segment_load(t, caller = c.up, &c))
@@ -375,10 +386,91 @@ static bool is_pic_call(const struct hwtr_thread *t,
 	return isa_is_pic_call(last->last_isa, &byte, n);
 }
 
+bool segment_signal_link(const struct hwtr_thread *t, uint64_t up,
+			 uint64_t number)
+{
+	struct segment gap;
+	const struct gap_entry *g;
+
+	if (!up || up + 1 >= number || up + 1 > t->nsegments)
+		return false;
+	segment_read(t, up + 1, &gap);
+	return (gap.flags & HWTR_SEG_GAP) &&
+	       (g = history_gap_at(t, gap.insn_begin)) && g->gap.kind &&
+	       strcmp(g->gap.kind, "disabled") == 0;
+}
+
+/* Whether LAST, the last block before a gap, ended in the rt_sigreturn
+ * system call of the signal return trampoline. */
+static bool ends_in_sigreturn(const struct hwtr_thread *t,
+			      const struct last_block *last)
+{
+	const uint8_t *code;
+	size_t len, lead;
+	uint8_t bytes[16];
+
+	if (!last->last_end_ip ||
+	    !isa_sigreturn_code(last->last_isa, &code, &len, &lead) ||
+	    len > sizeof(bytes) || last->last_end_ip < lead)
+		return false;
+	return image_epoch_read(t->history->images, last->last_epoch,
+				last->last_end_ip - lead, bytes, len) == len &&
+	       memcmp(bytes, code, len) == 0;
+}
+
+/* The next block after a gap in which tracing was disabled (the program
+ * left for the kernel: a signal's delivery, its return, a system call
+ * where only user space is traced): its callers are those of the segment
+ * before the gap (PRE), so that a stop in a signal handler has the frames
+ * it interrupted.  A block at the start of a function entered so is a
+ * signal handler, called, as GDB sees it, from the interrupted frame; else
+ * the program goes on where it was, or after a sigreturn where the
+ * trampoline's segment runs above (its caller): the activation of FID
+ * nearest up from PRE.  False when neither applies: no caller is known. */
+static bool plan_after_disabled(const struct hwtr_thread *t,
+				const struct last_block *last, uint64_t ip,
+				uint32_t fid, struct next_segment *n)
+{
+	uint64_t pre = t->nsegments - 1, number;
+	bool sigreturn = ends_in_sigreturn(t, last);
+	bool entry = symbolizer_function_start(t->history->symbols, fid) == ip;
+	struct segment c;
+
+	/* A handler: after a sigreturn, another signal pending is delivered
+	 * to the frame the first one interrupted, the trampoline's caller. */
+	if (entry && !sigreturn)
+		goto handler;
+	for (segment_load(t, number = pre, &c); number && !(c.flags & HWTR_SEG_GAP);
+	     segment_load(t, number = c.up, &c)) {
+		if (sigreturn && number == pre)
+			continue;	/* the trampoline itself */
+		if (c.function == fid && c.next == 0) {
+			n->prev = number;
+			n->level = c.level;
+			n->up = c.up;
+			n->flags = c.flags & LINK_FLAGS;
+			return true;
+		}
+	}
+	if (!entry)
+		return false;
+handler:
+	segment_load(t, pre, &c);
+	if (sigreturn) {
+		if (!c.up)
+			return false;
+		segment_load(t, pre = c.up, &c);
+	}
+	n->up = pre;
+	n->level = c.level + 1;
+	return true;
+}
+
 /* GDB's ftrace_update_function, for a block at IP in function FID after
  * LAST: a new segment at call, return, tail jump and symbol change. */
 static void plan_next(const struct hwtr_thread *t, const struct last_block *last,
-		      uint64_t ip, uint32_t fid, struct next_segment *n)
+		      uint64_t ip, unsigned epoch, uint32_t fid,
+		      struct next_segment *n)
 {
 	struct segment last_seg;
 	const struct segment *bfun = &last_seg;
@@ -389,8 +481,28 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 		return;
 	segment_read(t, t->nsegments, &last_seg);
 	n->level = bfun->level;
-	if (bfun->flags & HWTR_SEG_GAP || !last->have_last)
-		return;		/* after a gap: no caller known */
+	if (bfun->flags & HWTR_SEG_GAP) {
+		const struct gap_entry *g = history_gap_at(t, bfun->insn_begin);
+		struct segment pre;
+
+		if (t->nsegments < 2 || !g || !g->gap.kind ||
+		    strcmp(g->gap.kind, "disabled") != 0)
+			return;		/* after a gap: no caller known */
+		segment_read(t, t->nsegments - 1, &pre);
+		/* Not across an exec (execve's gap: the code before is
+		 * another program's) or a change of mappings, nor where
+		 * tracing came back with a new chunk (a PSB+ while it was
+		 * off: another tracing session, not a trip through the
+		 * kernel). */
+		if (!(pre.flags & HWTR_SEG_GAP) && epoch == last->last_epoch &&
+		    !(t->nchunks && t->chunks[t->nchunks - 1].first_insn > bfun->insn_begin) &&
+		    !(symbolizer_function_traits(t->history->symbols, pre.function) &
+		      SYMBOL_EXECS))
+			plan_after_disabled(t, last, ip, fid, n);
+		return;
+	}
+	if (!last->have_last)
+		return;
 	switch (last->last_iclass) {
 	case hwtr_ic_return:
 		/* _dl_runtime_resolve may "return" into the resolved function. */
@@ -502,7 +614,7 @@ int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch)
 {
 	struct next_segment n;
 
-	plan_next(b->thread, &b->last, ip, segment_function_at(b, ip, epoch), &n);
+	plan_next(b->thread, &b->last, ip, epoch, segment_function_at(b, ip, epoch), &n);
 	return start_segment(b, &n);
 }
 
@@ -613,6 +725,8 @@ static void segment_view(const struct hwtr_thread *t, const struct segment *s,
 	out->next = s->next;
 	out->level = s->level + t->level_base;
 	out->flags = s->flags & SEG_PUBLIC_FLAGS;
+	if (segment_signal_link(t, s->up, number ? number : t->nsegments + 1))
+		out->flags |= HWTR_SEG_UP_LINKS_TO_SIGNAL;
 	out->insn_begin = s->insn_begin;
 	if (number == 0)
 		out->insn_end = s->insn_begin;
@@ -675,12 +789,12 @@ int hwtr_thread_callstack_next(const struct hwtr_thread *t, uint64_t ip,
 	if (t->builder) {
 		/* IP is where the thread stands at the end: the image alive
 		 * then names its function. */
-		unsigned epoch;
+		unsigned epoch = ~0u;
 		uint32_t fid = 0;
 
 		if (symbolizer_end_epoch(t->history->symbols, &epoch) == 0)
 			fid = symbolizer_function(t->history->symbols, epoch, ip);
-		plan_next(t, &t->builder->last, ip, fid, &n);
+		plan_next(t, &t->builder->last, ip, epoch, fid, &n);
 	}
 	number = n.same ? t->nsegments : n.up;
 	if (!n.same && max) {

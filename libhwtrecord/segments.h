@@ -47,6 +47,11 @@ int segment_new(struct builder *b, uint32_t function, struct segment **out);
 /* The first instruction of a block, at IP in the image of EPOCH: extend the
  * last segment or start a new one. */
 int segment_update_function(struct builder *b, uint64_t ip, unsigned epoch);
+/* Whether UP, the caller of segment NUMBER, was linked to it across the gap
+ * after UP in which tracing was disabled: a signal's delivery, with NUMBER
+ * in the handler or the signal return trampoline it returns to. */
+bool segment_signal_link(const struct hwtr_thread *t, uint64_t up,
+			 uint64_t number);
 /* The function of the instruction at IP in the image of EPOCH, after the
  * last one the pass saw (block-functions.h). */
 uint32_t segment_function_at(struct builder *b, uint64_t ip, unsigned epoch);

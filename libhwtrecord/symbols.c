@@ -106,6 +106,9 @@ static unsigned name_traits(const char *name)
 		traits |= SYMBOL_RESUMES_UNWINDING;
 	if (!strcmp(name, "__longjmp") || !strcmp(name, "____longjmp_chk"))
 		traits |= SYMBOL_LONGJMP;
+	if (!strcmp(name, "execve") || !strcmp(name, "__execve") ||
+	    !strcmp(name, "execveat") || !strcmp(name, "fexecve"))
+		traits |= SYMBOL_EXECS;
 	return traits;
 }
 

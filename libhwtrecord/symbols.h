@@ -57,6 +57,9 @@ uint64_t symbolizer_function_start(const struct hwtr_symbolizer *symbolizer,
 /* _Unwind_Resume: its caller's frame is the one being unwound, so the
  * handler it jumps to is in a frame above that. */
 #define SYMBOL_RESUMES_UNWINDING 8u
+/* glibc's execve and its kin: code after the gap their system call
+ * leaves is another program's, never a signal handler's (segments.c). */
+#define SYMBOL_EXECS 16u
 /* SYMBOL_* of function ID's name. */
 unsigned symbolizer_function_traits(const struct hwtr_symbolizer *symbolizer,
 				    uint32_t id);

@@ -227,6 +227,10 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 		json_object_set_new(j, "level", json_integer(f->level));
 		if (f->exit_target)
 			json_object_set_new(j, "exit_target", json_true());
+		if (f->sigtramp)
+			json_object_set_new(j, "sigtramp", json_true());
+		if (f->in_sigtramp)
+			json_object_set_new(j, "in_sigtramp", json_true());
 		json_array_append_new(a, j);
 	}
 	return reply_json(conn, a);

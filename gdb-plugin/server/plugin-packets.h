@@ -102,6 +102,13 @@ struct plugin_frame {
 	uint64_t pc;
 	int level;
 	bool exit_target;	/* pc: where frame 0's non-local exit goes */
+	/* The signal return trampoline: GDB's <signal handler called>
+	 * frame (signal-frames.c), its caller the frame the signal
+	 * interrupted; its PC unknown when the handler never returned to it
+	 * in the history. */
+	bool sigtramp;
+	/* Frame 0 in that trampoline, after the handler returned. */
+	bool in_sigtramp;
 };
 
 /* Each sends one reply and returns 0, or -1 if the connection failed. */

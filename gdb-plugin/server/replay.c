@@ -44,6 +44,7 @@
 #include "memory.h"
 #include "program-images.h"
 #include "say.h"
+#include "signal-frames.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1835,6 +1836,10 @@ out:
  * (unwinder.py), where GDB looks for the locals of frames gone by the end:
  * nothing is served there before the end, even where a program mapped
  * low memory. */
+static int thread_frames(struct replay_thread *t,
+			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
+			 size_t *nframes);
+
 size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 			     void *buf, size_t len)
 {
@@ -1851,6 +1856,16 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 		return memory_read(image_memory(r), addr, buf, len);
 	if (addr < REPLAY_SYNTHETIC_LIMIT)
 		return 0;
+	/* No program's memory: the signal frames the plugin's unwinder
+	 * gives handlers (signal-frames.c), with or without a data log. */
+	if (signal_frame_address(addr)) {
+		struct plugin_frame frames[REPLAY_MAX_FRAMES];
+		size_t n;
+
+		if (!t->cursor || thread_frames(t, frames, &n) < 0)
+			return 0;
+		return signal_frame_read(frames, n, addr, buf, len);
+	}
 	if (r->values && t->cursor && last_image(r))
 		return past_memory(r, t, NULL, addr, buf, len);
 	if (!r->values && t->cursor && last_image(r) &&
@@ -2023,6 +2038,67 @@ static int exit_target_pc(struct replay_thread *t, const struct hwtr_segment *ta
 	return 0;
 }
 
+/* Whether INSN goes on to the next instruction: not a branch, or a
+ * system call (x86-64 syscall, sysenter, int N), which returns there. */
+static bool goes_on(const struct hwtr_insn *insn)
+{
+	if (insn->iclass == hwtr_ic_other)
+		return true;
+	return insn->iclass == hwtr_ic_far_call && insn->isa == hwtr_isa_x86_64 &&
+	       ((insn->raw[0] == 0x0f && (insn->raw[1] == 0x05 || insn->raw[1] == 0x34)) ||
+		insn->raw[0] == 0xcd);
+}
+
+/* The PC a signal interrupted, in CALLER (the segment before the gap of its
+ * delivery): after its last instruction when that goes on to the next one
+ * (a branch's target is not known here). */
+static int interrupted_pc(struct replay_thread *t,
+			  const struct hwtr_segment *caller, uint64_t *pc)
+{
+	struct hwtr_insn insn;
+
+	if (hwtr_cursor_goto(t->scratch, caller->insn_end - 1) < 0 ||
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap || !goes_on(&insn))
+		return -1;
+	*pc = insn.ip + insn.size;
+	return 0;
+}
+
+/* Whether SEG, linked to the frame a signal interrupted, is in the signal
+ * return trampoline the handler returned to (not in the handler): its
+ * activation's first segment is not the one right after the delivery's gap
+ * (segments.c links the trampoline to the interrupted frame on the
+ * handler's return). */
+static bool in_trampoline(const struct hwtr_segment *seg)
+{
+	return seg->prev == 0 && seg->number != seg->up + 2;
+}
+
+/* The signal return trampoline the handler HANDLER (a segment of its
+ * activation) returned to, in the history, as frame F: 0, or -1 when it
+ * never did. */
+static int trampoline_frame(struct replay_thread *t,
+			    const struct hwtr_segment *handler,
+			    struct plugin_frame *f)
+{
+	struct hwtr_segment s = *handler, after;
+	struct hwtr_insn insn;
+
+	while (s.next && hwtr_thread_segment(t->history, s.next, &s) == 0)
+		;
+	if (hwtr_thread_segment(t->history, s.number + 1, &after) < 0 ||
+	    !(after.flags & HWTR_SEG_UP_LINKS_TO_SIGNAL) ||
+	    after.up != handler->up || !in_trampoline(&after) ||
+	    hwtr_cursor_goto(t->scratch, after.insn_begin) < 0 ||
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap)
+		return -1;
+	f->has_pc = true;
+	f->pc = insn.ip;
+	f->function = after.function;
+	f->function_start = after.function_start;
+	return 0;
+}
+
 static int thread_frames(struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
 			 size_t *nframes)
@@ -2031,6 +2107,7 @@ static int thread_frames(struct replay_thread *t,
 	struct hwtr_insn insn;
 	bool exit_frames;
 	int n, i;
+	size_t k;
 
 	/* The tail is not in the trace: its frames are those the history
 	 * would give an instruction at its PC after the last one (after a
@@ -2046,10 +2123,24 @@ static int thread_frames(struct replay_thread *t,
 	}
 	exit_frames = false;
 	n = nonlocal_exit_callers(t, segs, n, &exit_frames);
-	for (i = 0; i < n; i++) {
-		struct plugin_frame *f = &frames[i];
+	for (i = 0, k = 0; i < n && k < REPLAY_MAX_FRAMES; i++) {
+		struct plugin_frame *f = &frames[k];
+		bool signal = i > 0 && (segs[i - 1].flags & HWTR_SEG_UP_LINKS_TO_SIGNAL);
 		uint64_t pc = 0;
 
+		memset(f, 0, sizeof(*f));
+		/* A handler's caller is the trampoline it returns to, GDB's
+		 * <signal handler called> frame: one more frame, of no
+		 * segment, at the handler's level. */
+		if (signal && !in_trampoline(&segs[i - 1])) {
+			f->sigtramp = true;
+			trampoline_frame(t, &segs[i - 1], f);
+			f->level = segs[i - 1].level - t->end_level;
+			if (++k == REPLAY_MAX_FRAMES)
+				break;
+			f = &frames[k];
+			memset(f, 0, sizeof(*f));
+		}
 		if (i == 0 && t->tail_step)
 			f->has_pc = (pc = t->tail_pc, true);
 		else if (i == 0)
@@ -2057,16 +2148,22 @@ static int thread_frames(struct replay_thread *t,
 				    ((pc = insn.ip), true);
 		else if (i == 1 && exit_frames)
 			f->has_pc = exit_target_pc(t, &segs[1], &pc) == 0;
+		else if (signal)
+			f->has_pc = interrupted_pc(t, &segs[i], &pc) == 0;
 		else
 			f->has_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
 		f->exit_target = i == 1 && exit_frames;
+		f->in_sigtramp = i == 0 &&
+				 (segs[0].flags & HWTR_SEG_UP_LINKS_TO_SIGNAL) &&
+				 in_trampoline(&segs[0]);
 		f->pc = pc;
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;
 		f->level = segs[i].level - t->end_level;
+		k++;
 	}
-	*nframes = (size_t)n;
+	*nframes = k;
 	return 0;
 }
 

@@ -718,6 +718,13 @@ struct hwtr_gap {
 #define HWTR_SEG_UP_LINKS_TO_RET 1u	/* up is where a return went */
 #define HWTR_SEG_UP_LINKS_TO_TAILCALL 2u	/* entered by a tail jump */
 #define HWTR_SEG_GAP 4u			/* this segment is a gap */
+#define HWTR_SEG_UP_LINKS_TO_SIGNAL 8u	/* up is the frame a signal interrupted:
+					 * this is its handler, or the signal
+					 * return trampoline the handler
+					 * returned to (GDB's <signal handler
+					 * called> frame); up's last
+					 * instruction is followed by the gap
+					 * of the signal's delivery */
 
 /* One function segment: numbers are 1-based; 0 means "none". */
 struct hwtr_segment {

@@ -12,6 +12,7 @@
 #include "check-main.h"
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,76 @@ START_TEST(a_kernel_address_says_the_kernels_image_is_missing)
 }
 END_TEST
 
+/* A trip through the kernel as a signal makes it (FUP at the interrupted
+ * i6 + TIP.PGD, TIP.PGE at a function's entry): PATH is _start i1 i2,
+ * leaf i3 i4, _start i5, the gap, then "the handler" outer i21, leaf i3
+ * i4, outer i24, tail i25, whose return leaves for the kernel.  With
+ * PSB_WHILE_OFF tracing comes back with a PSB+ (another session). */
+static void signal_trip(struct fixture_history *o, bool psb_while_off)
+{
+	struct trace t;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1");		/* leaf's return, compressed */
+	enc_fup(&t, fixture_symbol("i6"));
+	enc_tip_pgd(&t);
+	if (psb_while_off)
+		enc_psb_disabled(&t, 200);
+	enc_tip_pge(&t, fixture_symbol("outer"));
+	enc_tnt(&t, "1");		/* leaf's return */
+	enc_tip_pgd(&t);		/* tail's return */
+	fixture_history_open(o, &t);
+}
+
+/* The segments' model (GDB's btrace, with a signal handler's caller the
+ * frame it interrupted): numbers from the path above by hand. */
+START_TEST(a_handler_after_tracing_was_off_is_called_by_the_interrupted_frame)
+{
+	static const struct {
+		const char *function;
+		uint64_t begin, up, prev;
+		int level;
+		uint32_t flags;
+	} want[] = {
+		{ "_start", 1, 0, 0, 0, 0 },
+		{ "leaf", 3, 1, 0, 1, 0 },
+		{ "_start", 5, 0, 1, 0, 0 },
+		{ NULL, 6, 0, 0, 0, HWTR_SEG_GAP },
+		{ "outer", 7, 3, 0, 1, HWTR_SEG_UP_LINKS_TO_SIGNAL },
+		{ "leaf", 8, 5, 0, 2, 0 },
+		{ "outer", 10, 3, 5, 1, HWTR_SEG_UP_LINKS_TO_SIGNAL },
+		{ "tail", 11, 7, 0, 2, HWTR_SEG_UP_LINKS_TO_TAILCALL },
+	};
+	struct fixture_history o;
+	struct hwtr_segment s;
+	size_t k;
+
+	signal_trip(&o, false);
+	ck_assert_uint_eq(o.thread->nsegments, sizeof(want) / sizeof(want[0]));
+	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		history_segment_view(o.thread, k + 1, &s);
+		ck_assert_msg(!want[k].function == !s.function &&
+			      (!s.function || !strcmp(s.function, want[k].function)),
+			      "segment %zu: %s", k + 1, s.function ? s.function : "-");
+		ck_assert_uint_eq(s.insn_begin, want[k].begin);
+		ck_assert_uint_eq(s.up, want[k].up);
+		ck_assert_uint_eq(s.prev, want[k].prev);
+		ck_assert_int_eq(s.level, want[k].level);
+		ck_assert_uint_eq(s.flags, want[k].flags);
+	}
+	fixture_history_close(&o);
+
+	/* Tracing back with a PSB+: no caller known, as before. */
+	signal_trip(&o, true);
+	history_segment_view(o.thread, 5, &s);
+	ck_assert_str_eq(s.function, "outer");
+	ck_assert_uint_eq(s.up, 0);
+	ck_assert_uint_eq(s.flags & HWTR_SEG_UP_LINKS_TO_SIGNAL, 0);
+	fixture_history_close(&o);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("messages");
@@ -100,5 +171,6 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, an_overflow_is_one_instruction_naming_its_offset);
 	tcase_add_test(tc, a_kernel_address_says_the_kernels_image_is_missing);
+	tcase_add_test(tc, a_handler_after_tracing_was_off_is_called_by_the_interrupted_frame);
 	return check_run_tcase("gaps", tc);
 }

@@ -41,6 +41,17 @@ chosen to look like the real one:
   (the same PC: that activation never returns), this unwinder declines it
   and GDB's DWARF unwinder ends the stack as on the live process (only the
   PC and stack pointer matter to it there).
+- A signal handler's caller is GDB's <signal handler called> frame, a
+  SIGTRAMP_FRAME that only GDB's own unwinders make (from the trampoline's
+  CFI, reading the signal frame on the stack).  The server names the
+  trampoline and the interrupted PC (qHwtr:frames, "sigtramp"); this
+  unwinder gives the handler's frame a stack pointer at 2^57 and above,
+  which encodes the signal frame and the trampoline frame's synthetic CFA,
+  declines the trampoline's frame, and the server answers GDB's reads of
+  the signal frame there with the interrupted PC and that CFA alone
+  (gdb-plugin/server/signal-frames.c).  Where frame 0 stands in the
+  trampoline (after the handler returned) it is a normal frame of ours with
+  that same CFA, so that `finish` out of the handler stops there.
 - When the history starts below the bottom of the stack (`record hwt` at a
   breakpoint three calls below main), the callers of its outermost function
   never appear in it, and the server does not know them.  The history never
@@ -65,6 +76,28 @@ SYNTHETIC_INNER_TOP = 0xf000
 SYNTHETIC_LIMIT = 0x10000
 SYNTHETIC_OUTER_BASE = 1 << 56
 MAX_FINAL_FRAMES = 4096
+# A signal handler's frame gets the stack pointer SIGNAL_FRAME_BASE +
+# (k << 16 | cfa) * SIGNAL_FRAME_STRIDE (k: its signal frame, 0 the
+# outermost; cfa: the trampoline frame's synthetic stack address), where
+# the server serves the interrupted PC and CFA to GDB's unwinder of the
+# trampoline frame (gdb-plugin/server/signal-frames.h); x86-64 only.
+SIGNAL_FRAME_BASE = 1 << 57
+SIGNAL_FRAME_STRIDE = 0x1000
+SIGNAL_FRAME_CFA_BITS = 16
+# The tramp of frame 0 when it stands in the trampoline itself (the
+# handler returned): its id is the one GDB's unwinder gave that frame as
+# the handler's caller, the CFA the server serves, so that `finish` out of
+# the handler stops there.
+IN_TRAMPOLINE = "in trampoline"
+
+
+def _trampoline_cfa(caller_sp):
+    """The trampoline frame's stack address: inner to the interrupted
+    frame's (CALLER_SP), as GDB wants where the trampoline is frame 0 (a
+    normal frame of ours), and synthetic."""
+    if 1 < caller_sp <= SYNTHETIC_INNER_TOP:
+        return caller_sp - 1
+    return SYNTHETIC_INNER_TOP
 LEVEL_FLOOR = 0x1000        # call levels above the end's, without a final stack
 
 # Connection number -> {level: (function_start, cfa, pc)} of the final
@@ -89,11 +122,27 @@ class _FrameId:
 
 
 class _Frame:
-    def __init__(self, pc, function_start, level, sp):
+    def __init__(self, pc, function_start, level, sp, tramp=None):
         self.pc = pc
         self.function_start = function_start
         self.level = level
         self.sp = sp
+        self.tramp = tramp      # a handler's: its caller's PC, the trampoline
+        self.signal_sp = None   # then: its stack pointer for GDB's unwinder
+
+
+# The signal return trampoline's address by its name (a static program's
+# __restore_rt), for a handler that never returned to it in the history.
+_restorer = {}
+
+
+def _restorer_pc():
+    if "pc" not in _restorer:
+        try:
+            _restorer["pc"] = int(gdb.parse_and_eval("&__restore_rt"))
+        except (gdb.error, RuntimeError):
+            _restorer["pc"] = None
+    return _restorer["pc"]
 
 
 def _num(value):
@@ -233,6 +282,10 @@ def _real_frames(server_frames):
     def left_by_jump(index):
         if server_frames[index].get("exit_target"):
             return False    # frame 0's non-local exit goes to its PC
+        if server_frames[index].get("sigtramp") or \
+                server_frames[index - 1].get("sigtramp") or \
+                server_frames[index - 1].get("in_sigtramp"):
+            return False    # a signal's: the interrupted PC, no call
         callee = server_frames[index - 1]
         if "tailcall" in callee:
             return bool(callee["tailcall"])
@@ -244,6 +297,17 @@ def _real_frames(server_frames):
     index = 0
     while index < len(server_frames):
         f = server_frames[index]
+        if f.get("sigtramp"):
+            # GDB's <signal handler called> frame: the handler's caller,
+            # made by GDB's own unwinder (see HwtrecUnwinder).
+            tramp = _num(f["pc"]) if f.get("pc") is not None \
+                else _restorer_pc()
+            if not frames or tramp is None or \
+                    _is_aarch64(gdb.selected_inferior().architecture()):
+                break
+            frames[-1] = frames[-1][:3] + (tramp,)
+            index += 1
+            continue
         if f.get("pc") is None:
             break       # the caller's PC is not known: the outermost frame
         # A run of frames left by jumps (a PLT stub, then a wrapper), up
@@ -262,11 +326,12 @@ def _real_frames(server_frames):
                 _shown_as_tailcall(tail, caller)
             if keep:
                 frames += [(_num(t["pc"]), _num(t.get("function_start") or 0),
-                            int(t.get("level", 0))) for t in tail]
+                            int(t.get("level", 0)), None) for t in tail]
             index = run_end
             continue
         frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
-                       int(f.get("level", 0))))
+                       int(f.get("level", 0)),
+                       IN_TRAMPOLINE if f.get("in_sigtramp") else None))
         index += 1
     return frames
 
@@ -280,7 +345,7 @@ def layout(server_frames, final):
         level = frames[-1][2] - 1
         while final.get(level, (0, 0, None))[2] is not None:
             start, _, pc = final[level]
-            frames.append((pc, start, level))
+            frames.append((pc, start, level, None))
             level -= 1
     known_outer = min(final) if final else None
     # Levels count from the innermost frame at the end (0; callers are
@@ -289,8 +354,9 @@ def layout(server_frames, final):
     floor = known_outer if known_outer is not None else -LEVEL_FLOOR
     result = [None] * len(frames)
     chain_ok = True
+    signal_frames = 0
     for index in range(len(frames) - 1, -1, -1):
-        pc, start, level = frames[index]
+        pc, start, level, tramp = frames[index]
         entry = final.get(level) if final else None
         if known_outer is not None and level < known_outer:
             sp = SYNTHETIC_OUTER_BASE + LEVEL_STEP * (known_outer - level)
@@ -302,7 +368,17 @@ def layout(server_frames, final):
             # GDB then ends the stack there ("previous frame identical").
             sp = max(SYNTHETIC_INNER_TOP -
                      INNER_STEP * max(level - floor, 0), 1)
-        result[index] = _Frame(pc, start, level, sp)
+        caller_sp = result[index + 1].sp if index + 1 < len(frames) \
+            else SYNTHETIC_INNER_TOP
+        if tramp == IN_TRAMPOLINE:
+            sp = _trampoline_cfa(caller_sp)
+            tramp = None
+        result[index] = _Frame(pc, start, level, sp, tramp)
+        if tramp is not None:
+            result[index].signal_sp = SIGNAL_FRAME_BASE + SIGNAL_FRAME_STRIDE * (
+                signal_frames << SIGNAL_FRAME_CFA_BITS |
+                _trampoline_cfa(caller_sp))
+            signal_frames += 1
     return result
 
 
@@ -325,12 +401,15 @@ def _gdb_stack():
                 break
             code = int(match.group(2), 16)
             tailcall = frame.type() == gdb.TAILCALL_FRAME
+            # Passed over when pairing, as the server has no segment
+            # for the trampoline's frame.
+            skipped = tailcall or frame.type() == gdb.SIGTRAMP_FRAME
             if tailcall and frame.function():
                 # Its id's code is its PC (after the jump); the server's
                 # frame for it is known by the function's start.
                 code = int(frame.function().value().address)
             stack.append((code, int(match.group(1), 16), frame.pc(),
-                          tailcall))
+                          skipped))
         frame = frame.older()
     return stack
 
@@ -358,7 +437,7 @@ def match_final_stack(server_frames, gdb_stack):
     final = {}
     real = _real_frames(server_frames)
     used = 0
-    for pc, start, level in real:
+    for pc, start, level, _ in real:
         while used < len(gdb_stack) and gdb_stack[used][0] != start and \
                 gdb_stack[used][3]:
             used += 1
@@ -431,6 +510,7 @@ class HwtrecUnwinder(Unwinder):
         self.frames = None      # the chain being built, or None
         self.next_index = 0     # the server frame the next caller must be
         self.last_level = None
+        self.tramp = None       # the trampoline's PC, the next frame's
         self.warned = False
 
     def __call__(self, pending_frame):
@@ -464,6 +544,14 @@ class HwtrecUnwinder(Unwinder):
         level = pending_frame.level()
         pc_name, sp_name = _pc_sp_names(pending_frame.architecture())
         pc = pending_frame.read_register(pc_name)
+        # A handler's caller, the signal return trampoline: GDB's own
+        # unwinder makes the <signal handler called> frame, reading the
+        # interrupted PC where the server serves it; the chain goes on.
+        tramp, self.tramp = self.tramp, None
+        if tramp is not None and self.last_level is not None and \
+                level == self.last_level + 1 and int(pc) == tramp:
+            self.last_level = level
+            return None
         # GDB builds a chain from level 0 outwards; a level we have seen
         # starts a new chain.  Frame 0 may be GDB's inline frame, so the
         # first level we are asked about can be 1, as it is when the chain
@@ -493,11 +581,16 @@ class HwtrecUnwinder(Unwinder):
         # GDB throw "PC not saved" wherever it looks one frame further.
         caller_pc = (self.frames[self.next_index].pc
                      if self.next_index < len(self.frames) else 0)
+        caller_sp = this.sp
+        if this.tramp is not None:
+            caller_pc = this.tramp
+            caller_sp = this.signal_sp
+            self.tramp = this.tramp
         info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
         # GDB asks for the caller's stack pointer in places (infrun); give
         # it this frame's stack address, as a DWARF CFA would be.
         sp_type = gdb.lookup_type("void").pointer()
-        info.add_saved_register(sp_name, gdb.Value(this.sp).cast(sp_type))
+        info.add_saved_register(sp_name, gdb.Value(caller_sp).cast(sp_type))
         return info
 
 
