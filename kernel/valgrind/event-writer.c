@@ -53,6 +53,9 @@ extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
 				  vki_siginfo_t *info);
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
+/* Direct calls the tool remembers between two packets (walk_note). */
+#define HWTREC_WALK_MAX 32
+
 struct hwtrec_thread {
 	Bool known;
 	Bool disabled;
@@ -62,6 +65,12 @@ struct hwtrec_thread {
 	Addr retstack[HWTREC_RETSTACK_DEPTH];
 	UInt ret_top;		/* next free slot */
 	UInt ret_count;
+	/* The direct calls since the thread's last packet, which a decoder
+	 * follows from the code alone (walk_note): where each was, where it
+	 * went. */
+	Addr walk_call[HWTREC_WALK_MAX + 1];
+	Addr walk_target[HWTREC_WALK_MAX + 1];
+	UInt walk_n;
 };
 
 UChar hwtrec_pge_pending;
@@ -248,6 +257,7 @@ static void disable_current(void)
 {
 	cur->disabled = True;
 	cur->ret_count = 0;
+	cur->walk_n = 0;
 	update_switches();
 }
 
@@ -267,6 +277,62 @@ static void put_pge(Addr ip)
 	put8(HWTREC_EV_PGE);
 	put64(ip);
 	put64(tsc_now());
+	cur->walk_n = 0;
+}
+
+/* Stop and restart the trace at IP: FUP(IP) + TIP.PGD, TIP.PGE(IP), which
+ * a decoder binds to the first time it reaches IP after the last packet. */
+static void put_mark(Addr ip)
+{
+	need(9);
+	put8(HWTREC_EV_PGD_ASYNC);
+	put64(ip);
+	put_pge(ip);
+}
+
+/* Between two packets a decoder follows direct calls from the code alone,
+ * and binds the next event to the first place it fits.  Where those calls
+ * go round a cycle (an infinite recursion: no conditional branch or return
+ * in it) until a fault, the fault's FUP binds to the first pass, and the
+ * passes after it are lost.  So stop and restart the trace at each of them,
+ * at the call and at its target: every mark then binds to the next
+ * instruction reached, never the one the decoder stands at (libipt's block
+ * decoder binds a mark at its IP before it moves), and each pass counts. */
+static void walk_flush(void)
+{
+	UInt i, n = cur->walk_n;
+
+	if (!n)
+		return;
+	flush_tnt();
+	for (i = 0; i < n; i++) {
+		put_mark(cur->walk_call[i]);
+		put_mark(cur->walk_target[i]);
+	}
+	cur->walk_n = 0;
+	cur->ret_count = 0;
+	psb_bits += 4 * n * HWTREC_PSB_TIP_BITS;
+}
+
+static inline void sync_point(Addr next);
+
+/* A direct call at CALL to TARGET ran: mark the calls since the last packet
+ * when TARGET is among their targets (a cycle) or there are too many to
+ * search, then let a PSB follow (a long cycle must still be decodable from
+ * the middle, as in a ring of --max-size). */
+static void walk_note(Addr call, Addr target)
+{
+	UInt i;
+
+	for (i = 0; i < cur->walk_n; i++)
+		if (cur->walk_target[i] == target)
+			break;
+	cur->walk_call[cur->walk_n] = call;
+	cur->walk_target[cur->walk_n++] = target;
+	if (i < cur->walk_n - 1 || cur->walk_n > HWTREC_WALK_MAX) {
+		walk_flush();
+		sync_point(target);
+	}
 }
 
 /* Live mode: the running thread was stopped by the debugger and has run
@@ -298,6 +364,7 @@ static void switch_to(ThreadId tid)
 		if (!cur->disabled && !tracing_off()) {
 			/* Descheduled like an interrupt: FUP + TIP.PGD, so
 			 * that the TSC at its PGE orders it against others. */
+			walk_flush();
 			need(9);
 			put8(HWTREC_EV_PGD_ASYNC);
 			put64(VG_(get_IP)(cur_tid));
@@ -385,6 +452,7 @@ void hwtrec_disable_async(ThreadId tid, Addr ip)
 		return;
 	if (!tracing_off()) {
 		flush_tnt();
+		walk_flush();
 		need(9);
 		put8(HWTREC_EV_PGD_ASYNC);
 		put64(ip);
@@ -518,6 +586,7 @@ static inline void sync_point(Addr next)
 
 static inline void push_bit(UWord taken)
 {
+	cur->walk_n = 0;
 	tnt_bits = (tnt_bits << 1) | (taken & 1);
 	psb_bits++;
 	if (UNLIKELY(++tnt_n == 64))
@@ -534,6 +603,7 @@ static inline void push_return(Addr ret)
 
 static void tip(Addr target)
 {
+	cur->walk_n = 0;
 	flush_tnt();
 	need(9);
 	put8(HWTREC_EV_TIP);
@@ -560,11 +630,12 @@ void hwtrec_on_cond_end(Addr next, Addr target, Addr fall)
 	sync_point(next);
 }
 
-void hwtrec_on_call(Addr ret)
+void hwtrec_on_call(Addr call, Addr ret, Addr target)
 {
 	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_return(ret);
+	walk_note(call, target);
 }
 
 void hwtrec_on_call_indirect(Addr next, Addr ret)
@@ -627,6 +698,7 @@ void hwtrec_on_redirect(Addr from, Addr to)
 	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	flush_tnt();
+	walk_flush();
 	need(9);
 	put8(HWTREC_EV_PGD_ASYNC);
 	put64(from);

@@ -376,7 +376,9 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		break;
 	case bc_call:
 		add_call(out, "hwtrec_on_call", hwtrec_on_call,
-			 mkIRExprVec_1(hword(last_addr + last_len)), NULL);
+			 mkIRExprVec_3(hword(last_addr),
+				       hword(last_addr + last_len),
+				       hword(target)), NULL);
 		break;
 	case bc_call_indirect:
 		add_call(out, "hwtrec_on_call_indirect", hwtrec_on_call_indirect,
