@@ -53,8 +53,12 @@ extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
 				  vki_siginfo_t *info);
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
-/* Direct calls the tool remembers between two packets (walk_note). */
+/* Direct calls and backward jumps the tool remembers between two packets,
+ * and the marks it writes for them at most (walk_note): a 2^20 marks, some
+ * 20 MB of trace, count a stack overflow of 500,000 levels, and bound what
+ * a spinning `jmp .` writes. */
 #define HWTREC_WALK_MAX 32
+#define HWTREC_WALK_BUDGET (1u << 20)
 
 struct hwtrec_thread {
 	Bool known;
@@ -71,6 +75,10 @@ struct hwtrec_thread {
 	Addr walk_call[HWTREC_WALK_MAX + 1];
 	Addr walk_target[HWTREC_WALK_MAX + 1];
 	UInt walk_n;
+	/* Marks written since the last packet, and whether the budget for
+	 * them ran out (the passes since are lost: an OVF says so). */
+	UInt walk_marks;
+	Bool walk_lost;
 };
 
 UChar hwtrec_pge_pending;
@@ -253,11 +261,19 @@ void hwtrec_log_detach(void)
 	hwtrec_pge_pending = 0;
 }
 
+/* A packet other than the marks: a decoder's walk starts again here. */
+static inline void walk_reset(void)
+{
+	cur->walk_n = 0;
+	cur->walk_marks = 0;
+	cur->walk_lost = False;
+}
+
 static void disable_current(void)
 {
 	cur->disabled = True;
 	cur->ret_count = 0;
-	cur->walk_n = 0;
+	walk_reset();
 	update_switches();
 }
 
@@ -310,20 +326,49 @@ static void walk_flush(void)
 		put_mark(cur->walk_target[i]);
 	}
 	cur->walk_n = 0;
+	cur->walk_marks += 2 * n;
+	cur->walk_lost = cur->walk_marks >= HWTREC_WALK_BUDGET;
 	cur->ret_count = 0;
 	psb_bits += 4 * n * HWTREC_PSB_TIP_BITS;
 }
 
 static inline void sync_point(Addr next);
 
-/* A direct call at CALL to TARGET ran: mark the calls since the last packet
- * when TARGET is among their targets (a cycle) or there are too many to
- * search, then let a PSB follow (a long cycle must still be decodable from
- * the middle, as in a ring of --max-size). */
+/* Before an event bound to IP (FUP): mark the calls since the last packet,
+ * or, where the marks' budget ran out, say that passes are lost: OVF, and
+ * the trace resumes at IP. */
+static void walk_before_event(Addr ip)
+{
+	if (!cur->walk_lost) {
+		walk_flush();
+		return;
+	}
+	need(9);
+	put8(HWTREC_EV_OVERFLOW);
+	put64(ip);
+	walk_reset();
+	cur->ret_count = 0;
+}
+
+/* A direct call (or a backward direct jump) at CALL to TARGET ran: mark the
+ * branches since the last packet when TARGET is among their targets (a
+ * cycle) or there are too many to search, then let a PSB follow (a long
+ * cycle must still be decodable from the middle, as in a ring of
+ * --max-size).  A forward jump needs no mark: between two marks addresses
+ * only grow, so no place is reached twice. */
 static void walk_note(Addr call, Addr target)
 {
 	UInt i;
 
+	if (cur->walk_lost)
+		return;
+	if (target == call) {
+		/* `jmp .`: a mark at its target would bind before it runs;
+		 * its passes cannot be counted. */
+		walk_flush();
+		cur->walk_lost = True;
+		return;
+	}
 	for (i = 0; i < cur->walk_n; i++)
 		if (cur->walk_target[i] == target)
 			break;
@@ -364,7 +409,7 @@ static void switch_to(ThreadId tid)
 		if (!cur->disabled && !tracing_off()) {
 			/* Descheduled like an interrupt: FUP + TIP.PGD, so
 			 * that the TSC at its PGE orders it against others. */
-			walk_flush();
+			walk_before_event(VG_(get_IP)(cur_tid));
 			need(9);
 			put8(HWTREC_EV_PGD_ASYNC);
 			put64(VG_(get_IP)(cur_tid));
@@ -452,7 +497,7 @@ void hwtrec_disable_async(ThreadId tid, Addr ip)
 		return;
 	if (!tracing_off()) {
 		flush_tnt();
-		walk_flush();
+		walk_before_event(ip);
 		need(9);
 		put8(HWTREC_EV_PGD_ASYNC);
 		put64(ip);
@@ -586,7 +631,7 @@ static inline void sync_point(Addr next)
 
 static inline void push_bit(UWord taken)
 {
-	cur->walk_n = 0;
+	walk_reset();
 	tnt_bits = (tnt_bits << 1) | (taken & 1);
 	psb_bits++;
 	if (UNLIKELY(++tnt_n == 64))
@@ -603,7 +648,7 @@ static inline void push_return(Addr ret)
 
 static void tip(Addr target)
 {
-	cur->walk_n = 0;
+	walk_reset();
 	flush_tnt();
 	need(9);
 	put8(HWTREC_EV_TIP);
@@ -636,6 +681,13 @@ void hwtrec_on_call(Addr call, Addr ret, Addr target)
 		return;
 	push_return(ret);
 	walk_note(call, target);
+}
+
+void hwtrec_on_jump_back(Addr jump, Addr target)
+{
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
+		return;
+	walk_note(jump, target);
 }
 
 void hwtrec_on_call_indirect(Addr next, Addr ret)
@@ -698,7 +750,7 @@ void hwtrec_on_redirect(Addr from, Addr to)
 	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	flush_tnt();
-	walk_flush();
+	walk_before_event(from);
 	need(9);
 	put8(HWTREC_EV_PGD_ASYNC);
 	put64(from);
