@@ -363,9 +363,11 @@ static void walk_note(Addr call, Addr target)
 	if (cur->walk_lost)
 		return;
 	if (target == call) {
-		/* `jmp .`: a mark at its target would bind before it runs;
-		 * its passes cannot be counted. */
+		/* `jmp .`: a mark at its target would bind before it runs, so
+		 * its passes cannot be counted: mark where it was first reached
+		 * (what ran up to it stays in the history), then OVF. */
 		walk_flush();
+		put_mark(call);
 		cur->walk_lost = True;
 		return;
 	}
