@@ -67,6 +67,11 @@ enum hwtrec_event_type {
 	/* u32 pid, u64 tsc: the traced process created child process pid
 	 * (fork, vfork, clone without CLONE_THREAD), which is not traced. */
 	HWTREC_EV_CHILD = 18,
+	/* u64 ip: the running thread went round a cycle of direct branches,
+	 * with no packet, more times than the tool marks (event-writer.c's
+	 * walk_note): the passes since the last mark are lost, the trace
+	 * resumes at ip (OVF, FUP ip: a gap). */
+	HWTREC_EV_OVERFLOW = 19,
 };
 
 /* The tool places PSB+ about every --psb-period bytes of trace; it counts a

@@ -53,6 +53,13 @@ extern Int VG_(sigtimedwait_zero)(const vki_sigset_t *set,
 				  vki_siginfo_t *info);
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 
+/* Direct calls and backward jumps the tool remembers between two packets,
+ * and the marks it writes for them at most (walk_note): a 2^20 marks, some
+ * 20 MB of trace, count a stack overflow of 500,000 levels, and bound what
+ * a spinning `jmp .` writes. */
+#define HWTREC_WALK_MAX 32
+#define HWTREC_WALK_BUDGET (1u << 20)
+
 struct hwtrec_thread {
 	Bool known;
 	Bool disabled;
@@ -62,6 +69,16 @@ struct hwtrec_thread {
 	Addr retstack[HWTREC_RETSTACK_DEPTH];
 	UInt ret_top;		/* next free slot */
 	UInt ret_count;
+	/* The direct calls since the thread's last packet, which a decoder
+	 * follows from the code alone (walk_note): where each was, where it
+	 * went. */
+	Addr walk_call[HWTREC_WALK_MAX + 1];
+	Addr walk_target[HWTREC_WALK_MAX + 1];
+	UInt walk_n;
+	/* Marks written since the last packet, and whether the budget for
+	 * them ran out (the passes since are lost: an OVF says so). */
+	UInt walk_marks;
+	Bool walk_lost;
 };
 
 UChar hwtrec_pge_pending;
@@ -244,10 +261,19 @@ void hwtrec_log_detach(void)
 	hwtrec_pge_pending = 0;
 }
 
+/* A packet other than the marks: a decoder's walk starts again here. */
+static inline void walk_reset(void)
+{
+	cur->walk_n = 0;
+	cur->walk_marks = 0;
+	cur->walk_lost = False;
+}
+
 static void disable_current(void)
 {
 	cur->disabled = True;
 	cur->ret_count = 0;
+	walk_reset();
 	update_switches();
 }
 
@@ -267,6 +293,93 @@ static void put_pge(Addr ip)
 	put8(HWTREC_EV_PGE);
 	put64(ip);
 	put64(tsc_now());
+	cur->walk_n = 0;
+}
+
+/* Stop and restart the trace at IP: FUP(IP) + TIP.PGD, TIP.PGE(IP), which
+ * a decoder binds to the first time it reaches IP after the last packet. */
+static void put_mark(Addr ip)
+{
+	need(9);
+	put8(HWTREC_EV_PGD_ASYNC);
+	put64(ip);
+	put_pge(ip);
+}
+
+/* Between two packets a decoder follows direct calls from the code alone,
+ * and binds the next event to the first place it fits.  Where those calls
+ * go round a cycle (an infinite recursion: no conditional branch or return
+ * in it) until a fault, the fault's FUP binds to the first pass, and the
+ * passes after it are lost.  So stop and restart the trace at each of them,
+ * at the call and at its target: every mark then binds to the next
+ * instruction reached, never the one the decoder stands at (libipt's block
+ * decoder binds a mark at its IP before it moves), and each pass counts. */
+static void walk_flush(void)
+{
+	UInt i, n = cur->walk_n;
+
+	if (!n)
+		return;
+	flush_tnt();
+	for (i = 0; i < n; i++) {
+		put_mark(cur->walk_call[i]);
+		put_mark(cur->walk_target[i]);
+	}
+	cur->walk_n = 0;
+	cur->walk_marks += 2 * n;
+	cur->walk_lost = cur->walk_marks >= HWTREC_WALK_BUDGET;
+	cur->ret_count = 0;
+	psb_bits += 4 * n * HWTREC_PSB_TIP_BITS;
+}
+
+static inline void sync_point(Addr next);
+
+/* Before an event bound to IP (FUP): mark the calls since the last packet,
+ * or, where the marks' budget ran out, say that passes are lost: OVF, and
+ * the trace resumes at IP. */
+static void walk_before_event(Addr ip)
+{
+	if (!cur->walk_lost) {
+		walk_flush();
+		return;
+	}
+	need(9);
+	put8(HWTREC_EV_OVERFLOW);
+	put64(ip);
+	walk_reset();
+	cur->ret_count = 0;
+}
+
+/* A direct call (or a backward direct jump) at CALL to TARGET ran: mark the
+ * branches since the last packet when TARGET is among their targets (a
+ * cycle) or there are too many to search, then let a PSB follow (a long
+ * cycle must still be decodable from the middle, as in a ring of
+ * --max-size).  A forward jump needs no mark: between two marks addresses
+ * only grow, so no place is reached twice. */
+static void walk_note(Addr call, Addr target)
+{
+	UInt i;
+
+	if (cur->walk_lost)
+		return;
+	if (target == call) {
+		/* `jmp .`: a mark at its target would bind before it runs, so
+		 * its passes cannot be counted: mark where it was first reached
+		 * (what ran up to it stays in the history), then OVF. */
+		walk_flush();
+		put_mark(call);
+		cur->walk_lost = True;
+		return;
+	}
+	for (i = 0; i < cur->walk_n; i++)
+		if (cur->walk_target[i] == target)
+			break;
+	cur->walk_call[cur->walk_n] = call;
+	cur->walk_target[cur->walk_n++] = target;
+	if (i < cur->walk_n - 1 || cur->walk_n > HWTREC_WALK_MAX) {
+		walk_flush();
+		sync_point(target);
+	}
 }
 
 /* Live mode: the running thread was stopped by the debugger and has run
@@ -298,6 +411,7 @@ static void switch_to(ThreadId tid)
 		if (!cur->disabled && !tracing_off()) {
 			/* Descheduled like an interrupt: FUP + TIP.PGD, so
 			 * that the TSC at its PGE orders it against others. */
+			walk_before_event(VG_(get_IP)(cur_tid));
 			need(9);
 			put8(HWTREC_EV_PGD_ASYNC);
 			put64(VG_(get_IP)(cur_tid));
@@ -385,6 +499,7 @@ void hwtrec_disable_async(ThreadId tid, Addr ip)
 		return;
 	if (!tracing_off()) {
 		flush_tnt();
+		walk_before_event(ip);
 		need(9);
 		put8(HWTREC_EV_PGD_ASYNC);
 		put64(ip);
@@ -518,6 +633,7 @@ static inline void sync_point(Addr next)
 
 static inline void push_bit(UWord taken)
 {
+	walk_reset();
 	tnt_bits = (tnt_bits << 1) | (taken & 1);
 	psb_bits++;
 	if (UNLIKELY(++tnt_n == 64))
@@ -534,6 +650,7 @@ static inline void push_return(Addr ret)
 
 static void tip(Addr target)
 {
+	walk_reset();
 	flush_tnt();
 	need(9);
 	put8(HWTREC_EV_TIP);
@@ -560,11 +677,19 @@ void hwtrec_on_cond_end(Addr next, Addr target, Addr fall)
 	sync_point(next);
 }
 
-void hwtrec_on_call(Addr ret)
+void hwtrec_on_call(Addr call, Addr ret, Addr target)
 {
 	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	push_return(ret);
+	walk_note(call, target);
+}
+
+void hwtrec_on_jump_back(Addr jump, Addr target)
+{
+	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
+		return;
+	walk_note(jump, target);
 }
 
 void hwtrec_on_call_indirect(Addr next, Addr ret)
@@ -627,6 +752,7 @@ void hwtrec_on_redirect(Addr from, Addr to)
 	if (UNLIKELY(!hwtrec_active) && !resume_in_helper())
 		return;
 	flush_tnt();
+	walk_before_event(from);
 	need(9);
 	put8(HWTREC_EV_PGD_ASYNC);
 	put64(from);

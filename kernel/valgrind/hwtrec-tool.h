@@ -50,7 +50,8 @@ void hwtrec_send_initial_state(void);
 /* Helpers called from instrumented code (event-writer.c). */
 void hwtrec_on_cond(UWord guard, Addr target, Addr fall, UWord inverted);
 void hwtrec_on_cond_end(Addr next, Addr target, Addr fall);
-void hwtrec_on_call(Addr ret);
+void hwtrec_on_call(Addr call, Addr ret, Addr target);
+void hwtrec_on_jump_back(Addr jump, Addr target);
 void hwtrec_on_call_indirect(Addr next, Addr ret);
 void hwtrec_on_jump_indirect(Addr next);
 void hwtrec_on_return(Addr next);

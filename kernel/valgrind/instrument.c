@@ -376,7 +376,16 @@ IRSB *hwtrec_instrument(VgCallbackClosure *closure, IRSB *in,
 		break;
 	case bc_call:
 		add_call(out, "hwtrec_on_call", hwtrec_on_call,
-			 mkIRExprVec_1(hword(last_addr + last_len)), NULL);
+			 mkIRExprVec_3(hword(last_addr),
+				       hword(last_addr + last_len),
+				       hword(target)), NULL);
+		break;
+	case bc_jump:
+		/* A forward jump cannot close a cycle (walk_note). */
+		if (target <= last_addr)
+			add_call(out, "hwtrec_on_jump_back", hwtrec_on_jump_back,
+				 mkIRExprVec_2(hword(last_addr), hword(target)),
+				 NULL);
 		break;
 	case bc_call_indirect:
 		add_call(out, "hwtrec_on_call_indirect", hwtrec_on_call_indirect,

@@ -527,8 +527,6 @@ def main():
         if mode == "full":
             result["oracle_path"] = record_full.chosen
             result["oracle"] = record_full.describe()
-        state = where()
-        state.update(command="(start)", output=out[-400:])
         if watched is not None:
             global STACK_ANCHOR
             STACK_ANCHOR = main_sp()
@@ -536,6 +534,11 @@ def main():
             if heap_anchor is not None:
                 global HEAP_ANCHOR
                 HEAP_ANCHOR = int(gdb.parse_and_eval(heap_anchor))
+        # After images_at_end: an end in a shared library is then
+        # compared as the library plus an offset, as later stops are.
+        state = where()
+        state.update(command="(start)", output=out[-400:])
+        if watched is not None:
             state["values"] = values(watched)
         steps.append(state)
         for number, text in enumerate(script, 1):

@@ -41,7 +41,7 @@ static long record_size(const uint8_t *p, size_t n)
 		[HWTREC_EV_PGE] = 16, [HWTREC_EV_MUNMAP] = 24,
 		[HWTREC_EV_THREAD_EXIT] = 12, [HWTREC_EV_EXIT] = 4,
 		[HWTREC_EV_FROM_REACHED] = 16, [HWTREC_EV_STOPPED] = 8,
-		[HWTREC_EV_CHILD] = 12,
+		[HWTREC_EV_CHILD] = 12, [HWTREC_EV_OVERFLOW] = 8,
 	};
 
 	switch (p[0]) {
@@ -60,7 +60,7 @@ static long record_size(const uint8_t *p, size_t n)
 	case HWTREC_EV_PGD_ASYNC: case HWTREC_EV_PGE: case HWTREC_EV_MUNMAP:
 	case HWTREC_EV_THREAD_EXIT: case HWTREC_EV_EXIT:
 	case HWTREC_EV_FROM_REACHED: case HWTREC_EV_STOPPED:
-	case HWTREC_EV_CHILD:
+	case HWTREC_EV_CHILD: case HWTREC_EV_OVERFLOW:
 		return 1 + fixed[p[0]];
 	default:
 		return -1;
@@ -91,6 +91,7 @@ static void decode(const uint8_t *p, struct vg_event *ev)
 		break;
 	case HWTREC_EV_TIP:
 	case HWTREC_EV_PGD_ASYNC:
+	case HWTREC_EV_OVERFLOW:
 		ev->ip = rd64(p + 1);
 		break;
 	case HWTREC_EV_PSB:
@@ -253,6 +254,8 @@ int vg_event_encode(struct encoder_stream *s, const struct vg_event *ev)
 		return encoder_stream_disable_async(s, ev->ip);
 	case HWTREC_EV_PGE:
 		return encoder_stream_enable(s, ev->ip, ev->tsc);
+	case HWTREC_EV_OVERFLOW:
+		return encoder_stream_overflow(s, ev->ip);
 	}
 	return -hwtr_err_invalid;
 }
@@ -262,7 +265,7 @@ bool vg_event_is_trace(const struct vg_event *ev)
 	switch (ev->type) {
 	case HWTREC_EV_TNT: case HWTREC_EV_TIP: case HWTREC_EV_PSB:
 	case HWTREC_EV_PGD_SYSCALL: case HWTREC_EV_PGD_ASYNC:
-	case HWTREC_EV_PGE:
+	case HWTREC_EV_PGE: case HWTREC_EV_OVERFLOW:
 		return true;
 	}
 	return false;

@@ -15,6 +15,8 @@
  *     before an indirect branch ahead of its TIP.
  *   - TIP, TIP.PGE, FUP with IP compression against the last IP, as the
  *     hardware chooses (16, 32 or 48 low bits, else sign-extended 48 or full).
+ *   - OVF + FUP where a cycle of direct branches went round more times
+ *     than the tool marks (a gap);
  *   - TIP.PGD with the IP suppressed at a system call (the target is in the
  *     kernel); FUP + TIP.PGD for asynchronous disables; TSC + MODE.Exec +
  *     TIP.PGE where tracing resumes.
@@ -459,6 +461,22 @@ int encoder_stream_enable(struct encoder_stream *s, uint64_t ip, uint64_t tsc)
 		return err;
 	s->enabled = true;
 	return 0;
+}
+
+/* Instructions went by that the trace cannot count: OVF, then FUP where it
+ * resumes (a decoder's gap), as the hardware writes them. */
+int encoder_stream_overflow(struct encoder_stream *s, uint64_t ip)
+{
+	struct pt_packet ovf = { .type = ppt_ovf };
+	int err;
+
+	if (!s->enabled)
+		return 0;
+	if ((err = flush_tnt(s)) || (err = emit(s, &ovf)))
+		return err;
+	/* A decoder forgets the last IP at OVF: the FUP's is not compressed. */
+	s->have_last_ip = false;
+	return emit_ip(s, ppt_fup, ip, false);
 }
 
 int encoder_stream_sync(struct encoder_stream *s)

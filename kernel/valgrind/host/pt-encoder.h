@@ -29,6 +29,7 @@ int encoder_stream_psb(struct encoder_stream *s, uint64_t ip, uint64_t tsc);
 int encoder_stream_disable_syscall(struct encoder_stream *s);
 int encoder_stream_disable_async(struct encoder_stream *s, uint64_t ip);
 int encoder_stream_enable(struct encoder_stream *s, uint64_t ip, uint64_t tsc);
+int encoder_stream_overflow(struct encoder_stream *s, uint64_t ip);
 /* Encode what is pending and hand the bytes to the writer (or the ring). */
 int encoder_stream_flush(struct encoder_stream *s);
 /* Encode pending TNT bits too: everything so far is in the stream (live
