@@ -158,6 +158,7 @@ static int equal(struct stack_state *s, unsigned reg, const struct cell *c)
 	e->value = c->value;
 	e->src_reg = c->reg;
 	e->src_slot = c->slot;
+	e->offset = 0;
 	return 0;
 }
 

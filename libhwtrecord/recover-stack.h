@@ -25,11 +25,12 @@
 
 /* Slot SLOT of register REG (the SLOT-th operation that writes REG, as
  * recover.c numbers them) equals slot SRC_SLOT of SRC_REG (UINT32_MAX: its
- * value before the window), or VALUE when CONSTANT. */
+ * value before the window) plus OFFSET, or VALUE when CONSTANT. */
 struct recover_equality {
 	uint8_t reg, src_reg, constant;
 	uint32_t slot, src_slot;
 	uint64_t value;
+	int64_t offset;
 };
 
 /* The equalities among the registers of OPS (N operations), in *OUT (to
