@@ -27,6 +27,8 @@
  * once the passes are done.
  *
  * A third pass carries registers through stack slots (recover-stack.c).
+ * glibc's lazy-binding resolver is one operation whose contract ties the
+ * registers after it to those before it (recover-resolver.h).
  * Flags and vector registers are not recovered.
  */
 #include "recover-x86.h"
@@ -34,6 +36,7 @@
 #include "recover-stack.h"
 #include "recover-branch.h"
 #include "recover-flags.h"
+#include "recover-resolver.h"
 
 #include "error.h"
 
@@ -91,8 +94,15 @@ struct hwtr_recovery {
 	uint8_t *operand_known;
 	struct recover_equality *equalities;	/* through stack slots */
 	size_t nequalities;
-	struct recover_equality *facts;	/* what branches proved */
+	struct recover_equality *facts;	/* what branches proved, and the
+					 * resolver's contract */
 	size_t nfacts, cap_facts;
+	/* The resolver's round trips: their first and their one past the
+	 * last operation, in order. */
+	struct {
+		uint32_t entry, exit;
+	} *resolvers;
+	size_t nresolvers, cap_resolvers;
 	/* The end state's fs base holds for operations fs_from.. (those
 	 * after the last that may have changed it). */
 	uint64_t fs_base;
@@ -229,6 +239,7 @@ static void restart(struct hwtr_recovery *rec, uint64_t first)
 	rec->first = first;
 	rec->nops = 0;
 	rec->nfacts = 0;
+	rec->nresolvers = 0;
 	for (r = 0; r < RECOVER_NREGS; r++)
 		rec->slots[r].n = 0;
 	rec->stats.barriers = rec->stats.unmodelled = 0;
@@ -241,6 +252,17 @@ static uint32_t current_slot(const struct hwtr_recovery *rec, unsigned r)
 	return rec->slots[r].n ? (uint32_t)(rec->slots[r].n - 1) : UINT32_MAX;
 }
 
+static int add_fact(struct hwtr_recovery *rec,
+		    const struct recover_equality *e)
+{
+	int err = hwtr_array_grow((void **)&rec->facts, &rec->cap_facts,
+				  rec->nfacts + 1, sizeof(*rec->facts));
+
+	if (!err)
+		rec->facts[rec->nfacts++] = *e;
+	return err;
+}
+
 /* What the branch INSN (operation OP, after PREV when that was the
  * instruction just before it) proves by going to NEXT (recover-branch.h),
  * as an equality on the slots before OP is added. */
@@ -251,7 +273,7 @@ static int add_branch_fact(struct hwtr_recovery *rec,
 			   uint64_t next, uint16_t upper_zero)
 {
 	struct recover_branch_fact f;
-	struct recover_equality *e;
+	struct recover_equality e;
 	uint64_t fall = insn->ip + insn->size;
 
 	/* A conditional jump to its own fall-through shows no outcome. */
@@ -260,27 +282,154 @@ static int add_branch_fact(struct hwtr_recovery *rec,
 	if (!recover_branch_facts(prev, op, op->cond && next == target, next,
 				  upper_zero, &f))
 		return 0;
-	if (rec->nfacts == rec->cap_facts) {
-		size_t cap = rec->cap_facts ? 2 * rec->cap_facts : 256;
-		struct recover_equality *p = realloc(rec->facts,
-						     cap * sizeof(*p));
-
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		rec->facts = p;
-		rec->cap_facts = cap;
-	}
-	e = &rec->facts[rec->nfacts++];
-	memset(e, 0, sizeof(*e));
-	e->reg = f.reg;
-	e->slot = current_slot(rec, f.reg);
+	memset(&e, 0, sizeof(e));
+	e.at = UINT32_MAX;
+	e.reg = f.reg;
+	e.slot = current_slot(rec, f.reg);
 	if (f.reg2 == RECOVER_NOREG) {
-		e->constant = 1;
-		e->value = f.value;
+		e.constant = 1;
+		e.value = f.value;
 	} else {
-		e->src_reg = f.reg2;
-		e->src_slot = current_slot(rec, f.reg2);
+		e.src_reg = f.reg2;
+		e.src_slot = current_slot(rec, f.reg2);
 	}
+	return add_fact(rec, &e);
+}
+
+/* The resolver invocations entered and not yet left (recover-resolver.h):
+ * each register's slot at the entry, the entry's operation and function
+ * segment.  Nested ones (an IFUNC resolver that calls through a lazy PLT
+ * entry) are few; more than MAX_RESOLVERS deep are not followed. */
+#define MAX_RESOLVERS 8
+struct resolver_entry {
+	uint32_t slot[RECOVER_NREGS];
+	uint32_t op;
+	uint64_t segment;
+};
+
+struct resolver_state {
+	struct resolver_entry open[MAX_RESOLVERS];
+	unsigned nopen;
+	struct hwtr_insn last[3];	/* the instructions before, newest
+					 * last; size 0: none */
+};
+
+/* Whether INSN at P enters the resolver: PLT0 just before it and the
+ * symbol of a resolver starting at it. */
+static int resolver_enters(struct hwtr_recovery *rec,
+			   const struct resolver_state *rs,
+			   const struct hwtr_insn *insn, uint64_t p,
+			   uint64_t *segment, bool *enters)
+{
+	const struct hwtr_insn *push = &rs->last[1], *jmp = &rs->last[2];
+	struct hwtr_segment seg;
+	int err;
+
+	*enters = false;
+	if (!push->size || !jmp->size || jmp->iclass != hwtr_ic_jump ||
+	    !recover_resolver_plt0(push->ip, push->raw, push->size, jmp->ip,
+				   jmp->raw, jmp->size))
+		return 0;
+	if ((err = hwtr_cursor_goto(rec->cursor, p)) ||
+	    (err = hwtr_cursor_segment(rec->cursor, &seg)))
+		return err;
+	*enters = recover_resolver_name(seg.function) &&
+		  seg.function_start == insn->ip;
+	*segment = seg.number;
+	return 0;
+}
+
+/* The entry of RS that INSN at P leaves the resolver of (its exit
+ * sequence ends at P, in the function segment of that entry or the one
+ * after its call to _dl_fixup returned), or -1. */
+static int resolver_leaves(struct hwtr_recovery *rec,
+			   const struct resolver_state *rs,
+			   const struct hwtr_insn *insn, uint64_t p, int *which)
+{
+	const uint8_t *code[4] = { rs->last[0].raw, rs->last[1].raw,
+				   rs->last[2].raw, insn->raw };
+	size_t size[4] = { rs->last[0].size, rs->last[1].size,
+			   rs->last[2].size, insn->size };
+	struct hwtr_segment seg;
+	unsigned i;
+	int err;
+
+	*which = -1;
+	if (!rs->nopen || insn->iclass != hwtr_ic_jump ||
+	    !recover_resolver_exit(code, size))
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (rs->last[i].ip + rs->last[i].size !=
+		    (i < 2 ? rs->last[i + 1].ip : insn->ip))
+			return 0;
+	if ((err = hwtr_cursor_goto(rec->cursor, p)) ||
+	    (err = hwtr_cursor_segment(rec->cursor, &seg)))
+		return err;
+	for (i = rs->nopen; i-- > 0;)
+		if (seg.number == rs->open[i].segment ||
+		    seg.prev == rs->open[i].segment) {
+			*which = (int)i;
+			break;
+		}
+	return 0;
+}
+
+/* The resolver entered at E ends before the operation about to be added:
+ * the contract's equalities between each register there and at E, and
+ * the round trip noted for hwtr_recovery_unknown_cause. */
+static int add_resolver_exit(struct hwtr_recovery *rec,
+			     const struct resolver_entry *e)
+{
+	struct recover_equality eq[RECOVER_NREGS];
+	uint32_t exit[RECOVER_NREGS];
+	size_t n, i;
+	unsigned r;
+	int err;
+
+	for (r = 0; r < RECOVER_NREGS; r++)
+		exit[r] = current_slot(rec, r);
+	n = recover_resolver_facts(e->slot, exit, eq);
+	for (i = 0; i < n; i++)
+		if ((err = add_fact(rec, &eq[i])))
+			return err;
+	if ((err = hwtr_array_grow((void **)&rec->resolvers,
+				   &rec->cap_resolvers, rec->nresolvers + 1,
+				   sizeof(*rec->resolvers))))
+		return err;
+	rec->resolvers[rec->nresolvers].entry = e->op;
+	rec->resolvers[rec->nresolvers++].exit = (uint32_t)rec->nops;
+	return 0;
+}
+
+/* Before INSN at P is added: the resolver's entry noted, or its exit's
+ * equalities added. */
+static int resolver_step(struct hwtr_recovery *rec, struct resolver_state *rs,
+			 const struct hwtr_insn *insn, uint64_t p)
+{
+	uint64_t segment;
+	bool enters;
+	int which, err;
+	unsigned r;
+
+	if ((err = resolver_leaves(rec, rs, insn, p, &which)))
+		return err;
+	if (which >= 0) {
+		rs->nopen = (unsigned)which;
+		return add_resolver_exit(rec, &rs->open[which]);
+	}
+	if ((err = resolver_enters(rec, rs, insn, p, &segment, &enters)) ||
+	    !enters)
+		return err;
+	if (rs->nopen == MAX_RESOLVERS) {
+		/* (too deep: the outer ones are left to the instructions) */
+		memmove(&rs->open[0], &rs->open[1],
+			(MAX_RESOLVERS - 1) * sizeof(rs->open[0]));
+		rs->nopen--;
+	}
+	for (r = 0; r < RECOVER_NREGS; r++)
+		rs->open[rs->nopen].slot[r] = current_slot(rec, r);
+	rs->open[rs->nopen].op = (uint32_t)rec->nops;
+	rs->open[rs->nopen++].segment = segment;
 	return 0;
 }
 
@@ -298,9 +447,11 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	 * flags before OP are COMPARE's, with its registers as they were. */
 	uint16_t upper_zero = 0;
 	bool flags_known = false;
+	struct resolver_state rs;
 	unsigned r;
 	int err;
 
+	memset(&rs, 0, sizeof(rs));
 	rec->first = rec->end > window ? rec->end - window : 1;
 	rec->op_of = malloc((rec->end - rec->first + 1) * sizeof(*rec->op_of));
 	cache = calloc(DECODE_CACHE, sizeof(*cache));
@@ -328,8 +479,11 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 			restart(rec, p + 1);
 			flags_known = false;
 			upper_zero = 0;
+			memset(&rs, 0, sizeof(rs));
 			continue;
 		}
+		if ((err = resolver_step(rec, &rs, &insn, p)))
+			goto out;
 		decode(x86, cache, &insn, &op, &target);
 		if (flags_known && recover_flags_wants(&op))
 			recover_flags_attach(&op, &compare);
@@ -363,7 +517,10 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 				goto out;
 			flags_known = false;
 			upper_zero = 0;
+			rs.nopen = 0;
 		}
+		memmove(&rs.last[0], &rs.last[1], 2 * sizeof(rs.last[0]));
+		rs.last[2] = insn;
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
 out:
@@ -621,6 +778,40 @@ static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
 	return true;
 }
 
+/* The equalities EQ[*NEXT..] (ascending AT) that hold before operation K,
+ * applied to the registers VAL, KNOWN there; *NEXT moved past them (DIR:
+ * +1 forwards, -1 backwards, from the end). */
+static void apply_at(struct hwtr_recovery *rec, size_t k, uint64_t *val,
+		     uint16_t *known, ptrdiff_t *next, int dir)
+{
+	const struct recover_equality *eq = rec->equalities;
+	ptrdiff_t n = (ptrdiff_t)rec->nequalities;
+
+	for (; *next >= 0 && *next < n; *next += dir) {
+		const struct recover_equality *e = &eq[*next];
+		uint64_t v;
+
+		if (e->at == UINT32_MAX)
+			continue;
+		if (dir > 0 ? e->at > k : e->at < k)
+			break;
+		if (e->at != k)
+			continue;
+		if (*known >> e->reg & 1) {
+			v = val[e->reg] - (uint64_t)e->offset;
+			if (!(*known >> e->src_reg & 1)) {
+				val[e->src_reg] = v;
+				*known |= (uint16_t)(1u << e->src_reg);
+			} else if (val[e->src_reg] != v) {
+				rec->stats.conflicts++;
+			}
+		} else if (*known >> e->src_reg & 1) {
+			val[e->reg] = val[e->src_reg] + (uint64_t)e->offset;
+			*known |= (uint16_t)(1u << e->reg);
+		}
+	}
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
@@ -628,6 +819,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
 	struct backward_memory mem;
+	ptrdiff_t next_eq = (ptrdiff_t)rec->nequalities - 1;
 	bool changed = false;
 	uint8_t bytes[8];
 	size_t k;
@@ -735,6 +927,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 				known &= (uint16_t)~(1u << r);
 			}
 		}
+		apply_at(rec, k, val, &known, &next_eq, -1);
 	}
 	for (r = 0; r < RECOVER_NREGS; r++)
 		if (known >> r & 1)
@@ -792,6 +985,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	uint16_t known = rec->init_known;
 	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
 	struct recover_op tmp;
+	ptrdiff_t next_eq = 0;
 	uint64_t addr;
 	uint8_t bytes[8];
 	bool changed = false;
@@ -802,6 +996,8 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	for (k = 0; k < rec->nops; k++) {
 		const struct recover_op *op = &rec->ops[k];
 		uint16_t proven;
+
+		apply_at(rec, k, val, &known, &next_eq, 1);
 
 		if (op->kind == recover_alu_mem && rec->read_memory &&
 		    mem.n && mem_address(rec, (uint32_t)k, val, known, true,
@@ -870,9 +1066,11 @@ static bool apply_equalities(struct hwtr_recovery *rec,
 		if (e->constant) {
 			changed |= learn_slot(rec, e->reg, e->slot, e->value);
 		} else if (slot_value(rec, e->reg, e->slot, &v)) {
-			changed |= learn_slot(rec, e->src_reg, e->src_slot, v);
+			changed |= learn_slot(rec, e->src_reg, e->src_slot,
+					      v - (uint64_t)e->offset);
 		} else if (slot_value(rec, e->src_reg, e->src_slot, &v)) {
-			changed |= learn_slot(rec, e->reg, e->slot, v);
+			changed |= learn_slot(rec, e->reg, e->slot,
+					      v + (uint64_t)e->offset);
 		}
 	}
 	return changed;
@@ -1089,6 +1287,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	free(rec->ops);
 	free(rec->equalities);
 	free(rec->facts);
+	free(rec->resolvers);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->op_of);
@@ -1292,6 +1491,23 @@ static int window_start_cause(struct hwtr_recovery *rec, unsigned r,
 	return 0;
 }
 
+/* When R, written by operation K inside a resolver round trip and read
+ * at operation AT after it, is the register the contract says is as it
+ * was at the entry: the entry's operation; else UINT32_MAX. */
+static uint32_t resolver_entered(const struct hwtr_recovery *rec, uint32_t k,
+				 uint32_t at, unsigned r)
+{
+	size_t i;
+
+	if (r == hwtr_amd64_r10 || r == hwtr_amd64_r11)
+		return UINT32_MAX;
+	for (i = rec->nresolvers; i-- > 0;)
+		if (rec->resolvers[i].entry <= k &&
+		    k < rec->resolvers[i].exit && rec->resolvers[i].exit <= at)
+			return rec->resolvers[i].entry;
+	return UINT32_MAX;
+}
+
 int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 				unsigned regno, char *buf, size_t size)
 {
@@ -1301,7 +1517,7 @@ int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 	const char *kind;
 	unsigned r = regno, input, hops;
 	uint64_t addr;
-	uint32_t k;
+	uint32_t k, at, entry;
 	size_t i;
 	int err;
 
@@ -1326,10 +1542,16 @@ int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 		}
 		if (rec->slots[r].known[i - 1])
 			return -hwtr_err_notfound;
+		at = k;
 		k = rec->slots[r].op[i - 1];
 		op = &rec->ops[k];
 		if (hops == 100000 || op->kind == recover_unmodelled)
 			break;
+		if ((entry = resolver_entered(rec, k, at, r)) != UINT32_MAX) {
+			/* A register the contract keeps: as at the entry. */
+			k = entry;
+			continue;
+		}
 		if ((input = unknown_input(rec, k, r)) == RECOVER_NOREG)
 			break;
 		r = input;
