@@ -384,8 +384,7 @@ static int place_after_exec(struct values_history_thread *ht)
 
 	ht->unlogged = counted - lt->sync_count;
 	first = history_number(ht, 1);
-	for (i = 0; i < ht->ngaps && ht->gaps[i] < first - 1; i++)
-		;
+	i = gaps_before(ht, first - 1);
 	if (i == ht->ngaps || ht->gaps[i] != first - 1) {
 		ht->unlogged = 0;
 		return -hwtr_err_notfound;
