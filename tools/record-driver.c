@@ -116,7 +116,7 @@ static int exit_status_of(const struct source_result *res,
 static void print_summary(const struct source_result *res,
 			  const struct hwtr_end *end, int rc)
 {
-	char bytes[64] = "", seconds[32] = "", losses[64] = "", how[64];
+	char bytes[64] = "", seconds[32] = "", losses[64] = "", how[128];
 
 	if (res->trace_bytes != UINT64_MAX)
 		snprintf(bytes, sizeof(bytes), ", %.1f KiB of trace",
@@ -129,9 +129,13 @@ static void print_summary(const struct source_result *res,
 			 res->losses == 1 ? "" : "es");
 	if (res->aborted)
 		snprintf(how, sizeof(how), "cut short: exit status %d", rc);
+	else if (end->state == hwtr_end_signaled && end->has_fault_address)
+		snprintf(how, sizeof(how), "program died of signal %d (%s) "
+			 "at address 0x%llx", end->code, strsignal(end->code),
+			 (unsigned long long)end->fault_address);
 	else if (end->state == hwtr_end_signaled)
-		snprintf(how, sizeof(how), "program died of signal %d",
-			 end->code);
+		snprintf(how, sizeof(how), "program died of signal %d (%s)",
+			 end->code, strsignal(end->code));
 	else if (end->state == hwtr_end_exited)
 		snprintf(how, sizeof(how), "program exited with %d", end->code);
 	else

@@ -46,6 +46,9 @@
 
 #define TOOL_NAME "hwtrec-amd64-linux"
 
+/* Child processes named one by one in hwtrec record's notices. */
+#define CHILDREN_NAMED 4
+
 struct recorder {
 	struct hwtr_writer *writer;
 	struct sideband *sb;
@@ -56,6 +59,7 @@ struct recorder {
 	uint64_t tsc;
 	pid_t pid;
 	int hellos;
+	unsigned children;	/* child processes created (not recorded) */
 	bool failed;		/* writing failed: drain and discard */
 	bool format_error;
 	bool got_exit;
@@ -270,9 +274,12 @@ static int handle(struct recorder *r, const struct vg_event *ev)
 		r->stopped = true;
 		return 0;
 	case HWTREC_EV_CHILD:
-		fprintf(stderr, "hwtrec record: the program created child "
-			"process %u, which is not recorded (children are not "
-			"traced)\n", ev->pid);
+		/* The first few by pid; a program that forks in a loop
+		 * would fill the terminal: the rest are counted at the end. */
+		if (r->children++ < CHILDREN_NAMED)
+			fprintf(stderr, "hwtrec record: the program created "
+				"child process %u, which is not recorded "
+				"(children are not traced)\n", ev->pid);
 		return 0;
 	case HWTREC_EV_UNDECODABLE:
 		vg_limits_undecodable(&r->limits,
@@ -718,6 +725,9 @@ static void valgrind_finish(struct source_run *run, struct source_result *res)
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		res->exit_status = EXIT_RECORDER;
 	}
+	if (r->children > CHILDREN_NAMED)
+		fprintf(stderr, "hwtrec record: %u more child processes, not "
+			"recorded\n", r->children - CHILDREN_NAMED);
 	for (i = 0; i < r->nstreams && !r->failed; i++)
 		if ((err = encoder_stream_finish(r->streams[i])))
 			fail_write(r, err);
