@@ -130,6 +130,38 @@ START_TEST(sent_by_someone_else)
 }
 END_TEST
 
+START_TEST(divide_error_at_a_division)
+{
+	siginfo_t si;
+
+	thread(SIGFPE, FPE_INTDIV, 77);
+	end = (struct core_end){ .signal = SIGFPE, .pc_divides = true,
+				 /* Valgrind's report: its translation's */
+				 .has_fault_address = true,
+				 .fault_address = 0x10031b1a4d };
+	ck_assert(core_siginfo(&st, &end, out));
+	memcpy(&si, out, sizeof(si));
+	ck_assert_int_eq(si.si_signo, SIGFPE);
+	ck_assert_int_eq(si.si_errno, 0);
+	ck_assert_int_eq(si.si_code, FPE_INTDIV);
+	ck_assert_ptr_eq(si.si_addr, (void *)0x401000);	/* the PC */
+	rest_is_zero(offsetof(siginfo_t, si_addr) + 8);
+}
+END_TEST
+
+START_TEST(floating_point_error_not_known)
+{
+	end = (struct core_end){ .signal = SIGFPE };
+	thread(SIGFPE, FPE_INTDIV, 77);		/* not at a div or idiv */
+	ck_assert(!core_siginfo(&st, &end, out));
+	end.pc_divides = true;
+	thread(SIGFPE, FPE_FLTDIV, 77);		/* an SSE or x87 exception */
+	ck_assert(!core_siginfo(&st, &end, out));
+	thread(SIGFPE, SI_USER, 77);		/* kill() */
+	ck_assert(!core_siginfo(&st, &end, out));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core-siginfo");
@@ -142,6 +174,8 @@ int main(void)
 	tcase_add_test(tc, fault_not_known);
 	tcase_add_test(tc, sent_by_the_thread_itself);
 	tcase_add_test(tc, sent_by_someone_else);
+	tcase_add_test(tc, divide_error_at_a_division);
+	tcase_add_test(tc, floating_point_error_not_known);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

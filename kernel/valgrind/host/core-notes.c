@@ -17,6 +17,7 @@
 #include "core-notes.h"
 #include "core-siginfo.h"
 
+#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -90,6 +91,29 @@ static bool read_memory(Elf *elf, int fd, uint64_t addr, uint8_t *out, size_t n)
 	return false;
 }
 
+/* The instruction at PC in the core's memory is a div or idiv. */
+static bool divides_at(Elf *elf, int fd, uint64_t pc)
+{
+	uint8_t code[15];
+	size_t n = sizeof(code), count;
+	cs_insn *insn;
+	csh cs;
+	bool divides;
+
+	/* An instruction may end where the core's memory does. */
+	while (n > 0 && !read_memory(elf, fd, pc, code, n))
+		n--;
+	if (n == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return false;
+	count = cs_disasm(cs, code, n, pc, 1, &insn);
+	divides = count == 1 && (insn->id == X86_INS_DIV ||
+				 insn->id == X86_INS_IDIV);
+	if (count)
+		cs_free(insn, count);
+	cs_close(&cs);
+	return divides;
+}
+
 /* Copy the notes RAW (SIZE bytes) into B, with NT_SIGINFO for END after
  * the first NT_PRSTATUS when the recording knows it (core-siginfo.c); -1
  * when out of memory.  ELF and FD: the core, for its memory. */
@@ -126,6 +150,7 @@ static int copy_notes(struct blob *b, const uint8_t *raw, size_t size,
 			end.has_bytes_before_pc = regs.rip >= 2 &&
 				read_memory(elf, fd, regs.rip - 2,
 					    end.bytes_before_pc, 2);
+			end.pc_divides = divides_at(elf, fd, regs.rip);
 			if (core_siginfo(&st, &end, info) &&
 			    add_note(b, NT_SIGINFO, info, sizeof(info)))
 				return -1;

@@ -18,8 +18,14 @@
  *    sender is this process (si_pid) and its real user (si_uid: the
  *    recorder's, whose child it is; Valgrind cannot run a set-user-ID
  *    program as such).
+ *  - a divide error (SIGFPE, FPE_INTDIV as Valgrind's core says too) at a
+ *    div or idiv: the kernel's si_addr is the faulting instruction's
+ *    address, the thread's PC (Valgrind's report names its own
+ *    translation's address instead: not used).  Only a div or idiv raises
+ *    #DE in 64-bit code, and the kernel gives every #DE FPE_INTDIV.
  * Anything else (another sender, a signal Valgrind raised for its own
- * reasons) is not known: no siginfo, and GDB says it cannot read one.
+ * reasons, an x87 or SSE exception) is not known: no siginfo, and GDB says
+ * it cannot read one.
  */
 #include "core-siginfo.h"
 
@@ -46,6 +52,12 @@ bool core_siginfo(const struct elf_prstatus *st, const struct core_end *end,
 	put32(out, 0, (uint32_t)signo);
 	put32(out, 4, (uint32_t)st->pr_info.si_errno);
 	put32(out, 8, (uint32_t)code);
+	if (signo == SIGFPE) {
+		if (code != FPE_INTDIV || !end->pc_divides)
+			return false;
+		memcpy(out + 16, &regs.rip, 8);		/* si_addr */
+		return true;
+	}
 	if (code > 0) {
 		if (!end->has_fault_address || end->fault_address == regs.rip)
 			return false;

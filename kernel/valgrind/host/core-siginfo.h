@@ -21,6 +21,9 @@ struct core_end {
 	 * holds them (read from its memory). */
 	bool has_bytes_before_pc;
 	uint8_t bytes_before_pc[2];
+	/* The instruction at that PC is an integer division (div, idiv),
+	 * decoded from the core's memory. */
+	bool pc_divides;
 };
 
 /* The siginfo for ST, the signalled thread's NT_PRSTATUS in Valgrind's
