@@ -2051,16 +2051,30 @@ static bool goes_on(const struct hwtr_insn *insn)
 
 /* The PC a signal interrupted, in CALLER (the segment before the gap of its
  * delivery): after its last instruction when that goes on to the next one
- * (a branch's target is not known here). */
+ * (a branch's target is not known here).  A system call the kernel restarts
+ * after the handler (SA_RESTART, or one that is never interrupted) has
+ * the call's own address in the signal frame: then the handler's return
+ * resumes the caller at that `syscall` again (its next segment), which
+ * says so; an EINTR return resumes after it. */
 static int interrupted_pc(struct replay_thread *t,
 			  const struct hwtr_segment *caller, uint64_t *pc)
 {
+	struct hwtr_segment resumed;
 	struct hwtr_insn insn;
+	uint64_t call;
 
 	if (hwtr_cursor_goto(t->scratch, caller->insn_end - 1) < 0 ||
 	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap || !goes_on(&insn))
 		return -1;
 	*pc = insn.ip + insn.size;
+	if (insn.iclass != hwtr_ic_far_call || !caller->next)
+		return 0;
+	call = insn.ip;
+	if (hwtr_thread_segment(t->history, caller->next, &resumed) == 0 &&
+	    hwtr_cursor_goto(t->scratch, resumed.insn_begin) >= 0 &&
+	    hwtr_cursor_insn(t->scratch, &insn) == 0 && !insn.gap &&
+	    insn.ip == call)
+		*pc = call;
 	return 0;
 }
 
