@@ -184,13 +184,47 @@ static const char *name_in_recording(const char *dir, const char *file)
 	return file;
 }
 
+/* Whether the finished recording's manifest (INFO) gives NAME's CRC-32:
+ * then the recording's open checked its bytes. */
+static bool listed_in_files(const struct hwtr_recording_info *info,
+			    const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < info->nfiles; k++)
+		if (!strcmp(info->files[k].name, name))
+			return true;
+	return false;
+}
+
+/* The CRC-32 of FILE's bytes (0 when it cannot be read: the mapping's
+ * problem says so, and is part of the identity). */
+static uint32_t content_crc(const char *file)
+{
+	uint64_t size;
+	uint32_t crc = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (integrity_crc32_of_fd(fd, file, &size, &crc) < 0)
+		crc = 0;
+	close(fd);
+	return crc;
+}
+
 /* The files the image reads and why others are missing: a binary found
  * elsewhere, rebuilt or installed since changes the history.  The
  * recording's own copies (objects/) count by their name in the recording
- * and their size only: a packed recording that was moved or copied (new
- * path, inode and mtime) keeps its index, and their bytes are checked
- * against the manifest's CRC-32s, which is part of the identity, at open. */
-static uint32_t image_digest(const struct image_set *images, const char *dir)
+ * and their size: a packed recording that was moved or copied (new path,
+ * inode and mtime) keeps its index.  Their bytes count too: through the
+ * manifest's CRC-32s, which are part of the identity and were checked at
+ * open, or, for a copy the manifest does not list (a recording cut off
+ * before its end, or made by hand), read here: a copy rewritten with the
+ * same size within one tick of the file system's clock is then still seen
+ * as changed. */
+static uint32_t image_digest(const struct image_set *images, const char *dir,
+			     const struct hwtr_recording_info *info)
 {
 	size_t n = image_set_count(images), i;
 	uint32_t crc = 0;
@@ -208,6 +242,8 @@ static uint32_t image_digest(const struct image_set *images, const char *dir)
 				fields[7] = (uint64_t)st.st_mtim.tv_sec;
 				fields[8] = (uint64_t)st.st_mtim.tv_nsec;
 				fields[9] = (uint64_t)st.st_ino;
+			} else if (!listed_in_files(info, inside)) {
+				fields[7] = content_crc(m->file);
 			}
 		}
 		crc = integrity_crc32(crc, fields, sizeof(fields));
@@ -260,7 +296,7 @@ static int identity_now(const struct hwtr_history *h, struct identity *id,
 	id->nevents = hwtr_recording_nevents(rec);
 	id->sideband_crc = sideband_digest(rec);
 	id->nmappings = image_set_count(h->images);
-	id->image_crc = image_digest(h->images, dir);
+	id->image_crc = image_digest(h->images, dir, info);
 	id->symbols_crc = symbolizer_digest(h->symbols, &id->nfunctions);
 	return 0;
 }

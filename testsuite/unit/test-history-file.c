@@ -645,6 +645,56 @@ START_TEST(an_index_over_a_changed_binary_is_rebuilt_with_a_message)
 }
 END_TEST
 
+/* A copy of the binary inside the recording that the manifest's "files"
+ * does not list (one copied in by hand here; a recording cut off before
+ * its end has such copies too) is rewritten with other bytes of the same
+ * size: its name and size are what they were, its bytes are not. */
+START_TEST(an_index_over_a_rewritten_unlisted_copy_is_rebuilt)
+{
+	char copy[480], cmd[1100];
+	struct hwtr_sideband_event mm;
+	struct timespec times[2];
+	struct stat before;
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct trace t;
+	char said[2048];
+	FILE *f;
+	long size;
+
+	snprintf(dir, sizeof(dir), "%s/copy.hwtrec", fixture_tmpdir());
+	fixture_mapping(fixture_path(), 0, &mm);
+	mm.build_id = fixture_build_id();
+	mm.saved = "objects/code";
+	trace_begin(&t);
+	trace_main_path(&t);
+	fixture_recording_with(dir, t.buf, trace_size(&t), &mm, 1);
+	trace_end(&t);
+	snprintf(copy, sizeof(copy), "%s/objects/code", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/objects' && cp '%s' '%s'",
+		 dir, fixture_path(), copy);
+	ck_assert_int_eq(system(cmd), 0);
+	h = open_history(&rec, true, said, sizeof(said));
+	close_history(rec, h);
+	ck_assert(index_exists());
+	/* The mapped code (not the symbols) becomes int3s, in place, and the
+	 * file's times are put back (as a rewrite within one tick of the
+	 * file system's clock leaves them). */
+	ck_assert_int_eq(stat(copy, &before), 0);
+	f = fopen(copy, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, (long)mm.pgoff, SEEK_SET), 0);
+	for (size = (long)mm.len; size > 0; size--)
+		ck_assert_int_eq(fputc(0xcc, f), 0xcc);
+	ck_assert_int_eq(fclose(f), 0);
+	times[0] = before.st_atim;
+	times[1] = before.st_mtim;
+	ck_assert_int_eq(utimensat(AT_FDCWD, copy, times, 0), 0);
+	not_trusted("stale: a binary the history reads changed");
+	fixture_cleanup();
+}
+END_TEST
+
 START_TEST(a_recording_still_being_written_keeps_no_index)
 {
 	struct hwtr_writer_info info = { .source = "unit-test", .pid = 1 };
@@ -698,6 +748,7 @@ int main(void)
 	tcase_add_test(tc, an_index_of_another_version_is_rebuilt_with_a_message);
 	tcase_add_test(tc, an_index_with_good_checksums_and_bad_links_is_rebuilt);
 	tcase_add_test(tc, a_stale_index_is_rebuilt_with_a_message);
+	tcase_add_test(tc, an_index_over_a_rewritten_unlisted_copy_is_rebuilt);
 	tcase_add_test(tc, an_index_over_a_changed_binary_is_rebuilt_with_a_message);
 	tcase_add_test(tc, a_recording_still_being_written_keeps_no_index);
 	return check_run_tcase("history-file", tc);
