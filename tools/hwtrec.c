@@ -14,8 +14,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", hwtrec_record_main,
-	  "run a program and record its execution (Intel PT: FreeBSD's hwt(4), "
-	  "or software through Valgrind)" },
+	  "run a program and record its execution (Intel PT through Linux "
+	  "perf, FreeBSD's hwt(4) with Intel PT or CoreSight, or software "
+	  "through Valgrind)" },
 	{ "replay", hwtrec_replay_main,
 	  "GDB at the end of a recording, going backwards with the plugin" },
 	{ "gdb", hwtrec_gdb_main,
