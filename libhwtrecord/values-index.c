@@ -344,34 +344,24 @@ static size_t thread_of(struct values_index *ix, uint32_t lwpid, int *err)
 	return ix->nthreads++;
 }
 
-static uint64_t line_bit(uint64_t line)
+bool values_chunk_may_touch(const struct values_index *ix, size_t k,
+			    uint64_t addr, uint64_t size, const uint8_t *open)
 {
-	return (line * 0x9e3779b97f4a7c15ull) >> 52;	/* 0..4095 */
-}
-
-bool values_chunk_may_touch(const struct values_chunk *c, uint64_t addr,
-			    uint64_t size)
-{
-	uint64_t line, last = (addr + size - 1) >> VALUES_LINE_SHIFT;
+	const struct values_chunk *c = &ix->chunks[k];
 
 	if (!c->has_memory)
 		return false;
-	if (c->filter_all ||
-	    last - (addr >> VALUES_LINE_SHIFT) >= VALUES_FILTER_MAX_LINES)
+	if (c->wide)
 		return true;
-	for (line = addr >> VALUES_LINE_SHIFT; line <= last; line++) {
-		uint64_t b = line_bit(line);
-
-		if ((c->filter[b / 64] >> (b % 64)) & 1)
-			return true;
-	}
-	return false;
+	return values_lines_touch(&ix->lines, c->lines_first, c->nlines, addr,
+				  size, open);
 }
 
-static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
-		       uint64_t global, uint64_t prev_max)
+static int chunk_note(struct values_index *ix, struct values_chunk *c,
+		      uint64_t addr, uint64_t len, uint64_t global,
+		      uint64_t prev_max)
 {
-	uint64_t line, last = (addr + len - 1) >> VALUES_LINE_SHIFT;
+	uint64_t last = (addr + len - 1) >> VALUES_LINE_SHIFT;
 
 	if (!c->has_memory) {
 		c->has_memory = true;
@@ -379,15 +369,22 @@ static void chunk_note(struct values_chunk *c, uint64_t addr, uint64_t len,
 	}
 	if (global > c->max_global)
 		c->max_global = global;
-	if (last - (addr >> VALUES_LINE_SHIFT) >= VALUES_FILTER_MAX_LINES) {
-		c->filter_all = true;
-		return;
+	if (last - (addr >> VALUES_LINE_SHIFT) >= VALUES_LINES_MAX_PER_RECORD) {
+		c->wide = true;
+		return 0;
 	}
-	for (line = addr >> VALUES_LINE_SHIFT; line <= last; line++) {
-		uint64_t b = line_bit(line);
+	return values_lines_note(&ix->lines, addr, len);
+}
 
-		c->filter[b / 64] |= 1ull << (b % 64);
-	}
+/* The last chunk is complete: its lines go to the pool. */
+static int chunk_finish(struct values_index *ix)
+{
+	struct values_chunk *c;
+
+	if (!ix->nchunks)
+		return 0;
+	c = &ix->chunks[ix->nchunks - 1];
+	return values_lines_finish(&ix->lines, &c->lines_first, &c->nlines);
 }
 
 /* Forget what index_records found (not the mapping). */
@@ -401,6 +398,7 @@ static void forget_records(struct values_index *ix)
 	}
 	free(ix->threads);
 	free(ix->chunks);
+	values_lines_free(&ix->lines);
 	ix->threads = NULL;
 	ix->nthreads = 0;
 	ix->chunks = NULL;
@@ -456,7 +454,8 @@ static int index_records(struct values_index *ix, size_t from,
 		if (!ix->nchunks || off - ix->chunks[ix->nchunks - 1].offset >=
 				    VALUES_CHUNK_BYTES) {
 			page_release_before(&pass, ix->log, ix->log + off);
-			if ((err = grow((void **)&ix->chunks, &cap_chunks,
+			if ((err = chunk_finish(ix)) ||
+			    (err = grow((void **)&ix->chunks, &cap_chunks,
 					ix->nchunks, sizeof(*ix->chunks))))
 				return err;
 			c = &ix->chunks[ix->nchunks++];
@@ -511,10 +510,11 @@ static int index_records(struct values_index *ix, size_t from,
 			const struct values_slice *s =
 				&t->slices[t->nslices - 1];
 
-			if (r.len)
-				chunk_note(c, r.addr, r.len,
-					   s->global + (r.pos - s->pos),
-					   max_global);
+			if (r.len &&
+			    (err = chunk_note(ix, c, r.addr, r.len,
+					      s->global + (r.pos - s->pos),
+					      max_global)))
+				return err;
 			max_global = c->max_global;
 			break;
 		}
@@ -537,7 +537,7 @@ static int index_records(struct values_index *ix, size_t from,
 			if (r.mask && !ix->stopped) {
 				ix->ended = true;
 				ix->end = r.next;
-				return 0;
+				return chunk_finish(ix);
 			}
 			break;
 		}
@@ -553,7 +553,7 @@ static int index_records(struct values_index *ix, size_t from,
 		values_base_next(&base, &r);
 		ix->end = off;
 	}
-	return 0;
+	return chunk_finish(ix);
 }
 
 int values_index_map(const char *dir, const char *name,

@@ -5,13 +5,14 @@
  * One pass at open checks every record and builds, per thread, where it
  * ran (slices: its position and the global count when it was switched in)
  * and where its full register snapshots are; and, per 64 KiB chunk of the
- * log, the largest global stamp of a memory record so far and a filter of
- * the 64-byte lines its memory records touch.
+ * log, the largest global stamp of a memory record so far and the bytes
+ * its memory records write, by 64-byte line (values-lines.h).
  */
 #ifndef HWTR_VALUES_INDEX_H
 #define HWTR_VALUES_INDEX_H
 
 #include "values-format.h"
+#include "values-lines.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,13 +68,6 @@ struct values_thread {
 };
 
 #define VALUES_CHUNK_BYTES (64u << 10)
-/* A chunk's memory records, by 64-byte line, hashed into 4096 bits: a
- * read skips the chunks that cannot touch its lines (by page, the stack's
- * would be in every chunk, and a read of a stack byte written long ago
- * would scan the whole log). */
-#define VALUES_LINE_SHIFT 6
-#define VALUES_FILTER_WORDS 64
-#define VALUES_FILTER_MAX_LINES 256	/* a larger record: scan the chunk */
 
 struct values_chunk {
 	size_t offset;		/* first record */
@@ -83,8 +77,10 @@ struct values_chunk {
 	uint64_t max_global;	/* of memory records in this and earlier
 				 * chunks; 0 with has_memory false */
 	bool has_memory;
-	bool filter_all;	/* a record too large for the filter */
-	uint64_t filter[VALUES_FILTER_WORDS];
+	bool wide;		/* a record over more lines than the index
+				 * keeps: always scanned */
+	size_t lines_first;	/* its lines in the index's lines pool */
+	size_t nlines;
 };
 
 struct values_index {
@@ -102,6 +98,7 @@ struct values_index {
 	size_t nthreads;
 	struct values_chunk *chunks;
 	size_t nchunks;
+	struct values_lines lines;	/* the bytes each chunk writes */
 };
 
 /* A record as read. */
@@ -171,9 +168,12 @@ bool values_record_register(const struct values_record *r, unsigned bit,
 uint64_t values_record_registers(const struct values_record *r,
 				 uint8_t values[][HWTR_VREG_MAX_SIZE]);
 
-/* Whether the chunk's memory records may touch [ADDR, ADDR+SIZE). */
-bool values_chunk_may_touch(const struct values_chunk *chunk, uint64_t addr,
-			    uint64_t size);
+/* Whether chunk K's memory records may write a byte of [ADDR, ADDR+SIZE)
+ * that OPEN (a byte per byte of the range, non-zero: still wanted) marks;
+ * any byte with OPEN NULL.  Exact but for a chunk with a record too wide
+ * to index (then true). */
+bool values_chunk_may_touch(const struct values_index *index, size_t k,
+			    uint64_t addr, uint64_t size, const uint8_t *open);
 
 /* The thread with LWPID, or NULL. */
 struct values_thread *values_index_thread(const struct values_index *index,

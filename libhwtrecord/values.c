@@ -994,7 +994,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		struct values_record r;
 		struct values_base base;
 
-		if (!values_chunk_may_touch(c, addr, size))
+		if (!values_chunk_may_touch(ix, k, addr, size, open))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
 		s = lt ? &lt->slices[c->slice] : NULL;
@@ -1182,7 +1182,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 		for (; k < ix->nchunks; k++) {
 			if (k > 0 && ix->chunks[k - 1].max_global > end_global)
 				break;	/* every record here is later than TO */
-			if (!values_chunk_may_touch(&ix->chunks[k], addr, size))
+			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, true,
 						addr, size, &at, &hit);
@@ -1202,7 +1202,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 		for (k = last + 1; k-- > 0;) {
 			if (ix->chunks[k].max_global < start_global)
 				break;	/* every record here is older than FROM */
-			if (!values_chunk_may_touch(&ix->chunks[k], addr, size))
+			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, false,
 						addr, size, &at, &hit);
