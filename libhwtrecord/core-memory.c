@@ -185,6 +185,14 @@ bool hwtr_core_memory_writable(const struct hwtr_core_memory *cm,
 	return false;
 }
 
+bool hwtr_core_memory_read_only(const struct hwtr_core_memory *cm,
+				uint64_t addr)
+{
+	const struct core_segment *s = segment_at(cm, addr);
+
+	return s && !s->writable;
+}
+
 int core_memory_read_known(const struct hwtr_core_memory *cm, uint64_t addr,
 			   uint8_t *buf, uint8_t *known, size_t size)
 {

@@ -1320,6 +1320,21 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr)
 	}
 }
 
+bool recover_x86_syscall_keeps_mappings(uint64_t nr)
+{
+	unsigned addr_reg, len_reg;
+	uint64_t len;
+
+	if (nr == 10)	/* mprotect: a page made writable, then written */
+		return false;
+	/* brk maps and unmaps only the heap's writable pages: a page read-only
+	 * at the end was made so by a later call, which counts. */
+	if (nr == 12)
+		return true;
+	return recover_x86_syscall_keeps_memory(nr) ||
+	       recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, &len);
+}
+
 bool recover_x86_syscall_keeps_fs(uint64_t nr)
 {
 	switch (nr) {

@@ -187,6 +187,13 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
 
+/* Whether a system call numbered NR surely leaves the mappings as they
+ * were (their places, protections and contents but for the memory it
+ * writes): those of recover_x86_syscall_keeps_memory but mprotect, and
+ * those of recover_x86_syscall_buffer.  Any other may map, unmap, protect
+ * or drop pages (mmap, munmap, mremap, madvise, brk, an exec, ...). */
+bool recover_x86_syscall_keeps_mappings(uint64_t nr);
+
 /* Whether a system call numbered NR surely leaves this thread's fs base
  * as it was: false for arch_prctl, set_thread_area, clone, the execs and
  * rt_sigreturn. */

@@ -73,6 +73,7 @@ struct store_ref {
 struct hwtr_recovery {
 	struct hwtr_thread *thread;
 	size_t (*read_memory)(void *ctx, uint64_t addr, void *buf, size_t len);
+	size_t (*read_fixed)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *memory_ctx;
 	struct recovered_store *stores;
 	size_t nstores;
@@ -108,6 +109,9 @@ struct hwtr_recovery {
 	uint64_t fs_base;
 	bool fs_base_known;
 	uint32_t fs_from;
+	/* READ_FIXED's bytes hold for operations maps_from.. (those after
+	 * the last that may have changed a mapping). */
+	uint32_t maps_from;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
 	struct hwtr_recovery_stats stats;
@@ -650,16 +654,46 @@ static bool changes_fs(const struct hwtr_recovery *rec, uint32_t k)
 	       !recover_x86_syscall_keeps_fs(nr);
 }
 
-/* Where the end state's fs base starts to hold, going backwards to the
- * last operation that may have changed it.  Called before each pass: a
- * system call's number learnt since can only move it earlier. */
-static void find_fs_from(struct hwtr_recovery *rec)
+/* The operation after the last one for which CHANGES holds, going
+ * backwards from the end (0: none).  Called before each pass: a system
+ * call's number learnt since can only move it earlier. */
+static uint32_t after_last(const struct hwtr_recovery *rec,
+			   bool (*changes)(const struct hwtr_recovery *,
+					   uint32_t))
 {
 	uint32_t k = (uint32_t)rec->nops;
 
-	while (k > 0 && !changes_fs(rec, k - 1))
+	while (k > 0 && !changes(rec, k - 1))
 		k--;
-	rec->fs_from = k;
+	return k;
+}
+
+/* Where the end state's fs base starts to hold. */
+static void find_fs_from(struct hwtr_recovery *rec)
+{
+	rec->fs_from = after_last(rec, changes_fs);
+}
+
+/* Whether operation K may change a mapping (map, unmap, protect, drop
+ * pages): a system call but those known to leave them alone, a step the
+ * code does not explain (int 0x80 is one). */
+static bool changes_mappings(const struct hwtr_recovery *rec, uint32_t k)
+{
+	const struct recover_op *op = &rec->ops[k];
+	uint64_t nr;
+
+	if (op->kind == recover_clobber)
+		return true;
+	if (op->kind != recover_syscall)
+		return false;
+	return !value_before(rec, hwtr_amd64_rax, k, &nr) ||
+	       !recover_x86_syscall_keeps_mappings(nr);
+}
+
+/* Where the end state's read-only bytes start to hold. */
+static void find_maps_from(struct hwtr_recovery *rec)
+{
+	rec->maps_from = after_last(rec, changes_mappings);
 }
 
 /* The longest buffer a system call is taken to write as a store (longer:
@@ -715,10 +749,11 @@ static unsigned loaded_register(const struct recover_op *op)
 
 /* What the backward pass knows of memory at its point: KNOWN bytes, and
  * the end state's bytes except those WRITTEN after the point (all of them
- * after a barrier). */
+ * after a barrier); its read-only bytes while FIXED (no mapping
+ * changed after the point: no store can have reached them). */
 struct backward_memory {
 	struct recover_bytes known, written;
-	bool all_written;
+	bool all_written, fixed;
 };
 
 static bool backward_read(struct hwtr_recovery *rec, struct backward_memory *m,
@@ -726,9 +761,11 @@ static bool backward_read(struct hwtr_recovery *rec, struct backward_memory *m,
 {
 	if (recover_bytes_get(&m->known, addr, size, buf))
 		return true;
-	if (m->all_written || recover_bytes_any(&m->written, addr, size))
-		return false;
-	return rec->read_memory(rec->memory_ctx, addr, buf, size) == size;
+	if (!m->all_written && !recover_bytes_any(&m->written, addr, size) &&
+	    rec->read_memory(rec->memory_ctx, addr, buf, size) == size)
+		return true;
+	return m->fixed && rec->read_fixed &&
+	       rec->read_fixed(rec->memory_ctx, addr, buf, size) == size;
 }
 
 static uint64_t little_endian(const uint8_t *b, size_t size)
@@ -799,6 +836,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		unsigned loaded = loaded_register(op);
 		uint16_t proven;
 
+		mem.fixed = k >= rec->maps_from;
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
 
@@ -1179,6 +1217,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	rec->thread = thread;
 	rec->end = end->position;
 	rec->read_memory = end->read_memory;
+	/* (only with the rest of memory: one thread) */
+	rec->read_fixed = end->read_memory ? end->read_fixed_memory : NULL;
 	rec->memory_ctx = end->memory_ctx;
 	memcpy(rec->endv, end->regs, sizeof(rec->endv));
 	rec->end_known = end->known;
@@ -1213,6 +1253,7 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 		bool b, f, e;
 
 		find_fs_from(rec);
+		find_maps_from(rec);
 		b = backward_pass(rec);
 		f = forward_pass(rec);
 		e = equality_pass(rec);

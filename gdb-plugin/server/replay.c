@@ -1481,6 +1481,20 @@ static size_t end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
+/* The end state's bytes the program could not write: the core's read-only
+ * segments (recovery trusts them back to the last call that may have
+ * changed a mapping, hwtr_recovery_end). */
+static size_t fixed_end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct replay *r = ctx;
+	const struct hwtr_core_memory *cm = r->core ? r->core->memory : NULL;
+
+	if (!cm || !len || !hwtr_core_memory_read_only(cm, addr) ||
+	    !hwtr_core_memory_read_only(cm, addr + len - 1))
+		return 0;
+	return hwtr_core_memory_read(cm, addr, buf, len);
+}
+
 /* The first recovery's window: small, so that the first question (the
  * first reverse-stepi) is answered in tens of milliseconds, not the half
  * second a million instructions take; grown 16 times at a time, up to
@@ -1547,6 +1561,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 	}
 	if (r->nthreads == 1 && r->core) {
 		end.read_memory = end_memory;
+		end.read_fixed_memory = fixed_end_memory;
 		end.memory_ctx = r;
 	}
 	t->recovery_window = window;

@@ -479,6 +479,14 @@ HWTR_EXPORT
 bool hwtr_core_memory_writable(const struct hwtr_core_memory *memory,
 			       uint64_t addr);
 
+/* Whether the core holds ADDR in a read-only segment (not PF_W): bytes the
+ * program could not store to while that mapping stood as it is (ld.so's
+ * data after its RELRO mprotect, .rodata).  (The vDSO's data page, which
+ * the kernel updates, is never in a core: VM_DONTDUMP.) */
+HWTR_EXPORT
+bool hwtr_core_memory_read_only(const struct hwtr_core_memory *memory,
+				uint64_t addr);
+
 /* ------------------------------------------------ binaries and packing */
 
 /* The file that holds the code of RECORDING's mmap event EVENT, found as
@@ -1074,6 +1082,16 @@ struct hwtr_recovery_end {
 	 * another process or a device). */
 	size_t (*read_memory)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *memory_ctx;
+	/* Bytes of the end state the program cannot write (MEMORY_CTX too):
+	 * a read-only segment's (hwtr_core_memory_read_only).  They
+	 * are taken as memory's before every operation after the last system
+	 * call that may change mappings (all but a short list that leaves
+	 * them alone: write, read, close, fstat, ...; never mmap, mprotect,
+	 * munmap, mremap, madvise, brk, an exec or a number not known), even
+	 * before a store to an unknown address: no store could reach them.
+	 * NULL: only READ_MEMORY's, and those only back to such a store. */
+	size_t (*read_fixed_memory)(void *ctx, uint64_t addr, void *buf,
+				    size_t len);
 	/* The thread's fs base (its TLS pointer): %fs: loads and stores
 	 * (the stack protector's canary, the pointer guard) get addresses
 	 * after the last instruction that may have changed it. */

@@ -49,6 +49,17 @@ static size_t core_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	       ? hwtr_core_memory_read(cm, addr, buf, len) : 0;
 }
 
+/* The end state's bytes the program cannot write: the core's read-only
+ * segments', as the server gives them. */
+static size_t core_read_fixed(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct hwtr_core_memory *cm = ctx;
+
+	return len && hwtr_core_memory_read_only(cm, addr) &&
+	       hwtr_core_memory_read_only(cm, addr + len - 1)
+	       ? hwtr_core_memory_read(cm, addr, buf, len) : 0;
+}
+
 /* The registers of thread TID in the core at PATH. */
 static int core_registers(const char *path, uint32_t tid,
 			  struct hwtr_recovery_end *end)
@@ -142,6 +153,7 @@ static int end_state(const char *recording, struct hwtr_history *history,
 		return -1;
 	if (hwtr_history_nthreads(history) == 1) {
 		end->read_memory = core_read;
+		end->read_fixed_memory = core_read_fixed;
 		end->memory_ctx = *cm;
 	}
 	/* At its last instruction (a fault) or after it, as the server

@@ -163,6 +163,25 @@ START_TEST(writable_is_the_segment_flag_of_held_bytes)
 }
 END_TEST
 
+/* Read-only: held bytes of a segment without PF_W (what recovery trusts
+ * back to the last change of a mapping), not a writable one, not bytes
+ * the core does not hold. */
+START_TEST(read_only_is_a_held_segment_without_pf_w)
+{
+	struct hwtr_core_memory *cm;
+
+	ck_assert_int_eq(hwtr_core_memory_open(core_path, &cm), 0);
+	ck_assert(hwtr_core_memory_read_only(cm, B_VADDR));
+	ck_assert(hwtr_core_memory_read_only(cm, B_VADDR + B_SIZE - 1));
+	ck_assert(!hwtr_core_memory_read_only(cm, B_VADDR + B_SIZE));
+	ck_assert(!hwtr_core_memory_read_only(cm, A_VADDR));
+	ck_assert(!hwtr_core_memory_read_only(cm, A_VADDR + A_SIZE - 1));
+	ck_assert(!hwtr_core_memory_read_only(cm, C_VADDR));
+	ck_assert(!hwtr_core_memory_read_only(cm, A_VADDR - 1));
+	hwtr_core_memory_close(cm);
+}
+END_TEST
+
 START_TEST(read_known_marks_held_bytes_and_refuses_a_cut_segment)
 {
 	struct hwtr_core_memory *cm;
@@ -229,6 +248,7 @@ int main(void)
 	tcase_add_test(tc, read_runs_on_through_adjacent_segments_and_stops_at_a_hole);
 	tcase_add_test(tc, a_core_cut_short_holds_what_is_left);
 	tcase_add_test(tc, writable_is_the_segment_flag_of_held_bytes);
+	tcase_add_test(tc, read_only_is_a_held_segment_without_pf_w);
 	tcase_add_test(tc, read_known_marks_held_bytes_and_refuses_a_cut_segment);
 	tcase_add_test(tc, what_is_not_a_core_is_refused_naming_it);
 	return check_run_tcase("core-memory", tc);

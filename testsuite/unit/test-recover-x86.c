@@ -695,6 +695,35 @@ START_TEST(syscall_buffers)
 }
 END_TEST
 
+/* The system calls after which a read-only page of the end state may not
+ * hold what it held before: any that maps, unmaps, protects or drops
+ * pages (numbers from sys/syscall.h), and one whose number is not known
+ * here; not those that only write a buffer or nothing. */
+START_TEST(syscall_mappings)
+{
+	static const long changes[] = {
+		SYS_mmap, SYS_mprotect, SYS_munmap, SYS_mremap, SYS_madvise,
+		SYS_execve, SYS_execveat, SYS_shmat, SYS_shmdt,
+		SYS_remap_file_pages, SYS_pkey_mprotect, SYS_rt_sigreturn,
+		SYS_clone, SYS_ioctl, 1000,
+	};
+	static const long keeps[] = {
+		SYS_write, SYS_read, SYS_close, SYS_fstat, SYS_newfstatat,
+		SYS_clock_gettime, SYS_getpid, SYS_exit_group, SYS_brk,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
+		ck_assert_msg(!recover_x86_syscall_keeps_mappings(
+				      (uint64_t)changes[i]),
+			      "syscall %ld", changes[i]);
+	for (i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++)
+		ck_assert_msg(recover_x86_syscall_keeps_mappings(
+				      (uint64_t)keeps[i]),
+			      "syscall %ld", keeps[i]);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("semantics");
@@ -706,6 +735,7 @@ int main(void)
 	tcase_add_test(tc, fs_operands);
 	tcase_add_test(tc, bit_scans_of_zero_stay_unknown);
 	tcase_add_test(tc, syscall_buffers);
+	tcase_add_test(tc, syscall_mappings);
 	tcase_add_test(tc, syscall_registers);
 	tcase_add_loop_test(tc, setcc_and_cmov_agree_with_the_cpu, 0,
 			    (int)(sizeof(compares) / sizeof(compares[0]) *
