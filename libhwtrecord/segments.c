@@ -187,7 +187,9 @@ static int seal(struct builder *b)
 	upto -= upto % SEGMENT_GROUP;
 	if (upto <= t->segments_sealed)
 		return 0;
-	if (!t->sealed && (err = segment_store_begin(&t->sealed)))
+	if (!t->sealed &&
+	    (err = segment_store_begin(hwtr_recording_path(t->history->recording),
+				       &t->sealed)))
 		return err;
 	count = upto - t->segments_sealed;
 	if ((err = segment_store_append(t->sealed, t->segments, count)))
