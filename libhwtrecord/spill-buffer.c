@@ -4,6 +4,7 @@
 #include "spill-buffer.h"
 
 #include "hwtrecord.h"
+#include "page-release.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +14,6 @@
 #include <unistd.h>
 
 #define RELEASE_STEP ((size_t)4 << 20)	/* bytes given back at a time */
-
-static size_t page_size(void)
-{
-	static size_t size;
-
-	if (!size)
-		size = (size_t)sysconf(_SC_PAGESIZE);
-	return size;
-}
 
 /* An unlinked file in DIR, or -1. */
 static int file_in(const char *dir)
