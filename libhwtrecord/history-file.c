@@ -338,6 +338,7 @@ static const char *identity_differs(const struct identity *saved,
 struct out_section {
 	struct section_entry entry;
 	const void *bytes;
+	bool in_file;		/* a file's mapping: pages go as they are read */
 };
 
 /* The chunk whose image epoch the thread's last block was decoded with,
@@ -374,6 +375,29 @@ static int write_at(int fd, uint64_t offset, const void *bytes, size_t size)
 		offset += (uint64_t)n;
 		size -= (size_t)n;
 	}
+	return 0;
+}
+
+/* Section SEC's bytes at its offset in FD: -1 (errno) when not written.
+ * A section in a file (a spilled segment store) is read a few megabytes at
+ * a time, whose pages then go: saving leaves none of it resident. */
+static int write_section(int fd, const struct out_section *sec)
+{
+	const size_t step = (size_t)4 << 20;
+	struct page_release pass = { 0 };
+	const uint8_t *p = sec->bytes;
+	uint64_t done;
+
+	if (!sec->in_file)
+		return write_at(fd, sec->entry.offset, sec->bytes, sec->entry.size);
+	for (done = 0; done < sec->entry.size; done += step) {
+		size_t n = sec->entry.size - done < step ? sec->entry.size - done : step;
+
+		if (write_at(fd, sec->entry.offset + done, p + done, n))
+			return -1;
+		page_release_before(&pass, p, p + done + n);
+	}
+	page_release_all_before(&pass, p, p + sec->entry.size);
 	return 0;
 }
 
@@ -469,7 +493,7 @@ void history_file_save(const struct hwtr_history *h)
 	memcpy(identity + sizeof(id), streams, nthreads * sizeof(*streams));
 	secs[k++] = (struct out_section){
 		{ section_identity, 0, 0, sizeof(id) + nthreads * sizeof(*streams), 0, 0 },
-		identity };
+		identity, false };
 	for (i = 0; i < nthreads; i++) {
 		struct hwtr_thread *t = h->threads[i];
 		struct saved_thread *st = &threads[i];
@@ -493,21 +517,22 @@ void history_file_save(const struct hwtr_history *h)
 		if (gaps_out(t, &gap_records[i], &gap_text[i], &text_size) < 0)
 			goto out;
 		secs[k++] = (struct out_section){
-			{ section_thread, (uint32_t)i, 0, sizeof(*st), 0, 0 }, st };
+			{ section_thread, (uint32_t)i, 0, sizeof(*st), 0, 0 }, st, false };
 		secs[k++] = (struct out_section){
 			{ section_chunks, (uint32_t)i, 0, t->nchunks * sizeof(*t->chunks), 0, 0 },
-			t->chunks };
+			t->chunks, false };
 		if (!t->segment_store)
 			goto out;	/* only a finished history is saved */
 		secs[k++] = (struct out_section){
 			{ section_segments, (uint32_t)i, 0,
 			  segment_store_size(t->segment_store), 0, 0 },
-			segment_store_bytes(t->segment_store) };
+			segment_store_bytes(t->segment_store),
+			segment_store_in_file(t->segment_store) };
 		secs[k++] = (struct out_section){
 			{ section_gaps, (uint32_t)i, 0, t->ngaps * sizeof(struct saved_gap), 0, 0 },
-			gap_records[i] };
+			gap_records[i], false };
 		secs[k++] = (struct out_section){
-			{ section_gap_text, (uint32_t)i, 0, text_size, 0, 0 }, gap_text[i] };
+			{ section_gap_text, (uint32_t)i, 0, text_size, 0, 0 }, gap_text[i], false };
 	}
 	offset = sizeof(header) + nsec * sizeof(*table);
 	for (i = 0; i < nsec; i++) {
@@ -526,8 +551,10 @@ void history_file_save(const struct hwtr_history *h)
 		goto out;
 	}
 	for (i = 0; i < nsec; i++) {
-		secs[i].entry.crc = secs[i].entry.size
-			? integrity_crc32(0, secs[i].bytes, secs[i].entry.size) : 0;
+		secs[i].entry.crc = !secs[i].entry.size ? 0
+			: secs[i].in_file
+			? page_release_crc32(0, secs[i].bytes, secs[i].entry.size)
+			: integrity_crc32(0, secs[i].bytes, secs[i].entry.size);
 		table[i] = secs[i].entry;
 	}
 	memset(&header, 0, sizeof(header));
@@ -557,8 +584,7 @@ void history_file_save(const struct hwtr_history *h)
 		goto out;
 	}
 	for (i = 0; i < nsec; i++)
-		if (secs[i].entry.size &&
-		    write_at(fd, secs[i].entry.offset, secs[i].bytes, secs[i].entry.size))
+		if (secs[i].entry.size && write_section(fd, &secs[i]))
 			goto write_failed;
 	if (write_at(fd, sizeof(header), table, nsec * sizeof(*table)) ||
 	    write_at(fd, 0, &header, sizeof(header)) ||

@@ -8,7 +8,7 @@
 
 #define RELEASE_STEP ((uintptr_t)4 << 20)	/* bytes given back at a time */
 
-static uintptr_t page_size(void)
+uintptr_t page_size(void)
 {
 	static uintptr_t size;
 

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The system's page size: what is given back is whole pages. */
+uintptr_t page_size(void);
+
 /* A pass over a block: zeroed is at its start. */
 struct page_release {
 	uintptr_t done;		/* released below this address */

@@ -41,6 +41,7 @@
 #include "error.h"
 #include "page-release.h"
 #include "segments.h"
+#include "spill-buffer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,24 @@ struct decoded_group {
 	struct segment segs[SEGMENT_GROUP];
 };
 
+/* A pass of reads (a whole function-call history, a search up the
+ * callers) over a store in a file (mapped from history.idx, or spilled)
+ * touches its pages one after another: they are given back after this
+ * many bytes of groups decoded, so that its resident part stays bounded
+ * whatever the reads. */
+#define READ_RELEASE ((uint64_t)4 << 20)
+
 struct segment_store {
 	const uint8_t *block;	/* groups, then coded bytes */
 	uint64_t size;
 	bool owned;		/* block is malloc'ed, else mapped */
+	bool mapped;		/* block is a read-only file mapping */
+	/* A finished store's block (segment_store_finish), or a growing
+	 * store's coded bytes (segment_store_begin): in a file when large
+	 * (spill-buffer.h), else malloc'ed. */
+	struct spill_buffer spill;
+	bool spilled;		/* block is spill.bytes */
+	uint64_t read_since;	/* bytes of groups decoded since a release */
 	uint64_t n, ngroups;
 	const struct segment_group *groups;
 	const uint8_t *coded;
@@ -82,9 +97,9 @@ struct segment_store {
 	struct decoded_group spare;	/* the one slot without them */
 	bool no_cache;		/* its allocation failed */
 	/* A store being built (segment_store_begin): no block yet, its table
-	 * and coded bytes grown apart, both malloc'ed. */
+	 * (here) and coded bytes (spill) grown apart. */
 	bool growing;
-	size_t cap_groups, cap_coded;
+	struct spill_buffer table;
 };
 
 #define H_FLAGS 7u
@@ -370,6 +385,19 @@ static bool decode_group(const struct segment_store *s, uint64_t g,
 
 /* ------------------------------------------------------------- stores */
 
+/* An empty store whose bytes, when it makes them, go to a file in DIR
+ * (segment_store_begin); NULL when out of memory. */
+static struct segment_store *store_alloc(const char *dir)
+{
+	struct segment_store *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		spill_init(&s->spill, dir);
+		spill_init(&s->table, dir);
+	}
+	return s;
+}
+
 static int store_init(struct segment_store *s, const uint8_t *block,
 		      uint64_t size, uint64_t n)
 {
@@ -406,7 +434,7 @@ static int compact(struct segment *segs, uint64_t n, bool consume,
 	/* Most segments take a tenth of the worst case: code into a buffer
 	 * grown as needed, then give back what is left. */
 	cap = table + (n ? n * 8 : 0) + MAX_CODED;
-	if (!(block = malloc(cap)) || !(s = calloc(1, sizeof(*s)))) {
+	if (!(block = malloc(cap)) || !(s = store_alloc(NULL))) {
 		free(block);
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	}
@@ -470,7 +498,7 @@ static int store_open(const void *bytes, uint64_t size, uint64_t n,
 		      struct segment_store **out)
 {
 	struct page_release table_read = { 0 }, coded_read = { 0 };
-	struct segment_store *s = calloc(1, sizeof(*s));
+	struct segment_store *s = store_alloc(NULL);
 	struct segment one[SEGMENT_GROUP];
 	uint64_t g;
 	int err;
@@ -482,6 +510,7 @@ static int store_open(const void *bytes, uint64_t size, uint64_t n,
 		free(s);
 		return err;
 	}
+	s->mapped = file_mapped;
 	/* The table in order from the start and every group exactly its
 	 * segments: then no read goes out of bounds or gives a value the
 	 * builder did not. */
@@ -535,9 +564,9 @@ int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
 	return store_open(bytes, size, n, true, visit, ctx, out);
 }
 
-int segment_store_begin(struct segment_store **out)
+int segment_store_begin(const char *dir, struct segment_store **out)
 {
-	struct segment_store *s = calloc(1, sizeof(*s));
+	struct segment_store *s = store_alloc(dir);
 
 	*out = s;
 	if (!s)
@@ -545,24 +574,6 @@ int segment_store_begin(struct segment_store **out)
 	s->growing = true;
 	s->spare.group = UINT64_MAX;
 	return 0;
-}
-
-/* Room for COUNT more of SIZE at *P (of *CAP, USED in use), grown by
- * half: false when out of memory. */
-static bool grow(void *p, size_t *cap, size_t used, size_t count, size_t size)
-{
-	size_t ncap = *cap;
-	void *q;
-
-	if (used + count <= *cap)
-		return true;
-	while (ncap < used + count)
-		ncap = ncap < 1024 ? 1024 : ncap + ncap / 2;
-	if (!(q = realloc(*(void **)p, ncap * size)))
-		return false;
-	*(void **)p = q;
-	*cap = ncap;
-	return true;
 }
 
 /* The decoded groups point into the coded bytes, which may have moved. */
@@ -578,8 +589,7 @@ static void forget_decoded(struct segment_store *s)
 int segment_store_append(struct segment_store *s, const struct segment *segs,
 			 uint64_t count)
 {
-	struct segment_group *groups = (struct segment_group *)s->groups;
-	uint8_t *coded = (uint8_t *)s->coded;
+	struct segment_group *groups;
 	uint64_t i;
 
 	if (!s->growing || s->n % SEGMENT_GROUP)
@@ -589,14 +599,15 @@ int segment_store_append(struct segment_store *s, const struct segment *segs,
 		uint64_t number = s->n + i + 1, k = i % SEGMENT_GROUP;
 		struct segment before = { 0 };
 
-		if (!grow(&coded, &s->cap_coded, s->ncoded, MAX_CODED, 1) ||
-		    (k == 0 && !grow(&groups, &s->cap_groups, s->ngroups, 1,
-				     sizeof(*groups)))) {
-			s->groups = groups;
-			s->coded = coded;
+		if (!spill_reserve(&s->spill, s->ncoded + MAX_CODED) ||
+		    (k == 0 && !spill_reserve(&s->table, (s->ngroups + 1) *
+					       sizeof(*groups)))) {
+			s->groups = (struct segment_group *)s->table.bytes;
+			s->coded = s->spill.bytes;
 			forget_decoded(s);
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
 		}
+		groups = (struct segment_group *)s->table.bytes;
 		if (k == 0) {
 			groups[s->ngroups].offset = s->ncoded;
 			groups[s->ngroups].insn_begin = segs[i].insn_begin;
@@ -605,36 +616,38 @@ int segment_store_append(struct segment_store *s, const struct segment *segs,
 		} else {
 			before = segs[i - 1];
 		}
-		s->ncoded = (uint64_t)(put_segment(coded + s->ncoded, &segs[i - k], k,
-						   number, &before) - coded);
+		s->ncoded = (uint64_t)(put_segment(s->spill.bytes + s->ncoded,
+						   &segs[i - k], k, number, &before) -
+				       s->spill.bytes);
 	}
-	s->groups = groups;
-	s->coded = coded;
+	/* Read back seldom (a return to an old caller): not kept resident. */
+	spill_written(&s->spill, s->ncoded);
+	spill_written(&s->table, s->ngroups * sizeof(*groups));
+	s->groups = (struct segment_group *)s->table.bytes;
+	s->coded = s->spill.bytes;
 	s->n += count;
 	forget_decoded(s);
 	return 0;
 }
 
-/* A finished store's block being written: room for NEED more bytes at
- * its end, false when out of memory. */
+/* A finished store's block being written (in F's spill buffer), USED
+ * bytes of it. */
 struct block_out {
-	uint8_t *block;
-	size_t used, cap;
+	struct segment_store *f;
+	size_t used;
+	size_t released;	/* used when all was last given back */
 };
 
+/* Room for NEED more bytes at its end: false when out of memory.  What
+ * is written need not stay resident: the whole block so far goes now and
+ * then, the table at its start too, which is written as it goes. */
 static bool room(struct block_out *o, size_t need)
 {
-	uint8_t *grown;
-	size_t ncap;
-
-	if (o->used + need <= o->cap)
-		return true;
-	ncap = o->cap + o->cap / 2 + need;
-	if (!(grown = realloc(o->block, ncap)))
-		return false;
-	o->block = grown;
-	o->cap = ncap;
-	return true;
+	if (o->used - o->released >= READ_RELEASE) {
+		spill_release(&o->f->spill, o->used);
+		o->released = o->used;
+	}
+	return spill_reserve(&o->f->spill, o->used + need);
 }
 
 int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
@@ -645,20 +658,22 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 	size_t table = ngroups * sizeof(struct segment_group);
 	struct segment group[SEGMENT_GROUP];
 	struct block_out o = { 0 };
-	struct page_release copied = { 0 };
+	struct page_release copied = { 0 }, table_copied = { 0 };
 	struct segment_store *f;
+	uint8_t *block;
 	int err;
 
 	*out = NULL;
 	if (!s->growing || s->n % SEGMENT_GROUP)
 		return hwtr_fail(hwtr_err_invalid, "segment_store_finish: the "
 				 "store is not growing or has a partial group");
-	/* The appended groups as they are, the tail at its largest coding. */
-	o.cap = table + s->ncoded + MAX_CODED * ntail + 1;
-	if (!(o.block = malloc(o.cap)) || !(f = calloc(1, sizeof(*f)))) {
-		free(o.block);
+	/* In a file beside the growing store's when that one is. */
+	if (!(f = store_alloc(s->spill.dir)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	}
+	o.f = f;
+	/* The appended groups as they are, the tail at its largest coding. */
+	if (!room(&o, table + s->ncoded + MAX_CODED * ntail + 1))
+		goto nomem;
 	o.used = table;
 	for (g = 0; g < ngroups; g++) {
 		uint64_t first = g * SEGMENT_GROUP, count = n - first, k;
@@ -668,15 +683,18 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 
 		if (count > SEGMENT_GROUP)
 			count = SEGMENT_GROUP;
+		if (first < s->n)
+			page_release_before(&table_copied, s->groups, &s->groups[g]);
 		if (first < s->n && !patched(ctx, first + 1, NULL, count)) {
 			/* Unchanged since it was appended: its bytes. */
 			group_reader(s, g, &r, &k);
 			if (!room(&o, (size_t)(r.end - r.p)))
 				goto nomem;
-			entry = &((struct segment_group *)o.block)[g];
+			block = f->spill.bytes;
+			entry = &((struct segment_group *)block)[g];
 			*entry = s->groups[g];
 			entry->offset = o.used - table;
-			memcpy(o.block + o.used, r.p, (size_t)(r.end - r.p));
+			memcpy(block + o.used, r.p, (size_t)(r.end - r.p));
 			o.used += (size_t)(r.end - r.p);
 			/* Not both resident: the pages copied go. */
 			page_release_before(&copied, s->coded, r.end);
@@ -699,7 +717,8 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 		}
 		if (!room(&o, MAX_CODED * SEGMENT_GROUP))
 			goto nomem;
-		entry = &((struct segment_group *)o.block)[g];
+		block = f->spill.bytes;
+		entry = &((struct segment_group *)block)[g];
 		entry->offset = o.used - table;
 		entry->insn_begin = segs[0].insn_begin;
 		for (k = 0; k < count; k++) {
@@ -707,25 +726,22 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 
 			if (k)
 				before = segs[k - 1];
-			o.used = (size_t)(put_segment(o.block + o.used, segs, k,
-						      first + k + 1, &before) - o.block);
+			o.used = (size_t)(put_segment(block + o.used, segs, k,
+						      first + k + 1, &before) - block);
 		}
 	}
-	if (o.used < o.cap) {
-		uint8_t *shrunk = realloc(o.block, o.used ? o.used : 1);
-
-		if (shrunk)
-			o.block = shrunk;
-	}
-	if ((err = store_init(f, o.block, o.used, n)))
+	spill_trim(&f->spill, o.used);
+	/* The table, written first, and the rest: not resident either. */
+	spill_release(&f->spill, o.used);
+	if ((err = store_init(f, f->spill.bytes, o.used, n)))
 		goto fail;
-	f->owned = true;
+	f->spilled = true;
 	*out = f;
 	return 0;
 nomem:
 	err = hwtr_fail(hwtr_err_nomem, "out of memory");
 fail:
-	free(o.block);
+	spill_free(&f->spill);
 	free(f);
 	return err;
 }
@@ -734,14 +750,30 @@ void segment_store_free(struct segment_store *s)
 {
 	if (!s)
 		return;
-	if (s->growing) {
-		free((void *)s->groups);
-		free((void *)s->coded);
-	}
+	spill_free(&s->table);
+	spill_free(&s->spill);
 	if (s->owned)
 		free((void *)s->block);
 	free(s->cache);
 	free(s);
+}
+
+/* BYTES more of the store read: after READ_RELEASE of them, the pages
+ * of a store in a file go (they come back from it when read again).  The
+ * decoded groups point into those pages, which stay valid. */
+static void reading(struct segment_store *s, uint64_t bytes)
+{
+	struct page_release all = { 0 };
+
+	if ((s->read_since += bytes) < READ_RELEASE)
+		return;
+	s->read_since = 0;
+	if (spill_in_file(&s->table))
+		spill_release(&s->table, s->table.cap);
+	if (spill_in_file(&s->spill))
+		spill_release(&s->spill, s->spill.cap);
+	else if (s->mapped)
+		page_release_all_before(&all, s->block, s->block + s->size);
 }
 
 /* Segment K of group G, decoded (cached, as far as K). */
@@ -765,6 +797,9 @@ static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 		d->ndecoded = 0;
 		if (!group_reader(s, g, &d->at, &count))
 			d->at.bad = true;
+		else
+			reading(s, (uint64_t)(d->at.end - d->at.p) +
+				   sizeof(struct segment_group));
 	}
 	while (d->ndecoded <= k) {
 		struct segment before = d->ndecoded ? d->segs[d->ndecoded - 1]
@@ -823,6 +858,11 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 	return g * SEGMENT_GROUP + k;
 }
 
+bool segment_store_in_file(const struct segment_store *s)
+{
+	return s->mapped || (s->spilled && spill_in_file(&s->spill));
+}
+
 const void *segment_store_bytes(const struct segment_store *s)
 {
 	return s->block;
@@ -835,8 +875,7 @@ uint64_t segment_store_size(const struct segment_store *s)
 
 size_t segment_store_resident(const struct segment_store *s)
 {
-	size_t bytes = s->growing ? s->cap_groups * sizeof(struct segment_group) +
-				    s->cap_coded : (size_t)s->size;
+	size_t bytes = s->growing ? s->table.cap + s->spill.cap : (size_t)s->size;
 
 	return bytes + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) + sizeof(*s);
 }

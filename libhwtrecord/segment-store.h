@@ -48,8 +48,12 @@ int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
 			      struct segment_store **out);
 void segment_store_free(struct segment_store *s);
 
-/* A store built as the index pass goes (segments.c): empty, growing. */
-int segment_store_begin(struct segment_store **out);
+/* A store built as the index pass goes (segments.c): empty, growing.
+ * Once large, its bytes, and those of the store segment_store_finish makes
+ * of it, are kept in an unlinked file in DIR (the recording's directory;
+ * NULL, or when DIR takes none: TMPDIR or /tmp) and not kept resident
+ * (spill-buffer.h); DIR must outlive both. */
+int segment_store_begin(const char *dir, struct segment_store **out);
 /* Append COUNT segments, numbered on from the store's, from SEGS, which may
  * change after; the store must hold whole groups (COUNT a multiple of
  * SEGMENT_GROUP but at the end).  Reads see them at once. */
@@ -76,6 +80,9 @@ void segment_store_read(struct segment_store *s, uint64_t number,
  * are in order of insn_begin: the segment holding instruction NUMBER. */
 uint64_t segment_store_find(struct segment_store *s, uint64_t number);
 
+/* Whether its bytes are a file's mapping (history.idx, or a spilled
+ * store): a pass over them may give their pages back (page-release.h). */
+bool segment_store_in_file(const struct segment_store *s);
 /* Its saved form (what segment_store_open takes) and that form's size. */
 const void *segment_store_bytes(const struct segment_store *s);
 uint64_t segment_store_size(const struct segment_store *s);

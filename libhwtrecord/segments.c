@@ -39,7 +39,10 @@
  * (segment_store_finish), which then holds what compacting the whole array
  * would: the saved index is the same byte for byte.  A group is compacted
  * once SEGMENT_WINDOW segments follow it, and never past the last chunk
- * start (the restart point, which the pass may go back to).
+ * start (the restart point, which the pass may go back to).  The compact
+ * store, growing and finished, lives in an unlinked file in the recording's
+ * directory once it is large (spill-buffer.h), so that neither the build
+ * nor the server after it keeps a segment resident that it does not read.
  */
 
 /* Segments kept whole: HWTREC_SEGMENT_WINDOW, for tests (64: a group
@@ -187,7 +190,9 @@ static int seal(struct builder *b)
 	upto -= upto % SEGMENT_GROUP;
 	if (upto <= t->segments_sealed)
 		return 0;
-	if (!t->sealed && (err = segment_store_begin(&t->sealed)))
+	if (!t->sealed &&
+	    (err = segment_store_begin(hwtr_recording_path(t->history->recording),
+				       &t->sealed)))
 		return err;
 	count = upto - t->segments_sealed;
 	if ((err = segment_store_append(t->sealed, t->segments, count)))

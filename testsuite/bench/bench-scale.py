@@ -7,13 +7,44 @@
 # first values at a past position), and reverse-step, then (once the whole
 # history is built) a reverse-continue across it to a breakpoint at main
 # (run once, at the start; its line is where the hot function ends), and
-# where each stopped; last, hwtrec-server's peak resident memory (VmHWM).
+# where each stopped, and the whole `record function-call-history` (to
+# /dev/null); hwtrec-server's resident memory (anonymous and file-backed,
+# from /proc/PID/smaps_rollup) at the prompt, after the reverse-continue
+# and after that listing, and its peak (VmHWM).
 import os
 import time
 
 import gdb
 
 out = open(os.environ["BENCH_OUT"], "w")
+
+
+def server_pid():
+    """The hwtrec-server whose command line names BENCH_REC."""
+    rec = os.environ.get("BENCH_REC")
+    for pid in os.listdir("/proc") if rec else []:
+        try:
+            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+            if b"hwtrec-server" in argv[0] and \
+                    rec.encode() in b" ".join(argv):
+                return pid
+        except (OSError, IndexError):
+            continue
+    return None
+
+
+def server_memory(name):
+    """The server's resident KB now: all, anonymous, file-backed."""
+    kb = {}
+    try:
+        for line in open("/proc/%s/smaps_rollup" % server_pid()):
+            f = line.split()
+            if len(f) == 3 and f[2] == "kB":
+                kb[f[0].rstrip(":")] = int(f[1])
+    except (OSError, TypeError):
+        return
+    figure(name + "_kb", "%d/%d/%d" % (kb["Rss"], kb["Anonymous"],
+                                       kb["Rss"] - kb["Anonymous"]))
 
 
 def figure(name, value):
@@ -31,6 +62,7 @@ def timed(name, command):
 
 gdb.execute("bt", to_string=True)
 figure("ready", time.time() - float(os.environ["BENCH_T0"]))
+server_memory("server_prompt")
 timed("first_reverse_stepi", "reverse-stepi")
 start = time.perf_counter()
 shown = gdb.execute("print total", to_string=True).split("=")[-1].strip()
@@ -57,21 +89,31 @@ gdb.execute("info record", to_string=True)
 figure("history_wait", time.perf_counter() - start)
 gdb.execute("break main", to_string=True)
 timed("reverse_continue", "reverse-continue")
+server_memory("server_rcont")
+# The whole function-call history, GDB's printing to /dev/null: the
+# server streams it (BENCH_FCH=0: skipped, as at 1 G, where GDB prints
+# 140 M lines for an hour).
+if os.environ.get("BENCH_FCH", "1") != "0":
+    recorded = gdb.execute("info record", to_string=True)
+    functions = int(recorded.split(" functions")[0].split()[-1])
+    gdb.execute("set logging file /dev/null")
+    gdb.execute("set logging redirect on")
+    gdb.execute("set logging enabled on")
+    start = time.perf_counter()
+    gdb.execute("record function-call-history 1,%d" % functions)
+    gdb.execute("set logging enabled off")
+    figure("call_history", time.perf_counter() - start)
+    server_memory("server_fch")
 
 
 def server_peak_kb():
-    """VmHWM of the hwtrec-server whose command line names BENCH_REC."""
-    rec = os.environ.get("BENCH_REC")
-    for pid in os.listdir("/proc") if rec else []:
-        try:
-            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
-            if b"hwtrec-server" in argv[0] and \
-                    rec.encode() in b" ".join(argv):
-                for line in open("/proc/%s/status" % pid):
-                    if line.startswith("VmHWM:"):
-                        return line.split()[1]
-        except (OSError, IndexError):
-            continue
+    """VmHWM of the server."""
+    try:
+        for line in open("/proc/%s/status" % server_pid()):
+            if line.startswith("VmHWM:"):
+                return line.split()[1]
+    except (OSError, TypeError):
+        pass
     return "-1"
 
 

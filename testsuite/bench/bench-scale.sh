@@ -26,7 +26,11 @@
 # hwtrec replay, beside ours.  The first `hwtrec info` also saves the index
 # in the recording (history.idx): its size, a second `hwtrec info` that
 # reads it back (reopen) and the replay again with it present (prompt,
-# first reverse-stepi) are printed too.  Figures only: it fails
+# first reverse-stepi) are printed too, and hwtrec-server's resident memory
+# (all, anonymous, file-backed) at the prompt, after the reverse-continue
+# and after the whole `record function-call-history` (at the first open and
+# from the saved index; BENCH_FCH=0 skips that listing, which GDB prints
+# at about 100,000 lines a second).  Figures only: it fails
 # when the two decoders count different instructions, or a step fails.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
@@ -100,16 +104,19 @@ per_iteration() {	# per_iteration PROGRAM
 }
 
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
+secs() { awk -v s="$1" 'BEGIN { if (s == "") print "-"; else printf "%.2f s", s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 mb() { awk -v k="${1:--1}" 'BEGIN { if (k < 0) print "-"; else printf "%.0f", k / 1024 }'; }
+# "RSS/ANON/FILE" in KB (bench-scale.py) as MB.
+mb3() { echo "${1:--}" | awk -F/ 'NF == 3 { printf "%.0f/%.0f/%.0f", $1 / 1024, $2 / 1024, $3 / 1024; next } { print "-" }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s | %9s %9s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s | %9s %9s | %-11s %-11s %-11s %8s | %-11s %-11s %8s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" \
 	"1t block walk CPU (wall)" "query walk (chunks, hits)" memory \
 	"libipt alone CPU" prompt rstepi print rfinish regs pprint rstep "no tail:" rstepi print rfinish "no seek:" rfinish regs pprint \
-	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi "server" "srv saved"
+	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi "server" "srv saved" \
+	"srv prompt" "srv rcont" "srv fch" fch "sv prompt" "sv fch" fch
 for prog in calls loops; do
 	per=$(per_iteration $prog)
 	for size in $sizes; do
@@ -169,8 +176,12 @@ for prog in calls loops; do
 			[ $replay = notail ] && tail_bytes=0
 			values_seek=
 			[ $replay = noseek ] && values_seek=0
+			# The whole function-call history at the first open and
+			# from the saved index only.
+			fch=${BENCH_FCH:-1}
+			case $replay in notail|noseek) fch=0 ;; esac
 			HWTREC_TAIL_BYTES=$tail_bytes HWTREC_VALUES_SEEK=$values_seek \
-				BENCH_T0=$(date +%s.%N) \
+				BENCH_FCH=$fch BENCH_T0=$(date +%s.%N) \
 				BENCH_OUT=$work/$replay.txt BENCH_REC=$rec \
 				timeout 1800 "$hwtrec" replay "$rec" -- -batch \
 				-x "$here/bench-scale.py" > replay.out 2>&1 || true
@@ -202,7 +213,7 @@ for prog in calls loops; do
 				cat notail.txt noseek.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail or the seek table"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s | %6s MB %6s MB\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s | %6s MB %6s MB | %-11s %-11s %-11s %8s | %-11s %-11s %8s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
 			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
@@ -228,7 +239,14 @@ for prog in calls loops; do
 			"$(secs "$(field saved.txt ready)")" \
 			"$(ms "$(field saved.txt first_reverse_stepi)")" \
 			"$(mb "$(field replay.txt server_peak_kb)")" \
-			"$(mb "$(field saved.txt server_peak_kb)")"
+			"$(mb "$(field saved.txt server_peak_kb)")" \
+			"$(mb3 "$(field replay.txt server_prompt_kb)")" \
+			"$(mb3 "$(field replay.txt server_rcont_kb)")" \
+			"$(mb3 "$(field replay.txt server_fch_kb)")" \
+			"$(secs "$(field replay.txt call_history)")" \
+			"$(mb3 "$(field saved.txt server_prompt_kb)")" \
+			"$(mb3 "$(field saved.txt server_fch_kb)")" \
+			"$(secs "$(field saved.txt call_history)")"
 		rm -rf "$rec"
 	done
 done
@@ -249,4 +267,7 @@ echo " rcont: then, the whole history built, reverse-continue to main's start ac
 echo "  its 32-byte line with the hot function, so only the chunks' code ranges skip chunks); baseline: the same under BENCH_BASELINE's hwtrec;"
 echo " index: history.idx saved by the first open; reopen: hwtrec info reading it; prompt, rstepi: the replay with it;"
 echo " server, srv saved: hwtrec-server's peak resident memory (VmHWM) at the end of the replay at a first open"
-echo "  (it builds the index) and of the one from the saved index.)"
+echo "  (it builds the index) and of the one from the saved index;"
+echo " srv prompt, srv rcont, srv fch: its resident MB (all/anonymous/file-backed, smaps_rollup) at the prompt, after"
+echo "  the reverse-continue and after the whole record function-call-history (GDB printing it to /dev/null; fch: its"
+echo "  seconds; BENCH_FCH=0 skips it), at the first open; sv prompt, sv fch: the same reading the saved index.)"

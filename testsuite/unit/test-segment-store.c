@@ -241,7 +241,7 @@ static void built_as_it_goes(uint64_t n, unsigned change_one_in)
 			early[i].up = (uint32_t)(next_random() % (i + 1));
 			early[i].flags ^= HWTR_SEG_UP_LINKS_TO_RET;
 		}
-	ck_assert_int_eq(segment_store_begin(&growing), 0);
+	ck_assert_int_eq(segment_store_begin(NULL, &growing), 0);
 	while (n - appended > 3 * SEGMENT_GROUP) {
 		uint64_t count = (next_random() % 40 + 1) * SEGMENT_GROUP;
 
