@@ -26,7 +26,9 @@
  * (thread switch, system call, signal, client request) or the thread was
  * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
  * all of them (a full snapshot), and again at the same position when the
- * instruction that had one faulted and was taken back.  rflags comes from VEX's flag thunk.
+ * instruction that had one faulted and was taken back.  rflags comes from
+ * VEX's flag thunk (flag-thunk.h for the usual operations, VEX for the
+ * rest).
  *
  * Memory: an undo log.  Before each store (and before the kernel writes
  * into the program's memory: system call buffers, signal frames) the old

@@ -19,30 +19,26 @@
 
 enum kind { ADD, SUB, AND, OR, XOR };
 
+/* OP (a mnemonic without its size suffix) on x, y: x becomes the result, f
+ * the flags after it. */
+#define ASM(op, suffix, cons)						\
+	__asm__(op #suffix " %2, %0\n\tpushfq\n\tpopq %1"		\
+		: "+" cons (x), "=r" (f) : cons (y) : "cc")
+
 #define HW(suffix, type, cons)						\
 static unsigned long long hw_##suffix(enum kind k, unsigned long long a, \
 				      unsigned long long b,		\
 				      unsigned long long *res)		\
 {									\
 	type x = (type)a, y = (type)b;					\
-	unsigned long long f;						\
+	unsigned long long f = 0;					\
 									\
 	switch (k) {							\
-	case ADD: __asm__("add" #suffix " %2, %0\n\tpushfq\n\tpopq %1"	\
-			  : "+" cons (x), "=r" (f) : cons (y) : "cc");	\
-		break;							\
-	case SUB: __asm__("sub" #suffix " %2, %0\n\tpushfq\n\tpopq %1"	\
-			  : "+" cons (x), "=r" (f) : cons (y) : "cc");	\
-		break;							\
-	case AND: __asm__("and" #suffix " %2, %0\n\tpushfq\n\tpopq %1"	\
-			  : "+" cons (x), "=r" (f) : cons (y) : "cc");	\
-		break;							\
-	case OR: __asm__("or" #suffix " %2, %0\n\tpushfq\n\tpopq %1"	\
-			 : "+" cons (x), "=r" (f) : cons (y) : "cc");	\
-		break;							\
-	case XOR: __asm__("xor" #suffix " %2, %0\n\tpushfq\n\tpopq %1"	\
-			  : "+" cons (x), "=r" (f) : cons (y) : "cc");	\
-		break;							\
+	case ADD: ASM("add", suffix, cons); break;			\
+	case SUB: ASM("sub", suffix, cons); break;			\
+	case AND: ASM("and", suffix, cons); break;			\
+	case OR: ASM("or", suffix, cons); break;			\
+	case XOR: ASM("xor", suffix, cons); break;			\
 	}								\
 	*res = x;							\
 	return f;							\
