@@ -26,7 +26,9 @@
  * (thread switch, system call, signal, client request) or the thread was
  * not traced; every HWTR_VALUES_SNAPSHOT_PERIOD instructions
  * all of them (a full snapshot), and again at the same position when the
- * instruction that had one faulted and was taken back.  rflags comes from VEX's flag thunk.
+ * instruction that had one faulted and was taken back.  rflags comes from
+ * VEX's flag thunk (flag-thunk.h for the usual operations, VEX for the
+ * rest).
  *
  * Memory: an undo log.  Before each store (and before the kernel writes
  * into the program's memory: system call buffers, signal frames) the old
@@ -59,6 +61,7 @@
  * logs every instruction it traces.
  */
 #include "hwtrec-tool.h"
+#include "flag-thunk.h"
 #include "log-crc32.h"
 #include "../../libhwtrecord/values-format.h"
 
@@ -95,7 +98,6 @@ struct data_thread {
 	Addr last_ip;		/* of the last counted instruction */
 	Bool last_was_syscall;
 	ULong gpr[16], rflags, fs_base, gs_base;
-	ULong flag_thunk[4];	/* CC_OP, DEP1, DEP2, NDEP that gave rflags */
 	U256 ymm[16];
 	UChar fpu[HWTR_VREG_FPU_SIZE];	/* HWTR_VREG_FPU, values-format.h */
 };
@@ -533,8 +535,6 @@ ULong hwtrec_data_regs_written(Int offset, Int size)
 }
 
 /* rflags bits VEX keeps outside the flag thunk: DF, ID, AC. */
-#define FLAGS_OUTSIDE_THUNK ((1ull << 10) | (1ull << 21) | (1ull << 18))
-
 static inline ULong flags_outside_thunk(const VexGuestAMD64State *gs)
 {
 	return (gs->guest_DFLAG == (ULong)-1 ? 1ull << 10 : 0) |
@@ -542,20 +542,16 @@ static inline ULong flags_outside_thunk(const VexGuestAMD64State *gs)
 	       (gs->guest_ACFLAG == 1 ? 1ull << 18 : 0);
 }
 
-/* Whether the flag thunk is SHADOW; it becomes SHADOW either way. */
-static inline Bool same_flag_thunk(const VexGuestAMD64State *gs,
-				   ULong shadow[4])
+/* rflags from VEX's flag thunk, the usual operations here
+ * (flag-thunk.h), the others by VEX. */
+static inline ULong thunk_rflags(const VexGuestAMD64State *gs)
 {
-	Bool same = gs->guest_CC_OP == shadow[0] &&
-		    gs->guest_CC_DEP1 == shadow[1] &&
-		    gs->guest_CC_DEP2 == shadow[2] &&
-		    gs->guest_CC_NDEP == shadow[3];
+	ULong flags;
 
-	shadow[0] = gs->guest_CC_OP;
-	shadow[1] = gs->guest_CC_DEP1;
-	shadow[2] = gs->guest_CC_DEP2;
-	shadow[3] = gs->guest_CC_NDEP;
-	return same;
+	if (flag_thunk_flags(gs->guest_CC_OP, gs->guest_CC_DEP1,
+			     gs->guest_CC_DEP2, &flags))
+		return flags | flags_outside_thunk(gs);
+	return LibVEX_GuestAMD64_get_rflags(gs);
 }
 
 /* The FPU state as the log gives it (HWTR_VREG_FPU, values-format.h). */
@@ -655,26 +651,17 @@ static inline void log_registers(const VexGuestAMD64State *gs, ULong check,
 
 		i = (UInt)__builtin_ctzll(bits);
 		v = gpr_value(gs, i);
-		if (full || v != t->gpr[i]) {
-			t->gpr[i] = v;
-			changed |= 1ull << i;
-		}
+		/* No branch: whether it changed is a coin toss. */
+		changed |= (ULong)(full | (v != t->gpr[i])) << i;
+		t->gpr[i] = v;
 	}
 	if ((check >> HWTR_VREG_RFLAGS) & 1) {
-		/* Computing rflags from the thunk is the costly part: skip it
-		 * when the thunk is the one that gave the last value (the
-		 * D, ID and AC flags live outside it: compared below). */
-		Bool same = same_flag_thunk(gs, t->flag_thunk);
-
-		if (full || !same)
-			rflags = LibVEX_GuestAMD64_get_rflags(gs);
-		else
-			rflags = (t->rflags & ~FLAGS_OUTSIDE_THUNK) |
-				 flags_outside_thunk(gs);
-		if (full || rflags != t->rflags) {
-			t->rflags = rflags;
-			changed |= 1ull << HWTR_VREG_RFLAGS;
-		}
+		/* The thunk was written: it is almost never the one that gave
+		 * the last value (1% on gzip), so no compare of it first. */
+		rflags = thunk_rflags(gs);
+		changed |= (ULong)(full | (rflags != t->rflags)) <<
+			   HWTR_VREG_RFLAGS;
+		t->rflags = rflags;
 	}
 	if (UNLIKELY(check & (3ull << HWTR_VREG_FS_BASE))) {
 		if (((check >> HWTR_VREG_FS_BASE) & 1) &&

@@ -3,11 +3,19 @@
 # every position, issue 18 section 1) costs: `hwtrec record` with it (the
 # default) and with --no-data, side by side, on gzip, python3 -c (a small
 # script), a call-heavy and a loop-heavy C program.  Figures, not a
-# pass/fail test: wall seconds and, in brackets, CPU seconds (user+sys of
-# the process tree; the steadier figure on a busy machine); the recording's
-# size (trace, sideband, core, log) and the log's bytes per instruction
-# (instructions from `hwtrec info --json`).  Goal: at most 2x the time
+# pass/fail test: CPU seconds (user+sys of the process tree; wall time says
+# little on a busy machine) and, in brackets, user seconds alone (the
+# system part is mostly the kernel taking the log into the page cache,
+# which varies with the VM's memory from run to run); the recording's size
+# (trace, sideband, core, log) and the log's bytes per instruction
+# (instructions from `hwtrec info --json`).  Goal: at most 2x the CPU
 # without the log.
+#
+# BENCH_RUNS=N: N runs of each, interleaved (--no-data, with the log,
+# ...), the median shown.  BENCH_BEFORE=DIR: also "before", the tool in DIR
+# (a copy of a build's kernel/valgrind/lib, given to hwtrec as
+# HWTREC_VALGRIND_LIB), interleaved with the others: a change measured
+# against the same load.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
 hwtrec=$build/tools/hwtrec
@@ -44,16 +52,31 @@ gz=$(command -v gzip)
 # be the shell's).
 py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)
 
-measure() {	# measure OUT CMD...: wall and cpu seconds of CMD
+runs=${BENCH_RUNS:-1}
+before=${BENCH_BEFORE:-}
+
+measure() {	# measure OUT CMD...: append "cpu user" of CMD to OUT.times
 	out=$1; shift
-	/usr/bin/time -f "%e %U %S" -o "$out.time" "$@" > /dev/null 2>"$out.err" || true
-	tail -1 "$out.time" | awk '{ printf "%.2f [%.2f]", $1, $2 + $3 }'
+	/usr/bin/time -f "%U %S" -o "$out.time" "$@" > /dev/null 2>"$out.err" || true
+	tail -1 "$out.time" | awk '{ printf "%.2f %.2f\n", $1 + $2, $1 }' >> "$out.times"
 }
+
+median() {	# median FILE: "cpu [user]", the run of median CPU
+	sort -n "$1" | awk '{ l[NR] = $0 } END { split(l[int((NR + 1) / 2)], f, " ");
+		printf "%.2f [%.2f]", f[1], f[2] }'
+}
+
+ratio() { echo "$1 $2" | awk '{ gsub(/[][]/, ""); printf "%.2f", ($1 > 0 ? $3 / $1 : 0) }'; }
 
 size_mb() { du -sk "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
 
-printf '%-8s %10s %16s %16s %7s %9s %9s %8s\n' program insns "--no-data" \
-	"with data" "x time" "MB none" "MB data" "B/insn"
+if [ -n "$before" ]; then
+	printf '%-8s %10s %14s %14s %6s %14s %6s %8s %8s %7s\n' program insns \
+		"--no-data" "before" "x cpu" "with data" "x cpu" "MB none" "MB data" "B/insn"
+else
+	printf '%-8s %10s %14s %14s %6s %8s %8s %7s\n' program insns "--no-data" \
+		"with data" "x cpu" "MB none" "MB data" "B/insn"
+fi
 for prog in gzip python3 calls loops; do
 	case $prog in
 	gzip) cmd="$gz -c -6 $work/input" ;;
@@ -62,17 +85,38 @@ for prog in gzip python3 calls loops; do
 		cmd="$py small.py" ;;
 	*) cmd="./$prog" ;;
 	esac
-	rm -rf none.hwtrec data.hwtrec
-	# shellcheck disable=SC2086
-	t0=$(measure none "$hwtrec" record -q --no-data -o none.hwtrec -- $cmd)
-	# shellcheck disable=SC2086
-	t1=$(measure data "$hwtrec" record -q -o data.hwtrec -- $cmd)
+	rm -f none.times data.times before.times
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		rm -rf none.hwtrec data.hwtrec before.hwtrec
+		# shellcheck disable=SC2086
+		measure none "$hwtrec" record -q --no-data -o none.hwtrec -- $cmd
+		if [ -n "$before" ]; then
+			rm -rf before.hwtrec
+			# shellcheck disable=SC2086
+			measure before env HWTREC_VALGRIND_LIB="$before" "$hwtrec" \
+				record -q -o before.hwtrec -- $cmd
+			rm -rf before.hwtrec
+		fi
+		# shellcheck disable=SC2086
+		measure data "$hwtrec" record -q -o data.hwtrec -- $cmd
+		i=$((i + 1))
+	done
+	t0=$(median none.times)
+	t1=$(median data.times)
 	insns=$("$hwtrec" info --json data.hwtrec 2>/dev/null |
 		python3 -c 'import json,sys; print(sum(t.get("instructions",0) for t in json.load(sys.stdin).get("threads",[])))' 2>/dev/null || echo 0)
 	log=$(wc -c < data.hwtrec/values 2>/dev/null || echo 0)
-	printf '%-8s %10s %16s %16s %7s %9s %9s %8s\n' "$prog" "$insns" "$t0" "$t1" \
-		"$(echo "$t0 $t1" | awk '{ gsub(/[][]/, ""); printf "%.2f", ($2 > 0 ? $4 / $2 : 0) }')" \
-		"$(size_mb none.hwtrec)" "$(size_mb data.hwtrec)" \
-		"$(awk -v l="$log" -v n="$insns" 'BEGIN { printf "%.1f", n ? l / n : 0 }')"
+	bpi=$(awk -v l="$log" -v n="$insns" 'BEGIN { printf "%.1f", n ? l / n : 0 }')
+	if [ -n "$before" ]; then
+		tb=$(median before.times)
+		printf '%-8s %10s %14s %14s %6s %14s %6s %8s %8s %7s\n' "$prog" "$insns" \
+			"$t0" "$tb" "$(ratio "$t0" "$tb")" "$t1" "$(ratio "$t0" "$t1")" \
+			"$(size_mb none.hwtrec)" "$(size_mb data.hwtrec)" "$bpi"
+	else
+		printf '%-8s %10s %14s %14s %6s %8s %8s %7s\n' "$prog" "$insns" "$t0" \
+			"$t1" "$(ratio "$t0" "$t1")" "$(size_mb none.hwtrec)" \
+			"$(size_mb data.hwtrec)" "$bpi"
+	fi
 done
-echo "(x time: CPU seconds with the log over CPU seconds without)"
+echo "(CPU seconds [user seconds], the median of $runs run(s); x cpu: with the log over --no-data)"
