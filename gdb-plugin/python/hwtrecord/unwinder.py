@@ -164,6 +164,28 @@ def _pc_sp_names(arch):
     return ("pc", "sp") if _is_aarch64(arch) else ("rip", "rsp")
 
 
+# Prefixes GDB's disassembler prints as words before an x86 mnemonic: the
+# linker relaxes `call *foo@GOTPCREL(%rip)` to `addr32 call foo` (glibc's
+# static _start calls __libc_start_main so), CET adds notrack, MPX bnd.
+_PREFIXES = ("addr32", "addr16", "data16", "data32", "bnd", "notrack",
+             "cs", "ds", "es", "ss", "fs", "gs")
+
+
+def _without_prefixes(asm):
+    """ASM's mnemonic and operands, [mnemonic, operands] or [mnemonic],
+    after the prefixes GDB prints as separate words."""
+    fields = asm.split(None, 1)
+    while len(fields) == 2 and (fields[0] in _PREFIXES or
+                                fields[0].startswith("rex")):
+        fields = fields[1].split(None, 1)
+    return fields
+
+
+def _is_call(asm):
+    fields = _without_prefixes(asm)
+    return bool(fields) and fields[0].startswith("call")
+
+
 def _follows_call(pc, function_start=0):
     """True if the instruction before PC is a call (PC is a return address).
 
@@ -184,13 +206,12 @@ def _follows_call(pc, function_start=0):
         if function_start and 0 < pc - function_start < 0x10000:
             for insn in arch.disassemble(function_start, pc - 1):
                 if insn["addr"] + insn["length"] == pc:
-                    found = insn["asm"].split()[0].startswith("call")
+                    found = _is_call(insn["asm"])
         if found is None:
             found = False
             for length in (5, 2, 3, 6, 7, 4):
                 insn = arch.disassemble(pc - length)[0]
-                if insn["length"] == length and \
-                        insn["asm"].split()[0].startswith("call"):
+                if insn["length"] == length and _is_call(insn["asm"]):
                     found = True
                     break
     except (gdb.error, gdb.MemoryError, IndexError):
@@ -232,9 +253,7 @@ def _direct(asm):
     `br x16`, `blr x8`)."""
     if asm is None:
         return False
-    fields = asm.split(None, 1)
-    if fields and fields[0] in ("bnd", "notrack") and len(fields) > 1:
-        fields = fields[1].split(None, 1)
+    fields = _without_prefixes(asm)
     if fields and fields[0].startswith(("br", "blr")):
         return False
     return len(fields) == 2 and not fields[1].startswith("*")
