@@ -280,6 +280,47 @@ def _shown_as_tailcall(tail_frames, caller):
     return True
 
 
+# (PC, the server's function start) -> the function a frame id names.
+_id_functions = {}
+
+
+def _frame_function(server_frame):
+    """The function start SERVER_FRAME's id names, as GDB's own unwinders
+    name it (the entry of the function whose code holds the PC), so that
+    the ids of the final stack pair with ours and an activation keeps one
+    id.  The server names the ELF symbol holding the PC; for a function GCC
+    split into a hot and a .cold part (one DWARF function with two ranges)
+    that is `foo.cold' in the cold part, where GDB names foo's entry: an
+    activation stepping between its parts seemed to change frames (a
+    reverse-step from foo.cold back into foo ran to foo's start)."""
+    pc = _num(server_frame["pc"])
+    start = _num(server_frame.get("function_start") or 0)
+    key = (pc, start)
+    if key not in _id_functions:
+        entry = start
+        try:
+            block = gdb.block_for_pc(pc)
+        except RuntimeError:
+            block = None
+        # The outermost function block holding PC (inlined ones are inside
+        # it), unless one of them starts at the server's symbol.
+        while block is not None and not block.is_static and \
+                not block.is_global:
+            if block.function is not None:
+                try:
+                    address = int(block.function.value().address)
+                except (gdb.error, RuntimeError, TypeError):
+                    address = None
+                if address == start:
+                    entry = start
+                    break
+                if address is not None:
+                    entry = address
+            block = block.superblock
+        _id_functions[key] = entry
+    return _id_functions[key]
+
+
 def _real_frames(server_frames):
     """The server's frames, less the segments that were left by a tail jump
     where GDB would not show them, or cannot be shown safely.
@@ -344,11 +385,11 @@ def _real_frames(server_frames):
                 caller.get("pc") is not None and \
                 _shown_as_tailcall(tail, caller)
             if keep:
-                frames += [(_num(t["pc"]), _num(t.get("function_start") or 0),
+                frames += [(_num(t["pc"]), _frame_function(t),
                             int(t.get("level", 0)), None) for t in tail]
             index = run_end
             continue
-        frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
+        frames.append((_num(f["pc"]), _frame_function(f),
                        int(f.get("level", 0)),
                        IN_TRAMPOLINE if f.get("in_sigtramp") else None))
         index += 1
