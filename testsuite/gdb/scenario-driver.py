@@ -239,7 +239,8 @@ def shown(value):
             return shown(value.referenced_value())
         text = str(value)
         if "<unavailable>" in text or "<optimized out>" in text or \
-                "<not saved>" in text:
+                "<not saved>" in text or \
+                "<error: Cannot access memory at address" in text:
             return UNKNOWN
         if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
                 kind.sizeof == 8:
