@@ -193,7 +193,9 @@ def images_at_end():
 
 
 def in_library(number):
-    if any(start <= number < end for start, end in EXEC_SECTIONS):
+    # An end pointer (a section's __stop_ symbol, an array's end) is the
+    # executable's too, not a heap address that happens to lie near it.
+    if any(start <= number <= end for start, end in EXEC_SECTIONS):
         return "%#x" % number if EXEC_BASE is None else \
             "exe%+#x" % (number - EXEC_BASE)
     try:
@@ -237,7 +239,8 @@ def shown(value):
             return shown(value.referenced_value())
         text = str(value)
         if "<unavailable>" in text or "<optimized out>" in text or \
-                "<not saved>" in text:
+                "<not saved>" in text or \
+                "<error: Cannot access memory at address" in text:
             return UNKNOWN
         if kind.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT) and \
                 kind.sizeof == 8:
@@ -262,8 +265,10 @@ def note(name, value, into, depth=0):
                                          gdb.TYPE_CODE_UNION) or depth > 4:
         into[name] = UNKNOWN if value is None else shown(value)
         return
+    # A static member has no bitpos (GDB 13 leaves the attribute out).
     fields = [f for f in kind.fields() if not getattr(f, "artificial", False)
-              and (f.bitpos is not None or f.is_base_class)]
+              and (getattr(f, "bitpos", None) is not None
+                   or f.is_base_class)]
     if not fields:
         into[name] = shown(value)
         return
@@ -278,10 +283,16 @@ def note(name, value, into, depth=0):
             note(name + "." + field.name, member, into, depth + 1)
 
 
-def main_sp():
+def main_sp(end_signal):
+    """main's stack pointer at the end; after main has returned (an exit
+    at exit_group, where both halves stand at the same instruction), the
+    stack pointer there: the frames below main lie at the same offsets from
+    it in both halves, as the code that ran since main is the same."""
     frame = gdb.newest_frame()
     while frame is not None and frame.name() != "main":
         frame = frame.older()
+    if frame is None and end_signal == "exit":
+        frame = gdb.newest_frame()
     return None if frame is None else int(frame.read_register("rsp"))
 
 
@@ -529,7 +540,7 @@ def main():
             result["oracle"] = record_full.describe()
         if watched is not None:
             global STACK_ANCHOR
-            STACK_ANCHOR = main_sp()
+            STACK_ANCHOR = main_sp(end_signal)
             images_at_end()
             if heap_anchor is not None:
                 global HEAP_ANCHOR

@@ -164,6 +164,28 @@ def _pc_sp_names(arch):
     return ("pc", "sp") if _is_aarch64(arch) else ("rip", "rsp")
 
 
+# Prefixes GDB's disassembler prints as words before an x86 mnemonic: the
+# linker relaxes `call *foo@GOTPCREL(%rip)` to `addr32 call foo` (glibc's
+# static _start calls __libc_start_main so), CET adds notrack, MPX bnd.
+_PREFIXES = ("addr32", "addr16", "data16", "data32", "bnd", "notrack",
+             "cs", "ds", "es", "ss", "fs", "gs")
+
+
+def _without_prefixes(asm):
+    """ASM's mnemonic and operands, [mnemonic, operands] or [mnemonic],
+    after the prefixes GDB prints as separate words."""
+    fields = asm.split(None, 1)
+    while len(fields) == 2 and (fields[0] in _PREFIXES or
+                                fields[0].startswith("rex")):
+        fields = fields[1].split(None, 1)
+    return fields
+
+
+def _is_call(asm):
+    fields = _without_prefixes(asm)
+    return bool(fields) and fields[0].startswith("call")
+
+
 def _follows_call(pc, function_start=0):
     """True if the instruction before PC is a call (PC is a return address).
 
@@ -184,13 +206,12 @@ def _follows_call(pc, function_start=0):
         if function_start and 0 < pc - function_start < 0x10000:
             for insn in arch.disassemble(function_start, pc - 1):
                 if insn["addr"] + insn["length"] == pc:
-                    found = insn["asm"].split()[0].startswith("call")
+                    found = _is_call(insn["asm"])
         if found is None:
             found = False
             for length in (5, 2, 3, 6, 7, 4):
                 insn = arch.disassemble(pc - length)[0]
-                if insn["length"] == length and \
-                        insn["asm"].split()[0].startswith("call"):
+                if insn["length"] == length and _is_call(insn["asm"]):
                     found = True
                     break
     except (gdb.error, gdb.MemoryError, IndexError):
@@ -232,9 +253,7 @@ def _direct(asm):
     `br x16`, `blr x8`)."""
     if asm is None:
         return False
-    fields = asm.split(None, 1)
-    if fields and fields[0] in ("bnd", "notrack") and len(fields) > 1:
-        fields = fields[1].split(None, 1)
+    fields = _without_prefixes(asm)
     if fields and fields[0].startswith(("br", "blr")):
         return False
     return len(fields) == 2 and not fields[1].startswith("*")
@@ -259,6 +278,47 @@ def _shown_as_tailcall(tail_frames, caller):
                 not _direct(_insn_before(_num(f["pc"]), start)):
             return False
     return True
+
+
+# (PC, the server's function start) -> the function a frame id names.
+_id_functions = {}
+
+
+def _frame_function(server_frame):
+    """The function start SERVER_FRAME's id names, as GDB's own unwinders
+    name it (the entry of the function whose code holds the PC), so that
+    the ids of the final stack pair with ours and an activation keeps one
+    id.  The server names the ELF symbol holding the PC; for a function GCC
+    split into a hot and a .cold part (one DWARF function with two ranges)
+    that is `foo.cold' in the cold part, where GDB names foo's entry: an
+    activation stepping between its parts seemed to change frames (a
+    reverse-step from foo.cold back into foo ran to foo's start)."""
+    pc = _num(server_frame["pc"])
+    start = _num(server_frame.get("function_start") or 0)
+    key = (pc, start)
+    if key not in _id_functions:
+        entry = start
+        try:
+            block = gdb.block_for_pc(pc)
+        except RuntimeError:
+            block = None
+        # The outermost function block holding PC (inlined ones are inside
+        # it), unless one of them starts at the server's symbol.
+        while block is not None and not block.is_static and \
+                not block.is_global:
+            if block.function is not None:
+                try:
+                    address = int(block.function.value().address)
+                except (gdb.error, RuntimeError, TypeError):
+                    address = None
+                if address == start:
+                    entry = start
+                    break
+                if address is not None:
+                    entry = address
+            block = block.superblock
+        _id_functions[key] = entry
+    return _id_functions[key]
 
 
 def _real_frames(server_frames):
@@ -325,11 +385,11 @@ def _real_frames(server_frames):
                 caller.get("pc") is not None and \
                 _shown_as_tailcall(tail, caller)
             if keep:
-                frames += [(_num(t["pc"]), _num(t.get("function_start") or 0),
+                frames += [(_num(t["pc"]), _frame_function(t),
                             int(t.get("level", 0)), None) for t in tail]
             index = run_end
             continue
-        frames.append((_num(f["pc"]), _num(f.get("function_start") or 0),
+        frames.append((_num(f["pc"]), _frame_function(f),
                        int(f.get("level", 0)),
                        IN_TRAMPOLINE if f.get("in_sigtramp") else None))
         index += 1
