@@ -40,6 +40,7 @@
 #include "error.h"
 #include "index-builder.h"
 #include "integrity.h"
+#include "manifest.h"
 #include "page-release.h"
 #include "recording-file.h"
 #include "segments.h"
@@ -184,28 +185,16 @@ static const char *name_in_recording(const char *dir, const char *file)
 	return file;
 }
 
-/* Whether the finished recording's manifest (INFO) gives NAME's CRC-32:
- * then the recording's open checked its bytes. */
-static bool listed_in_files(const struct hwtr_recording_info *info,
-			    const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < info->nfiles; k++)
-		if (!strcmp(info->files[k].name, name))
-			return true;
-	return false;
-}
-
 /* The CRC-32 of FILE's bytes (0 when it cannot be read: the mapping's
  * problem says so, and is part of the identity). */
 static uint32_t content_crc(const char *file)
 {
+	struct stat st;
 	uint64_t size;
 	uint32_t crc = 0;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
+	if (regular_file_open(file, &fd, &st))
 		return 0;
 	if (integrity_crc32_of_fd(fd, file, &size, &crc) < 0)
 		crc = 0;
@@ -242,7 +231,7 @@ static uint32_t image_digest(const struct image_set *images, const char *dir,
 				fields[7] = (uint64_t)st.st_mtim.tv_sec;
 				fields[8] = (uint64_t)st.st_mtim.tv_nsec;
 				fields[9] = (uint64_t)st.st_ino;
-			} else if (!listed_in_files(info, inside)) {
+			} else if (!manifest_lists_file(info, inside)) {
 				fields[7] = content_crc(m->file);
 			}
 		}

@@ -28,6 +28,17 @@ const char *end_state_name(enum hwtr_end_state state)
 	return "running";
 }
 
+bool manifest_lists_file(const struct hwtr_recording_info *info,
+			 const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < info->nfiles; i++)
+		if (!strcmp(info->files[i].name, name))
+			return true;
+	return false;
+}
+
 static json_t *manifest_encode_pt_fixed(const struct hwtr_pt_config *pt);
 
 static json_t *manifest_encode_pt(const struct hwtr_pt_config *pt)

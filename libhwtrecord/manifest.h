@@ -15,4 +15,9 @@ void manifest_release(struct hwtr_recording_info *info);
 
 const char *end_state_name(enum hwtr_end_state state);
 
+/* Whether the finished recording's "files" give NAME's size and CRC-32
+ * (which the recording's open checked). */
+bool manifest_lists_file(const struct hwtr_recording_info *info,
+			 const char *name);
+
 #endif

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "history-file.h"
 #include "integrity.h"
+#include "manifest.h"
 #include "object-lookup.h"
 #include "recording-file.h"
 
@@ -61,17 +62,6 @@ static const char *keep(struct hwtr_pack *p, char *s)
 	}
 	p->strings = grown;
 	return p->strings[p->nstrings++] = s;
-}
-
-static bool in_manifest(const struct hwtr_recording_info *info,
-			const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < info->nfiles; i++)
-		if (!strcmp(info->files[i].name, name))
-			return true;
-	return false;
 }
 
 /* Copy FROM to DIR/NAME through a temporary name, fsync'd; its length and
@@ -128,7 +118,7 @@ static int note_added(struct packing *k, const char *name, uint64_t size,
 	struct new_object *grown;
 
 	if (!hwtr_recording_info(k->rec)->complete ||
-	    in_manifest(hwtr_recording_info(k->rec), name))
+	    manifest_lists_file(hwtr_recording_info(k->rec), name))
 		return 0;
 	grown = realloc(k->added, (k->nadded + 1) * sizeof(*grown));
 	if (!grown)
@@ -166,7 +156,7 @@ static int check_existing(struct packing *k, const char *name,
 	/* A copy the manifest does not cover yet (a pack cut off before
 	 * its manifest was written): measured, to be added. */
 	if (k->copy && hwtr_recording_info(k->rec)->complete &&
-	    !in_manifest(hwtr_recording_info(k->rec), name)) {
+	    !manifest_lists_file(hwtr_recording_info(k->rec), name)) {
 		err = integrity_crc32_of_fd(fd, path, size, crc);
 		*measured = !err;
 	}
