@@ -90,7 +90,8 @@ static bool into_file(struct spill_buffer *b, size_t cap)
 		b->no_file = true;
 		return false;
 	}
-	memcpy(b->bytes, old, used);
+	if (used)	/* nothing malloc'ed yet: OLD is NULL */
+		memcpy(b->bytes, old, used);
 	free(old);
 	b->released = 0;
 	return true;
