@@ -27,8 +27,11 @@ static void arm(void)
 {
 	struct itimerval it;
 
+	/* Long enough that the read is blocking when it fires, however slowly
+	 * the program runs (record full through gdbserver at load 8 took more
+	 * than 20 ms from setitimer to its return). */
 	memset(&it, 0, sizeof(it));
-	it.it_value.tv_usec = 20000;
+	it.it_value.tv_sec = 1;
 	setitimer(ITIMER_REAL, &it, 0);
 }
 
