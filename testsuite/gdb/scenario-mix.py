@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Random command mixes for the scenario harness: commands no one wrote
+by hand, compared with record full the same way as the written scenarios.
+
+  scenario-mix.py [--seed N] [--commands K] TEMPLATE.scn OUT.scn
+
+TEMPLATE is a written scenario (scenarios/*.scn): its directives (program,
+end signal, what is not compared and why) are kept, its commands are not.
+OUT gets K commands (default 40) drawn with seed N from the moves a user
+makes after a crash: reverse-step/next/stepi/finish and their forward
+twins, up/down, breakpoints on the program's own lines and functions
+with reverse-continue, `info locals`/`info args`/`bt`.  Run OUT with
+run-scenario (`make mix` in testsuite/gdb runs a set of them).
+
+A difference is not always ours: a local read before its first store
+holds what earlier calls left on the stack, which differs between the
+native run and the run under Valgrind; triage each by hand.
+"""
+
+import argparse
+import os
+import random
+import re
+import sys
+
+# Directives that describe the program and its comparison, not a stop.
+KEEP = ("#program", "#end-signal", "#record-from", "#record-options", "#pie",
+        "#whole-stack", "#ignore ", "#values", "#must-know", "#compare-output",
+        "#compare-prints", "#setup", "#setup-full", "#heap-anchor",
+        "#server-env", "#no-history-numbers")
+
+FUNCTION_DEF = re.compile(
+    r"^(?:static\s+|inline\s+|extern\s+)*[A-Za-z_][\w\s\*&:<>,]*?\b"
+    r"([A-Za-z_]\w*)\s*\(([^;]*)$")
+NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "main"}
+
+
+def template_header(path):
+    header = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith(KEEP) or line.rstrip() in KEEP:
+                header.append(line.rstrip("\n"))
+    return header
+
+
+def program_source(header, srcdir):
+    program = next(l.split()[1] for l in header if l.startswith("#program"))
+    base = re.sub(r"-(pie|o2|ibt|stripped|fpe|segv|ill|bus|trap)$", "",
+                  program)
+    for ext in (".c", ".cc"):
+        path = os.path.join(srcdir, "scenarios", base + ext)
+        if os.path.exists(path):
+            return path
+    sys.exit("scenario-mix: no source for %s" % program)
+
+
+def source_places(path):
+    """The program's own functions and the lines of statements in them."""
+    functions, lines = [], []
+    depth = 0
+    with open(path) as f:
+        for number, text in enumerate(f, 1):
+            stripped = text.strip()
+            if depth == 0:
+                m = FUNCTION_DEF.match(text)
+                if m and m.group(1) not in NOT_FUNCTIONS and \
+                        "operator" not in text:
+                    functions.append(m.group(1))
+            elif stripped.endswith(";") and not stripped.startswith(
+                    ("//", "/*", "*", "#", "return;")) and \
+                    "static " not in stripped:
+                lines.append(number)
+            depth += text.count("{") - text.count("}")
+            depth = max(depth, 0)
+    return functions, lines
+
+
+def commands(rng, count, source, functions, lines):
+    """COUNT commands.  Forward moves only where earlier reverse moves left
+    room for them (BACK counts the moves away from the end, roughly): at the
+    end record full goes on live and the fatal signal ends its process,
+    where hwtrec replay stops, which is no difference worth a mix."""
+    name = os.path.basename(source)
+    reverse = [
+        (14, lambda: "reverse-step", 1),
+        (14, lambda: "reverse-next", 1),
+        (6, lambda: "reverse-stepi", 1),
+        (8, lambda: "reverse-finish", 1),
+        (2, lambda: "reverse-next %d" % rng.randint(2, 6), 3),
+        (2, lambda: "reverse-step %d" % rng.randint(2, 6), 3),
+        (2, lambda: "reverse-stepi %d" % rng.randint(2, 40), 2),
+    ]
+    if lines:
+        reverse.append((5, lambda: ["break %s:%d" % (name, rng.choice(lines)),
+                                    "reverse-continue", "delete"], 3))
+        reverse.append((2, lambda: ["tbreak %s:%d" % (name, rng.choice(lines)),
+                                    "reverse-continue"], 3))
+    if functions:
+        reverse.append((4, lambda: ["break %s" % rng.choice(functions),
+                                    "reverse-continue", "delete"], 3))
+    forward = [
+        (6, lambda: "step", -1),
+        (6, lambda: "next", -1),
+        (3, lambda: "stepi", -1),
+        (3, lambda: "finish", -1),
+    ]
+    still = [
+        (3, lambda: "up", 0),
+        (3, lambda: "down", 0),
+        (4, lambda: "bt", 0),
+        (4, lambda: "info locals", 0),
+        (3, lambda: "info args", 0),
+        (2, lambda: "p $pc", 0),
+        (2, lambda: "frame 0", 0),
+    ]
+    # What #compare-prints compares, at the crash, whatever follows.
+    out = ["info locals", "bt"]
+    back = 0
+    while len(out) < count:
+        moves = reverse + still + (forward if back >= 2 else [])
+        pick = rng.uniform(0, sum(m[0] for m in moves))
+        for weight, make, away in moves:
+            pick -= weight
+            if pick <= 0:
+                made = make()
+                out.extend(made if isinstance(made, list) else [made])
+                back += away
+                break
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--commands", type=int, default=40)
+    parser.add_argument("template")
+    parser.add_argument("out")
+    args = parser.parse_args()
+    srcdir = os.path.dirname(os.path.dirname(os.path.abspath(args.template)))
+    header = template_header(args.template)
+    source = program_source(header, srcdir)
+    functions, lines = source_places(source)
+    rng = random.Random("%s/%d" % (os.path.basename(args.template), args.seed))
+    body = commands(rng, args.commands, source, functions, lines)
+    with open(args.out, "w") as f:
+        f.write("# scenario-mix.py --seed %d --commands %d %s\n"
+                % (args.seed, args.commands, os.path.basename(args.template)))
+        # record full's history starts at main and goes on live at its
+        # end: compare up to either.  The
+        # lines printed at stops are left to #values (finish's value), as
+        # a mix need not print any.
+        header = [l for l in header if l != "#compare-output"]
+        header.append("#until-history-edges")
+        f.write("\n".join(header + body) + "\n")
+
+
+if __name__ == "__main__":
+    main()
