@@ -1,13 +1,15 @@
 #!/bin/sh
-# run-mixes.sh SRCDIR BUILDDIR "TEMPLATES" "SEEDS" COMMANDS: `make mix`.
+# run-mixes.sh SRCDIR BUILDDIR "TEMPLATES" "SEEDS" COMMANDS [live]: `make mix`.
 # For each written scenario named (scenarios/NAME.scn) and each seed, a
 # random command mix (scenario-mix.py) run by run-scenario against record
-# full.  Each mix and its verdict stay in BUILDDIR/mix/ (NAME-mixSEED.scn,
-# .log); a summary line per mix, then the failed ones.  Not part of
+# full (with "live", under `hwtrec gdb` as scenarios/*.lscn are, instead of
+# a replay of a recording).  Each mix and its verdict stay in BUILDDIR/mix/
+# (NAME-mixSEED.scn, .log; live: NAME-mixSEED.lscn beside it); a summary
+# line per mix, then the failed ones.  Not part of
 # `make check`: a difference may be the oracle's or the program's (a local
 # read before it is set), and is triaged by hand.
 set -u
-srcdir=$1 builddir=$2 templates=$3 seeds=$4 commands=$5
+srcdir=$1 builddir=$2 templates=$3 seeds=$4 commands=$5 mode=${6:-replay}
 out=$builddir/mix
 mkdir -p "$out"
 failed=""
@@ -17,8 +19,12 @@ for t in $templates; do
 		python3 "$srcdir/scenario-mix.py" --seed "$seed" \
 			--commands "$commands" "$srcdir/scenarios/$t.scn" \
 			"$out/$name.scn" || exit 1
-		python3 "$srcdir/run-scenario" "$out/$name.scn" \
-			> "$out/$name.log" 2>&1
+		run=$out/$name.scn
+		if [ "$mode" = live ]; then
+			run=$out/$name.lscn
+			echo "#scenario $name.scn" > "$run"
+		fi
+		python3 "$srcdir/run-scenario" "$run" > "$out/$name.log" 2>&1
 		rc=$?
 		case $rc in
 		0) echo "PASS: $name ($(sed -n 's/.*PASS (\(.*\))$/\1/p' "$out/$name.log"))" ;;
