@@ -79,6 +79,7 @@ size_t recover_resolver_facts(const uint32_t *entry, const uint32_t *exit,
 		e->src_slot = entry[r];
 		if (r == RECOVER_RESOLVER_RSP_REG)
 			e->offset = RECOVER_RESOLVER_RSP;
+		e->at = UINT32_MAX;
 		n++;
 	}
 	return n;

@@ -159,7 +159,40 @@ static int equal(struct stack_state *s, unsigned reg, const struct cell *c)
 	e->src_reg = c->reg;
 	e->src_slot = c->slot;
 	e->offset = 0;
+	e->at = UINT32_MAX;
 	return 0;
+}
+
+/* rsp and rbp are one base apart by a constant: an equality between their
+ * slots (rsp's = rbp's + the difference). */
+static int frame_equal(struct stack_state *s, size_t k)
+{
+	struct recover_equality *e;
+	int err = hwtr_array_grow((void **)&s->eq, &s->cap_eq, s->neq + 1,
+				  sizeof(*s->eq));
+
+	if (err)
+		return err;
+	e = &s->eq[s->neq++];
+	memset(e, 0, sizeof(*e));
+	e->reg = 7;
+	e->slot = s->slot[7];
+	e->src_reg = 6;
+	e->src_slot = s->slot[6];
+	e->offset = (int64_t)((uint64_t)s->reg[7].off - (uint64_t)s->reg[6].off);
+	e->at = (uint32_t)k;
+	return 0;
+}
+
+/* Whether OP loses what rsp or rbp held before it (leave, mov or lea to
+ * rsp, pop rbp, ...): not push, pop, call, ret or add/sub imm on rsp,
+ * which the operation itself inverts. */
+static bool ends_frame_register(const struct recover_op *op)
+{
+	if (op->writes >> 6 & 1)
+		return true;
+	return (op->writes >> 7 & 1) && op->kind != recover_rsp_adjust &&
+	       op->kind != recover_pop;
 }
 
 /* The register a plain 8-byte load of OP fills, or RECOVER_NOREG. */
@@ -248,6 +281,12 @@ int recover_stack_equalities(const struct recover_op *ops, size_t n,
 		struct cell match;
 		struct sym a = { 0, 0 };
 
+		/* rsp and rbp moved apart only by constants since they had one
+		 * value: the one known gives the other (a frame's rsp before
+		 * its leave from its rbp, rbp before a pop from rsp). */
+		if (ends_frame_register(op) && s.reg[7].base == s.reg[6].base &&
+		    (err = frame_equal(&s, k)))
+			break;
 		if (op->mkind == recover_mem_load || op->mkind == recover_mem_store)
 			a = address(&s, op);
 		if (loaded(op) != RECOVER_NOREG && (load = find(&s, a))) {

@@ -1331,6 +1331,11 @@ bool recover_x86_syscall_keeps_mappings(uint64_t nr)
 	 * at the end was made so by a later call, which counts. */
 	if (nr == 12)
 		return true;
+	/* munmap only removes pages: one present at the end was not removed
+	 * (or was mapped again by a later call, which counts), so it was
+	 * there before with the same protection and contents. */
+	if (nr == 11)
+		return true;
 	return recover_x86_syscall_keeps_memory(nr) ||
 	       recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, &len);
 }

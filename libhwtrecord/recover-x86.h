@@ -187,11 +187,15 @@ bool recover_x86_syscall_keeps_registers(uint64_t nr);
  * close, getpid, kill, ...): a short list; any other may. */
 bool recover_x86_syscall_keeps_memory(uint64_t nr);
 
-/* Whether a system call numbered NR surely leaves the mappings as they
- * were (their places, protections and contents but for the memory it
- * writes): those of recover_x86_syscall_keeps_memory but mprotect, and
- * those of recover_x86_syscall_buffer.  Any other may map, unmap, protect
- * or drop pages (mmap, munmap, mremap, madvise, brk, an exec, ...). */
+/* Whether a system call numbered NR surely leaves every page that is
+ * mapped at the end as it was before the call (its place, protection and
+ * contents but for the memory the call writes): those of
+ * recover_x86_syscall_keeps_memory but mprotect, those of
+ * recover_x86_syscall_buffer, brk (it maps only writable heap pages: one
+ * read-only at the end was protected by a later call, which counts) and
+ * munmap (it only removes pages: one present at the end that it removed
+ * was mapped again by a later call, which counts).  Any other may map,
+ * protect or drop pages (mmap, mremap, madvise, an exec, ...). */
 bool recover_x86_syscall_keeps_mappings(uint64_t nr);
 
 /* Whether a system call numbered NR surely leaves this thread's fs base

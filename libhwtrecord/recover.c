@@ -287,6 +287,7 @@ static int add_branch_fact(struct hwtr_recovery *rec,
 				  upper_zero, &f))
 		return 0;
 	memset(&e, 0, sizeof(e));
+	e.at = UINT32_MAX;
 	e.reg = f.reg;
 	e.slot = current_slot(rec, f.reg);
 	if (f.reg2 == RECOVER_NOREG) {
@@ -814,6 +815,40 @@ static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
 	return true;
 }
 
+/* The equalities EQ[*NEXT..] (ascending AT) that hold before operation K,
+ * applied to the registers VAL, KNOWN there; *NEXT moved past them (DIR:
+ * +1 forwards, -1 backwards, from the end). */
+static void apply_at(struct hwtr_recovery *rec, size_t k, uint64_t *val,
+		     uint16_t *known, ptrdiff_t *next, int dir)
+{
+	const struct recover_equality *eq = rec->equalities;
+	ptrdiff_t n = (ptrdiff_t)rec->nequalities;
+
+	for (; *next >= 0 && *next < n; *next += dir) {
+		const struct recover_equality *e = &eq[*next];
+		uint64_t v;
+
+		if (e->at == UINT32_MAX)
+			continue;
+		if (dir > 0 ? e->at > k : e->at < k)
+			break;
+		if (e->at != k)
+			continue;
+		if (*known >> e->reg & 1) {
+			v = val[e->reg] - (uint64_t)e->offset;
+			if (!(*known >> e->src_reg & 1)) {
+				val[e->src_reg] = v;
+				*known |= (uint16_t)(1u << e->src_reg);
+			} else if (val[e->src_reg] != v) {
+				rec->stats.conflicts++;
+			}
+		} else if (*known >> e->src_reg & 1) {
+			val[e->reg] = val[e->src_reg] + (uint64_t)e->offset;
+			*known |= (uint16_t)(1u << e->reg);
+		}
+	}
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
@@ -821,6 +856,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
 	struct backward_memory mem;
+	ptrdiff_t next_eq = (ptrdiff_t)rec->nequalities - 1;
 	bool changed = false;
 	uint8_t bytes[8];
 	size_t k;
@@ -929,6 +965,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 				known &= (uint16_t)~(1u << r);
 			}
 		}
+		apply_at(rec, k, val, &known, &next_eq, -1);
 	}
 	for (r = 0; r < RECOVER_NREGS; r++)
 		if (known >> r & 1)
@@ -986,6 +1023,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	uint16_t known = rec->init_known;
 	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
 	struct recover_op tmp;
+	ptrdiff_t next_eq = 0;
 	uint64_t addr;
 	uint8_t bytes[8];
 	bool changed = false;
@@ -996,6 +1034,8 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	for (k = 0; k < rec->nops; k++) {
 		const struct recover_op *op = &rec->ops[k];
 		uint16_t proven;
+
+		apply_at(rec, k, val, &known, &next_eq, 1);
 
 		if (op->kind == recover_alu_mem && rec->read_memory &&
 		    mem.n && mem_address(rec, (uint32_t)k, val, known, true,

@@ -3,7 +3,10 @@
  * The oracle is the ISA: push then pop at the same rsp reads back what was
  * pushed; a store that may hit the slot in between breaks that, and so
  * must stop the equality (a store to an absolute address, through another
- * register, a system call).
+ * register, a system call).  And mov rbp, rsp then sub rsp, imm leave rsp
+ * rbp - imm, whatever the calls in between do (they give rsp back): leave
+ * loses rsp, but rbp gives it; a sub of a register (a variable-length
+ * array) gives nothing.
  */
 #include "recover-stack.h"
 
@@ -34,6 +37,8 @@ struct insn {
 #define STORE_FS { { 0x64, 0x48, 0x89, 0x0c, 0x25, 0x10, 0, 0, 0 }, 9 } /* mov fs:[0x10], rcx */
 #define STORE_RSP_8 { { 0x48, 0x89, 0x4c, 0x24, 0x08 }, 5 }	/* mov [rsp+8], rcx */
 #define LOAD_RSP_8 { { 0x48, 0x8b, 0x54, 0x24, 0x08 }, 5 }	/* mov rdx, [rsp+8] */
+#define SUB_RSP_RDX { { 0x48, 0x29, 0xd4 }, 3 }		/* sub rsp, rdx */
+#define STORE_RAX_RCX { { 0x48, 0x89, 0x08 }, 3 }	/* mov [rax], rcx */
 
 static struct recover_x86 *x86;
 
@@ -47,13 +52,14 @@ static void teardown(void)
 	recover_x86_close(x86);
 }
 
-/* The equalities of the instructions INSNS (N). */
-static size_t equalities(const struct insn *insns, size_t n,
-			 struct recover_equality **eq)
+/* The equalities of the instructions INSNS (N): through stack slots
+ * (FRAME false), or between rsp and rbp before an operation (true). */
+static size_t some_equalities(const struct insn *insns, size_t n,
+			      struct recover_equality **eq, bool frame)
 {
 	struct recover_op *ops = calloc(n, sizeof(*ops));
 	uint64_t target, ip = 0x401000;
-	size_t i, count = 0;
+	size_t i, count = 0, kept = 0;
 
 	ck_assert_ptr_nonnull(ops);
 	for (i = 0; i < n; i++) {
@@ -61,9 +67,19 @@ static size_t equalities(const struct insn *insns, size_t n,
 				   &ops[i], &target);
 		ip += insns[i].size;
 	}
+	*eq = NULL;
 	ck_assert_int_eq(recover_stack_equalities(ops, n, eq, &count), 0);
+	for (i = 0; i < count; i++)
+		if (((*eq)[i].at != UINT32_MAX) == frame)
+			(*eq)[kept++] = (*eq)[i];
 	free(ops);
-	return count;
+	return kept;
+}
+
+static size_t equalities(const struct insn *insns, size_t n,
+			 struct recover_equality **eq)
+{
+	return some_equalities(insns, n, eq, false);
 }
 
 /* -O0's frame: leave gives back the rbp push saved (the caller's, before
@@ -177,6 +193,58 @@ START_TEST(possible_aliases_stop_it)
 }
 END_TEST
 
+/* -O0's frame and a callee's: before each leave, rsp is a constant away
+ * from rbp.  When the callee stores through a pointer, which ends every
+ * stack slot, the rbp its leave reloads is not proven the caller's, and
+ * the caller's leave gets nothing. */
+START_TEST(frame_rsp_from_rbp)
+{
+	static const struct insn code[] = {
+		PUSH_RBP, MOV_RBP_RSP, SUB_RSP_0X20, CALL_NEXT, PUSH_RBP,
+		MOV_RBP_RSP, SPILL_EDI, LEAVE, RET, LEAVE,
+	}, pointer[] = {
+		PUSH_RBP, MOV_RBP_RSP, SUB_RSP_0X20, CALL_NEXT, PUSH_RBP,
+		MOV_RBP_RSP, STORE_RAX_RCX, LEAVE, RET, LEAVE,
+	}, vla[] = {
+		PUSH_RBP, MOV_RBP_RSP, SUB_RSP_RDX, LEAVE,
+	};
+	struct recover_equality *eq;
+	size_t n = some_equalities(code, 10, &eq, true), i;
+	bool outer = false, inner = false;
+
+	/* rsp: push 0, sub 1, call 2, push 3, leave 4, ret 5; rbp: mov 0,
+	 * mov 1, leave 2. */
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(eq[i].reg, 7);
+		ck_assert_uint_eq(eq[i].src_reg, 6);
+		ck_assert(!eq[i].constant);
+		if (eq[i].at == 7) {	/* the callee's: rsp is rbp */
+			ck_assert_uint_eq(eq[i].slot, 3);
+			ck_assert_uint_eq(eq[i].src_slot, 1);
+			ck_assert_int_eq(eq[i].offset, 0);
+			inner = true;
+		}
+		if (eq[i].at == 9) {	/* the caller's: rbp - 0x20 */
+			ck_assert_uint_eq(eq[i].slot, 5);
+			ck_assert_uint_eq(eq[i].src_slot, 2);
+			ck_assert_int_eq(eq[i].offset, -0x20);
+			outer = true;
+		}
+	}
+	ck_assert(inner && outer);
+	free(eq);
+	n = some_equalities(pointer, 10, &eq, true);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_ne(eq[i].at, 9);
+	free(eq);
+	/* (before the sub, rsp is rbp; before the leave, nothing) */
+	n = some_equalities(vla, 4, &eq, true);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_ne(eq[i].at, 3);
+	free(eq);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("stack slots");
@@ -187,5 +255,6 @@ int main(void)
 	tcase_add_test(tc, spill_and_reload);
 	tcase_add_test(tc, possible_aliases_stop_it);
 	tcase_add_test(tc, comparisons_with_memory_keep_the_slot);
+	tcase_add_test(tc, frame_rsp_from_rbp);
 	return check_run_tcase("recover-stack", tc);
 }
