@@ -391,13 +391,14 @@ static int chunk_finish(struct values_index *ix)
  * chunks and about as much of their lines. */
 #define WALK_RELEASE 8192
 
-void values_index_walked(const struct values_index *ix, size_t walked)
+void values_index_walked(const struct values_index *ix, size_t *walked)
 {
 	/* The bytes stay the same (in the file): only pages go. */
 	struct values_index *mut = (struct values_index *)ix;
 
-	if (walked < WALK_RELEASE)
+	if (++*walked < WALK_RELEASE)
 		return;
+	*walked = 0;
 	spill_release(&mut->chunk_buf, ix->nchunks * sizeof(*ix->chunks));
 	values_lines_release(&mut->lines);
 }

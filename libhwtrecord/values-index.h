@@ -181,11 +181,11 @@ uint64_t values_record_registers(const struct values_record *r,
 bool values_chunk_may_touch(const struct values_index *index, size_t k,
 			    uint64_t addr, uint64_t size, const uint8_t *open);
 
-/* A read has looked at WALKED chunks (values_chunk_may_touch): after
- * many, the pages of the chunks and their lines it brought back are given
- * back, so that reads at old positions do not keep the whole index
- * resident. */
-void values_index_walked(const struct values_index *index, size_t walked);
+/* A read looks at one more chunk (values_chunk_may_touch), counting in
+ * *WALKED (0 at its start): every so many, the pages of the chunks and
+ * their lines it brought back are given back, so that a read at an old
+ * position does not bring the whole index back. */
+void values_index_walked(const struct values_index *index, size_t *walked);
 
 /* The thread with LWPID, or NULL. */
 struct values_thread *values_index_thread(const struct values_index *index,

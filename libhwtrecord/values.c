@@ -957,7 +957,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 	struct values_history_thread *ht;
 	uint8_t *buf = bufp, *open;
 	uint64_t pos, global;
-	size_t left = size, k, walk_from;
+	size_t left = size, k, walked = 0;
 	int err = 0;
 
 	if (!v || !thread || (!buf && size) || (!state && size))
@@ -985,8 +985,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	memset(open, 1, size);
 	ix = &v->index;
-	walk_from = first_chunk_from(ix, global);
-	for (k = walk_from; k < ix->nchunks && left; k++) {
+	for (k = first_chunk_from(ix, global); k < ix->nchunks && left; k++) {
 		const struct values_chunk *c = &ix->chunks[k];
 		size_t off, end = k + 1 < ix->nchunks ? ix->chunks[k + 1].offset
 						      : ix->end;
@@ -995,6 +994,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		struct values_record r;
 		struct values_base base;
 
+		values_index_walked(ix, &walked);
 		if (!values_chunk_may_touch(ix, k, addr, size, open))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
@@ -1017,7 +1017,6 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		}
 	}
 out:
-	values_index_walked(ix, k - walk_from);
 	free(open);
 	if (err)
 		memset(state, hwtr_value_unknown, size);
@@ -1122,7 +1121,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 	const struct values_index *ix;
 	struct values_history_thread *ht;
 	uint64_t pos, from, to, global, known, at = 0, hit = 0;
-	size_t k, walk_from;
+	size_t k, walked = 0;
 	int rc = 0;
 
 	if (!v || !thread || !found || !hit_addr || direction == 0)
@@ -1181,9 +1180,10 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 
 		if (!global_of(ht->log, to, &end_global))
 			end_global = UINT64_MAX;
-		for (walk_from = k; k < ix->nchunks; k++) {
+		for (; k < ix->nchunks; k++) {
 			if (k > 0 && ix->chunks[k - 1].max_global > end_global)
 				break;	/* every record here is later than TO */
+			values_index_walked(ix, &walked);
 			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, true,
@@ -1191,7 +1191,6 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 			if (rc != 0)
 				break;
 		}
-		values_index_walked(ix, k - walk_from);
 	} else {
 		size_t last = global_of(ht->log, to + 1, &global)
 			      ? first_chunk_from(ix, global) : ix->nchunks - 1;
@@ -1199,13 +1198,13 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 		if (last >= ix->nchunks)
 			last = ix->nchunks - 1;
 		uint64_t start_global = 0;
-		size_t walked = 0;
 
 		if (!global_of(ht->log, from, &start_global))
 			start_global = 0;
-		for (k = last + 1; k-- > 0; walked++) {
+		for (k = last + 1; k-- > 0;) {
 			if (ix->chunks[k].max_global < start_global)
 				break;	/* every record here is older than FROM */
+			values_index_walked(ix, &walked);
 			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, false,
@@ -1213,7 +1212,6 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 			if (rc != 0)
 				break;
 		}
-		values_index_walked(ix, walked);
 	}
 	if (rc == 0 && direction < 0 && ht->unlogged &&
 	    limit - gaps_before(ht, limit) <= ht->unlogged)
