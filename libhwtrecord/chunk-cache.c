@@ -7,7 +7,11 @@
  * count and the first IP), else the chunk is refused.  The last decoded
  * chunks are kept, least recently used out, and the last failure is
  * remembered, so that a cursor stepping through a bad chunk does not
- * decode it at every step.
+ * decode it at every step.  The cache is bounded by the bytes it holds
+ * (hwtr_history_options.cache_bytes), not by a count of chunks: a chunk of
+ * a call-heavy trace (0.2 bits an instruction) decodes to megabytes, and
+ * the data log's check of its snapshots alone (values.c) visits 256
+ * chunks spread over the history.
  */
 #include "chunk-cache.h"
 
@@ -100,6 +104,45 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 	return 0;
 }
 
+/* Empty slot D. */
+static void slot_clear(struct hwtr_history *h, struct decoded_chunk *d)
+{
+	free(d->insns);
+	d->insns = NULL;
+	free(d->stamps);
+	d->stamps = NULL;
+	d->nstamps = 0;
+	d->key = UINT64_MAX;
+	d->last_use = 0;
+	h->cache_bytes -= d->bytes;
+	d->bytes = 0;
+}
+
+/* Let go of the least recently used chunks but SLOT (being refilled) until
+ * NEED more bytes fit, keeping the last one used: a caller may still hold
+ * it (a step across a chunk's edge). */
+static void make_room(struct hwtr_history *h, struct decoded_chunk *slot,
+		      size_t need)
+{
+	while (h->cache_bytes + need > h->cache_limit) {
+		struct decoded_chunk *lru = NULL;
+		size_t i, held = 0;
+
+		for (i = 0; i < h->cache_slots; i++) {
+			struct decoded_chunk *d = &h->cache[i];
+
+			if (d == slot || d->key == UINT64_MAX)
+				continue;
+			held++;
+			if (!lru || d->last_use < lru->last_use)
+				lru = d;
+		}
+		if (held <= 1)
+			return;
+		slot_clear(h, lru);
+	}
+}
+
 uint64_t chunk_cache_key(const struct hwtr_thread *t, size_t k)
 {
 	return (uint64_t)t->index << 40 | k;
@@ -131,13 +174,8 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 		return hwtr_fail(hwtr_err_decode, "%s", h->failed_message);
 	end = k + 1 < t->nchunks ? t->chunks[k + 1].first_insn : t->ninsns + 1;
 	count = (size_t)(end - t->chunks[k].first_insn);
-	free(slot->insns);
-	slot->insns = NULL;
-	free(slot->stamps);
-	slot->stamps = NULL;
-	slot->nstamps = 0;
-	slot->key = UINT64_MAX;
-	slot->last_use = 0;
+	slot_clear(h, slot);
+	make_room(h, slot, count * sizeof(*slot->insns));
 	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
 	if (!slot->insns)
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
@@ -145,11 +183,7 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 	if (err) {
 		/* Remember the failure: a cursor stepping through this chunk
 		 * must not decode it again at every step. */
-		free(slot->insns);
-		slot->insns = NULL;
-		free(slot->stamps);
-		slot->stamps = NULL;
-		slot->nstamps = 0;
+		slot_clear(h, slot);
 		free(h->failed_message);
 		h->failed_message = strdup(hwtr_last_error());
 		h->failed_key = chunk_cache_key(t, k);
@@ -159,6 +193,9 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 	slot->first_insn = t->chunks[k].first_insn;
 	slot->count = count;
 	slot->last_use = ++h->cache_clock;
+	slot->bytes = count * sizeof(*slot->insns) +
+		      slot->nstamps * sizeof(*slot->stamps);
+	h->cache_bytes += slot->bytes;
 	*out = slot;
 	return 0;
 }
@@ -189,13 +226,7 @@ void chunk_cache_forget(struct hwtr_thread *t, size_t k)
 		if (d->key == UINT64_MAX || d->key >> 40 != t->index ||
 		    (d->key & ((1ull << 40) - 1)) < k)
 			continue;
-		free(d->insns);
-		d->insns = NULL;
-		free(d->stamps);
-		d->stamps = NULL;
-		d->nstamps = 0;
-		d->key = UINT64_MAX;
-		d->last_use = 0;
+		slot_clear(h, d);
 	}
 	free(h->failed_message);
 	h->failed_message = NULL;

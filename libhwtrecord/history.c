@@ -652,6 +652,7 @@ int history_build(struct hwtr_recording *rec,
 				 "\"%s\"", hwtr_recording_path(rec),
 				 info->trace_format);
 	}
+	h->cache_limit = cache_bytes;
 	h->cache_slots = cache_bytes / (1u << 20);
 	if (h->cache_slots < 4)
 		h->cache_slots = 4;

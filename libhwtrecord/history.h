@@ -77,6 +77,7 @@ struct decoded_chunk {
 					 * none when the trace has no time */
 	size_t nstamps;
 	uint64_t last_use;
+	size_t bytes;		/* of insns and stamps, while cached */
 };
 
 struct hwtr_thread {
@@ -139,6 +140,8 @@ struct hwtr_history {
 	struct decoded_chunk *cache;
 	size_t cache_slots;
 	uint64_t cache_clock;
+	size_t cache_bytes, cache_limit;	/* held by the cache, and its
+						 * bound (chunk-cache.c) */
 	struct isa *isa;		/* instruction lengths and classes */
 	struct length_slot *lengths;	/* 1 << LENGTH_CACHE_BITS */
 	uint64_t failed_key;	/* the last chunk that failed to decode */

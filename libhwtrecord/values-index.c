@@ -387,6 +387,22 @@ static int chunk_finish(struct values_index *ix)
 	return values_lines_finish(&ix->lines, &c->lines_first, &c->nlines);
 }
 
+/* Chunks a read may look at before it gives their pages back: 600 KB of
+ * chunks and about as much of their lines. */
+#define WALK_RELEASE 8192
+
+void values_index_walked(const struct values_index *ix, size_t *walked)
+{
+	/* The bytes stay the same (in the file): only pages go. */
+	struct values_index *mut = (struct values_index *)ix;
+
+	if (++*walked < WALK_RELEASE)
+		return;
+	*walked = 0;
+	spill_release(&mut->chunk_buf, ix->nchunks * sizeof(*ix->chunks));
+	values_lines_release(&mut->lines);
+}
+
 /* Forget what index_records found (not the mapping). */
 static void forget_records(struct values_index *ix)
 {
@@ -397,7 +413,8 @@ static void forget_records(struct values_index *ix)
 		free(ix->threads[i].snapshots);
 	}
 	free(ix->threads);
-	free(ix->chunks);
+	if (ix->chunk_buf.bytes)	/* else perhaps never initialised */
+		spill_free(&ix->chunk_buf);
 	values_lines_free(&ix->lines);
 	ix->threads = NULL;
 	ix->nthreads = 0;
@@ -437,7 +454,7 @@ static int note_snapshot(struct values_thread *t,
 static int index_records(struct values_index *ix, size_t from,
 			 const char *name)
 {
-	size_t off = from, cap_chunks = 0, cur = SIZE_MAX;
+	size_t off = from, cur = SIZE_MAX;
 	uint64_t max_global = 0;
 	struct values_base base = { 0, 0 };
 	struct values_record r;
@@ -454,10 +471,15 @@ static int index_records(struct values_index *ix, size_t from,
 		if (!ix->nchunks || off - ix->chunks[ix->nchunks - 1].offset >=
 				    VALUES_CHUNK_BYTES) {
 			page_release_before(&pass, ix->log, ix->log + off);
-			if ((err = chunk_finish(ix)) ||
-			    (err = grow((void **)&ix->chunks, &cap_chunks,
-					ix->nchunks, sizeof(*ix->chunks))))
+			if ((err = chunk_finish(ix)))
 				return err;
+			if (!spill_reserve(&ix->chunk_buf, (ix->nchunks + 1) *
+							   sizeof(*ix->chunks)))
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			ix->chunks = (struct values_chunk *)ix->chunk_buf.bytes;
+			/* those before the last are written */
+			spill_written(&ix->chunk_buf,
+				      ix->nchunks * sizeof(*ix->chunks));
 			c = &ix->chunks[ix->nchunks++];
 			memset(c, 0, sizeof(*c));
 			c->offset = off;
@@ -564,6 +586,8 @@ int values_index_map(const char *dir, const char *name,
 	int fd, err;
 
 	memset(ix, 0, sizeof(*ix));
+	spill_init(&ix->chunk_buf, NULL);
+	values_lines_init(&ix->lines, NULL);
 	if ((err = recording_file_open(dir, name, &fd, &st)))
 		return err;
 	if ((size_t)st.st_size < HWTR_VALUES_HEADER_SIZE) {
@@ -617,7 +641,11 @@ int values_index_from(struct values_index *ix, size_t from, const char *dir,
 		return hwtr_fail(hwtr_err_invalid, "%s/%s: offset %zu: outside "
 				 "the data log", dir, name, from);
 	ix->from = ix->end = from;
+	/* The spill files are made beside the log (a disk, not a tmpfs),
+	 * while DIR is known to live. */
+	ix->chunk_buf.dir = ix->lines.pool.dir = dir;
 	err = index_records(ix, from, name);
+	ix->chunk_buf.dir = ix->lines.pool.dir = NULL;
 	if (err) {
 		hwtr_fail_context(-err, "%s/", dir);
 		forget_records(ix);

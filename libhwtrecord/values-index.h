@@ -6,13 +6,18 @@
  * ran (slices: its position and the global count when it was switched in)
  * and where its full register snapshots are; and, per 64 KiB chunk of the
  * log, the largest global stamp of a memory record so far and the bytes
- * its memory records write, by 64-byte line (values-lines.h).
+ * its memory records write, by 64-byte line (values-lines.h).  The chunks
+ * and their lines are kept in spill buffers (spill-buffer.h): 72 bytes a
+ * chunk and 16 a line, 25 MB for a call-heavy log of a billion
+ * instructions (8 GB), resident only while the pass writes them and a
+ * read uses them (values_index_walked).
  */
 #ifndef HWTR_VALUES_INDEX_H
 #define HWTR_VALUES_INDEX_H
 
 #include "values-format.h"
 #include "values-lines.h"
+#include "spill-buffer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,8 +101,9 @@ struct values_index {
 				 * the log is whole up to the live state */
 	struct values_thread *threads;
 	size_t nthreads;
-	struct values_chunk *chunks;
+	struct values_chunk *chunks;	/* in CHUNK_BUF */
 	size_t nchunks;
+	struct spill_buffer chunk_buf;
 	struct values_lines lines;	/* the bytes each chunk writes */
 };
 
@@ -174,6 +180,12 @@ uint64_t values_record_registers(const struct values_record *r,
  * to index (then true). */
 bool values_chunk_may_touch(const struct values_index *index, size_t k,
 			    uint64_t addr, uint64_t size, const uint8_t *open);
+
+/* A read looks at one more chunk (values_chunk_may_touch), counting in
+ * *WALKED (0 at its start): every so many, the pages of the chunks and
+ * their lines it brought back are given back, so that a read at an old
+ * position does not bring the whole index back. */
+void values_index_walked(const struct values_index *index, size_t *walked);
 
 /* The thread with LWPID, or NULL. */
 struct values_thread *values_index_thread(const struct values_index *index,

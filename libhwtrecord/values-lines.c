@@ -18,6 +18,18 @@ static uint64_t line_mask(uint64_t line, uint64_t addr, uint64_t len)
 	return (n >= 64 ? ~0ull : ((1ull << n) - 1)) << (lo - base);
 }
 
+static struct values_line_bits *pool_at(const struct values_lines *l,
+					size_t i)
+{
+	return (struct values_line_bits *)l->pool.bytes + i;
+}
+
+void values_lines_init(struct values_lines *l, const char *dir)
+{
+	memset(l, 0, sizeof(*l));
+	spill_init(&l->pool, dir);
+}
+
 static size_t slot_of(uint64_t line, size_t cap)
 {
 	return (size_t)((line * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
@@ -90,28 +102,22 @@ int values_lines_finish(struct values_lines *l, size_t *first, size_t *count)
 	*count = 0;
 	if (!l->nbuilding)
 		return 0;
-	if (l->npool + l->nbuilding > l->cap_pool) {
-		size_t cap = l->cap_pool ? 2 * l->cap_pool : 4096;
-		struct values_line_bits *p;
-
-		while (cap < l->npool + l->nbuilding)
-			cap *= 2;
-		p = realloc(l->pool, cap * sizeof(*p));
-		if (!p)
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		l->pool = p;
-		l->cap_pool = cap;
-	}
+	if (!spill_reserve(&l->pool, (l->npool + l->nbuilding) *
+					 sizeof(struct values_line_bits)))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (i = 0; i < l->cap_building; i++) {
 		if (!l->building[i].line)
 			continue;
-		l->pool[l->npool + n] = (struct values_line_bits){
+		*pool_at(l, l->npool + n) = (struct values_line_bits){
 			l->building[i].line - 1, l->building[i].mask };
 		n++;
 	}
-	qsort(l->pool + l->npool, n, sizeof(*l->pool), by_line);
+	qsort(pool_at(l, l->npool), n, sizeof(struct values_line_bits),
+	      by_line);
 	l->npool += n;
 	*count = n;
+	/* Written: the pages go back to the file as the pass goes on. */
+	spill_written(&l->pool, l->npool * sizeof(struct values_line_bits));
 	/* A chunk touches tens of lines: a table that one chunk grew large
 	 * is let go rather than cleared whole after every later chunk. */
 	if (l->cap_building > 4096) {
@@ -129,7 +135,7 @@ bool values_lines_touch(const struct values_lines *l, size_t first,
 			size_t count, uint64_t addr, uint64_t size,
 			const uint8_t *open)
 {
-	const struct values_line_bits *lines = l->pool + first;
+	const struct values_line_bits *lines = pool_at(l, first);
 	uint64_t from = addr >> VALUES_LINE_SHIFT;
 	uint64_t last = (addr + size - 1) >> VALUES_LINE_SHIFT;
 	size_t lo = 0, hi = count;
@@ -161,9 +167,17 @@ bool values_lines_touch(const struct values_lines *l, size_t first,
 	return false;
 }
 
+void values_lines_release(struct values_lines *l)
+{
+	spill_release(&l->pool, l->npool * sizeof(struct values_line_bits));
+}
+
 void values_lines_free(struct values_lines *l)
 {
-	free(l->pool);
+	const char *dir = l->pool.dir;
+
+	if (l->pool.bytes)	/* else perhaps never initialised */
+		spill_free(&l->pool);
 	free(l->building);
-	memset(l, 0, sizeof(*l));
+	values_lines_init(l, dir);
 }

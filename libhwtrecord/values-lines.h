@@ -10,9 +10,16 @@
  * word), and such a read then parsed most of the rest of the log.  So each
  * chunk keeps its lines, sorted, with the mask of the bytes written in
  * each: an exact answer in a binary search.
+ *
+ * The lines are kept in a spill buffer (spill-buffer.h), not in malloc'ed
+ * memory: 16 bytes a line, 7-8 lines a chunk of a call-heavy log, 15 MB for
+ * a billion instructions and ten times that at ten billion, of which a read
+ * at a past position needs those of the chunks after it only.
  */
 #ifndef HWTR_VALUES_LINES_H
 #define HWTR_VALUES_LINES_H
+
+#include "spill-buffer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,13 +36,18 @@ struct values_line_bits {
 };
 
 struct values_lines {
-	/* Every finished chunk's lines, each chunk's sorted by line. */
-	struct values_line_bits *pool;
-	size_t npool, cap_pool;
+	/* Every finished chunk's lines, each chunk's sorted by line:
+	 * NPOOL struct values_line_bits. */
+	struct spill_buffer pool;
+	size_t npool;
 	/* The chunk being built: its lines hashed (key line + 1, 0 empty). */
 	struct values_line_bits *building;
 	size_t nbuilding, cap_building;
 };
+
+/* Empty lines whose pool's file, once it outgrows memory, is made in DIR
+ * (spill_init: NULL for TMPDIR or /tmp; DIR must outlive L). */
+void values_lines_init(struct values_lines *l, const char *dir);
 
 /* The chunk being built writes [ADDR, ADDR+LEN) (LEN at most
  * VALUES_LINES_MAX_PER_RECORD lines).  0 or -hwtr_err_nomem. */
@@ -53,6 +65,11 @@ bool values_lines_touch(const struct values_lines *lines, size_t first,
 			size_t count, uint64_t addr, uint64_t size,
 			const uint8_t *open);
 
+/* The pages of the pool that reads brought back are given back (when it is
+ * a file's mapping): after a read that looked at many chunks. */
+void values_lines_release(struct values_lines *lines);
+
+/* Everything goes; L is empty again (as values_lines_init, same DIR). */
 void values_lines_free(struct values_lines *lines);
 
 #endif

@@ -957,7 +957,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 	struct values_history_thread *ht;
 	uint8_t *buf = bufp, *open;
 	uint64_t pos, global;
-	size_t left = size, k;
+	size_t left = size, k, walked = 0;
 	int err = 0;
 
 	if (!v || !thread || (!buf && size) || (!state && size))
@@ -994,6 +994,7 @@ int hwtr_values_memory(struct hwtr_values *v, struct hwtr_thread *thread,
 		struct values_record r;
 		struct values_base base;
 
+		values_index_walked(ix, &walked);
 		if (!values_chunk_may_touch(ix, k, addr, size, open))
 			continue;
 		lt = c->thread == SIZE_MAX ? NULL : &ix->threads[c->thread];
@@ -1120,7 +1121,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 	const struct values_index *ix;
 	struct values_history_thread *ht;
 	uint64_t pos, from, to, global, known, at = 0, hit = 0;
-	size_t k;
+	size_t k, walked = 0;
 	int rc = 0;
 
 	if (!v || !thread || !found || !hit_addr || direction == 0)
@@ -1182,6 +1183,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 		for (; k < ix->nchunks; k++) {
 			if (k > 0 && ix->chunks[k - 1].max_global > end_global)
 				break;	/* every record here is later than TO */
+			values_index_walked(ix, &walked);
 			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, true,
@@ -1202,6 +1204,7 @@ int hwtr_values_find_change(struct hwtr_values *v, struct hwtr_thread *thread,
 		for (k = last + 1; k-- > 0;) {
 			if (ix->chunks[k].max_global < start_global)
 				break;	/* every record here is older than FROM */
+			values_index_walked(ix, &walked);
 			if (!values_chunk_may_touch(ix, k, addr, size, NULL))
 				continue;
 			rc = scan_chunk_changes(ix, k, ht->log, from, to, false,

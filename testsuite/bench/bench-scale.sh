@@ -30,7 +30,9 @@
 # (all, anonymous, file-backed) at the prompt, after the reverse-continue
 # and after the whole `record function-call-history` (at the first open and
 # from the saved index; BENCH_FCH=0 skips that listing, which GDB prints
-# at about 100,000 lines a second).  Figures only: it fails
+# at about 100,000 lines a second), and beside them the same program
+# recorded --no-data under the same replay (first open, no listing): what
+# the data log costs the server.  Figures only: it fails
 # when the two decoders count different instructions, or a step fails.
 set -eu
 build=$(cd "${1:-../..}" && pwd)
@@ -111,12 +113,13 @@ mb() { awk -v k="${1:--1}" 'BEGIN { if (k < 0) print "-"; else printf "%.0f", k 
 mb3() { echo "${1:--}" | awk -F/ 'NF == 3 { printf "%.0f/%.0f/%.0f", $1 / 1024, $2 / 1024, $3 / 1024; next } { print "-" }'; }
 
 baseline=${BENCH_BASELINE:+$(cd "$BENCH_BASELINE" && pwd)}
-printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s | %9s %9s | %-11s %-11s %-11s %8s | %-11s %-11s %8s\n' \
+printf '%-6s %-5s %12s %10s | %-22s %-22s %-22s %-26s %9s | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %8s %-18s %8s %8s | %9s %9s | %-11s %-11s %-11s %8s | %-11s %-11s %8s | %8s %-11s %-11s\n' \
 	program size instructions segments "hwtrec info CPU (wall)" "1 thread CPU (wall)" \
 	"1t block walk CPU (wall)" "query walk (chunks, hits)" memory \
 	"libipt alone CPU" prompt rstepi print rfinish regs pprint rstep "no tail:" rstepi print rfinish "no seek:" rfinish regs pprint \
 	rcont "rcont baseline" index "reopen CPU (wall)" prompt rstepi "server" "srv saved" \
-	"srv prompt" "srv rcont" "srv fch" fch "sv prompt" "sv fch" fch
+	"srv prompt" "srv rcont" "srv fch" fch "sv prompt" "sv fch" fch \
+	"nodata" "nd prompt" "nd rcont"
 for prog in calls loops; do
 	per=$(per_iteration $prog)
 	for size in $sizes; do
@@ -196,6 +199,19 @@ for prog in calls loops; do
 			*) cat $replay.txt; echo "bench-scale: $rec: reverse-stepi did not stay in report, or reverse-finish or reverse-continue did not stop in main"; exit 1 ;;
 			esac
 		done
+		# The same program without the data log (--no-data), the same
+		# replay at a first open: the server's memory beside the above.
+		recn=$prog-$size-nodata.hwtrec
+		(ulimit -c unlimited; "$hwtrec" record -q --no-data -o "$recn" -- \
+			"./$prog" "$iterations" >/dev/null 2>record.err) || true
+		[ -f "$recn/core" ] || { cat record.err; echo "bench-scale: no --no-data recording of $prog"; exit 1; }
+		BENCH_FCH=0 BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/nodata.txt \
+			BENCH_REC=$recn timeout 1800 "$hwtrec" replay "$recn" -- \
+			-batch -x "$here/bench-scale.py" > replay.out 2>&1 || true
+		[ "$(field nodata.txt reverse_continue_at)" = main ] || {
+			tail -20 replay.out; cat nodata.txt
+			echo "bench-scale: $recn: the replay without the data log did not reach main"; exit 1; }
+		rm -rf "$recn"
 		rcont_base=-
 		if [ -n "$baseline" ]; then
 			BENCH_T0=$(date +%s.%N) BENCH_OUT=$work/baseline.txt \
@@ -213,7 +229,7 @@ for prog in calls loops; do
 				cat notail.txt noseek.txt replay.txt
 				echo "bench-scale: $rec: $f differs with and without the tail or the seek table"; exit 1; }
 		done
-		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s | %6s MB %6s MB | %-11s %-11s %-11s %8s | %-11s %-11s %8s\n' \
+		printf '%-6s %4sM %12s %10s | %-22s %-22s %-22s %-26s %6s MB | %-18s | %8s %8s %8s %9s %8s %8s %9s | %8s %9s %8s %9s | %8s %9s %8s %8s | %8s %15s | %5s MB %-18s %8s %8s | %6s MB %6s MB | %-11s %-11s %-11s %8s | %-11s %-11s %8s | %5s MB %-11s %-11s\n' \
 			$prog "$size" "$insns" "$segs" \
 			"$(secs "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')") ($(secs "$wall")) ${threads:-1}t" \
 			"$(secs "$(awk -v u="$user1" -v s="$sys1" 'BEGIN { print u + s }')") ($(secs "$wall1"))" \
@@ -246,7 +262,10 @@ for prog in calls loops; do
 			"$(secs "$(field replay.txt call_history)")" \
 			"$(mb3 "$(field saved.txt server_prompt_kb)")" \
 			"$(mb3 "$(field saved.txt server_fch_kb)")" \
-			"$(secs "$(field saved.txt call_history)")"
+			"$(secs "$(field saved.txt call_history)")" \
+			"$(mb "$(field nodata.txt server_peak_kb)")" \
+			"$(mb3 "$(field nodata.txt server_prompt_kb)")" \
+			"$(mb3 "$(field nodata.txt server_rcont_kb)")"
 		rm -rf "$rec"
 	done
 done
@@ -270,4 +289,6 @@ echo " server, srv saved: hwtrec-server's peak resident memory (VmHWM) at the en
 echo "  (it builds the index) and of the one from the saved index;"
 echo " srv prompt, srv rcont, srv fch: its resident MB (all/anonymous/file-backed, smaps_rollup) at the prompt, after"
 echo "  the reverse-continue and after the whole record function-call-history (GDB printing it to /dev/null; fch: its"
-echo "  seconds; BENCH_FCH=0 skips it), at the first open; sv prompt, sv fch: the same reading the saved index.)"
+echo "  seconds; BENCH_FCH=0 skips it), at the first open; sv prompt, sv fch: the same reading the saved index;"
+echo " nodata, nd prompt, nd rcont: the server's peak and the same at the prompt and after the reverse-continue, for"
+echo "  the same program recorded --no-data (first open): the data log's cost is the difference.)"

@@ -103,6 +103,68 @@ START_TEST(a_chunk_past_the_end_is_refused)
 }
 END_TEST
 
+/* Rounds of the loop at "loop" (call leaf, nop, ret, inc, cmp, jne: six
+ * instructions, the ret and the jne taken), each after a PSB of its own:
+ * a chunk each, then the main path's end from "loop". */
+#define ROUNDS 12
+
+static const char *const round_labels[6] = {
+	"i2", "i3", "i4", "i5", "i6", "i7" };
+
+START_TEST(the_cache_holds_its_bytes_not_a_count_of_chunks)
+{
+	/* Two rounds' instructions: fewer than the four chunks the cache
+	 * kept whatever their size. */
+	struct hwtr_history_options opts = {
+		.cache_bytes = 2 * 6 * sizeof(struct decoded_insn) };
+	struct hwtr_recording *rec;
+	struct hwtr_history *h;
+	struct hwtr_thread *t;
+	struct trace tr;
+	char dir[512];
+	size_t round, k, i, held;
+
+	trace_begin(&tr);
+	for (round = 0; round < ROUNDS; round++) {
+		enc_psb(&tr, fixture_symbol("loop"), 100 + round);
+		enc_tnt(&tr, "11");
+	}
+	trace_main_path_from_loop(&tr);
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, tr.buf, trace_size(&tr), NULL, NULL);
+	trace_end(&tr);
+	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
+	ck_assert_msg(hwtr_history_build(rec, &opts, &h) == 0, "%s",
+		      hwtr_last_error());
+	t = hwtr_history_thread(h, 0);
+	ck_assert_uint_eq(t->nchunks, ROUNDS + 1);
+	/* Every round's chunk, twice over in a scattered order: the labels
+	 * the assembler gave, and never more than the bytes allowed (or the
+	 * last chunk used and the one being decoded). */
+	for (i = 0; i < 2 * ROUNDS; i++) {
+		const struct decoded_chunk *d;
+		size_t n;
+
+		k = (i * 5) % ROUNDS;
+		ck_assert_msg(history_decode_chunk(t, k, &d) == 0, "%s",
+			      hwtr_last_error());
+		ck_assert_uint_eq(d->first_insn, 1 + 6 * k);
+		ck_assert_uint_eq(d->count, 6);
+		for (n = 0; n < 6; n++)
+			ck_assert_uint_eq(d->insns[n].ip,
+					  fixture_symbol(round_labels[n]));
+		for (held = 0, n = 0; n < h->cache_slots; n++)
+			if (h->cache[n].key != UINT64_MAX)
+				held += h->cache[n].count *
+					sizeof(struct decoded_insn);
+		ck_assert_uint_le(held, opts.cache_bytes);
+	}
+	hwtr_history_free(h);
+	hwtr_recording_close(rec);
+	fixture_cleanup();
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("main path");
@@ -111,5 +173,6 @@ int main(void)
 	tcase_add_test(tc, each_chunk_decodes_to_the_labels_and_objdump_lengths);
 	tcase_add_test(tc, a_cached_chunk_is_not_decoded_again);
 	tcase_add_test(tc, a_chunk_past_the_end_is_refused);
+	tcase_add_test(tc, the_cache_holds_its_bytes_not_a_count_of_chunks);
 	return check_run_tcase("chunk-cache", tc);
 }

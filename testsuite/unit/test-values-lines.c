@@ -14,20 +14,24 @@
 #define SPACE 4096		/* the oracle's bytes, from BASE */
 #define BASE 0x1ffeff0000ull
 #define CHUNKS 40
+/* Enough chunks of about 60 lines for a pool past SPILL_FROM: in a file. */
+#define MANY_CHUNKS 1500
 
 static struct values_lines lines;
-static size_t first[CHUNKS], count[CHUNKS];
-static uint8_t written[CHUNKS][SPACE];
+static size_t first[MANY_CHUNKS], count[MANY_CHUNKS];
+static uint8_t (*written)[SPACE];
 
 static void setup(void)
 {
-	memset(&lines, 0, sizeof(lines));
-	memset(written, 0, sizeof(written));
+	values_lines_init(&lines, NULL);
+	written = calloc(MANY_CHUNKS, SPACE);
+	ck_assert_ptr_nonnull(written);
 }
 
 static void teardown(void)
 {
 	values_lines_free(&lines);
+	free(written);
 }
 
 static void note(size_t chunk, uint64_t addr, uint64_t len)
@@ -103,16 +107,13 @@ START_TEST(edges_of_lines_and_of_the_address_space)
 }
 END_TEST
 
-/* Random records over a few pages, random reads with random wanted
- * bytes, every answer the byte map's. */
-START_TEST(random_writes_and_reads_agree_with_a_byte_map)
+/* NCHUNKS chunks of random records over a page (up to MOST a chunk). */
+static void random_writes(size_t nchunks, int most)
 {
-	uint8_t open[512];
 	size_t k, i;
 
-	srand(20261127);
-	for (k = 0; k < CHUNKS; k++) {
-		size_t n = (size_t)(rand() % 300);
+	for (k = 0; k < nchunks; k++) {
+		size_t n = (size_t)(rand() % most);
 
 		for (i = 0; i < n; i++) {
 			uint64_t len = 1 + (uint64_t)(rand() % (i % 7 ? 16 : 300));
@@ -122,12 +123,21 @@ START_TEST(random_writes_and_reads_agree_with_a_byte_map)
 		}
 		finish(k);
 	}
-	for (i = 0; i < 20000; i++) {
+}
+
+/* READS random reads of the first NCHUNKS chunks with random wanted
+ * bytes, every answer the byte map's. */
+static void random_reads(size_t nchunks, size_t reads)
+{
+	uint8_t open[512];
+	size_t k, i;
+
+	for (i = 0; i < reads; i++) {
 		uint64_t size = 1 + (uint64_t)(rand() % 512);
 		uint64_t at = (uint64_t)rand() % (SPACE - size), b;
 		bool with_open = rand() % 2, want = false;
 
-		k = (size_t)(rand() % CHUNKS);
+		k = (size_t)rand() % nchunks;
 		for (b = 0; b < size; b++)
 			open[b] = rand() % 4 != 0;
 		for (b = 0; b < size; b++)
@@ -136,6 +146,29 @@ START_TEST(random_writes_and_reads_agree_with_a_byte_map)
 			      "chunk %zu, %llu bytes at +%llu", k,
 			      (unsigned long long)size, (unsigned long long)at);
 	}
+}
+
+START_TEST(random_writes_and_reads_agree_with_a_byte_map)
+{
+	srand(20261127);
+	random_writes(CHUNKS, 300);
+	random_reads(CHUNKS, 20000);
+}
+END_TEST
+
+/* A pool large enough to live in a file (spill-buffer.h) gives the same
+ * answers, and again after its pages were given back (read back from the
+ * file, not zeros). */
+START_TEST(a_pool_in_a_file_agrees_with_the_byte_map_after_a_release)
+{
+	srand(20261128);
+	random_writes(MANY_CHUNKS, 600);
+	ck_assert_uint_gt(lines.npool * sizeof(struct values_line_bits),
+			  SPILL_FROM);
+	ck_assert(spill_in_file(&lines.pool));
+	random_reads(MANY_CHUNKS, 20000);
+	values_lines_release(&lines);
+	random_reads(MANY_CHUNKS, 20000);
 }
 END_TEST
 
@@ -147,5 +180,6 @@ int main(void)
 	tcase_add_test(tc, neighbours_written_are_not_the_bytes_read);
 	tcase_add_test(tc, edges_of_lines_and_of_the_address_space);
 	tcase_add_test(tc, random_writes_and_reads_agree_with_a_byte_map);
+	tcase_add_test(tc, a_pool_in_a_file_agrees_with_the_byte_map_after_a_release);
 	return check_run_tcase("values-lines", tc);
 }
