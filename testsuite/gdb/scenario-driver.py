@@ -296,8 +296,30 @@ def main_sp(end_signal):
     return None if frame is None else int(frame.read_register("rsp"))
 
 
+def not_declared_yet(frame, symbol):
+    """Whether local SYMBOL's declaration is on FRAME's line or after it:
+    the frame stands before it (GDB stops at a line's start) or in a call
+    its initializer makes, so its bytes are what earlier calls left on the
+    stack, which differ between the native run and the run under Valgrind
+    and with the environment's size.  Neither half compares it.  (A loop
+    back to before a declaration leaves it the last pass's value, which
+    both runs agree on: not compared there either, a check lost, none
+    made wrong.)"""
+    if symbol.is_argument or symbol.addr_class == gdb.SYMBOL_LOC_STATIC:
+        return False
+    try:
+        sal = frame.find_sal()
+        return bool(sal.symtab and symbol.symtab and sal.line and
+                    symbol.line and
+                    sal.symtab.fullname() == symbol.symtab.fullname() and
+                    symbol.line >= sal.line)
+    except (gdb.error, RuntimeError):
+        return False
+
+
 def frame_variables(frame, into):
-    """Every argument and local of FRAME's function in scope at its PC."""
+    """Every argument and local of FRAME's function in scope at its PC
+    that the frame has reached the declaration of (not_declared_yet)."""
     try:
         block = frame.block()
     except RuntimeError:
@@ -309,6 +331,8 @@ def frame_variables(frame, into):
             if symbol.is_argument or symbol.is_variable:
                 if symbol.name not in seen:
                     seen.add(symbol.name)
+                    if not_declared_yet(frame, symbol):
+                        continue
                     try:
                         value = frame.read_var(symbol, block)
                     except gdb.error:
