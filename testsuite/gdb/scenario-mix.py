@@ -18,6 +18,8 @@ native run and the run under Valgrind; triage each by hand.
 """
 
 import argparse
+import importlib.machinery
+import importlib.util
 import os
 import random
 import re
@@ -44,15 +46,15 @@ def template_header(path):
     return header
 
 
-def program_source(header, srcdir):
-    program = next(l.split()[1] for l in header if l.startswith("#program"))
-    base = re.sub(r"-(pie|o2|ibt|stripped|fpe|segv|ill|bus|trap)$", "",
-                  program)
-    for ext in (".c", ".cc"):
-        path = os.path.join(srcdir, "scenarios", base + ext)
-        if os.path.exists(path):
-            return path
-    sys.exit("scenario-mix: no source for %s" % program)
+def run_scenario():
+    """run-scenario as a module: its program_source (no .py suffix)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "run-scenario")
+    loader = importlib.machinery.SourceFileLoader("run_scenario", path)
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader("run_scenario", loader))
+    loader.exec_module(module)
+    return module
 
 
 def source_places(path):
@@ -139,7 +141,10 @@ def main():
     args = parser.parse_args()
     srcdir = os.path.dirname(os.path.dirname(os.path.abspath(args.template)))
     header = template_header(args.template)
-    source = program_source(header, srcdir)
+    program = next(l.split()[1] for l in header if l.startswith("#program"))
+    source = run_scenario().program_source(program, srcdir)
+    if not os.path.exists(source):
+        sys.exit("scenario-mix: no source for %s" % program)
     functions, lines = source_places(source)
     rng = random.Random("%s/%d" % (os.path.basename(args.template), args.seed))
     body = commands(rng, args.commands, source, functions, lines)
