@@ -160,3 +160,34 @@ const struct gap_entry *history_gap_at(const struct hwtr_thread *t,
 	}
 	return lo < t->ngaps && t->gaps[lo].insn == number ? &t->gaps[lo] : NULL;
 }
+
+int hwtr_thread_next_gap(const struct hwtr_thread *t, uint64_t number,
+			 int direction, uint64_t *gap)
+{
+	size_t lo = 0, hi = t ? t->ngaps : 0;
+
+	if (!t || !gap || !direction)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_thread_next_gap: bad argument");
+	/* lo: the first gap after NUMBER. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->gaps[mid].insn <= number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (direction > 0) {
+		if (lo == t->ngaps)
+			return 0;
+		*gap = t->gaps[lo].insn;
+		return 1;
+	}
+	/* Before NUMBER: the last gap at or before it, unless it is NUMBER. */
+	while (lo > 0 && t->gaps[lo - 1].insn >= number)
+		lo--;
+	if (lo == 0)
+		return 0;
+	*gap = t->gaps[lo - 1].insn;
+	return 1;
+}

@@ -700,6 +700,15 @@ HWTR_EXPORT
 int hwtr_thread_stats(const struct hwtr_thread *thread,
 		      struct hwtr_thread_stats *stats);
 
+/* The nearest gap of THREAD after NUMBER (DIRECTION > 0) or before it
+ * (< 0), NUMBER itself excluded, in *GAP: 1, or 0 when there is none.
+ * A binary search over the thread's gaps, for callers that look at gaps in
+ * a range of a long history (a continue checking the stops at signal
+ * deliveries). */
+HWTR_EXPORT
+int hwtr_thread_next_gap(const struct hwtr_thread *thread, uint64_t number,
+			 int direction, uint64_t *gap);
+
 /* The distinct context IDs (CONTEXTIDR: the OS's thread or process ID) the
  * thread's trace names, in order of first appearance; none for a trace that
  * carries none (Intel PT, ETM without context ID tracing).  The array is

@@ -164,6 +164,64 @@ START_TEST(a_handler_after_tracing_was_off_is_called_by_the_interrupted_frame)
 }
 END_TEST
 
+/* hwtr_thread_next_gap against a scan of every position's instruction
+ * (the cursor's: a gap or not), both ways from every number, on a trace
+ * with two overflows. */
+START_TEST(the_next_gap_either_way_is_the_nearest_a_scan_finds)
+{
+	struct fixture_history o;
+	struct hwtr_cursor *c;
+	struct hwtr_insn insn;
+	struct trace t;
+	bool is_gap[64] = { false };
+	uint64_t n, k, found, gaps = 0;
+	int dir, rc;
+
+	trace_begin(&t);
+	enc_psb(&t, fixture_symbol("i1"), 100);
+	enc_tnt(&t, "1111");
+	enc_ovf(&t);
+	enc_fup(&t, fixture_symbol("loop"));
+	enc_tnt(&t, "1011");
+	enc_ovf(&t);
+	enc_fup(&t, fixture_symbol("loop"));
+	enc_tnt(&t, "1011");
+	enc_tip(&t, fixture_symbol("done"));
+	enc_tip_pgd(&t);
+	fixture_history_open(&o, &t);
+	ck_assert_uint_lt(o.thread->ninsns, 60);
+	ck_assert_int_eq(hwtr_cursor_alloc(o.thread, &c), 0);
+	for (n = 1; n <= o.thread->ninsns; n++) {
+		ck_assert_int_eq(hwtr_cursor_goto(c, n), 0);
+		ck_assert_int_eq(hwtr_cursor_insn(c, &insn), 0);
+		is_gap[n] = insn.gap != NULL;
+		gaps += is_gap[n];
+	}
+	hwtr_cursor_free(c);
+	ck_assert_uint_eq(gaps, 2);
+	for (n = 0; n <= o.thread->ninsns + 1; n++)
+		for (dir = -1; dir <= 1; dir += 2) {
+			uint64_t want = 0;
+
+			for (k = n + dir; k >= 1 && k <= o.thread->ninsns; k += dir)
+				if (is_gap[k]) {
+					want = k;
+					break;
+				}
+			found = 0;
+			rc = hwtr_thread_next_gap(o.thread, n, dir, &found);
+			ck_assert_int_eq(rc, want != 0);
+			if (want)
+				ck_assert_msg(found == want, "from %llu way %d: %llu, not %llu",
+					      (unsigned long long)n, dir,
+					      (unsigned long long)found,
+					      (unsigned long long)want);
+		}
+	ck_assert_int_lt(hwtr_thread_next_gap(o.thread, 1, 0, &found), 0);
+	fixture_history_close(&o);
+}
+END_TEST
+
 int main(void)
 {
 	TCase *tc = tcase_create("messages");
@@ -172,5 +230,6 @@ int main(void)
 	tcase_add_test(tc, an_overflow_is_one_instruction_naming_its_offset);
 	tcase_add_test(tc, a_kernel_address_says_the_kernels_image_is_missing);
 	tcase_add_test(tc, a_handler_after_tracing_was_off_is_called_by_the_interrupted_frame);
+	tcase_add_test(tc, the_next_gap_either_way_is_the_nearest_a_scan_finds);
 	return check_run_tcase("gaps", tc);
 }
