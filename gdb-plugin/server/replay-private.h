@@ -191,6 +191,12 @@ bool replay_is_breakpoint(const struct replay *r, uint64_t pc);
 int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event);
 
+/* Memory [ADDR, ADDR+LEN) of T just before position POS, from the data
+ * log (and the end state for bytes unchanged since): how many bytes from
+ * ADDR on are known. */
+size_t replay_logged_memory(struct replay *r, struct replay_thread *t,
+			    uint64_t pos, uint64_t addr, uint8_t *buf, size_t len);
+
 /* After thread T moved from FROM_POS (its tail step FROM_TAIL) in the
  * direction REVERSE says: the first instruction on the way that touched a
  * watched range ends the move instead (replay-watch.c), *EVENT

@@ -3,9 +3,10 @@
  * Each thread has a cursor (its position) and a scratch cursor for looking
  * at other instructions (call stacks) without moving.  A step backward or
  * forward moves the cursor one instruction, stepping over gaps (whose PC is
- * unknown); a continue searches with hwtr_cursor_find for the nearest
- * instruction at a breakpoint address, which skips every chunk of the trace
- * that cannot contain one.
+ * unknown) but for a signal's delivery, where record full has a stop at the
+ * PC the signal interrupted (signal-delivery.c); a continue searches with
+ * hwtr_cursor_find for the nearest instruction at a breakpoint address,
+ * which skips every chunk of the trace that cannot contain one.
  *
  * Without a history (--no-history, or a recording with no trace) the server
  * still serves the core: every thread stands at the end, and any resume says
@@ -38,6 +39,7 @@
 #include "breakpoints.h"
 #include "corefile.h"
 #include "fault-store.h"
+#include "signal-delivery.h"
 #include "fpu-insn.h"
 #include "insn-reads.h"
 #include "loaded-objects.h"
@@ -1206,9 +1208,12 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 		return 0;
 	}
 	/* A gap has no PC to stop at: step over it (GDB's btrace stops there
-	 * with a message; we have no way to show a PC-less position). */
+	 * with a message; we have no way to show a PC-less position), unless
+	 * it is a signal's delivery, where record full stops at the PC the
+	 * signal interrupted (signal-delivery.c). */
 	for (;;) {
 		int rc = hwtr_cursor_step(t->cursor, reverse ? -1 : 1), gap;
+		struct delivery_stop d;
 
 		if (rc == -hwtr_err_eos || rc == hwtr_err_eos)
 			break;
@@ -1218,18 +1223,39 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 		gap = gap_at(t);
 		if (gap < 0)
 			return gap;
-		if (!gap || (reverse ? pos <= 1 : pos >= t->instructions))
+		if (!gap || (reverse ? pos <= 1 : pos >= t->instructions) ||
+		    delivery_stop_at(t, pos, &d))
 			break;
 	}
 	return 0;
 }
 
 /* Continue T to its nearest breakpoint hit, or to an end of its history. */
+/* The nearest stop at a signal's delivery (signal-delivery.c) strictly
+ * between FROM and TO, going the way REVERSE says, whose PC has a
+ * breakpoint: true with its position in *AT. */
+static bool delivery_breakpoint(struct replay *r, struct replay_thread *t,
+				uint64_t from, uint64_t to, bool reverse,
+				uint64_t *at)
+{
+	struct delivery_stop d;
+	uint64_t g = from;
+
+	while (hwtr_thread_next_gap(t->history, g, reverse ? -1 : 1, &g) == 1 &&
+	       (reverse ? g > to : g < to))
+		if (delivery_stop_at(t, g, &d) && replay_is_breakpoint(r, d.pc)) {
+			*at = g;
+			return true;
+		}
+	return false;
+}
+
 static int cont_to_breakpoint(struct replay *r, struct replay_thread *t,
 			      bool reverse, enum replay_event *event)
 {
 	struct hwtr_insn insn;
 	const uint64_t *addrs;
+	uint64_t from, at;
 	size_t naddrs;
 	int rc = breakpoints_addresses(r->breakpoints, &addrs, &naddrs);
 
@@ -1255,10 +1281,20 @@ static int cont_to_breakpoint(struct replay *r, struct replay_thread *t,
 			return 0;
 		}
 	}
+	from = hwtr_cursor_position(t->cursor);
 	if (naddrs)
 		rc = hwtr_cursor_find(t->cursor, reverse ? -1 : 1, addrs, naddrs);
 	if (rc < 0)
 		return rc;
+	/* A stop at a signal's delivery on the way, at a breakpoint's PC,
+	 * comes first (the search looks at instructions only). */
+	if (naddrs && delivery_breakpoint(r, t, from,
+					  rc > 0 ? hwtr_cursor_position(t->cursor) :
+					  reverse ? 0 : t->instructions + 1,
+					  reverse, &at)) {
+		*event = replay_breakpoint;
+		return hwtr_cursor_goto(t->cursor, at);
+	}
 	if (rc > 0) {
 		*event = replay_breakpoint;
 		return 0;
@@ -1743,9 +1779,18 @@ int replay_registers(struct replay *r, uint32_t tid,
 	}
 	if (t->tail_step) {
 		insn.ip = t->tail_pc;	/* live mode: no core */
-	} else if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0 ||
-		   insn.gap) {
+	} else if (!t->cursor || hwtr_cursor_insn(t->cursor, &insn) < 0) {
 		return 0;	/* nothing known */
+	} else if (insn.gap) {
+		struct delivery_stop d;
+
+		if (!delivery_stop_at(t, hwtr_cursor_position(t->cursor), &d))
+			return 0;	/* nothing known */
+		memcpy(regs + off, &d.pc, 8);
+		memset(valid + off, 1, 8);
+		delivery_stop_registers(r, t, &d, regs, valid);
+		software_selectors(r, regs, valid);
+		return 0;
 	}
 	memcpy(regs + off, &insn.ip, 8);
 	memset(valid + off, 1, 8);
@@ -1808,11 +1853,10 @@ size_t replay_read_memory(struct replay *r, uint64_t addr, void *buf, size_t len
  * live the stopped process: without either the files hold only a writable
  * byte's first value); the bytes of read-only files are known anyway. */
 static size_t past_memory(struct replay *r, struct replay_thread *t,
-			  struct hwtr_recovery *rec, uint64_t addr, uint8_t *buf,
-			  size_t len)
+			  struct hwtr_recovery *rec, uint64_t pos, uint64_t addr,
+			  uint8_t *buf, size_t len)
 {
 	uint8_t *state = malloc(len), *end = malloc(len), *fixed = malloc(len);
-	uint64_t pos = hwtr_cursor_position(t->cursor);
 	size_t n_end = 0, n_fixed, i = 0;
 	int rc;
 
@@ -1842,6 +1886,29 @@ out:
 	free(end);
 	free(fixed);
 	return i;
+}
+
+size_t replay_logged_memory(struct replay *r, struct replay_thread *t,
+			    uint64_t pos, uint64_t addr, uint8_t *buf, size_t len)
+{
+	return r->values ? past_memory(r, t, NULL, pos, addr, buf, len) : 0;
+}
+
+/* Memory at the stop before a signal's delivery (signal-delivery.c): the
+ * handler's entry's, but for the bytes of the frame the delivery wrote. */
+static size_t delivery_memory(struct replay *r, struct replay_thread *t,
+			      const struct delivery_stop *d, uint64_t addr,
+			      uint8_t *buf, size_t len)
+{
+	uint64_t lo, hi;
+
+	if (!delivery_frame_bytes(r, t, d, &lo, &hi))
+		return 0;
+	if (addr >= lo && addr < hi)
+		return 0;
+	if (addr < lo && len > lo - addr)
+		len = (size_t)(lo - addr);
+	return past_memory(r, t, NULL, d->position + 1, addr, buf, len);
 }
 
 /* Before the end the end state may be wrong: only bytes that never change
@@ -1881,11 +1948,18 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 			return 0;
 		return signal_frame_read(frames, n, addr, buf, len);
 	}
-	if (r->values && t->cursor && last_image(r))
-		return past_memory(r, t, NULL, addr, buf, len);
+	if (r->values && t->cursor && last_image(r)) {
+		struct delivery_stop d;
+
+		if (delivery_stop_at(t, hwtr_cursor_position(t->cursor), &d))
+			return delivery_memory(r, t, &d, addr, buf, len);
+		return past_memory(r, t, NULL, hwtr_cursor_position(t->cursor),
+				   addr, buf, len);
+	}
 	if (!r->values && t->cursor && last_image(r) &&
 	    thread_recovery(r, t, hwtr_cursor_position(t->cursor)))
-		return past_memory(r, t, t->recovery, addr, buf, len);
+		return past_memory(r, t, t->recovery,
+				   hwtr_cursor_position(t->cursor), addr, buf, len);
 	return memory_read_fixed(image_memory(r), addr, buf, len);
 }
 
@@ -2053,17 +2127,6 @@ static int exit_target_pc(struct replay_thread *t, const struct hwtr_segment *ta
 	return 0;
 }
 
-/* Whether INSN goes on to the next instruction: not a branch, or a
- * system call (x86-64 syscall, sysenter, int N), which returns there. */
-static bool goes_on(const struct hwtr_insn *insn)
-{
-	if (insn->iclass == hwtr_ic_other)
-		return true;
-	return insn->iclass == hwtr_ic_far_call && insn->isa == hwtr_isa_x86_64 &&
-	       ((insn->raw[0] == 0x0f && (insn->raw[1] == 0x05 || insn->raw[1] == 0x34)) ||
-		insn->raw[0] == 0xcd);
-}
-
 /* The PC a signal interrupted, in CALLER (the segment before the gap of its
  * delivery): after its last instruction when that goes on to the next one
  * (a branch's target is not known here).  A system call the kernel restarts
@@ -2079,7 +2142,7 @@ static int interrupted_pc(struct replay_thread *t,
 	uint64_t call;
 
 	if (hwtr_cursor_goto(t->scratch, caller->insn_end - 1) < 0 ||
-	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap || !goes_on(&insn))
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap || !insn_goes_on(&insn))
 		return -1;
 	*pc = insn.ip + insn.size;
 	if (insn.iclass != hwtr_ic_far_call || !caller->next)
@@ -2133,17 +2196,25 @@ static int thread_frames(struct replay_thread *t,
 			 size_t *nframes)
 {
 	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
+	struct delivery_stop d;
 	struct hwtr_insn insn;
-	bool exit_frames;
+	bool exit_frames, delivery;
 	int n, i;
 	size_t k;
 
 	/* The tail is not in the trace: its frames are those the history
 	 * would give an instruction at its PC after the last one (after a
 	 * return, the caller's), as GDB's unwinders see them there. */
+	/* At a signal's delivery: the frames of the instruction the signal
+	 * interrupted, frame 0 at the interrupted PC. */
+	delivery = !t->tail_step &&
+		   delivery_stop_at(t, hwtr_cursor_position(t->cursor), &d);
 	if (t->tail_step)
 		n = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
 					       REPLAY_MAX_FRAMES);
+	else if (delivery)
+		n = hwtr_cursor_goto(t->scratch, d.position - 1) < 0 ? -1 :
+		    hwtr_cursor_callstack(t->scratch, segs, REPLAY_MAX_FRAMES);
 	else
 		n = hwtr_cursor_callstack(t->cursor, segs, REPLAY_MAX_FRAMES);
 	if (n < 0) {
@@ -2172,6 +2243,8 @@ static int thread_frames(struct replay_thread *t,
 		}
 		if (i == 0 && t->tail_step)
 			f->has_pc = (pc = t->tail_pc, true);
+		else if (i == 0 && delivery)
+			f->has_pc = (pc = d.pc, true);
 		else if (i == 0)
 			f->has_pc = hwtr_cursor_insn(t->cursor, &insn) == 0 && !insn.gap &&
 				    ((pc = insn.ip), true);
