@@ -39,6 +39,7 @@
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "valgrind.h"
+#include "libvex_guest_amd64.h"
 
 extern UWord *VG_(client_auxv);
 /* Valgrind core functions outside the tool API: the core dumper it runs at
@@ -197,8 +198,29 @@ void hwtrec_send_initial_state(void)
 	}
 }
 
+/* Threads a signal was just delivered to, whose handler has not started
+ * yet (handler_starts). */
+static Bool *handler_pending;	/* VG_N_THREADS + 1, at the first delivery */
+
+/* The kernel starts an x86-64 handler with rax 0 ("in case the signal
+ * handler was declared without prototypes": x64_setup_rt_frame); Valgrind's
+ * frame leaves the interrupted rax there.  Set it as the kernel does, so
+ * that the program runs, and the data log records, what it would natively
+ * (record full shows 0 there). */
+static void handler_starts(ThreadId tid)
+{
+	ULong zero = 0;
+
+	if (!handler_pending || tid > VG_N_THREADS || !handler_pending[tid])
+		return;
+	handler_pending[tid] = False;
+	VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
+				  sizeof(zero), (const UChar *)&zero);
+}
+
 static void hwtrec_start_client_code(ThreadId tid, ULong blocks)
 {
+	handler_starts(tid);
 	if (!started) {
 		started = True;
 		hwtrec_send_initial_state();
@@ -287,6 +309,11 @@ static void hwtrec_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
 {
 	hwtrec_data_uncount_fault(tid, VG_(get_IP)(tid));
 	hwtrec_disable_async(tid, VG_(get_IP)(tid));
+	if (!handler_pending)
+		handler_pending = VG_(calloc)("hwtrec.handler_pending",
+					      VG_N_THREADS + 1, sizeof(Bool));
+	if (tid <= VG_N_THREADS)
+		handler_pending[tid] = True;
 }
 
 static void hwtrec_thread_ll_exit(ThreadId tid)
