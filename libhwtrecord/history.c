@@ -210,7 +210,9 @@ int builder_run(struct builder *b, const struct block_run *run)
 	t->ninsns += run->ninsn;
 	/* The last segment (in the array): new, or saved whole by the last
 	 * chunk start. */
-	if (!(s = segment_change(t, t->nsegments)))
+	if (t->nsegments > t->segments_sealed)
+		s = &t->segments[t->nsegments - 1 - t->segments_sealed];
+	else if (!(s = segment_change(t, t->nsegments)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	if (run->iclass == hwtr_ic_call)
 		s->flags |= SEG_ENDS_WITH_CALL;

@@ -599,9 +599,11 @@ int segment_store_append(struct segment_store *s, const struct segment *segs,
 		uint64_t number = s->n + i + 1, k = i % SEGMENT_GROUP;
 		struct segment before = { 0 };
 
-		if (!spill_reserve(&s->spill, s->ncoded + MAX_CODED) ||
-		    (k == 0 && !spill_reserve(&s->table, (s->ngroups + 1) *
-					       sizeof(*groups)))) {
+		/* Room for a whole group at its start: a call per segment
+		 * was 30 instructions of 300. */
+		if (k == 0 &&
+		    (!spill_reserve(&s->spill, s->ncoded + MAX_CODED * SEGMENT_GROUP) ||
+		     !spill_reserve(&s->table, (s->ngroups + 1) * sizeof(*groups)))) {
 			s->groups = (struct segment_group *)s->table.bytes;
 			s->coded = s->spill.bytes;
 			forget_decoded(s);

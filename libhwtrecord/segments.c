@@ -214,13 +214,16 @@ int segment_new(struct builder *b, uint32_t function, struct segment **out)
 	if (t->nsegments - t->segments_sealed >= 2 * segment_window() &&
 	    (err = seal(b)))
 		return err;
-	if ((err = history_grow((void **)&t->segments, &b->cap_segments,
+	if (t->nsegments - t->segments_sealed >= b->cap_segments &&
+	    (err = history_grow((void **)&t->segments, &b->cap_segments,
 				t->nsegments - t->segments_sealed,
 				sizeof(*t->segments))))
 		return err;
 	s = &t->segments[t->nsegments - t->segments_sealed];
 	memset(s, 0, sizeof(*s));
-	if (t->nsegments) {
+	if (t->nsegments > t->segments_sealed)
+		s->level = s[-1].level;	/* the last one, in the array */
+	else if (t->nsegments) {
 		struct segment last;
 
 		segment_read(t, t->nsegments, &last);
@@ -581,6 +584,13 @@ static int start_segment(struct builder *b, const struct next_segment *n)
 	if ((err = segment_new(b, n->function, &s)))
 		return err;
 	s->level = n->level;
+	/* Levels are set here only: the lowest one follows as segments come
+	 * (history.c's fold_levels then has none left to read). */
+	if (b->min_upto + 1 == t->nsegments) {
+		if (n->level < b->min_level)
+			b->min_level = n->level;
+		b->min_upto = t->nsegments;
+	}
 	s->up = (uint32_t)n->up;
 	s->prev = (uint32_t)n->prev;
 	s->flags = n->flags;
