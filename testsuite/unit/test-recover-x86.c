@@ -430,9 +430,14 @@ START_TEST(string_stores_where_the_cpu_does)
 		{ { 0xaa }, 1, 1, true }, { { 0x66, 0xab }, 2, 2, true },
 		{ { 0xab }, 1, 4, true }, { { 0x48, 0xab }, 2, 8, true },
 	};
-	static const uint8_t rep_movsq[] = { 0xf3, 0x48, 0xa5 },
-		addr32_stosb[] = { 0x67, 0xaa }, fs_movsb[] = { 0x64, 0xa4 },
-		sse_movsd[] = { 0xf2, 0x0f, 0x11, 0x07 };
+	/* rep movsq, addr32 stosb, fs movsb, SSE's movsd [rdi], xmm0 */
+	static const struct {
+		uint8_t code[4];
+		size_t size;
+	} unknown_extent[] = {
+		{ { 0xf3, 0x48, 0xa5 }, 3 }, { { 0x67, 0xaa }, 2 },
+		{ { 0x64, 0xa4 }, 2 }, { { 0xf2, 0x0f, 0x11, 0x07 }, 4 },
+	};
 	const uint64_t rax = 0x1122334455667788ull;
 	uint8_t dst[32], src[16];
 	struct recover_op op;
@@ -480,14 +485,12 @@ START_TEST(string_stores_where_the_cpu_does)
 			ck_assert_uint_eq(dst[8 + j], cases[i].stos
 					  ? (uint8_t)(rax >> 8 * j) : src[j]);
 	}
-	recover_x86_decode(x86, 0x401000, rep_movsq, 3, &op, &target);
-	ck_assert_int_eq(op.mkind, recover_mem_any);
-	recover_x86_decode(x86, 0x401000, addr32_stosb, 2, &op, &target);
-	ck_assert_int_eq(op.mkind, recover_mem_any);
-	recover_x86_decode(x86, 0x401000, fs_movsb, 2, &op, &target);
-	ck_assert_int_eq(op.mkind, recover_mem_any);
-	recover_x86_decode(x86, 0x401000, sse_movsd, 4, &op, &target);
-	ck_assert_int_eq(op.mkind, recover_mem_any);
+	for (i = 0; i < sizeof(unknown_extent) / sizeof(unknown_extent[0]);
+	     i++) {
+		recover_x86_decode(x86, 0x401000, unknown_extent[i].code,
+				   unknown_extent[i].size, &op, &target);
+		ck_assert_int_eq(op.mkind, recover_mem_any);
+	}
 }
 END_TEST
 
