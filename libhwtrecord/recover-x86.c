@@ -339,6 +339,44 @@ static bool memory_written(const cs_insn *insn, unsigned i)
 	}
 }
 
+/* A movs or stos without a rep prefix: one store of 1, 2, 4 or 8 bytes
+ * at [rdi] (es, whose base is 0 in 64-bit mode), whichever way the
+ * direction flag then moves rdi; stos stores the low bytes of rax, movs
+ * what [rsi] held (not followed).  Only the plain encodings (an operand
+ * size or REX prefix): a rep, an address size (edi) or any other prefix
+ * stays a write of unknown extent.  False otherwise. */
+static bool string_store(const cs_insn *insn, struct recover_op *op)
+{
+	const uint8_t *b = insn->bytes;
+	size_t i = 0;
+	bool wide = false, narrow = false;
+
+	for (; i < insn->size; i++) {
+		if (b[i] == 0x66)
+			narrow = true;
+		else if (b[i] >= 0x40 && b[i] <= 0x4f)
+			wide = b[i] & 8;
+		else
+			break;
+	}
+	if (i + 1 != insn->size || (b[i] != 0xa4 && b[i] != 0xa5 &&
+				    b[i] != 0xaa && b[i] != 0xab))
+		return false;
+	op->mkind = recover_mem_store;
+	op->mseg = recover_seg_none;
+	op->mbase = 5;		/* rdi */
+	op->mindex = RECOVER_NOREG;
+	op->mscale = 1;
+	op->mdisp = 0;
+	op->msize = (b[i] & 1) == 0 ? 1 : wide ? 8 : narrow ? 2 : 4;
+	op->vkind = recover_value_unknown;
+	if (b[i] == 0xaa || b[i] == 0xab) {
+		op->vkind = recover_value_reg;
+		op->vreg = 0;	/* rax */
+	}
+	return true;
+}
+
 /* What INSN does to memory, in OP's m* and v* fields. */
 static void memory_model(const cs_insn *insn, struct recover_op *op)
 {
@@ -353,7 +391,15 @@ static void memory_model(const cs_insn *insn, struct recover_op *op)
 		return;
 	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
 	case X86_INS_MOVSQ: case X86_INS_STOSB: case X86_INS_STOSW:
-	case X86_INS_STOSD: case X86_INS_STOSQ: case X86_INS_ENTER:
+	case X86_INS_STOSD: case X86_INS_STOSQ:
+		/* (MOVSD is also SSE's movsd, which string_store refuses,
+		 * its opcode being f2 0f 10/11, and which stays a write
+		 * of unknown extent as before) */
+		if (string_store(insn, op))
+			return;
+		op->mkind = recover_mem_any;
+		return;
+	case X86_INS_ENTER:
 	case X86_INS_PUSHF: case X86_INS_PUSHFD: case X86_INS_PUSHFQ:
 	case X86_INS_FXSAVE: case X86_INS_FXSAVE64: case X86_INS_XSAVE:
 	case X86_INS_XSAVE64: case X86_INS_XSAVEC: case X86_INS_XSAVEC64:

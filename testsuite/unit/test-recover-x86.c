@@ -400,6 +400,100 @@ START_TEST(stack_instructions)
 }
 END_TEST
 
+/* Run the string instruction BYTES (.byte list) natively with rdi at
+ * DST, rsi at SRC and rax RAX, the direction flag clear as the ABI has
+ * it. */
+#define RUN_STRING(bytes, dst, src, rax)				\
+	do {								\
+		void *d_ = (dst), *s_ = (src);				\
+		uint64_t a_ = (rax);					\
+		__asm__ volatile("cld\n\t.byte " bytes			\
+				 : "+D"(d_), "+S"(s_), "+a"(a_)		\
+				 : : "memory", "cc");			\
+	} while (0)
+
+/* A movs or stos without rep: one store of its size at rdi, as the CPU
+ * writes it (the bytes around are left); stos stores rax's low bytes.
+ * With rep, an address-size prefix (edi) or a segment prefix: a write of
+ * unknown extent, as before; SSE's movsd, which Capstone names like the
+ * string one, too. */
+START_TEST(string_stores_where_the_cpu_does)
+{
+	static const struct {
+		uint8_t code[3];
+		size_t size;
+		unsigned msize;
+		bool stos;
+	} cases[] = {
+		{ { 0xa4 }, 1, 1, false }, { { 0x66, 0xa5 }, 2, 2, false },
+		{ { 0xa5 }, 1, 4, false }, { { 0x48, 0xa5 }, 2, 8, false },
+		{ { 0xaa }, 1, 1, true }, { { 0x66, 0xab }, 2, 2, true },
+		{ { 0xab }, 1, 4, true }, { { 0x48, 0xab }, 2, 8, true },
+	};
+	/* rep movsq, addr32 stosb, fs movsb, SSE's movsd [rdi], xmm0 */
+	static const struct {
+		uint8_t code[4];
+		size_t size;
+	} unknown_extent[] = {
+		{ { 0xf3, 0x48, 0xa5 }, 3 }, { { 0x67, 0xaa }, 2 },
+		{ { 0x64, 0xa4 }, 2 }, { { 0xf2, 0x0f, 0x11, 0x07 }, 4 },
+	};
+	const uint64_t rax = 0x1122334455667788ull;
+	uint8_t dst[32], src[16];
+	struct recover_op op;
+	uint64_t target;
+	size_t i, j;
+
+	for (i = 0; i < 16; i++)
+		src[i] = (uint8_t)(0xa0 + i);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned lo = 32, hi = 0;
+
+		recover_x86_decode(x86, 0x401000, cases[i].code, cases[i].size,
+				   &op, &target);
+		ck_assert_int_eq(op.mkind, recover_mem_store);
+		ck_assert_int_eq(op.mbase, 5);
+		ck_assert_int_eq(op.mindex, RECOVER_NOREG);
+		ck_assert_int_eq(op.mdisp, 0);
+		ck_assert_int_eq(op.mseg, recover_seg_none);
+		ck_assert_uint_eq(op.msize, cases[i].msize);
+		ck_assert_int_eq(op.vkind, cases[i].stos ? recover_value_reg
+							 : recover_value_unknown);
+		if (cases[i].stos)
+			ck_assert_int_eq(op.vreg, 0);
+		/* (rsi and rdi move: not modelled) */
+		ck_assert(op.writes & 1u << 5);
+		memset(dst, 0xcc, sizeof(dst));
+		switch (i) {
+		case 0: RUN_STRING("0xa4", dst + 8, src, rax); break;
+		case 1: RUN_STRING("0x66, 0xa5", dst + 8, src, rax); break;
+		case 2: RUN_STRING("0xa5", dst + 8, src, rax); break;
+		case 3: RUN_STRING("0x48, 0xa5", dst + 8, src, rax); break;
+		case 4: RUN_STRING("0xaa", dst + 8, src, rax); break;
+		case 5: RUN_STRING("0x66, 0xab", dst + 8, src, rax); break;
+		case 6: RUN_STRING("0xab", dst + 8, src, rax); break;
+		default: RUN_STRING("0x48, 0xab", dst + 8, src, rax); break;
+		}
+		for (j = 0; j < sizeof(dst); j++)
+			if (dst[j] != 0xcc) {
+				lo = j < lo ? (unsigned)j : lo;
+				hi = (unsigned)j + 1;
+			}
+		ck_assert_uint_eq(lo, 8);
+		ck_assert_uint_eq(hi, 8 + cases[i].msize);
+		for (j = 0; j < cases[i].msize; j++)
+			ck_assert_uint_eq(dst[8 + j], cases[i].stos
+					  ? (uint8_t)(rax >> 8 * j) : src[j]);
+	}
+	for (i = 0; i < sizeof(unknown_extent) / sizeof(unknown_extent[0]);
+	     i++) {
+		recover_x86_decode(x86, 0x401000, unknown_extent[i].code,
+				   unknown_extent[i].size, &op, &target);
+		ck_assert_int_eq(op.mkind, recover_mem_any);
+	}
+}
+END_TEST
+
 /* %fs: operands: an address relative to the thread's fs base, as the CPU
  * reads it (the stack protector's canary at fs:0x28, read here both
  * ways); what may change the base; gs: stays an unknown address. */
@@ -733,6 +827,7 @@ int main(void)
 	tcase_add_loop_test(tc, instructions_agree_with_the_cpu, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, stack_instructions);
+	tcase_add_test(tc, string_stores_where_the_cpu_does);
 	tcase_add_test(tc, fs_operands);
 	tcase_add_test(tc, bit_scans_of_zero_stay_unknown);
 	tcase_add_test(tc, syscall_buffers);
