@@ -39,13 +39,13 @@
 #include "breakpoints.h"
 #include "corefile.h"
 #include "fault-store.h"
-#include "signal-delivery.h"
 #include "fpu-insn.h"
 #include "insn-reads.h"
 #include "loaded-objects.h"
 #include "memory.h"
 #include "program-images.h"
 #include "say.h"
+#include "signal-delivery.h"
 #include "signal-frames.h"
 
 #include <errno.h>
@@ -1230,7 +1230,6 @@ static int step(struct replay_thread *t, bool reverse, enum replay_event *event)
 	return 0;
 }
 
-/* Continue T to its nearest breakpoint hit, or to an end of its history. */
 /* The nearest stop at a signal's delivery (signal-delivery.c) strictly
  * between FROM and TO, going the way REVERSE says, whose PC has a
  * breakpoint: true with its position in *AT. */
@@ -1250,6 +1249,7 @@ static bool delivery_breakpoint(struct replay *r, struct replay_thread *t,
 	return false;
 }
 
+/* Continue T to its nearest breakpoint hit, or to an end of its history. */
 static int cont_to_breakpoint(struct replay *r, struct replay_thread *t,
 			      bool reverse, enum replay_event *event)
 {
@@ -2204,8 +2204,8 @@ static int thread_frames(struct replay_thread *t,
 
 	/* The tail is not in the trace: its frames are those the history
 	 * would give an instruction at its PC after the last one (after a
-	 * return, the caller's), as GDB's unwinders see them there. */
-	/* At a signal's delivery: the frames of the instruction the signal
+	 * return, the caller's), as GDB's unwinders see them there.  At a
+	 * signal's delivery: the frames of the instruction the signal
 	 * interrupted, frame 0 at the interrupted PC. */
 	delivery = !t->tail_step &&
 		   delivery_stop_at(t, hwtr_cursor_position(t->cursor), &d);
