@@ -353,7 +353,7 @@ static bool string_store(const cs_insn *insn, struct recover_op *op)
 
 	for (; i < insn->size; i++) {
 		if (b[i] == 0x66)
-			narrow = true;
+			narrow = true, wide = false;	/* a REX counts only last */
 		else if (b[i] >= 0x40 && b[i] <= 0x4f)
 			wide = b[i] & 8;
 		else
