@@ -69,8 +69,15 @@ bool delivery_stop_at(struct replay_thread *t, uint64_t pos,
 
 	if (!t->history || pos < 2 || pos >= t->instructions)
 		return false;
-	if (hwtr_cursor_goto(t->scratch, pos) < 0 ||
-	    hwtr_cursor_insn(t->scratch, &insn) < 0 || !insn.gap)
+	/* Every memory read and frame question at a position asks: look at
+	 * the position through its own cursor, without moving the scratch
+	 * one, and stop at once where it is not a gap. */
+	if (hwtr_cursor_position(t->cursor) == pos
+	    ? hwtr_cursor_insn(t->cursor, &insn) < 0
+	    : hwtr_cursor_goto(t->scratch, pos) < 0 ||
+	      hwtr_cursor_insn(t->scratch, &insn) < 0)
+		return false;
+	if (!insn.gap)
 		return false;
 	/* The handler's first segment right after the gap, linked to the
 	 * segment the signal interrupted, which ends right before it. */
