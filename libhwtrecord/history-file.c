@@ -56,13 +56,15 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 1
-#define HISTORY_INDEX_VERSION 6	/* 2: chunks filter executed code lines;
+#define HISTORY_INDEX_VERSION 7	/* 2: chunks filter executed code lines;
 				 * 3: segments change function at any
 				 * instruction, not only at a block's start;
 				 * 4: chunks keep their code ranges;
 				 * 5: segments compact (segment-store.c);
 				 * 6: callers across a signal's delivery
-				 * and return (segments.c) */
+				 * and return (segments.c);
+				 * 7: a call to the next instruction is a
+				 * call where a function starts there */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 

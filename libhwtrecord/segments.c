@@ -381,13 +381,19 @@ static void plan_return(const struct hwtr_thread *t, uint32_t fid,
 }
 
 static bool is_pic_call(const struct hwtr_thread *t,
-			const struct last_block *last, uint64_t ip)
+			const struct last_block *last, uint64_t ip,
+			uint32_t fid)
 {
 	uint8_t byte = 0;
 	size_t n;
 
-	/* "call next instruction" (e8 00000000) computes the PC, not a call. */
-	if (ip != last->last_end_ip + 5)
+	/* "call next instruction" (e8 00000000) computes the PC, not a call:
+	 * unless a function starts there.  A call that is a function's last
+	 * instruction, to a function placed right after it (static glibc's
+	 * __stack_chk_fail calls the noreturn __fortify_fail so), is a call:
+	 * GDB's unwinder shows the caller's frame, record full's too. */
+	if (ip != last->last_end_ip + 5 ||
+	    symbolizer_function_start(t->history->symbols, fid) == ip)
 		return false;
 	n = image_epoch_read(t->history->images, last->last_epoch,
 			     last->last_end_ip, &byte, 1);
@@ -521,7 +527,7 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 			plan_return(t, fid, false, n);
 		return;
 	case hwtr_ic_call:
-		if (is_pic_call(t, last, ip))
+		if (is_pic_call(t, last, ip, fid))
 			break;
 		plan_call(t, 0, n);
 		return;
