@@ -1,5 +1,6 @@
 #!/bin/sh
-# run-mixes.sh SRCDIR BUILDDIR "TEMPLATES" "SEEDS" COMMANDS [live]: `make mix`.
+# run-mixes.sh SRCDIR BUILDDIR "TEMPLATES" "SEEDS" COMMANDS [live|replay
+# [MIX-FLAGS]]: `make mix`; MIX-FLAGS go to scenario-mix.py (--data-moves).
 # For each written scenario named (scenarios/NAME.scn) and each seed, a
 # random command mix (scenario-mix.py) run by run-scenario against record
 # full (with "live", under `hwtrec gdb` as scenarios/*.lscn are, instead of
@@ -10,13 +11,14 @@
 # read before it is set), and is triaged by hand.
 set -u
 srcdir=$1 builddir=$2 templates=$3 seeds=$4 commands=$5 mode=${6:-replay}
+flags=${7:-}
 out=$builddir/mix
 mkdir -p "$out"
 failed=""
 for t in $templates; do
 	for seed in $seeds; do
 		name=$t-mix$seed
-		python3 "$srcdir/scenario-mix.py" --seed "$seed" \
+		python3 "$srcdir/scenario-mix.py" --seed "$seed" $flags \
 			--commands "$commands" "$srcdir/scenarios/$t.scn" \
 			"$out/$name.scn" || exit 1
 		run=$out/$name.scn

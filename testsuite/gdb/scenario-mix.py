@@ -78,7 +78,29 @@ def source_places(path):
     return functions, lines
 
 
-def commands(rng, count, source, functions, lines):
+def data_moves(rng, name, lines, known):
+    """With --data-moves, on a recording with its data log: what a user
+    asks of values in the past, drawn over KNOWN (the template's #must-know
+    globals): a breakpoint whose condition reads one (GDB evaluates it at
+    every hit, so a wrong value there stops elsewhere), a software
+    watchpoint on one with reverse-continue, a print of one."""
+    def condition():
+        modulo = rng.randint(2, 4)
+        return "(long)(%s) %% %d == %d" % (rng.choice(known), modulo,
+                                           rng.randrange(modulo))
+    moves = [
+        (2, lambda: ["watch %s" % rng.choice(known), "reverse-continue",
+                     "delete"], 3),
+        (2, lambda: "p %s" % rng.choice(known), 0),
+    ]
+    if lines:
+        moves.append((3, lambda: ["break %s:%d if %s" % (
+            name, rng.choice(lines), condition()), "reverse-continue",
+            "delete"], 3))
+    return moves
+
+
+def commands(rng, count, source, functions, lines, known=()):
     """COUNT commands.  Forward moves only where earlier reverse moves left
     room for them (BACK counts the moves away from the end, roughly): at the
     end record full goes on live and the fatal signal ends its process,
@@ -101,6 +123,8 @@ def commands(rng, count, source, functions, lines):
     if functions:
         reverse.append((4, lambda: ["break %s" % rng.choice(functions),
                                     "reverse-continue", "delete"], 3))
+    if known:
+        reverse += data_moves(rng, name, lines, known)
     forward = [
         (6, lambda: "step", -1),
         (6, lambda: "next", -1),
@@ -136,6 +160,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--commands", type=int, default=40)
+    parser.add_argument("--data-moves", action="store_true",
+                        help="also conditions, watchpoints and prints on the "
+                        "template's #must-know globals (data-log templates)")
     parser.add_argument("template")
     parser.add_argument("out")
     args = parser.parse_args()
@@ -147,7 +174,15 @@ def main():
         sys.exit("scenario-mix: no source for %s" % program)
     functions, lines = source_places(source)
     rng = random.Random("%s/%d" % (os.path.basename(args.template), args.seed))
-    body = commands(rng, args.commands, source, functions, lines)
+    known = []
+    if args.data_moves and not any(
+            l.startswith("#record-options") and "--no-data" in l
+            for l in header):
+        for l in header:
+            if l.startswith("#must-know"):
+                known += [v for v in l.split()[1:]
+                          if "@" not in v and not v.startswith("$")]
+    body = commands(rng, args.commands, source, functions, lines, known)
     with open(args.out, "w") as f:
         f.write("# scenario-mix.py --seed %d --commands %d %s\n"
                 % (args.seed, args.commands, os.path.basename(args.template)))
