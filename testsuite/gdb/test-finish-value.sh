@@ -8,7 +8,8 @@
 # - leave a user's hook-finish and hookpost-finish in place and still
 #   correct the line when the user defined them after it was loaded,
 # - not be echoed under `set trace-commands on` (it is no user command),
-# - not run for reverse-finish, and leave `print finish` as it was.
+# - not run for reverse-finish, and leave `print finish` as it was,
+# - leave `$` of the function's return type (unavailable), not rax's.
 set -eu
 : "${TESTDIR:?}" "${HWTREC:?}"
 prog="$TESTDIR/values-data-prog"
@@ -42,6 +43,9 @@ reverse-continue
 echo ==finish\n
 finish
 echo ==after-finish\n
+ptype $
+whatis square
+echo ==after-type\n
 show print finish
 delete
 reverse-step
@@ -67,10 +71,17 @@ check_session() {	# NAME FIRST-GDB-SCRIPT
 	"<unavailable>"|36) ;;
 	*) bad "$name: finish at square(6) showed '$shown' (want <unavailable> or 36)" ;;
 	esac
+	# `$` has square's return type (GDB's own `whatis square` says which),
+	# even where its value is <unavailable>: a field or `*$` then reads as
+	# not available, not as "not a structure pointer".
+	sed -n '/^==after-finish/,/^==after-type/p' $name.raw >$name.type
+	returns=$(sed -n 's/^type = \(.*\) (int)$/\1/p' $name.type)
+	[ -n "$returns" ] && grep -q -x "type = $returns" $name.type ||
+		bad "$name: \$ after finish is not of square's return type: $(tr '\n' ' ' <$name.type)"
 	# Nothing of the plugin echoed: the only traced lines are the session's
 	# and the user's hooks'.
 	traced=$(grep '^+' $name.raw | grep -v \
-		-e '^+\(break\|delete\|reverse-continue\|continue\|echo\|finish\|show\|reverse-step\|step\|reverse-finish\)\( \|$\)' \
+		-e '^+\(break\|delete\|reverse-continue\|continue\|echo\|finish\|show\|reverse-step\|step\|reverse-finish\|ptype\|whatis\)\( \|$\)' \
 		-e '^++echo USER-\(PRE\|POST\)' || true)
 	[ -z "$traced" ] || bad "$name: commands echoed that the session did not give: $traced"
 	# reverse-finish went back to main's call and printed no value.

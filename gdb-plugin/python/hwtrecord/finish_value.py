@@ -12,7 +12,8 @@ the plugin turns GDB's own printing off for a forward `finish` (`set print
 finish off`: GDB then prints "<not displayed>") and prints the line itself
 after it: GDB's value when the registers are known at the stop, else
 `<unavailable>` (the register it would come from, added to the value
-history so that `$` is not the 0 either).  They may not be known wherever
+history so that `$` is not the 0 either, with the function's type where
+GDB lets an unavailable value have it).  They may not be known wherever
 they are not known where `finish` starts, and anywhere before the end of a
 recording without a register log (values recovered from the trace): rax
 known where `finish` starts says nothing of rax where it stops, and GDB's
@@ -78,6 +79,36 @@ def _unknown_value(kind, register):
     if register == "xmm0" and kind.code == gdb.TYPE_CODE_FLT:
         value = value["v4_float" if kind.sizeof == 4 else "v2_double"][0]
     return value
+
+
+# An unavailable register of each size a value returned in registers can
+# have, to give `$` the function's type (below).
+_UNKNOWN_SOURCES = {1: ("al", None), 2: ("ax", None), 4: ("eax", None),
+                    8: ("rax", None), 16: ("xmm0", "uint128")}
+
+
+def _typed_unknown(kind):
+    """An unavailable value of KIND, or None.  GDB 13's Python can neither
+    build one nor cast an unavailable integer to a pointer (value_cast
+    reads it as a number), but it copies a value unchanged, unavailable
+    bytes included, when casting between types of one size that are not
+    numbers on both sides: a register of KIND's size, if it is not known
+    at the stop, goes through a vector of bytes to KIND.  So `p $->field`
+    after `finish` says the value is not available instead of that `$` is
+    no structure pointer."""
+    source = _UNKNOWN_SOURCES.get(kind.strip_typedefs().sizeof)
+    if source is None:
+        return None
+    try:
+        raw = gdb.newest_frame().read_register(source[0])
+        if source[1]:
+            raw = raw[source[1]]
+        if str(raw) != "<unavailable>":
+            return None
+        octets = gdb.lookup_type("unsigned char").vector(raw.type.sizeof - 1)
+        return raw.cast(octets).cast(kind)
+    except (gdb.error, RuntimeError):
+        return None
 
 
 def _known(frame, names):
@@ -228,6 +259,11 @@ def _on_stop(event):
         # GDB's value is the 0s of unavailable registers: note the
         # register instead, unavailable (GDB's reads of it say so).
         value = _unknown_value(kind, registers[0])
+        typed = None
+        if value.type.strip_typedefs().code != gdb.TYPE_CODE_FLT:
+            typed = _typed_unknown(kind)
+        if typed is not None:   # not `or`: a gdb.Value's truth reads it
+            value = typed
         gdb.add_history(value)
     if printing_was_off:
         gdb.write("Value returned is $%d = %s\n"
