@@ -78,21 +78,22 @@ def source_places(path):
     return functions, lines
 
 
-def data_moves(rng, name, lines, known):
+def data_moves(rng, name, lines, known, watch=True):
     """With --data-moves, on a recording with its data log: what a user
     asks of values in the past, drawn over KNOWN (the template's #must-know
     globals): a breakpoint whose condition reads one (GDB evaluates it at
     every hit, so a wrong value there stops elsewhere), a software
-    watchpoint on one with reverse-continue, a print of one."""
+    watchpoint on one with reverse-continue (not with WATCH false: where
+    record full starts later than hwtrec's history, GDB single-steps a
+    software watchpoint back over all the code before, which takes longer
+    than run-scenario waits), a print of one."""
     def condition():
         modulo = rng.randint(2, 4)
         return "(long)(%s) %% %d == %d" % (rng.choice(known), modulo,
                                            rng.randrange(modulo))
-    moves = [
-        (2, lambda: ["watch %s" % rng.choice(known), "reverse-continue",
-                     "delete"], 3),
-        (2, lambda: "p %s" % rng.choice(known), 0),
-    ]
+    moves = [(2, lambda: ["watch %s" % rng.choice(known), "reverse-continue",
+                          "delete"], 3)] if watch else []
+    moves.append((2, lambda: "p %s" % rng.choice(known), 0))
     if lines:
         moves.append((3, lambda: ["break %s:%d if %s" % (
             name, rng.choice(lines), condition()), "reverse-continue",
@@ -100,7 +101,7 @@ def data_moves(rng, name, lines, known):
     return moves
 
 
-def commands(rng, count, source, functions, lines, known=()):
+def commands(rng, count, source, functions, lines, known=(), watch=True):
     """COUNT commands.  Forward moves only where earlier reverse moves left
     room for them (BACK counts the moves away from the end, roughly): at the
     end record full goes on live and the fatal signal ends its process,
@@ -124,7 +125,7 @@ def commands(rng, count, source, functions, lines, known=()):
         reverse.append((4, lambda: ["break %s" % rng.choice(functions),
                                     "reverse-continue", "delete"], 3))
     if known:
-        reverse += data_moves(rng, name, lines, known)
+        reverse += data_moves(rng, name, lines, known, watch)
     forward = [
         (6, lambda: "step", -1),
         (6, lambda: "next", -1),
@@ -182,7 +183,8 @@ def main():
             if l.startswith("#must-know"):
                 known += [v for v in l.split()[1:]
                           if "@" not in v and not v.startswith("$")]
-    body = commands(rng, args.commands, source, functions, lines, known)
+    body = commands(rng, args.commands, source, functions, lines, known,
+                    not any(l.startswith("#record-from") for l in header))
     with open(args.out, "w") as f:
         f.write("# scenario-mix.py --seed %d --commands %d %s\n"
                 % (args.seed, args.commands, os.path.basename(args.template)))
