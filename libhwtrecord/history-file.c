@@ -44,6 +44,7 @@
 #include "page-release.h"
 #include "recording-file.h"
 #include "segments.h"
+#include "spill-append.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -351,20 +352,7 @@ static bool last_block_chunk(struct hwtr_thread *t, uint64_t *chunk)
 
 static int write_at(int fd, uint64_t offset, const void *bytes, size_t size)
 {
-	const uint8_t *p = bytes;
-
-	while (size) {
-		ssize_t n = pwrite(fd, p, size, (off_t)offset);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		offset += (uint64_t)n;
-		size -= (size_t)n;
-	}
-	return 0;
+	return spill_pwrite(fd, offset, bytes, size);
 }
 
 /* Section SEC's bytes at its offset in FD: -1 (errno) when not written.

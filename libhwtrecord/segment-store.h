@@ -51,8 +51,8 @@ void segment_store_free(struct segment_store *s);
 /* A store built as the index pass goes (segments.c): empty, growing.
  * Once large, its bytes, and those of the store segment_store_finish makes
  * of it, are kept in an unlinked file in DIR (the recording's directory;
- * NULL, or when DIR takes none: TMPDIR or /tmp) and not kept resident
- * (spill-buffer.h); DIR must outlive both. */
+ * NULL, or when DIR takes none: TMPDIR or /tmp), written with pwrite and
+ * not kept resident (spill-append.h); DIR must outlive both. */
 int segment_store_begin(const char *dir, struct segment_store **out);
 /* Append COUNT segments, numbered on from the store's, from SEGS, which may
  * change after; the store must hold whole groups (COUNT a multiple of
