@@ -39,6 +39,7 @@
 #include "segment-store.h"
 
 #include "error.h"
+#include "integrity.h"
 #include "page-release.h"
 #include "segments.h"
 #include "spill-append.h"
@@ -97,6 +98,10 @@ struct segment_store {
 	 * large (spill-append.h). */
 	bool growing;
 	struct spill_append coded_out, table_out;
+	/* A finished store's CRC-32 of its block, taken as it was written
+	 * (history.idx's checksum without a pass over it). */
+	bool crc_known;
+	uint32_t crc;
 };
 
 #define H_FLAGS 7u
@@ -642,8 +647,10 @@ int segment_store_append(struct segment_store *s, const struct segment *segs,
 /* The table entries of groups [FROM, FROM + N) into O's table (at its
  * start): false when the disk says no. */
 static bool put_entries(struct spill_append *o, uint64_t from,
-			const struct segment_group *entries, size_t n)
+			const struct segment_group *entries, size_t n,
+			uint32_t *crc)
 {
+	*crc = integrity_crc32(*crc, entries, n * sizeof(*entries));
 	return spill_append_write_at(o, from * sizeof(*entries), entries,
 				     n * sizeof(*entries));
 }
@@ -654,6 +661,7 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 {
 	uint64_t n = s->n + ntail, ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, g;
 	uint64_t table = ngroups * sizeof(struct segment_group), copied = 0;
+	uint32_t table_crc = 0, coded_crc = 0;
 	struct segment_group entries[TABLE_STEP];
 	struct segment group[SEGMENT_GROUP];
 	struct spill_append *o;
@@ -693,6 +701,7 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 			if (!(p = spill_append_room(o, len)))
 				goto nomem;
 			memcpy(p, r.p, len);
+			coded_crc = integrity_crc32(coded_crc, p, len);
 			spill_append_done(o, len);
 			/* Not both resident: the pages copied go. */
 			if ((copied += len) >= READ_RELEASE) {
@@ -725,15 +734,16 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 					before = segs[k - 1];
 				p = put_segment(p, segs, k, first + k + 1, &before);
 			}
+			coded_crc = integrity_crc32(coded_crc, start, (size_t)(p - start));
 			spill_append_done(o, (size_t)(p - start));
 		}
 		if ((g + 1) % TABLE_STEP == 0 &&
-		    !put_entries(o, g + 1 - TABLE_STEP, entries, TABLE_STEP))
+		    !put_entries(o, g + 1 - TABLE_STEP, entries, TABLE_STEP, &table_crc))
 			goto nomem;
 	}
 	if (ngroups % TABLE_STEP &&
 	    !put_entries(o, ngroups - ngroups % TABLE_STEP, entries,
-			 ngroups % TABLE_STEP))
+			 ngroups % TABLE_STEP, &table_crc))
 		goto nomem;
 	spill_append_release(&s->coded_out);
 	spill_append_release(&s->table_out);
@@ -742,6 +752,8 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 	if ((err = store_init(f, block, o->size, n)))
 		goto fail;
 	f->mapped = spill_append_in_file(o);
+	f->crc_known = true;
+	f->crc = integrity_crc32_combine(table_crc, coded_crc, o->size - table);
 	*out = f;
 	return 0;
 nomem:
@@ -865,6 +877,17 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 bool segment_store_in_file(const struct segment_store *s)
 {
 	return s->mapped;
+}
+
+bool segment_store_crc(const struct segment_store *s, uint32_t *crc)
+{
+	*crc = s->crc;
+	return s->crc_known;
+}
+
+int segment_store_fd(const struct segment_store *s)
+{
+	return s->growing ? -1 : s->coded_out.fd;
 }
 
 const void *segment_store_bytes(const struct segment_store *s)
