@@ -19,8 +19,11 @@
 
 #include "error.h"
 #include "gaps.h"
+#include "history-parallel.h"
 #include "index-builder.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +147,71 @@ static void patches_free(struct segment_patches *p)
 	free(p);
 }
 
+/* Sealing in the background: when the build may use more than one
+ * thread, the groups seal() takes from the array are coded into the
+ * growing store by a thread of their own (a third of the stitching
+ * thread's work on call-heavy code), from a copy, while the stitching
+ * goes on.  The copy answers reads of those segments meanwhile; the store
+ * is not touched by the stitching thread (a read of an older segment, the
+ * next seal, the finish) before that thread is joined. */
+struct sealing {
+	pthread_t id;
+	bool running;
+	struct segment_store *store;
+	struct segment *segs;	/* segments FIRST.. of the last job */
+	uint64_t first, count;
+	size_t cap;
+	int err;		/* of the last job */
+	char message[256];	/* its error's */
+};
+
+static void *sealing_main(void *arg)
+{
+	struct sealing *job = arg;
+
+	job->err = segment_store_append(job->store, job->segs, job->count);
+	if (job->err)
+		snprintf(job->message, sizeof(job->message), "%s", hwtr_last_error());
+	return NULL;
+}
+
+/* The job done: 0, or its error (said again in this thread). */
+static int sealing_wait(struct sealing *job)
+{
+	if (!job || !job->running)
+		return 0;
+	pthread_join(job->id, NULL);
+	job->running = false;
+	if (job->err)
+		return hwtr_fail(job->err, "%s", job->message);
+	return 0;
+}
+
+static void sealing_free(struct sealing *job)
+{
+	if (!job)
+		return;
+	sealing_wait(job);
+	free(job->segs);
+	free(job);
+}
+
+/* Sealed segment NUMBER as the store has it, or the last job's copy. */
+static void sealed_read(const struct hwtr_thread *t, uint64_t number,
+			struct segment *out)
+{
+	struct sealing *job = t->sealing;
+
+	if (job && number >= job->first && number - job->first < job->count) {
+		*out = job->segs[number - job->first];
+		return;
+	}
+	/* A failed job's error comes back from the next seal or the finish;
+	 * what it did not store reads as empty until then. */
+	sealing_wait(job);
+	segment_store_read(t->sealed, number, out);
+}
+
 void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
 			 struct segment *out)
 {
@@ -152,7 +220,7 @@ void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
 	if (patched)
 		*out = *patched;
 	else
-		segment_store_read(t->sealed, number, out);
+		sealed_read(t, number, out);
 }
 
 struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
@@ -171,7 +239,7 @@ struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
 		return NULL;
 	i = patch_slot(p, number);
 	p->slots[i].number = number;
-	segment_store_read(t->sealed, number, &p->slots[i].seg);
+	sealed_read(t, number, &p->slots[i].seg);
 	p->groups[group / 64] |= (uint64_t)1 << (group % 64);
 	p->count++;
 	return &p->slots[i].seg;
@@ -195,7 +263,33 @@ static int seal(struct builder *b)
 				       &t->sealed)))
 		return err;
 	count = upto - t->segments_sealed;
-	if ((err = segment_store_append(t->sealed, t->segments, count)))
+	if ((err = sealing_wait(t->sealing)))
+		return err;
+	if (!t->sealing && history_build_threads() > 1)
+		t->sealing = calloc(1, sizeof(*t->sealing));
+	if (t->sealing && t->sealing->cap < count) {
+		struct segment *grown = realloc(t->sealing->segs,
+						count * sizeof(*grown));
+
+		if (grown) {
+			t->sealing->segs = grown;
+			t->sealing->cap = count;
+		}
+	}
+	if (t->sealing && t->sealing->cap >= count) {
+		struct sealing *job = t->sealing;
+
+		memcpy(job->segs, t->segments, count * sizeof(*job->segs));
+		job->store = t->sealed;
+		job->first = t->segments_sealed + 1;
+		job->count = count;
+		job->err = 0;
+		job->running = !pthread_create(&job->id, NULL, sealing_main, job);
+		if (!job->running)
+			job->count = 0;	/* coded here, as without a thread */
+	}
+	if ((!t->sealing || !t->sealing->running) &&
+	    (err = segment_store_append(t->sealed, t->segments, count)))
 		return err;
 	memmove(t->segments, t->segments + count,
 		(t->nsegments - upto) * sizeof(*t->segments));
@@ -680,6 +774,11 @@ int segments_compact(struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return 0;	/* a saved index's, or compact already */
+	if ((err = sealing_wait(t->sealing))) {
+		segments_release(t);
+		t->nsegments = 0;
+		return err;
+	}
 	if (t->sealed)
 		err = segment_store_finish(t->sealed, patched_group, t->patches,
 					   t->segments,
@@ -706,6 +805,8 @@ int segments_compact(struct hwtr_thread *t)
 
 void segments_release(struct hwtr_thread *t)
 {
+	sealing_free(t->sealing);	/* before the store it writes */
+	t->sealing = NULL;
 	free(t->segments);
 	segment_store_free(t->sealed);
 	patches_free(t->patches);
@@ -723,7 +824,9 @@ size_t segments_resident(const struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return segment_store_resident(t->segment_store);
+	sealing_wait(t->sealing);	/* its error comes back from the build */
 	return (t->nsegments - t->segments_sealed) * sizeof(struct segment) +
+	       (t->sealing ? t->sealing->cap * sizeof(struct segment) : 0) +
 	       (t->sealed ? segment_store_resident(t->sealed) : 0) +
 	       (p ? p->cap * sizeof(*p->slots) + p->cap_words * 8 : 0);
 }
