@@ -13,6 +13,7 @@
 #include "spill-append.h"
 #include "spill-buffer.h"
 #include "check-main.h"
+#include "mapping-rss.h"
 
 #include <check.h>
 #include <signal.h>
@@ -42,29 +43,6 @@ static long minor_faults(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_minflt;
-}
-
-/* The resident KB of the mapping that holds ADDR, or -1. */
-static long resident_kb(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	bool in = false;
-	long kb = -1;
-
-	ck_assert(f != NULL);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && line[0] != ' ') {
-			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
-			continue;
-		}
-		if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
-			break;
-	}
-	fclose(f);
-	return kb;
 }
 
 /* Pieces of 1 to 8,000 bytes (a group of segments is 300-4,600) from
