@@ -150,17 +150,19 @@ static void patches_free(struct segment_patches *p)
 /* Sealing in the background: when the build may use more than one
  * thread, the groups seal() takes from the array are coded into the
  * growing store by a thread of their own (a third of the stitching
- * thread's work on call-heavy code), from a copy, while the stitching
- * goes on.  The copy answers reads of those segments meanwhile; the store
- * is not touched by the stitching thread (a read of an older segment, the
- * next seal, the finish) before that thread is joined. */
+ * thread's work on call-heavy code), from the array they were in, while
+ * the stitching goes on in a second array (the two change places at every
+ * seal).  The job's array answers reads of its segments meanwhile; the
+ * store is not touched by the stitching thread (a read of an older
+ * segment, the next seal, the finish) before that thread is joined. */
 struct sealing {
 	pthread_t id;
 	bool running;
 	struct segment_store *store;
-	struct segment *segs;	/* segments FIRST.. of the last job */
+	struct segment *segs;	/* the last job's array: segments FIRST..
+				 * FIRST + COUNT - 1 at its start */
 	uint64_t first, count;
-	size_t cap;
+	size_t cap;		/* of segs */
 	int err;		/* of the last job */
 	char message[256];	/* its error's */
 };
@@ -250,7 +252,7 @@ struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
 static int seal(struct builder *b)
 {
 	struct hwtr_thread *t = b->thread;
-	uint64_t upto = t->nsegments - segment_window(), count;
+	uint64_t upto = t->nsegments - segment_window(), count, keep;
 	int err;
 
 	if (b->restart.valid && upto > b->restart.nsegments)
@@ -263,36 +265,47 @@ static int seal(struct builder *b)
 				       &t->sealed)))
 		return err;
 	count = upto - t->segments_sealed;
+	keep = t->nsegments - upto;
 	if ((err = sealing_wait(t->sealing)))
 		return err;
 	if (!t->sealing && history_build_threads() > 1)
 		t->sealing = calloc(1, sizeof(*t->sealing));
-	if (t->sealing && t->sealing->cap < count) {
+	if (t->sealing && t->sealing->cap < b->cap_segments) {
 		struct segment *grown = realloc(t->sealing->segs,
-						count * sizeof(*grown));
+						b->cap_segments * sizeof(*grown));
 
 		if (grown) {
 			t->sealing->segs = grown;
-			t->sealing->cap = count;
+			t->sealing->cap = b->cap_segments;
 		}
 	}
-	if (t->sealing && t->sealing->cap >= count) {
+	if (t->sealing && t->sealing->cap >= b->cap_segments) {
 		struct sealing *job = t->sealing;
+		struct segment *array = t->segments;
+		size_t cap = b->cap_segments;
 
-		memcpy(job->segs, t->segments, count * sizeof(*job->segs));
+		/* The job takes the array, the sealed segments at its start;
+		 * the stitching goes on in the last job's, the window copied
+		 * there (what the memmove below does without a job). */
+		memcpy(job->segs, array + count, keep * sizeof(*array));
+		t->segments = job->segs;
+		b->cap_segments = job->cap;
+		job->segs = array;
+		job->cap = cap;
 		job->store = t->sealed;
 		job->first = t->segments_sealed + 1;
 		job->count = count;
 		job->err = 0;
+		t->segments_sealed = upto;
 		job->running = !pthread_create(&job->id, NULL, sealing_main, job);
-		if (!job->running)
-			job->count = 0;	/* coded here, as without a thread */
+		if (job->running)
+			return 0;
+		job->count = 0;	/* coded here, as without a thread */
+		return segment_store_append(t->sealed, array, count);
 	}
-	if ((!t->sealing || !t->sealing->running) &&
-	    (err = segment_store_append(t->sealed, t->segments, count)))
+	if ((err = segment_store_append(t->sealed, t->segments, count)))
 		return err;
-	memmove(t->segments, t->segments + count,
-		(t->nsegments - upto) * sizeof(*t->segments));
+	memmove(t->segments, t->segments + count, keep * sizeof(*t->segments));
 	t->segments_sealed = upto;
 	return 0;
 }
