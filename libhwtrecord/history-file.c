@@ -44,6 +44,7 @@
 #include "page-release.h"
 #include "recording-file.h"
 #include "segments.h"
+#include "spill-append.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,6 +331,8 @@ struct out_section {
 	struct section_entry entry;
 	const void *bytes;
 	bool in_file;		/* a file's mapping: pages go as they are read */
+	int fd;			/* >= 0: BYTES are this file's from offset 0 */
+	bool crc_known;		/* entry.crc is already its bytes' */
 };
 
 /* The chunk whose image epoch the thread's last block was decoded with,
@@ -353,18 +356,24 @@ static bool last_block_chunk(struct hwtr_thread *t, uint64_t *chunk)
 
 static int write_at(int fd, uint64_t offset, const void *bytes, size_t size)
 {
-	const uint8_t *p = bytes;
+	return spill_pwrite(fd, offset, bytes, size);
+}
 
-	while (size) {
-		ssize_t n = pwrite(fd, p, size, (off_t)offset);
+/* The first SIZE bytes of file FROM at OFFSET in file TO, copied by the
+ * kernel (page cache to page cache: no page of either is mapped here): -1
+ * when it cannot (then written from the mapping). */
+static int copy_file(int from, int to, uint64_t offset, uint64_t size)
+{
+	loff_t in = 0, out = (loff_t)offset;
+
+	while ((uint64_t)in < size) {
+		ssize_t n = copy_file_range(from, &in, to, &out,
+					    (size_t)(size - (uint64_t)in), 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -1;
-		p += n;
-		offset += (uint64_t)n;
-		size -= (size_t)n;
 	}
 	return 0;
 }
@@ -379,6 +388,9 @@ static int write_section(int fd, const struct out_section *sec)
 	const uint8_t *p = sec->bytes;
 	uint64_t done;
 
+	if (sec->fd >= 0 && copy_file(sec->fd, fd, sec->entry.offset,
+				      sec->entry.size) == 0)
+		return 0;
 	if (!sec->in_file)
 		return write_at(fd, sec->entry.offset, sec->bytes, sec->entry.size);
 	for (done = 0; done < sec->entry.size; done += step) {
@@ -484,7 +496,7 @@ void history_file_save(const struct hwtr_history *h)
 	memcpy(identity + sizeof(id), streams, nthreads * sizeof(*streams));
 	secs[k++] = (struct out_section){
 		{ section_identity, 0, 0, sizeof(id) + nthreads * sizeof(*streams), 0, 0 },
-		identity, false };
+		identity, false, -1, false };
 	for (i = 0; i < nthreads; i++) {
 		struct hwtr_thread *t = h->threads[i];
 		struct saved_thread *st = &threads[i];
@@ -508,22 +520,27 @@ void history_file_save(const struct hwtr_history *h)
 		if (gaps_out(t, &gap_records[i], &gap_text[i], &text_size) < 0)
 			goto out;
 		secs[k++] = (struct out_section){
-			{ section_thread, (uint32_t)i, 0, sizeof(*st), 0, 0 }, st, false };
+			{ section_thread, (uint32_t)i, 0, sizeof(*st), 0, 0 }, st, false, -1, false };
 		secs[k++] = (struct out_section){
 			{ section_chunks, (uint32_t)i, 0, t->nchunks * sizeof(*t->chunks), 0, 0 },
-			t->chunks, false };
+			t->chunks, false, -1, false };
 		if (!t->segment_store)
 			goto out;	/* only a finished history is saved */
-		secs[k++] = (struct out_section){
+		secs[k] = (struct out_section){
 			{ section_segments, (uint32_t)i, 0,
 			  segment_store_size(t->segment_store), 0, 0 },
 			segment_store_bytes(t->segment_store),
-			segment_store_in_file(t->segment_store) };
+			segment_store_in_file(t->segment_store),
+			segment_store_fd(t->segment_store), false };
+		secs[k].crc_known = segment_store_crc(t->segment_store,
+						      &secs[k].entry.crc);
+		k++;
 		secs[k++] = (struct out_section){
 			{ section_gaps, (uint32_t)i, 0, t->ngaps * sizeof(struct saved_gap), 0, 0 },
-			gap_records[i], false };
+			gap_records[i], false, -1, false };
 		secs[k++] = (struct out_section){
-			{ section_gap_text, (uint32_t)i, 0, text_size, 0, 0 }, gap_text[i], false };
+			{ section_gap_text, (uint32_t)i, 0, text_size, 0, 0 }, gap_text[i], false,
+			-1, false };
 	}
 	offset = sizeof(header) + nsec * sizeof(*table);
 	for (i = 0; i < nsec; i++) {
@@ -542,7 +559,8 @@ void history_file_save(const struct hwtr_history *h)
 		goto out;
 	}
 	for (i = 0; i < nsec; i++) {
-		secs[i].entry.crc = !secs[i].entry.size ? 0
+		if (!secs[i].crc_known)
+			secs[i].entry.crc = !secs[i].entry.size ? 0
 			: secs[i].in_file
 			? page_release_crc32(0, secs[i].bytes, secs[i].entry.size)
 			: integrity_crc32(0, secs[i].bytes, secs[i].entry.size);

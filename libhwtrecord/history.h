@@ -94,6 +94,7 @@ struct hwtr_thread {
 	struct segment *segments;
 	uint64_t segments_sealed;
 	struct segment_store *sealed;
+	struct sealing *sealing;	/* sealing in the background, or NULL */
 	struct segment_patches *patches;
 	struct segment_store *segment_store;	/* else: a finished history's
 						 * (segments_compact) */

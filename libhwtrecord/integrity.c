@@ -1,5 +1,6 @@
 /* integrity.c: lengths and checksums of a finished recording's files (see
  * the header). */
+#define _LARGEFILE64_SOURCE	/* zlib's crc32_combine64 */
 #include "integrity.h"
 
 #include "error.h"
@@ -26,6 +27,11 @@ uint32_t integrity_crc32(uint32_t crc, const void *bytes, size_t size)
 #else
 	return (uint32_t)crc32_z(crc, bytes, size);
 #endif
+}
+
+uint32_t integrity_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+	return (uint32_t)crc32_combine64(crc1, crc2, (z_off64_t)len2);
 }
 
 int integrity_crc32_of_fd(int fd, const char *path, uint64_t *size,

@@ -22,6 +22,9 @@
 /* CRC-32 of BYTES continued from CRC (0 to start). */
 uint32_t integrity_crc32(uint32_t crc, const void *bytes, size_t size);
 
+/* CRC-32 of A then B, from A's CRC1 and B's CRC2 and LEN2 bytes. */
+uint32_t integrity_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+
 /* Length and CRC-32 of what FD holds from its start (PATH for messages). */
 int integrity_crc32_of_fd(int fd, const char *path, uint64_t *size,
 			  uint32_t *crc);

@@ -39,9 +39,10 @@
 #include "segment-store.h"
 
 #include "error.h"
+#include "integrity.h"
 #include "page-release.h"
 #include "segments.h"
-#include "spill-buffer.h"
+#include "spill-append.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,23 +84,24 @@ struct segment_store {
 	uint64_t size;
 	bool owned;		/* block is malloc'ed, else mapped */
 	bool mapped;		/* block is a read-only file mapping */
-	/* A finished store's block (segment_store_finish), or a growing
-	 * store's coded bytes (segment_store_begin): in a file when large
-	 * (spill-buffer.h), else malloc'ed. */
-	struct spill_buffer spill;
-	bool spilled;		/* block is spill.bytes */
 	uint64_t read_since;	/* bytes of groups decoded since a release */
 	uint64_t n, ngroups;
-	const struct segment_group *groups;
+	const struct segment_group *groups;	/* not of a growing store */
 	const uint8_t *coded;
 	uint64_t ncoded;
 	struct decoded_group *cache;	/* CACHE_SLOTS, or NULL */
 	struct decoded_group spare;	/* the one slot without them */
 	bool no_cache;		/* its allocation failed */
-	/* A store being built (segment_store_begin): no block yet, its table
-	 * (here) and coded bytes (spill) grown apart. */
+	/* A store being built (segment_store_begin): no block, its table and
+	 * coded bytes written apart as they grow; a finished store's block
+	 * (segment_store_finish) is written in CODED_OUT too.  In a file when
+	 * large (spill-append.h). */
 	bool growing;
-	struct spill_buffer table;
+	struct spill_append coded_out, table_out;
+	/* A finished store's CRC-32 of its block, taken as it was written
+	 * (history.idx's checksum without a pass over it). */
+	bool crc_known;
+	uint32_t crc;
 };
 
 #define H_FLAGS 7u
@@ -343,18 +345,30 @@ static void decode_one(struct reader *r, struct segment *group, uint64_t k,
 
 /* Group G's bytes in R, its segment count in *COUNT; false when the table
  * says they are out of bounds. */
+static const struct segment_group *group_entry(const struct segment_store *s,
+					       uint64_t g)
+{
+	if (s->growing)
+		return (const struct segment_group *)
+			spill_append_at(&s->table_out, g * sizeof(struct segment_group));
+	return &s->groups[g];
+}
+
 static bool group_reader(const struct segment_store *s, uint64_t g,
 			 struct reader *r, uint64_t *count)
 {
-	uint64_t end = g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded;
+	uint64_t end = g + 1 < s->ngroups ? group_entry(s, g + 1)->offset : s->ncoded;
+	uint64_t offset = group_entry(s, g)->offset;
 
 	*count = s->n - g * SEGMENT_GROUP;
 	if (*count > SEGMENT_GROUP)
 		*count = SEGMENT_GROUP;
-	if (s->groups[g].offset > end || end > s->ncoded)
+	if (offset > end || end > s->ncoded)
 		return false;
-	r->p = s->coded + s->groups[g].offset;
-	r->end = s->coded + end;
+	/* A group's bytes lie together (one spill_append_room), but not
+	 * always with the next group's. */
+	r->p = s->growing ? spill_append_at(&s->coded_out, offset) : s->coded + offset;
+	r->end = r->p + (end - offset);
 	r->bad = false;
 	return true;
 }
@@ -362,7 +376,7 @@ static bool group_reader(const struct segment_store *s, uint64_t g,
 /* The segment before a group's first, as its coding has it. */
 static struct segment group_base(const struct segment_store *s, uint64_t g)
 {
-	return (struct segment){ .insn_begin = s->groups[g].insn_begin };
+	return (struct segment){ .insn_begin = group_entry(s, g)->insn_begin };
 }
 
 /* Group G into OUT (its segments); false when its bytes are not exactly
@@ -392,8 +406,8 @@ static struct segment_store *store_alloc(const char *dir)
 	struct segment_store *s = calloc(1, sizeof(*s));
 
 	if (s) {
-		spill_init(&s->spill, dir);
-		spill_init(&s->table, dir);
+		spill_append_init(&s->coded_out, dir);
+		spill_append_init(&s->table_out, dir);
 	}
 	return s;
 }
@@ -589,67 +603,56 @@ static void forget_decoded(struct segment_store *s)
 int segment_store_append(struct segment_store *s, const struct segment *segs,
 			 uint64_t count)
 {
-	struct segment_group *groups;
+	uint8_t *start = NULL, *p = NULL;
 	uint64_t i;
 
 	if (!s->growing || s->n % SEGMENT_GROUP)
 		return hwtr_fail(hwtr_err_invalid, "segment_store_append: the "
 				 "store is not growing or has a partial group");
+	forget_decoded(s);
 	for (i = 0; i < count; i++) {
 		uint64_t number = s->n + i + 1, k = i % SEGMENT_GROUP;
 		struct segment before = { 0 };
 
-		/* Room for a whole group at its start: a call per segment
-		 * was 30 instructions of 300. */
-		if (k == 0 &&
-		    (!spill_reserve(&s->spill, s->ncoded + MAX_CODED * SEGMENT_GROUP) ||
-		     !spill_reserve(&s->table, (s->ngroups + 1) * sizeof(*groups)))) {
-			s->groups = (struct segment_group *)s->table.bytes;
-			s->coded = s->spill.bytes;
-			forget_decoded(s);
-			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		}
-		groups = (struct segment_group *)s->table.bytes;
 		if (k == 0) {
-			groups[s->ngroups].offset = s->ncoded;
-			groups[s->ngroups].insn_begin = segs[i].insn_begin;
+			struct segment_group entry = { s->ncoded, segs[i].insn_begin };
+			uint8_t *at;
+
+			/* Room for a whole group at its start: a call per
+			 * segment was 30 instructions of 300. */
+			if (!(start = p = spill_append_room(&s->coded_out,
+							    MAX_CODED * SEGMENT_GROUP)) ||
+			    !(at = spill_append_room(&s->table_out, sizeof(entry))))
+				return hwtr_fail(hwtr_err_nomem, "out of memory");
+			memcpy(at, &entry, sizeof(entry));
+			spill_append_done(&s->table_out, sizeof(entry));
 			s->ngroups++;
 			before.insn_begin = segs[i].insn_begin;
 		} else {
 			before = segs[i - 1];
 		}
-		s->ncoded = (uint64_t)(put_segment(s->spill.bytes + s->ncoded,
-						   &segs[i - k], k, number, &before) -
-				       s->spill.bytes);
+		p = put_segment(p, &segs[i - k], k, number, &before);
+		if (k == SEGMENT_GROUP - 1 || i == count - 1) {
+			spill_append_done(&s->coded_out, (size_t)(p - start));
+			s->ncoded += (uint64_t)(p - start);
+		}
 	}
-	/* Read back seldom (a return to an old caller): not kept resident. */
-	spill_written(&s->spill, s->ncoded);
-	spill_written(&s->table, s->ngroups * sizeof(*groups));
-	s->groups = (struct segment_group *)s->table.bytes;
-	s->coded = s->spill.bytes;
 	s->n += count;
-	forget_decoded(s);
 	return 0;
 }
 
-/* A finished store's block being written (in F's spill buffer), USED
- * bytes of it. */
-struct block_out {
-	struct segment_store *f;
-	size_t used;
-	size_t released;	/* used when all was last given back */
-};
+/* Table entries of a finished store written at a time. */
+#define TABLE_STEP 1024
 
-/* Room for NEED more bytes at its end: false when out of memory.  What
- * is written need not stay resident: the whole block so far goes now and
- * then, the table at its start too, which is written as it goes. */
-static bool room(struct block_out *o, size_t need)
+/* The table entries of groups [FROM, FROM + N) into O's table (at its
+ * start): false when the disk says no. */
+static bool put_entries(struct spill_append *o, uint64_t from,
+			const struct segment_group *entries, size_t n,
+			uint32_t *crc)
 {
-	if (o->used - o->released >= READ_RELEASE) {
-		spill_release(&o->f->spill, o->used);
-		o->released = o->used;
-	}
-	return spill_reserve(&o->f->spill, o->used + need);
+	*crc = integrity_crc32(*crc, entries, n * sizeof(*entries));
+	return spill_append_write_at(o, from * sizeof(*entries), entries,
+				     n * sizeof(*entries));
 }
 
 int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
@@ -657,12 +660,13 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 			 struct segment_store **out)
 {
 	uint64_t n = s->n + ntail, ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, g;
-	size_t table = ngroups * sizeof(struct segment_group);
+	uint64_t table = ngroups * sizeof(struct segment_group), copied = 0;
+	uint32_t table_crc = 0, coded_crc = 0;
+	struct segment_group entries[TABLE_STEP];
 	struct segment group[SEGMENT_GROUP];
-	struct block_out o = { 0 };
-	struct page_release copied = { 0 }, table_copied = { 0 };
+	struct spill_append *o;
 	struct segment_store *f;
-	uint8_t *block;
+	const uint8_t *block;
 	int err;
 
 	*out = NULL;
@@ -670,81 +674,92 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 		return hwtr_fail(hwtr_err_invalid, "segment_store_finish: the "
 				 "store is not growing or has a partial group");
 	/* In a file beside the growing store's when that one is. */
-	if (!(f = store_alloc(s->spill.dir)))
+	if (!(f = store_alloc(s->coded_out.dir)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	o.f = f;
-	/* The appended groups as they are, the tail at its largest coding. */
-	if (!room(&o, table + s->ncoded + MAX_CODED * ntail + 1))
+	o = &f->coded_out;
+	/* The table first, written as its entries are known. */
+	if (!spill_append_skip(o, table))
 		goto nomem;
-	o.used = table;
 	for (g = 0; g < ngroups; g++) {
 		uint64_t first = g * SEGMENT_GROUP, count = n - first, k;
-		struct segment_group *entry;
+		struct segment_group *entry = &entries[g % TABLE_STEP];
 		const struct segment *segs;
+		uint8_t *p, *start;
 		struct reader r;
 
 		if (count > SEGMENT_GROUP)
 			count = SEGMENT_GROUP;
-		if (first < s->n)
-			page_release_before(&table_copied, s->groups, &s->groups[g]);
+		entry->offset = o->size - table;
 		if (first < s->n && !patched(ctx, first + 1, NULL, count)) {
 			/* Unchanged since it was appended: its bytes. */
-			group_reader(s, g, &r, &k);
-			if (!room(&o, (size_t)(r.end - r.p)))
-				goto nomem;
-			block = f->spill.bytes;
-			entry = &((struct segment_group *)block)[g];
-			*entry = s->groups[g];
-			entry->offset = o.used - table;
-			memcpy(block + o.used, r.p, (size_t)(r.end - r.p));
-			o.used += (size_t)(r.end - r.p);
-			/* Not both resident: the pages copied go. */
-			page_release_before(&copied, s->coded, r.end);
-			continue;
-		}
-		if (first < s->n) {
-			/* Changed since: decoded, changed, coded again. */
-			if (!decode_group(s, g, group)) {
-				err = hwtr_fail(hwtr_err_format, "segment store: "
-						"group %llu does not decode",
-						(unsigned long long)g);
-				goto fail;
-			}
-			patched(ctx, first + 1, group, count);
-			segs = group;
-			group_reader(s, g, &r, &k);
-			page_release_before(&copied, s->coded, r.end);
-		} else {
-			segs = &tail[first - s->n];
-		}
-		if (!room(&o, MAX_CODED * SEGMENT_GROUP))
-			goto nomem;
-		block = f->spill.bytes;
-		entry = &((struct segment_group *)block)[g];
-		entry->offset = o.used - table;
-		entry->insn_begin = segs[0].insn_begin;
-		for (k = 0; k < count; k++) {
-			struct segment before = { .insn_begin = segs[0].insn_begin };
+			size_t len;
 
-			if (k)
-				before = segs[k - 1];
-			o.used = (size_t)(put_segment(block + o.used, segs, k,
-						      first + k + 1, &before) - block);
+			group_reader(s, g, &r, &k);
+			len = (size_t)(r.end - r.p);
+			*entry = *group_entry(s, g);
+			entry->offset = o->size - table;
+			if (!(p = spill_append_room(o, len)))
+				goto nomem;
+			memcpy(p, r.p, len);
+			coded_crc = integrity_crc32(coded_crc, p, len);
+			spill_append_done(o, len);
+			/* Not both resident: the pages copied go. */
+			if ((copied += len) >= READ_RELEASE) {
+				spill_append_release(&s->coded_out);
+				spill_append_release(&s->table_out);
+				copied = 0;
+			}
+		} else {
+			if (first < s->n) {
+				/* Changed since: decoded, changed, coded
+				 * again. */
+				if (!decode_group(s, g, group)) {
+					err = hwtr_fail(hwtr_err_format, "segment "
+							"store: group %llu does not "
+							"decode", (unsigned long long)g);
+					goto fail;
+				}
+				patched(ctx, first + 1, group, count);
+				segs = group;
+			} else {
+				segs = &tail[first - s->n];
+			}
+			entry->insn_begin = segs[0].insn_begin;
+			if (!(start = p = spill_append_room(o, MAX_CODED * SEGMENT_GROUP)))
+				goto nomem;
+			for (k = 0; k < count; k++) {
+				struct segment before = { .insn_begin = segs[0].insn_begin };
+
+				if (k)
+					before = segs[k - 1];
+				p = put_segment(p, segs, k, first + k + 1, &before);
+			}
+			coded_crc = integrity_crc32(coded_crc, start, (size_t)(p - start));
+			spill_append_done(o, (size_t)(p - start));
 		}
+		if ((g + 1) % TABLE_STEP == 0 &&
+		    !put_entries(o, g + 1 - TABLE_STEP, entries, TABLE_STEP, &table_crc))
+			goto nomem;
 	}
-	spill_trim(&f->spill, o.used);
-	/* The table, written first, and the rest: not resident either. */
-	spill_release(&f->spill, o.used);
-	if ((err = store_init(f, f->spill.bytes, o.used, n)))
+	if (ngroups % TABLE_STEP &&
+	    !put_entries(o, ngroups - ngroups % TABLE_STEP, entries,
+			 ngroups % TABLE_STEP, &table_crc))
+		goto nomem;
+	spill_append_release(&s->coded_out);
+	spill_append_release(&s->table_out);
+	if (!(block = spill_append_finish(o)))
+		goto nomem;
+	if ((err = store_init(f, block, o->size, n)))
 		goto fail;
-	f->spilled = true;
+	f->mapped = spill_append_in_file(o);
+	f->crc_known = true;
+	f->crc = integrity_crc32_combine(table_crc, coded_crc, o->size - table);
 	*out = f;
 	return 0;
 nomem:
-	err = hwtr_fail(hwtr_err_nomem, "out of memory");
+	err = hwtr_fail(hwtr_err_nomem, "out of memory, or no room on the disk");
 fail:
-	spill_free(&f->spill);
-	free(f);
+	segment_store_free(f);
 	return err;
 }
 
@@ -752,8 +767,8 @@ void segment_store_free(struct segment_store *s)
 {
 	if (!s)
 		return;
-	spill_free(&s->table);
-	spill_free(&s->spill);
+	spill_append_free(&s->table_out);
+	spill_append_free(&s->coded_out);
 	if (s->owned)
 		free((void *)s->block);
 	free(s->cache);
@@ -770,11 +785,10 @@ static void reading(struct segment_store *s, uint64_t bytes)
 	if ((s->read_since += bytes) < READ_RELEASE)
 		return;
 	s->read_since = 0;
-	if (spill_in_file(&s->table))
-		spill_release(&s->table, s->table.cap);
-	if (spill_in_file(&s->spill))
-		spill_release(&s->spill, s->spill.cap);
-	else if (s->mapped)
+	if (s->growing) {
+		spill_append_release(&s->table_out);
+		spill_append_release(&s->coded_out);
+	} else if (s->mapped)
 		page_release_all_before(&all, s->block, s->block + s->size);
 }
 
@@ -843,7 +857,7 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (s->groups[mid].insn_begin <= number)
+		if (group_entry(s, mid)->insn_begin <= number)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -862,7 +876,18 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 
 bool segment_store_in_file(const struct segment_store *s)
 {
-	return s->mapped || (s->spilled && spill_in_file(&s->spill));
+	return s->mapped;
+}
+
+bool segment_store_crc(const struct segment_store *s, uint32_t *crc)
+{
+	*crc = s->crc;
+	return s->crc_known;
+}
+
+int segment_store_fd(const struct segment_store *s)
+{
+	return s->growing ? -1 : s->coded_out.fd;
 }
 
 const void *segment_store_bytes(const struct segment_store *s)
@@ -877,7 +902,9 @@ uint64_t segment_store_size(const struct segment_store *s)
 
 size_t segment_store_resident(const struct segment_store *s)
 {
-	size_t bytes = s->growing ? s->table.cap + s->spill.cap : (size_t)s->size;
+	size_t bytes = s->growing ? spill_append_resident(&s->table_out) +
+				    spill_append_resident(&s->coded_out)
+				  : (size_t)s->size;
 
 	return bytes + (s->cache ? CACHE_SLOTS * sizeof(*s->cache) : 0) + sizeof(*s);
 }

@@ -51,8 +51,8 @@ void segment_store_free(struct segment_store *s);
 /* A store built as the index pass goes (segments.c): empty, growing.
  * Once large, its bytes, and those of the store segment_store_finish makes
  * of it, are kept in an unlinked file in DIR (the recording's directory;
- * NULL, or when DIR takes none: TMPDIR or /tmp) and not kept resident
- * (spill-buffer.h); DIR must outlive both. */
+ * NULL, or when DIR takes none: TMPDIR or /tmp), written with pwrite and
+ * not kept resident (spill-append.h); DIR must outlive both. */
 int segment_store_begin(const char *dir, struct segment_store **out);
 /* Append COUNT segments, numbered on from the store's, from SEGS, which may
  * change after; the store must hold whole groups (COUNT a multiple of
@@ -86,6 +86,12 @@ bool segment_store_in_file(const struct segment_store *s);
 /* Its saved form (what segment_store_open takes) and that form's size. */
 const void *segment_store_bytes(const struct segment_store *s);
 uint64_t segment_store_size(const struct segment_store *s);
+/* Whether the CRC-32 of its saved form is known without reading it (a
+ * finished store takes it as it is written): then into *CRC. */
+bool segment_store_crc(const struct segment_store *s, uint32_t *crc);
+/* A file descriptor whose bytes from offset 0 are its saved form (a
+ * finished store in a file: history.idx copies them file to file), or -1. */
+int segment_store_fd(const struct segment_store *s);
 /* The memory it takes: its bytes (mapped or not, as the chunk index's
  * are counted) and its cache. */
 size_t segment_store_resident(const struct segment_store *s);

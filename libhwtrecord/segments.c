@@ -19,8 +19,11 @@
 
 #include "error.h"
 #include "gaps.h"
+#include "history-parallel.h"
 #include "index-builder.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +147,73 @@ static void patches_free(struct segment_patches *p)
 	free(p);
 }
 
+/* Sealing in the background: when the build may use more than one
+ * thread, the groups seal() takes from the array are coded into the
+ * growing store by a thread of their own (a third of the stitching
+ * thread's work on call-heavy code), from the array they were in, while
+ * the stitching goes on in a second array (the two change places at every
+ * seal).  The job's array answers reads of its segments meanwhile; the
+ * store is not touched by the stitching thread (a read of an older
+ * segment, the next seal, the finish) before that thread is joined. */
+struct sealing {
+	pthread_t id;
+	bool running;
+	struct segment_store *store;
+	struct segment *segs;	/* the last job's array: segments FIRST..
+				 * FIRST + COUNT - 1 at its start */
+	uint64_t first, count;
+	size_t cap;		/* of segs */
+	int err;		/* of the last job */
+	char message[256];	/* its error's */
+};
+
+static void *sealing_main(void *arg)
+{
+	struct sealing *job = arg;
+
+	job->err = segment_store_append(job->store, job->segs, job->count);
+	if (job->err)
+		snprintf(job->message, sizeof(job->message), "%s", hwtr_last_error());
+	return NULL;
+}
+
+/* The job done: 0, or its error (said again in this thread). */
+static int sealing_wait(struct sealing *job)
+{
+	if (!job || !job->running)
+		return 0;
+	pthread_join(job->id, NULL);
+	job->running = false;
+	if (job->err)
+		return hwtr_fail(job->err, "%s", job->message);
+	return 0;
+}
+
+static void sealing_free(struct sealing *job)
+{
+	if (!job)
+		return;
+	sealing_wait(job);
+	free(job->segs);
+	free(job);
+}
+
+/* Sealed segment NUMBER as the store has it, or the last job's copy. */
+static void sealed_read(const struct hwtr_thread *t, uint64_t number,
+			struct segment *out)
+{
+	struct sealing *job = t->sealing;
+
+	if (job && number >= job->first && number - job->first < job->count) {
+		*out = job->segs[number - job->first];
+		return;
+	}
+	/* A failed job's error comes back from the next seal or the finish;
+	 * what it did not store reads as empty until then. */
+	sealing_wait(job);
+	segment_store_read(t->sealed, number, out);
+}
+
 void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
 			 struct segment *out)
 {
@@ -152,7 +222,7 @@ void segment_read_sealed(const struct hwtr_thread *t, uint64_t number,
 	if (patched)
 		*out = *patched;
 	else
-		segment_store_read(t->sealed, number, out);
+		sealed_read(t, number, out);
 }
 
 struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
@@ -171,7 +241,7 @@ struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
 		return NULL;
 	i = patch_slot(p, number);
 	p->slots[i].number = number;
-	segment_store_read(t->sealed, number, &p->slots[i].seg);
+	sealed_read(t, number, &p->slots[i].seg);
 	p->groups[group / 64] |= (uint64_t)1 << (group % 64);
 	p->count++;
 	return &p->slots[i].seg;
@@ -182,7 +252,7 @@ struct segment *segment_change(struct hwtr_thread *t, uint64_t number)
 static int seal(struct builder *b)
 {
 	struct hwtr_thread *t = b->thread;
-	uint64_t upto = t->nsegments - segment_window(), count;
+	uint64_t upto = t->nsegments - segment_window(), count, keep;
 	int err;
 
 	if (b->restart.valid && upto > b->restart.nsegments)
@@ -195,10 +265,47 @@ static int seal(struct builder *b)
 				       &t->sealed)))
 		return err;
 	count = upto - t->segments_sealed;
+	keep = t->nsegments - upto;
+	if ((err = sealing_wait(t->sealing)))
+		return err;
+	if (!t->sealing && history_build_threads() > 1)
+		t->sealing = calloc(1, sizeof(*t->sealing));
+	if (t->sealing && t->sealing->cap < b->cap_segments) {
+		struct segment *grown = realloc(t->sealing->segs,
+						b->cap_segments * sizeof(*grown));
+
+		if (grown) {
+			t->sealing->segs = grown;
+			t->sealing->cap = b->cap_segments;
+		}
+	}
+	if (t->sealing && t->sealing->cap >= b->cap_segments) {
+		struct sealing *job = t->sealing;
+		struct segment *array = t->segments;
+		size_t cap = b->cap_segments;
+
+		/* The job takes the array, the sealed segments at its start;
+		 * the stitching goes on in the last job's, the window copied
+		 * there (what the memmove below does without a job). */
+		memcpy(job->segs, array + count, keep * sizeof(*array));
+		t->segments = job->segs;
+		b->cap_segments = job->cap;
+		job->segs = array;
+		job->cap = cap;
+		job->store = t->sealed;
+		job->first = t->segments_sealed + 1;
+		job->count = count;
+		job->err = 0;
+		t->segments_sealed = upto;
+		job->running = !pthread_create(&job->id, NULL, sealing_main, job);
+		if (job->running)
+			return 0;
+		job->count = 0;	/* coded here, as without a thread */
+		return segment_store_append(t->sealed, array, count);
+	}
 	if ((err = segment_store_append(t->sealed, t->segments, count)))
 		return err;
-	memmove(t->segments, t->segments + count,
-		(t->nsegments - upto) * sizeof(*t->segments));
+	memmove(t->segments, t->segments + count, keep * sizeof(*t->segments));
 	t->segments_sealed = upto;
 	return 0;
 }
@@ -686,6 +793,11 @@ int segments_compact(struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return 0;	/* a saved index's, or compact already */
+	if ((err = sealing_wait(t->sealing))) {
+		segments_release(t);
+		t->nsegments = 0;
+		return err;
+	}
 	if (t->sealed)
 		err = segment_store_finish(t->sealed, patched_group, t->patches,
 					   t->segments,
@@ -712,6 +824,8 @@ int segments_compact(struct hwtr_thread *t)
 
 void segments_release(struct hwtr_thread *t)
 {
+	sealing_free(t->sealing);	/* before the store it writes */
+	t->sealing = NULL;
 	free(t->segments);
 	segment_store_free(t->sealed);
 	patches_free(t->patches);
@@ -729,7 +843,9 @@ size_t segments_resident(const struct hwtr_thread *t)
 
 	if (t->segment_store)
 		return segment_store_resident(t->segment_store);
+	sealing_wait(t->sealing);	/* its error comes back from the build */
 	return (t->nsegments - t->segments_sealed) * sizeof(struct segment) +
+	       (t->sealing ? t->sealing->cap * sizeof(struct segment) : 0) +
 	       (t->sealed ? segment_store_resident(t->sealed) : 0) +
 	       (p ? p->cap * sizeof(*p->slots) + p->cap_words * 8 : 0);
 }

@@ -35,7 +35,7 @@ static int file_in(const char *dir)
 	return fd;
 }
 
-static int make_file(const char *dir)
+int spill_file(const char *dir)
 {
 	const char *tmp = getenv("TMPDIR");
 	int fd = -1;
@@ -82,7 +82,7 @@ static bool into_file(struct spill_buffer *b, size_t cap)
 {
 	unsigned char *old = b->bytes;
 	size_t used = b->cap;
-	int fd = make_file(b->dir);
+	int fd = spill_file(b->dir);
 
 	if (fd < 0 || !map_file(b, fd, cap)) {
 		if (fd >= 0)

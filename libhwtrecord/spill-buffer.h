@@ -31,6 +31,9 @@ struct spill_buffer {
 /* An empty buffer whose file will be made in DIR (NULL: TMPDIR or /tmp
  * only).  Nothing is made before the first spill_reserve. */
 void spill_init(struct spill_buffer *b, const char *dir);
+/* A new unlinked file in DIR, else in TMPDIR or /tmp (the first that
+ * takes one), open for reading and writing: its descriptor, or -1. */
+int spill_file(const char *dir);
 /* Blocks smaller than this stay in malloc'ed memory: a small history
  * makes no file. */
 #define SPILL_FROM ((size_t)1 << 20)

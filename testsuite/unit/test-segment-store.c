@@ -14,12 +14,14 @@
  * same bytes as the final array compacted.
  */
 #include "segment-store.h"
+#include "integrity.h"
 #include "segments.h"
 #include "check-main.h"
 
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -231,6 +233,8 @@ static void built_as_it_goes(uint64_t n, unsigned change_one_in)
 	struct segment_store *growing, *finished, *compacted;
 	uint64_t appended = 0, i;
 	struct segment got;
+	uint32_t crc;
+	int fd;
 
 	builder_like(final, n);
 	memcpy(early, final, n * sizeof(*final));
@@ -272,6 +276,23 @@ static void built_as_it_goes(uint64_t n, unsigned change_one_in)
 	ck_assert_uint_eq(segment_store_size(finished), segment_store_size(compacted));
 	ck_assert(memcmp(segment_store_bytes(finished), segment_store_bytes(compacted),
 			 (size_t)segment_store_size(compacted)) == 0);
+	/* Its checksum, taken as it was written, is its bytes'; its file,
+	 * which history.idx copies, holds them from its start. */
+	ck_assert(segment_store_crc(finished, &crc));
+	ck_assert_uint_eq(crc, integrity_crc32(0, segment_store_bytes(compacted),
+					       (size_t)segment_store_size(compacted)));
+	ck_assert(!segment_store_crc(compacted, &crc));
+	fd = segment_store_fd(finished);
+	ck_assert(fd >= 0 || n < 1000000);	/* 8 MB: in a file in TMPDIR */
+	if (fd >= 0) {
+		size_t size = (size_t)segment_store_size(compacted);
+		uint8_t *copy = malloc(size + 1);
+
+		ck_assert(n >= 1000000);	/* only a large one is in a file */
+		ck_assert_int_eq(pread(fd, copy, size + 1, 0), (ssize_t)size);
+		ck_assert(memcmp(copy, segment_store_bytes(compacted), size) == 0);
+		free(copy);
+	}
 	segment_store_free(finished);
 	segment_store_free(compacted);
 	free(final);

@@ -9,6 +9,7 @@
  */
 #include "spill-buffer.h"
 #include "check-main.h"
+#include "mapping-rss.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -23,30 +24,6 @@ static unsigned char pattern(size_t offset)
 	uint64_t x = offset * 0x9e3779b97f4a7c15ull;
 
 	return (unsigned char)(x >> 56);
-}
-
-/* The resident KB of the mapping that holds ADDR, or -1. */
-static long resident_kb(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	bool in = false;
-	long kb = -1;
-
-	ck_assert(f != NULL);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') &&
-		    line[0] != ' ') {
-			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
-			continue;
-		}
-		if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
-			break;
-	}
-	fclose(f);
-	return kb;
 }
 
 /* SIZE bytes written in pieces of 64 KB, each given up as written; the
