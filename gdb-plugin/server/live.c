@@ -198,10 +198,18 @@ static void drop_history(struct live *l)
 
 /* ------------------------------------------------------------ history */
 
+/* Make TID the stub's general thread (Hg). */
+static int select_stub_thread(struct live *l, uint32_t tid)
+{
+	char hg[16];
+	int n = snprintf(hg, sizeof hg, "Hg%x", (unsigned)tid);
+
+	return stub_request(&l->stub, hg, (size_t)n);
+}
+
 /* Where every live thread stands: its PC, from the stub. */
 static int live_pcs(struct live *l)
 {
-	char packet[64];
 	const char *p;
 	size_t i;
 
@@ -225,8 +233,7 @@ static int live_pcs(struct live *l)
 	for (i = 0; i < l->nends; i++) {
 		uint8_t pc[8] = { 0 };
 
-		snprintf(packet, sizeof(packet), "Hg%x", l->end_tids[i]);
-		if (stub_request(&l->stub, packet, strlen(packet)) < 0)
+		if (select_stub_thread(l, l->end_tids[i]) < 0)
 			return -1;
 		/* 'g', not 'p': Valgrind's gdbserver has no 'p'. */
 		if (stub_request(&l->stub, "g", 1) < 0)
@@ -235,9 +242,7 @@ static int live_pcs(struct live *l)
 			rsp_unhex(l->stub.payload + 2 * RIP_OFFSET, 8, pc);
 		memcpy(&l->end_pcs[i], pc, 8);
 	}
-	snprintf(packet, sizeof(packet), "Hg%x",
-		 l->g_thread ? l->g_thread : l->current);
-	return stub_request(&l->stub, packet, strlen(packet));
+	return select_stub_thread(l, l->g_thread ? l->g_thread : l->current);
 }
 
 /* The end state of the replay's data log (replay_options): the stopped
@@ -466,6 +471,11 @@ static int reply_replay_stop(struct live *l, uint32_t tid,
 	}
 	l->current = tid;
 	l->g_thread = l->c_thread = 0;
+	/* GDB takes the stop's thread for the stub's general thread and
+	 * sends no Hg for it; a thread at its end reads its registers from
+	 * the stub, which would answer for the thread an earlier Hg chose. */
+	if (select_stub_thread(l, tid) < 0)
+		return -1;
 	return rsp_reply_stop(l->gdb, &stop);
 }
 
