@@ -177,13 +177,18 @@ static void *sealing_main(void *arg)
 	return NULL;
 }
 
-/* The job done: 0, or its error (said again in this thread). */
+/* The job done: 0, or its error (said again in this thread).  The error
+ * stays until the next job starts, so that a wait whose caller cannot
+ * return it (a read, the resident count) does not lose it for the next
+ * seal or the finish. */
 static int sealing_wait(struct sealing *job)
 {
-	if (!job || !job->running)
+	if (!job)
 		return 0;
-	pthread_join(job->id, NULL);
-	job->running = false;
+	if (job->running) {
+		pthread_join(job->id, NULL);
+		job->running = false;
+	}
 	if (job->err)
 		return hwtr_fail(job->err, "%s", job->message);
 	return 0;
