@@ -58,4 +58,37 @@ uint16_t recover_flags_compared_by(const struct recover_op *op);
 bool recover_flags_condition(const struct recover_op *op, const uint64_t *val,
 			     uint16_t known, bool *holds);
 
+/* eflags as a register (recover.c keeps the flags before each
+ * operation, as bits known and their values). */
+
+/* The eflags bits OP may change: a modelled operation's by the manual
+ * (none for moves, lea, push, pop, not; CF and OF for rotates; all
+ * arithmetic flags but CF for inc and dec; the six for the rest), else
+ * what decoding said (OP->fwrites). */
+uint32_t recover_flags_writes(const struct recover_op *op);
+
+/* The flags after OP from the registers before it (VAL, KNOWN) and the
+ * flags before it (FLAGS, the bits FKNOWN known): the flags in *OUT, the
+ * bits known returned.  Bits OP does not write keep their value; those it
+ * writes are known where it defines them from known inputs (never one the
+ * manual leaves undefined: AF after a logical operation or a shift, SF,
+ * ZF, AF, PF after a multiplication, OF after a shift by more than 1); a
+ * shift by 0 keeps them all. */
+uint32_t recover_flags_after(const struct recover_op *op, const uint64_t *val,
+			     uint16_t known, uint32_t flags, uint32_t fknown,
+			     uint32_t *out);
+
+/* The flags a condition reads. */
+uint32_t recover_flags_read_by(uint8_t cond);
+
+/* Make OP (a setcc or cmovcc: recover_flags_wants, or one attached to a
+ * comparison) read FLAGS (known in every bit its condition reads). */
+void recover_flags_given_to(struct recover_op *op, uint32_t flags);
+
+/* Make OP, an adc or sbb of registers or an immediate, the add or sub
+ * (with the carry) it is when the flags before it are FLAGS, when CF is
+ * among the bits FKNOWN; false (OP unchanged) otherwise. */
+bool recover_flags_carry_in(struct recover_op *op, uint32_t flags,
+			    uint32_t fknown);
+
 #endif /* HWTR_RECOVER_FLAGS_H */

@@ -272,6 +272,8 @@ static bool alu_of(unsigned id, uint8_t *alu)
 	case X86_INS_IMUL: *alu = recover_mul; return true;
 	case X86_INS_ROL: *alu = recover_rol; return true;
 	case X86_INS_ROR: *alu = recover_ror; return true;
+	case X86_INS_ADC: *alu = recover_adc; return true;
+	case X86_INS_SBB: *alu = recover_sbb; return true;
 	default: return false;
 	}
 }
@@ -848,6 +850,89 @@ static bool compare_model(const cs_insn *insn, struct recover_op *op)
 	return true;
 }
 
+/* The eflags bits INSN may change, by the manual for the instructions
+ * that change more than the arithmetic flags, else by Capstone's account
+ * (its flag effects and its written registers together, and a list of
+ * instructions known to write the arithmetic flags, whatever it says):
+ * more than it writes is safe, less would not be.  A system call's are
+ * recover.c's (they depend on the call); a modelled operation's are
+ * recover_flags_writes'. */
+static uint32_t flags_written(csh cs, const cs_insn *insn)
+{
+	const uint64_t system = X86_EFLAGS_MODIFY_TF | X86_EFLAGS_MODIFY_IF |
+		X86_EFLAGS_MODIFY_DF | X86_EFLAGS_MODIFY_NT |
+		X86_EFLAGS_MODIFY_RF | X86_EFLAGS_PRIOR_TF |
+		X86_EFLAGS_PRIOR_IF | X86_EFLAGS_PRIOR_DF |
+		X86_EFLAGS_PRIOR_NT | X86_EFLAGS_RESET_DF |
+		X86_EFLAGS_RESET_IF | X86_EFLAGS_RESET_TF |
+		X86_EFLAGS_RESET_NT | X86_EFLAGS_RESET_RF |
+		X86_EFLAGS_RESET_AC | X86_EFLAGS_RESET_0F |
+		X86_EFLAGS_SET_DF | X86_EFLAGS_SET_IF;
+	const uint64_t reads = X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF |
+		X86_EFLAGS_TEST_ZF | X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF |
+		X86_EFLAGS_TEST_NT | X86_EFLAGS_TEST_DF | X86_EFLAGS_TEST_RF |
+		X86_EFLAGS_TEST_IF | X86_EFLAGS_TEST_TF | X86_EFLAGS_TEST_AF;
+	uint64_t e = insn->detail->x86.eflags;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0, i;
+
+	switch (insn->id) {
+	case X86_INS_SYSCALL:
+		return 0;
+	case X86_INS_STD: case X86_INS_CLD:
+		return 0x400;		/* DF */
+	case X86_INS_STI: case X86_INS_CLI:
+		return 0x200;		/* IF */
+	case X86_INS_STAC: case X86_INS_CLAC:
+		return 0x40000;		/* AC */
+	case X86_INS_SAHF:
+		return RECOVER_FLAGS_ARITH & ~RECOVER_OF;
+	case X86_INS_POPF: case X86_INS_POPFD: case X86_INS_POPFQ:
+	case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ:
+	case X86_INS_INT: case X86_INS_INT1: case X86_INS_INT3:
+	case X86_INS_INTO: case X86_INS_SYSENTER: case X86_INS_SYSEXIT:
+	case X86_INS_SYSRET: case X86_INS_RSM:
+		return RECOVER_FLAGS_ALL;
+	case X86_INS_ADC: case X86_INS_SBB: case X86_INS_BT:
+	case X86_INS_BTC: case X86_INS_BTR: case X86_INS_BTS:
+	case X86_INS_CMPXCHG: case X86_INS_CMPXCHG8B:
+	case X86_INS_CMPXCHG16B: case X86_INS_XADD: case X86_INS_BSF:
+	case X86_INS_BSR: case X86_INS_TZCNT: case X86_INS_LZCNT:
+	case X86_INS_POPCNT: case X86_INS_MUL: case X86_INS_IMUL:
+	case X86_INS_DIV: case X86_INS_IDIV: case X86_INS_SHLD:
+	case X86_INS_SHRD: case X86_INS_RCL: case X86_INS_RCR:
+	case X86_INS_COMISS: case X86_INS_COMISD: case X86_INS_UCOMISS:
+	case X86_INS_UCOMISD: case X86_INS_VCOMISS: case X86_INS_VCOMISD:
+	case X86_INS_VUCOMISS: case X86_INS_VUCOMISD: case X86_INS_PTEST:
+	case X86_INS_VPTEST: case X86_INS_PCMPISTRI: case X86_INS_PCMPESTRI:
+	case X86_INS_PCMPISTRM: case X86_INS_PCMPESTRM:
+	case X86_INS_VPCMPISTRI: case X86_INS_VPCMPESTRI:
+	case X86_INS_VPCMPISTRM: case X86_INS_VPCMPESTRM:
+	case X86_INS_RDRAND: case X86_INS_RDSEED: case X86_INS_ANDN:
+	case X86_INS_BEXTR: case X86_INS_BLSI: case X86_INS_BLSMSK:
+	case X86_INS_BLSR: case X86_INS_BZHI: case X86_INS_ADCX:
+	case X86_INS_ADOX: case X86_INS_CMPSB: case X86_INS_CMPSW:
+	case X86_INS_CMPSD: case X86_INS_CMPSQ: case X86_INS_SCASB:
+	case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	case X86_INS_XTEST: case X86_INS_LAR: case X86_INS_LSL:
+	case X86_INS_VERR: case X86_INS_VERW: case X86_INS_KORTESTB:
+	case X86_INS_KORTESTW: case X86_INS_KORTESTD: case X86_INS_KORTESTQ:
+		return RECOVER_FLAGS_ARITH;
+	default:
+		break;
+	}
+	if (e & system)
+		return RECOVER_FLAGS_ALL;
+	if (e & ~reads)
+		return RECOVER_FLAGS_ARITH;
+	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return RECOVER_FLAGS_ALL;
+	for (i = 0; i < nwr; i++)
+		if (wr[i] == X86_REG_EFLAGS)
+			return RECOVER_FLAGS_ARITH;
+	return 0;
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -862,6 +947,7 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	op->writes = RECOVER_ALL_REGS;
 	op->mkind = recover_mem_any;	/* undecodable: anything */
 	op->sets_fs = true;
+	op->fwrites = RECOVER_FLAGS_ALL;
 	*target = 0;
 	if (!cs_disasm_iter(x86->cs, &code, &size, &addr, x86->insn))
 		return;
@@ -872,15 +958,19 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	    x86->insn->detail->x86.operands[0].type == X86_OP_IMM)
 		*target = (uint64_t)x86->insn->detail->x86.operands[0].imm;
 	op->writes = written_registers(x86->cs, x86->insn);
+	op->fwrites = flags_written(x86->cs, x86->insn);
 	op->mbase = op->mindex = RECOVER_NOREG;
 	memory_model(x86->insn, op);
 	branch_model(x86->insn, op);
-	if (compare_model(x86->insn, op))
+	if (compare_model(x86->insn, op)) {
+		op->fwrites = recover_flags_writes(op);
 		return;
+	}
 	m = *op;
 	if (!model(x86->insn, &m))
 		return;
 	*op = m;
+	op->fwrites = recover_flags_writes(op);
 	/* What a model writes, exactly. */
 	switch (op->kind) {
 	case recover_rsp_adjust:
@@ -917,6 +1007,8 @@ static uint64_t apply(uint8_t alu, uint64_t a, uint64_t b, unsigned width)
 	switch (alu) {
 	case recover_add: return a + b;
 	case recover_sub: return a - b;
+	case recover_add_carry: return a + b + 1;
+	case recover_sub_borrow: return a - b - 1;
 	case recover_xor: return a ^ b;
 	case recover_and: return a & b;
 	case recover_or: return a | b;
@@ -1105,6 +1197,14 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 
 	if (op->kind == recover_setcc || op->kind == recover_cmov)
 		return forward_conditional(op, val, known, out);
+	/* adc and sbb without the carry (recover.c gives it when known) */
+	if (op->alu == recover_adc || op->alu == recover_sbb)
+		switch (op->kind) {
+		case recover_alu: case recover_alu_imm: case recover_alu_mem:
+			return 0;
+		default:
+			break;
+		}
 	if (op->width == 1 || op->width == 2)
 		return forward_narrow(op, val, known, out);
 	switch (op->kind) {
@@ -1212,7 +1312,8 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 		    !recover_x86_syscall_keeps_registers(val[0]))
 			return 0;
 		for (r = 0; r < RECOVER_NREGS; r++)
-			if (r != 0 && r != 2 && r != 11 && KNOWN(known, r)) {
+			if (r != 0 && r != 2 && (r != 11 || op->alu) &&
+			    KNOWN(known, r)) {
 				out[r] = val[r];
 				mask |= (uint16_t)(1u << r);
 			}

@@ -37,7 +37,9 @@ enum recover_kind {
 	recover_extend,		/* dst = the low msize bytes of src, extended
 				 * (movzx, movsx, movsxd; signed when alu is 1) */
 	recover_syscall,	/* rax, rcx, r11 unknown; the rest kept when
-				 * the call number says so (recover_x86_*) */
+				 * the call number says so (recover_x86_*);
+				 * alu 1: r11 kept too (VEX's syscall: the
+				 * program ran under Valgrind) */
 	recover_clobber,	/* not an instruction: a step the code does
 				 * not explain; every register unknown */
 	recover_alu_mem,	/* dst = dst ALU the memory operand (msize ==
@@ -91,7 +93,25 @@ enum recover_alu {
 	recover_result,		/* a comparison's: flags from dst alone (ZF,
 				 * SF, PF); CF and OF not known
 				 * (recover-flags.h) */
+	recover_flags_given,	/* a setcc's or cmov's: the flags are imm
+				 * (recover-flags.h) */
+	recover_add_carry,	/* adc with CF set: dst + src + 1 */
+	recover_sub_borrow,	/* sbb with CF set: dst - src - 1 */
+	recover_adc,		/* adc, sbb: recover_add or recover_sub with */
+	recover_sbb,		/* the carry flag (recover.c supplies it) */
 };
+
+/* The eflags bits: the six arithmetic flags, which ordinary instructions
+ * set, and the rest (DF, IF, TF, AC, ID, the reserved bits, ...), which
+ * only popf, iret, std/cld and the like change. */
+#define RECOVER_CF 0x1u
+#define RECOVER_PF 0x4u
+#define RECOVER_AF 0x10u
+#define RECOVER_ZF 0x40u
+#define RECOVER_SF 0x80u
+#define RECOVER_OF 0x800u
+#define RECOVER_FLAGS_ARITH 0x8d5u
+#define RECOVER_FLAGS_ALL 0xffffffffu
 
 /* What an operation does to memory. */
 enum recover_mem_kind {
@@ -125,6 +145,7 @@ struct recover_op {
 	uint8_t width;		/* operand size: 4 (zero-extends) or 8 */
 	uint8_t dst, src, base, index, scale;	/* RECOVER_NOREG if none */
 	uint16_t writes;	/* bit per register it may change */
+	uint32_t fwrites;	/* eflags bits it may change */
 	uint8_t cond;		/* enum recover_cond of a jcc, setcc, cmovcc */
 	uint8_t target_reg;	/* an indirect jump or call through a
 				 * register: the register + 1; else 0 */

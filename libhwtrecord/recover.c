@@ -29,7 +29,12 @@
  * A third pass carries registers through stack slots (recover-stack.c).
  * glibc's lazy-binding resolver is one operation whose contract ties the
  * registers after it to those before it (recover-resolver.h).
- * Flags and vector registers are not recovered.
+ * eflags is kept apart from the slots: per operation, the flags before
+ * it (bits known, their values), from the end state's backwards through
+ * operations that do not write them and forwards through those that
+ * define them from known registers (recover-flags.h); setcc, cmovcc, adc,
+ * sbb and r11 after a system call read them.  Vector registers are not
+ * recovered.
  */
 #include "recover-x86.h"
 #include "recover-bytes.h"
@@ -114,6 +119,10 @@ struct hwtr_recovery {
 	uint32_t maps_from;
 	uint64_t init[RECOVER_NREGS], endv[RECOVER_NREGS];
 	uint16_t init_known, end_known;
+	/* eflags before each operation (fval[nops]: the end state's), the
+	 * bits known in fknown. */
+	uint32_t *fval, *fknown;
+	bool under_valgrind;	/* VEX's syscall keeps r11 */
 	struct hwtr_recovery_stats stats;
 };
 
@@ -169,6 +178,7 @@ static int add_clobber(struct hwtr_recovery *rec, uint64_t next)
 	op.dst = op.src = op.base = op.index = RECOVER_NOREG;
 	op.mbase = op.mindex = RECOVER_NOREG;
 	op.writes = RECOVER_ALL_REGS;
+	op.fwrites = RECOVER_FLAGS_ALL;
 	op.vimm = (int64_t)next;
 	rec->stats.barriers++;
 	return add_op(rec, &op);
@@ -489,6 +499,10 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		if ((err = resolver_step(rec, &rs, &insn, p)))
 			goto out;
 		decode(x86, cache, &insn, &op, &target);
+		/* Under Valgrind a system call leaves r11 alone: VEX does not
+		 * put rflags there as the kernel does. */
+		if (op.kind == recover_syscall && rec->under_valgrind)
+			op.alu = 1;
 		if (flags_known && recover_flags_wants(&op))
 			recover_flags_attach(&op, &compare);
 		if (op.kind == recover_unmodelled)
@@ -849,10 +863,91 @@ static void apply_at(struct hwtr_recovery *rec, size_t k, uint64_t *val,
 	}
 }
 
+/* The eflags bits operation K may change: a system call keeps them all
+ * (the kernel's sysret, and VEX, give them back) unless its number is not
+ * known or it is rt_sigreturn or an exec; a clobber changes them all. */
+static uint32_t flags_written(const struct hwtr_recovery *rec, uint32_t k)
+{
+	const struct recover_op *op = &rec->ops[k];
+	uint64_t nr;
+
+	if (op->kind == recover_clobber)
+		return RECOVER_FLAGS_ALL;
+	if (op->kind == recover_syscall)
+		return value_before(rec, hwtr_amd64_rax, k, &nr) &&
+		       recover_x86_syscall_keeps_registers(nr)
+		       ? 0 : RECOVER_FLAGS_ALL;
+	return op->fwrites;
+}
+
+/* Learn that the flags before operation K hold V in the bits MASK: true
+ * when that taught something. */
+static bool learn_flags(struct hwtr_recovery *rec, size_t k, uint32_t v,
+			uint32_t mask)
+{
+	uint32_t add = mask & ~rec->fknown[k];
+
+	if ((rec->fval[k] ^ v) & mask & rec->fknown[k])
+		rec->stats.conflicts++;
+	if (!add)
+		return false;
+	rec->fval[k] = (rec->fval[k] & ~add) | (v & add);
+	rec->fknown[k] |= add;
+	return true;
+}
+
+/* OP (operation K, or what with_operand made of it) as the operation to
+ * run with the flags before it known: a setcc or cmovcc whose condition's
+ * flags are known reads them; an adc or sbb whose carry is known becomes
+ * an add or sub (with the carry). */
+static const struct recover_op *with_flags(const struct hwtr_recovery *rec,
+					   size_t k,
+					   const struct recover_op *op,
+					   struct recover_op *tmp)
+{
+	uint32_t f = rec->fval[k], fk = rec->fknown[k];
+
+	if ((recover_flags_wants(op) || op->kind == recover_setcc ||
+	     op->kind == recover_cmov) &&
+	    (recover_flags_read_by(op->cond) & ~fk) == 0) {
+		*tmp = *op;
+		recover_flags_given_to(tmp, f);
+		return tmp;
+	}
+	*tmp = *op;
+	return recover_flags_carry_in(tmp, f, fk) ? tmp : op;
+}
+
+/* The flags after operation K (OP: what with_flags made of it), from the
+ * registers and flags before it: the bits known returned, their values
+ * in *OUT. */
+static uint32_t flags_after(const struct hwtr_recovery *rec, uint32_t k,
+			    const struct recover_op *op, const uint64_t *val,
+			    uint16_t known, uint32_t *out)
+{
+	if (flags_written(rec, k) == RECOVER_FLAGS_ALL &&
+	    (op->kind == recover_syscall || op->kind == recover_clobber)) {
+		*out = 0;
+		return 0;
+	}
+	return recover_flags_after(op, val, known, rec->fval[k],
+				   rec->fknown[k], out);
+}
+
+/* Whether operation K is a system call that puts rflags into r11 (the
+ * kernel's, not VEX's) and returns. */
+static bool syscall_flags_in_r11(const struct hwtr_recovery *rec, uint32_t k)
+{
+	const struct recover_op *op = &rec->ops[k];
+
+	return op->kind == recover_syscall && !op->alu &&
+	       flags_written(rec, k) == 0;
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
-	struct recover_op tmp;
+	struct recover_op tmp, tmp2;
 	size_t idx[RECOVER_NREGS];
 	uint16_t known = rec->end_known;
 	struct backward_memory mem;
@@ -872,6 +967,17 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		unsigned loaded = loaded_register(op);
 		uint16_t proven;
 
+		/* The flags before it: those after that it does not write;
+		 * all of them from r11 after the kernel's system call. */
+		changed |= learn_flags(rec, k, rec->fval[k + 1],
+				       rec->fknown[k + 1] &
+				       ~flags_written(rec, (uint32_t)k));
+		if (syscall_flags_in_r11(rec, (uint32_t)k) &&
+		    (known >> hwtr_amd64_r11 & 1) &&
+		    !(val[hwtr_amd64_r11] >> 32))
+			changed |= learn_flags(rec, k,
+					       (uint32_t)val[hwtr_amd64_r11],
+					       RECOVER_FLAGS_ALL);
 		mem.fixed = k >= rec->maps_from;
 		for (r = 0; r < RECOVER_NREGS; r++) {
 			size_t i;
@@ -938,14 +1044,16 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		    backward_read(rec, &mem, addr, op->msize, bytes))
 			changed |= learn_operand(rec, k,
 						 little_endian(bytes, op->msize));
-		proven = recover_x86_backward(with_operand(rec, k, &tmp), val,
-					      known, out);
+		proven = recover_x86_backward(with_flags(rec, k,
+						with_operand(rec, k, &tmp), &tmp2),
+					      val, known, out);
 		if (op->kind == recover_syscall &&
 		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
 		    recover_x86_syscall_keeps_registers(rax)) {
 			for (r = 0; r < RECOVER_NREGS; r++)
 				if (r != hwtr_amd64_rax && r != hwtr_amd64_rcx &&
-				    r != hwtr_amd64_r11 && (known >> r & 1)) {
+				    (r != hwtr_amd64_r11 || op->alu) &&
+				    (known >> r & 1)) {
 					out[r] = val[r];
 					proven |= (uint16_t)(1u << r);
 				}
@@ -1022,7 +1130,9 @@ static bool forward_pass(struct hwtr_recovery *rec)
 	size_t idx[RECOVER_NREGS] = { 0 };
 	uint16_t known = rec->init_known;
 	struct recover_bytes mem = { NULL, 0, 0 };	/* left by known stores */
-	struct recover_op tmp;
+	struct recover_op tmp, tmp2;
+	const struct recover_op *run;
+	uint32_t flags = 0, fknown = 0;	/* after the last operation */
 	ptrdiff_t next_eq = 0;
 	uint64_t addr;
 	uint8_t bytes[8];
@@ -1043,8 +1153,16 @@ static bool forward_pass(struct hwtr_recovery *rec)
 		    recover_bytes_get(&mem, addr, op->msize, bytes))
 			changed |= learn_operand(rec, k,
 						 little_endian(bytes, op->msize));
-		proven = recover_x86_forward(with_operand(rec, k, &tmp), val,
-					     known, out);
+		changed |= learn_flags(rec, k, flags, fknown);
+		run = with_flags(rec, k, with_operand(rec, k, &tmp), &tmp2);
+		proven = recover_x86_forward(run, val, known, out);
+		/* r11 after the kernel's system call: rflags before it. */
+		if (syscall_flags_in_r11(rec, (uint32_t)k) &&
+		    rec->fknown[k] == RECOVER_FLAGS_ALL) {
+			out[hwtr_amd64_r11] = rec->fval[k];
+			proven |= 1u << hwtr_amd64_r11;
+		}
+		fknown = flags_after(rec, (uint32_t)k, run, val, known, &flags);
 
 		/* Memory only when the caller says nothing else wrote it (one
 		 * thread): another thread may store between two of this
@@ -1068,6 +1186,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 			}
 		}
 	}
+	changed |= learn_flags(rec, rec->nops, flags, fknown);
 	recover_bytes_free(&mem);
 	return changed;
 }
@@ -1264,6 +1383,7 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	rec->end_known = end->known;
 	rec->fs_base = end->fs_base;
 	rec->fs_base_known = end->fs_base_known;
+	rec->under_valgrind = end->under_valgrind;
 	if ((err = hwtr_cursor_alloc(thread, &rec->cursor)))
 		goto fail;
 	/* The end state at the last instruction: that instruction has not
@@ -1279,9 +1399,16 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 		goto fail;
 	rec->operand = calloc(rec->nops + 1, sizeof(*rec->operand));
 	rec->operand_known = calloc(rec->nops + 1, 1);
-	if (!rec->operand || !rec->operand_known) {
+	rec->fval = calloc(rec->nops + 1, sizeof(*rec->fval));
+	rec->fknown = calloc(rec->nops + 1, sizeof(*rec->fknown));
+	if (!rec->operand || !rec->operand_known || !rec->fval ||
+	    !rec->fknown) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto fail;
+	}
+	if (end->eflags_known) {
+		rec->fval[rec->nops] = end->eflags;
+		rec->fknown[rec->nops] = RECOVER_FLAGS_ALL;
 	}
 	/* Through memory only when nothing else writes it (one thread). */
 	if (rec->read_memory &&
@@ -1331,6 +1458,8 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	free(rec->resolvers);
 	free(rec->operand);
 	free(rec->operand_known);
+	free(rec->fval);
+	free(rec->fknown);
 	free(rec->op_of);
 	free(rec->stores);
 	free(rec->refs);
@@ -1361,6 +1490,15 @@ int hwtr_recovery_register(struct hwtr_recovery *rec, uint64_t number,
 		    (err = hwtr_cursor_insn(rec->cursor, &insn)))
 			return err;
 		memcpy(buf, &insn.ip, 8);
+		return 8;
+	}
+	if (regno == hwtr_amd64_eflags) {
+		uint32_t k = rec->op_of[number - rec->first];
+
+		if (rec->fknown[k] != RECOVER_FLAGS_ALL)
+			return -hwtr_err_notfound;
+		v = rec->fval[k];
+		memcpy(buf, &v, 8);
 		return 8;
 	}
 	if (regno >= RECOVER_NREGS)
@@ -1549,6 +1687,57 @@ static uint32_t resolver_entered(const struct hwtr_recovery *rec, uint32_t k,
 	return UINT32_MAX;
 }
 
+/* Why eflags is not known before operation K: the nearest operation
+ * before it that writes a flag not known there (which flag, and the
+ * mnemonic), or the window's start. */
+static int flags_unknown_cause(struct hwtr_recovery *rec, uint32_t k,
+			       char *buf, size_t size)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ RECOVER_CF, "CF" }, { RECOVER_PF, "PF" }, { RECOVER_AF, "AF" },
+		{ RECOVER_ZF, "ZF" }, { RECOVER_SF, "SF" }, { RECOVER_OF, "OF" },
+	};
+	uint32_t missing = ~rec->fknown[k], w = 0;
+	const char *flag = "a system flag";
+	struct hwtr_insn insn;
+	char mnemonic[32];
+	size_t i;
+	int err;
+
+	if (!missing)
+		return -hwtr_err_notfound;
+	while (k > 0 && !((w = flags_written(rec, k - 1)) & missing))
+		k--;
+	if (!k) {
+		snprintf(buf, size, "eflags, window start");
+		return 0;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (w & missing & names[i].bit) {
+			flag = names[i].name;
+			break;
+		}
+	if (rec->ops[k - 1].kind == recover_clobber) {
+		snprintf(buf, size, "eflags, unexplained step");
+		return 0;
+	}
+	if (rec->ops[k - 1].kind == recover_syscall) {
+		snprintf(buf, size, "eflags, syscall number unknown");
+		return 0;
+	}
+	if ((err = hwtr_cursor_goto(rec->cursor, position_of(rec, k - 1))) ||
+	    (err = hwtr_cursor_insn(rec->cursor, &insn)) ||
+	    (!rec->x86 && (err = recover_x86_open(&rec->x86))))
+		return err;
+	recover_x86_mnemonic(rec->x86, insn.ip, insn.raw, insn.size, mnemonic,
+			     sizeof(mnemonic));
+	snprintf(buf, size, "eflags, %s not known after %s", flag, mnemonic);
+	return 0;
+}
+
 int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 				unsigned regno, char *buf, size_t size)
 {
@@ -1565,12 +1754,16 @@ int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 	if (!rec || !buf || !size)
 		return hwtr_fail(hwtr_err_invalid,
 				 "hwtr_recovery_unknown_cause: NULL");
-	if (number > rec->end || regno >= RECOVER_NREGS)
-		return -hwtr_err_notfound;
-	if (number < rec->first) {
+	if (number < rec->first && number <= rec->end &&
+	    (regno < RECOVER_NREGS || regno == hwtr_amd64_eflags)) {
 		snprintf(buf, size, "before the window");
 		return 0;
 	}
+	if (number <= rec->end && regno == hwtr_amd64_eflags)
+		return flags_unknown_cause(rec, rec->op_of[number - rec->first],
+					   buf, size);
+	if (number > rec->end || regno >= RECOVER_NREGS)
+		return -hwtr_err_notfound;
 	k = rec->op_of[number - rec->first];
 	/* Back along the operations that passed an unknown value on, to the
 	 * one that made it unknown. */

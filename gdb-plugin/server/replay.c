@@ -1541,6 +1541,8 @@ static size_t fixed_end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
  * 0.18 s with 65,536 instructions, 0.05 s with 4,096. */
 #define FIRST_TAIL_RECOVERY_WINDOW 4096u
 
+static bool made_under_valgrind(const struct replay *r);
+
 /* Without a data log: T's recovery from its end state in the core (a
  * thread without one, or live mode, has none), over a window that holds
  * position POS if the limit allows.  Memory only for a single thread:
@@ -1594,7 +1596,13 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 			memcpy(&end.fs_base, t->core->regs + off, 8);
 			end.fs_base_known = true;
 		}
+		off = tdesc_offset(r->tdesc, tdesc_eflags);
+		if (off >= 0 && t->core->valid[off]) {
+			memcpy(&end.eflags, t->core->regs + off, 4);
+			end.eflags_known = true;
+		}
 	}
+	end.under_valgrind = made_under_valgrind(r);
 	if (r->nthreads == 1 && r->core) {
 		end.read_memory = end_memory;
 		end.read_fixed_memory = fixed_end_memory;
@@ -1609,14 +1617,27 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 	return t->recovery;
 }
 
-/* Fill in, at T's position, the general registers recovered there. */
+/* Fill in, at T's position, the general registers and eflags recovered
+ * there.  Under Valgrind eflags lacks IF and bit 1, which are set whenever
+ * user code runs: given as the data log gives them. */
 static void recovered_registers(struct replay *r, struct replay_thread *t,
 				uint8_t regs[TDESC_G_SIZE],
 				uint8_t valid[TDESC_G_SIZE])
 {
 	uint64_t pos = hwtr_cursor_position(t->cursor);
 	struct hwtr_recovery *rec = thread_recovery(r, t, pos);
+	int off = tdesc_offset(r->tdesc, tdesc_eflags);
 	unsigned regnum;
+	uint64_t flags;
+	uint32_t eflags;
+
+	if (rec && off >= 0 &&
+	    hwtr_recovery_register(rec, pos, hwtr_amd64_eflags, &flags,
+				   sizeof(flags)) == 8) {
+		eflags = (uint32_t)flags | (made_under_valgrind(r) ? 0x202u : 0);
+		memcpy(regs + off, &eflags, 4);
+		memset(valid + off, 1, 4);
+	}
 
 	for (regnum = 0; rec && regnum < 16; regnum++) {
 		int off = tdesc_offset(r->tdesc, regnum);

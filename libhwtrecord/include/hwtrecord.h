@@ -1106,6 +1106,14 @@ struct hwtr_recovery_end {
 	 * after the last instruction that may have changed it. */
 	uint64_t fs_base;
 	bool fs_base_known;
+	/* The thread's eflags (EFLAGS_KNOWN): its bits hold back to the last
+	 * instruction that may change them, and the arithmetic flags are
+	 * computed forwards from known registers. */
+	uint32_t eflags;
+	bool eflags_known;
+	/* The program ran under Valgrind (the software source): a system call
+	 * leaves r11 as it was (VEX), where the kernel puts rflags there. */
+	bool under_valgrind;
 };
 
 /* Instructions before the end that are looked at by default. */
@@ -1121,7 +1129,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 HWTR_EXPORT
 void hwtr_recovery_free(struct hwtr_recovery *recovery);
 
-/* Register REGNO (0..16 of enum hwtr_amd64_regno) just before the
+/* Register REGNO (0..17 of enum hwtr_amd64_regno: eflags only when every
+ * one of its 32 bits is proven) just before the
  * instruction at NUMBER, in BUF (SIZE at least 8): 8, or
  * -hwtr_err_notfound when it is not proven (or NUMBER is outside the
  * window), or another negative error. */

@@ -103,6 +103,8 @@ static int core_registers(const char *path, uint32_t tid,
 			end->pc = pr.pr_reg[RIP];
 			end->fs_base = pr.pr_reg[FS_BASE];
 			end->fs_base_known = true;
+			end->eflags = (uint32_t)pr.pr_reg[EFLAGS];
+			end->eflags_known = true;
 			end->known = 0xffff;
 			found = 1;
 			break;
@@ -113,6 +115,14 @@ static int core_registers(const char *path, uint32_t tid,
 	if (!found)
 		fprintf(stderr, "%s: no registers of thread %u\n", path, tid);
 	return found ? 0 : -1;
+}
+
+/* The registers checked: rax..r15 and eflags (the oracle's order). */
+#define NCHECKED ORACLE_NREGS
+
+static unsigned regno(unsigned r)
+{
+	return r == ORACLE_EFLAGS ? hwtr_amd64_eflags : r;
 }
 
 #define NBANDS 4
@@ -135,9 +145,11 @@ static double now(void)
 }
 
 /* The first thread's end state, from RECORDING's core. */
-static int end_state(const char *recording, struct hwtr_history *history,
+static int end_state(const char *recording, const struct hwtr_recording *rec,
+		     struct hwtr_history *history,
 		     struct hwtr_core_memory **cm, struct hwtr_recovery_end *end)
 {
+	const struct hwtr_recording_info *info = hwtr_recording_info(rec);
 	struct hwtr_thread *thread = hwtr_history_thread(history, 0);
 	struct hwtr_thread_stats stats;
 	struct hwtr_cursor *cursor;
@@ -151,6 +163,8 @@ static int end_state(const char *recording, struct hwtr_history *history,
 	    hwtr_core_memory_open(core, cm) ||
 	    hwtr_cursor_alloc(thread, &cursor))
 		return -1;
+	end->under_valgrind = info && info->source &&
+			      !strcmp(info->source, "valgrind");
 	if (hwtr_history_nthreads(history) == 1) {
 		end->read_memory = core_read;
 		end->read_fixed_memory = core_read_fixed;
@@ -181,7 +195,7 @@ static int time_recovery(const char *path)
 
 	if (hwtr_recording_open(path, &rec) ||
 	    hwtr_history_build(rec, NULL, &history) ||
-	    end_state(path, history, &cm, &end)) {
+	    end_state(path, rec, history, &cm, &end)) {
 		fprintf(stderr, "%s: %s\n", path, hwtr_last_error());
 		return 1;
 	}
@@ -207,12 +221,13 @@ static int time_recovery(const char *path)
 		step = (bands[b] - lo) / 200 + 1;
 		for (d = lo; d <= bands[b] && d < end.position - rs.first;
 		     d += step) {
-			for (r = 0; r < 16; r++) {
+			for (r = 0; r < NCHECKED; r++) {
 				uint64_t v;
 
 				n++;
 				known += hwtr_recovery_register(recovery,
-						end.position - d, r, &v, 8) == 8;
+						end.position - d, regno(r),
+						&v, 8) == 8;
 			}
 		}
 		if (n)
@@ -296,7 +311,7 @@ int main(int argc, char **argv)
 		      wrong[NBANDS] = { 0 }, bad = 0;
 	unsigned long mcompared[NBANDS] = { 0 }, mrecovered[NBANDS] = { 0 },
 		      mwrong[NBANDS] = { 0 };
-	unsigned long reg_recovered[NBANDS][16] = { { 0 } };
+	unsigned long reg_recovered[NBANDS][NCHECKED] = { { 0 } };
 	struct hwtr_core_memory *cm = NULL;
 	uint64_t *number;
 	struct oracle o;
@@ -332,7 +347,7 @@ int main(int argc, char **argv)
 			"recording\n", argv[1]);
 		return 1;
 	}
-	if (end_state(argv[1], history, &cm, &end)) {
+	if (end_state(argv[1], rec, history, &cm, &end)) {
 		fprintf(stderr, "%s: no end state: %s\n", argv[1],
 			hwtr_last_error());
 		return 1;
@@ -378,14 +393,14 @@ int main(int argc, char **argv)
 			;
 		if (b == NBANDS)
 			continue;
-		for (r = 0; r < 16; r++) {
+		for (r = 0; r < NCHECKED; r++) {
 			uint64_t v;
-			int rc = hwtr_recovery_register(recovery, number[i], r,
-							&v, sizeof(v));
+			int rc = hwtr_recovery_register(recovery, number[i],
+							regno(r), &v, sizeof(v));
 
 			compared[b]++;
 			if (rc < 0) {
-				count_cause(recovery, number[i], r);
+				count_cause(recovery, number[i], regno(r));
 				continue;
 			}
 			recovered[b]++;
@@ -470,9 +485,10 @@ int main(int argc, char **argv)
 		if (!compared[b])
 			continue;
 		printf("%-10s", band_name[b]);
-		for (r = 0; r < 16; r++)
+		for (r = 0; r < NCHECKED; r++)
 			printf(" %s %.0f%%", oracle_reg_names[r],
-			       100.0 * reg_recovered[b][r] / (compared[b] / 16));
+			       100.0 * reg_recovered[b][r] /
+			       (compared[b] / NCHECKED));
 		printf("\n");
 	}
 	print_causes();
