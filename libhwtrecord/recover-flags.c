@@ -200,6 +200,7 @@ uint32_t recover_flags_writes(const struct recover_op *op)
 {
 	switch (op->kind) {
 	case recover_compare:
+	case recover_compare_any:
 	case recover_alu_imm:
 	case recover_alu:
 	case recover_alu_mem:
@@ -375,6 +376,25 @@ uint32_t recover_flags_after(const struct recover_op *op, const uint64_t *val,
 					     bits != 32 && bits != 64))
 		return fknown;
 	switch (op->kind) {
+	case recover_compare_any:
+		/* a: dst or the memory; b: src, the memory or imm */
+		if ((op->dst == RECOVER_NOREG || op->scale == 2) &&
+		    op->vkind != recover_value_imm)
+			return fknown;
+		if ((op->dst != RECOVER_NOREG && !KNOWN_REG(d)) ||
+		    (op->src != RECOVER_NOREG && !KNOWN_REG(op->src)))
+			return fknown;
+		a = op->dst != RECOVER_NOREG ? val[d] : (uint64_t)op->vimm;
+		b = op->src != RECOVER_NOREG ? val[op->src]
+		    : op->scale == 2 ? (uint64_t)op->vimm : (uint64_t)op->imm;
+		if (op->alu == recover_sub) {
+			def = RECOVER_FLAGS_ARITH;
+			f = add_sub_flags(a, b, 0, true, bits);
+		} else {
+			def = RECOVER_FLAGS_ARITH & ~RECOVER_AF;
+			f = result_flags(a & b, bits);
+		}
+		break;
 	case recover_compare:
 	case recover_alu:
 	case recover_alu_imm:

@@ -933,6 +933,63 @@ static uint32_t flags_written(csh cs, const cs_insn *insn)
 	return 0;
 }
 
+/* Any other cmp or test of two operands (a register, an immediate or
+ * a memory operand whose address is modelled, of 1, 2, 4 or 8 bytes): a
+ * recover_compare_any, for the flags. */
+static bool compare_any_model(const cs_insn *insn, struct recover_op *op)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *o = x->operands;
+	unsigned r, size, width = 0, i;
+
+	if ((insn->id != X86_INS_CMP && insn->id != X86_INS_TEST) ||
+	    x->op_count != 2 || x->prefix[3] ||
+	    (x->prefix[1] != 0 && x->prefix[1] != X86_PREFIX_FS))
+		return false;
+	op->dst = op->src = RECOVER_NOREG;
+	op->scale = 0;
+	for (i = 0; i < 2; i++) {
+		switch (o[i].type) {
+		case X86_OP_REG:
+			if ((r = gpr(o[i].reg, &size)) == RECOVER_NOREG ||
+			    high_byte(o[i].reg))
+				return false;
+			if (i == 0)
+				op->dst = (uint8_t)r;
+			else
+				op->src = (uint8_t)r;
+			break;
+		case X86_OP_IMM:
+			if (i == 0)
+				return false;
+			op->imm = o[i].imm;
+			size = o[i].size;
+			break;
+		case X86_OP_MEM:
+			/* (memory_model made it a load of its address) */
+			if (op->mkind != recover_mem_load ||
+			    op->msize != o[i].size)
+				return false;
+			size = o[i].size;
+			if (i == 1)
+				op->scale = 2;
+			break;
+		default:
+			return false;
+		}
+		if (i == 0)
+			width = size;
+	}
+	if (width != 1 && width != 2 && width != 4 && width != 8)
+		return false;
+	op->kind = recover_compare_any;
+	op->alu = insn->id == X86_INS_CMP ? recover_sub : recover_and;
+	op->width = (uint8_t)width;
+	op->writes = 0;
+	op->vkind = recover_value_unknown;
+	return true;
+}
+
 void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 			const uint8_t *raw, size_t size, struct recover_op *op,
 			uint64_t *target)
@@ -963,6 +1020,12 @@ void recover_x86_decode(struct recover_x86 *x86, uint64_t ip,
 	memory_model(x86->insn, op);
 	branch_model(x86->insn, op);
 	if (compare_model(x86->insn, op)) {
+		op->fwrites = recover_flags_writes(op);
+		return;
+	}
+	m = *op;
+	if (compare_any_model(x86->insn, &m)) {
+		*op = m;
 		op->fwrites = recover_flags_writes(op);
 		return;
 	}

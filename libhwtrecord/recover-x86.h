@@ -59,6 +59,15 @@ enum recover_kind {
 				 * 1), forwards only */
 	recover_bit_scan,	/* dst = bit index or count of src (alu: enum
 				 * recover_bit_op), forwards only */
+	recover_compare_any,	/* flags only: cmp (alu recover_sub) or test
+				 * (recover_and) that recover_compare does not
+				 * take: of 8 or 16 bits, or with a memory
+				 * operand.  The first operand is register dst,
+				 * or the memory when dst is RECOVER_NOREG; the
+				 * second register src, or imm, or the memory
+				 * when scale is 2.  Its memory operand's value,
+				 * when recover.c knows it: vimm, with vkind
+				 * recover_value_imm. */
 };
 
 /* What a recover_bit_scan computes.  bsf, bsr and tzcnt only when the

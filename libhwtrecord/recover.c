@@ -800,6 +800,15 @@ static void to_bytes(uint64_t v, uint8_t *b, size_t size)
 		b[i] = (uint8_t)(v >> 8 * i);
 }
 
+/* Whether OP computes from its memory operand's value (an ALU operation
+ * with memory, a comparison with memory: rec->operand). */
+static bool reads_operand(const struct recover_op *op)
+{
+	return op->kind == recover_alu_mem ||
+	       (op->kind == recover_compare_any &&
+		(op->dst == RECOVER_NOREG || op->scale == 2));
+}
+
 /* OP k as the operation to run on registers: a recover_alu_mem whose
  * memory operand is known becomes the same operation on an immediate. */
 static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
@@ -807,9 +816,14 @@ static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
 {
 	const struct recover_op *op = &rec->ops[k];
 
-	if (op->kind != recover_alu_mem || !rec->operand_known[k])
+	if (!reads_operand(op) || !rec->operand_known[k])
 		return op;
 	*tmp = *op;
+	if (op->kind == recover_compare_any) {
+		tmp->vkind = recover_value_imm;
+		tmp->vimm = (int64_t)rec->operand[k];
+		return tmp;
+	}
 	tmp->kind = recover_alu_imm;
 	tmp->imm = (int64_t)rec->operand[k];
 	return tmp;
@@ -1039,7 +1053,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 			    recover_bytes_set(&mem.written, addr, len, NULL))
 				mem.all_written = true;
 		}
-		if (op->kind == recover_alu_mem && rec->read_memory &&
+		if (reads_operand(op) && rec->read_memory &&
 		    mem_address(rec, (uint32_t)k, val, known, false, &addr) &&
 		    backward_read(rec, &mem, addr, op->msize, bytes))
 			changed |= learn_operand(rec, k,
@@ -1147,7 +1161,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 
 		apply_at(rec, k, val, &known, &next_eq, 1);
 
-		if (op->kind == recover_alu_mem && rec->read_memory &&
+		if (reads_operand(op) && rec->read_memory &&
 		    mem.n && mem_address(rec, (uint32_t)k, val, known, true,
 					 &addr) &&
 		    recover_bytes_get(&mem, addr, op->msize, bytes))

@@ -491,6 +491,22 @@ int main(int argc, char **argv)
 			       (compared[b] / NCHECKED));
 		printf("\n");
 	}
+	/* The general registers alone, eflags and r11 (which the kernel
+	 * sets from the flags), as counts. */
+	for (b = 0; b < NBANDS; b++) {
+		unsigned long per = compared[b] / NCHECKED, gprs = 0;
+		unsigned r;
+
+		if (!compared[b])
+			continue;
+		for (r = 0; r < 16; r++)
+			gprs += reg_recovered[b][r];
+		printf("%-10s gprs %lu of %lu (%.1f%%), eflags %lu of %lu, "
+		       "r11 %lu of %lu\n", band_name[b], gprs, 16 * per,
+		       100.0 * gprs / (16 * per),
+		       reg_recovered[b][ORACLE_EFLAGS], per,
+		       reg_recovered[b][11], per);
+	}
 	print_causes();
 	printf("recover-check: %lu wrong values\n", bad);
 	hwtr_recovery_free(recovery);

@@ -336,10 +336,11 @@ START_TEST(instructions_agree_with_the_cpu)
 
 	srandom(1 + (unsigned)_i);
 	recover_x86_decode(x86, 0x401000, c->code, c->size, &op, &target);
-	/* (A comparison is described for recover-branch.c, but computes no
-	 * register; adc and sbb compute one only with the carry given:
+	/* (A comparison is described for recover-branch.c and for the flags,
+	 * but computes no register; adc and sbb compute one only with the carry given:
 	 * flags_agree_with_the_cpu.) */
 	modelled = op.kind != recover_unmodelled && op.kind != recover_compare &&
+		   op.kind != recover_compare_any &&
 		   op.alu != recover_adc && op.alu != recover_sbb;
 	ck_assert_msg(modelled == c->modelled, "%s: modelled %d", c->name,
 		      modelled);
@@ -896,8 +897,11 @@ static const struct flags_case flag_cases[] = {
 	{ "bts rax, rcx", { 0x48, 0x0f, 0xab, 0xc8 }, 4, 0 },
 	{ "xadd rax, rbx", { 0x48, 0x0f, 0xc1, 0xd8 }, 4, 0 },
 	{ "cmpxchg rcx, rdx", { 0x48, 0x0f, 0xb1, 0xd1 }, 4, 0 },
-	{ "test al, 0x10", { 0xa8, 0x10 }, 2, 0 },
-	{ "cmp cl, dl", { 0x38, 0xd1 }, 2, 0 },
+	{ "test al, 0x10", { 0xa8, 0x10 }, 2, LOGIC },
+	{ "test al, al", { 0x84, 0xc0 }, 2, LOGIC },
+	{ "cmp cl, dl", { 0x38, 0xd1 }, 2, ARITH },
+	{ "cmp si, 0x7fff", { 0x66, 0x81, 0xfe, 0xff, 0x7f }, 5, ARITH },
+	{ "cmp r9w, r10w", { 0x66, 0x45, 0x39, 0xd1 }, 4, ARITH },
 	{ "shld rax, rbx, 3", { 0x48, 0x0f, 0xa4, 0xd8, 0x03 }, 5, 0 },
 	{ "rcl rax, 1", { 0x48, 0xd1, 0xd0 }, 3, 0 },
 	{ "andn rax, rbx, rcx", { 0xc4, 0xe2, 0xe0, 0xf2, 0xc1 }, 5, 0 },
@@ -1069,6 +1073,76 @@ START_TEST(setcc_and_cmov_from_known_flags)
 }
 END_TEST
 
+/* cmp and test with a memory operand: the flags once recover.c knows the
+ * operand (vimm), those of the same comparison of registers on the CPU. */
+START_TEST(compares_with_memory)
+{
+	static const struct {
+		const char *name;
+		uint8_t mem[8], reg[8];
+		size_t mem_size, reg_size;
+		unsigned value_reg;	/* what the memory holds in REG's form */
+	} pairs[] = {
+		/* cmp dword [rbp-0x14], 5 / cmp eax, 5 */
+		{ "cmp [m32], imm", { 0x83, 0x7d, 0xec, 0x05 },
+		  { 0x83, 0xf8, 0x05 }, 4, 3, 0 },
+		/* cmp rdx, [rbp-8] / cmp rdx, rax */
+		{ "cmp r64, [m64]", { 0x48, 0x3b, 0x55, 0xf8 },
+		  { 0x48, 0x39, 0xc2 }, 4, 3, 0 },
+		/* test byte [rdi], 0x80 / test al, 0x80 */
+		{ "test [m8], imm", { 0xf6, 0x07, 0x80 }, { 0xa8, 0x80 }, 3, 2, 0 },
+		/* cmp [rbx+8], ecx / cmp eax, ecx */
+		{ "cmp [m32], r32", { 0x39, 0x4b, 0x08 }, { 0x39, 0xc8 }, 3, 2, 0 },
+		/* cmp word [rsi], 7 / cmp ax, 7 */
+		{ "cmp [m16], imm", { 0x66, 0x83, 0x3e, 0x07 },
+		  { 0x66, 0x83, 0xf8, 0x07 }, 4, 4, 0 },
+	};
+	uint64_t target, base = system_flags();
+	size_t i;
+	int trial;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct recover_op op;
+
+		recover_x86_decode(x86, 0x401000, pairs[i].mem,
+				   pairs[i].mem_size, &op, &target);
+		ck_assert_msg(op.kind == recover_compare_any, "%s",
+			      pairs[i].name);
+		ck_assert_int_eq(op.mkind, recover_mem_load);
+		ck_assert_int_eq(op.writes, 0);
+		for (trial = 0; trial < 200; trial++) {
+			uint64_t regs[18], before[16];
+			uint32_t out, known, in = (uint32_t)(base |
+				((uint64_t)random() & RECOVER_FLAGS_ARITH));
+			struct recover_op given = op;
+			unsigned r;
+
+			for (r = 0; r < 16; r++)
+				regs[r] = random64();
+			regs[7] = 0;
+			regs[16] = in;
+			memcpy(before, regs, sizeof(before));
+			run_flags(pairs[i].reg, pairs[i].reg_size, regs);
+			/* without the operand: nothing */
+			known = recover_flags_after(&op, before, 0xff7f, in,
+						    RECOVER_FLAGS_ALL, &out);
+			ck_assert(!(known & RECOVER_FLAGS_ARITH));
+			given.vkind = recover_value_imm;
+			given.vimm = (int64_t)before[pairs[i].value_reg];
+			known = recover_flags_after(&given, before, 0xff7f, in,
+						    RECOVER_FLAGS_ALL, &out);
+			ck_assert_msg((known & (RECOVER_FLAGS_ARITH &
+						~RECOVER_AF)) ==
+				      (RECOVER_FLAGS_ARITH & ~RECOVER_AF),
+				      "%s: known 0x%x", pairs[i].name, known);
+			ck_assert_msg(!((out ^ regs[17]) & known), "%s: 0x%x "
+				      "known 0x%x, cpu 0x%x", pairs[i].name,
+				      out, known, (unsigned)regs[17]);
+		}
+	}
+}
+END_TEST
+
 /* The kernel's system call puts rflags into r11 (and gives the flags
  * back): what recover.c takes for a recording not made under Valgrind
  * (VEX leaves r11 alone: recover-vs-vgdb.test). */
@@ -1217,6 +1291,7 @@ int main(void)
 	tcase_add_loop_test(tc, flags_agree_with_the_cpu, 0,
 			    (int)(sizeof(flag_cases) / sizeof(flag_cases[0])));
 	tcase_add_test(tc, undefined_flags_stay_unknown);
+	tcase_add_test(tc, compares_with_memory);
 	tcase_add_loop_test(tc, setcc_and_cmov_from_known_flags, 0,
 			    (int)(sizeof(readers) / sizeof(readers[0])));
 	tcase_add_test(tc, syscall_puts_the_flags_in_r11);
