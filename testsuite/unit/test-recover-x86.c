@@ -1,6 +1,6 @@
 /* test-recover-x86.c: the instruction semantics of value recovery
  * (recover-x86.c) against the CPU itself.  Each instruction runs natively
- * (recover_stub below) from random registers: every register it changed must be
+ * (recover_fstub below) from random registers: every register it changed must be
  * in the operation's writes; what recover_x86_forward computes from the
  * registers before must be the CPU's after; what recover_x86_backward
  * proves from the registers after must be the CPU's before.  Unmodelled
@@ -21,71 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* void recover_stub(uint64_t regs[16]): run one instruction natively with
+/* void recover_fstub(uint64_t regs[18]): run one instruction natively with
  * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
- * and write them back.  The test copies the stub into a page of its own
- * and writes the instruction over the 16 nops at recover_stub_slot. */
-__asm__(
-	".text\n"
-	"\t.globl\trecover_stub, recover_stub_slot, recover_stub_end\n"
-	"recover_stub:\n"
-	"\tpush\t%rbx\n"
-	"\tpush\t%rbp\n"
-	"\tpush\t%r12\n"
-	"\tpush\t%r13\n"
-	"\tpush\t%r14\n"
-	"\tpush\t%r15\n"
-	"\tpush\t%rdi\n"
-	"\tmov\t0(%rdi), %rax\n"
-	"\tmov\t8(%rdi), %rbx\n"
-	"\tmov\t16(%rdi), %rcx\n"
-	"\tmov\t24(%rdi), %rdx\n"
-	"\tmov\t32(%rdi), %rsi\n"
-	"\tmov\t48(%rdi), %rbp\n"
-	"\tmov\t64(%rdi), %r8\n"
-	"\tmov\t72(%rdi), %r9\n"
-	"\tmov\t80(%rdi), %r10\n"
-	"\tmov\t88(%rdi), %r11\n"
-	"\tmov\t96(%rdi), %r12\n"
-	"\tmov\t104(%rdi), %r13\n"
-	"\tmov\t112(%rdi), %r14\n"
-	"\tmov\t120(%rdi), %r15\n"
-	"\tmov\t40(%rdi), %rdi\n"
-	"recover_stub_slot:\n"
-	"\t.fill\t16, 1, 0x90\n"
-	"\tpush\t%rdi\n"
-	"\tmov\t8(%rsp), %rdi\n"
-	"\tmov\t%rax, 0(%rdi)\n"
-	"\tmov\t%rbx, 8(%rdi)\n"
-	"\tmov\t%rcx, 16(%rdi)\n"
-	"\tmov\t%rdx, 24(%rdi)\n"
-	"\tmov\t%rsi, 32(%rdi)\n"
-	"\tmov\t%rbp, 48(%rdi)\n"
-	"\tmov\t%r8, 64(%rdi)\n"
-	"\tmov\t%r9, 72(%rdi)\n"
-	"\tmov\t%r10, 80(%rdi)\n"
-	"\tmov\t%r11, 88(%rdi)\n"
-	"\tmov\t%r12, 96(%rdi)\n"
-	"\tmov\t%r13, 104(%rdi)\n"
-	"\tmov\t%r14, 112(%rdi)\n"
-	"\tmov\t%r15, 120(%rdi)\n"
-	"\tpop\t%rax\n"
-	"\tmov\t%rax, 40(%rdi)\n"
-	"\tpop\t%rdi\n"
-	"\tpop\t%r15\n"
-	"\tpop\t%r14\n"
-	"\tpop\t%r13\n"
-	"\tpop\t%r12\n"
-	"\tpop\t%rbp\n"
-	"\tpop\t%rbx\n"
-	"\tret\n"
-	"recover_stub_end:\n"
-);
-extern const uint8_t recover_stub[], recover_stub_slot[], recover_stub_end[];
-
-/* void recover_fstub(uint64_t regs[18]): the same with the flags: popfq
- * of REGS[16] before the instruction, its pushfq after in REGS[17] (the
- * way kernel/valgrind's test-flag-thunk reads the CPU's flags). */
+ * and the flags from REGS[16] (popfq), and write them back, the flags after
+ * it in REGS[17] (pushfq, the way kernel/valgrind's test-flag-thunk reads
+ * the CPU's flags).  The test copies the stub into a page of its own and
+ * writes the instruction over the 16 nops at recover_fstub_slot. */
 __asm__(
 	".text\n"
 	"\t.globl\trecover_fstub, recover_fstub_slot, recover_fstub_end\n"
@@ -167,20 +108,6 @@ static void teardown(void)
 	munmap(page, 4096);
 }
 
-/* Run CODE (SIZE bytes) on REGS in place. */
-static void run(const uint8_t *code, size_t size, uint64_t regs[16])
-{
-	size_t stub = (size_t)(recover_stub_end - recover_stub);
-	size_t slot = (size_t)(recover_stub_slot - recover_stub);
-
-	ck_assert_uint_le(size, 16);
-	memcpy(page, recover_stub, stub);
-	memset(page + slot, 0x90, 16);
-	memcpy(page + slot, code, size);
-	__builtin___clear_cache((char *)page, (char *)page + stub);
-	((void (*)(uint64_t *))page)(regs);
-}
-
 /* Run CODE on REGS (18: the flags before in REGS[16], after in REGS[17]). */
 static void run_flags(const uint8_t *code, size_t size, uint64_t regs[18])
 {
@@ -203,6 +130,17 @@ static uint64_t system_flags(void)
 
 	__asm__ volatile("pushfq; pop %0" : "=r"(f));
 	return f & ~(uint64_t)RECOVER_FLAGS_ARITH;
+}
+
+/* Run CODE (SIZE bytes) on REGS in place, with the flags as they are. */
+static void run(const uint8_t *code, size_t size, uint64_t regs[16])
+{
+	uint64_t all[18];
+
+	memcpy(all, regs, 16 * sizeof(*regs));
+	all[16] = system_flags();
+	run_flags(code, size, all);
+	memcpy(regs, all, 16 * sizeof(*regs));
 }
 
 static uint64_t random64(void)
