@@ -20,6 +20,11 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 /* void recover_fstub(uint64_t regs[18]): run one instruction natively with
  * all general registers but rsp set from REGS (enum hwtr_amd64_regno order)
@@ -1082,8 +1087,10 @@ START_TEST(compares_with_memory)
 END_TEST
 
 /* The kernel's system call puts rflags into r11 (and gives the flags
- * back): what recover.c takes for a recording not made under Valgrind
- * (VEX leaves r11 alone: recover-vs-vgdb.test). */
+ * back): what recover.c takes for a recording not made under Valgrind.
+ * Under Valgrind (make check runs this under memcheck) VEX's leaves r11
+ * as it was, which recover.c takes for the software source's
+ * recordings (hwtr_recovery_end.under_valgrind; recover-vs-vgdb.test). */
 START_TEST(syscall_puts_the_flags_in_r11)
 {
 	static const uint8_t syscall_[] = { 0x0f, 0x05 };
@@ -1099,7 +1106,7 @@ START_TEST(syscall_puts_the_flags_in_r11)
 		regs[11] = 0x55;
 		regs[16] = flags_in;
 		run_flags(syscall_, sizeof(syscall_), regs);
-		ck_assert_uint_eq(regs[11], flags_in);
+		ck_assert_uint_eq(regs[11], RUNNING_ON_VALGRIND ? 0x55 : flags_in);
 		ck_assert_uint_eq(regs[17], flags_in);
 	}
 }
