@@ -153,8 +153,14 @@ def more_moves(rng, name, lines, functions, data):
     if functions:
         forward.append((2, lambda: "advance %s" % rng.choice(functions), -2))
     if data:
-        reverse.append((2, lambda: ["watch -l *(long *)$sp",
-                                    "reverse-continue", "delete"], 2))
+        # A software watchpoint in both halves: GDB 13's record full never
+        # triggers a hardware one while it replays (values-types seed 14,
+        # live: record full ran back to main over middle's store into the
+        # slot, where hwtrec stopped).
+        reverse.append((2, lambda: ["set can-use-hw-watchpoints 0",
+                                    "watch -l *(long *)$sp",
+                                    "reverse-continue", "delete",
+                                    "set can-use-hw-watchpoints 1"], 2))
     return reverse, forward, still
 
 
