@@ -101,7 +101,71 @@ def data_moves(rng, name, lines, known, watch=True):
     return moves
 
 
-def commands(rng, count, source, functions, lines, known=(), watch=True):
+def more_moves(rng, name, lines, functions, data):
+    """With --more-moves: the commands no other draw makes.  Returned as
+    (reverse, forward, still) lists of moves, as commands() takes them.
+    until/advance (to a line or function), finish and reverse-finish from
+    an outer frame (`up` first: GDB finishes frame 1), ignore counts on a
+    breakpoint both ways and `continue N`, `record goto end` and `begin`
+    (begin takes record full to its history's start, main: there the
+    comparison stops, so it is rare), stepi/nexti counts over calls (the
+    PLT in dynamically linked programs), and the frame and memory commands
+    that print (`info frame`, `x/4i $pc`, `x/8gx $sp`, `info line`,
+    `display`).  With DATA (a data-log template): a location watchpoint on
+    the stack slot at $sp (a local's or a saved register's) followed back.
+    Not drawn: `record goto N` (instruction numbers count from each half's
+    own start) and rwatch/awatch (GDB 13's record full never triggers a
+    hardware watchpoint while it replays, and read watchpoints have no
+    software form)."""
+    def line():
+        return "%s:%d" % (name, rng.choice(lines))
+    reverse = [
+        (3, lambda: ["up", "reverse-finish"], 1),
+        (2, lambda: "reverse-nexti %d" % rng.randint(2, 12), 1),
+        (1, lambda: ["record goto begin", "stepi", "next"], 0),
+    ]
+    forward = [
+        (4, lambda: "until", -1),
+        (2, lambda: "nexti %d" % rng.randint(2, 12), -1),
+        (2, lambda: "stepi %d" % rng.randint(2, 12), -1),
+        (2, lambda: ["up", "finish"], -1),
+        (1, lambda: ["record goto end", "reverse-next"], 0),
+    ]
+    still = [
+        (2, lambda: "info frame", 0),
+        (2, lambda: "x/4i $pc", 0),
+        (1, lambda: "x/8gx $sp", 0),
+        (1, lambda: "p $sp", 0),
+        (1, lambda: "info line", 0),
+        (1, lambda: ["display/i $pc", "reverse-stepi", "stepi",
+                     "undisplay"], 0),
+    ]
+    if lines:
+        reverse.append((3, lambda: ["break %s" % line(), "ignore $bpnum %d"
+                                    % rng.randint(1, 3), "reverse-continue",
+                                    "delete"], 3))
+        forward += [
+            (3, lambda: "until %s" % line(), -2),
+            (3, lambda: "advance %s" % line(), -2),
+            (2, lambda: ["break %s" % line(), "continue %d"
+                         % rng.randint(2, 3), "delete"], -2),
+        ]
+    if functions:
+        forward.append((2, lambda: "advance %s" % rng.choice(functions), -2))
+    if data:
+        # A software watchpoint in both halves: GDB 13's record full never
+        # triggers a hardware one while it replays (values-types seed 14,
+        # live: record full ran back to main over middle's store into the
+        # slot, where hwtrec stopped).
+        reverse.append((2, lambda: ["set can-use-hw-watchpoints 0",
+                                    "watch -l *(long *)$sp",
+                                    "reverse-continue", "delete",
+                                    "set can-use-hw-watchpoints 1"], 2))
+    return reverse, forward, still
+
+
+def commands(rng, count, source, functions, lines, known=(), watch=True,
+             more=False, data=False):
     """COUNT commands.  Forward moves only where earlier reverse moves left
     room for them (BACK counts the moves away from the end, roughly): at the
     end record full goes on live and the fatal signal ends its process,
@@ -141,6 +205,10 @@ def commands(rng, count, source, functions, lines, known=(), watch=True):
         (2, lambda: "p $pc", 0),
         (2, lambda: "frame 0", 0),
     ]
+    if more:
+        extra = more_moves(rng, name, lines, functions, data and watch)
+        reverse, forward, still = (a + b for a, b in zip(
+            (reverse, forward, still), extra))
     # What #compare-prints compares, at the crash, whatever follows.
     out = ["info locals", "bt"]
     back = 0
@@ -164,6 +232,10 @@ def main():
     parser.add_argument("--data-moves", action="store_true",
                         help="also conditions, watchpoints and prints on the "
                         "template's #must-know globals (data-log templates)")
+    parser.add_argument("--more-moves", action="store_true",
+                        help="also until/advance, finish from an outer "
+                        "frame, ignore counts, record goto, stepi/nexti "
+                        "counts, frame and memory commands")
     parser.add_argument("template")
     parser.add_argument("out")
     args = parser.parse_args()
@@ -176,18 +248,22 @@ def main():
     functions, lines = source_places(source)
     rng = random.Random("%s/%d" % (os.path.basename(args.template), args.seed))
     known = []
-    if args.data_moves and not any(
-            l.startswith("#record-options") and "--no-data" in l
-            for l in header):
+    data = not any(l.startswith("#record-options") and "--no-data" in l
+                   for l in header)
+    if args.data_moves and data:
         for l in header:
             if l.startswith("#must-know"):
                 known += [v for v in l.split()[1:]
                           if "@" not in v and not v.startswith("$")]
     body = commands(rng, args.commands, source, functions, lines, known,
-                    not any(l.startswith("#record-from") for l in header))
+                    not any(l.startswith("#record-from") for l in header),
+                    args.more_moves, data)
     with open(args.out, "w") as f:
-        f.write("# scenario-mix.py --seed %d --commands %d %s\n"
-                % (args.seed, args.commands, os.path.basename(args.template)))
+        f.write("# scenario-mix.py --seed %d --commands %d%s%s %s\n"
+                % (args.seed, args.commands,
+                   " --data-moves" if args.data_moves else "",
+                   " --more-moves" if args.more_moves else "",
+                   os.path.basename(args.template)))
         # record full's history starts at main and goes on live at its
         # end: compare up to either.  The
         # lines printed at stops are left to #values (finish's value), as

@@ -238,13 +238,19 @@ function-call-history-size".
                  "record function-call-history-size", self)
 
 
-def _goto(number):
+# What record full says to a goto where the thread stands (record btrace
+# says nothing): GDB's reference for reverse debugging, and a script's
+# `record goto end` at the end stops there under both.
+ALREADY_THERE = "Already at target insn."
+
+
+def _goto(number, pos=None):
     tid = target.thread_tid()
-    pos = Position()
+    pos = pos or Position()
     if number == pos.instructions:
         number = pos.end    # btrace's last number: the end
-    if pos.replaying and number == pos.raw_position:
-        return  # record_btrace_set_replay: nothing to do
+    if number == pos.raw_position:
+        raise gdb.GdbError(ALREADY_THERE)
     reply = target.request("qHwtr:goto:%x:%x" % (tid, number))
     if reply.strip() != "OK":
         raise gdb.GdbError("hwtrec-server: unexpected reply to goto: %.60s"
@@ -316,11 +322,7 @@ class RecordGotoEnd(gdb.Command):
             _fall_through("record goto end")
             return
         pos = Position()
-        reply = target.request("qHwtr:goto:%x:%x" % (pos.tid, pos.end))
-        if reply.strip() != "OK":
-            raise gdb.GdbError("hwtrec-server: unexpected reply to goto: %.60s"
-                               % reply)
-        _moved()
+        _goto(pos.end, pos)
 
 
 def _thread_label():
