@@ -1315,6 +1315,25 @@ static int cont_to_breakpoint(struct replay *r, struct replay_thread *t,
 	return 0;
 }
 
+/* A reverse move that arrives at the history's first instruction stops
+ * as the history's start, whatever stopped it there (a step, a breakpoint,
+ * a watchpoint), as record full does: its log has no state before that
+ * instruction, so GDB says "No more reverse-execution history." and never
+ * hears of a breakpoint there.  Reporting the breakpoint would also make
+ * GDB step back over it when it does not stop (an ignore count, a false
+ * condition), and GDB 13 keeps its step-over under way after the
+ * no-history answer: its next resume then resumes nothing and waits for
+ * ever. */
+static void first_insn_is_begin(const struct replay_thread *t, bool reverse,
+				enum replay_event *event)
+{
+	if (reverse && !t->tail_step &&
+	    hwtr_cursor_position(t->cursor) <= 1 &&
+	    (*event == replay_stepped || *event == replay_breakpoint ||
+	     *event == replay_watchpoint))
+		*event = replay_history_begin;
+}
+
 int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 		enum replay_event *event)
 {
@@ -1324,7 +1343,9 @@ int replay_cont(struct replay *r, struct replay_thread *t, bool reverse,
 
 	if (rc < 0)
 		return rc;
-	return replay_watch_after_move(r, t, reverse, from, from_tail, event);
+	rc = replay_watch_after_move(r, t, reverse, from, from_tail, event);
+	first_insn_is_begin(t, reverse, event);
+	return rc;
 }
 
 /* A continue that went past an exec (from IMAGE into another program)
@@ -1372,6 +1393,8 @@ static int move(struct replay *r, struct replay_thread *t, bool reverse,
 	 * stops as a watchpoint, as on hardware. */
 	if (rc >= 0 && step_one && *event == replay_stepped)
 		rc = replay_watch_after_move(r, t, reverse, pos, tail_step, event);
+	if (rc >= 0 && step_one)
+		first_insn_is_begin(t, reverse, event);
 	if (rc >= 0 && r->in_tail && *event == replay_history_begin)
 		*older = true;
 	if (rc < 0 || *older) {
