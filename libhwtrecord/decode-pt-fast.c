@@ -275,7 +275,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 {
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
-	struct decoded_block **link = NULL;
+	struct decoded_block **link = NULL, *from = NULL;
 	uint64_t ip = 0;
 	unsigned unqueried = 0;
 	bool time_stale = true, disabled = false;
@@ -314,13 +314,22 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		}
 		if (b) {
 			cache->hits++;
+		} else if (from && from->next[0] && from->next[0]->ip == ip) {
+			/* Where this indirect branch went last time (blocks
+			 * of one epoch link only to blocks of that epoch). */
+			b = from->next[0];
+			cache->hits++;
+			cache->repeats++;
 		} else {
 			b = decoded_blocks_get(cache, images, isa, ip, epoch);
 			if (!b)
 				return -pte_nomem;
 			if (link)
 				*link = b;
+			else if (from)
+				from->next[0] = b;
 		}
+		from = NULL;
 		if (b->exit == exit_unsure)
 			return fallback(out, fallback_code);
 		/* libipt would bind a pending disable to a mov to CR3. */
@@ -339,6 +348,8 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		} else if (!follow_exit(query, b, &rs, &ip, &link, &status,
 					&queried, out)) {
 			return 0;
+		} else if (!link) {
+			from = b;	/* an indirect branch or a return */
 		}
 		/* Only queries read packets, and each query takes a TNT bit
 		 * or a packet: code that runs without trace (jmp .) is a run
