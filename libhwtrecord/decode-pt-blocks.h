@@ -52,9 +52,11 @@ struct decoded_block {
 	/* The blocks that follow on a direct exit, once looked up: [0] the
 	 * fall-through (a jcc not taken), [1] the target.  Blocks never move,
 	 * so hot loops go from block to block without a hash lookup, as
-	 * libxdc follows its cached transitions.  After an indirect branch or
-	 * a return, [0] is the block it went to last time (the walk checks
-	 * its IP). */
+	 * libxdc follows its cached transitions.  Blocks that end otherwise
+	 * keep the blocks found last time (the walk checks their IP): after
+	 * an indirect branch or a return, [0] is where it went; a call keeps
+	 * the block its return went to in [0] (a direct call) or [1] (an
+	 * indirect one). */
 	struct decoded_block *next[2];
 };
 
