@@ -21,21 +21,28 @@
 #error "SEEDS_DECODER must name the decoder fuzzer's seeds"
 #endif
 
-/* The trace T as a recording over fixture-code: walked both ways; *STATS:
- * what the query walks did. */
-static void compare_trace(const uint8_t *bytes, size_t size,
-			  struct fast_stats *stats)
+/* The recording in DIR walked both ways; *STATS: what the query walks
+ * did. */
+static void compare_recording(const char *dir, struct fast_stats *stats)
 {
 	struct hwtr_recording *rec;
-	char dir[512];
 
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, bytes, size, NULL, NULL);
 	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
 	ck_assert_msg(pt_walks_same(rec, true, 2, stats) == 0, "%s",
 		      hwtr_last_error());
 	hwtr_recording_close(rec);
 	fixture_cleanup();
+}
+
+/* The trace T as a recording over fixture-code, walked both ways. */
+static void compare_trace(const uint8_t *bytes, size_t size,
+			  struct fast_stats *stats)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, bytes, size, NULL, NULL);
+	compare_recording(dir, stats);
 }
 
 static void compare_encoded(struct trace *t, struct fast_stats *stats)
@@ -50,7 +57,6 @@ static void compare_encoded_remapped(struct trace *t, const char *path,
 				     uint64_t at, struct fast_stats *stats)
 {
 	struct hwtr_sideband_event mm[2];
-	struct hwtr_recording *rec;
 	char dir[512];
 
 	fixture_mapping(fixture_path(), 0, &mm[0]);
@@ -59,11 +65,7 @@ static void compare_encoded_remapped(struct trace *t, const char *path,
 	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
 	fixture_recording_with(dir, t->buf, trace_size(t), mm, 2);
 	trace_end(t);
-	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
-	ck_assert_msg(pt_walks_same(rec, true, 2, stats) == 0, "%s",
-		      hwtr_last_error());
-	hwtr_recording_close(rec);
-	fixture_cleanup();
+	compare_recording(dir, stats);
 }
 
 static uint64_t sym(const char *label)
