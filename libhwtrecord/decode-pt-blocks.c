@@ -140,11 +140,13 @@ static void set_exit(struct decoded_block *b, enum hwtr_insn_class c,
 	}
 }
 
-void decoded_block_fill(struct decoded_block *b, struct image_set *images,
-			struct isa *isa, uint64_t ip, unsigned epoch)
+/* decoded_block_fill with the code at IP in EPOCH (AVAIL bytes of it) read
+ * already. */
+static void fill_from(struct decoded_block *b, struct image_set *images,
+		      struct isa *isa, uint64_t ip, unsigned epoch,
+		      const uint8_t *code, size_t avail)
 {
-	size_t avail = 0, off = 0;
-	const uint8_t *code = image_epoch_code(images, epoch, ip, &avail);
+	size_t off = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->ip = ip;
@@ -189,6 +191,15 @@ void decoded_block_fill(struct decoded_block *b, struct image_set *images,
 			return;
 		}
 	}
+}
+
+void decoded_block_fill(struct decoded_block *b, struct image_set *images,
+			struct isa *isa, uint64_t ip, unsigned epoch)
+{
+	size_t avail = 0;
+	const uint8_t *code = image_epoch_code(images, epoch, ip, &avail);
+
+	fill_from(b, images, isa, ip, epoch, code, avail);
 }
 
 /* Fibonacci hashing: the product's top bits.  Its middle bits, taken
@@ -248,6 +259,91 @@ static bool grow(struct decoded_blocks *cache)
 	return true;
 }
 
+/* The last block decoded at an IP, whatever its epoch, and the code it was
+ * decoded from. */
+struct decoded_block_code {
+	struct decoded_block *block;	/* NULL: a free slot */
+	const uint8_t *code;
+	size_t avail;
+};
+
+static struct decoded_block_code *by_ip_slot(struct decoded_blocks *cache,
+					     uint64_t ip)
+{
+	struct decoded_block_code *e;
+	size_t k;
+
+	for (k = slot_of(ip, 0, cache->by_ip_mask);
+	     (e = &cache->by_ip[k])->block && e->block->ip != ip;
+	     k = (k + 1) & cache->by_ip_mask)
+		;
+	return e;
+}
+
+static bool by_ip_grow(struct decoded_blocks *cache)
+{
+	size_t n = cache->by_ip_mask ? 2 * (cache->by_ip_mask + 1) : 4096, i;
+	struct decoded_block_code *old = cache->by_ip;
+	size_t old_n = cache->by_ip_mask ? cache->by_ip_mask + 1 : 0;
+
+	if (!(cache->by_ip = calloc(n, sizeof(*cache->by_ip)))) {
+		cache->by_ip = old;
+		return false;
+	}
+	cache->by_ip_mask = n - 1;
+	for (i = 0; i < old_n; i++)
+		if (old[i].block)
+			*by_ip_slot(cache, old[i].block->ip) = old[i];
+	free(old);
+	return true;
+}
+
+/* Whether OLD, decoded from E's code, is what fill_from would make of
+ * CODE (AVAIL bytes): the same bytes, and a block that ends before them
+ * (where it reaches their end, whether it ends there depends on the
+ * epoch's next mapping). */
+static bool same_decode(const struct decoded_block_code *e,
+			const uint8_t *code, size_t avail)
+{
+	const struct decoded_block *old = e->block;
+
+	return e->code == code && e->avail == avail &&
+	       !(old->ninsn && old->end_ip + old->last_size == old->ip + avail);
+}
+
+/* Decode the block at IP in EPOCH into B, or copy it from the block of
+ * another epoch that reads the same code. */
+static bool decode(struct decoded_blocks *cache, struct decoded_block *b,
+		   struct image_set *images, struct isa *isa, uint64_t ip,
+		   unsigned epoch)
+{
+	struct decoded_block_code *e;
+	size_t avail = 0;
+	const uint8_t *code = image_epoch_code(images, epoch, ip, &avail);
+
+	if (!code) {
+		fill_from(b, images, isa, ip, epoch, code, avail);
+		return true;
+	}
+	if ((cache->by_ip_count + 1) * 2 > cache->by_ip_mask + 1 &&
+	    !by_ip_grow(cache))
+		return false;
+	e = by_ip_slot(cache, ip);
+	if (e->block && same_decode(e, code, avail)) {
+		*b = *e->block;
+		b->epoch = epoch;
+		b->next[0] = b->next[1] = NULL;
+		cache->copies++;
+	} else {
+		fill_from(b, images, isa, ip, epoch, code, avail);
+	}
+	if (!e->block)
+		cache->by_ip_count++;
+	*e = (struct decoded_block_code){ .block = b, .code = code,
+					  .avail = avail };
+	return true;
+}
+
 struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
 					 struct image_set *images,
 					 struct isa *isa, uint64_t ip,
@@ -273,8 +369,9 @@ struct decoded_block *decoded_blocks_get(struct decoded_blocks *cache,
 	for (k = slot_of(ip, epoch, cache->mask); cache->slots[k];
 	     k = (k + 1) & cache->mask)
 		;
+	if (!decode(cache, b, images, isa, ip, epoch))
+		return NULL;
 	cache->slots[k] = b;
-	decoded_block_fill(b, images, isa, ip, epoch);
 	cache->count++;
 	return b;
 }
@@ -288,5 +385,6 @@ void decoded_blocks_release(struct decoded_blocks *cache)
 		free(p);
 	}
 	free(cache->slots);
+	free(cache->by_ip);
 	memset(cache, 0, sizeof(*cache));
 }

@@ -52,18 +52,31 @@ struct decoded_block {
 	/* The blocks that follow on a direct exit, once looked up: [0] the
 	 * fall-through (a jcc not taken), [1] the target.  Blocks never move,
 	 * so hot loops go from block to block without a hash lookup, as
-	 * libxdc follows its cached transitions. */
+	 * libxdc follows its cached transitions.  Blocks that end otherwise
+	 * keep the blocks found last time (the walk checks their IP): after
+	 * an indirect branch or a return, [0] is where it went; a call keeps
+	 * the block its return went to in [0] (a direct call) or [1] (an
+	 * indirect one). */
 	struct decoded_block *next[2];
 };
 
 struct decoded_block_pool;
+struct decoded_block_code;
 
 struct decoded_blocks {
 	struct decoded_block **slots;	/* open addressing, power of 2 */
 	size_t mask;			/* slots - 1, or 0 when empty */
 	size_t count;
 	struct decoded_block_pool *pool;	/* where blocks live */
+	/* By IP alone, the last block decoded there and the code it was
+	 * decoded from: a block of another epoch that reads the same bytes
+	 * is copied, not decoded again (a program that maps a library makes
+	 * a new epoch, and all its code is the same). */
+	struct decoded_block_code *by_ip;
+	size_t by_ip_mask, by_ip_count;
 	uint64_t hits, misses;
+	uint64_t repeats;	/* of the hits, an indirect branch's last target */
+	uint64_t copies;	/* of the misses, copied from another epoch */
 };
 
 /* The block at IP in EPOCH of IMAGES, decoded with ISA on first use: NULL

@@ -19,28 +19,37 @@
 #define FAST_BLOCKS_WITHOUT_TRACE 1000
 
 /* libipt's return stack (pt_retstack.c): 64 return addresses, the oldest
- * dropped when full. */
+ * dropped when full.  With each, where its call keeps the block found
+ * there last time: a return then goes to its block as a direct branch
+ * does, without a hash lookup. */
 #define RETSTACK_SIZE 64
 
 struct retstack {
-	uint64_t stack[RETSTACK_SIZE + 1];
+	struct {
+		uint64_t ip;
+		struct decoded_block **site;
+	} stack[RETSTACK_SIZE + 1];
 	unsigned top, bottom;
 };
 
-static void retstack_push(struct retstack *r, uint64_t ip)
+static void retstack_push(struct retstack *r, uint64_t ip,
+			  struct decoded_block **site)
 {
-	r->stack[r->top] = ip;
+	r->stack[r->top].ip = ip;
+	r->stack[r->top].site = site;
 	r->top = r->top == RETSTACK_SIZE ? 0 : r->top + 1;
 	if (r->bottom == r->top)
 		r->bottom = r->bottom == RETSTACK_SIZE ? 0 : r->bottom + 1;
 }
 
-static bool retstack_pop(struct retstack *r, uint64_t *ip)
+static bool retstack_pop(struct retstack *r, uint64_t *ip,
+			 struct decoded_block ***site)
 {
 	if (r->top == r->bottom)
 		return false;
 	r->top = r->top ? r->top - 1 : RETSTACK_SIZE;
-	*ip = r->stack[r->top];
+	*ip = r->stack[r->top].ip;
+	*site = r->stack[r->top].site;
 	return true;
 }
 
@@ -155,11 +164,18 @@ static int fallback(struct fast_chunk *out, enum fast_fallback why)
 
 /* The next IP after block B, from the trace where B's exit needs it:
  * 1 and *IP, or 0 (fallback, OUT->why set).  *LINK: where B keeps the next
- * block when its exit is direct, or NULL; *STATUS: the query's, if one was
- * made (else 0, and *QUERIED false). */
+ * block when its exit is direct, or NULL; else *MEMO: where the block an
+ * indirect exit went to last time is kept (the next IP may be another);
+ * *STATUS: the query's, if one was made (else 0, and *QUERIED false).
+ *
+ * Where blocks keep them (decode-pt-blocks.h: next): a direct call, the
+ * block after its return in next[0]; an indirect call, its target in
+ * next[0] and the block after its return in next[1]; an indirect jump or a
+ * return, its target in next[0]. */
 static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 		       struct retstack *rs, uint64_t *ip,
-		       struct decoded_block ***link, int *status, bool *queried,
+		       struct decoded_block ***link,
+		       struct decoded_block ***memo, int *status, bool *queried,
 		       struct fast_chunk *out)
 {
 	uint64_t fall = b->end_ip + b->last_size;
@@ -167,6 +183,7 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 
 	*status = 0;
 	*link = NULL;
+	*memo = NULL;
 	*queried = false;
 	switch ((enum block_exit)b->exit) {
 	case exit_fall:
@@ -179,7 +196,7 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 		return 1;
 	case exit_call:
 		if (b->pushes)
-			retstack_push(rs, fall);
+			retstack_push(rs, fall, &b->next[0]);
 		*ip = b->target;
 		*link = &b->next[1];
 		return 1;
@@ -193,7 +210,8 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 		return 1;
 	case exit_indirect_call:
 		*queried = true;
-		retstack_push(rs, fall);
+		retstack_push(rs, fall, &b->next[1]);
+		*memo = &b->next[0];
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_return:
@@ -201,16 +219,18 @@ static int follow_exit(struct pt_query_decoder *query, struct decoded_block *b,
 		*status = pt_qry_cond_branch(query, &taken);
 		if (*status >= 0) {
 			/* A compressed return: a taken bit. */
-			if (!taken || !retstack_pop(rs, ip))
+			if (!taken || !retstack_pop(rs, ip, memo))
 				return fallback(out, fallback_return);
 			return 1;
 		}
 		if (*status != -pte_bad_query)
 			return fallback(out, fallback_trace);
+		*memo = &b->next[0];
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_indirect:
 		*queried = true;
+		*memo = &b->next[0];
 		*status = pt_qry_indirect_branch(query, ip);
 		break;
 	case exit_unsure:
@@ -238,7 +258,7 @@ static bool needs_trace(const struct decoded_block *b)
  * nothing at all.  1 with *IP and *AFTER (the status after TIP.PGE), or 0
  * (fallback: anything else, e.g. a gap, is the block walk's). */
 static int disable_binds(struct pt_query_decoder *query,
-			 const struct decoded_block *b, struct retstack *rs,
+			 struct decoded_block *b, struct retstack *rs,
 			 int status, uint64_t *ip, int *after,
 			 struct fast_chunk *out)
 {
@@ -246,7 +266,7 @@ static int disable_binds(struct pt_query_decoder *query,
 
 	/* libipt logs the call's return address before the disable. */
 	if (b->exit == exit_indirect_call)
-		retstack_push(rs, fall);
+		retstack_push(rs, fall, &b->next[1]);
 	if (b->iclass == hwtr_ic_call || b->iclass == hwtr_ic_far_call)
 		resume = fall;
 	while (status & pts_event_pending) {
@@ -275,7 +295,7 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 {
 	const struct psb_info *here = &scan->psbs[psb], *next;
 	struct retstack rs = { .top = 0, .bottom = 0 };
-	struct decoded_block **link = NULL;
+	struct decoded_block **link = NULL, **memo = NULL;
 	uint64_t ip = 0;
 	unsigned unqueried = 0;
 	bool time_stale = true, disabled = false;
@@ -314,12 +334,21 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 		}
 		if (b) {
 			cache->hits++;
+		} else if (memo && *memo && (*memo)->ip == ip) {
+			/* Where this indirect branch or return went last
+			 * time (blocks of one epoch link only to blocks of
+			 * that epoch). */
+			b = *memo;
+			cache->hits++;
+			cache->repeats++;
 		} else {
 			b = decoded_blocks_get(cache, images, isa, ip, epoch);
 			if (!b)
 				return -pte_nomem;
 			if (link)
 				*link = b;
+			else if (memo)
+				*memo = b;
 		}
 		if (b->exit == exit_unsure)
 			return fallback(out, fallback_code);
@@ -335,9 +364,10 @@ int fast_chunk_walk(struct pt_query_decoder *query, const struct psb_scan *scan,
 				return 0;
 			disabled = false;
 			link = NULL;
+			memo = NULL;
 			queried = true;
-		} else if (!follow_exit(query, b, &rs, &ip, &link, &status,
-					&queried, out)) {
+		} else if (!follow_exit(query, b, &rs, &ip, &link, &memo,
+					&status, &queried, out)) {
 			return 0;
 		}
 		/* Only queries read packets, and each query takes a TNT bit

@@ -62,6 +62,7 @@ struct fast_stats {
 	uint64_t chunks;			/* walked here */
 	uint64_t fallbacks[fallback_kinds];	/* left to the block decoder */
 	uint64_t hits, misses;			/* block cache */
+	uint64_t repeats, copies;		/* (decode-pt-blocks.h) */
 };
 
 /* Walk the chunk of SCAN's PSB number PSB with QUERY (a query decoder over

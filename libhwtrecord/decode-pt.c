@@ -1107,13 +1107,22 @@ void intel_pt_use_query_walk(struct decoder_context *c, bool on)
 	c->query_walk = on;
 }
 
+/* A block cache's counts into TO. */
+static void add_cache_stats(struct fast_stats *to,
+			    const struct decoded_blocks *blocks)
+{
+	to->hits += blocks->hits;
+	to->misses += blocks->misses;
+	to->repeats += blocks->repeats;
+	to->copies += blocks->copies;
+}
+
 void intel_pt_query_stats(struct decoder_context *c, struct fast_stats *stats)
 {
 	pthread_mutex_lock(&c->lock);
 	*stats = c->stats;
 	pthread_mutex_unlock(&c->lock);
-	stats->hits += c->blocks.hits;
-	stats->misses += c->blocks.misses;
+	add_cache_stats(stats, &c->blocks);
 }
 
 /* A lane's statistics into its root's. */
@@ -1125,8 +1134,7 @@ static void add_stats(struct fast_stats *to, const struct fast_stats *from,
 	to->chunks += from->chunks;
 	for (i = 0; i < fallback_kinds; i++)
 		to->fallbacks[i] += from->fallbacks[i];
-	to->hits += blocks->hits;
-	to->misses += blocks->misses;
+	add_cache_stats(to, blocks);
 }
 
 static void print_stats(const struct fast_stats *s)
@@ -1143,9 +1151,11 @@ static void print_stats(const struct fast_stats *s)
 		if (s->fallbacks[i])
 			fprintf(stderr, " (%s: %llu)", fast_fallback_name(i),
 				(unsigned long long)s->fallbacks[i]);
-	fprintf(stderr, "; block cache %llu lookups, %.2f%% hits\n",
-		(unsigned long long)lookups,
-		lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0);
+	fprintf(stderr, "; block cache %llu lookups, %.2f%% hits (%llu an "
+		"indirect branch's last target), %llu misses copied from "
+		"another epoch\n", (unsigned long long)lookups,
+		lookups ? 100.0 * (double)s->hits / (double)lookups : 0.0,
+		(unsigned long long)s->repeats, (unsigned long long)s->copies);
 }
 
 static int context_alloc(struct image_set *images, struct decoder_context **out)
@@ -1209,8 +1219,7 @@ static void context_free(struct decoder_context *c)
 		if (c->query_walk && getenv("HWTREC_PT_STATS")) {
 			struct fast_stats all = c->stats;
 
-			all.hits += c->blocks.hits;
-			all.misses += c->blocks.misses;
+			add_cache_stats(&all, &c->blocks);
 			print_stats(&all);
 		}
 		free(c->isids);

@@ -145,7 +145,7 @@ for prog in calls loops; do
 		read -r user1 sys1 wall1 kb1 < info1.time
 		cmp -s index.many "$rec/history.idx" || {
 			echo "bench-scale: $rec: the index built on one thread differs"; exit 1; }
-		query_walk=$(sed -n 's/^intel-pt query walk: \([0-9]*\) chunks, \([0-9]*\) left.*, \([0-9.]*%\) hits$/\1 q, \2 b, \3/p' info1.err)
+		query_walk=$(sed -n 's/^intel-pt query walk: \([0-9]*\) chunks, \([0-9]*\) left.*, \([0-9.]*%\) hits.*$/\1 q, \2 b, \3/p' info1.err)
 		# Every chunk by libipt's block decoder: the same index.
 		rm -f "$rec/history.idx"
 		HWTREC_BUILD_THREADS=1 HWTREC_PT_WALK=block /usr/bin/time -f "%U %S %e %M" \

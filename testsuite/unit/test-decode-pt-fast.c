@@ -21,16 +21,12 @@
 #error "SEEDS_DECODER must name the decoder fuzzer's seeds"
 #endif
 
-/* The trace T as a recording over fixture-code: walked both ways; *STATS:
- * what the query walks did. */
-static void compare_trace(const uint8_t *bytes, size_t size,
-			  struct fast_stats *stats)
+/* The recording in DIR walked both ways; *STATS: what the query walks
+ * did. */
+static void compare_recording(const char *dir, struct fast_stats *stats)
 {
 	struct hwtr_recording *rec;
-	char dir[512];
 
-	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
-	fixture_recording(dir, bytes, size, NULL, NULL);
 	ck_assert_int_eq(hwtr_recording_open(dir, &rec), 0);
 	ck_assert_msg(pt_walks_same(rec, true, 2, stats) == 0, "%s",
 		      hwtr_last_error());
@@ -38,10 +34,38 @@ static void compare_trace(const uint8_t *bytes, size_t size,
 	fixture_cleanup();
 }
 
+/* The trace T as a recording over fixture-code, walked both ways. */
+static void compare_trace(const uint8_t *bytes, size_t size,
+			  struct fast_stats *stats)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording(dir, bytes, size, NULL, NULL);
+	compare_recording(dir, stats);
+}
+
 static void compare_encoded(struct trace *t, struct fast_stats *stats)
 {
 	compare_trace(t->buf, trace_size(t), stats);
 	trace_end(t);
+}
+
+/* compare_encoded with fixture-code mapped at TSC 0 and then ELF file PATH
+ * mapped at TSC AT. */
+static void compare_encoded_remapped(struct trace *t, const char *path,
+				     uint64_t at, struct fast_stats *stats)
+{
+	struct hwtr_sideband_event mm[2];
+	char dir[512];
+
+	fixture_mapping(fixture_path(), 0, &mm[0]);
+	mm[0].build_id = fixture_build_id();
+	fixture_mapping(path, at, &mm[1]);
+	snprintf(dir, sizeof(dir), "%s/r.hwtrec", fixture_tmpdir());
+	fixture_recording_with(dir, t->buf, trace_size(t), mm, 2);
+	trace_end(t);
+	compare_recording(dir, stats);
 }
 
 static uint64_t sym(const char *label)
@@ -86,6 +110,79 @@ START_TEST(repeated_chunks_hit_the_cache)
 	ck_assert_uint_eq(s.chunks, 2 * 20);
 	ck_assert_uint_eq(s.fallbacks[fallback_chunk_start], 2);
 	ck_assert_uint_gt(s.hits, 10 * s.misses);
+	/* leaf's return, an indirect branch, went where it went before. */
+	ck_assert_uint_gt(s.repeats, 0);
+}
+END_TEST
+
+/* Code mapped elsewhere from TSC 250 on: the chunks from the PSB at TSC 300
+ * on see another epoch, whose blocks at the same IPs read the same bytes:
+ * copied from the first epoch's, not decoded again. */
+START_TEST(same_code_in_a_new_epoch_is_copied)
+{
+	struct fast_stats s;
+	struct trace t;
+	int k;
+
+	trace_begin(&t);
+	for (k = 0; k < 4; k++) {
+		enc_psb(&t, sym("loop"), 100 + 100 * (uint64_t)k);
+		enc_tnt(&t, "11");		/* ret (compressed), jne loop */
+	}
+	enc_psb(&t, sym("loop"), 500);
+	enc_tnt(&t, "1011");
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	compare_encoded_remapped(&t, fixture_far_path(), 250, &s);
+	ck_assert_uint_eq(s.fallbacks[fallback_code], 0);
+	ck_assert_uint_gt(s.copies, 0);
+}
+END_TEST
+
+/* A copy of fixture-code whose jne at i7 goes to i5 instead of loop, mapped
+ * at the same address from TSC 300 on: its block at i5 is as long as the
+ * first epoch's, from a mapping as long, but its jne goes elsewhere.
+ * Decoded again from the new bytes, or the walk would go back to loop
+ * where libipt goes to i5. */
+START_TEST(other_code_at_the_same_address_is_decoded_again)
+{
+	struct hwtr_sideband_event mm;
+	struct fast_stats s;
+	struct trace t;
+	char path[512];
+	int8_t disp = (int8_t)(sym("i5") - (sym("i7") + 2));
+	FILE *in, *out;
+	int c;
+
+	/* The copy, its jne's displacement changed. */
+	fixture_mapping(fixture_path(), 0, &mm);
+	snprintf(path, sizeof(path), "%s/patched", fixture_tmpdir());
+	in = fopen(fixture_path(), "rb");
+	out = fopen(path, "wb");
+	ck_assert(in && out);
+	while ((c = getc(in)) != EOF)
+		putc(c, out);
+	fclose(in);
+	ck_assert_int_eq(fseek(out, (long)(sym("i7") + 1 - mm.addr + mm.pgoff),
+			       SEEK_SET), 0);
+	putc((uint8_t)disp, out);
+	ck_assert_int_eq(fclose(out), 0);
+
+	trace_begin(&t);
+	enc_psb(&t, sym("loop"), 100);
+	enc_tnt(&t, "11");		/* ret (compressed), jne loop */
+	enc_psb(&t, sym("loop"), 200);
+	enc_tnt(&t, "11");
+	enc_psb(&t, sym("loop"), 300);	/* the copy */
+	enc_tnt(&t, "111");		/* ret, jne i5, jne i5 */
+	enc_psb(&t, sym("i5"), 400);
+	enc_tnt(&t, "1011");		/* jne i5, jne (exit), ret, ret */
+	enc_tip(&t, sym("done"));
+	enc_tip_pgd(&t);
+	compare_encoded_remapped(&t, path, 300, &s);
+	/* Every chunk but the last walked by queries, twice (the whole walk
+	 * and its own). */
+	ck_assert_uint_eq(s.chunks, 2 * 3);
 }
 END_TEST
 
@@ -346,6 +443,8 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, main_path_first_chunk_walked_by_queries);
 	tcase_add_test(tc, repeated_chunks_hit_the_cache);
+	tcase_add_test(tc, same_code_in_a_new_epoch_is_copied);
+	tcase_add_test(tc, other_code_at_the_same_address_is_decoded_again);
 	tcase_add_test(tc, overflow_is_left_to_the_block_decoder);
 	tcase_add_test(tc, system_call_resume_walked_by_queries);
 	tcase_add_test(tc, disable_at_a_return_is_left_to_the_block_decoder);
