@@ -206,8 +206,12 @@ START_TEST(reverse_stepi_walks_the_path_back_to_the_beginning)
 	int i;
 
 	start_server();
-	for (i = NPATH - 2; i >= 0; i--)
+	for (i = NPATH - 2; i >= 1; i--)
 		expect_stop("bs", i, NULL);
+	/* Arriving at the first instruction is the history's start, as
+	 * record full says it ("No more reverse-execution history."), and
+	 * so is every step back from there. */
+	expect_stop("bs", 0, "replaylog:begin;");
 	expect_stop("bs", 0, "replaylog:begin;");
 	for (i = 1; i < NPATH; i++)
 		expect_stop("vCont;s:1", i, NULL);
