@@ -151,6 +151,9 @@ struct hwtr_history {
 	enum hwtr_index_source index_source;	/* saved (history-file.c) or built */
 	void *index_map;		/* the saved index, mapped, or NULL */
 	size_t index_map_size;
+	/* A group of its segments found damaged when first read (their
+	 * checksums good): said once, the file removed. */
+	bool index_damage_told;
 	/* A tail history (hwtr_history_build_tail): each thread from a chunk
 	 * start this many trace bytes or more before its end; 0 for whole. */
 	uint64_t tail_bytes;

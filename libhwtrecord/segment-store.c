@@ -102,6 +102,12 @@ struct segment_store {
 	 * (history.idx's checksum without a pass over it). */
 	bool crc_known;
 	uint32_t crc;
+	/* Opened from saved bytes (segment_store_open): each group is checked
+	 * at its first read (check_group); CHECKED has a bit set for each
+	 * group that passed, BAD for each that did not. */
+	bool lazy;
+	struct segment_checker checker;
+	uint64_t *checked, *bad;
 };
 
 #define H_FLAGS 7u
@@ -507,13 +513,14 @@ int segment_store_compact_consuming(struct segment *segs, uint64_t n,
 	return compact(segs, n, true, out);
 }
 
+/* A store over BYTES, checked a group at a time as it is read
+ * (check_group): here only its table. */
 static int store_open(const void *bytes, uint64_t size, uint64_t n,
-		      bool file_mapped, segment_visit_fn *visit, void *ctx,
+		      bool file_mapped, const struct segment_checker *checker,
 		      struct segment_store **out)
 {
-	struct page_release table_read = { 0 }, coded_read = { 0 };
 	struct segment_store *s = store_alloc(NULL);
-	struct segment one[SEGMENT_GROUP];
+	size_t words;
 	uint64_t g;
 	int err;
 
@@ -525,37 +532,34 @@ static int store_open(const void *bytes, uint64_t size, uint64_t n,
 		return err;
 	}
 	s->mapped = file_mapped;
-	/* The table in order from the start and every group exactly its
-	 * segments: then no read goes out of bounds or gives a value the
-	 * builder did not. */
+	s->lazy = true;
+	if (checker)
+		s->checker = *checker;
+	words = (size_t)(s->ngroups / 64 + 1);
+	if (!(s->checked = calloc(words, sizeof(*s->checked))) ||
+	    !(s->bad = calloc(words, sizeof(*s->bad)))) {
+		segment_store_free(s);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	/* Groups in order of their bytes (then a group's bytes lie inside
+	 * the store) and, in order, of their first instructions (a search by
+	 * instruction is a binary search). */
 	if (s->ngroups ? s->groups[0].offset != 0 : s->ncoded != 0)
 		err = hwtr_fail(hwtr_err_format, "segment store: %llu bytes "
 				"outside its groups", (unsigned long long)s->ncoded);
-	for (g = 0; !err && g < s->ngroups; g++) {
-		uint64_t k;
-
-		if ((g && s->groups[g].offset < s->groups[g - 1].offset) ||
-		    !decode_group(s, g, one)) {
-			err = hwtr_fail(hwtr_err_format, "segment store: group %llu "
-					"(segments %llu-) is damaged",
+	for (g = 1; !err && g < s->ngroups; g++)
+		if (s->groups[g].offset < s->groups[g - 1].offset ||
+		    (s->checker.in_order &&
+		     s->groups[g].insn_begin < s->groups[g - 1].insn_begin))
+			err = hwtr_fail(hwtr_err_format, "segment store: group "
+					"%llu (segments %llu-) out of order",
 					(unsigned long long)g,
 					(unsigned long long)g * SEGMENT_GROUP + 1);
-			break;
-		}
-		for (k = 0; visit && k < SEGMENT_GROUP &&
-			    g * SEGMENT_GROUP + k < n; k++)
-			if ((err = visit(ctx, g * SEGMENT_GROUP + k + 1, &one[k])))
-				break;
-		if (file_mapped) {
-			page_release_before(&table_read, s->groups, &s->groups[g]);
-			page_release_before(&coded_read, s->coded,
-					    s->coded + s->groups[g].offset);
-		}
-	}
-	if (file_mapped) {
-		page_release_all_before(&table_read, s->groups, s->coded);
-		page_release_all_before(&coded_read, s->coded, s->coded + s->ncoded);
-	}
+	if (!err && s->ngroups && s->groups[s->ngroups - 1].offset > s->ncoded)
+		err = hwtr_fail(hwtr_err_format, "segment store: group %llu "
+				"(segments %llu-) past its bytes",
+				(unsigned long long)s->ngroups - 1,
+				(unsigned long long)(s->ngroups - 1) * SEGMENT_GROUP + 1);
 	if (err) {
 		segment_store_free(s);
 		return err;
@@ -565,17 +569,17 @@ static int store_open(const void *bytes, uint64_t size, uint64_t n,
 }
 
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
-		       segment_visit_fn *visit, void *ctx,
+		       const struct segment_checker *checker,
 		       struct segment_store **out)
 {
-	return store_open(bytes, size, n, false, visit, ctx, out);
+	return store_open(bytes, size, n, false, checker, out);
 }
 
 int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
-			      segment_visit_fn *visit, void *ctx,
+			      const struct segment_checker *checker,
 			      struct segment_store **out)
 {
-	return store_open(bytes, size, n, true, visit, ctx, out);
+	return store_open(bytes, size, n, true, checker, out);
 }
 
 int segment_store_begin(const char *dir, struct segment_store **out)
@@ -772,6 +776,8 @@ void segment_store_free(struct segment_store *s)
 	if (s->owned)
 		free((void *)s->block);
 	free(s->cache);
+	free(s->checked);
+	free(s->bad);
 	free(s);
 }
 
@@ -792,6 +798,57 @@ static void reading(struct segment_store *s, uint64_t bytes)
 		page_release_all_before(&all, s->block, s->block + s->size);
 }
 
+/* Group G of an opened store into D, whole: checked the first time (its
+ * bytes a coding; when in order, its segments between its table entry's
+ * first instruction and the next one's; the checker's rules), and empty
+ * segments when it did not pass, then or before. */
+static void check_group(struct segment_store *s, uint64_t g,
+			struct decoded_group *d)
+{
+	uint64_t bit = 1ull << (g % 64), *good = &s->checked[g / 64],
+		 *bad = &s->bad[g / 64];
+	uint64_t first = g * SEGMENT_GROUP + 1, count = s->n - (first - 1), k;
+	uint64_t hi = g + 1 < s->ngroups ? s->groups[g + 1].insn_begin : UINT64_MAX;
+	uint64_t last = s->groups[g].insn_begin;
+	int err = 0;
+
+	if (count > SEGMENT_GROUP)
+		count = SEGMENT_GROUP;
+	d->group = g;
+	d->ndecoded = (uint32_t)count;
+	d->at.bad = true;	/* decoded whole: nothing left to read */
+	reading(s, sizeof(struct segment_group) +
+		   (g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded) -
+		   s->groups[g].offset);
+	if (*bad & bit) {
+		memset(d->segs, 0, sizeof(d->segs));
+		return;
+	}
+	if (!decode_group(s, g, d->segs))
+		err = hwtr_fail(hwtr_err_format, "segments %llu-%llu do not "
+				"decode", (unsigned long long)first,
+				(unsigned long long)(first + count - 1));
+	for (k = 0; !err && !(*good & bit) && k < count; k++) {
+		const struct segment *seg = &d->segs[k];
+
+		if (s->checker.in_order &&
+		    (seg->insn_begin < last || seg->insn_begin > hi))
+			err = hwtr_fail(hwtr_err_format, "segment %llu out of "
+					"order", (unsigned long long)(first + k));
+		else if (s->checker.segment_ok)
+			err = s->checker.segment_ok(s->checker.ctx, first + k, seg);
+		last = seg->insn_begin;
+	}
+	if (!err) {
+		*good |= bit;
+		return;
+	}
+	*bad |= bit;
+	memset(d->segs, 0, sizeof(d->segs));
+	if (s->checker.damaged)
+		s->checker.damaged(s->checker.ctx, hwtr_last_error());
+}
+
 /* Segment K of group G, decoded (cached, as far as K). */
 static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 					   uint32_t k)
@@ -808,6 +865,10 @@ static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 	s->no_cache = !s->cache;
 	d = s->cache ? &s->cache[g % CACHE_SLOTS] : &s->spare;
 
+	if (d->group != g && s->lazy) {
+		check_group(s, g, d);
+		return &d->segs[k];
+	}
 	if (d->group != g) {
 		d->group = g;
 		d->ndecoded = 0;

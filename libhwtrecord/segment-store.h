@@ -28,23 +28,38 @@ int segment_store_compact(const struct segment *segs, uint64_t n,
  * store are not both resident: SEGS holds zeros after, also on an error. */
 int segment_store_compact_consuming(struct segment *segs, uint64_t n,
 				    struct segment_store **out);
-/* Called for each segment in order, numbered from 1: 0 to go on, or a
- * negative error that ends the walk. */
-typedef int segment_visit_fn(void *ctx, uint64_t number, const struct segment *s);
+/* What a store opened from saved bytes asks of each group of segments at
+ * its first read. */
+struct segment_checker {
+	/* 0 when segment NUMBER may be used, else a hwtr_fail error saying
+	 * why; each segment of a group in order.  NULL: any. */
+	int (*segment_ok)(void *ctx, uint64_t number, const struct segment *s);
+	/* Told once for each group that did not pass (WHY: the error), whose
+	 * segments then read as empty.  May be NULL. */
+	void (*damaged)(void *ctx, const char *why);
+	void *ctx;
+	/* The segments are in order of insn_begin (a history's, which
+	 * segment_store_find needs): the table's groups are checked to be at
+	 * the open, each group's segments at its first read. */
+	bool in_order;
+};
 /* A store over the SIZE bytes at BYTES (a saved store, 8-byte aligned,
  * not copied: they must outlive it) holding N segments: 0, or
- * hwtr_err_format when they are not a store of N segments (every group is
- * decoded once to know, and each segment handed to VISIT unless it is NULL:
- * the reader's checks in the same pass), VISIT's error, or hwtr_err_nomem. */
+ * hwtr_err_format when its table is not a store's of N segments (groups
+ * in order of their bytes, inside the store; and of their first
+ * instructions when CHECKER says in_order), or hwtr_err_nomem.  Each group
+ * is checked at its first read, not here (decoding every group costs about
+ * 15 ns a segment: seconds for a call-heavy billion instructions): its
+ * bytes exactly its segments' coding, then CHECKER's rules (CHECKER may be
+ * NULL). */
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
-		       segment_visit_fn *visit, void *ctx,
+		       const struct segment_checker *checker,
 		       struct segment_store **out);
-/* The same for BYTES mapped read-only from a file (history.idx): the
- * check gives their pages back as it goes (page-release.h), and a read
- * brings back the few it needs, so the store's resident part is its cache
- * and the pages in use, not its size. */
+/* The same for BYTES mapped read-only from a file (history.idx): reads
+ * give their pages back as they go (page-release.h), so the store's
+ * resident part is its cache and the pages in use, not its size. */
 int segment_store_open_mapped(const void *bytes, uint64_t size, uint64_t n,
-			      segment_visit_fn *visit, void *ctx,
+			      const struct segment_checker *checker,
 			      struct segment_store **out);
 void segment_store_free(struct segment_store *s);
 

@@ -129,23 +129,37 @@ static void reads_back(struct segment_store *s, const struct segment *want,
 struct visited {
 	const struct segment *want;
 	uint64_t count;
+	uint64_t last;		/* the number checked last */
+	unsigned damaged;	/* groups told damaged */
+	char why[200];
 };
 
+/* A checker that counts: each segment of a group once, in order within
+ * the group, as it was compacted. */
 static int visit(void *ctx, uint64_t number, const struct segment *s)
 {
 	struct visited *v = ctx;
 
-	ck_assert_uint_eq(number, v->count + 1);
+	ck_assert(number % SEGMENT_GROUP == 1 || number == v->last + 1);
 	assert_same(s, &v->want[number - 1], number);
+	v->last = number;
 	v->count++;
 	return 0;
+}
+
+static void told(void *ctx, const char *why)
+{
+	struct visited *v = ctx;
+
+	v->damaged++;
+	snprintf(v->why, sizeof(v->why), "%s", why);
 }
 
 /* Compact N segments, read them back, and again from the saved bytes. */
 static void round_trip(const struct segment *segs, uint64_t n)
 {
 	struct segment_store *s, *again;
-	struct visited v = { segs, 0 };
+	struct visited v = { segs, 0, 0, 0, "" };
 	uint64_t size;
 	void *copy;
 
@@ -156,10 +170,17 @@ static void round_trip(const struct segment *segs, uint64_t n)
 	ck_assert_int_eq(posix_memalign(&copy, 64, size ? size : 1), 0);
 	memcpy(copy, segment_store_bytes(s), size);
 	segment_store_free(s);
-	ck_assert_msg(segment_store_open(copy, size, n, visit, &v, &again) == 0,
+	/* Any array round-trips: not checked for order. */
+	ck_assert_msg(segment_store_open(copy, size, n, &(struct segment_checker){
+					visit, told, &v, false }, &again) == 0,
 		      "%s", hwtr_last_error());
+	/* Checked as read, each segment once whatever the reads. */
+	ck_assert_uint_eq(v.count, 0);
+	reads_back(again, segs, n);
 	ck_assert_uint_eq(v.count, n);
 	reads_back(again, segs, n);
+	ck_assert_uint_eq(v.count, n);
+	ck_assert_uint_eq(v.damaged, 0);
 	segment_store_free(again);
 	free(copy);
 }
@@ -348,12 +369,37 @@ START_TEST(the_segment_of_an_instruction_is_the_binary_searchs)
 }
 END_TEST
 
+/* Open COPY (SIZE bytes, N segments) and read segment NUMBER: it reads as
+ * empty, the group it is in is told damaged once, saying WHY, and
+ * segment OTHER (of another group) still reads as WANT has it. */
+static void damaged_when_read(const uint8_t *copy, uint64_t size, uint64_t n,
+			      uint64_t number, const char *why,
+			      const struct segment *want, uint64_t other)
+{
+	struct visited v = { want, 0, 0, 0, "" };
+	struct segment_store *s;
+	struct segment got, empty = { 0 };
+
+	ck_assert_msg(segment_store_open(copy, size, n, &(struct segment_checker){
+					NULL, told, &v, true }, &s) == 0,
+		      "%s", hwtr_last_error());
+	segment_store_read(s, number, &got);
+	assert_same(&got, &empty, number);
+	segment_store_read(s, number, &got);
+	ck_assert_uint_eq(v.damaged, 1);
+	ck_assert_str_eq(v.why, why);
+	segment_store_read(s, other, &got);
+	assert_same(&got, &want[other - 1], other);
+	ck_assert_uint_eq(v.damaged, 1);
+	segment_store_free(s);
+}
+
 START_TEST(damaged_bytes_are_refused)
 {
 	const uint64_t n = 200;
 	struct segment *segs = calloc(n, sizeof(*segs));
 	struct segment_store *s, *bad = NULL;
-	uint64_t size, g1;
+	uint64_t size, g1, g2;
 	uint8_t *copy;
 
 	builder_like(segs, n);
@@ -362,33 +408,50 @@ START_TEST(damaged_bytes_are_refused)
 	copy = malloc(size + 8);
 	memcpy(copy, segment_store_bytes(s), size);
 	/* Cut by one byte: the last group (segments 193-200) ends early. */
-	ck_assert_int_eq(segment_store_open(copy, size - 1, n, NULL, NULL, &bad),
-			 -hwtr_err_format);
-	ck_assert_str_eq(hwtr_last_error(),
-			 "segment store: group 3 (segments 193-) is damaged");
+	damaged_when_read(copy, size - 1, n, 195, "segments 193-200 do not decode",
+			  segs, 100);
 	/* One byte more than its segments. */
 	copy[size] = 0;
-	ck_assert_int_eq(segment_store_open(copy, size + 1, n, NULL, NULL, &bad),
-			 -hwtr_err_format);
+	damaged_when_read(copy, size + 1, n, 200, "segments 193-200 do not decode",
+			  segs, 1);
 	/* More segments than it holds, and far more than its bytes could. */
-	ck_assert_int_eq(segment_store_open(copy, size, n + 1, NULL, NULL, &bad),
-			 -hwtr_err_format);
-	ck_assert_int_eq(segment_store_open(copy, size, size * 64, NULL, NULL, &bad),
+	damaged_when_read(copy, size, n + 1, 201, "segments 193-201 do not decode",
+			  segs, 192);
+	ck_assert_int_eq(segment_store_open(copy, size, size * 64, NULL, &bad),
 			 -hwtr_err_format);
 	ck_assert_msg(strstr(hwtr_last_error(), "bytes cannot hold"), "%s",
 		      hwtr_last_error());
-	/* Group 1 said to start where group 0 does. */
+	/* Group 1 said to start where group 0 does: group 0 has no bytes. */
 	memcpy(&g1, copy + 16, 8);
 	memset(copy + 16, 0, 8);
-	ck_assert_int_eq(segment_store_open(copy, size, n, NULL, NULL, &bad),
+	damaged_when_read(copy, size, n, 1, "segments 1-64 do not decode", segs, 129);
+	/* Group 2 said to start before group 1: refused at the open. */
+	memcpy(&g2, copy + 32, 8);
+	memcpy(copy + 32, &g1, 8);
+	memcpy(copy + 16, &g2, 8);
+	ck_assert_int_eq(segment_store_open(copy, size, n, &(struct segment_checker){
+					NULL, NULL, NULL, true }, &bad),
 			 -hwtr_err_format);
 	ck_assert_str_eq(hwtr_last_error(),
-			 "segment store: group 0 (segments 1-) is damaged");
+			 "segment store: group 2 (segments 129-) out of order");
 	memcpy(copy + 16, &g1, 8);
+	memcpy(copy + 32, &g2, 8);
+	/* A segment of group 1 that begins after group 2's first: its
+	 * instructions out of order (the table's insn_begin of group 2 made
+	 * smaller than a segment of group 1's, above group 1's own). */
+	{
+		uint64_t insn = segs[64].insn_begin + 1;
+
+		ck_assert_uint_lt(insn, segs[127].insn_begin);
+		memcpy(copy + 32 + 8, &insn, 8);
+		damaged_when_read(copy, size, n, 100, "segment 66 out of order",
+				  segs, 10);
+		memcpy(copy + 32 + 8, &segs[128].insn_begin, 8);
+	}
 	/* A varint that never ends, in the middle of group 1. */
 	memset(copy + 4 * 16 + g1 + 3, 0xff, 12);
-	ck_assert_int_eq(segment_store_open(copy, size, n, NULL, NULL, &bad),
-			 -hwtr_err_format);
+	damaged_when_read(copy, size, n, 64 + 3, "segments 65-128 do not decode",
+			  segs, 64);
 	ck_assert(bad == NULL);
 	segment_store_free(s);
 	free(copy);
