@@ -210,8 +210,71 @@ static int keep_losses(const struct pt_config *config,
 	return 0;
 }
 
+/* The stretches of packets the scan did not read: from a PSBEND to the
+ * next PSB. */
+struct skipped {
+	uint64_t *from, *to;
+	size_t count, cap;
+};
+
+static bool skipped_add(struct skipped *k, uint64_t from, uint64_t to)
+{
+	if (k->count == k->cap) {
+		size_t ncap = k->cap ? 2 * k->cap : 256;
+		uint64_t *f = realloc(k->from, ncap * sizeof(*f)), *t;
+
+		if (!f)
+			return false;
+		k->from = f;
+		if (!(t = realloc(k->to, ncap * sizeof(*t))))
+			return false;
+		k->to = t;
+		k->cap = ncap;
+	}
+	k->from[k->count] = from;
+	k->to[k->count++] = to;
+	return true;
+}
+
+/* The last TSC packet in [FROM, TO) of DEC's stream, into SCAN's last_tsc:
+ * whether there is one. */
+static bool last_tsc_between(struct pt_packet_decoder *dec, uint64_t from,
+			     uint64_t to, struct psb_scan *scan)
+{
+	bool found = false;
+	int status = pt_pkt_sync_set(dec, from);
+
+	/* Packets resume at the next PSB after a loss: TO, or past it. */
+	for (size_t i = 0; i < scan->nlosses; i++)
+		if (scan->losses[i].offset > from && scan->losses[i].offset < to)
+			to = scan->losses[i].offset;
+
+	while (status >= 0) {
+		struct pt_packet pkt;
+		uint64_t off = 0;
+
+		pt_pkt_get_offset(dec, &off);
+		if (off >= to)
+			break;
+		status = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (status < 0 || off + pkt.size > to)
+			break;	/* garbage: packets resume at the next PSB, TO */
+		if (pkt.type == ppt_tsc) {
+			scan->last_tsc = pkt.payload.tsc.tsc;
+			scan->has_last_tsc = found = true;
+		}
+	}
+	return found;
+}
+
 /* Scan packets from START, a packet boundary (the kept trace's start or a
- * PSB), adding to SCAN. */
+ * PSB), adding to SCAN.  What is noted of a PSB comes from its PSB+ (up
+ * to PSBEND); from there to the next PSB the packets are not read (a
+ * memmem for the next PSB instead: reading every packet was most of a
+ * reopen from a saved index, 0.6 s of 0.9 s for 168 MB of python3's
+ * trace), but for the stream's last TSC, read back from the last of those
+ * stretches that may hold one, and the stretch after the last PSB, read
+ * to the end (a packet cut there). */
 static int psb_scan_from(const struct pt_config *config, uint64_t start,
 			 struct psb_scan *scan)
 {
@@ -219,7 +282,9 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 	struct pt_packet_decoder *dec;
 	struct page_release read = { 0 };
 	struct psb_info *cur = NULL;
+	struct skipped skipped = { 0 };
 	size_t size = (size_t)(config->end - config->begin), li = 0;
+	uint64_t tsc_at = 0;	/* where the last TSC read is */
 	int status;
 
 	if (start >= size)
@@ -297,10 +362,23 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 			break;
 		case ppt_psbend:
 			cur = NULL;
+			{
+				uint64_t from = off + pkt.size,
+					 next = find_psb(config->begin, size, from);
+
+				if (next >= size)
+					break;	/* the last stretch: read */
+				if (next > from && !skipped_add(&skipped, from, next)) {
+					status = -pte_nomem;
+					break;
+				}
+				status = pt_pkt_sync_set(dec, next);
+			}
 			break;
 		case ppt_tsc:
 			scan->last_tsc = pkt.payload.tsc.tsc;
 			scan->has_last_tsc = true;
+			tsc_at = off;
 			if (cur) {
 				cur->tsc = pkt.payload.tsc.tsc;
 				cur->has_tsc = true;
@@ -320,7 +398,20 @@ static int psb_scan_from(const struct pt_config *config, uint64_t start,
 			break;
 		}
 	}
+	if (status == -pte_nomem) {
+		pt_pkt_free_decoder(dec);
+		free(skipped.from);
+		free(skipped.to);
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	}
+	/* A TSC in a stretch not read, after the last one read, is the
+	 * stream's last: the last such stretch that has one. */
+	for (size_t k = skipped.count; k-- > 0 && skipped.to[k] > tsc_at;)
+		if (last_tsc_between(dec, skipped.from[k], skipped.to[k], scan))
+			break;
 	pt_pkt_free_decoder(dec);
+	free(skipped.from);
+	free(skipped.to);
 	if (scan->file_mapped)
 		page_release_all_before(&read, config->begin, config->end);
 	return 0;
