@@ -48,11 +48,34 @@ static int add_stamp(struct decoded_chunk *d, size_t index, uint64_t time,
 	return 0;
 }
 
+/* D's instructions made room for NEED of them (the COUNT the index gives
+ * at most), *CAP held so far: they grow as the walk decodes them, so that
+ * an index that claims more than the trace holds costs no more than the
+ * trace. */
+static int insns_room(struct decoded_chunk *d, size_t need, size_t count,
+		      size_t *cap)
+{
+	struct decoded_insn *grown;
+	size_t n;
+
+	if (need > count)
+		need = count;
+	if (need <= *cap)
+		return 0;
+	n = *cap * 2 > need ? *cap * 2 : need;
+	if (n > count)
+		n = count;
+	if (!(grown = realloc(d->insns, n * sizeof(*grown))))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	d->insns = grown;
+	*cap = n;
+	return 0;
+}
+
 static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 		      size_t count)
 {
-	struct decoded_insn *insns = d->insns;
-	size_t stamps_cap = 0;
+	size_t stamps_cap = 0, cap = 0;
 	const struct chunk *c = &t->chunks[k];
 	struct decoder_walk *walk;
 	struct walk_item item;
@@ -61,9 +84,12 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 	int status, err = 0;
 
 	if (c->offset == NO_START) {
-		/* Gaps only: they come from the index. */
+		/* Gaps only: they come from the index (which checked that
+		 * there are COUNT). */
+		if ((err = insns_room(d, count, count, &cap)))
+			return err;
 		for (filled = 0; filled < count; filled++)
-			gap_insn(&insns[filled]);
+			gap_insn(&d->insns[filled]);
 		return 0;
 	}
 	if ((err = t->ops->walk_at(t->stream, c->offset, history_chunk_image, t, &walk)))
@@ -76,15 +102,19 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 			continue;
 		}
 		if (item.kind == walk_gap) {
-			gap_insn(&insns[filled++]);
+			if ((err = insns_room(d, filled + 1, count, &cap)))
+				break;
+			gap_insn(&d->insns[filled++]);
 			continue;
 		}
 		if (filled)
-			insn_follow_unknown_length(&insns[filled - 1], &item.block);
+			insn_follow_unknown_length(&d->insns[filled - 1], &item.block);
 		if (item.block.timed &&
 		    (err = add_stamp(d, filled, item.block.time, &stamps_cap)))
 			break;
-		err = insn_expand_block(t->history, &item.block, insns + filled,
+		if ((err = insns_room(d, filled + item.block.ninsn, count, &cap)))
+			break;
+		err = insn_expand_block(t->history, &item.block, d->insns + filled,
 					count - filled);
 		if (err)
 			break;
@@ -94,8 +124,8 @@ static int fill_chunk(struct hwtr_thread *t, size_t k, struct decoded_chunk *d,
 	if (err)
 		return hwtr_fail_context(err, "thread %u, chunk at offset %llu: ",
 					 t->tid, (unsigned long long)c->offset);
-	if (filled != count || (c->entry_ip && count && !(insns[0].flags & INSN_GAP) &&
-				insns[0].ip != c->entry_ip))
+	if (filled != count || (c->entry_ip && count && !(d->insns[0].flags & INSN_GAP) &&
+				d->insns[0].ip != c->entry_ip))
 		return hwtr_fail(hwtr_err_decode,
 				 "thread %u: the chunk at offset %llu decoded to %zu "
 				 "instructions on demand, the index has %zu",
@@ -176,9 +206,6 @@ int history_decode_chunk(struct hwtr_thread *t, size_t k,
 	count = (size_t)(end - t->chunks[k].first_insn);
 	slot_clear(h, slot);
 	make_room(h, slot, count * sizeof(*slot->insns));
-	slot->insns = calloc(count ? count : 1, sizeof(*slot->insns));
-	if (!slot->insns)
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	err = fill_chunk(t, k, slot, count);
 	if (err) {
 		/* Remember the failure: a cursor stepping through this chunk

@@ -891,7 +891,7 @@ static void segments_damaged(void *ctx, const char *why)
 static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 {
 	struct page_release chunks_read = { 0 };
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < t->nchunks; i++) {
 		const struct chunk *c = &t->chunks[i];
@@ -923,6 +923,23 @@ static int contents_ok(struct in_file *f, const struct hwtr_thread *t)
 		if (!(s.flags & HWTR_SEG_GAP) || s.insn_begin != g->insn)
 			return reject(f, "damaged: thread %u gap %zu out of order or "
 				      "range", t->tid, i);
+	}
+	/* A chunk with no trace holds gaps only, as many as its
+	 * instructions: a reader fills them from the gaps, not a decode. */
+	for (i = 0, k = 0; i < t->nchunks; i++) {
+		uint64_t first = t->chunks[i].first_insn;
+		uint64_t end = i + 1 < t->nchunks ? t->chunks[i + 1].first_insn
+						  : t->ninsns + 1;
+		size_t n = 0;
+
+		while (k < t->ngaps && t->gaps[k].insn < first)
+			k++;
+		while (k + n < t->ngaps && t->gaps[k + n].insn < end)
+			n++;
+		if (t->chunks[i].offset == NO_START && n != end - first)
+			return reject(f, "damaged: thread %u chunk %zu has no trace "
+				      "but %llu instructions and %zu gaps", t->tid,
+				      i, (unsigned long long)(end - first), n);
 	}
 	return 0;
 }
