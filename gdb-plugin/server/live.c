@@ -129,8 +129,9 @@ static int reply_error(struct live *l, const char *fmt, ...)
 	return rsp_reply_error_text(l->gdb, text);
 }
 
-/* The live registers ('g'): the stub's, its x87 ones corrected
- * (valgrind-x87.h: the one stub is Valgrind's gdbserver). */
+/* The live registers ('g'): the stub's, its x87 ones and segment
+ * selectors corrected (valgrind-x87.h: the one stub is Valgrind's
+ * gdbserver). */
 static int forward_registers(struct live *l, const char *payload, size_t len)
 {
 	if (!l->tracer)
@@ -140,6 +141,7 @@ static int forward_registers(struct live *l, const char *payload, size_t len)
 		return rsp_reply_error(l->gdb, 1);
 	}
 	valgrind_x87_fix(l->stub.payload, l->stub.payload_len);
+	valgrind_selectors_fix(l->stub.payload, l->stub.payload_len);
 	return rsp_send(l->gdb, l->stub.payload, l->stub.payload_len);
 }
 

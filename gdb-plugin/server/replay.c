@@ -46,6 +46,7 @@
 #include "program-images.h"
 #include "say.h"
 #include "signal-delivery.h"
+#include "valgrind-x87.h"
 #include "signal-frames.h"
 
 #include <errno.h>
@@ -1683,15 +1684,13 @@ static bool made_under_valgrind(const struct replay *r)
 }
 
 /* The segment selectors of a software recording (made under Valgrind):
- * VEX has no selectors, so a program under it cannot load one, and they are
- * at every position what Linux gives every x86-64 process: __USER_CS,
- * __USER_DS in ss, null ds, es, fs and gs.  (Valgrind's core says 0 for cs
- * and ss, values the process never had.) */
+ * at every position what Linux gives every x86-64 process
+ * (valgrind-x87.h: VEX has none; Valgrind's core says 0 for cs and ss). */
 static void software_selectors(const struct replay *r,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
 {
-	static const uint32_t linux_user[] = { 0x33, 0x2b, 0, 0, 0, 0 };
+	const uint32_t *linux_user = linux_user_selectors;
 	unsigned regnum;
 
 	if (!made_under_valgrind(r) || r->tdesc != &tdesc_amd64_linux)

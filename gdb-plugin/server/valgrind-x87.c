@@ -58,3 +58,19 @@ void valgrind_x87_fix(char *hex, size_t len)
 		unavailable(hex, regnum);
 	unavailable(hex, tdesc_mxcsr);
 }
+
+const uint32_t linux_user_selectors[6] = { 0x33, 0x2b, 0, 0, 0, 0 };
+
+void valgrind_selectors_fix(char *hex, size_t len)
+{
+	unsigned regnum;
+
+	if (len < 2 * ((size_t)tdesc_register_offset(tdesc_gs) + 4))
+		return;
+	for (regnum = tdesc_cs; regnum <= tdesc_gs; regnum++) {
+		uint8_t word[4];
+
+		memcpy(word, &linux_user_selectors[regnum - tdesc_cs], 4);
+		put_hex(hex + 2 * tdesc_register_offset(regnum), word, 4);
+	}
+}
