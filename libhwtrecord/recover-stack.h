@@ -36,13 +36,15 @@ struct recover_equality {
 	uint32_t at;
 };
 
-/* The equalities among the registers of OPS (N operations), in *OUT (to
+/* The equalities among the registers of N operations, OPS[IX[k]] (OPS[k]
+ * when IX is NULL), in *OUT (to
  * free), *COUNT of them, those with an AT in ascending order of it: a
  * register loaded back from a stack slot, and rsp against rbp before an
  * operation that loses one of them (leave, pop rbp, mov or lea to rsp)
  * when the two are one value moved apart by constants.  0, or
  * -hwtr_err_nomem. */
-int recover_stack_equalities(const struct recover_op *ops, size_t n,
-			     struct recover_equality **out, size_t *count);
+int recover_stack_equalities(const struct recover_op *ops, const uint32_t *ix,
+			     size_t n, struct recover_equality **out,
+			     size_t *count);
 
 #endif /* HWTR_RECOVER_STACK_H */
