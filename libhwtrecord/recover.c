@@ -99,11 +99,14 @@ struct hwtr_recovery {
 	uint32_t *op_ix;
 	uint32_t *op_of;	/* op_of[p - first]: position p's operation */
 	struct slots slots[RECOVER_NREGS];
-	/* The memory operand of each recover_alu_mem operation, where a
-	 * backward pass proved it (the end state's bytes, which the forward
-	 * pass cannot tell apart from bytes changed later). */
+	/* The memory operand of each operation that reads_operand(), where
+	 * a backward pass proved it (the end state's bytes, which the forward
+	 * pass cannot tell apart from bytes changed later): operand[i] of
+	 * operation operand_op[i], ascending (a few in a hundred read one). */
+	uint32_t *operand_op;
 	uint64_t *operand;
 	uint8_t *operand_known;
+	size_t noperands;
 	struct recover_equality *equalities;	/* through stack slots */
 	size_t nequalities;
 	struct recover_equality *facts;	/* what branches proved, and the
@@ -824,23 +827,59 @@ static bool reads_operand(const struct recover_op *op)
 		(op->dst == RECOVER_NOREG || op->scale == 2));
 }
 
+/* The index in rec->operand of operation K, which reads_operand(). */
+static size_t operand_index(const struct hwtr_recovery *rec, size_t k)
+{
+	size_t lo = 0, hi = rec->noperands;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rec->operand_op[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The operations that read_operand(), in rec->operand_op. */
+static int index_operands(struct hwtr_recovery *rec)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < rec->nops; k++)
+		n += reads_operand(op_at(rec, k));
+	rec->operand_op = malloc((n + 1) * sizeof(*rec->operand_op));
+	rec->operand = calloc(n + 1, sizeof(*rec->operand));
+	rec->operand_known = calloc(n + 1, 1);
+	if (!rec->operand_op || !rec->operand || !rec->operand_known)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (k = 0; k < rec->nops; k++)
+		if (reads_operand(op_at(rec, k)))
+			rec->operand_op[rec->noperands++] = (uint32_t)k;
+	return 0;
+}
+
 /* OP k as the operation to run on registers: a recover_alu_mem whose
  * memory operand is known becomes the same operation on an immediate. */
 static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
 					     size_t k, struct recover_op *tmp)
 {
 	const struct recover_op *op = op_at(rec, k);
+	size_t i;
 
-	if (!reads_operand(op) || !rec->operand_known[k])
+	if (!reads_operand(op) ||
+	    !rec->operand_known[i = operand_index(rec, k)])
 		return op;
 	*tmp = *op;
 	if (op->kind == recover_compare_any) {
 		tmp->vkind = recover_value_imm;
-		tmp->vimm = (int64_t)rec->operand[k];
+		tmp->vimm = (int64_t)rec->operand[i];
 		return tmp;
 	}
 	tmp->kind = recover_alu_imm;
-	tmp->imm = (int64_t)rec->operand[k];
+	tmp->imm = (int64_t)rec->operand[i];
 	return tmp;
 }
 
@@ -848,13 +887,15 @@ static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
  * something. */
 static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
 {
-	if (rec->operand_known[k]) {
-		if (rec->operand[k] != v)
+	size_t i = operand_index(rec, k);
+
+	if (rec->operand_known[i]) {
+		if (rec->operand[i] != v)
 			rec->stats.conflicts++;
 		return false;
 	}
-	rec->operand_known[k] = 1;
-	rec->operand[k] = v;
+	rec->operand_known[i] = 1;
+	rec->operand[i] = v;
 	return true;
 }
 
@@ -1427,12 +1468,11 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	if ((err = build(rec, window, ts.instructions, last.ip)))
 		goto fail;
 	recover_ops_built(&rec->ops);
-	rec->operand = calloc(rec->nops + 1, sizeof(*rec->operand));
-	rec->operand_known = calloc(rec->nops + 1, 1);
+	if ((err = index_operands(rec)))
+		goto fail;
 	rec->fval = calloc(rec->nops + 1, sizeof(*rec->fval));
 	rec->fknown = calloc(rec->nops + 1, sizeof(*rec->fknown));
-	if (!rec->operand || !rec->operand_known || !rec->fval ||
-	    !rec->fknown) {
+	if (!rec->fval || !rec->fknown) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto fail;
 	}
@@ -1488,6 +1528,7 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 	free(rec->equalities);
 	free(rec->facts);
 	free(rec->resolvers);
+	free(rec->operand_op);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->fval);
