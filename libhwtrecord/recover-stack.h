@@ -28,12 +28,12 @@
  * value before the window) plus OFFSET, or VALUE when CONSTANT.  AT: the
  * operation before which both slots hold (the passes apply it there, on
  * their way), or UINT32_MAX. */
-struct recover_equality {
-	uint8_t reg, src_reg, constant;
-	uint32_t slot, src_slot;
+struct recover_equality {	/* (in this order: 32 bytes, not 40) */
 	uint64_t value;
 	int64_t offset;
+	uint32_t slot, src_slot;
 	uint32_t at;
+	uint8_t reg, src_reg, constant;
 };
 
 /* The equalities among the registers of N operations, OPS[IX[k]] (OPS[k]
