@@ -36,15 +36,20 @@ static void canonical(const struct recover_op *op, struct recover_op *c)
 	c->vimm = op->vimm;
 }
 
+_Static_assert(sizeof(struct recover_op) % 8 == 0,
+	       "hash_op reads struct recover_op as words");
+
 static size_t hash_op(const struct recover_op *c)
 {
-	const unsigned char *b = (const unsigned char *)c;
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t w[sizeof(*c) / 8], h = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(*c); i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return (size_t)(h ^ h >> 32);
+	memcpy(w, c, sizeof(w));
+	for (i = 0; i < sizeof(w) / 8; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;	/* (the table takes the low bits) */
+	}
+	return (size_t)h;
 }
 
 uint32_t recover_ops_intern(struct recover_ops *t, const struct recover_op *op)
