@@ -260,8 +260,9 @@ static struct sym after(struct stack_state *s, const struct recover_op *op,
 	}
 }
 
-int recover_stack_equalities(const struct recover_op *ops, size_t n,
-			     struct recover_equality **out, size_t *count)
+int recover_stack_equalities(const struct recover_op *ops, const uint32_t *ix,
+			     size_t n, struct recover_equality **out,
+			     size_t *count)
 {
 	struct stack_state s;
 	struct sym next[RECOVER_NREGS];
@@ -276,7 +277,7 @@ int recover_stack_equalities(const struct recover_op *ops, size_t n,
 		s.slot[r] = NO_SLOT;
 	}
 	for (k = 0; k < n && !err; k++) {
-		const struct recover_op *op = &ops[k];
+		const struct recover_op *op = &ops[ix ? ix[k] : k];
 		const struct cell *load = NULL;
 		struct cell match;
 		struct sym a = { 0, 0 };

@@ -28,21 +28,23 @@
  * value before the window) plus OFFSET, or VALUE when CONSTANT.  AT: the
  * operation before which both slots hold (the passes apply it there, on
  * their way), or UINT32_MAX. */
-struct recover_equality {
-	uint8_t reg, src_reg, constant;
-	uint32_t slot, src_slot;
+struct recover_equality {	/* (in this order: 32 bytes, not 40) */
 	uint64_t value;
 	int64_t offset;
+	uint32_t slot, src_slot;
 	uint32_t at;
+	uint8_t reg, src_reg, constant;
 };
 
-/* The equalities among the registers of OPS (N operations), in *OUT (to
+/* The equalities among the registers of N operations, OPS[IX[k]] (OPS[k]
+ * when IX is NULL), in *OUT (to
  * free), *COUNT of them, those with an AT in ascending order of it: a
  * register loaded back from a stack slot, and rsp against rbp before an
  * operation that loses one of them (leave, pop rbp, mov or lea to rsp)
  * when the two are one value moved apart by constants.  0, or
  * -hwtr_err_nomem. */
-int recover_stack_equalities(const struct recover_op *ops, size_t n,
-			     struct recover_equality **out, size_t *count);
+int recover_stack_equalities(const struct recover_op *ops, const uint32_t *ix,
+			     size_t n, struct recover_equality **out,
+			     size_t *count);
 
 #endif /* HWTR_RECOVER_STACK_H */

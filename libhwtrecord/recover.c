@@ -42,6 +42,7 @@
 #include "recover-branch.h"
 #include "recover-flags.h"
 #include "recover-resolver.h"
+#include "recover-ops.h"
 
 #include "error.h"
 
@@ -89,15 +90,23 @@ struct hwtr_recovery {
 	struct hwtr_cursor *cursor;	/* for rip */
 	struct recover_x86 *x86;	/* for hwtr_recovery_unknown_cause */
 	uint64_t first, end;	/* positions first..end; end's is the end state */
-	struct recover_op *ops;
+	/* Operation k of the window is ops[op_ix[k]]: a window repeats a
+	 * few thousand distinct operations (an instruction's, or one with
+	 * what its execution added: an attached comparison, a clobber's
+	 * pc), so each is kept once (4 bytes an operation, not 64). */
+	struct recover_ops ops;
 	size_t nops, cap_ops;
+	uint32_t *op_ix;
 	uint32_t *op_of;	/* op_of[p - first]: position p's operation */
 	struct slots slots[RECOVER_NREGS];
-	/* The memory operand of each recover_alu_mem operation, where a
-	 * backward pass proved it (the end state's bytes, which the forward
-	 * pass cannot tell apart from bytes changed later). */
+	/* The memory operand of each operation that reads_operand(), where
+	 * a backward pass proved it (the end state's bytes, which the forward
+	 * pass cannot tell apart from bytes changed later): operand[i] of
+	 * operation operand_op[i], ascending (a few in a hundred read one). */
+	uint32_t *operand_op;
 	uint64_t *operand;
 	uint8_t *operand_known;
+	size_t noperands;
 	struct recover_equality *equalities;	/* through stack slots */
 	size_t nequalities;
 	struct recover_equality *facts;	/* what branches proved, and the
@@ -126,19 +135,28 @@ struct hwtr_recovery {
 	struct hwtr_recovery_stats stats;
 };
 
+static const struct recover_op *op_at(const struct hwtr_recovery *rec,
+				      size_t k)
+{
+	return &rec->ops.op[rec->op_ix[k]];
+}
+
 static int add_op(struct hwtr_recovery *rec, const struct recover_op *op)
 {
 	unsigned r;
+	uint32_t ix;
 
 	if (rec->nops == rec->cap_ops) {
 		size_t cap = rec->cap_ops ? 2 * rec->cap_ops : 1024;
-		struct recover_op *p = realloc(rec->ops, cap * sizeof(*p));
+		uint32_t *p = realloc(rec->op_ix, cap * sizeof(*p));
 
 		if (!p)
 			return hwtr_fail(hwtr_err_nomem, "out of memory");
-		rec->ops = p;
+		rec->op_ix = p;
 		rec->cap_ops = cap;
 	}
+	if ((ix = recover_ops_intern(&rec->ops, op)) == UINT32_MAX)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	for (r = 0; r < RECOVER_NREGS; r++) {
 		struct slots *s = &rec->slots[r];
 
@@ -163,7 +181,7 @@ static int add_op(struct hwtr_recovery *rec, const struct recover_op *op)
 		s->known[s->n] = 0;
 		s->val[s->n++] = 0;
 	}
-	rec->ops[rec->nops++] = *op;
+	rec->op_ix[rec->nops++] = ix;
 	return 0;
 }
 
@@ -604,7 +622,7 @@ static bool reg_before(const struct hwtr_recovery *rec, uint32_t k, unsigned r,
 		       const uint64_t *val, uint16_t known, bool before,
 		       uint64_t *v)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 
 	if (!val)
 		return value_before(rec, r, k, v);
@@ -631,7 +649,7 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
 			const uint64_t *val, uint16_t known, bool before,
 			uint64_t *addr)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	uint64_t a = (uint64_t)op->mdisp, v;
 
 	if (op->mseg == recover_seg_fs) {
@@ -658,7 +676,7 @@ static bool mem_address(const struct hwtr_recovery *rec, uint32_t k,
  * number not known), a step the code does not explain. */
 static bool changes_fs(const struct hwtr_recovery *rec, uint32_t k)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	uint64_t nr;
 
 	if (op->kind == recover_clobber || op->sets_fs)
@@ -694,7 +712,7 @@ static void find_fs_from(struct hwtr_recovery *rec)
  * code does not explain (int 0x80 is one). */
 static bool changes_mappings(const struct hwtr_recovery *rec, uint32_t k)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	uint64_t nr;
 
 	if (op->kind == recover_clobber)
@@ -720,7 +738,7 @@ static void find_maps_from(struct hwtr_recovery *rec)
 static bool syscall_buffer(const struct hwtr_recovery *rec, uint32_t k,
 			   uint64_t *addr, uint64_t *len)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	unsigned addr_reg, len_reg;
 	uint64_t nr;
 
@@ -736,7 +754,7 @@ static bool syscall_buffer(const struct hwtr_recovery *rec, uint32_t k,
 /* Whether OP k may write memory at places not known: a barrier. */
 static bool mem_barrier(const struct hwtr_recovery *rec, uint32_t k)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	uint64_t nr, addr, len;
 
 	if (op->kind == recover_clobber)
@@ -809,23 +827,59 @@ static bool reads_operand(const struct recover_op *op)
 		(op->dst == RECOVER_NOREG || op->scale == 2));
 }
 
+/* The index in rec->operand of operation K, which reads_operand(). */
+static size_t operand_index(const struct hwtr_recovery *rec, size_t k)
+{
+	size_t lo = 0, hi = rec->noperands;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rec->operand_op[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The operations that read_operand(), in rec->operand_op. */
+static int index_operands(struct hwtr_recovery *rec)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < rec->nops; k++)
+		n += reads_operand(op_at(rec, k));
+	rec->operand_op = malloc((n + 1) * sizeof(*rec->operand_op));
+	rec->operand = calloc(n + 1, sizeof(*rec->operand));
+	rec->operand_known = calloc(n + 1, 1);
+	if (!rec->operand_op || !rec->operand || !rec->operand_known)
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	for (k = 0; k < rec->nops; k++)
+		if (reads_operand(op_at(rec, k)))
+			rec->operand_op[rec->noperands++] = (uint32_t)k;
+	return 0;
+}
+
 /* OP k as the operation to run on registers: a recover_alu_mem whose
  * memory operand is known becomes the same operation on an immediate. */
 static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
 					     size_t k, struct recover_op *tmp)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
+	size_t i;
 
-	if (!reads_operand(op) || !rec->operand_known[k])
+	if (!reads_operand(op) ||
+	    !rec->operand_known[i = operand_index(rec, k)])
 		return op;
 	*tmp = *op;
 	if (op->kind == recover_compare_any) {
 		tmp->vkind = recover_value_imm;
-		tmp->vimm = (int64_t)rec->operand[k];
+		tmp->vimm = (int64_t)rec->operand[i];
 		return tmp;
 	}
 	tmp->kind = recover_alu_imm;
-	tmp->imm = (int64_t)rec->operand[k];
+	tmp->imm = (int64_t)rec->operand[i];
 	return tmp;
 }
 
@@ -833,13 +887,15 @@ static const struct recover_op *with_operand(const struct hwtr_recovery *rec,
  * something. */
 static bool learn_operand(struct hwtr_recovery *rec, size_t k, uint64_t v)
 {
-	if (rec->operand_known[k]) {
-		if (rec->operand[k] != v)
+	size_t i = operand_index(rec, k);
+
+	if (rec->operand_known[i]) {
+		if (rec->operand[i] != v)
 			rec->stats.conflicts++;
 		return false;
 	}
-	rec->operand_known[k] = 1;
-	rec->operand[k] = v;
+	rec->operand_known[i] = 1;
+	rec->operand[i] = v;
 	return true;
 }
 
@@ -882,7 +938,7 @@ static void apply_at(struct hwtr_recovery *rec, size_t k, uint64_t *val,
  * known or it is rt_sigreturn or an exec; a clobber changes them all. */
 static uint32_t flags_written(const struct hwtr_recovery *rec, uint32_t k)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	uint64_t nr;
 
 	if (op->kind == recover_clobber)
@@ -952,7 +1008,7 @@ static uint32_t flags_after(const struct hwtr_recovery *rec, uint32_t k,
  * kernel's, not VEX's) and returns. */
 static bool syscall_flags_in_r11(const struct hwtr_recovery *rec, uint32_t k)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 
 	return op->kind == recover_syscall && !op->alu &&
 	       flags_written(rec, k) == 0;
@@ -977,7 +1033,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 	for (r = 0; r < RECOVER_NREGS; r++)
 		idx[r] = rec->slots[r].n;
 	for (k = rec->nops; k-- > 0;) {
-		const struct recover_op *op = &rec->ops[k];
+		const struct recover_op *op = op_at(rec, k);
 		unsigned loaded = loaded_register(op);
 		uint16_t proven;
 
@@ -1104,7 +1160,7 @@ static uint16_t forward_memory(struct hwtr_recovery *rec, uint32_t k,
 			       const uint64_t *val, uint16_t known,
 			       struct recover_bytes *mem, uint64_t *out)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	unsigned loaded = loaded_register(op);
 	uint16_t proven = 0;
 	uint64_t addr, len;
@@ -1156,7 +1212,7 @@ static bool forward_pass(struct hwtr_recovery *rec)
 
 	memcpy(val, rec->init, sizeof(val));
 	for (k = 0; k < rec->nops; k++) {
-		const struct recover_op *op = &rec->ops[k];
+		const struct recover_op *op = op_at(rec, k);
 		uint16_t proven;
 
 		apply_at(rec, k, val, &known, &next_eq, 1);
@@ -1293,7 +1349,7 @@ static int index_stores(struct hwtr_recovery *rec)
 	int err;
 
 	for (k = 0; k < rec->nops; k++) {
-		const struct recover_op *op = &rec->ops[k];
+		const struct recover_op *op = op_at(rec, k);
 		struct recovered_store *st;
 
 		/* A system call's buffer: a store of bytes not known. */
@@ -1411,12 +1467,12 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	}
 	if ((err = build(rec, window, ts.instructions, last.ip)))
 		goto fail;
-	rec->operand = calloc(rec->nops + 1, sizeof(*rec->operand));
-	rec->operand_known = calloc(rec->nops + 1, 1);
+	recover_ops_built(&rec->ops);
+	if ((err = index_operands(rec)))
+		goto fail;
 	rec->fval = calloc(rec->nops + 1, sizeof(*rec->fval));
 	rec->fknown = calloc(rec->nops + 1, sizeof(*rec->fknown));
-	if (!rec->operand || !rec->operand_known || !rec->fval ||
-	    !rec->fknown) {
+	if (!rec->fval || !rec->fknown) {
 		err = hwtr_fail(hwtr_err_nomem, "out of memory");
 		goto fail;
 	}
@@ -1426,7 +1482,8 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	}
 	/* Through memory only when nothing else writes it (one thread). */
 	if (rec->read_memory &&
-	    (err = recover_stack_equalities(rec->ops, rec->nops,
+	    (err = recover_stack_equalities(rec->ops.op, rec->op_ix,
+					    rec->nops,
 					    &rec->equalities,
 					    &rec->nequalities)))
 		goto fail;
@@ -1466,10 +1523,12 @@ void hwtr_recovery_free(struct hwtr_recovery *rec)
 		free(rec->slots[r].val);
 		free(rec->slots[r].known);
 	}
-	free(rec->ops);
+	recover_ops_free(&rec->ops);
+	free(rec->op_ix);
 	free(rec->equalities);
 	free(rec->facts);
 	free(rec->resolvers);
+	free(rec->operand_op);
 	free(rec->operand);
 	free(rec->operand_known);
 	free(rec->fval);
@@ -1570,7 +1629,7 @@ static size_t slot_before(const struct hwtr_recovery *rec, unsigned r,
 static unsigned unknown_input(const struct hwtr_recovery *rec, uint32_t k,
 			      unsigned written)
 {
-	const struct recover_op *op = &rec->ops[k];
+	const struct recover_op *op = op_at(rec, k);
 	unsigned in[2] = { RECOVER_NOREG, RECOVER_NOREG }, i;
 	uint64_t v;
 
@@ -1668,7 +1727,7 @@ static int window_start_cause(struct hwtr_recovery *rec, unsigned r,
 		snprintf(buf, size, "window start, %s never known", reg_names[r]);
 		return 0;
 	}
-	if (rec->ops[s->op[j]].kind == recover_clobber) {
+	if (op_at(rec, s->op[j])->kind == recover_clobber) {
 		snprintf(buf, size, "window start, %s known after an "
 			 "unexplained step", reg_names[r]);
 		return 0;
@@ -1734,11 +1793,11 @@ static int flags_unknown_cause(struct hwtr_recovery *rec, uint32_t k,
 			flag = names[i].name;
 			break;
 		}
-	if (rec->ops[k - 1].kind == recover_clobber) {
+	if (op_at(rec, k - 1)->kind == recover_clobber) {
 		snprintf(buf, size, "eflags, unexplained step");
 		return 0;
 	}
-	if (rec->ops[k - 1].kind == recover_syscall) {
+	if (op_at(rec, k - 1)->kind == recover_syscall) {
 		snprintf(buf, size, "eflags, syscall number unknown");
 		return 0;
 	}
@@ -1792,7 +1851,7 @@ int hwtr_recovery_unknown_cause(struct hwtr_recovery *rec, uint64_t number,
 			return -hwtr_err_notfound;
 		at = k;
 		k = rec->slots[r].op[i - 1];
-		op = &rec->ops[k];
+		op = op_at(rec, k);
 		if (hops == 100000 || op->kind == recover_unmodelled)
 			break;
 		if ((entry = resolver_entered(rec, k, at, r)) != UINT32_MAX) {

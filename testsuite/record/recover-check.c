@@ -21,6 +21,11 @@
  * hwtr-recover-check --time RECORDING: how long the recovery of the first
  * thread takes and how many registers it claims per distance band (no
  * oracle: for the figures in doc/value-recovery.md).
+ *
+ * hwtr-recover-check --dump STEP RECORDING: after --time's report, every
+ * register claimed (and the 64 bytes at the claimed rsp) at every STEP-th
+ * position of the window, one line each: for comparing two builds of the
+ * library value for value.
  */
 #include "vgdb-oracle.h"
 
@@ -181,7 +186,48 @@ static int end_state(const char *recording, const struct hwtr_recording *rec,
 	return 0;
 }
 
-static int time_recovery(const char *path)
+/* Print what RECOVERY claims at every STEP-th position of its window. */
+static void dump_recovery(struct hwtr_recovery *recovery,
+			  const struct hwtr_recovery_stats *rs, uint64_t step)
+{
+	uint64_t p;
+	unsigned r;
+
+	for (p = rs->first; p <= rs->end; p += step) {
+		uint64_t v, rsp = 0;
+		uint8_t buf[64], state[64];
+		bool have_rsp = false;
+		size_t i;
+
+		printf("%" PRIu64 ":", p);
+		for (r = 0; r < NCHECKED; r++) {
+			if (hwtr_recovery_register(recovery, p, regno(r), &v,
+						   8) == 8) {
+				printf(" %" PRIx64, v);
+				if (regno(r) == hwtr_amd64_rsp) {
+					rsp = v;
+					have_rsp = true;
+				}
+			} else {
+				printf(" ?");
+			}
+		}
+		if (have_rsp && !hwtr_recovery_memory(recovery, p, rsp, buf,
+						      state, sizeof(buf))) {
+			printf(" |");
+			for (i = 0; i < sizeof(buf); i++)
+				if (state[i] == hwtr_value_unknown)
+					printf(" ?");
+				else
+					printf(" %c%02x", state[i] ==
+					       hwtr_value_same ? 's' : 'o',
+					       buf[i]);
+		}
+		printf("\n");
+	}
+}
+
+static int time_recovery(const char *path, uint64_t dump_step)
 {
 	static const uint64_t bands[] = { 10, 1000, 100000, 1000000 };
 	struct hwtr_recording *rec;
@@ -235,6 +281,8 @@ static int time_recovery(const char *path)
 			       "registers claimed\n", lo, bands[b],
 			       100.0 * known / n);
 	}
+	if (dump_step)
+		dump_recovery(recovery, &rs, dump_step);
 	hwtr_recovery_free(recovery);
 	hwtr_core_memory_close(cm);
 	hwtr_history_free(history);
@@ -319,10 +367,13 @@ int main(int argc, char **argv)
 	size_t n, i, b;
 
 	if (argc == 3 && !strcmp(argv[1], "--time"))
-		return time_recovery(argv[2]);
+		return time_recovery(argv[2], 0);
+	if (argc == 4 && !strcmp(argv[1], "--dump") && atoll(argv[2]) > 0)
+		return time_recovery(argv[3], (uint64_t)atoll(argv[2]));
 	if (argc != 3) {
 		fprintf(stderr, "usage: hwtr-recover-check RECORDING ORACLE\n"
-			"       hwtr-recover-check --time RECORDING\n");
+			"       hwtr-recover-check --time RECORDING\n"
+			"       hwtr-recover-check --dump STEP RECORDING\n");
 		return 2;
 	}
 	if (oracle_read(argv[2], &o))

@@ -68,7 +68,7 @@ static size_t some_equalities(const struct insn *insns, size_t n,
 		ip += insns[i].size;
 	}
 	*eq = NULL;
-	ck_assert_int_eq(recover_stack_equalities(ops, n, eq, &count), 0);
+	ck_assert_int_eq(recover_stack_equalities(ops, NULL, n, eq, &count), 0);
 	for (i = 0; i < count; i++)
 		if (((*eq)[i].at != UINT32_MAX) == frame)
 			(*eq)[kept++] = (*eq)[i];
