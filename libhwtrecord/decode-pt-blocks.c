@@ -333,6 +333,7 @@ static bool decode(struct decoded_blocks *cache, struct decoded_block *b,
 		*b = *e->block;
 		b->epoch = epoch;
 		b->next[0] = b->next[1] = NULL;
+		b->pass_chunk = 0;
 		cache->copies++;
 	} else {
 		fill_from(b, images, isa, ip, epoch, code, avail);

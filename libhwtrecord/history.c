@@ -32,6 +32,7 @@
 
 #include "error.h"
 #include "chunk-cache.h"
+#include "decode-pt-blocks.h"
 #include "gaps.h"
 #include "history-file.h"
 #include "history-parallel.h"
@@ -134,6 +135,7 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	memset(c, 0, sizeof(*c));
 	line_memo_reset(&b->lines_seen);	/* its filter is empty */
 	code_ranges_memo_reset(&b->blocks_seen);	/* and its ranges */
+	b->chunk_stamp = builder_chunk_stamp();	/* no cached block has it */
 	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
 	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
@@ -252,7 +254,16 @@ static bool goes_on(const struct builder *b, uint64_t ip, unsigned epoch)
 		  (SYMBOL_UNWINDER | SYMBOL_LONGJMP)));
 }
 
-int builder_block(struct builder *b, const struct decoder_block *block)
+uint64_t builder_chunk_stamp(void)
+{
+	static uint64_t last;
+
+	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
+/* Feed BLOCK as runs split where its function changes (builder_block
+ * without its filter and ranges). */
+static inline int block_runs(struct builder *b, const struct decoder_block *block)
 {
 	struct hwtr_thread *t = b->thread;
 	struct hwtr_history *h = t->history;
@@ -306,7 +317,17 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 		rest.ip = split_ip;
 		rest.ninsn -= n;
 	}
-	if (t->nchunks == 0 && (err = add_chunk(b, NO_START)))
+	if (t->nchunks == 0)
+		return add_chunk(b, NO_START);
+	return 0;
+}
+
+int builder_block(struct builder *b, const struct decoder_block *block)
+{
+	struct hwtr_thread *t = b->thread;
+	int err = block_runs(b, block);
+
+	if (err)
 		return err;
 	/* A block the ranges' memo holds was added since the chunk began, to
 	 * the ranges and to the filter: hot code is found there once. */
@@ -317,6 +338,38 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 				    block->end_ip);
 		code_ranges_add_new(&c->ranges, &b->blocks_seen, block->ip,
 				    block->end_ip);
+	}
+	return 0;
+}
+
+int builder_cached_blocks(struct builder *b, struct decoded_block *const *blocks,
+			  size_t n)
+{
+	struct hwtr_thread *t = b->thread;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		struct decoded_block *cb = blocks[i];
+		struct decoder_block d = {
+			.ip = cb->ip, .end_ip = cb->end_ip, .ninsn = cb->ninsn,
+			.epoch = cb->epoch, .iclass = cb->iclass,
+			.isa = hwtr_isa_x86_64,
+		};
+
+		if (d.iclass == DECODER_UNCLASSIFIED)
+			d.iclass = (uint8_t)insn_last_class(t->history, &d);
+		if ((err = block_runs(b, &d)))
+			return err;
+		if (cb->pass_chunk != b->chunk_stamp) {
+			struct chunk *c = &t->chunks[t->nchunks - 1];
+
+			cb->pass_chunk = b->chunk_stamp;
+			line_filter_add_new(c->lines, &b->lines_seen, d.ip,
+					    d.end_ip);
+			code_ranges_add_new(&c->ranges, &b->blocks_seen, d.ip,
+					    d.end_ip);
+		}
 	}
 	return 0;
 }
@@ -367,6 +420,12 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			item.block.iclass = (uint8_t)insn_last_class(t->history,
 								      &item.block);
 			err = builder_block(b, &item.block);
+			if (!err && t->ops->walk_take_blocks) {
+				struct decoded_block *const *more;
+				size_t n = t->ops->walk_take_blocks(walk, &more);
+
+				err = builder_cached_blocks(b, more, n);
+			}
 			break;
 		case walk_gap:
 			err = builder_gap(b, &item);
