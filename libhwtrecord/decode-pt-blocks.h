@@ -63,6 +63,13 @@ struct decoded_block {
 	 * number no other chunk of any pass has (builder_chunk_stamp), so
 	 * that hot code is added once a chunk without a lookup. */
 	uint64_t pass_chunk;
+	/* And the function of its first instruction as a lookup finds it
+	 * (fn_memo_at's when its memo cannot tell: a function of the IP and
+	 * epoch alone), once found: the memo is then set without the
+	 * symbols' cache and function table. */
+	bool pass_fn_known;
+	uint32_t pass_fn;
+	uint64_t pass_fn_start, pass_fn_end;
 };
 
 struct decoded_block_pool;

@@ -261,9 +261,34 @@ uint64_t builder_chunk_stamp(void)
 	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
 }
 
+/* segment_function_at for the first instruction of the cached block CB:
+ * where the memo cannot tell, the lookup's answer is CB's, found once. */
+static uint32_t cached_function_at(struct builder *b, struct decoded_block *cb)
+{
+	struct fn_memo *m = &b->fn;
+	uint32_t fn;
+
+	if (fn_memo_known(m, cb->ip, cb->epoch, &fn))
+		return segment_function_at(b, cb->ip, cb->epoch);
+	if (cb->pass_fn_known) {	/* as fn_memo_at's lookup sets it */
+		m->fn = cb->pass_fn;
+		m->epoch = cb->epoch;
+		m->start = cb->pass_fn_start;
+		m->end = cb->pass_fn_end;
+		return m->fn;
+	}
+	fn = segment_function_at(b, cb->ip, cb->epoch);
+	cb->pass_fn_known = true;
+	cb->pass_fn = fn;
+	cb->pass_fn_start = m->start;
+	cb->pass_fn_end = m->end;
+	return fn;
+}
+
 /* Feed BLOCK as runs split where its function changes (builder_block
- * without its filter and ranges). */
-static inline int block_runs(struct builder *b, const struct decoder_block *block)
+ * without its filter and ranges); CB: BLOCK is that cached block. */
+static inline int block_runs(struct builder *b, const struct decoder_block *block,
+			     struct decoded_block *cb)
 {
 	struct hwtr_thread *t = b->thread;
 	struct hwtr_history *h = t->history;
@@ -287,6 +312,8 @@ static inline int block_runs(struct builder *b, const struct decoder_block *bloc
 			fid = run->function;
 		else if ((err = feed_pending(b)))
 			return err;
+		else if (cb && part == block)
+			fid = cached_function_at(b, cb);
 		else
 			fid = segment_function_at(b, part->ip, part->epoch);
 		n = fn_block_split(&b->fn, h->symbols, h->images, h->isa, part,
@@ -325,7 +352,7 @@ static inline int block_runs(struct builder *b, const struct decoder_block *bloc
 int builder_block(struct builder *b, const struct decoder_block *block)
 {
 	struct hwtr_thread *t = b->thread;
-	int err = block_runs(b, block);
+	int err = block_runs(b, block, NULL);
 
 	if (err)
 		return err;
@@ -359,7 +386,7 @@ int builder_cached_blocks(struct builder *b, struct decoded_block *const *blocks
 
 		if (d.iclass == DECODER_UNCLASSIFIED)
 			d.iclass = (uint8_t)insn_last_class(t->history, &d);
-		if ((err = block_runs(b, &d)))
+		if ((err = block_runs(b, &d, cb)))
 			return err;
 		if (cb->pass_chunk != b->chunk_stamp) {
 			struct chunk *c = &t->chunks[t->nchunks - 1];
