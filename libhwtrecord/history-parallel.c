@@ -321,11 +321,19 @@ static int unit_block(struct worker *w, struct unit *u, struct open_run *open,
 
 	for (;;) {
 		uint64_t last_ip, split_ip;
-		uint32_t fid = fn_memo_at(&w->fn, s, worker_lookup, w, part->ip,
-					  part->epoch);
-		uint32_t n = fn_block_split(&w->fn, s, t->history->images,
-					    w->isa, part, &last_ip, &split_ip);
-		uint8_t iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
+		uint32_t fid, n;
+		uint8_t iclass;
+		/* fn_memo_at, without its call where the memo tells a
+		 * function (it would change nothing) */
+		bool looked_up = !fn_memo_known(&w->fn, part->ip, part->epoch,
+						&fid);
+
+		if (looked_up || !fid)
+			fid = fn_memo_at(&w->fn, s, worker_lookup, w, part->ip,
+					 part->epoch);
+		n = fn_block_split(&w->fn, s, t->history->images, w->isa, part,
+				   &last_ip, &split_ip);
+		iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
 
 		if (open->run && mergeable(s, &open->run->u.run, open->start,
 					   open->end, part->ip, part->epoch, fid)) {
@@ -346,6 +354,7 @@ static int unit_block(struct worker *w, struct unit *u, struct open_run *open,
 				.last_epoch = part->epoch,
 				.function = fid, .iclass = iclass,
 				.isa = part->isa, .checked = true,
+				.looked_up = looked_up,
 			};
 			open->index = u->nrecords - 1;
 			open->start = w->fn.start;

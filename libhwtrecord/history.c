@@ -191,6 +191,23 @@ int builder_chunk_start(struct builder *b, uint64_t offset)
 	return err;
 }
 
+/* A build thread's RUN found its function by a lookup: where the memo
+ * cannot tell, the stitching's lookup would find the same (a function of
+ * the IP and epoch alone), so the memo is set as that lookup sets it
+ * without the symbols' cache. */
+static void prime_function(struct builder *b, const struct block_run *run)
+{
+	struct fn_memo *m = &b->fn;
+	uint32_t fn;
+
+	if (fn_memo_known(m, run->ip, run->epoch, &fn))
+		return;
+	m->fn = run->function;
+	m->epoch = run->epoch;
+	symbolizer_function_range(b->thread->history->symbols, m->fn, &m->start,
+				  &m->end);
+}
+
 int builder_run(struct builder *b, const struct block_run *run)
 {
 	struct hwtr_thread *t = b->thread;
@@ -203,6 +220,8 @@ int builder_run(struct builder *b, const struct block_run *run)
 	c = &t->chunks[t->nchunks - 1];
 	if (!c->entry_ip && c->first_insn == t->ninsns + 1)
 		c->entry_ip = run->ip;
+	if (run->looked_up && run->function)
+		prime_function(b, run);
 	if ((err = segment_update_function(b, run->ip, run->epoch)))
 		return err;
 	/* The build thread split and merged blocks by the function it found

@@ -57,6 +57,9 @@ struct block_run {
 	uint8_t isa;
 	bool checked;		/* a build thread's, whose function at the
 				 * run's start is to be checked */
+	bool looked_up;		/* CHECKED: FUNCTION is what a lookup at IP
+				 * found (fn_memo_at's when its memo cannot
+				 * tell) */
 };
 
 /* The index pass of one thread; it lives with the thread so that the pass
