@@ -335,8 +335,9 @@ static int unit_block(struct worker *w, struct unit *u, struct open_run *open,
 				   &last_ip, &split_ip);
 		iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
 
-		if (open->run && mergeable(s, &open->run->u.run, open->start,
-					   open->end, part->ip, part->epoch, fid)) {
+		if (open->run &&
+		    mergeable(s, &open->run->u.run, open->start, open->end,
+			      part->ip, part->epoch, fid)) {
 			struct block_run *m = &open->run->u.run;
 
 			m->ninsn += n;
@@ -396,8 +397,8 @@ static int unit_cached_block(struct worker *w, struct unit *u,
 	int err;
 
 	if (d.iclass == DECODER_UNCLASSIFIED)
-		d.iclass = (uint8_t)insn_block_class(w->pass->thread->history->images,
-						     w->isa, &d);
+		d.iclass = (uint8_t)insn_block_class(
+			w->pass->thread->history->images, w->isa, &d);
 	if ((err = unit_block(w, u, open, &d)))
 		return err;
 	if (cb->pass_chunk != w->chunk_stamp) {

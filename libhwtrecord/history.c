@@ -306,7 +306,8 @@ static uint32_t cached_function_at(struct builder *b, struct decoded_block *cb)
 
 /* Feed BLOCK as runs split where its function changes (builder_block
  * without its filter and ranges); CB: BLOCK is that cached block. */
-static inline int block_runs(struct builder *b, const struct decoder_block *block,
+static inline int block_runs(struct builder *b,
+			     const struct decoder_block *block,
 			     struct decoded_block *cb)
 {
 	struct hwtr_thread *t = b->thread;
@@ -388,8 +389,8 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 	return 0;
 }
 
-int builder_cached_blocks(struct builder *b, struct decoded_block *const *blocks,
-			  size_t n)
+int builder_cached_blocks(struct builder *b,
+			  struct decoded_block *const *blocks, size_t n)
 {
 	struct hwtr_thread *t = b->thread;
 	size_t i;

@@ -105,8 +105,8 @@ int builder_block(struct builder *b, const struct decoder_block *block);
 /* builder_block for N of a walk's cached blocks in a row (decoder.h:
  * walk_take_blocks): a block whose pass_chunk is the last chunk's stamp is
  * in its filter and ranges already; the others get the stamp. */
-int builder_cached_blocks(struct builder *b, struct decoded_block *const *blocks,
-			  size_t n);
+int builder_cached_blocks(struct builder *b,
+			  struct decoded_block *const *blocks, size_t n);
 /* A number for a new chunk that no other chunk of any pass had. */
 uint64_t builder_chunk_stamp(void);
 int builder_gap(struct builder *b, const struct walk_item *item);
