@@ -333,6 +333,8 @@ static bool decode(struct decoded_blocks *cache, struct decoded_block *b,
 		*b = *e->block;
 		b->epoch = epoch;
 		b->next[0] = b->next[1] = NULL;
+		b->pass_chunk = 0;
+		b->pass_fn_known = false;	/* another epoch's symbols */
 		cache->copies++;
 	} else {
 		fill_from(b, images, isa, ip, epoch, code, avail);

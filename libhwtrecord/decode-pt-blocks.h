@@ -58,6 +58,18 @@ struct decoded_block {
 	 * the block its return went to in [0] (a direct call) or [1] (an
 	 * indirect one). */
 	struct decoded_block *next[2];
+	/* The index pass's (history.c), 0 until it sees the block: the
+	 * chunk whose code ranges and line filter have it already, as a
+	 * number no other chunk of any pass has (builder_chunk_stamp), so
+	 * that hot code is added once a chunk without a lookup. */
+	uint64_t pass_chunk;
+	/* And the function of its first instruction as a lookup finds it
+	 * (fn_memo_at's when its memo cannot tell: a function of the IP and
+	 * epoch alone), once found: the memo is then set without the
+	 * symbols' cache and function table. */
+	bool pass_fn_known;
+	uint32_t pass_fn;
+	uint64_t pass_fn_start, pass_fn_end;
 };
 
 struct decoded_block_pool;

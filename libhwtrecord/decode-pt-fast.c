@@ -122,7 +122,7 @@ static enum events_end take_events(struct pt_query_decoder *query, int status,
 	return events_go_on;
 }
 
-static int add_block(struct fast_chunk *out, const struct decoded_block *b)
+static int add_block(struct fast_chunk *out, struct decoded_block *b)
 {
 	/* Checked here first: a call per block was 2% of the build. */
 	if (out->count == out->cap &&

@@ -49,7 +49,8 @@ struct fast_time {
  * decoder_block needs of them never changes), 8 bytes a block: the array of
  * a chunk stays in the CPU's cache until it is handed out. */
 struct fast_chunk {
-	const struct decoded_block **blocks;
+	struct decoded_block **blocks;	/* the index pass writes their
+					 * pass_chunk (decoder.h) */
 	size_t count, cap;
 	struct fast_time *times;
 	size_t ntimes, times_cap;

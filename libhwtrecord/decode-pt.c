@@ -1476,6 +1476,21 @@ static int walk_next(struct decoder_walk *walk, struct walk_item *item)
 	return intel_pt_walk_next(w, item);
 }
 
+static size_t walk_take_blocks(struct decoder_walk *walk,
+			       struct decoded_block *const **blocks)
+{
+	struct intel_pt_walk *w = (struct intel_pt_walk *)walk;
+	size_t n;
+
+	/* Not after a chunk left to the block decoder (its count is 0). */
+	if (w->chunk_pos >= w->chunk.count)
+		return 0;
+	n = w->chunk.count - w->chunk_pos;
+	*blocks = w->chunk.blocks + w->chunk_pos;
+	w->chunk_pos = w->chunk.count;
+	return n;
+}
+
 static void walk_free(struct decoder_walk *walk)
 {
 	intel_pt_walk_free((struct intel_pt_walk *)walk);
@@ -1506,6 +1521,7 @@ const struct decoder_ops decoder_intel_pt = {
 	.lane_alloc = lane_alloc,
 	.walk_in_lane = walk_in_lane,
 	.walk_next = walk_next,
+	.walk_take_blocks = walk_take_blocks,
 	.walk_free = walk_free,
 	.errstr = errstr,
 };

@@ -40,6 +40,8 @@
 #include "hwtrecord.h"
 #include "image.h"
 
+struct decoded_block;
+
 enum walk_kind {
 	walk_block,
 	walk_gap,
@@ -196,6 +198,14 @@ struct decoder_ops {
 			    struct decoder_walk **walk);
 	/* Next item: 1, or 0 at the end of the trace, or a negative error. */
 	int (*walk_next)(struct decoder_walk *walk, struct walk_item *item);
+	/* The index pass's shortcut, optional (NULL): the blocks that
+	 * walk_next would give next, up to the next item of another kind, at
+	 * once and without their times (the pass needs none): their count and
+	 * *BLOCKS, or 0; the walk goes on after them.  They are the decoder's
+	 * cached blocks (decode-pt-blocks.h), which stay where they are while
+	 * the walk's context lives; the pass writes their pass_chunk only. */
+	size_t (*walk_take_blocks)(struct decoder_walk *walk,
+				   struct decoded_block *const **blocks);
 	void (*walk_free)(struct decoder_walk *walk);
 
 	/* Words for a gap's error code. */

@@ -33,6 +33,7 @@
 #include "history-parallel.h"
 
 #include "block-functions.h"
+#include "decode-pt-blocks.h"
 #include "error.h"
 #include "index-builder.h"
 #include "insn-length.h"
@@ -159,6 +160,7 @@ struct worker {
 	bool epoch_missing;	/* a chunk start without a looked-up epoch */
 	struct line_memo lines_seen;
 	struct code_ranges_memo blocks_seen;
+	uint64_t chunk_stamp;	/* the last chunk's (builder_chunk_stamp) */
 	struct fn_memo fn;	/* the last instruction's function */
 	struct function_slot functions[FUNCTION_SLOTS];
 };
@@ -296,6 +298,116 @@ static bool mergeable(const struct hwtr_symbolizer *s,
 	return fid == 0 || (epoch == run->epoch && ip >= fn_start && ip < fn_end);
 }
 
+/* The run a unit's blocks go on in: its record, and its function's range. */
+struct open_run {
+	struct record *run;	/* in u->records, or NULL */
+	size_t index;
+	uint64_t start, end;
+};
+
+/* BLOCK (its class known) into U's records: runs split where its function
+ * changes, merged into the open run OPEN where they may be. */
+static int unit_block(struct worker *w, struct unit *u, struct open_run *open,
+		      const struct decoder_block *block)
+{
+	const struct hwtr_thread *t = w->pass->thread;
+	const struct hwtr_symbolizer *s = t->history->symbols;
+	/* The part of the block still to add: the block itself until it is
+	 * split, not a copy (history.c's builder_block says why). */
+	const struct decoder_block *part = block;
+	struct decoder_block rest;
+	struct record *r;
+	int err;
+
+	for (;;) {
+		uint64_t last_ip, split_ip;
+		uint32_t fid, n;
+		uint8_t iclass;
+		/* fn_memo_at, without its call where the memo tells a
+		 * function (it would change nothing) */
+		bool looked_up = !fn_memo_known(&w->fn, part->ip, part->epoch,
+						&fid);
+
+		if (looked_up || !fid)
+			fid = fn_memo_at(&w->fn, s, worker_lookup, w, part->ip,
+					 part->epoch);
+		n = fn_block_split(&w->fn, s, t->history->images, w->isa, part,
+				   &last_ip, &split_ip);
+		iclass = n == part->ninsn ? part->iclass : hwtr_ic_other;
+
+		if (open->run &&
+		    mergeable(s, &open->run->u.run, open->start, open->end,
+			      part->ip, part->epoch, fid)) {
+			struct block_run *m = &open->run->u.run;
+
+			m->ninsn += n;
+			m->end_ip = last_ip;
+			m->last_epoch = part->epoch;
+			m->iclass = iclass;
+			m->isa = part->isa;
+		} else {
+			if ((err = unit_record(u, &r)))
+				return err;
+			r->kind = record_run;
+			r->u.run = (struct block_run){
+				.ip = part->ip, .end_ip = last_ip,
+				.ninsn = n, .epoch = part->epoch,
+				.last_epoch = part->epoch,
+				.function = fid, .iclass = iclass,
+				.isa = part->isa, .checked = true,
+				.looked_up = looked_up,
+			};
+			open->index = u->nrecords - 1;
+			open->start = w->fn.start;
+			open->end = w->fn.end;
+		}
+		/* The records may have moved. */
+		open->run = &u->records[open->index];
+		if (n == part->ninsn)
+			return 0;
+		if (part == block) {
+			rest = *block;
+			part = &rest;
+		}
+		rest.ip = split_ip;
+		rest.ninsn -= n;
+	}
+}
+
+/* The block from IP to END_IP into the last chunk's filter and ranges. */
+static void unit_add_code(struct worker *w, struct unit *u, uint64_t ip,
+			  uint64_t end_ip)
+{
+	line_filter_add_new(u->code[u->ncode - 1].lines, &w->lines_seen, ip,
+			    end_ip);
+	code_ranges_add_new(&u->code[u->ncode - 1].ranges, &w->blocks_seen, ip,
+			    end_ip);
+}
+
+/* One of the walk's cached blocks (decoder.h: walk_take_blocks), added to
+ * the chunk's filter and ranges once a chunk, as history.c's
+ * builder_cached_blocks. */
+static int unit_cached_block(struct worker *w, struct unit *u,
+			     struct open_run *open, struct decoded_block *cb)
+{
+	struct decoder_block d = {
+		.ip = cb->ip, .end_ip = cb->end_ip, .ninsn = cb->ninsn,
+		.epoch = cb->epoch, .iclass = cb->iclass, .isa = hwtr_isa_x86_64,
+	};
+	int err;
+
+	if (d.iclass == DECODER_UNCLASSIFIED)
+		d.iclass = (uint8_t)insn_block_class(
+			w->pass->thread->history->images, w->isa, &d);
+	if ((err = unit_block(w, u, open, &d)))
+		return err;
+	if (cb->pass_chunk != w->chunk_stamp) {
+		cb->pass_chunk = w->chunk_stamp;
+		unit_add_code(w, u, d.ip, d.end_ip);
+	}
+	return 0;
+}
+
 /* Walk unit K: 0, or an error / PARALLEL_NOT_DONE (it does not fit the
  * sequential pass). */
 static int walk_unit(struct worker *w, size_t k)
@@ -305,9 +417,7 @@ static int walk_unit(struct worker *w, size_t k)
 	struct unit *u = &p->units[k];
 	struct decoder_walk *walk;
 	struct walk_item item;
-	struct record *run = NULL;	/* the open run, in u->records */
-	size_t run_index = 0;
-	uint64_t run_start = 0, run_end = 0;
+	struct open_run open = { .run = NULL };
 	bool first = true, reached = false;
 	int status, err;
 
@@ -319,6 +429,7 @@ static int walk_unit(struct worker *w, size_t k)
 		goto out;
 	line_memo_reset(&w->lines_seen);
 	code_ranges_memo_reset(&w->blocks_seen);
+	w->chunk_stamp = builder_chunk_stamp();
 	while ((status = t->ops->walk_next(walk, &item)) > 0) {
 		struct record *r;
 
@@ -335,7 +446,7 @@ static int walk_unit(struct worker *w, size_t k)
 		}
 		first = false;
 		if (item.kind != walk_block)
-			run = NULL;
+			open.run = NULL;
 		if (item.kind == walk_chunk_start) {
 			if ((err = unit_record(u, &r)) || (err = unit_new_code(u)))
 				break;
@@ -343,6 +454,7 @@ static int walk_unit(struct worker *w, size_t k)
 			r->u.offset = item.offset;
 			line_memo_reset(&w->lines_seen);
 			code_ranges_memo_reset(&w->blocks_seen);
+			w->chunk_stamp = builder_chunk_stamp();
 		} else if (item.kind == walk_gap) {
 			if ((err = unit_record(u, &r)) ||
 			    (err = history_grow((void **)&u->gaps, &u->cap_gaps,
@@ -352,74 +464,25 @@ static int walk_unit(struct worker *w, size_t k)
 			r->u.gap = u->ngaps;
 			u->gaps[u->ngaps++] = item;
 		} else {
-			/* The part of the block still to add: the block itself
-			 * until it is split, not a copy (history.c's
-			 * builder_block says why). */
-			const struct decoder_block *part = &item.block;
-			struct decoder_block rest;
-			const struct hwtr_symbolizer *s = t->history->symbols;
+			struct decoded_block *const *more;
+			size_t i, n;
 
 			item.block.iclass = (uint8_t)insn_block_class(
 				t->history->images, w->isa, &item.block);
-			for (;;) {
-				uint64_t last_ip, split_ip;
-				uint32_t fid = fn_memo_at(&w->fn, s, worker_lookup, w,
-							  part->ip, part->epoch);
-				uint32_t n = fn_block_split(&w->fn, s,
-							    t->history->images,
-							    w->isa, part, &last_ip,
-							    &split_ip);
-				uint8_t iclass = n == part->ninsn ? part->iclass
-								 : hwtr_ic_other;
-
-				if (run && mergeable(s, &run->u.run, run_start, run_end,
-						     part->ip, part->epoch, fid)) {
-					struct block_run *m = &run->u.run;
-
-					m->ninsn += n;
-					m->end_ip = last_ip;
-					m->last_epoch = part->epoch;
-					m->iclass = iclass;
-					m->isa = part->isa;
-				} else {
-					if ((err = unit_record(u, &r)))
-						break;
-					r->kind = record_run;
-					r->u.run = (struct block_run){
-						.ip = part->ip, .end_ip = last_ip,
-						.ninsn = n, .epoch = part->epoch,
-						.last_epoch = part->epoch,
-						.function = fid, .iclass = iclass,
-						.isa = part->isa, .checked = true,
-					};
-					run_index = u->nrecords - 1;
-					run_start = w->fn.start;
-					run_end = w->fn.end;
-				}
-				/* The records may have moved. */
-				run = &u->records[run_index];
-				if (n == part->ninsn)
-					break;
-				if (part == &item.block) {
-					rest = item.block;
-					part = &rest;
-				}
-				rest.ip = split_ip;
-				rest.ninsn -= n;
-			}
-			if (err)
+			if ((err = unit_block(w, u, &open, &item.block)))
 				break;
 			/* As history.c's builder_block: a block the ranges'
 			 * memo holds is in the filter too. */
 			if (!code_ranges_memo_holds(&w->blocks_seen, item.block.ip,
-						    item.block.end_ip)) {
-				line_filter_add_new(u->code[u->ncode - 1].lines,
-						    &w->lines_seen, item.block.ip,
-						    item.block.end_ip);
-				code_ranges_add_new(&u->code[u->ncode - 1].ranges,
-						    &w->blocks_seen, item.block.ip,
-						    item.block.end_ip);
-			}
+						    item.block.end_ip))
+				unit_add_code(w, u, item.block.ip,
+					      item.block.end_ip);
+			n = t->ops->walk_take_blocks ?
+				t->ops->walk_take_blocks(walk, &more) : 0;
+			for (i = 0; i < n && !err; i++)
+				err = unit_cached_block(w, u, &open, more[i]);
+			if (err)
+				break;
 		}
 	}
 	if (!err && status < 0)

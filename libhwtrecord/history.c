@@ -32,6 +32,7 @@
 
 #include "error.h"
 #include "chunk-cache.h"
+#include "decode-pt-blocks.h"
 #include "gaps.h"
 #include "history-file.h"
 #include "history-parallel.h"
@@ -134,6 +135,7 @@ static int add_chunk(struct builder *b, uint64_t offset)
 	memset(c, 0, sizeof(*c));
 	line_memo_reset(&b->lines_seen);	/* its filter is empty */
 	code_ranges_memo_reset(&b->blocks_seen);	/* and its ranges */
+	b->chunk_stamp = builder_chunk_stamp();	/* no cached block has it */
 	c->offset = offset;
 	c->first_insn = t->ninsns + 1;
 	if (offset != NO_START && t->ops->chunk_window(t->stream, offset, &begin, &end))
@@ -189,6 +191,23 @@ int builder_chunk_start(struct builder *b, uint64_t offset)
 	return err;
 }
 
+/* A build thread's RUN found its function by a lookup: where the memo
+ * cannot tell, the stitching's lookup would find the same (a function of
+ * the IP and epoch alone), so the memo is set as that lookup sets it
+ * without the symbols' cache. */
+static void prime_function(struct builder *b, const struct block_run *run)
+{
+	struct fn_memo *m = &b->fn;
+	uint32_t fn;
+
+	if (fn_memo_known(m, run->ip, run->epoch, &fn))
+		return;
+	m->fn = run->function;
+	m->epoch = run->epoch;
+	symbolizer_function_range(b->thread->history->symbols, m->fn, &m->start,
+				  &m->end);
+}
+
 int builder_run(struct builder *b, const struct block_run *run)
 {
 	struct hwtr_thread *t = b->thread;
@@ -201,6 +220,8 @@ int builder_run(struct builder *b, const struct block_run *run)
 	c = &t->chunks[t->nchunks - 1];
 	if (!c->entry_ip && c->first_insn == t->ninsns + 1)
 		c->entry_ip = run->ip;
+	if (run->looked_up && run->function)
+		prime_function(b, run);
 	if ((err = segment_update_function(b, run->ip, run->epoch)))
 		return err;
 	/* The build thread split and merged blocks by the function it found
@@ -252,7 +273,42 @@ static bool goes_on(const struct builder *b, uint64_t ip, unsigned epoch)
 		  (SYMBOL_UNWINDER | SYMBOL_LONGJMP)));
 }
 
-int builder_block(struct builder *b, const struct decoder_block *block)
+uint64_t builder_chunk_stamp(void)
+{
+	static uint64_t last;
+
+	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
+/* segment_function_at for the first instruction of the cached block CB:
+ * where the memo cannot tell, the lookup's answer is CB's, found once. */
+static uint32_t cached_function_at(struct builder *b, struct decoded_block *cb)
+{
+	struct fn_memo *m = &b->fn;
+	uint32_t fn;
+
+	if (fn_memo_known(m, cb->ip, cb->epoch, &fn))
+		return segment_function_at(b, cb->ip, cb->epoch);
+	if (cb->pass_fn_known) {	/* as fn_memo_at's lookup sets it */
+		m->fn = cb->pass_fn;
+		m->epoch = cb->epoch;
+		m->start = cb->pass_fn_start;
+		m->end = cb->pass_fn_end;
+		return m->fn;
+	}
+	fn = segment_function_at(b, cb->ip, cb->epoch);
+	cb->pass_fn_known = true;
+	cb->pass_fn = fn;
+	cb->pass_fn_start = m->start;
+	cb->pass_fn_end = m->end;
+	return fn;
+}
+
+/* Feed BLOCK as runs split where its function changes (builder_block
+ * without its filter and ranges); CB: BLOCK is that cached block. */
+static inline int block_runs(struct builder *b,
+			     const struct decoder_block *block,
+			     struct decoded_block *cb)
 {
 	struct hwtr_thread *t = b->thread;
 	struct hwtr_history *h = t->history;
@@ -276,6 +332,8 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 			fid = run->function;
 		else if ((err = feed_pending(b)))
 			return err;
+		else if (cb && part == block)
+			fid = cached_function_at(b, cb);
 		else
 			fid = segment_function_at(b, part->ip, part->epoch);
 		n = fn_block_split(&b->fn, h->symbols, h->images, h->isa, part,
@@ -306,7 +364,17 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 		rest.ip = split_ip;
 		rest.ninsn -= n;
 	}
-	if (t->nchunks == 0 && (err = add_chunk(b, NO_START)))
+	if (t->nchunks == 0)
+		return add_chunk(b, NO_START);
+	return 0;
+}
+
+int builder_block(struct builder *b, const struct decoder_block *block)
+{
+	struct hwtr_thread *t = b->thread;
+	int err = block_runs(b, block, NULL);
+
+	if (err)
 		return err;
 	/* A block the ranges' memo holds was added since the chunk began, to
 	 * the ranges and to the filter: hot code is found there once. */
@@ -317,6 +385,38 @@ int builder_block(struct builder *b, const struct decoder_block *block)
 				    block->end_ip);
 		code_ranges_add_new(&c->ranges, &b->blocks_seen, block->ip,
 				    block->end_ip);
+	}
+	return 0;
+}
+
+int builder_cached_blocks(struct builder *b,
+			  struct decoded_block *const *blocks, size_t n)
+{
+	struct hwtr_thread *t = b->thread;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		struct decoded_block *cb = blocks[i];
+		struct decoder_block d = {
+			.ip = cb->ip, .end_ip = cb->end_ip, .ninsn = cb->ninsn,
+			.epoch = cb->epoch, .iclass = cb->iclass,
+			.isa = hwtr_isa_x86_64,
+		};
+
+		if (d.iclass == DECODER_UNCLASSIFIED)
+			d.iclass = (uint8_t)insn_last_class(t->history, &d);
+		if ((err = block_runs(b, &d, cb)))
+			return err;
+		if (cb->pass_chunk != b->chunk_stamp) {
+			struct chunk *c = &t->chunks[t->nchunks - 1];
+
+			cb->pass_chunk = b->chunk_stamp;
+			line_filter_add_new(c->lines, &b->lines_seen, d.ip,
+					    d.end_ip);
+			code_ranges_add_new(&c->ranges, &b->blocks_seen, d.ip,
+					    d.end_ip);
+		}
 	}
 	return 0;
 }
@@ -367,6 +467,12 @@ static int index_walk(struct builder *b, struct decoder_walk *walk,
 			item.block.iclass = (uint8_t)insn_last_class(t->history,
 								      &item.block);
 			err = builder_block(b, &item.block);
+			if (!err && t->ops->walk_take_blocks) {
+				struct decoded_block *const *more;
+				size_t n = t->ops->walk_take_blocks(walk, &more);
+
+				err = builder_cached_blocks(b, more, n);
+			}
 			break;
 		case walk_gap:
 			err = builder_gap(b, &item);

@@ -57,6 +57,9 @@ struct block_run {
 	uint8_t isa;
 	bool checked;		/* a build thread's, whose function at the
 				 * run's start is to be checked */
+	bool looked_up;		/* CHECKED: FUNCTION is what a lookup at IP
+				 * found (fn_memo_at's when its memo cannot
+				 * tell) */
 };
 
 /* The index pass of one thread; it lives with the thread so that the pass
@@ -72,6 +75,7 @@ struct builder {
 	struct restart restart;
 	struct line_memo lines_seen;	/* lines in the last chunk's filter */
 	struct code_ranges_memo blocks_seen;	/* blocks in its ranges */
+	uint64_t chunk_stamp;	/* the last chunk's (builder_chunk_stamp) */
 	/* Blocks builder_block took but has not fed yet, as one run: those
 	 * that cannot change the function segment go on in it (history.c). */
 	struct block_run pending;
@@ -98,6 +102,13 @@ int builder_run(struct builder *b, const struct block_run *run);
  * the segment are held back as one run, fed at the next block that may, a
  * chunk start, a gap or the end. */
 int builder_block(struct builder *b, const struct decoder_block *block);
+/* builder_block for N of a walk's cached blocks in a row (decoder.h:
+ * walk_take_blocks): a block whose pass_chunk is the last chunk's stamp is
+ * in its filter and ranges already; the others get the stamp. */
+int builder_cached_blocks(struct builder *b,
+			  struct decoded_block *const *blocks, size_t n);
+/* A number for a new chunk that no other chunk of any pass had. */
+uint64_t builder_chunk_stamp(void);
 int builder_gap(struct builder *b, const struct walk_item *item);
 /* The end of the walk: 0, or an error feeding what builder_block held. */
 int builder_finish(struct builder *b);
