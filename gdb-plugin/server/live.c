@@ -115,6 +115,11 @@ static FILE *logf_(struct live *l)
 	return l->opt->tracer.log;
 }
 
+/* Why nothing is written at a past position: the live process is at the end. */
+#define LIVE_PAST_READ_ONLY \
+	"cannot write registers or memory while replaying (`record goto " \
+	"end` returns to the live program)"
+
 static int reply_error(struct live *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -963,10 +968,15 @@ static int handle(struct live *l, const char *payload, size_t len)
 	case rsp_write_registers:
 	case rsp_write_register:
 	case rsp_write_memory:
-		if (replaying(l))
-			return reply_error(l, "hwtrec: cannot write registers or "
-					   "memory while replaying (`record goto "
-					   "end` returns to the live program)");
+		if (replaying(l)) {
+			/* GDB 13 shows no text of an error reply to M or X
+			 * (see server.c): say it on our stderr too. */
+			if (r.kind == rsp_write_memory && r.length)
+				fprintf(stderr, "hwtrec-server: memory at 0x%llx "
+					"not written: %s.\n",
+					(unsigned long long)r.addr, LIVE_PAST_READ_ONLY);
+			return reply_error(l, "hwtrec: %s", LIVE_PAST_READ_ONLY);
+		}
 		stub_memory_forget(&l->end_memory);
 		break;
 	case rsp_insert_point:
