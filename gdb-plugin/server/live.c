@@ -818,8 +818,11 @@ static int run_program(struct live *l, const char *args, size_t len)
 {
 	char err[1024] = "";
 
-	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0]) < 0)
+	if (run_request_vrun(&l->run, args, len, l->opt->tracer.argv[0]) < 0) {
+		/* GDB 13 shows no text of an error reply to vRun. */
+		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
 		return reply_error(l, "%s", hwtr_last_error());
+	}
 	if (l->tracer && !l->program_gone)
 		kill_program(l);	/* GDB kills first; a bare vRun too */
 	else
