@@ -136,6 +136,35 @@ static void program_setup(const struct tracer_config *c)
 		setenv("VALGRIND_LIB", c->valgrind_lib, 1);
 }
 
+/* `run`'s redirections (after the chdir to cwd: paths are relative to
+ * it), as the shell makes them for a native `run`. */
+static void program_redirect(const struct tracer_config *c)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		int flags = !fd ? O_RDONLY : O_WRONLY | O_CREAT |
+			(c->redirect_append[fd] ? O_APPEND : O_TRUNC);
+		int file;
+
+		if (!c->redirect[fd])
+			continue;
+		file = open(c->redirect[fd], flags, 0666);
+		if (file < 0) {
+			fprintf(stderr, "hwtrec-server: cannot run the program "
+				"with %s %s: %s\n", !fd ? "input from" :
+				"output to", c->redirect[fd], strerror(errno));
+			_exit(127);
+		}
+		if (file != fd) {
+			dup2(file, fd);
+			close(file);
+		}
+	}
+	if (c->err_to_out)
+		dup2(1, 2);
+}
+
 /* Run ARGV.  Its stdin and stdout are IN and OUT when >= 0 (we keep the
  * other ends), else /dev/null and our stderr (the program's output goes to
  * GDB's terminal); PROGRAM (its config): in its own process group, with
@@ -168,8 +197,10 @@ static pid_t spawn(char *const *argv, const int in[2], const int out[2],
 		 * other numbers than without us (fd 3 taken). */
 		if (null > 2)
 			close(null);
-		if (program)
+		if (program) {
 			program_setup(program);
+			program_redirect(program);
+		}
 		execv(argv[0], argv);
 		fprintf(stderr, "hwtrec-server: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

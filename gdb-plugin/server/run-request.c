@@ -135,13 +135,103 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
+static void redirects_clear(struct run_redirects *r)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++) {
+		free(r->path[fd]);
+		r->path[fd] = NULL;
+		r->append[fd] = false;
+	}
+	r->err_to_out = false;
+}
+
+/* If ARG begins a redirection: its fd (0-2), whether it appends, and the
+ * length of the operator; -1 if it is an argument. */
+static int redirect_op(const char *arg, bool *append, size_t *oplen)
+{
+	static const struct {
+		const char *op;
+		int fd;
+		bool append;
+	} ops[] = {	/* longest first */
+		{ "2>>", 2, true }, { "2>", 2, false }, { ">>", 1, true },
+		{ ">", 1, false }, { "<", 0, false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (!strncmp(arg, ops[i].op, strlen(ops[i].op))) {
+			*append = ops[i].append;
+			*oplen = strlen(ops[i].op);
+			return ops[i].fd;
+		}
+	}
+	return -1;
+}
+
+/* Take the redirections out of ARGV (N entries, argv[0] the program) into
+ * R: "< FILE" and "<FILE" alike, as the shell reads them; ARGV stays
+ * NULL-terminated.  0, or -1 with hwtr_last_error() saying why (an
+ * operator without its file). */
+static int take_redirects(char **argv, size_t n, struct run_redirects *r)
+{
+	size_t i, k = 1;
+
+	for (i = 1; i < n; i++) {
+		char *arg = argv[i], *path;
+		bool append;
+		size_t oplen;
+		int fd;
+
+		argv[i] = NULL;
+		if (!strcmp(arg, "2>&1")) {
+			r->err_to_out = true;
+			free(arg);
+			continue;
+		}
+		fd = redirect_op(arg, &append, &oplen);
+		/* GDB 13 strips the quotes a shell would have kept, so a
+		 * literal "<%s>" reaches us unquoted: an attached file name
+		 * that a shell would not read as one is an argument. */
+		if (fd >= 0 && arg[oplen] && strpbrk(arg + oplen, "<>|&;"))
+			fd = -1;
+		if (fd < 0) {
+			argv[k++] = arg;
+			continue;
+		}
+		if (arg[oplen]) {
+			path = strdup(arg + oplen);
+		} else if (i + 1 < n) {
+			path = argv[++i];
+			argv[i] = NULL;
+		} else {
+			say("run: `%s' with no file after it", arg);
+			free(arg);
+			return -1;
+		}
+		free(arg);
+		if (!path)
+			return say("out of memory");
+		free(r->path[fd]);
+		r->path[fd] = path;
+		r->append[fd] = append;
+		if (fd == 2)
+			r->err_to_out = false;
+	}
+	return 0;
+}
+
 int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		     const char *default_program)
 {
+	struct run_redirects redirect;
 	const char *end = args + len, *p = args;
 	size_t n = 1, i, k;
 	char **argv;
 
+	memset(&redirect, 0, sizeof(redirect));
 	for (i = 0; i < len; i++)
 		n += args[i] == ';';
 	argv = calloc(n + 1, sizeof(*argv));
@@ -181,25 +271,40 @@ int run_request_vrun(struct run_request *run, const char *args, size_t len,
 		free(argv);
 		return say("out of memory, or no directory");
 	}
+	if (take_redirects(argv, n, &redirect) < 0) {
+		free_argv(argv);
+		redirects_clear(&redirect);
+		return -1;
+	}
 	free_argv(run->argv);
 	run->argv = argv;
+	redirects_clear(&run->redirect);
+	run->redirect = redirect;
 	return 0;
 }
 
 void run_request_apply(const struct run_request *run,
 		       struct tracer_config *config)
 {
+	int fd;
+
 	if (run->argv)
 		config->argv = run->argv;
 	config->env_set = run->env_set.v;
 	config->env_unset = run->env_unset.v;
 	config->cwd = run->cwd;
+	for (fd = 0; fd < 3; fd++) {
+		config->redirect[fd] = run->redirect.path[fd];
+		config->redirect_append[fd] = run->redirect.append[fd];
+	}
+	config->err_to_out = run->redirect.err_to_out;
 }
 
 void run_request_fini(struct run_request *run)
 {
 	free_argv(run->argv);
 	run->argv = NULL;
+	redirects_clear(&run->redirect);
 	names_clear(&run->env_set);
 	names_clear(&run->env_unset);
 	free(run->cwd);

@@ -19,8 +19,19 @@ struct run_names {
 	size_t n;
 };
 
+/* Where `run`'s redirections send fds 0, 1 and 2 (`< FILE`, `> FILE`,
+ * `>> FILE`, `2> FILE`, `2>> FILE`, `2>&1`): natively GDB runs the program
+ * through a shell, which makes them; GDB 13 passes them to a remote `run`
+ * as arguments.  A path is NULL where the fd is left as it is. */
+struct run_redirects {
+	char *path[3];			/* owned */
+	bool append[3];
+	bool err_to_out;		/* 2>&1 */
+};
+
 struct run_request {
 	char **argv;			/* of the last vRun (owned), or NULL */
+	struct run_redirects redirect;	/* of the last vRun */
 	struct run_names env_set;	/* set environment NAME=VALUE */
 	struct run_names env_unset;	/* unset environment NAME */
 	char *cwd;			/* set cwd, or NULL: the server's */
@@ -38,7 +49,8 @@ bool run_request_is_setting(const char *payload, size_t len);
  * QSetWorkingDir:HEX(DIR) (empty: the server's).  0, or -1 with hwtr_last_error() saying why. */
 int run_request_setting(struct run_request *run, const char *payload,
 			size_t len);
-/* The arguments of vRun (after "vRun;"): the new argv, replacing the last.
+/* The arguments of vRun (after "vRun;"): the new argv, replacing the last;
+ * redirections among the arguments are taken out of it into RUN->redirect.
  * An empty file name is DEFAULT_PROGRAM (gdbserver runs its last program);
  * a relative path with a '/' is made absolute against our directory, so
  * that `set cwd` does not change which program runs.  0, or -1 with hwtr_last_error() saying why. */

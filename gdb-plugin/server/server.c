@@ -553,7 +553,14 @@ static int handle(struct session *s, const struct rsp_request *r)
 		 * inferior call writes its arguments' registers first. */
 		return rsp_reply_error_text(s->conn, REPLAY_READ_ONLY);
 	case rsp_write_memory:
-		/* To M and X it says only "Cannot access memory": a code. */
+		/* To M and X GDB 13 says only "Cannot access memory at
+		 * address ...", which reads as if the variable were unknown
+		 * (`set var x = 5`): say why on our stderr, GDB's terminal
+		 * (not to the empty X with which GDB probes for X). */
+		if (r->length)
+			fprintf(stderr, "hwtrec-server: memory at 0x%llx not "
+				"written: %s.\n", (unsigned long long)r->addr,
+				REPLAY_READ_ONLY);
 		return rsp_reply_error(s->conn, err_readonly);
 	case rsp_read_memory:
 	case rsp_read_memory_binary:

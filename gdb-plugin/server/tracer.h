@@ -32,6 +32,10 @@ struct tracer_config {
 	char *const *env_set;
 	char *const *env_unset;
 	const char *cwd;
+	/* `run`'s redirections of fds 0-2 (or NULL), relative to cwd */
+	const char *redirect[3];
+	bool redirect_append[3];
+	bool err_to_out;		/* 2>&1 */
 	const char *valgrind;		/* the valgrind executable */
 	const char *valgrind_lib;	/* VALGRIND_LIB holding our tool */
 	const char *recorder;		/* the hwtrec executable */

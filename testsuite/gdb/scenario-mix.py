@@ -164,8 +164,29 @@ def more_moves(rng, name, lines, functions, data):
     return reverse, forward, still
 
 
+def print_moves(rng, shown):
+    """With --print-moves: how a newcomer looks at values, drawn over SHOWN
+    (the template's #values expressions, fields and array slices too):
+    print with and without /x, through the pointer (`p *E`: where E is no
+    pointer both halves say so alike), whatis and ptype, `output`, and the
+    caller's locals (`up`, `info locals`, `down`).  Only the printing
+    commands: #compare-prints (if the template has it) compares their
+    text, #values every value after them."""
+    def pick():
+        return rng.choice(shown)
+    return [
+        (3, lambda: "p %s" % pick(), 0),
+        (2, lambda: "p/x %s" % pick(), 0),
+        (2, lambda: "p *%s" % pick(), 0),
+        (1, lambda: "output %s" % pick(), 0),
+        (1, lambda: "whatis %s" % pick(), 0),
+        (1, lambda: "ptype %s" % pick(), 0),
+        (2, lambda: ["up", "info locals", "down"], 0),
+    ]
+
+
 def commands(rng, count, source, functions, lines, known=(), watch=True,
-             more=False, data=False):
+             more=False, data=False, shown=()):
     """COUNT commands.  Forward moves only where earlier reverse moves left
     room for them (BACK counts the moves away from the end, roughly): at the
     end record full goes on live and the fatal signal ends its process,
@@ -205,6 +226,8 @@ def commands(rng, count, source, functions, lines, known=(), watch=True,
         (2, lambda: "p $pc", 0),
         (2, lambda: "frame 0", 0),
     ]
+    if shown:
+        still = still + print_moves(rng, shown)
     if more:
         extra = more_moves(rng, name, lines, functions, data and watch)
         reverse, forward, still = (a + b for a, b in zip(
@@ -236,6 +259,10 @@ def main():
                         help="also until/advance, finish from an outer "
                         "frame, ignore counts, record goto, stepi/nexti "
                         "counts, frame and memory commands")
+    parser.add_argument("--print-moves", action="store_true",
+                        help="also p, p/x, p *, output, whatis and ptype of "
+                        "the template's #values expressions, and info "
+                        "locals in the caller")
     parser.add_argument("template")
     parser.add_argument("out")
     args = parser.parse_args()
@@ -255,14 +282,22 @@ def main():
             if l.startswith("#must-know"):
                 known += [v for v in l.split()[1:]
                           if "@" not in v and not v.startswith("$")]
+    shown = []
+    if args.print_moves:
+        for l in header:
+            if l.startswith("#values"):
+                # "@" would be taken for a line marker (scenario-driver).
+                shown += [v for v in l.split()[1:]
+                          if "@" not in v and not v.startswith("$")]
     body = commands(rng, args.commands, source, functions, lines, known,
                     not any(l.startswith("#record-from") for l in header),
-                    args.more_moves, data)
+                    args.more_moves, data, shown)
     with open(args.out, "w") as f:
-        f.write("# scenario-mix.py --seed %d --commands %d%s%s %s\n"
+        f.write("# scenario-mix.py --seed %d --commands %d%s%s%s %s\n"
                 % (args.seed, args.commands,
                    " --data-moves" if args.data_moves else "",
                    " --more-moves" if args.more_moves else "",
+                   " --print-moves" if args.print_moves else "",
                    os.path.basename(args.template)))
         # record full's history starts at main and goes on live at its
         # end: compare up to either.  The

@@ -133,6 +133,48 @@ START_TEST(only_the_run_settings_are_taken)
 }
 END_TEST
 
+START_TEST(vrun_redirections_are_taken_out_of_the_arguments)
+{
+	/* (default) a < in.txt >out 2>&1: as the shell of a native `run`
+	 * reads them; GDB 13 sends them as arguments. */
+	ck_assert_int_eq(vrun(";61;3c;696e2e747874;3e6f7574;323e2631"), 0);
+	ck_assert_str_eq(run.argv[0], "/bin/true");
+	ck_assert_str_eq(run.argv[1], "a");
+	ck_assert_ptr_null(run.argv[2]);
+	ck_assert_str_eq(run.redirect.path[0], "in.txt");
+	ck_assert_str_eq(run.redirect.path[1], "out");
+	ck_assert(!run.redirect.append[1]);
+	ck_assert_ptr_null(run.redirect.path[2]);
+	ck_assert(run.redirect.err_to_out);
+	/* >>log 2>> err: appending; a new vRun forgets the old ones. */
+	ck_assert_int_eq(vrun(";3e3e6c6f67;323e3e;657272"), 0);
+	ck_assert_ptr_null(run.argv[1]);
+	ck_assert_ptr_null(run.redirect.path[0]);
+	ck_assert_str_eq(run.redirect.path[1], "log");
+	ck_assert(run.redirect.append[1]);
+	ck_assert_str_eq(run.redirect.path[2], "err");
+	ck_assert(run.redirect.append[2]);
+	ck_assert(!run.redirect.err_to_out);
+	/* <%s> and a>b: arguments (a shell would not take them as files). */
+	ck_assert_int_eq(vrun(";3c25733e;613e62"), 0);
+	ck_assert_str_eq(run.argv[1], "<%s>");
+	ck_assert_str_eq(run.argv[2], "a>b");
+	ck_assert_ptr_null(run.redirect.path[0]);
+	ck_assert_ptr_null(run.redirect.path[1]);
+}
+END_TEST
+
+START_TEST(vrun_redirection_without_file_is_refused)
+{
+	ck_assert_int_eq(vrun(";61;3c;696e"), 0);
+	/* (default) b < */
+	ck_assert_int_eq(vrun(";62;3c"), -1);
+	ck_assert(strstr(err, "`<' with no file after it"));
+	ck_assert_str_eq(run.argv[1], "a");	/* the last run's kept */
+	ck_assert_str_eq(run.redirect.path[0], "in");
+}
+END_TEST
+
 START_TEST(apply_gives_the_tracer_the_request)
 {
 	struct tracer_config config = { .argv = NULL };
@@ -149,6 +191,13 @@ START_TEST(apply_gives_the_tracer_the_request)
 	ck_assert_str_eq(config.env_set[0], "A=1");
 	ck_assert_ptr_null(config.env_unset);
 	ck_assert_str_eq(config.cwd, "/");
+	ck_assert_ptr_null(config.redirect[0]);
+	/* (default) <in 2>&1 */
+	ck_assert_int_eq(vrun(";3c696e;323e2631"), 0);
+	run_request_apply(&run, &config);
+	ck_assert_str_eq(config.redirect[0], "in");
+	ck_assert_ptr_null(config.redirect[1]);
+	ck_assert(config.err_to_out);
 }
 END_TEST
 
@@ -166,6 +215,8 @@ int main(void)
 	tcase_add_test(tc, environment_without_equals_or_hex_is_refused);
 	tcase_add_test(tc, working_directory_set_and_reset);
 	tcase_add_test(tc, only_the_run_settings_are_taken);
+	tcase_add_test(tc, vrun_redirections_are_taken_out_of_the_arguments);
+	tcase_add_test(tc, vrun_redirection_without_file_is_refused);
 	tcase_add_test(tc, apply_gives_the_tracer_the_request);
 	suite_add_tcase(s, tc);
 	return check_run_suite(s);

@@ -19,6 +19,13 @@ import gdb
 
 from . import history, target
 
+# `record stop` and `record delete` in `hwtrec replay`: GDB's own answer
+# ("No recording is currently active") would contradict `info record`.
+REPLAY_NO_PROCESS = (
+    "hwtrec replays a recording, which cannot be %s: its program ran when "
+    "it was recorded, and there is no process here to go on with.  "
+    "`record goto end` goes to its end; `quit` ends the replay.")
+
 RECORD_NO_TARGET = ("No recording is currently active.\n"
                     "Use the \"record full\" or \"record btrace\" command first.")
 
@@ -505,16 +512,53 @@ untraced."""
                 gdb.write("Process record is stopped and all execution "
                           "logs are deleted.\n")
                 return
+            if target.is_hwtrec() and not target.info().get("live"):
+                raise gdb.GdbError(REPLAY_NO_PROCESS % "stopped")
             raise gdb.GdbError(RECORD_NO_TARGET)
         replaying = bool(target.info().get("replaying"))
         target.request("qHwtr:record-stop")
         forget_windows()
         _single_insn_end.clear()
-        if replaying:
-            # Back at the live state: registers and frames anew.
-            gdb.execute("maintenance flush register-cache", to_string=True)
         gdb.write("Process record is stopped and all execution logs are "
                   "deleted.\n")
+        if replaying:
+            # record full would go on from the past position; the live
+            # process is where the history ends: show the user that
+            # state, not the past one GDB printed last.
+            gdb.execute("maintenance flush register-cache", to_string=True)
+            gdb.write("The program goes on from the end of the history, "
+                      "where it stopped:\n")
+            gdb.execute("frame")
+
+
+class RecordDelete(gdb.Command):
+    """Delete the rest of execution log and start recording it anew.
+On hwtrec-server: the history cannot be cut at a past position (live, the
+process is where the history ends; a recording is read-only)."""
+
+    def __init__(self):
+        super().__init__("record delete", gdb.COMMAND_OBSCURE)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        if not target.is_hwtrec():
+            _fall_through("record delete")
+            return
+        data = target.info()
+        if data.get("live") and not data.get("tracing"):
+            raise gdb.GdbError(RECORD_NO_TARGET)
+        entry = target.find_thread_info(data=data)
+        if entry is None or target.at_end(entry):
+            # GDB's words for record full and btrace alike.
+            gdb.write("Already at end of record list.\n")
+            return
+        if not data.get("live"):
+            raise gdb.GdbError(REPLAY_NO_PROCESS % "cut here")
+        raise gdb.GdbError(
+            "hwtrec cannot delete the history after this position and "
+            "record on from here: the live process is where the history "
+            "ends.  `record goto end` returns there; `record stop` "
+            "discards the whole history.")
 
 
 class RecordSave(gdb.Command):
@@ -559,6 +603,7 @@ def install_overrides():
     RecordGotoEnd()
     InfoRecord()
     RecordStop()
+    RecordDelete()
     RecordSave()
 
 
