@@ -202,8 +202,8 @@ struct decoder_ops {
 	 * walk_next would give next, up to the next item of another kind, at
 	 * once and without their times (the pass needs none): their count and
 	 * *BLOCKS, or 0; the walk goes on after them.  They are the decoder's
-	 * cached blocks (decode-pt-blocks.h), which stay where they are while
-	 * the walk's context lives; the pass writes their pass_chunk only. */
+	 * cached blocks (decoded-block.h), which stay where they are while
+	 * the walk's context lives; the pass writes their pass_* fields only. */
 	size_t (*walk_take_blocks)(struct decoder_walk *walk,
 				   struct decoded_block *const **blocks);
 	void (*walk_free)(struct decoder_walk *walk);

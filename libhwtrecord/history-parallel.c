@@ -33,7 +33,7 @@
 #include "history-parallel.h"
 
 #include "block-functions.h"
-#include "decode-pt-blocks.h"
+#include "decoded-block.h"
 #include "error.h"
 #include "index-builder.h"
 #include "insn-length.h"

@@ -32,7 +32,7 @@
 
 #include "error.h"
 #include "chunk-cache.h"
-#include "decode-pt-blocks.h"
+#include "decoded-block.h"
 #include "gaps.h"
 #include "history-file.h"
 #include "history-parallel.h"
