@@ -79,6 +79,18 @@ static bool valgrind_recording(const struct tracer *base)
 	return t && t->recorder > 0;
 }
 
+/* The tool stops the program before it ends by itself while tracing
+ * (tool.c: stop_before_exit) and says so in its status. */
+static bool valgrind_at_exit(struct tracer *base)
+{
+	struct valgrind_tracer *t = of(base);
+	char out[256];
+
+	return t->recorder > 0 && !t->program_done &&
+	       stub_monitor(t->stub, "hwtrec status", out, sizeof(out)) == 0 &&
+	       strstr(out, "stopped before the program's exit") != NULL;
+}
+
 /* In a child: die with the server, and leave the terminal's signals to
  * GDB. */
 static void child_setup(void)
@@ -677,6 +689,7 @@ const struct tracer_ops tracer_valgrind = {
 	.save = valgrind_save,
 	.record_end = valgrind_record_end,
 	.recording = valgrind_recording,
+	.at_exit = valgrind_at_exit,
 	.program_done = valgrind_program_done,
 	.detach = valgrind_detach,
 	.close = valgrind_close,

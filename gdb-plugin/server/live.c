@@ -398,6 +398,18 @@ static int stopped(struct live *l)
 
 		/* TAA / SAA: the signal is the two hex digits after the letter. */
 		l->stop_signal = sscanf(reply + 1, "%2x", &sig) == 1 ? (int)sig : 0;
+		/* Stopped before the program ends by itself: no signal, as
+		 * record full stops there ("Program stopped."). */
+		if (l->stop_signal == 5 && len >= 3 &&
+		    tracer_recording(l->tracer) && tracer_at_exit(l->tracer)) {
+			reply[1] = reply[2] = '0';
+			l->stop_signal = 0;
+			fprintf(stderr, "hwtrec-server: the program is about to "
+				"exit (its exit_group system call): stopped "
+				"here, at the end of its history, which "
+				"would go with the process; `continue` lets "
+				"it exit\n");
+		}
 		l->stop_tid = tid;
 		if (tid)
 			l->current = tid;

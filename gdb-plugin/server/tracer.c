@@ -39,6 +39,11 @@ bool tracer_recording(const struct tracer *t)
 	return t && t->ops->recording(t);
 }
 
+bool tracer_at_exit(struct tracer *t)
+{
+	return t && t->ops->at_exit && t->ops->at_exit(t);
+}
+
 void tracer_program_done(struct tracer *t)
 {
 	t->ops->program_done(t);

@@ -62,6 +62,7 @@ struct tracer_ops {
 	int (*save)(struct tracer *tracer, const char *dir);
 	int (*record_end)(struct tracer *tracer, const char *state, int code);
 	bool (*recording)(const struct tracer *tracer);
+	bool (*at_exit)(struct tracer *tracer);	/* optional */
 	void (*program_done)(struct tracer *tracer);
 	void (*detach)(struct tracer *tracer);
 	void (*close)(struct tracer *tracer);
@@ -90,6 +91,10 @@ int tracer_save(struct tracer *tracer, const char *dir);
  * finished (complete). */
 int tracer_record_end(struct tracer *tracer, const char *state, int code);
 bool tracer_recording(const struct tracer *tracer);  /* false for NULL */
+/* The program stopped where it ends by itself (at the entry of exit_group),
+ * which the source makes a stop while recording, so that the history is
+ * not lost with the process: its next resume lets it end. */
+bool tracer_at_exit(struct tracer *tracer);
 
 /* The stub said the program ended (W or X): reap it. */
 void tracer_program_done(struct tracer *tracer);

@@ -14,7 +14,10 @@
  * Live mode (--hwtrec-live=yes, started by hwtrec-server with --vgdb=yes):
  * nothing is traced until the debugger sends the monitor command
  * "hwtrec start"; "hwtrec flush" makes the recording cover everything up to
- * the stop, "hwtrec stop" ends the session (event-writer.c).  With
+ * the stop, "hwtrec stop" ends the session (event-writer.c).  While it
+ * traces, the program is stopped before it ends by itself (exit_group),
+ * which "hwtrec status" then says, so that its history is not lost with
+ * it.  With
  * --hwtrec-live-data=yes, "hwtrec start PATH" also writes the session's
  * data log to PATH, an empty file (data-log.c).
  *
@@ -229,6 +232,14 @@ static void hwtrec_start_client_code(ThreadId tid, ULong blocks)
 	hwtrec_data_thread_running(tid);
 }
 
+/* Whether system call SYSNO ends the program: exit_group, or its last
+ * thread's exit. */
+static Bool ends_program(UInt sysno)
+{
+	return sysno == __NR_exit_group ||
+	       (sysno == __NR_exit && VG_(count_living_threads)() == 1);
+}
+
 /* The traced program is ending by itself (exit_group, or its last thread's
  * exit): keep its end state, registers and memory, the way Valgrind keeps
  * it at a fatal signal (vgcore, limited by RLIMIT_CORE), so that the
@@ -239,10 +250,8 @@ static void core_at_exit(ThreadId tid, UInt sysno)
 	struct vki_rlimit rl;
 	vki_siginfo_t si;
 
-	if (!clo_exit_core || clo_live || !hwtrec_live_tracing())
-		return;
-	if (sysno != __NR_exit_group &&
-	    (sysno != __NR_exit || VG_(count_living_threads)() != 1))
+	if (!clo_exit_core || clo_live || !hwtrec_live_tracing() ||
+	    !ends_program(sysno))
 		return;
 	if (VG_(getrlimit)(VKI_RLIMIT_CORE, &rl) < 0 || rl.rlim_cur == 0)
 		return;
@@ -265,6 +274,23 @@ static void data_before_syscall(ThreadId tid, UInt sysno, const UWord *args)
 		hwtrec_data_flush(False);
 }
 
+/* Live mode, recording: the program is about to end by itself.  Its
+ * history goes with the process, so stop it first and let the debugger
+ * have it, as GDB's record full stops before exit_group ("The next
+ * instruction is syscall exit_group"); the debugger's next resume runs the
+ * system call.  The stop is at the system call's entry, after its
+ * instruction, where the history ends. */
+static Bool stopped_before_exit;	/* "hwtrec status" says so meanwhile */
+
+static void stop_before_exit(ThreadId tid, UInt sysno)
+{
+	if (!clo_live || !hwtrec_live_tracing() || !ends_program(sysno))
+		return;
+	stopped_before_exit = True;
+	VG_(gdbserver)(tid);
+	stopped_before_exit = False;
+}
+
 static void hwtrec_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	core_at_exit(tid, sysno);
@@ -275,6 +301,7 @@ static void hwtrec_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs
 	 * and a program killed by SIGKILL, or one that blocks, loses or
 	 * delays at most what it ran since its last system call. */
 	hwtrec_log_flush();
+	stop_before_exit(tid, sysno);
 }
 
 /* Did system call SYSNO with ARGS, which returned a pid, make a process
@@ -478,8 +505,10 @@ static Bool hwtrec_client_request(ThreadId tid, UWord *arg, UWord *ret)
 		hwtrec_data_flush(True);	/* the session's log ends */
 		VG_(gdb_printf)("hwtrec: stopped\n");
 	} else if (!VG_(strcmp)(cmd, "status")) {
-		VG_(gdb_printf)("hwtrec: %s\n", hwtrec_live_tracing()
-				? "tracing" : "not tracing");
+		VG_(gdb_printf)("hwtrec: %s%s\n", hwtrec_live_tracing()
+				? "tracing" : "not tracing",
+				stopped_before_exit ? ", stopped before the "
+				"program's exit" : "");
 	} else {
 		VG_(gdb_printf)("hwtrec: error: unknown command '%s' (start, "
 				"flush, stop, status)\n", cmd);

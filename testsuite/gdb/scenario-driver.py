@@ -503,6 +503,11 @@ def setup(mode, prog, record_from, run_to=None, commands=(),
             gdb.execute("delete", to_string=True)
         gdb.execute("record hwt")
         out = run_to_end(mode, run_to, end_signal)
+        if end_signal == "exit" and not run_to:
+            # hwtrec stops the program at exit_group's entry (after the
+            # syscall instruction: the end of its history); one
+            # instruction back is record full's stop, before it.
+            out += gdb.execute("reverse-stepi", to_string=True)
     else:
         recording = os.environ["SCN_RECORDING"]
         server = os.environ["SCN_SERVER"]

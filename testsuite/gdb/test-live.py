@@ -172,20 +172,35 @@ continue
 
 
 def case_exit(tmp):
+    """While recording, the program is stopped before it exits by itself, as
+    record full stops before exit_group; the next continue lets it exit."""
     rec = os.path.join(tmp, "kept.hwtrec")
     out = hwtrec_gdb(tmp, """break main
 continue
 record hwt
 continue
+info record
+reverse-stepi
+x/i $pc
+continue
+continue
 """, THREADS, ["-o", rec])
-    check("exited normally" in out, "exit while recording: GDB sees the exit",
+    stop = out.find("Program stopped.")
+    exited = out.find("exited normally")
+    check(0 <= stop < exited and "about to exit" in out,
+          "exit while recording: stopped before the exit (\"Program "
+          "stopped.\", as record full), then exits at the next continue",
           out)
+    check(re.search(r"=> 0x[0-9a-f]+ <[^>]*_exit[^>]*>:\s+syscall", out),
+          "exit while recording: one instruction back is exit_group's "
+          "syscall instruction, the history's last", out)
     text = info(rec)
     check("exited with status 0" in text or re.search(r"exit(ed)?.* 0", text),
           "exit while recording: -o keeps a finished recording", text)
     out = hwtrec_gdb(tmp, """break main
 continue
 record hwt
+continue
 continue
 """, THREADS)
     check("history is discarded" in out,
