@@ -1175,6 +1175,29 @@ static uint16_t forward_narrow(const struct recover_op *op, const uint64_t *val,
 	return (uint16_t)(1u << d);
 }
 
+uint16_t recover_x86_cmov_outcome(const struct recover_op *op,
+				  const uint64_t *val, uint16_t known,
+				  uint64_t old, bool old_known, uint64_t *out)
+{
+	unsigned d = op->dst, src = op->src;
+
+	/* (32 bits: the upper half is zeroed either way, so neither old
+	 * value follows whole) */
+	if (!(recover_flags_wants(op) || op->kind == recover_cmov) ||
+	    op->width != 8 || src == RECOVER_NOREG || src == d ||
+	    !KNOWN(known, d))
+		return 0;
+	if (old_known && old != val[d]) {
+		out[src] = val[d];	/* it moved */
+		return (uint16_t)(1u << src);
+	}
+	if (KNOWN(known, src) && val[src] != val[d]) {
+		out[d] = val[d];	/* it did not */
+		return (uint16_t)(1u << d);
+	}
+	return 0;
+}
+
 /* setcc and cmovcc forwards: the condition from the comparison's
  * registers (recover-flags.c). */
 static uint16_t forward_conditional(const struct recover_op *op,

@@ -200,6 +200,16 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out);
 
+/* A 64-bit cmov OP whose condition is not known, backwards, from the
+ * registers after it (VAL, KNOWN) and its destination's value before it (OLD, when OLD_KNOWN: recover_x86_backward
+ * does not see it): a destination after it other than OLD shows that it
+ * moved, so the source held that value; one other than the source shows
+ * that it did not, so the destination held it before.  The mask of OUT
+ * set.  A 32-bit cmov zeroes the upper half either way: nothing. */
+uint16_t recover_x86_cmov_outcome(const struct recover_op *op,
+				  const uint64_t *val, uint16_t known,
+				  uint64_t old, bool old_known, uint64_t *out);
+
 /* The mnemonic of the instruction RAW (SIZE bytes) at IP in BUF (LEN
  * bytes), "(bad)" when Capstone cannot decode it: for reports. */
 void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,

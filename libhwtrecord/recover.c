@@ -1014,6 +1014,22 @@ static bool syscall_flags_in_r11(const struct hwtr_recovery *rec, uint32_t k)
 	       flags_written(rec, k) == 0;
 }
 
+/* A cmov (operation K) whose condition is not known, backwards: what its
+ * destination after it shows (recover_x86_cmov_outcome). */
+static uint16_t cmov_outcome(const struct hwtr_recovery *rec, uint32_t k,
+			     const uint64_t *val, uint16_t known,
+			     uint64_t *out)
+{
+	const struct recover_op *op = op_at(rec, k);
+	uint64_t old = 0;
+	bool old_known;
+
+	if (!(recover_flags_wants(op) || op->kind == recover_cmov))
+		return 0;
+	old_known = value_before(rec, op->dst, k, &old);
+	return recover_x86_cmov_outcome(op, val, known, old, old_known, out);
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
@@ -1117,6 +1133,7 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		proven = recover_x86_backward(with_flags(rec, k,
 						with_operand(rec, k, &tmp), &tmp2),
 					      val, known, out);
+		proven |= cmov_outcome(rec, (uint32_t)k, val, known, out);
 		if (op->kind == recover_syscall &&
 		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
 		    recover_x86_syscall_keeps_registers(rax)) {
