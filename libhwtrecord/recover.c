@@ -1024,8 +1024,9 @@ static uint16_t cmov_outcome(const struct hwtr_recovery *rec, uint32_t k,
 	uint64_t old = 0;
 	bool old_known;
 
-	if (!(recover_flags_wants(op) || op->kind == recover_cmov))
-		return 0;
+	if (!(recover_flags_wants(op) || op->kind == recover_cmov) ||
+	    op->width != 8 || !(known >> op->dst & 1))
+		return 0;	/* (what recover_x86_cmov_outcome asks first) */
 	old_known = value_before(rec, op->dst, k, &old);
 	return recover_x86_cmov_outcome(op, val, known, old, old_known, out);
 }
@@ -1133,7 +1134,10 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		proven = recover_x86_backward(with_flags(rec, k,
 						with_operand(rec, k, &tmp), &tmp2),
 					      val, known, out);
-		proven |= cmov_outcome(rec, (uint32_t)k, val, known, out);
+		if (op->cond && (op->kind == recover_cmov ||
+				 op->kind == recover_unmodelled))
+			proven |= cmov_outcome(rec, (uint32_t)k, val, known,
+					       out);
 		if (op->kind == recover_syscall &&
 		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
 		    recover_x86_syscall_keeps_registers(rax)) {
