@@ -1573,6 +1573,19 @@ bool recover_x86_syscall_keeps_mappings(uint64_t nr)
 	       recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, &len);
 }
 
+bool recover_x86_syscall_only_adds_mappings(uint64_t nr, uint64_t flags)
+{
+	/* mmap without MAP_FIXED (0x10) or MAP_FIXED_NOREPLACE (0x100000):
+	 * the kernel (and Valgrind's address space manager for its client)
+	 * places the new mapping where nothing is mapped at the call. */
+	return nr == 9 && !(flags & (0x10 | 0x100000));
+}
+
+bool recover_x86_syscall_removes_mappings(uint64_t nr)
+{
+	return nr == 11 || nr == 12;	/* munmap, brk */
+}
+
 bool recover_x86_syscall_keeps_fs(uint64_t nr)
 {
 	switch (nr) {

@@ -238,6 +238,20 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr);
  * protect or drop pages (mmap, mremap, madvise, an exec, ...). */
 bool recover_x86_syscall_keeps_mappings(uint64_t nr);
 
+/* Whether a system call numbered NR with flags FLAGS (r10) surely changes
+ * no page that is mapped at the call, only maps new ones: mmap without
+ * MAP_FIXED or MAP_FIXED_NOREPLACE, which takes addresses free at the
+ * call.  A page present before it is present after it with the same
+ * protection and contents; but one that an earlier munmap or brk
+ * removed may come back with other bytes (recover_x86_syscall_removes_
+ * mappings). */
+bool recover_x86_syscall_only_adds_mappings(uint64_t nr, uint64_t flags);
+
+/* Whether a system call numbered NR (one of those
+ * recover_x86_syscall_keeps_mappings takes) may remove pages: munmap and
+ * brk (which shrinks the heap). */
+bool recover_x86_syscall_removes_mappings(uint64_t nr);
+
 /* Whether a system call numbered NR surely leaves this thread's fs base
  * as it was: false for arch_prctl, set_thread_area, clone, the execs and
  * rt_sigreturn. */

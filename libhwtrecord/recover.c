@@ -723,10 +723,48 @@ static bool changes_mappings(const struct hwtr_recovery *rec, uint32_t k)
 	       !recover_x86_syscall_keeps_mappings(nr);
 }
 
-/* Where the end state's read-only bytes start to hold. */
+/* What system call K (known number NR) does to mappings, beyond
+ * changes_mappings: only adds some (mmap without MAP_FIXED, its flags
+ * proven), or may remove some (munmap, brk). */
+static bool only_adds_mappings(const struct hwtr_recovery *rec, uint32_t k)
+{
+	uint64_t nr, flags;
+
+	return op_at(rec, k)->kind == recover_syscall &&
+	       value_before(rec, hwtr_amd64_rax, k, &nr) &&
+	       value_before(rec, hwtr_amd64_r10, k, &flags) &&
+	       recover_x86_syscall_only_adds_mappings(nr, flags);
+}
+
+static bool removes_mappings(const struct hwtr_recovery *rec, uint32_t k)
+{
+	uint64_t nr;
+
+	return op_at(rec, k)->kind == recover_syscall &&
+	       value_before(rec, hwtr_amd64_rax, k, &nr) &&
+	       recover_x86_syscall_removes_mappings(nr);
+}
+
+/* Where the end state's read-only bytes start to hold: after the last
+ * operation that may have changed a mapping, an mmap that only adds one
+ * excepted, unless pages were removed before it (a munmap or brk, going
+ * backwards, after an mmap: the page removed may have come back from the
+ * mmap with other bytes). */
 static void find_maps_from(struct hwtr_recovery *rec)
 {
-	rec->maps_from = after_last(rec, changes_mappings);
+	uint32_t k = (uint32_t)rec->nops;
+	bool added = false;
+
+	for (; k > 0; k--) {
+		if (only_adds_mappings(rec, k - 1)) {
+			added = true;
+			continue;
+		}
+		if (changes_mappings(rec, k - 1) ||
+		    (added && removes_mappings(rec, k - 1)))
+			break;
+	}
+	rec->maps_from = k;
 }
 
 /* The longest buffer a system call is taken to write as a store (longer:

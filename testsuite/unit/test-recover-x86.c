@@ -1282,6 +1282,24 @@ START_TEST(syscall_mappings)
 		ck_assert_msg(recover_x86_syscall_keeps_mappings(
 				      (uint64_t)keeps[i]),
 			      "syscall %ld", keeps[i]);
+	/* mmap only adds a mapping where the kernel chooses; never over
+	 * one (MAP_FIXED), nor at a place asked for (MAP_FIXED_NOREPLACE,
+	 * which older kernels take as MAP_FIXED's hint). */
+	ck_assert(recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_ANONYMOUS));
+	ck_assert(recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_SHARED | MAP_POPULATE));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_FIXED_NOREPLACE));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mremap, 0));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mprotect, 0));
+	/* What may take pages away (which a later mmap may give back with
+	 * other bytes). */
+	ck_assert(recover_x86_syscall_removes_mappings(SYS_munmap));
+	ck_assert(recover_x86_syscall_removes_mappings(SYS_brk));
+	ck_assert(!recover_x86_syscall_removes_mappings(SYS_write));
 }
 END_TEST
 
