@@ -1175,6 +1175,29 @@ static uint16_t forward_narrow(const struct recover_op *op, const uint64_t *val,
 	return (uint16_t)(1u << d);
 }
 
+uint16_t recover_x86_cmov_outcome(const struct recover_op *op,
+				  const uint64_t *val, uint16_t known,
+				  uint64_t old, bool old_known, uint64_t *out)
+{
+	unsigned d = op->dst, src = op->src;
+
+	/* (32 bits: the upper half is zeroed either way, so neither old
+	 * value follows whole) */
+	if (!(recover_flags_wants(op) || op->kind == recover_cmov) ||
+	    op->width != 8 || src == RECOVER_NOREG || src == d ||
+	    !KNOWN(known, d))
+		return 0;
+	if (old_known && old != val[d]) {
+		out[src] = val[d];	/* it moved */
+		return (uint16_t)(1u << src);
+	}
+	if (KNOWN(known, src) && val[src] != val[d]) {
+		out[d] = val[d];	/* it did not */
+		return (uint16_t)(1u << d);
+	}
+	return 0;
+}
+
 /* setcc and cmovcc forwards: the condition from the comparison's
  * registers (recover-flags.c). */
 static uint16_t forward_conditional(const struct recover_op *op,
@@ -1548,6 +1571,19 @@ bool recover_x86_syscall_keeps_mappings(uint64_t nr)
 		return true;
 	return recover_x86_syscall_keeps_memory(nr) ||
 	       recover_x86_syscall_buffer(nr, &addr_reg, &len_reg, &len);
+}
+
+bool recover_x86_syscall_only_adds_mappings(uint64_t nr, uint64_t flags)
+{
+	/* mmap without MAP_FIXED (0x10) or MAP_FIXED_NOREPLACE (0x100000):
+	 * the kernel (and Valgrind's address space manager for its client)
+	 * places the new mapping where nothing is mapped at the call. */
+	return nr == 9 && !(flags & (0x10 | 0x100000));
+}
+
+bool recover_x86_syscall_removes_mappings(uint64_t nr)
+{
+	return nr == 11 || nr == 12;	/* munmap, brk */
 }
 
 bool recover_x86_syscall_keeps_fs(uint64_t nr)

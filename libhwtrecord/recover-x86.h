@@ -200,6 +200,16 @@ uint16_t recover_x86_forward(const struct recover_op *op, const uint64_t *val,
 uint16_t recover_x86_backward(const struct recover_op *op, const uint64_t *val,
 			      uint16_t known, uint64_t *out);
 
+/* A 64-bit cmov OP whose condition is not known, backwards, from the
+ * registers after it (VAL, KNOWN) and its destination's value before it (OLD, when OLD_KNOWN: recover_x86_backward
+ * does not see it): a destination after it other than OLD shows that it
+ * moved, so the source held that value; one other than the source shows
+ * that it did not, so the destination held it before.  The mask of OUT
+ * set.  A 32-bit cmov zeroes the upper half either way: nothing. */
+uint16_t recover_x86_cmov_outcome(const struct recover_op *op,
+				  const uint64_t *val, uint16_t known,
+				  uint64_t old, bool old_known, uint64_t *out);
+
 /* The mnemonic of the instruction RAW (SIZE bytes) at IP in BUF (LEN
  * bytes), "(bad)" when Capstone cannot decode it: for reports. */
 void recover_x86_mnemonic(struct recover_x86 *x86, uint64_t ip,
@@ -227,6 +237,20 @@ bool recover_x86_syscall_keeps_memory(uint64_t nr);
  * was mapped again by a later call, which counts).  Any other may map,
  * protect or drop pages (mmap, mremap, madvise, an exec, ...). */
 bool recover_x86_syscall_keeps_mappings(uint64_t nr);
+
+/* Whether a system call numbered NR with flags FLAGS (r10) surely changes
+ * no page that is mapped at the call, only maps new ones: mmap without
+ * MAP_FIXED or MAP_FIXED_NOREPLACE, which takes addresses free at the
+ * call.  A page present before it is present after it with the same
+ * protection and contents; but one that an earlier munmap or brk
+ * removed may come back with other bytes (recover_x86_syscall_removes_
+ * mappings). */
+bool recover_x86_syscall_only_adds_mappings(uint64_t nr, uint64_t flags);
+
+/* Whether a system call numbered NR (one of those
+ * recover_x86_syscall_keeps_mappings takes) may remove pages: munmap and
+ * brk (which shrinks the heap). */
+bool recover_x86_syscall_removes_mappings(uint64_t nr);
 
 /* Whether a system call numbered NR surely leaves this thread's fs base
  * as it was: false for arch_prctl, set_thread_area, clone, the execs and

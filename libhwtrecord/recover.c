@@ -723,10 +723,48 @@ static bool changes_mappings(const struct hwtr_recovery *rec, uint32_t k)
 	       !recover_x86_syscall_keeps_mappings(nr);
 }
 
-/* Where the end state's read-only bytes start to hold. */
+/* What system call K (known number NR) does to mappings, beyond
+ * changes_mappings: only adds some (mmap without MAP_FIXED, its flags
+ * proven), or may remove some (munmap, brk). */
+static bool only_adds_mappings(const struct hwtr_recovery *rec, uint32_t k)
+{
+	uint64_t nr, flags;
+
+	return op_at(rec, k)->kind == recover_syscall &&
+	       value_before(rec, hwtr_amd64_rax, k, &nr) &&
+	       value_before(rec, hwtr_amd64_r10, k, &flags) &&
+	       recover_x86_syscall_only_adds_mappings(nr, flags);
+}
+
+static bool removes_mappings(const struct hwtr_recovery *rec, uint32_t k)
+{
+	uint64_t nr;
+
+	return op_at(rec, k)->kind == recover_syscall &&
+	       value_before(rec, hwtr_amd64_rax, k, &nr) &&
+	       recover_x86_syscall_removes_mappings(nr);
+}
+
+/* Where the end state's read-only bytes start to hold: after the last
+ * operation that may have changed a mapping, an mmap that only adds one
+ * excepted, unless pages were removed before it (a munmap or brk, going
+ * backwards, after an mmap: the page removed may have come back from the
+ * mmap with other bytes). */
 static void find_maps_from(struct hwtr_recovery *rec)
 {
-	rec->maps_from = after_last(rec, changes_mappings);
+	uint32_t k = (uint32_t)rec->nops;
+	bool added = false;
+
+	for (; k > 0; k--) {
+		if (only_adds_mappings(rec, k - 1)) {
+			added = true;
+			continue;
+		}
+		if (changes_mappings(rec, k - 1) ||
+		    (added && removes_mappings(rec, k - 1)))
+			break;
+	}
+	rec->maps_from = k;
 }
 
 /* The longest buffer a system call is taken to write as a store (longer:
@@ -1014,6 +1052,23 @@ static bool syscall_flags_in_r11(const struct hwtr_recovery *rec, uint32_t k)
 	       flags_written(rec, k) == 0;
 }
 
+/* A cmov (operation K) whose condition is not known, backwards: what its
+ * destination after it shows (recover_x86_cmov_outcome). */
+static uint16_t cmov_outcome(const struct hwtr_recovery *rec, uint32_t k,
+			     const uint64_t *val, uint16_t known,
+			     uint64_t *out)
+{
+	const struct recover_op *op = op_at(rec, k);
+	uint64_t old = 0;
+	bool old_known;
+
+	if (!(recover_flags_wants(op) || op->kind == recover_cmov) ||
+	    op->width != 8 || !(known >> op->dst & 1))
+		return 0;	/* (what recover_x86_cmov_outcome asks first) */
+	old_known = value_before(rec, op->dst, k, &old);
+	return recover_x86_cmov_outcome(op, val, known, old, old_known, out);
+}
+
 static bool backward_pass(struct hwtr_recovery *rec)
 {
 	uint64_t val[RECOVER_NREGS], out[RECOVER_NREGS], rax, addr, len;
@@ -1117,6 +1172,10 @@ static bool backward_pass(struct hwtr_recovery *rec)
 		proven = recover_x86_backward(with_flags(rec, k,
 						with_operand(rec, k, &tmp), &tmp2),
 					      val, known, out);
+		if (op->cond && (op->kind == recover_cmov ||
+				 op->kind == recover_unmodelled))
+			proven |= cmov_outcome(rec, (uint32_t)k, val, known,
+					       out);
 		if (op->kind == recover_syscall &&
 		    value_before(rec, hwtr_amd64_rax, (uint32_t)k, &rax) &&
 		    recover_x86_syscall_keeps_registers(rax)) {

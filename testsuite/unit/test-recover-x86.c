@@ -1016,6 +1016,72 @@ START_TEST(setcc_and_cmov_from_known_flags)
 }
 END_TEST
 
+/* A cmov whose flags are not known, backwards from its destination after
+ * it (recover_x86_cmov_outcome), against the CPU running it after popfq of
+ * random flags: a destination other than the old one proves the source,
+ * one other than the source proves the old destination; equal values prove
+ * nothing, and a 32-bit cmov (which zeroes the upper half either way)
+ * nothing at all. */
+START_TEST(cmov_outcome_agrees_with_the_cpu)
+{
+	const struct case_ *rd = &readers[_i];
+	struct recover_op op;
+	uint64_t target, base = system_flags();
+	unsigned moved = 0, stayed = 0;
+	int trial;
+
+	srandom(17 + (unsigned)_i);
+	recover_x86_decode(x86, 0x401000, rd->code, rd->size, &op, &target);
+	if (op.width == 1)
+		return;		/* (setcc) */
+	ck_assert_msg(recover_flags_wants(&op), "%s", rd->name);
+	for (trial = 0; trial < 300; trial++) {
+		uint64_t regs[18], before[16], out[16];
+		uint16_t mask;
+		unsigned r;
+
+		for (r = 0; r < 16; r++)
+			regs[r] = random64();
+		regs[7] = 0;
+		if (trial % 3 == 0)
+			regs[op.src] = regs[op.dst];
+		regs[16] = (uint32_t)(base | ((uint64_t)random() &
+					      RECOVER_FLAGS_ARITH));
+		memcpy(before, regs, sizeof(before));
+		run_flags(rd->code, rd->size, regs);
+		/* (the source and the other registers are as before) */
+		mask = recover_x86_cmov_outcome(&op, regs, 0xff7f,
+						before[op.dst], true, out);
+		if (op.width == 4) {
+			ck_assert_msg(mask == 0, "%s", rd->name);
+			continue;
+		}
+		for (r = 0; r < 16; r++)
+			if (mask >> r & 1)
+				ck_assert_msg(out[r] == before[r], "%s: r%u "
+					      "0x%lx, cpu 0x%lx", rd->name, r,
+					      (unsigned long)out[r],
+					      (unsigned long)before[r]);
+		moved += mask == 1u << op.src;
+		stayed += mask == 1u << op.dst;
+		/* The old value alone, or the source alone. */
+		mask = recover_x86_cmov_outcome(&op, regs,
+						0xff7f & ~(1u << op.src),
+						before[op.dst], true, out);
+		for (r = 0; r < 16; r++)
+			if (mask >> r & 1)
+				ck_assert_msg(out[r] == before[r], "%s", rd->name);
+		mask = recover_x86_cmov_outcome(&op, regs, 0xff7f, 0, false, out);
+		for (r = 0; r < 16; r++)
+			if (mask >> r & 1)
+				ck_assert_msg(out[r] == before[r], "%s", rd->name);
+	}
+	if (op.width == 8)
+		ck_assert_msg(moved && stayed, "%s: moved %u, stayed %u",
+			      rd->name, moved, stayed);
+}
+END_TEST
+
 /* cmp and test with a memory operand: the flags once recover.c knows the
  * operand (vimm), those of the same comparison of registers on the CPU. */
 START_TEST(compares_with_memory)
@@ -1216,6 +1282,24 @@ START_TEST(syscall_mappings)
 		ck_assert_msg(recover_x86_syscall_keeps_mappings(
 				      (uint64_t)keeps[i]),
 			      "syscall %ld", keeps[i]);
+	/* mmap only adds a mapping where the kernel chooses; never over
+	 * one (MAP_FIXED), nor at a place asked for (MAP_FIXED_NOREPLACE,
+	 * which older kernels take as MAP_FIXED's hint). */
+	ck_assert(recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_ANONYMOUS));
+	ck_assert(recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_SHARED | MAP_POPULATE));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mmap,
+			MAP_PRIVATE | MAP_FIXED_NOREPLACE));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mremap, 0));
+	ck_assert(!recover_x86_syscall_only_adds_mappings(SYS_mprotect, 0));
+	/* What may take pages away (which a later mmap may give back with
+	 * other bytes). */
+	ck_assert(recover_x86_syscall_removes_mappings(SYS_munmap));
+	ck_assert(recover_x86_syscall_removes_mappings(SYS_brk));
+	ck_assert(!recover_x86_syscall_removes_mappings(SYS_write));
 }
 END_TEST
 
@@ -1240,6 +1324,8 @@ int main(void)
 	tcase_add_loop_test(tc, setcc_and_cmov_from_known_flags, 0,
 			    (int)(sizeof(readers) / sizeof(readers[0])));
 	tcase_add_test(tc, syscall_puts_the_flags_in_r11);
+	tcase_add_loop_test(tc, cmov_outcome_agrees_with_the_cpu, 0,
+			    sizeof(readers) / sizeof(readers[0]));
 	tcase_add_loop_test(tc, setcc_and_cmov_agree_with_the_cpu, 0,
 			    (int)(sizeof(compares) / sizeof(compares[0]) *
 				  sizeof(readers) / sizeof(readers[0])));
