@@ -27,16 +27,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* The file's layout, as doc/recording-format.md describes it. */
-#define HEADER_SIZE 64
-#define HEADER_INDEX_VERSION 12
-#define HEADER_CHUNK_SIZE 16
-#define HEADER_NSECTIONS 36
-#define HEADER_TABLE_CRC 48
-#define HEADER_CRC 52
-#define SECTION_ENTRY 32
-#define SECTION_CHUNKS 3
-#define SECTION_SEGMENTS 4
+#include "history-idx-layout.h"
+
 
 static char dir[400];
 
@@ -293,26 +285,6 @@ static void write_file(const char *path, const uint8_t *bytes, size_t size)
 	fclose(f);
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* The header's CRC-32 again after a change. */
-static void reseal_header(uint8_t *file)
-{
-	put32(file + HEADER_CRC, 0);
-	put32(file + HEADER_CRC, (uint32_t)crc32(0, file, HEADER_SIZE));
-}
-
 /* The first section of KIND: its offset, and its index in the table. */
 static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry)
 {
@@ -335,21 +307,6 @@ static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry
 static uint64_t segments_offset(const uint8_t *file, size_t *entry)
 {
 	return section_offset(file, SECTION_SEGMENTS, entry);
-}
-
-/* Every checksum made to match after a change in section ENTRY. */
-static void reseal(uint8_t *file, size_t entry)
-{
-	uint8_t *e = file + HEADER_SIZE + entry * SECTION_ENTRY;
-	uint64_t off, size;
-
-	memcpy(&off, e + 8, 8);
-	memcpy(&size, e + 16, 8);
-	put32(e + 24, (uint32_t)crc32(0, file + off, (uInt)size));
-	put32(file + HEADER_TABLE_CRC,
-	      (uint32_t)crc32(0, file + HEADER_SIZE,
-			      get32(file + HEADER_NSECTIONS) * SECTION_ENTRY));
-	reseal_header(file);
 }
 
 /* Open DIR (its history.idx as CHANGE left it): the index is built, not
@@ -570,7 +527,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 	number = next_link_byte(file + seg, &link);
 	ck_assert_uint_gt(number, 0);
 	*link = 100;	/* zigzag(-50) + 1 */
-	reseal(file, entry);
+	reseal(file, size);
 	write_file(path, file, size);
 	snprintf(want, sizeof(want), "damaged: thread 1's segments: segment %u "
 		 "out of order or range", number);
@@ -585,7 +542,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 		uint64_t th = section_offset(file, 2, &entry);
 
 		put32(file + th + 4, (uint32_t)-1);
-		reseal(file, entry);
+		reseal(file, size);
 	}
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1's level base -1");
@@ -599,7 +556,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 
 		ck_assert_uint_le(get32(ranges), CODE_RANGES_MAX);
 		put32(ranges, CODE_RANGES_MAX + 1);
-		reseal(file, entry);
+		reseal(file, size);
 		write_file(path, file, size);
 		not_trusted("damaged: thread 1 chunk 0: its code ranges are not "
 			    "sorted or too many");
@@ -609,7 +566,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 		ranges = file + ch + offsetof(struct chunk, ranges);
 		put32(ranges, 2);
 		memset(ranges + 8, 0, 32);	/* two ranges at 0, touching */
-		reseal(file, entry);
+		reseal(file, size);
 	}
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1 chunk 0: its code ranges");
