@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <lz4hc.h>
+#include <lz4.h>
 
 #include "history-idx-layout.h"
 
@@ -393,8 +395,10 @@ START_TEST(an_index_of_another_version_is_rebuilt_with_a_message)
 	put32(file + HEADER_INDEX_VERSION, version + 1);
 	reseal_header(file);
 	write_file(path, file, size);
-	snprintf(want, sizeof(want), "another version: format 1, index version "
-		 "%u (this library: format 1, index version %u)", version + 1,
+	/* Format 2: the segments in LZ4 runs. */
+	ck_assert_uint_eq(get32(file + HEADER_FORMAT), 2);
+	snprintf(want, sizeof(want), "another version: format 2, index version "
+		 "%u (this library: format 2, index version %u)", version + 1,
 		 version);
 	not_trusted(want);
 	free(file);
@@ -416,12 +420,50 @@ static const uint8_t *skip_varint(const uint8_t *p)
 	return p + 1;
 }
 
-/* In a thread's segments section at SEC (one group: few segments), the
- * first segment whose link to its next part is one byte: its number, and
- * *LINK that byte; 0 when there is none. */
-static unsigned next_link_byte(uint8_t *sec, uint8_t **link)
+/* Section ENTRY of *FILE (*SIZE bytes) from its byte AT on replaced by
+ * the LEN bytes at BYTES: the sections after it moved by whole 64-byte
+ * steps (they stay aligned), the table saying where they are now. */
+static void replace_section(uint8_t **file, size_t *size, size_t entry,
+			    uint64_t at, const uint8_t *bytes, uint64_t len)
 {
-	uint8_t *p = sec + 16;	/* after the group table's one entry */
+	uint8_t *e = *file + HEADER_SIZE + entry * SECTION_ENTRY, *out;
+	uint32_t n = get32(*file + HEADER_NSECTIONS), k;
+	uint64_t off, old, end, shift, new_size;
+
+	memcpy(&off, e + 8, 8);
+	memcpy(&old, e + 16, 8);
+	end = (off + old + 63) / 64 * 64;	/* the next section's start */
+	if (end > *size)
+		end = *size;
+	shift = (off + at + len + 63) / 64 * 64 - end;	/* may wrap: mod 2^64 */
+	new_size = *size + shift;
+	out = calloc(1, new_size);
+	memcpy(out, *file, off + at);
+	memcpy(out + off + at, bytes, len);
+	memcpy(out + end + shift, *file + end, *size - end);
+	for (k = 0; k < n; k++) {
+		uint8_t *ek = out + HEADER_SIZE + k * SECTION_ENTRY;
+		uint64_t ok;
+
+		memcpy(&ok, ek + 8, 8);
+		if (ok >= end) {
+			ok += shift;
+			memcpy(ek + 8, &ok, 8);
+		}
+	}
+	old = at + len;
+	memcpy(out + HEADER_SIZE + entry * SECTION_ENTRY + 16, &old, 8);
+	free(*file);
+	*file = out;
+	*size = new_size;
+}
+
+/* In a thread's segments (one group: few segments) decompressed from
+ * their run at RUN, the first segment whose link to its next part is one
+ * byte: its number, and *LINK that byte; 0 when there is none. */
+static unsigned next_link_byte(uint8_t *run, uint8_t **link)
+{
+	uint8_t *p = run;	/* one group: the run's table is empty */
 	unsigned number;
 
 	for (number = 1; number <= 12; number++) {
@@ -522,11 +564,37 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 	seg = segments_offset(file, &entry);
 	/* A segment's link to its next part (its last varint, one byte, in
 	 * the store's coding: libhwtrecord/segment-store.c) made to point
-	 * 50 segments past itself, past the last one, every checksum made
-	 * to match. */
-	number = next_link_byte(file + seg, &link);
-	ck_assert_uint_gt(number, 0);
-	*link = 100;	/* zigzag(-50) + 1 */
+	 * 50 segments past itself, past the last one, in the segments' one
+	 * run (a table entry, then its frame: its block's size and the block
+	 * compressed with LZ4) compressed again, every checksum made to
+	 * match. */
+	{
+		uint64_t len, off;
+		uint32_t content;
+		uint8_t *run, *frame;
+		int framed;
+
+		memcpy(&len, file + HEADER_SIZE + entry * SECTION_ENTRY + 16, 8);
+		memcpy(&off, file + seg, 8);
+		ck_assert_uint_eq(off, 0);
+		memcpy(&content, file + seg + 16, 4);
+		ck_assert(content < 65536);
+		run = malloc(content);
+		ck_assert_int_eq(LZ4_decompress_safe((const char *)file + seg + 20,
+						     (char *)run, (int)(len - 20),
+						     (int)content), (int)content);
+		number = next_link_byte(run, &link);
+		ck_assert_uint_gt(number, 0);
+		*link = 100;	/* zigzag(-50) + 1 */
+		frame = malloc(4 + LZ4_compressBound((int)content));
+		memcpy(frame, &content, 4);
+		framed = LZ4_compress_HC((const char *)run, (char *)frame + 4,
+					 (int)content, LZ4_compressBound((int)content), 4);
+		ck_assert_int_gt(framed, 0);
+		replace_section(&file, &size, entry, 16, frame, 4 + (uint64_t)framed);
+		free(frame);
+		free(run);
+	}
 	reseal(file, size);
 	write_file(path, file, size);
 	snprintf(want, sizeof(want), "damaged: thread 1's segments: segment %u "
