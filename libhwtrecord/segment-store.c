@@ -1157,11 +1157,10 @@ static void reading(struct segment_store *s, uint64_t bytes)
 		page_release_all_before(&all, s->block, s->block + s->size);
 }
 
-/* Group G of an opened store into D, whole: checked the first time (its
- * run decompresses, its bytes a coding; when in order, its segments
- * between its table entry's first instruction and the next one's; the
- * checker's rules), and empty segments when it did not pass, then or
- * before. */
+/* Group G of an opened store into D, whole, the first time it is read:
+ * checked (its run decompresses, its bytes a coding; when in order, its
+ * segments between its table entry's first instruction and the next one's;
+ * the checker's rules), and empty segments when it did not pass. */
 static void check_group(struct segment_store *s, uint64_t g,
 			struct decoded_group *d)
 {
@@ -1177,14 +1176,6 @@ static void check_group(struct segment_store *s, uint64_t g,
 	d->group = g;
 	d->ndecoded = (uint32_t)count;
 	d->at.bad = true;	/* decoded whole: nothing left to read */
-	if (*bad & bit) {
-		memset(d->segs, 0, sizeof(d->segs));
-		return;
-	}
-	if (!s->packed)
-		reading(s, sizeof(struct segment_group) +
-			   (g + 1 < s->ngroups ? s->groups[g + 1].offset : s->ncoded) -
-			   s->groups[g].offset);
 	if (!(entry = group_entry(s, g))) {	/* its run is damaged */
 		memset(d->segs, 0, sizeof(d->segs));
 		return;
@@ -1195,7 +1186,7 @@ static void check_group(struct segment_store *s, uint64_t g,
 		err = hwtr_fail(hwtr_err_format, "segments %llu-%llu do not "
 				"decode", (unsigned long long)first,
 				(unsigned long long)(first + count - 1));
-	for (k = 0; !err && !(*good & bit) && k < count; k++) {
+	for (k = 0; !err && k < count; k++) {
 		const struct segment *seg = &d->segs[k];
 
 		if (s->checker.in_order &&
@@ -1220,6 +1211,7 @@ static void check_group(struct segment_store *s, uint64_t g,
 static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 					   uint32_t k)
 {
+	uint64_t bit = 1ull << (g % 64);
 	struct decoded_group *d;
 	uint64_t count;
 
@@ -1232,8 +1224,18 @@ static const struct segment *group_segment(struct segment_store *s, uint64_t g,
 	s->no_cache = !s->cache;
 	d = s->cache ? &s->cache[g % CACHE_SLOTS] : &s->spare;
 
-	if (d->group != g && s->lazy) {
-		check_group(s, g, d);
+	/* A saved group is checked whole at its first read; after that it
+	 * is decoded only as far as a read needs, as a built one is. */
+	if (d->group != g && s->lazy &&
+	    ((s->bad[g / 64] & bit) || !(s->checked[g / 64] & bit))) {
+		if (s->bad[g / 64] & bit) {
+			d->group = g;
+			d->ndecoded = SEGMENT_GROUP;
+			d->at.bad = true;
+			memset(d->segs, 0, sizeof(d->segs));
+		} else {
+			check_group(s, g, d);
+		}
 		return &d->segs[k];
 	}
 	if (d->group != g) {
