@@ -94,11 +94,16 @@ _Static_assert(sizeof(struct segment_run) == 16, "saved layout");
 #define FRAME_HEADER 4
 
 /* Decompressed runs of a saved store, each a block of RUN_GROUPS groups
- * (about 5 KB), allocated at the first read. */
-#define RUN_SLOTS 4
+ * (about 5 KB), allocated at the first read; the one used least recently
+ * goes.  A segment's read also reads its caller's, often far back: with a
+ * run's slot fixed by its number, runs a multiple of the slots apart took
+ * turns, and a pass over python3's segments spent a quarter of its time
+ * decompressing. */
+#define RUN_SLOTS 8
 
 struct run_slot {
 	uint64_t run;		/* UINT64_MAX: empty */
+	uint64_t used;		/* when last used: the store's clock */
 	uint8_t *bytes;
 	size_t cap;
 	struct segment_group groups[RUN_GROUPS];	/* offsets from CODED */
@@ -170,6 +175,7 @@ struct segment_store {
 	uint64_t nframes;
 	struct run_slot *run_cache;	/* RUN_SLOTS, or NULL */
 	uint64_t *run_bad;	/* a bit for each run that did not pass */
+	uint64_t run_clock;
 };
 
 #define H_FLAGS 7u
@@ -532,9 +538,16 @@ static const struct run_slot *run_of(struct segment_store *s, uint64_t g)
 			s->run_cache[i].run = UINT64_MAX;
 	if (!s->run_cache)
 		return NULL;	/* out of memory: shown as empty */
-	slot = &s->run_cache[r % RUN_SLOTS];
-	if (slot->run == r)
-		return slot;
+	slot = &s->run_cache[0];
+	for (i = 0; i < RUN_SLOTS; i++) {
+		if (s->run_cache[i].run == r) {
+			s->run_cache[i].used = ++s->run_clock;
+			return &s->run_cache[i];
+		}
+		if (s->run_cache[i].used < slot->used)
+			slot = &s->run_cache[i];
+	}
+	slot->used = ++s->run_clock;
 	if (slot->run != UINT64_MAX)
 		forget_run(s, slot->run);
 	slot->run = UINT64_MAX;
