@@ -1,5 +1,5 @@
 /* fuzz-index.c: libFuzzer target for the saved history index's reader
- * (history-file.c, the segment store's groups in segment-store.c; the
+ * (history-file.c, the segment store's runs and groups in segment-store.c; the
  * format in doc/recording-format.md).  The input is the recording's
  * history.idx; the rest of the recording is fixed and valid: the unit
  * tests' fixture code (testsuite/unit/fixture-code.S) and a real trace of
