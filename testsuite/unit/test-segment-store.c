@@ -658,7 +658,7 @@ START_TEST(damaged_bytes_are_refused)
 	{
 		uint64_t off[RUN_GROUPS], first[RUN_GROUPS], o2[RUN_GROUPS],
 			 f2[RUN_GROUPS];
-		size_t len1 = t.len[1] + 1;	/* as it was */
+		size_t len1 = t.len[1];	/* as it was */
 		size_t at = run_table(run1, RUN_GROUPS, t.insn[1], off, first);
 		uint8_t *coded = malloc(len1 - at);
 		unsigned g;
