@@ -618,6 +618,17 @@ START_TEST(damaged_bytes_are_refused)
 	damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
 			  "decompress: their frame is not one of their size",
 			  segs, 2049);
+	/* A size within what its block could hold, but more than its
+	 * segments' largest coding: refused before any memory is taken
+	 * for it. */
+	{
+		uint32_t big = 10000000;
+
+		memcpy(copy + 3 * RUN_ENTRY + off1, &big, 4);
+		damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
+				  "decompress: their frame is not one of their size",
+				  segs, 2049);
+	}
 	/* Its size one byte more than its block holds. */
 	memcpy(copy, segment_store_bytes(s), size);
 	copy[3 * RUN_ENTRY + off1]++;
