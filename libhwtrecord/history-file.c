@@ -7,10 +7,11 @@
  * that the next open reads them back instead of decoding.  Layout
  * (doc/recording-format.md): a 64-byte header, a table of sections, and the
  * sections, each at a 64-byte aligned offset with its own CRC-32; the
- * chunks (struct chunk) and the segments (a compact store's block,
- * segment-store.c) are stored as they are in memory, little-endian, so that
- * a reader maps the file (read-only, private) and uses them in place: no
- * copy, no anonymous memory.  The header carries this file's format, the
+ * chunks (struct chunk) are stored as they are in memory, little-endian,
+ * and the segments as a compact store's saved form (segment_store_pack:
+ * runs of groups, each LZ4-compressed), so that a reader maps the file
+ * (read-only, private) and uses them in place: no copy, no anonymous
+ * memory but the few runs decompressed.  The header carries this file's format, the
  * library's HISTORY_INDEX_VERSION and the sizes of the stored structs:
  * another layout is another version.
  *
@@ -56,7 +57,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HISTORY_FILE_FORMAT 1
+#define HISTORY_FILE_FORMAT 2	/* 2: segments in LZ4 runs */
 #define HISTORY_INDEX_VERSION 7	/* 2: chunks filter executed code lines;
 				 * 3: segments change function at any
 				 * instruction, not only at a block's start;
@@ -476,6 +477,7 @@ void history_file_save(const struct hwtr_history *h)
 	struct saved_gap **gap_records = calloc(nthreads ? nthreads : 1, sizeof(void *));
 	char **gap_text = calloc(nthreads ? nthreads : 1, sizeof(char *));
 	struct section_entry *table = calloc(nsec, sizeof(*table));
+	struct segment_store **packed = calloc(nthreads ? nthreads : 1, sizeof(*packed));
 	struct stream_identity *streams = NULL;
 	struct identity id;
 	uint8_t *identity = NULL;
@@ -487,7 +489,7 @@ void history_file_save(const struct hwtr_history *h)
 	bool ok = false;
 
 	if (!SAVED_INDEX_SUPPORTED || !secs || !threads || !gap_records ||
-	    !gap_text || !table || identity_now(h, &id, &streams) < 0)
+	    !gap_text || !table || !packed || identity_now(h, &id, &streams) < 0)
 		goto out;
 	identity = malloc(sizeof(id) + nthreads * sizeof(*streams));
 	if (!identity)
@@ -526,14 +528,19 @@ void history_file_save(const struct hwtr_history *h)
 			t->chunks, false, -1, false };
 		if (!t->segment_store)
 			goto out;	/* only a finished history is saved */
+		/* Saved compressed: a call-heavy history's segments take a
+		 * ninth of their size in memory (segment-store.c). */
+		if (segment_store_pack(t->segment_store, dir, &packed[i]) < 0) {
+			say(h, "not saved: %s", hwtr_last_error());
+			goto out;
+		}
 		secs[k] = (struct out_section){
 			{ section_segments, (uint32_t)i, 0,
-			  segment_store_size(t->segment_store), 0, 0 },
-			segment_store_bytes(t->segment_store),
-			segment_store_in_file(t->segment_store),
-			segment_store_fd(t->segment_store), false };
-		secs[k].crc_known = segment_store_crc(t->segment_store,
-						      &secs[k].entry.crc);
+			  segment_store_size(packed[i]), 0, 0 },
+			segment_store_bytes(packed[i]),
+			segment_store_in_file(packed[i]),
+			segment_store_fd(packed[i]), false };
+		secs[k].crc_known = segment_store_crc(packed[i], &secs[k].entry.crc);
 		k++;
 		secs[k++] = (struct out_section){
 			{ section_gaps, (uint32_t)i, 0, t->ngaps * sizeof(struct saved_gap), 0, 0 },
@@ -620,6 +627,9 @@ out:
 		free(gap_records[i]);
 		free(gap_text[i]);
 	}
+	for (i = 0; packed && i < nthreads; i++)
+		segment_store_free(packed[i]);
+	free(packed);
 	free(gap_records);
 	free(gap_text);
 	free(threads);

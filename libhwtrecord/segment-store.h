@@ -43,15 +43,16 @@ struct segment_checker {
 	 * the open, each group's segments at its first read. */
 	bool in_order;
 };
-/* A store over the SIZE bytes at BYTES (a saved store, 8-byte aligned,
- * not copied: they must outlive it) holding N segments: 0, or
- * hwtr_err_format when its table is not a store's of N segments (groups
- * in order of their bytes, inside the store; and of their first
- * instructions when CHECKER says in_order), or hwtr_err_nomem.  Each group
- * is checked at its first read, not here (decoding every group costs about
- * 15 ns a segment: seconds for a call-heavy billion instructions): its
- * bytes exactly its segments' coding, then CHECKER's rules (CHECKER may be
- * NULL). */
+/* A store over the SIZE bytes at BYTES (a saved store: segment_store_pack's
+ * bytes, 8-byte aligned, not copied: they must outlive it) holding N
+ * segments: 0, or hwtr_err_format when its runs table is not a store's of N
+ * segments (runs in order of their bytes, inside the store; and of their
+ * first instructions when CHECKER says in_order), or hwtr_err_nomem.  Each
+ * run is checked when it is decompressed (one LZ4 block of its size, its
+ * groups' table in order), each group at its first read, not here
+ * (decoding every group costs about 15 ns a segment: seconds for a
+ * call-heavy billion instructions): its bytes exactly its segments'
+ * coding, then CHECKER's rules (CHECKER may be NULL). */
 int segment_store_open(const void *bytes, uint64_t size, uint64_t n,
 		       const struct segment_checker *checker,
 		       struct segment_store **out);
@@ -87,6 +88,15 @@ typedef bool segment_patch_fn(void *ctx, uint64_t number, struct segment *segs,
 int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 			 void *ctx, const struct segment *tail, uint64_t ntail,
 			 struct segment_store **out);
+
+/* The saved form of finished store S (made by segment_store_compact or
+ * segment_store_finish): its groups in runs of 1024 segments, each
+ * compressed with LZ4 (segment-store.c), as a new store that reads the
+ * same segments, whose bytes (segment_store_bytes) are what
+ * segment_store_open takes; in a file in DIR as segment_store_begin says
+ * when large.  S's pages are given back as they are read. */
+int segment_store_pack(struct segment_store *s, const char *dir,
+		       struct segment_store **out);
 
 /* Segment NUMBER (1..n) into *OUT. */
 void segment_store_read(struct segment_store *s, uint64_t number,

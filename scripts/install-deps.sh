@@ -7,7 +7,7 @@
 set -eu
 PACKAGES="
   build-essential autoconf automake libtool pkg-config
-  libipt-dev libelf-dev libdw-dev libjansson-dev libcapstone-dev check zlib1g-dev libisal-dev libiberty-dev
+  libipt-dev libelf-dev libdw-dev libjansson-dev libcapstone-dev check zlib1g-dev liblz4-dev libisal-dev libiberty-dev
   valgrind gdb gdbserver gdb-multiarch python3
   jq binutils
   clang libclang-rt-14-dev

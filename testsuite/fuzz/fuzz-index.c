@@ -1,5 +1,5 @@
 /* fuzz-index.c: libFuzzer target for the saved history index's reader
- * (history-file.c, the segment store's groups in segment-store.c; the
+ * (history-file.c, the segment store's runs and groups in segment-store.c; the
  * format in doc/recording-format.md).  The input is the recording's
  * history.idx; the rest of the recording is fixed and valid: the unit
  * tests' fixture code (testsuite/unit/fixture-code.S) and a real trace of
@@ -18,6 +18,7 @@
  * (FUZZ_INDEX_SEED=PATH ./fuzz-index -runs=0 writes it). */
 #include "elf-facts.h"
 #include "fixture-recording.h"
+#include "history-idx-layout.h"
 #include "scratch-dir.h"
 
 #include "hwtrecord.h"
@@ -34,55 +35,8 @@
 #error "FIXTURE_TRACE must name a trace of the fixture (seeds-decoder/main-path)"
 #endif
 
-/* The file's layout, as doc/recording-format.md gives it. */
-#define HEADER_SIZE 64
-#define HEADER_NSECTIONS 36
-#define HEADER_FILE_SIZE 40
-#define HEADER_TABLE_CRC 48
-#define HEADER_CRC 52
-#define SECTION_ENTRY 32
-
 static uint64_t probes[3];
 static uint8_t *copy;
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* BYTES' size field and checksums made to match what they hold. */
-static void reseal(uint8_t *bytes, size_t size)
-{
-	uint64_t file_size = size, n, k;
-
-	if (size < HEADER_SIZE)
-		return;
-	memcpy(bytes + HEADER_FILE_SIZE, &file_size, 8);
-	n = get32(bytes + HEADER_NSECTIONS);
-	if (n > (size - HEADER_SIZE) / SECTION_ENTRY)
-		n = (size - HEADER_SIZE) / SECTION_ENTRY;
-	for (k = 0; k < n; k++) {
-		uint8_t *e = bytes + HEADER_SIZE + k * SECTION_ENTRY;
-		uint64_t off, len;
-
-		memcpy(&off, e + 8, 8);
-		memcpy(&len, e + 16, 8);
-		if (off <= size && len <= size - off)
-			put32(e + 24, (uint32_t)crc32(0, bytes + off, (uInt)len));
-	}
-	put32(bytes + HEADER_TABLE_CRC,
-	      (uint32_t)crc32(0, bytes + HEADER_SIZE, (uInt)(n * SECTION_ENTRY)));
-	put32(bytes + HEADER_CRC, 0);
-	put32(bytes + HEADER_CRC, (uint32_t)crc32(0, bytes, HEADER_SIZE));
-}
 
 /* Every read-side call at every position and segment of HISTORY. */
 static void read_everything(struct hwtr_history *history)

@@ -26,17 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <lz4hc.h>
+#include <lz4.h>
 
-/* The file's layout, as doc/recording-format.md describes it. */
-#define HEADER_SIZE 64
-#define HEADER_INDEX_VERSION 12
-#define HEADER_CHUNK_SIZE 16
-#define HEADER_NSECTIONS 36
-#define HEADER_TABLE_CRC 48
-#define HEADER_CRC 52
-#define SECTION_ENTRY 32
-#define SECTION_CHUNKS 3
-#define SECTION_SEGMENTS 4
+#include "history-idx-layout.h"
+
 
 static char dir[400];
 
@@ -293,26 +287,6 @@ static void write_file(const char *path, const uint8_t *bytes, size_t size)
 	fclose(f);
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* The header's CRC-32 again after a change. */
-static void reseal_header(uint8_t *file)
-{
-	put32(file + HEADER_CRC, 0);
-	put32(file + HEADER_CRC, (uint32_t)crc32(0, file, HEADER_SIZE));
-}
-
 /* The first section of KIND: its offset, and its index in the table. */
 static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry)
 {
@@ -335,21 +309,6 @@ static uint64_t section_offset(const uint8_t *file, uint32_t kind, size_t *entry
 static uint64_t segments_offset(const uint8_t *file, size_t *entry)
 {
 	return section_offset(file, SECTION_SEGMENTS, entry);
-}
-
-/* Every checksum made to match after a change in section ENTRY. */
-static void reseal(uint8_t *file, size_t entry)
-{
-	uint8_t *e = file + HEADER_SIZE + entry * SECTION_ENTRY;
-	uint64_t off, size;
-
-	memcpy(&off, e + 8, 8);
-	memcpy(&size, e + 16, 8);
-	put32(e + 24, (uint32_t)crc32(0, file + off, (uInt)size));
-	put32(file + HEADER_TABLE_CRC,
-	      (uint32_t)crc32(0, file + HEADER_SIZE,
-			      get32(file + HEADER_NSECTIONS) * SECTION_ENTRY));
-	reseal_header(file);
 }
 
 /* Open DIR (its history.idx as CHANGE left it): the index is built, not
@@ -436,8 +395,10 @@ START_TEST(an_index_of_another_version_is_rebuilt_with_a_message)
 	put32(file + HEADER_INDEX_VERSION, version + 1);
 	reseal_header(file);
 	write_file(path, file, size);
-	snprintf(want, sizeof(want), "another version: format 1, index version "
-		 "%u (this library: format 1, index version %u)", version + 1,
+	/* Format 2: the segments in LZ4 runs. */
+	ck_assert_uint_eq(get32(file + HEADER_FORMAT), 2);
+	snprintf(want, sizeof(want), "another version: format 2, index version "
+		 "%u (this library: format 2, index version %u)", version + 1,
 		 version);
 	not_trusted(want);
 	free(file);
@@ -459,12 +420,50 @@ static const uint8_t *skip_varint(const uint8_t *p)
 	return p + 1;
 }
 
-/* In a thread's segments section at SEC (one group: few segments), the
- * first segment whose link to its next part is one byte: its number, and
- * *LINK that byte; 0 when there is none. */
-static unsigned next_link_byte(uint8_t *sec, uint8_t **link)
+/* Section ENTRY of *FILE (*SIZE bytes) from its byte AT on replaced by
+ * the LEN bytes at BYTES: the sections after it moved by whole 64-byte
+ * steps (they stay aligned), the table saying where they are now. */
+static void replace_section(uint8_t **file, size_t *size, size_t entry,
+			    uint64_t at, const uint8_t *bytes, uint64_t len)
 {
-	uint8_t *p = sec + 16;	/* after the group table's one entry */
+	uint8_t *e = *file + HEADER_SIZE + entry * SECTION_ENTRY, *out;
+	uint32_t n = get32(*file + HEADER_NSECTIONS), k;
+	uint64_t off, old, end, shift, new_size;
+
+	memcpy(&off, e + 8, 8);
+	memcpy(&old, e + 16, 8);
+	end = (off + old + 63) / 64 * 64;	/* the next section's start */
+	if (end > *size)
+		end = *size;
+	shift = (off + at + len + 63) / 64 * 64 - end;	/* may wrap: mod 2^64 */
+	new_size = *size + shift;
+	out = calloc(1, new_size);
+	memcpy(out, *file, off + at);
+	memcpy(out + off + at, bytes, len);
+	memcpy(out + end + shift, *file + end, *size - end);
+	for (k = 0; k < n; k++) {
+		uint8_t *ek = out + HEADER_SIZE + k * SECTION_ENTRY;
+		uint64_t ok;
+
+		memcpy(&ok, ek + 8, 8);
+		if (ok >= end) {
+			ok += shift;
+			memcpy(ek + 8, &ok, 8);
+		}
+	}
+	old = at + len;
+	memcpy(out + HEADER_SIZE + entry * SECTION_ENTRY + 16, &old, 8);
+	free(*file);
+	*file = out;
+	*size = new_size;
+}
+
+/* In a thread's segments (one group: few segments) decompressed from
+ * their run at RUN, the first segment whose link to its next part is one
+ * byte: its number, and *LINK that byte; 0 when there is none. */
+static unsigned next_link_byte(uint8_t *run, uint8_t **link)
+{
+	uint8_t *p = run;	/* one group: the run's table is empty */
 	unsigned number;
 
 	for (number = 1; number <= 12; number++) {
@@ -565,12 +564,38 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 	seg = segments_offset(file, &entry);
 	/* A segment's link to its next part (its last varint, one byte, in
 	 * the store's coding: libhwtrecord/segment-store.c) made to point
-	 * 50 segments past itself, past the last one, every checksum made
-	 * to match. */
-	number = next_link_byte(file + seg, &link);
-	ck_assert_uint_gt(number, 0);
-	*link = 100;	/* zigzag(-50) + 1 */
-	reseal(file, entry);
+	 * 50 segments past itself, past the last one, in the segments' one
+	 * run (a table entry, then its frame: its block's size and the block
+	 * compressed with LZ4) compressed again, every checksum made to
+	 * match. */
+	{
+		uint64_t len, off;
+		uint32_t content;
+		uint8_t *run, *frame;
+		int framed;
+
+		memcpy(&len, file + HEADER_SIZE + entry * SECTION_ENTRY + 16, 8);
+		memcpy(&off, file + seg, 8);
+		ck_assert_uint_eq(off, 0);
+		memcpy(&content, file + seg + 16, 4);
+		ck_assert(content < 65536);
+		run = malloc(content);
+		ck_assert_int_eq(LZ4_decompress_safe((const char *)file + seg + 20,
+						     (char *)run, (int)(len - 20),
+						     (int)content), (int)content);
+		number = next_link_byte(run, &link);
+		ck_assert_uint_gt(number, 0);
+		*link = 100;	/* zigzag(-50) + 1 */
+		frame = malloc(4 + LZ4_compressBound((int)content));
+		memcpy(frame, &content, 4);
+		framed = LZ4_compress_HC((const char *)run, (char *)frame + 4,
+					 (int)content, LZ4_compressBound((int)content), 4);
+		ck_assert_int_gt(framed, 0);
+		replace_section(&file, &size, entry, 16, frame, 4 + (uint64_t)framed);
+		free(frame);
+		free(run);
+	}
+	reseal(file, size);
 	write_file(path, file, size);
 	snprintf(want, sizeof(want), "damaged: thread 1's segments: segment %u "
 		 "out of order or range", number);
@@ -585,7 +610,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 		uint64_t th = section_offset(file, 2, &entry);
 
 		put32(file + th + 4, (uint32_t)-1);
-		reseal(file, entry);
+		reseal(file, size);
 	}
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1's level base -1");
@@ -599,7 +624,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 
 		ck_assert_uint_le(get32(ranges), CODE_RANGES_MAX);
 		put32(ranges, CODE_RANGES_MAX + 1);
-		reseal(file, entry);
+		reseal(file, size);
 		write_file(path, file, size);
 		not_trusted("damaged: thread 1 chunk 0: its code ranges are not "
 			    "sorted or too many");
@@ -609,7 +634,7 @@ START_TEST(an_index_with_good_checksums_and_bad_links_is_rebuilt)
 		ranges = file + ch + offsetof(struct chunk, ranges);
 		put32(ranges, 2);
 		memset(ranges + 8, 0, 32);	/* two ranges at 0, touching */
-		reseal(file, entry);
+		reseal(file, size);
 	}
 	write_file(path, file, size);
 	not_trusted("damaged: thread 1 chunk 0: its code ranges");

@@ -11,7 +11,10 @@
  * going back and up to 2^64-1, group boundaries, and no segment at all.
  * Damaged bytes are refused with the group they are in.  A store built as
  * the index pass goes (appended by groups, changed after) finishes as the
- * same bytes as the final array compacted.
+ * same bytes as the final array compacted.  The saved form (runs of groups,
+ * each a size and an LZ4 block) is taken apart here with LZ4 itself, as
+ * segment-store.c's top describes it, to damage it: cut, a byte more,
+ * garbage, a block of another length, a run's table out of order.
  */
 #include "segment-store.h"
 #include "integrity.h"
@@ -22,6 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <lz4.h>
+#include <lz4hc.h>
+
+/* The saved form's runs (segment-store.c): groups a run, a run's table
+ * entry (its frame's offset, its first instruction), and its frame's
+ * header (the size of its block). */
+#define RUN_GROUPS 16
+#define RUN_ENTRY 16
+#define FRAME_HEADER 4
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -155,21 +167,30 @@ static void told(void *ctx, const char *why)
 	snprintf(v->why, sizeof(v->why), "%s", why);
 }
 
-/* Compact N segments, read them back, and again from the saved bytes. */
+/* Compact N segments, read them back, and again from the saved form, as
+ * made and from its bytes. */
 static void round_trip(const struct segment *segs, uint64_t n)
 {
-	struct segment_store *s, *again;
+	struct segment_store *s, *packed, *again;
 	struct visited v = { segs, 0, 0, 0, "" };
 	uint64_t size;
+	uint32_t crc;
 	void *copy;
 
 	ck_assert_int_eq(segment_store_compact(segs, n, &s), 0);
 	reads_back(s, segs, n);
-	size = segment_store_size(s);
+	ck_assert_msg(segment_store_pack(s, NULL, &packed) == 0, "%s",
+		      hwtr_last_error());
+	segment_store_free(s);
+	reads_back(packed, segs, n);
+	size = segment_store_size(packed);
+	ck_assert(segment_store_crc(packed, &crc));
+	ck_assert_uint_eq(crc, integrity_crc32(0, segment_store_bytes(packed),
+					       (size_t)size));
 	/* Where history.idx puts it: 8-byte aligned, another address. */
 	ck_assert_int_eq(posix_memalign(&copy, 64, size ? size : 1), 0);
-	memcpy(copy, segment_store_bytes(s), size);
-	segment_store_free(s);
+	memcpy(copy, segment_store_bytes(packed), size);
+	segment_store_free(packed);
 	/* Any array round-trips: not checked for order. */
 	ck_assert_msg(segment_store_open(copy, size, n, &(struct segment_checker){
 					visit, told, &v, false }, &again) == 0,
@@ -187,7 +208,8 @@ static void round_trip(const struct segment *segs, uint64_t n)
 
 START_TEST(every_field_reads_back_equal)
 {
-	static const uint64_t sizes[] = { 0, 1, 63, 64, 65, 128, 1000, 4097 };
+	static const uint64_t sizes[] = { 0, 1, 63, 64, 65, 128, 1000, 1024,
+					  1025, 4097 };
 	size_t k;
 
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -303,6 +325,18 @@ static void built_as_it_goes(uint64_t n, unsigned change_one_in)
 	ck_assert_uint_eq(crc, integrity_crc32(0, segment_store_bytes(compacted),
 					       (size_t)segment_store_size(compacted)));
 	ck_assert(!segment_store_crc(compacted, &crc));
+	/* Its saved form too. */
+	{
+		struct segment_store *a, *b;
+
+		ck_assert_int_eq(segment_store_pack(finished, NULL, &a), 0);
+		ck_assert_int_eq(segment_store_pack(compacted, NULL, &b), 0);
+		ck_assert_uint_eq(segment_store_size(a), segment_store_size(b));
+		ck_assert(memcmp(segment_store_bytes(a), segment_store_bytes(b),
+				 (size_t)segment_store_size(b)) == 0);
+		segment_store_free(a);
+		segment_store_free(b);
+	}
 	fd = segment_store_fd(finished);
 	ck_assert(fd >= 0 || n < 1000000);	/* 8 MB: in a file in TMPDIR */
 	if (fd >= 0) {
@@ -348,7 +382,18 @@ START_TEST(the_segment_of_an_instruction_is_the_binary_searchs)
 	segs[64].insn_begin = segs[63].insn_begin;
 	segs[65].insn_begin = segs[63].insn_begin;
 	segs[200].insn_begin = segs[199].insn_begin;
+	/* And across a run's. */
+	segs[1024].insn_begin = segs[1023].insn_begin;
+	segs[2048].insn_begin = segs[2047].insn_begin;
+	segs[2049].insn_begin = segs[2047].insn_begin;
 	ck_assert_int_eq(segment_store_compact(segs, n, &s), 0);
+	if (_i) {	/* the saved form */
+		struct segment_store *packed;
+
+		ck_assert_int_eq(segment_store_pack(s, NULL, &packed), 0);
+		segment_store_free(s);
+		s = packed;
+	}
 	last = segs[n - 1].insn_begin + 5;
 	for (insn = 0; insn <= last; insn++) {
 		uint64_t lo = 0, hi = n;
@@ -370,8 +415,9 @@ START_TEST(the_segment_of_an_instruction_is_the_binary_searchs)
 END_TEST
 
 /* Open COPY (SIZE bytes, N segments) and read segment NUMBER: it reads as
- * empty, the group it is in is told damaged once, saying WHY, and
- * segment OTHER (of another group) still reads as WANT has it. */
+ * empty, the group (or run) it is in is told damaged once, saying WHY (at
+ * its start: zstd's own words may follow), and segment OTHER (of another
+ * run) still reads as WANT has it. */
 static void damaged_when_read(const uint8_t *copy, uint64_t size, uint64_t n,
 			      uint64_t number, const char *why,
 			      const struct segment *want, uint64_t other)
@@ -387,72 +433,291 @@ static void damaged_when_read(const uint8_t *copy, uint64_t size, uint64_t n,
 	assert_same(&got, &empty, number);
 	segment_store_read(s, number, &got);
 	ck_assert_uint_eq(v.damaged, 1);
-	ck_assert_str_eq(v.why, why);
+	ck_assert_msg(strncmp(v.why, why, strlen(why)) == 0,
+		      "told \"%s\", wanted \"%s\"", v.why, why);
 	segment_store_read(s, other, &got);
 	assert_same(&got, &want[other - 1], other);
 	ck_assert_uint_eq(v.damaged, 1);
 	segment_store_free(s);
 }
 
+/* A saved form taken apart: its runs' frames decompressed. */
+struct taken_apart {
+	uint64_t nruns;
+	uint64_t insn[8];	/* each run's first instruction */
+	uint8_t *run[8];	/* each run's block (groups' table, coded bytes) */
+	size_t len[8];
+};
+
+static void take_apart(const uint8_t *bytes, uint64_t size, uint64_t n,
+		       struct taken_apart *t)
+{
+	uint64_t r, groups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP;
+
+	t->nruns = (groups + RUN_GROUPS - 1) / RUN_GROUPS;
+	ck_assert_uint_le(t->nruns, 8);
+	for (r = 0; r < t->nruns; r++) {
+		uint64_t off, end = size - t->nruns * RUN_ENTRY;
+		const uint8_t *frames = bytes + t->nruns * RUN_ENTRY;
+		uint32_t len;
+
+		memcpy(&off, bytes + r * RUN_ENTRY, 8);
+		memcpy(&t->insn[r], bytes + r * RUN_ENTRY + 8, 8);
+		if (r + 1 < t->nruns)
+			memcpy(&end, bytes + (r + 1) * RUN_ENTRY, 8);
+		memcpy(&len, frames + off, 4);
+		ck_assert(len < (1u << 20));
+		t->len[r] = len;
+		t->run[r] = malloc(t->len[r] + 1);
+		ck_assert_int_eq(LZ4_decompress_safe((const char *)frames + off +
+						     FRAME_HEADER, (char *)t->run[r],
+						     (int)(end - off - FRAME_HEADER),
+						     (int)len), (int)len);
+	}
+}
+
+/* T put together again (each run compressed anew, with LZ4 HC as the
+ * store does), into *SIZE bytes. */
+static uint8_t *put_together(const struct taken_apart *t, uint64_t *size)
+{
+	size_t cap = t->nruns * RUN_ENTRY, at, r;
+	uint8_t *bytes;
+
+	for (r = 0; r < t->nruns; r++)
+		cap += FRAME_HEADER + (size_t)LZ4_compressBound((int)t->len[r]);
+	bytes = malloc(cap);
+	at = t->nruns * RUN_ENTRY;
+	for (r = 0; r < t->nruns; r++) {
+		uint64_t off = at - t->nruns * RUN_ENTRY;
+		uint32_t len = (uint32_t)t->len[r];
+		int c = LZ4_compress_HC((const char *)t->run[r],
+					(char *)bytes + at + FRAME_HEADER, (int)len,
+					(int)(cap - at - FRAME_HEADER), 4);
+
+		ck_assert_int_gt(c, 0);
+		memcpy(bytes + at, &len, 4);
+		memcpy(bytes + r * RUN_ENTRY, &off, 8);
+		memcpy(bytes + r * RUN_ENTRY + 8, &t->insn[r], 8);
+		at += FRAME_HEADER + (size_t)c;
+	}
+	*size = at;
+	return bytes;
+}
+
+static uint64_t varint(const uint8_t *p, size_t *at)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	do
+		v |= (uint64_t)(p[*at] & 0x7f) << shift, shift += 7;
+	while (p[(*at)++] & 0x80);
+	return v;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A run's block's table (segment-store.c's top: a varint step of the
+ * offset and a zigzag one of the first instruction for each group after
+ * the first, which starts the coded bytes at the run's first instruction
+ * INSN), for K groups: into OFF and FIRST; where the coded bytes start. */
+static size_t run_table(const uint8_t *block, unsigned k, uint64_t insn,
+			uint64_t *off, uint64_t *first)
+{
+	size_t at = 0;
+	unsigned g;
+
+	off[0] = 0;
+	first[0] = insn;
+	for (g = 1; g < k; g++) {
+		uint64_t step = varint(block, &at), z = varint(block, &at);
+
+		off[g] = off[g - 1] + step;
+		first[g] = first[g - 1] + ((z >> 1) ^ -(z & 1));
+	}
+	return at;
+}
+
+/* T's run R made of RUN_GROUPS groups at OFF and FIRST over the N coded
+ * bytes at CODED. */
+static void set_run(struct taken_apart *t, unsigned r, const uint64_t *off,
+		    const uint64_t *first, const uint8_t *coded, size_t n)
+{
+	uint8_t *block = malloc(RUN_GROUPS * 20 + n), *p = block;
+	unsigned g;
+
+	for (g = 1; g < RUN_GROUPS; g++) {
+		int64_t d = (int64_t)(first[g] - first[g - 1]);
+
+		p = put_varint(p, off[g] - off[g - 1]);
+		p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	}
+	memcpy(p, coded, n);
+	free(t->run[r]);
+	t->run[r] = block;
+	t->len[r] = (size_t)(p - block) + n;
+}
+
+static void free_apart(struct taken_apart *t)
+{
+	for (uint64_t r = 0; r < t->nruns; r++)
+		free(t->run[r]);
+}
+
 START_TEST(damaged_bytes_are_refused)
 {
-	const uint64_t n = 200;
+	/* Three runs: segments 1-1024, 1025-2048, 2049-2500. */
+	const uint64_t n = 2500;
 	struct segment *segs = calloc(n, sizeof(*segs));
-	struct segment_store *s, *bad = NULL;
-	uint64_t size, g1, g2;
-	uint8_t *copy;
+	struct segment_store *c, *s, *bad = NULL;
+	struct taken_apart t;
+	uint64_t size, size2, off1, off2;
+	uint8_t *copy, *again, *run1;
 
 	builder_like(segs, n);
-	ck_assert_int_eq(segment_store_compact(segs, n, &s), 0);
+	ck_assert_int_eq(segment_store_compact(segs, n, &c), 0);
+	ck_assert_int_eq(segment_store_pack(c, NULL, &s), 0);
+	segment_store_free(c);
 	size = segment_store_size(s);
 	copy = malloc(size + 8);
 	memcpy(copy, segment_store_bytes(s), size);
-	/* Cut by one byte: the last group (segments 193-200) ends early. */
-	damaged_when_read(copy, size - 1, n, 195, "segments 193-200 do not decode",
-			  segs, 100);
-	/* One byte more than its segments. */
+	/* Unchanged, it reads back (the way these tests take it apart and
+	 * put it together is the store's). */
+	take_apart(copy, size, n, &t);
+	again = put_together(&t, &size2);
+	ck_assert_uint_eq(size2, size);
+	ck_assert(memcmp(again, copy, size) == 0);
+	free(again);
+	/* Cut by one byte: the last run's block ends early. */
+	damaged_when_read(copy, size - 1, n, 2400, "segments 2049-2500 do not "
+			  "decompress: not an LZ4 block", segs, 100);
+	/* One byte more than its block. */
 	copy[size] = 0;
-	damaged_when_read(copy, size + 1, n, 200, "segments 193-200 do not decode",
-			  segs, 1);
+	damaged_when_read(copy, size + 1, n, 2500, "segments 2049-2500 do not "
+			  "decompress: not an LZ4 block", segs, 1);
 	/* More segments than it holds, and far more than its bytes could. */
-	damaged_when_read(copy, size, n + 1, 201, "segments 193-201 do not decode",
-			  segs, 192);
-	ck_assert_int_eq(segment_store_open(copy, size, size * 64, NULL, &bad),
-			 -hwtr_err_format);
+	damaged_when_read(copy, size, n + 1, 2501, "segments 2497-2501 do not decode",
+			  segs, 2048);
+	ck_assert_int_eq(segment_store_open(copy, size, size * 64 * RUN_GROUPS, NULL,
+					    &bad), -hwtr_err_format);
 	ck_assert_msg(strstr(hwtr_last_error(), "bytes cannot hold"), "%s",
 		      hwtr_last_error());
-	/* Group 1 said to start where group 0 does: group 0 has no bytes. */
-	memcpy(&g1, copy + 16, 8);
-	memset(copy + 16, 0, 8);
-	damaged_when_read(copy, size, n, 1, "segments 1-64 do not decode", segs, 129);
-	/* Group 2 said to start before group 1: refused at the open. */
-	memcpy(&g2, copy + 32, 8);
-	memcpy(copy + 32, &g1, 8);
-	memcpy(copy + 16, &g2, 8);
+	/* Garbage for run 1's block size: larger than its segments' largest
+	 * coding.  (Garbage in the block may decompress, without a checksum
+	 * of its own: its groups then do not decode, as the cases below
+	 * show.) */
+	memcpy(&off1, copy + RUN_ENTRY, 8);
+	memcpy(&off2, copy + 2 * RUN_ENTRY, 8);
+	memset(copy + 3 * RUN_ENTRY + off1, 0xff, 4);
+	damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
+			  "decompress: their frame is not one of their size",
+			  segs, 2049);
+	/* A size within what its block could hold, but more than its
+	 * segments' largest coding: refused before any memory is taken
+	 * for it. */
+	{
+		uint32_t big = 10000000;
+
+		memcpy(copy + 3 * RUN_ENTRY + off1, &big, 4);
+		damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
+				  "decompress: their frame is not one of their size",
+				  segs, 2049);
+	}
+	/* Its size one byte more than its block holds. */
+	memcpy(copy, segment_store_bytes(s), size);
+	copy[3 * RUN_ENTRY + off1]++;
+	damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
+			  "decompress: ", segs, 2049);
+	/* Garbage all through its block. */
+	memset(copy + 3 * RUN_ENTRY + off1 + FRAME_HEADER, 0xff,
+	       off2 - off1 - FRAME_HEADER);
+	damaged_when_read(copy, size, n, 1500, "segments 1025-2048 do not "
+			  "decompress: not an LZ4 block", segs, 2049);
+	memcpy(copy, segment_store_bytes(s), size);
+	/* Run 2 said to start before run 1: refused at the open. */
+	memcpy(copy + RUN_ENTRY, &off2, 8);
+	memcpy(copy + 2 * RUN_ENTRY, &off1, 8);
 	ck_assert_int_eq(segment_store_open(copy, size, n, &(struct segment_checker){
 					NULL, NULL, NULL, true }, &bad),
 			 -hwtr_err_format);
 	ck_assert_str_eq(hwtr_last_error(),
-			 "segment store: group 2 (segments 129-) out of order");
-	memcpy(copy + 16, &g1, 8);
-	memcpy(copy + 32, &g2, 8);
-	/* A segment of group 1 that begins after group 2's first: its
-	 * instructions out of order (the table's insn_begin of group 2 made
-	 * smaller than a segment of group 1's, above group 1's own). */
+			 "segment store: run 2 (segments 2049-) out of order");
+	memcpy(copy, segment_store_bytes(s), size);
+	/* Run 1's frame holding a byte more or less than its segments'
+	 * coding: its last group does not decode. */
+	run1 = t.run[1];
+	t.run[1] = malloc(t.len[1] + 1);
+	memcpy(t.run[1], run1, t.len[1]);
+	t.run[1][t.len[1]++] = 0;
+	again = put_together(&t, &size2);
+	damaged_when_read(again, size2, n, 2000, "segments 1985-2048 do not decode",
+			  segs, 1024);
+	free(again);
+	t.len[1] -= 2;
+	again = put_together(&t, &size2);
+	damaged_when_read(again, size2, n, 2048, "segments 1985-2048 do not decode",
+			  segs, 2100);
+	free(again);
+	t.len[1]++;
+	/* Run 1's table (varints after the run's first group). */
 	{
-		uint64_t insn = segs[64].insn_begin + 1;
+		uint64_t off[RUN_GROUPS], first[RUN_GROUPS], o2[RUN_GROUPS],
+			 f2[RUN_GROUPS];
+		size_t len1 = t.len[1];	/* as it was */
+		size_t at = run_table(run1, RUN_GROUPS, t.insn[1], off, first);
+		uint8_t *coded = malloc(len1 - at);
+		unsigned g;
 
-		ck_assert_uint_lt(insn, segs[127].insn_begin);
-		memcpy(copy + 32 + 8, &insn, 8);
-		damaged_when_read(copy, size, n, 100, "segment 66 out of order",
+		memcpy(coded, run1 + at, len1 - at);
+		for (g = 0; g < RUN_GROUPS; g++)
+			ck_assert_uint_eq(first[g], segs[1024 + g * 64].insn_begin);
+		set_run(&t, 1, off, first, coded, len1 - at);
+		ck_assert_uint_eq(t.len[1], len1);
+		ck_assert(memcmp(t.run[1], run1, len1) == 0);
+		/* Group 2 said to start past the run's coded bytes. */
+		memcpy(o2, off, sizeof(off));
+		for (g = 2; g < RUN_GROUPS; g++)
+			o2[g] = len1 - at + g;
+		set_run(&t, 1, o2, first, coded, len1 - at);
+		again = put_together(&t, &size2);
+		damaged_when_read(again, size2, n, 1030, "segments 1025-2048: their "
+				  "run's table is out of order or range", segs, 1024);
+		free(again);
+		/* Group 2's first instruction before group 1's. */
+		memcpy(f2, first, sizeof(first));
+		f2[2] = first[1] - 1;
+		set_run(&t, 1, off, f2, coded, len1 - at);
+		again = put_together(&t, &size2);
+		damaged_when_read(again, size2, n, 2048, "segments 1025-2048: their "
+				  "run's table is out of order or range", segs, 1024);
+		free(again);
+		/* A segment of group 17 that begins after group 18's first,
+		 * under a good table: its instructions out of order. */
+		f2[2] = segs[1088].insn_begin + 1;
+		ck_assert_uint_lt(f2[2], segs[1151].insn_begin);
+		set_run(&t, 1, off, f2, coded, len1 - at);
+		again = put_together(&t, &size2);
+		damaged_when_read(again, size2, n, 1100, "segment 1090 out of order",
 				  segs, 10);
-		memcpy(copy + 32 + 8, &segs[128].insn_begin, 8);
+		free(again);
+		/* A varint that never ends, in the middle of group 17. */
+		memset(coded + off[1] + 3, 0xff, 12);
+		set_run(&t, 1, off, first, coded, len1 - at);
+		again = put_together(&t, &size2);
+		damaged_when_read(again, size2, n, 1025 + 64 + 3,
+				  "segments 1089-1152 do not decode", segs, 64);
+		free(again);
+		free(coded);
 	}
-	/* A varint that never ends, in the middle of group 1. */
-	memset(copy + 4 * 16 + g1 + 3, 0xff, 12);
-	damaged_when_read(copy, size, n, 64 + 3, "segments 65-128 do not decode",
-			  segs, 64);
 	ck_assert(bad == NULL);
+	free(run1);
+	free_apart(&t);
 	segment_store_free(s);
 	free(copy);
 	free(segs);
@@ -467,7 +732,7 @@ int main(void)
 	tcase_add_test(tc, every_field_reads_back_equal);
 	tcase_add_test(tc, compacting_an_array_that_is_given_back_keeps_every_field);
 	tcase_add_test(tc, a_store_built_as_it_goes_is_the_compacted_array);
-	tcase_add_test(tc, the_segment_of_an_instruction_is_the_binary_searchs);
+	tcase_add_loop_test(tc, the_segment_of_an_instruction_is_the_binary_searchs, 0, 2);
 	tcase_add_test(tc, damaged_bytes_are_refused);
 	return check_run_tcase("segment-store", tc);
 }
