@@ -44,7 +44,7 @@
  *
  * A run's entry holds where its frame starts in FRAMES and its first
  * segment's insn_begin; its frame is the size of the block it holds
- * (uint32_t) and that block as one LZ4 block (LZ4_compress_HC): the run's
+ * (uint32_t) and that block as one LZ4 block (LZ4's fast mode): the run's
  * groups' table, then their coded bytes.  The table is varints: for each
  * group after the first, its bytes' offset from the one before's and
  * zigzag(its first instruction - the one before's) (the first group's
@@ -67,7 +67,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lz4.h>
-#include <lz4hc.h>
 
 struct segment_group {
 	uint64_t offset;	/* of its first segment in the coded bytes */
@@ -86,10 +85,12 @@ struct segment_run {
 
 _Static_assert(sizeof(struct segment_run) == 16, "saved layout");
 
-/* LZ4 HC's level for a run: 4 compresses at 30-50 ns a segment; LZ4's
- * fast mode (5-10 ns) left gzip's segments at 1.04 bytes instead of 0.71,
- * python3's at 1.69 instead of 1.57. */
-#define RUN_LEVEL 4
+/* LZ4's fast mode (acceleration 1) for a run: 5-10 ns a segment.  LZ4 HC
+ * (level 4) saves 10% on a call-heavy history (0.52 byte a segment against
+ * 0.58; gzip's 0.71 against 1.04, python3's 1.57 against 1.69) but takes
+ * 30-50 ns a segment, a quarter more CPU on a call-heavy history's first
+ * build; a 10 G-instruction one's index fits the limit either way (934 MB). */
+#define RUN_ACCELERATION 1
 /* A frame: the size of the run's block, then its LZ4 block. */
 #define FRAME_HEADER 4
 
@@ -1047,7 +1048,7 @@ int segment_store_pack(struct segment_store *s, const char *dir,
 	struct spill_append *o;
 	struct segment_store *f;
 	const uint8_t *block;
-	void *lz4 = NULL;	/* LZ4 HC's state */
+	void *lz4 = NULL;	/* LZ4's state */
 	int err;
 
 	*out = NULL;
@@ -1057,7 +1058,7 @@ int segment_store_pack(struct segment_store *s, const char *dir,
 	if (!(f = store_alloc(dir)))
 		return hwtr_fail(hwtr_err_nomem, "out of memory");
 	o = &f->coded_out;
-	if (!(lz4 = malloc((size_t)LZ4_sizeofStateHC())) || !spill_append_skip(o, table))
+	if (!(lz4 = malloc((size_t)LZ4_sizeofState())) || !spill_append_skip(o, table))
 		goto nomem;
 	for (r = 0; r < nruns; r++) {
 		uint64_t first = r * RUN_GROUPS, k = s->ngroups - first, g;
@@ -1096,9 +1097,9 @@ int segment_store_pack(struct segment_store *s, const char *dir,
 		if (!(p = spill_append_room(o, FRAME_HEADER + (size_t)bound)))
 			goto nomem;
 		memcpy(p, &framed, sizeof(framed));
-		c = LZ4_compress_HC_extStateHC(lz4, (const char *)run,
+		c = LZ4_compress_fast_extState(lz4, (const char *)run,
 					       (char *)p + FRAME_HEADER, (int)len,
-					       bound, RUN_LEVEL);
+					       bound, RUN_ACCELERATION);
 		if (c <= 0) {
 			err = hwtr_fail(hwtr_err_nomem, "segments %llu-: LZ4 "
 					"compression failed",
