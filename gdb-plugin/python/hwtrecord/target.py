@@ -88,57 +88,7 @@ def _send_packet(conn, packet):
     return reply
 
 
-# Replies the unwinder reuses, (connection, packet) -> reply: where the
-# threads stand and their frames, as answered since the last stop or resume.
-# GDB re-finds the selected frame (after `thread apply`, or `thread N` and
-# back, with an outer frame selected) by unwinding inside its own lookup
-# of the selected frame; a command run there (`maint packet`, below) asks
-# for the selected frame again and GDB 13 dies ("Recursive internal
-# problem").  The frames it re-finds were unwound when they were selected,
-# so their packets were answered then, and nothing has moved since.
-_standing = {}
-
-
-def _standing_packet(packet):
-    parts = packet.split(":")
-    return packet == "qHwtr:info" or (
-        len(parts) == 3 and parts[1] in ("frames", "end-frames"))
-
-
-def _keep_standing(conn, packet, reply):
-    """Keep REPLY for the unwinder, unless the history is not up to the
-    stop yet (it may be brought up later without a stop)."""
-    if packet == "qHwtr:info":
-        try:
-            data = json.loads(bytes.fromhex(reply).decode("utf-8"))
-        except ValueError:
-            return
-        if not isinstance(data, dict) or data.get("building") or \
-                data.get("history_pending"):
-            return
-    _standing[(conn.num, packet)] = reply
-
-
-def forget_standing(event=None):
-    _standing.clear()
-
-
-gdb.events.stop.connect(forget_standing)
-gdb.events.cont.connect(forget_standing)
-
-
 def _raw(conn, packet):
-    if not _standing_packet(packet):
-        _standing.clear()   # may move a thread or bring the history up
-    elif in_unwinder and (conn.num, packet) in _standing:
-        return _standing[(conn.num, packet)]
-    reply = _send(conn, packet)
-    if _standing_packet(packet) and not reply.startswith("E"):
-        _keep_standing(conn, packet, reply)
-    return reply
-
-
-def _send(conn, packet):
     if not in_unwinder:
         reply = _send_packet(conn, packet)
         if reply is None:

@@ -572,6 +572,10 @@ class HwtrecUnwinder(Unwinder):
         self.last_level = None
         self.tramp = None       # the trampoline's PC, the next frame's
         self.warned = False
+        # (tid, level, pc) -> the chain _refresh built there since the last
+        # stop or resume, and the thread _refresh last built a chain for.
+        self.kept = {}
+        self.last_tid = None
 
     def __call__(self, pending_frame):
         target.in_unwinder = True
@@ -585,11 +589,32 @@ class HwtrecUnwinder(Unwinder):
         finally:
             target.in_unwinder = False
 
-    def _refresh(self, conn):
+    def forget(self, event=None):
+        self.kept.clear()
+        self.last_tid = None
+
+    def _refresh(self, conn, level, pc):
         """A new chain of frames: the thread may have moved."""
         self.frames = None
         self.next_index = 0
         tid = target.thread_tid()
+        # Back in a thread after building another's chain (`thread apply`,
+        # `thread N` and back), GDB 13 re-finds the selected frame by
+        # unwinding inside its own lookup of the selected frame, where a
+        # packet's command (`maint packet`, target._raw) asks for the
+        # selected frame again and GDB dies ("Recursive internal problem").
+        # The thread has not moved since it was unwound at this PC: reuse
+        # that chain.  The same thread unwound again (a step's stops, which
+        # raise no stop event) builds it anew.
+        key = (tid, level, int(pc))
+        switched, self.last_tid = self.last_tid != tid, tid
+        if switched and key in self.kept:
+            self.frames = self.kept[key]
+            return
+        self._build(conn, tid)
+        self.kept[key] = self.frames
+
+    def _build(self, conn, tid):
         # qHwtr:info without waiting: live, right after a stop every thread
         # is at its end, and the history need not be brought up to it.
         entry = target.find_thread_info(tid)
@@ -623,7 +648,7 @@ class HwtrecUnwinder(Unwinder):
                 self.frames is not None and
                 self.next_index < len(self.frames) and
                 int(pc) != self.frames[self.next_index].pc):
-            self._refresh(conn)
+            self._refresh(conn, level, pc)
         self.last_level = level
         if self.frames is None or self.next_index >= len(self.frames):
             return None
@@ -655,5 +680,8 @@ class HwtrecUnwinder(Unwinder):
 
 
 def register():
-    register_unwinder(None, HwtrecUnwinder(), replace=True)
+    unwinder = HwtrecUnwinder()
+    register_unwinder(None, unwinder, replace=True)
+    gdb.events.stop.connect(unwinder.forget)
+    gdb.events.cont.connect(unwinder.forget)
     gdb.events.stop.connect(_on_stop)
