@@ -14,7 +14,8 @@ exited-thread-prog's recording, `hwtrec replay`: at the crash, `thread 2`
 (the thread waiting in pause()), `up`, `thread apply all bt 1`, then
 `frame` must show the frame GDB on the recording's core shows after
 `thread 2`, `up`; at a past stop in work(), the frame selected before
-`thread apply` must be the one selected after it.
+`thread apply all bt 1`, and before `thread apply 2 p $pc` (which builds
+no chain in thread 2), must be the one selected after it.
 
 Exit 0 when all is as expected, 1 otherwise, 77 without `hwtrec record`.
 """
@@ -72,6 +73,10 @@ def main():
                    "echo PAST-BEFORE\\n", "frame",
                    "thread apply all bt 1",
                    "echo PAST-AFTER\\n", "frame",
+                   "echo PAST-END\\n", "thread 1", "up",
+                   "echo ONE-BEFORE\\n", "frame",
+                   "thread apply 2 p $pc",
+                   "echo ONE-AFTER\\n", "frame",
                    "echo ALIVE\\n"], work)
         check("Recursive internal problem" not in out and "ALIVE\n" in out,
               "GDB survives `thread apply` with frame 1 selected", out)
@@ -81,10 +86,18 @@ def main():
               "(%s, core %s)" % (at_end, oracle), out)
         before = frame_line(out.split("PAST-BEFORE\n", 1)[-1]
                             .split("PAST-AFTER\n")[0].split("\nThread ")[0])
-        after = frame_line(out.split("PAST-AFTER\n", 1)[-1])
+        after = frame_line(out.split("PAST-AFTER\n", 1)[-1]
+                           .split("PAST-END\n")[0])
         check(before is not None and before == after,
               "in the past frame 1 stays selected (%s, after %s)"
               % (before, after), out)
+        # Thread 2's frame 0 only (no chain of its own is built there).
+        before = frame_line(out.split("ONE-BEFORE\n", 1)[-1]
+                            .split("ONE-AFTER\n")[0].split("\nThread ")[0])
+        after = frame_line(out.split("ONE-AFTER\n", 1)[-1])
+        check(before is not None and before == after,
+              "thread 1's frame 1 stays selected after `thread apply 2 p $pc` "
+              "(%s, after %s)" % (before, after), out)
     finish()
 
 

@@ -573,9 +573,8 @@ class HwtrecUnwinder(Unwinder):
         self.tramp = None       # the trampoline's PC, the next frame's
         self.warned = False
         # (tid, level, pc) -> the chain _refresh built there since the last
-        # stop or resume, and the thread _refresh last built a chain for.
+        # stop, resume or record goto.
         self.kept = {}
-        self.last_tid = None
 
     def __call__(self, pending_frame):
         target.in_unwinder = True
@@ -591,24 +590,24 @@ class HwtrecUnwinder(Unwinder):
 
     def forget(self, event=None):
         self.kept.clear()
-        self.last_tid = None
 
     def _refresh(self, conn, level, pc):
         """A new chain of frames: the thread may have moved."""
         self.frames = None
         self.next_index = 0
         tid = target.thread_tid()
-        # Back in a thread after building another's chain (`thread apply`,
-        # `thread N` and back), GDB 13 re-finds the selected frame by
+        # Back in a thread after another (`thread apply`, `thread N` and
+        # back, `info threads`), GDB 13 re-finds the selected frame by
         # unwinding inside its own lookup of the selected frame, where a
         # packet's command (`maint packet`, target._raw) asks for the
         # selected frame again and GDB dies ("Recursive internal problem").
-        # The thread has not moved since it was unwound at this PC: reuse
-        # that chain.  The same thread unwound again (a step's stops, which
-        # raise no stop event) builds it anew.
+        # A thread stopped for the user has not moved since its chain was
+        # built at this PC: reuse it.  A running one (a step's own stops,
+        # which raise no stop event) builds it anew.
         key = (tid, level, int(pc))
-        switched, self.last_tid = self.last_tid != tid, tid
-        if switched and key in self.kept:
+        thread = gdb.selected_thread()
+        if key in self.kept and thread is not None and \
+                not thread.is_running():
             self.frames = self.kept[key]
             return
         self._build(conn, tid)
@@ -684,4 +683,5 @@ def register():
     register_unwinder(None, unwinder, replace=True)
     gdb.events.stop.connect(unwinder.forget)
     gdb.events.cont.connect(unwinder.forget)
+    target.on_goto(unwinder.forget)
     gdb.events.stop.connect(_on_stop)
