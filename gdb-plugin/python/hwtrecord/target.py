@@ -88,7 +88,18 @@ def _send_packet(conn, packet):
     return reply
 
 
+# Callbacks run when a qHwtr:goto moves a thread (no stop event says so).
+_on_goto = []
+
+
+def on_goto(callback):
+    _on_goto.append(callback)
+
+
 def _raw(conn, packet):
+    if packet.startswith("qHwtr:goto:"):
+        for callback in list(_on_goto):
+            callback()
     if not in_unwinder:
         reply = _send_packet(conn, packet)
         if reply is None:

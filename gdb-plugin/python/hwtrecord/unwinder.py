@@ -572,6 +572,9 @@ class HwtrecUnwinder(Unwinder):
         self.last_level = None
         self.tramp = None       # the trampoline's PC, the next frame's
         self.warned = False
+        # (tid, level, pc) -> the chain _refresh built there since the last
+        # stop, resume or record goto.
+        self.kept = {}
 
     def __call__(self, pending_frame):
         target.in_unwinder = True
@@ -585,11 +588,32 @@ class HwtrecUnwinder(Unwinder):
         finally:
             target.in_unwinder = False
 
-    def _refresh(self, conn):
+    def forget(self, event=None):
+        self.kept.clear()
+
+    def _refresh(self, conn, level, pc):
         """A new chain of frames: the thread may have moved."""
         self.frames = None
         self.next_index = 0
         tid = target.thread_tid()
+        # Back in a thread after another (`thread apply`, `thread N` and
+        # back, `info threads`), GDB 13 re-finds the selected frame by
+        # unwinding inside its own lookup of the selected frame, where a
+        # packet's command (`maint packet`, target._raw) asks for the
+        # selected frame again and GDB dies ("Recursive internal problem").
+        # A thread stopped for the user has not moved since its chain was
+        # built at this PC: reuse it.  A running one (a step's own stops,
+        # which raise no stop event) builds it anew.
+        key = (tid, level, int(pc))
+        thread = gdb.selected_thread()
+        if key in self.kept and thread is not None and \
+                not thread.is_running():
+            self.frames = self.kept[key]
+            return
+        self._build(conn, tid)
+        self.kept[key] = self.frames
+
+    def _build(self, conn, tid):
         # qHwtr:info without waiting: live, right after a stop every thread
         # is at its end, and the history need not be brought up to it.
         entry = target.find_thread_info(tid)
@@ -623,7 +647,7 @@ class HwtrecUnwinder(Unwinder):
                 self.frames is not None and
                 self.next_index < len(self.frames) and
                 int(pc) != self.frames[self.next_index].pc):
-            self._refresh(conn)
+            self._refresh(conn, level, pc)
         self.last_level = level
         if self.frames is None or self.next_index >= len(self.frames):
             return None
@@ -655,5 +679,9 @@ class HwtrecUnwinder(Unwinder):
 
 
 def register():
-    register_unwinder(None, HwtrecUnwinder(), replace=True)
+    unwinder = HwtrecUnwinder()
+    register_unwinder(None, unwinder, replace=True)
+    gdb.events.stop.connect(unwinder.forget)
+    gdb.events.cont.connect(unwinder.forget)
+    target.on_goto(unwinder.forget)
     gdb.events.stop.connect(_on_stop)
