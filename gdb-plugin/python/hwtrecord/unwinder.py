@@ -573,7 +573,7 @@ class HwtrecUnwinder(Unwinder):
         self.tramp = None       # the trampoline's PC, the next frame's
         self.warned = False
         # (tid, level, pc) -> the chain _refresh built there since the last
-        # stop, resume or record goto.
+        # stop, resume, record goto or write.
         self.kept = {}
 
     def __call__(self, pending_frame):
@@ -683,5 +683,9 @@ def register():
     register_unwinder(None, unwinder, replace=True)
     gdb.events.stop.connect(unwinder.forget)
     gdb.events.cont.connect(unwinder.forget)
+    # A live thread's registers or memory written at a stop (`set var`,
+    # `p $rsp = ...`) change its callers without a stop or a resume.
+    gdb.events.register_changed.connect(unwinder.forget)
+    gdb.events.memory_changed.connect(unwinder.forget)
     target.on_goto(unwinder.forget)
     gdb.events.stop.connect(_on_stop)
