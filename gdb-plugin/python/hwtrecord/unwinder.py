@@ -30,9 +30,7 @@ chosen to look like the real one:
   ones lie below 64 KiB, where the server never answers a read before the
   end of the history (a program may map low memory where the kernel's
   vm.mmap_min_addr allows it), the outer ones at 2^56 and above, which no
-  x86-64 or AArch64 user address reaches.  Nor is a synthetic address
-  given as the caller's stack pointer: `p $sp` one frame up reads as not
-  saved, never as that number.  (They used to lie 1 MB below
+  x86-64 or AArch64 user address reaches.  (They used to lie 1 MB below
   the lowest real CFA, on the stack, where a deep frame of earlier may
   have left bytes that GDB then showed as a local's value.)
 - The outermost frame has no caller.  Unwinding it to PC 0 would make GDB
