@@ -91,12 +91,6 @@ SIGNAL_FRAME_CFA_BITS = 16
 IN_TRAMPOLINE = "in trampoline"
 
 
-def _is_real_sp(sp):
-    """Whether SP is a stack address the program had (a real CFA), not one
-    of this unwinder's synthetic ones."""
-    return SYNTHETIC_LIMIT <= sp < SYNTHETIC_OUTER_BASE
-
-
 def _trampoline_cfa(caller_sp):
     """The trampoline frame's stack address: inner to the interrupted
     frame's (CALLER_SP), as GDB wants where the trampoline is frame 0 (a
@@ -677,14 +671,10 @@ class HwtrecUnwinder(Unwinder):
             caller_sp = this.signal_sp
             self.tramp = this.tramp
         info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
-        # The caller's stack pointer is this frame's CFA: GDB's unwinders
-        # of a signal trampoline or of an outermost frame read it.  A
-        # synthetic address is no stack pointer the program had: the
-        # caller's then reads as not saved, never as that number.
-        if this.tramp is not None or _is_real_sp(caller_sp):
-            sp_type = gdb.lookup_type("void").pointer()
-            info.add_saved_register(sp_name,
-                                    gdb.Value(caller_sp).cast(sp_type))
+        # GDB asks for the caller's stack pointer in places (infrun); give
+        # it this frame's stack address, as a DWARF CFA would be.
+        sp_type = gdb.lookup_type("void").pointer()
+        info.add_saved_register(sp_name, gdb.Value(caller_sp).cast(sp_type))
         return info
 
 
