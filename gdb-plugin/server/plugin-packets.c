@@ -231,6 +231,8 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 			json_object_set_new(j, "sigtramp", json_true());
 		if (f->in_sigtramp)
 			json_object_set_new(j, "in_sigtramp", json_true());
+		if (f->has_sp)
+			json_object_set_new(j, "sp", hex64(f->sp));
 		json_array_append_new(a, j);
 	}
 	return reply_json(conn, a);

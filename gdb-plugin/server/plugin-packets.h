@@ -109,6 +109,10 @@ struct plugin_frame {
 	bool sigtramp;
 	/* Frame 0 in that trampoline, after the handler returned. */
 	bool in_sigtramp;
+	/* The frame's stack pointer where it resumes (its callee's CFA),
+	 * when proven without a data log (recovered); else unknown. */
+	bool has_sp;
+	uint64_t sp;
 };
 
 /* Each sends one reply and returns 0, or -1 if the connection failed. */

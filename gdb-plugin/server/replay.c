@@ -1961,7 +1961,7 @@ static size_t delivery_memory(struct replay *r, struct replay_thread *t,
  * (unwinder.py), where GDB looks for the locals of frames gone by the end:
  * nothing is served there before the end, even where a program mapped
  * low memory. */
-static int thread_frames(struct replay_thread *t,
+static int thread_frames(struct replay *r, struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
 			 size_t *nframes);
 
@@ -1987,7 +1987,7 @@ size_t replay_read_memory_at(struct replay *r, uint32_t tid, uint64_t addr,
 		struct plugin_frame frames[REPLAY_MAX_FRAMES];
 		size_t n;
 
-		if (!t->cursor || thread_frames(t, frames, &n) < 0)
+		if (!t->cursor || thread_frames(r, t, frames, &n) < 0)
 			return 0;
 		return signal_frame_read(frames, n, addr, buf, len);
 	}
@@ -2124,6 +2124,30 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
+/* Without a data log, the stack pointer of CALLER (frame i > 0) where it
+ * resumes after CALLEE returns: rsp just before the instruction caller_pc
+ * reads (its call, or its first after a return), when the recovery proves
+ * it.  Only the recovery already open for the current position is asked:
+ * frames are built at every stop, and a wider window costs a second. */
+static void caller_sp(struct replay *r, struct replay_thread *t,
+		      const struct hwtr_segment *callee,
+		      const struct hwtr_segment *caller, struct plugin_frame *f)
+{
+	bool ret = callee->flags & HWTR_SEG_UP_LINKS_TO_RET;
+	uint64_t n = ret ? caller->insn_begin : caller->insn_end - 1;
+	struct hwtr_recovery *rec;
+	uint64_t sp;
+
+	if (r->values || t->tail_step || !t->cursor)
+		return;
+	rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
+	if (rec && hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &sp,
+					  sizeof(sp)) == 8) {
+		f->has_sp = true;
+		f->sp = sp;
+	}
+}
+
 /* Where frame 0 stands on the last instruction of a non-local exit (the
  * jump with which libgcc's _Unwind_Resume enters a landing pad, the end of
  * glibc's __longjmp): its segment leaves to a frame further out than its
@@ -2234,7 +2258,7 @@ static int trampoline_frame(struct replay_thread *t,
 	return 0;
 }
 
-static int thread_frames(struct replay_thread *t,
+static int thread_frames(struct replay *r, struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
 			 size_t *nframes)
 {
@@ -2295,8 +2319,9 @@ static int thread_frames(struct replay_thread *t,
 			f->has_pc = exit_target_pc(t, &segs[1], &pc) == 0;
 		else if (signal)
 			f->has_pc = interrupted_pc(t, &segs[i], &pc) == 0;
-		else
-			f->has_pc = caller_pc(t, &segs[i - 1], &segs[i], &pc) == 0;
+		else if ((f->has_pc = caller_pc(t, &segs[i - 1], &segs[i],
+						 &pc) == 0))
+			caller_sp(r, t, &segs[i - 1], &segs[i], f);
 		f->exit_target = i == 1 && exit_frames;
 		f->in_sigtramp = i == 0 &&
 				 (segs[0].flags & HWTR_SEG_UP_LINKS_TO_SIGNAL) &&
@@ -2323,13 +2348,13 @@ int replay_frames(struct replay *r, uint32_t tid, const uint64_t *at,
 	if (!t)
 		return -1;
 	if (!at)
-		return thread_frames(t, frames, n);
+		return thread_frames(r, t, frames, n);
 	/* The stack at another position: look, then come back. */
 	pos = hwtr_cursor_position(t->cursor);
 	tail_step = t->tail_step;
 	if (replay_goto(r, tid, *at) < 0)
 		return -1;
-	rc = thread_frames(t, frames, n);
+	rc = thread_frames(r, t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->tail_step = tail_step;
 	return rc;
@@ -2352,7 +2377,7 @@ int replay_end_frames(struct replay *r, uint32_t tid,
 		return -1;
 	}
 	t->tail_step = t->tail_len;
-	rc = thread_frames(t, frames, n);
+	rc = thread_frames(r, t, frames, n);
 	hwtr_cursor_goto(t->cursor, pos);
 	t->tail_step = tail_step;
 	return rc;

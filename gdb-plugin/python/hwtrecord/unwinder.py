@@ -33,6 +33,12 @@ chosen to look like the real one:
   x86-64 or AArch64 user address reaches.  (They used to lie 1 MB below
   the lowest real CFA, on the stack, where a deep frame of earlier may
   have left bytes that GDB then showed as a local's value.)
+- A caller's stack pointer (`up`, `p $sp`) is the program's or not given
+  (`<not saved>`), never a synthetic address: the server names it where
+  value recovery proves rsp at the caller's call (qHwtr:frames "sp"), and
+  a frame of the final stack gives its real CFA.  A synthetic one is given
+  only where GDB's own unwinders need a number and no user sees it (see
+  _caller_sp).
 - The outermost frame has no caller.  Unwinding it to PC 0 would make GDB
   show one more frame, `0x0000000000000000 in ?? ()`; GDB on the live
   process ends the stack there because the function's CFI says so, which a
@@ -129,6 +135,9 @@ class _Frame:
         self.sp = sp
         self.tramp = tramp      # a handler's: its caller's PC, the trampoline
         self.signal_sp = None   # then: its stack pointer for GDB's unwinder
+        # The stack pointer the program had in this frame at its PC (where
+        # it resumes), when the server proved it; else None.
+        self.resume_sp = None
 
 
 # The signal return trampoline's address by its name (a static program's
@@ -365,7 +374,7 @@ def _real_frames(server_frames):
             if not frames or tramp is None or \
                     _is_aarch64(gdb.selected_inferior().architecture()):
                 break
-            frames[-1] = frames[-1][:3] + (tramp,)
+            frames[-1] = frames[-1][:3] + (tramp,) + frames[-1][4:]
             index += 1
             continue
         if f.get("pc") is None:
@@ -386,12 +395,14 @@ def _real_frames(server_frames):
                 _shown_as_tailcall(tail, caller)
             if keep:
                 frames += [(_num(t["pc"]), _frame_function(t),
-                            int(t.get("level", 0)), None) for t in tail]
+                            int(t.get("level", 0)), None, None)
+                           for t in tail]
             index = run_end
             continue
         frames.append((_num(f["pc"]), _frame_function(f),
                        int(f.get("level", 0)),
-                       IN_TRAMPOLINE if f.get("in_sigtramp") else None))
+                       IN_TRAMPOLINE if f.get("in_sigtramp") else None,
+                       _num(f["sp"]) if f.get("sp") else None))
         index += 1
     return frames
 
@@ -405,7 +416,7 @@ def layout(server_frames, final):
         level = frames[-1][2] - 1
         while final.get(level, (0, 0, None))[2] is not None:
             start, _, pc = final[level]
-            frames.append((pc, start, level, None))
+            frames.append((pc, start, level, None, None))
             level -= 1
     known_outer = min(final) if final else None
     # Levels count from the innermost frame at the end (0; callers are
@@ -416,7 +427,7 @@ def layout(server_frames, final):
     chain_ok = True
     signal_frames = 0
     for index in range(len(frames) - 1, -1, -1):
-        pc, start, level, tramp = frames[index]
+        pc, start, level, tramp, resume_sp = frames[index]
         entry = final.get(level) if final else None
         if known_outer is not None and level < known_outer:
             sp = SYNTHETIC_OUTER_BASE + LEVEL_STEP * (known_outer - level)
@@ -434,6 +445,7 @@ def layout(server_frames, final):
             sp = _trampoline_cfa(caller_sp)
             tramp = None
         result[index] = _Frame(pc, start, level, sp, tramp)
+        result[index].resume_sp = resume_sp
         if tramp is not None:
             result[index].signal_sp = SIGNAL_FRAME_BASE + SIGNAL_FRAME_STRIDE * (
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
@@ -497,7 +509,7 @@ def match_final_stack(server_frames, gdb_stack):
     final = {}
     real = _real_frames(server_frames)
     used = 0
-    for pc, start, level, _ in real:
+    for pc, start, level, _, _ in real:
         while used < len(gdb_stack) and gdb_stack[used][0] != start and \
                 gdb_stack[used][3]:
             used += 1
@@ -663,19 +675,42 @@ class HwtrecUnwinder(Unwinder):
         # The outermost frame of the history unwinds to PC 0, which GDB
         # takes as the end of the stack; a register left unsaved would make
         # GDB throw "PC not saved" wherever it looks one frame further.
-        caller_pc = (self.frames[self.next_index].pc
-                     if self.next_index < len(self.frames) else 0)
-        caller_sp = this.sp
+        caller = (self.frames[self.next_index]
+                  if self.next_index < len(self.frames) else None)
+        caller_pc = caller.pc if caller is not None else 0
+        caller_sp = _caller_sp(this, caller, conn)
         if this.tramp is not None:
             caller_pc = this.tramp
             caller_sp = this.signal_sp
             self.tramp = this.tramp
         info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
-        # GDB asks for the caller's stack pointer in places (infrun); give
-        # it this frame's stack address, as a DWARF CFA would be.
-        sp_type = gdb.lookup_type("void").pointer()
-        info.add_saved_register(sp_name, gdb.Value(caller_sp).cast(sp_type))
+        if caller_sp is not None:
+            sp_type = gdb.lookup_type("void").pointer()
+            info.add_saved_register(sp_name,
+                                    gdb.Value(caller_sp).cast(sp_type))
         return info
+
+
+def _is_real_sp(sp):
+    """Whether SP is a stack address the program had (a final frame's
+    CFA), not one of the synthetic ones."""
+    return SYNTHETIC_LIMIT <= sp < SYNTHETIC_OUTER_BASE
+
+
+def _caller_sp(this, caller, conn):
+    """The stack pointer to give THIS frame's CALLER, or None (GDB then
+    shows it `<not saved>`).  A user reads it (`up`, `p $sp`), so it is
+    the program's: the one the server proved where the caller resumes, or
+    THIS frame's real CFA.  A synthetic address is given only where no
+    user sees it and GDB's own unwinders need a number: past the outermost
+    frame (PC 0 ends the stack) and to the outermost frame GDB's DWARF
+    unwinder ends the stack at (it reads the stack pointer there)."""
+    if caller is not None and caller.resume_sp is not None:
+        return caller.resume_sp
+    if _is_real_sp(this.sp) or caller is None or \
+            caller.pc in _outermost.get(conn.num, ()):
+        return this.sp
+    return None
 
 
 def register():
