@@ -42,6 +42,7 @@
 #include "recover-branch.h"
 #include "recover-flags.h"
 #include "recover-resolver.h"
+#include "recover-calls.h"
 #include "recover-ops.h"
 
 #include "error.h"
@@ -465,6 +466,50 @@ static int resolver_step(struct hwtr_recovery *rec, struct resolver_state *rs,
 	return 0;
 }
 
+/* Before the call INSN (at P, its callee's first instruction at NEXT, where
+ * the cursor stands) is added: the call noted, each register's slot before
+ * it.  The calling convention's contract is taken only for a callee an
+ * ELF symbol names from its first byte (recover-calls.h). */
+static int call_enters(struct hwtr_recovery *rec, struct recover_calls *calls,
+		       const struct hwtr_insn *insn, uint64_t next)
+{
+	uint32_t slot[RECOVER_NREGS];
+	struct hwtr_segment seg;
+	unsigned r;
+	int err;
+
+	for (r = 0; r < RECOVER_NREGS; r++)
+		slot[r] = current_slot(rec, r);
+	if ((err = hwtr_cursor_segment(rec->cursor, &seg)))
+		return err;
+	return recover_calls_enter(calls, slot, insn->ip + insn->size,
+				   seg.function && seg.function_start == next);
+}
+
+/* After the return INSN to NEXT was added: the contract's equalities when
+ * it leaves the innermost open call. */
+static int call_leaves(struct hwtr_recovery *rec, struct recover_calls *calls,
+		       const struct hwtr_insn *insn, uint64_t next)
+{
+	struct recover_equality eq[RECOVER_NREGS];
+	uint32_t exit[RECOVER_NREGS];
+	size_t n, i;
+	unsigned r;
+	int err;
+
+	if (!recover_calls_plain(insn->raw, insn->size)) {
+		recover_calls_reset(calls);
+		return 0;
+	}
+	for (r = 0; r < RECOVER_NREGS; r++)
+		exit[r] = current_slot(rec, r);
+	n = recover_calls_leave(calls, next, exit, eq);
+	for (i = 0; i < n; i++)
+		if ((err = add_fact(rec, &eq[i])))
+			return err;
+	return 0;
+}
+
 /* The operations of positions first..end-1 of a thread of INSTRUCTIONS,
  * with NEXT_AT_END the pc of the end state when it is after the last. */
 static int build(struct hwtr_recovery *rec, uint64_t window,
@@ -480,10 +525,12 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	uint16_t upper_zero = 0;
 	bool flags_known = false;
 	struct resolver_state rs;
+	struct recover_calls calls;
 	unsigned r;
 	int err;
 
 	memset(&rs, 0, sizeof(rs));
+	memset(&calls, 0, sizeof(calls));
 	rec->first = rec->end > window ? rec->end - window : 1;
 	rec->op_of = malloc((rec->end - rec->first + 1) * sizeof(*rec->op_of));
 	cache = calloc(DECODE_CACHE, sizeof(*cache));
@@ -512,6 +559,7 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 			flags_known = false;
 			upper_zero = 0;
 			memset(&rs, 0, sizeof(rs));
+			recover_calls_reset(&calls);
 			continue;
 		}
 		if ((err = resolver_step(rec, &rs, &insn, p)))
@@ -530,8 +578,17 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 					   &op, &insn, target, next.ip,
 					   upper_zero)))
 			goto out;
+		recover_calls_note(&calls, &op, rs.nopen > 0);
+		if (insn.iclass == hwtr_ic_call && !next.gap &&
+		    p + 1 <= instructions &&
+		    recover_calls_plain(insn.raw, insn.size) &&
+		    (err = call_enters(rec, &calls, &insn, next.ip)))
+			goto out;
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
+			goto out;
+		if (insn.iclass == hwtr_ic_return && !next.gap &&
+		    (err = call_leaves(rec, &calls, &insn, next.ip)))
 			goto out;
 		for (r = 0; r < RECOVER_NREGS; r++)
 			if (op.writes >> r & 1) {
@@ -554,12 +611,14 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 			flags_known = false;
 			upper_zero = 0;
 			rs.nopen = 0;
+			recover_calls_reset(&calls);
 		}
 		memmove(&rs.last[0], &rs.last[1], 2 * sizeof(rs.last[0]));
 		rs.last[2] = insn;
 	}
 	rec->op_of[rec->end - rec->first] = (uint32_t)rec->nops;
 out:
+	recover_calls_free(&calls);
 	free(cache);
 	recover_x86_close(x86);
 	return err;
