@@ -23,9 +23,10 @@
  * oracle: for the figures in doc/value-recovery.md).
  *
  * hwtr-recover-check --dump STEP RECORDING: after --time's report, every
- * register claimed (and the 64 bytes at the claimed rsp) at every STEP-th
- * position of the window, one line each: for comparing two builds of the
- * library value for value.
+ * register claimed (and the 64 bytes at the claimed rsp: "s" the end
+ * state's, "oXX" an older value, "?" unknown) at every STEP-th position of
+ * the window, one line each: for comparing two builds of the library value
+ * for value.
  */
 #include "vgdb-oracle.h"
 
@@ -215,13 +216,15 @@ static void dump_recovery(struct hwtr_recovery *recovery,
 		if (have_rsp && !hwtr_recovery_memory(recovery, p, rsp, buf,
 						      state, sizeof(buf))) {
 			printf(" |");
+			/* "s": the end state's byte (hwtr_recovery_memory
+			 * leaves BUF alone there); "oXX": an old value. */
 			for (i = 0; i < sizeof(buf); i++)
 				if (state[i] == hwtr_value_unknown)
 					printf(" ?");
+				else if (state[i] == hwtr_value_same)
+					printf(" s");
 				else
-					printf(" %c%02x", state[i] ==
-					       hwtr_value_same ? 's' : 'o',
-					       buf[i]);
+					printf(" o%02x", buf[i]);
 		}
 		printf("\n");
 	}
