@@ -268,6 +268,15 @@ static ULong data_regs_written(const IRSB *sb, const IRStmt *st)
 		}
 		return mask;
 	}
+	case Ist_PutI: {
+		/* An indexed write into an array of registers: the x87
+		 * stack (guest_FPREG, guest_FPTAG) by FTOP.  `fdivs` writes
+		 * st0 so, with no Put of FTOP: any element may change. */
+		const IRRegArray *a = st->Ist.PutI.details->descr;
+
+		return hwtrec_data_regs_written(a->base,
+			a->nElems * sizeofIRType(a->elemTy));
+	}
 	default:
 		return 0;
 	}
