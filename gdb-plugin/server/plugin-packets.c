@@ -210,6 +210,23 @@ static json_t *hex64(uint64_t v)
 	return json_string(buf);
 }
 
+/* {"rbx": "0x...", ...}: the registers F's callee preserves for it. */
+static json_t *preserved_json(const struct plugin_frame *f)
+{
+	static const char *const names[16] = {
+		"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+	json_t *o = json_object();
+	unsigned regno;
+
+	for (regno = 0; o && regno < 16; regno++)
+		if (f->preserved_known & (1u << regno))
+			json_object_set_new(o, names[regno],
+					    hex64(f->preserved[regno]));
+	return o;
+}
+
 int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames,
 			size_t n)
 {
@@ -233,6 +250,12 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 			json_object_set_new(j, "in_sigtramp", json_true());
 		if (f->has_sp)
 			json_object_set_new(j, "sp", hex64(f->sp));
+		if (f->has_activation)
+			json_object_set_new(j, "activation", hex64(f->activation));
+		if (f->has_cfa)
+			json_object_set_new(j, "cfa", hex64(f->cfa));
+		if (f->preserved_known)
+			json_object_set_new(j, "preserved", preserved_json(f));
 		json_array_append_new(a, j);
 	}
 	return reply_json(conn, a);

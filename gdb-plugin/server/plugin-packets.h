@@ -113,6 +113,17 @@ struct plugin_frame {
 	 * when proven without a data log (recovered); else unknown. */
 	bool has_sp;
 	uint64_t sp;
+	/* The position that names this frame's activation (the call that
+	 * entered it), and its CFA where proven without a data log. */
+	bool has_activation;
+	uint64_t activation;
+	bool has_cfa;
+	uint64_t cfa;
+	/* The registers the callee preserves for this frame (rbx, rbp,
+	 * r12-r15, by enum hwtr_amd64_regno), where proven: their values
+	 * where this frame resumes. */
+	uint32_t preserved_known;
+	uint64_t preserved[16];
 };
 
 /* Each sends one reply and returns 0, or -1 if the connection failed. */

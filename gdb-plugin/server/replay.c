@@ -2107,6 +2107,17 @@ int replay_info(struct replay *r, bool wait, struct plugin_info *info)
 	return 0;
 }
 
+/* The position of the instruction at which CALLER resumes when CALLEE
+ * returns: its first after the return if the callee's up link came from a
+ * return, else its last, the call (or the jump that left it for a tail
+ * call). */
+static uint64_t resume_position(const struct hwtr_segment *callee,
+				const struct hwtr_segment *caller)
+{
+	return (callee->flags & HWTR_SEG_UP_LINKS_TO_RET) ?
+	       caller->insn_begin : caller->insn_end - 1;
+}
+
 /* The PC at which frame SEGS[I] (I >= 1) resumes, as GDB's btrace unwinder
  * computes it: the return site if the callee's up link came from a return,
  * else the caller's last instruction (the call) plus its length. */
@@ -2115,7 +2126,7 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 {
 	struct hwtr_insn insn;
 	bool ret = callee->flags & HWTR_SEG_UP_LINKS_TO_RET;
-	uint64_t n = ret ? caller->insn_begin : caller->insn_end - 1;
+	uint64_t n = resume_position(callee, caller);
 
 	if (hwtr_cursor_goto(t->scratch, n) < 0 ||
 	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap)
@@ -2124,27 +2135,109 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	return 0;
 }
 
-/* Without a data log, the stack pointer of CALLER (frame i > 0) where it
- * resumes after CALLEE returns: rsp just before the instruction caller_pc
- * reads (its call, or its first after a return), when the recovery proves
- * it.  Only the recovery already open for the current position is asked:
+/* The registers a function preserves for its caller (the System V ABI):
+ * rbx, rbp, r12-r15, with rsp, which GDB unwinds as the callee's CFA. */
+static const unsigned preserved_registers[] = {
+	hwtr_amd64_rbx, hwtr_amd64_rbp, hwtr_amd64_r12, hwtr_amd64_r13,
+	hwtr_amd64_r14, hwtr_amd64_r15,
+};
+
+/* Without a data log, what the recovery proves of CALLER (frame i > 0)
+ * where it resumes after CALLEE returns, from the registers just before
+ * the instruction caller_pc reads (its call, or its first after a
+ * return): its stack pointer, and the registers CALLEE preserves for it.
+ * Only the recovery already open for the current position is asked:
  * frames are built at every stop, and a wider window costs a second. */
-static void caller_sp(struct replay *r, struct replay_thread *t,
-		      const struct hwtr_segment *callee,
-		      const struct hwtr_segment *caller, struct plugin_frame *f)
+static void caller_registers(struct replay *r, struct replay_thread *t,
+			     const struct hwtr_segment *callee,
+			     const struct hwtr_segment *caller,
+			     struct plugin_frame *f)
 {
-	bool ret = callee->flags & HWTR_SEG_UP_LINKS_TO_RET;
-	uint64_t n = ret ? caller->insn_begin : caller->insn_end - 1;
+	uint64_t n = resume_position(callee, caller);
 	struct hwtr_recovery *rec;
-	uint64_t sp;
+	uint64_t v;
+	size_t i;
 
 	if (r->values || t->tail_step || !t->cursor)
 		return;
 	rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
-	if (rec && hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &sp,
-					  sizeof(sp)) == 8) {
+	if (!rec)
+		return;
+	if (hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &v, sizeof(v)) == 8) {
 		f->has_sp = true;
-		f->sp = sp;
+		f->sp = v;
+	}
+	for (i = 0; i < sizeof(preserved_registers) /
+			sizeof(preserved_registers[0]); i++) {
+		unsigned regno = preserved_registers[i];
+
+		if (hwtr_recovery_register(rec, n, regno, &v, sizeof(v)) != 8)
+			continue;
+		f->preserved_known |= 1u << regno;
+		f->preserved[regno] = v;
+	}
+}
+
+/* The most tail jumps followed back to the call that began a chain. */
+#define MAX_TAIL_JUMPS 64
+
+/* The position that names SEG's activation, the same at every instruction
+ * of it: the call that entered it (before the tail jumps that led to it),
+ * or the first instruction after the return the history found it by.
+ * Just before it the stack pointer is the activation's CFA.  -1 for a
+ * signal handler's or where the history does not say. */
+static int activation_entry(struct replay_thread *t,
+			    const struct hwtr_segment *seg, uint64_t *n)
+{
+	struct hwtr_segment s = *seg, up;
+	struct hwtr_insn insn;
+	int hops;
+
+	for (hops = 0; hops <= MAX_TAIL_JUMPS; hops++) {
+		if (!s.number || !s.up ||
+		    (s.flags & (HWTR_SEG_UP_LINKS_TO_SIGNAL | HWTR_SEG_GAP)) ||
+		    hwtr_thread_segment(t->history, s.up, &up) < 0 ||
+		    (up.flags & HWTR_SEG_GAP))
+			return -1;
+		if (s.flags & HWTR_SEG_UP_LINKS_TO_RET) {
+			*n = up.insn_begin;
+			return 0;
+		}
+		if (s.flags & HWTR_SEG_UP_LINKS_TO_TAILCALL) {
+			s = up;
+			continue;
+		}
+		if (hwtr_cursor_goto(t->scratch, up.insn_end - 1) < 0 ||
+		    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap ||
+		    insn.iclass != hwtr_ic_call)
+			return -1;
+		*n = up.insn_end - 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* Without a data log, the activation of frame F (segment SEG) and its CFA
+ * where the recovery open for the current position proves it: the plugin's
+ * unwinder gives the frame that id, so that GDB finds its locals and
+ * arguments in the program's stack. */
+static void frame_activation(struct replay *r, struct replay_thread *t,
+			     const struct hwtr_segment *seg,
+			     struct plugin_frame *f)
+{
+	struct hwtr_recovery *rec;
+	uint64_t n, cfa;
+
+	if (r->values || t->tail_step || !t->cursor ||
+	    activation_entry(t, seg, &n) < 0)
+		return;
+	f->has_activation = true;
+	f->activation = n;
+	rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
+	if (rec && hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &cfa,
+					  sizeof(cfa)) == 8) {
+		f->has_cfa = true;
+		f->cfa = cfa;
 	}
 }
 
@@ -2321,12 +2414,14 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 			f->has_pc = interrupted_pc(t, &segs[i], &pc) == 0;
 		else if ((f->has_pc = caller_pc(t, &segs[i - 1], &segs[i],
 						 &pc) == 0))
-			caller_sp(r, t, &segs[i - 1], &segs[i], f);
+			caller_registers(r, t, &segs[i - 1], &segs[i], f);
 		f->exit_target = i == 1 && exit_frames;
 		f->in_sigtramp = i == 0 &&
 				 (segs[0].flags & HWTR_SEG_UP_LINKS_TO_SIGNAL) &&
 				 in_trampoline(&segs[0]);
 		f->pc = pc;
+		if (!f->in_sigtramp)
+			frame_activation(r, t, &segs[i], f);
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;

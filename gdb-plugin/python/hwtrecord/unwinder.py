@@ -21,6 +21,14 @@ chosen to look like the real one:
   (function by call level) is still, or again, that real activation's frame
   and gets its real CFA; so stepping from the end into the past compares
   equal ids, as btrace ensures when it starts replaying.
+- Without a data log, a frame gone from the final stack whose callers all
+  have the program's CFAs gets its own where value recovery proves it: the
+  server names the activation by the position of the call that entered it
+  and gives rsp just before that call ("activation", "cfa" in
+  qHwtr:frames).  GDB then reads its locals and arguments in the program's
+  stack, where the server answers what is known at the position.  An
+  activation keeps the id it first had until the next stop for the user
+  (_recovered_cfa), so that ids stay equal within a command.
 - Other frames get a synthetic stack address below every real CFA, lower
   with each call level, so that callers are always outer (GDB rejects an
   inner caller) and an activation keeps its id.  Frames beyond the known
@@ -33,6 +41,10 @@ chosen to look like the real one:
   x86-64 or AArch64 user address reaches.  (They used to lie 1 MB below
   the lowest real CFA, on the stack, where a deep frame of earlier may
   have left bytes that GDB then showed as a local's value.)
+- A caller's rbx, rbp and r12-r15 are the values the server proved just
+  before its call (qHwtr:frames "preserved"): the callee preserves them
+  (the System V ABI), so they are what GDB's DWARF unwinder reads from the
+  callee's saves.  Other registers of a caller are not given.
 - A caller's stack pointer (`up`, `p $sp`) is the program's or not given
   (`<not saved>`), never a synthetic address: the server names it where
   value recovery proves rsp at the caller's call (qHwtr:frames "sp"), and
@@ -138,6 +150,48 @@ class _Frame:
         # The stack pointer the program had in this frame at its PC (where
         # it resumes), when the server proved it; else None.
         self.resume_sp = None
+        # {register name: value} of the registers the callee preserves for
+        # this frame (rbx, rbp, r12-r15), where the server proved them.
+        self.preserved = {}
+
+
+class _Proven:
+    """What the server proved of a frame without a data log (qHwtr:frames):
+    its activation (the position of the call that entered it) and CFA,
+    and, where it resumes, its stack pointer and the registers its callee
+    preserves for it."""
+
+    def __init__(self, server_frame):
+        def number(key):
+            value = server_frame.get(key)
+            return _num(value) if value else None
+        self.activation = number("activation")
+        self.cfa = number("cfa")
+        self.sp = number("sp")
+        self.preserved = {name: _num(value) for name, value in
+                          (server_frame.get("preserved") or {}).items()}
+
+
+def _recovered_cfa(proven, caller, decided):
+    """The CFA the program had for a frame gone from the final stack,
+    where the server proved it (PROVEN), else None.  An activation keeps
+    the answer it first had until the next stop (DECIDED, by the position
+    of the call that entered it): GDB compares a frame's ids within one
+    command (a step's frame, the step-resume breakpoint at a callee's
+    entry), and a window of recovery widened during it, or a position
+    where the history links the frame another way (a return past a tail
+    call), must not change the id under its feet.  The CFA must lie
+    below the caller's (GDB rejects an inner caller) and above the
+    synthetic addresses."""
+    if proven is None or proven.activation is None:
+        return None
+    key = proven.activation
+    if key not in decided:
+        cfa = proven.cfa
+        ok = cfa is not None and _is_real_sp(cfa) and \
+            (caller is None or cfa < caller.sp)
+        decided[key] = cfa if ok else None
+    return decided[key]
 
 
 # The signal return trampoline's address by its name (a static program's
@@ -402,13 +456,17 @@ def _real_frames(server_frames):
         frames.append((_num(f["pc"]), _frame_function(f),
                        int(f.get("level", 0)),
                        IN_TRAMPOLINE if f.get("in_sigtramp") else None,
-                       _num(f["sp"]) if f.get("sp") else None))
+                       _Proven(f)))
         index += 1
     return frames
 
 
-def layout(server_frames, final):
-    """Frames (innermost first) with the stack address of each frame id."""
+def layout(server_frames, final, decided=None):
+    """Frames (innermost first) with the stack address of each frame id.
+    DECIDED ({activation: CFA or None}) holds the ids given to activations
+    not in the final stack since the last stop, and gains the new ones."""
+    if decided is None:
+        decided = {}
     frames = _real_frames(server_frames)
     if frames and final:
         # The callers older than the whole history, below its outermost
@@ -424,28 +482,36 @@ def layout(server_frames, final):
     # known one, or from a floor far below any call depth.
     floor = known_outer if known_outer is not None else -LEVEL_FLOOR
     result = [None] * len(frames)
-    chain_ok = True
+    chain_ok = True     # the callers so far are the final stack's frames
+    real_ok = True      # no caller so far has an inner synthetic address
     signal_frames = 0
     for index in range(len(frames) - 1, -1, -1):
-        pc, start, level, tramp, resume_sp = frames[index]
+        pc, start, level, tramp, proven = frames[index]
         entry = final.get(level) if final else None
+        caller = result[index + 1] if index + 1 < len(frames) else None
         if known_outer is not None and level < known_outer:
             sp = SYNTHETIC_OUTER_BASE + LEVEL_STEP * (known_outer - level)
         elif chain_ok and entry is not None and entry[0] == start:
             sp = entry[1]
         else:
             chain_ok = False
-            # More than 61439 levels below the floor the ids stay at 1:
-            # GDB then ends the stack there ("previous frame identical").
-            sp = max(SYNTHETIC_INNER_TOP -
-                     INNER_STEP * max(level - floor, 0), 1)
-        caller_sp = result[index + 1].sp if index + 1 < len(frames) \
-            else SYNTHETIC_INNER_TOP
+            sp = _recovered_cfa(proven, caller, decided) if real_ok \
+                else None
+            if sp is None:
+                real_ok = False
+                # More than 61439 levels below the floor the ids stay at
+                # 1: GDB then ends the stack there ("previous frame
+                # identical").
+                sp = max(SYNTHETIC_INNER_TOP -
+                         INNER_STEP * max(level - floor, 0), 1)
+        caller_sp = caller.sp if caller is not None else SYNTHETIC_INNER_TOP
         if tramp == IN_TRAMPOLINE:
             sp = _trampoline_cfa(caller_sp)
             tramp = None
         result[index] = _Frame(pc, start, level, sp, tramp)
-        result[index].resume_sp = resume_sp
+        if proven is not None:
+            result[index].resume_sp = proven.sp
+            result[index].preserved = proven.preserved
         if tramp is not None:
             result[index].signal_sp = SIGNAL_FRAME_BASE + SIGNAL_FRAME_STRIDE * (
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
@@ -587,6 +653,9 @@ class HwtrecUnwinder(Unwinder):
         # (tid, level, pc) -> the chain _refresh built there since the last
         # stop, resume, record goto or write.
         self.kept = {}
+        # tid -> {activation: CFA or None}: the ids given since the last
+        # stop to activations gone from the final stack (_recovered_cfa).
+        self.decided = {}
 
     def __call__(self, pending_frame):
         target.in_unwinder = True
@@ -602,6 +671,12 @@ class HwtrecUnwinder(Unwinder):
 
     def forget(self, event=None):
         self.kept.clear()
+
+    def new_stop(self, event=None):
+        """At a stop for the user (or a record goto) GDB compares no frame
+        ids with older ones: activations may take the ids recovery now
+        proves."""
+        self.decided.clear()
 
     def _refresh(self, conn, level, pc):
         """A new chain of frames: the thread may have moved."""
@@ -631,7 +706,8 @@ class HwtrecUnwinder(Unwinder):
         entry = target.find_thread_info(tid)
         if entry is None or target.real_registers(entry, conn):
             return      # the core's registers: GDB's own unwinders work
-        self.frames = layout(target.frames(tid), final_stack(conn))
+        self.frames = layout(target.frames(tid), final_stack(conn),
+                             self.decided.setdefault(tid, {}))
 
     def _unwind(self, pending_frame):
         conn = target.remote_connection()
@@ -684,6 +760,13 @@ class HwtrecUnwinder(Unwinder):
             caller_sp = this.signal_sp
             self.tramp = this.tramp
         info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
+        # What the callee preserves for its caller (the calling
+        # convention), as GDB's DWARF unwinder reads it from the slots the
+        # callee saved it in.
+        if caller is not None and this.tramp is None:
+            word = gdb.lookup_type("unsigned long")
+            for name, value in caller.preserved.items():
+                info.add_saved_register(name, gdb.Value(value).cast(word))
         if caller_sp is not None:
             sp_type = gdb.lookup_type("void").pointer()
             info.add_saved_register(sp_name,
@@ -717,10 +800,12 @@ def register():
     unwinder = HwtrecUnwinder()
     register_unwinder(None, unwinder, replace=True)
     gdb.events.stop.connect(unwinder.forget)
+    gdb.events.stop.connect(unwinder.new_stop)
     gdb.events.cont.connect(unwinder.forget)
     # A live thread's registers or memory written at a stop (`set var`,
     # `p $rsp = ...`) change its callers without a stop or a resume.
     gdb.events.register_changed.connect(unwinder.forget)
     gdb.events.memory_changed.connect(unwinder.forget)
     target.on_goto(unwinder.forget)
+    target.on_goto(unwinder.new_stop)
     gdb.events.stop.connect(_on_stop)
