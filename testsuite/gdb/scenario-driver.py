@@ -93,6 +93,10 @@ import record_full  # testsuite/oracle, put on sys.path by run-scenario
 NO_HISTORY = "No more reverse-execution history."
 
 
+# What GDB prints in place of a value it does not have (#shown, #unknown).
+NOT_SHOWN = ("<unavailable>", "<not saved>", "<optimized out>")
+
+
 def markers(source):
     lines = {}
     with open(source) as f:
@@ -597,8 +601,9 @@ def main():
                     if mode in ("full", "live"):
                         break   # record full; live mode recovers nothing
                     try:
-                        shown = "<unavailable>" not in str(
-                            gdb.parse_and_eval(expr))
+                        text_shown = str(gdb.parse_and_eval(expr))
+                        shown = not any(word in text_shown for word in
+                                        NOT_SHOWN)
                     except gdb.error:
                         shown = False
                     if shown != want:
