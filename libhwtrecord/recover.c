@@ -99,6 +99,10 @@ struct hwtr_recovery {
 	size_t nops, cap_ops;
 	uint32_t *op_ix;
 	uint32_t *op_of;	/* op_of[p - first]: position p's operation */
+	/* While it is opened: registers known at positions (the end's
+	 * anchors), ascending. */
+	const struct hwtr_recovery_anchor *anchors;
+	size_t nanchors;
 	struct slots slots[RECOVER_NREGS];
 	/* The memory operand of each operation that reads_operand(), where
 	 * a backward pass proved it (the end state's bytes, which the forward
@@ -294,6 +298,30 @@ static int add_fact(struct hwtr_recovery *rec,
 	if (!err)
 		rec->facts[rec->nfacts++] = *e;
 	return err;
+}
+
+/* The registers ANCHOR knows, before the next operation is added: facts
+ * like what a branch proves. */
+static int add_anchor(struct hwtr_recovery *rec,
+		      const struct hwtr_recovery_anchor *anchor)
+{
+	struct recover_equality e;
+	unsigned r;
+	int err;
+
+	for (r = 0; r < RECOVER_NREGS; r++) {
+		if (!(anchor->known >> r & 1))
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.constant = 1;
+		e.reg = (uint8_t)r;
+		e.slot = current_slot(rec, r);
+		e.at = UINT32_MAX;
+		e.value = anchor->regs[r];
+		if ((err = add_fact(rec, &e)))
+			return err;
+	}
+	return 0;
 }
 
 /* What the branch INSN (operation OP, after PREV when that was the
@@ -526,6 +554,8 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 	bool flags_known = false;
 	struct resolver_state rs;
 	struct recover_calls calls;
+	const struct hwtr_recovery_anchor *anchors = rec->anchors;
+	size_t nanchors = rec->nanchors, anchor = 0;
 	unsigned r;
 	int err;
 
@@ -584,6 +614,12 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 		    recover_calls_plain(insn.raw, insn.size) &&
 		    (err = call_enters(rec, &calls, &insn, next.ip)))
 			goto out;
+		while (anchor < nanchors && anchors[anchor].position < p)
+			anchor++;
+		for (; anchor < nanchors && anchors[anchor].position == p;
+		     anchor++)
+			if ((err = add_anchor(rec, &anchors[anchor])))
+				goto out;
 		rec->op_of[p - rec->first] = (uint32_t)rec->nops;
 		if ((err = add_op(rec, &op)))
 			goto out;
@@ -1583,7 +1619,12 @@ int hwtr_recovery_open(struct hwtr_thread *thread,
 	} else {
 		last.ip = end->pc;
 	}
-	if ((err = build(rec, window, ts.instructions, last.ip)))
+	rec->anchors = end->anchors;
+	rec->nanchors = end->anchors ? end->nanchors : 0;
+	err = build(rec, window, ts.instructions, last.ip);
+	rec->anchors = NULL;	/* the caller's */
+	rec->nanchors = 0;
+	if (err)
 		goto fail;
 	recover_ops_built(&rec->ops);
 	if ((err = index_operands(rec)))

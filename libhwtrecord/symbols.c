@@ -940,6 +940,45 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 	return line->file ? 1 : 0;
 }
 
+int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
+		       unsigned *regno, int64_t *offset)
+{
+	const struct module *mod;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Op *ops;
+	size_t nops;
+	unsigned epoch;
+	int err, found = -hwtr_err_notfound;
+
+	if (!s || !regno || !offset)
+		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_cfa: bad argument");
+	if ((err = symbolizer_end_epoch(s, &epoch)) < 0)
+		return err;
+	mod = module_at(s, epoch, ip);
+	/* .eh_frame, which every x86-64 object has (the ABI); else
+	 * .debug_frame. */
+	if (!mod || (!(cfi = dwfl_module_eh_cfi(mod->dwfl_module, &bias)) &&
+		     !(cfi = dwfl_module_dwarf_cfi(mod->dwfl_module, &bias))) ||
+	    dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
+		return -hwtr_err_notfound;
+	/* A register plus a constant: DW_OP_bregN, or DW_OP_bregx. */
+	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1) {
+		if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+			*regno = ops[0].atom - DW_OP_breg0;
+			*offset = (int64_t)ops[0].number;
+			found = 0;
+		} else if (ops[0].atom == DW_OP_bregx) {
+			*regno = (unsigned)ops[0].number;
+			*offset = (int64_t)ops[0].number2;
+			found = 0;
+		}
+	}
+	free(frame);
+	return found;
+}
+
 int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,
 			struct hwtr_source_line *line)
 {

@@ -6,6 +6,7 @@
  * the tests that look for "position":5,"end":29 do).
  */
 #include "plugin-packets.h"
+#include "replay.h"
 
 #include "rsp.h"
 #include "../../libhwtrecord/json-text.h"
@@ -27,6 +28,7 @@ static const struct {
 	{ "goto", plugin_goto },
 	{ "frames", plugin_frames },
 	{ "end-frames", plugin_end_frames },
+	{ "end-register", plugin_end_register },
 	{ "record-start", plugin_record_start },
 	{ "record-stop", plugin_record_stop },
 };
@@ -86,6 +88,19 @@ void plugin_parse(const struct rsp_request *r, struct plugin_request *p)
 		p->tid = (uint32_t)a[0];
 		p->has_at = n == 2;
 		p->at = n == 2 ? a[1] : 0;
+		return;
+	case plugin_end_register:
+		if (n != 4)
+			break;
+		if (a[0] > UINT32_MAX || a[1] < 1 || a[1] >= REPLAY_END_FRAMES ||
+		    a[2] > 16) {
+			p->error = "thread, frame or register out of range";
+			return;
+		}
+		p->tid = (uint32_t)a[0];
+		p->frame = (unsigned)a[1];
+		p->regno = (unsigned)a[2];
+		p->value = a[3];
 		return;
 	case plugin_end_frames:
 		if (n != 1)
@@ -254,6 +269,9 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 			json_object_set_new(j, "activation", hex64(f->activation));
 		if (f->has_cfa)
 			json_object_set_new(j, "cfa", hex64(f->cfa));
+		if (f->has_call_cfa_offset)
+			json_object_set_new(j, "call_cfa_offset",
+					    json_integer(f->call_cfa_offset));
 		if (f->preserved_known)
 			json_object_set_new(j, "preserved", preserved_json(f));
 		json_array_append_new(a, j);

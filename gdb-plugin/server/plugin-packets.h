@@ -30,6 +30,7 @@ enum plugin_kind {
 	plugin_goto,		/* qHwtr:goto:TID:N */
 	plugin_frames,		/* qHwtr:frames:TID[:POS] */
 	plugin_end_frames,	/* qHwtr:end-frames:TID */
+	plugin_end_register,	/* qHwtr:end-register:TID:FRAME:REGNO:VALUE */
 	plugin_record_start,	/* qHwtr:record-start (live) */
 	plugin_record_stop,	/* qHwtr:record-stop (live) */
 	plugin_save,		/* qHwtr:save:HEXPATH (live) */
@@ -47,6 +48,10 @@ struct plugin_request {
 	uint64_t number;	/* goto: the instruction */
 	bool has_at;		/* frames: at instruction AT, not the position */
 	uint64_t at;
+	/* end-register: GDB's frame FRAME (1: frame 0's caller) at the end,
+	 * its register REGNO (enum hwtr_amd64_regno; 16: its PC) */
+	unsigned frame, regno;
+	uint64_t value;
 	char path[PATH_MAX];	/* save: the directory */
 };
 
@@ -119,6 +124,11 @@ struct plugin_frame {
 	uint64_t activation;
 	bool has_cfa;
 	uint64_t cfa;
+	/* Where this frame resumes from a call: the binaries' CFI there says
+	 * its CFA is rsp + CALL_CFA_OFFSET just before the call (so its
+	 * callee's CFA is its own less that). */
+	bool has_call_cfa_offset;
+	int64_t call_cfa_offset;
 	/* The registers the callee preserves for this frame (rbx, rbp,
 	 * r12-r15, by enum hwtr_amd64_regno), where proven: their values
 	 * where this frame resumes. */

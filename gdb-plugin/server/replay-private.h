@@ -77,6 +77,13 @@ struct replay_thread {
 	struct hwtr_recovery *recovery;
 	uint64_t recovery_window;
 	bool recovery_tried;
+	/* GDB's frames at the end state, unwound from the core
+	 * (replay_note_end_register): [i] is frame i's, [0] unused. */
+	struct end_frame_registers {
+		uint64_t regs[17];	/* enum hwtr_amd64_regno; [16] the PC */
+		uint32_t known;		/* bit per REGS entry */
+	} *end_unwound;
+	size_t end_nunwound, end_unwound_cap;
 	/* The level of the innermost frame at the end state: frame levels
 	 * are given from it (qHwtr:frames), so that the tail's and the whole
 	 * history's agree (a tail's levels start where it does). */

@@ -1001,6 +1001,7 @@ void replay_close(struct replay *r)
 		hwtr_cursor_free(r->threads[i].scratch);
 		hwtr_recovery_free(r->threads[i].recovery);
 		free(r->threads[i].image_starts);
+		free(r->threads[i].end_unwound);
 	}
 	free(r->threads);
 	if (r->tail_log != r->values)
@@ -1566,6 +1567,102 @@ static size_t fixed_end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 #define FIRST_TAIL_RECOVERY_WINDOW 4096u
 
 static bool made_under_valgrind(const struct replay *r);
+static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
+		     const struct hwtr_segment *caller, uint64_t *pc);
+static uint64_t resume_position(const struct hwtr_segment *callee,
+				const struct hwtr_segment *caller);
+
+/* The registers an end frame anchors: rbx, rbp, rsp, r12-r15. */
+#define RECOVERY_ANCHORED 0xf0c2u
+
+/* The registers of each frame of T's end state that GDB unwound from the
+ * core with the binaries' CFI (replay_note_end_register), as anchors for
+ * the recovery: a caller's rsp and rbx, rbp, r12-r15 where it resumes are
+ * what it had just before its pending call (the callee saved them, or
+ * kept them, as the ABI says).  GDB's frames are paired with the
+ * history's end stack in order, by PC, up to the first that differs (a
+ * signal frame, a frame GDB unwound otherwise); tail callers, which GDB
+ * does not count, are passed over.  *ANCHORS (to free), ascending. */
+static size_t end_anchors(struct replay_thread *t,
+			  struct hwtr_recovery_anchor **anchors)
+{
+	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
+	struct hwtr_recovery_anchor *a;
+	size_t frame = 1, n = 0, k;
+	int nsegs, i;
+
+	*anchors = NULL;
+	if (t->end_nunwound < 2 || !t->history)
+		return 0;
+	if (t->tail_len)
+		nsegs = hwtr_thread_callstack_next(t->history, t->tail_pc, segs,
+						   REPLAY_MAX_FRAMES);
+	else
+		nsegs = hwtr_cursor_goto(t->scratch, t->instructions) < 0 ? -1 :
+			hwtr_cursor_callstack(t->scratch, segs,
+					      REPLAY_MAX_FRAMES);
+	if (nsegs < 2 || !(a = calloc((size_t)nsegs, sizeof(*a))))
+		return 0;
+	for (i = 1; i < nsegs && frame < t->end_nunwound; i++) {
+		const struct end_frame_registers *u = &t->end_unwound[frame];
+		uint64_t pc;
+
+		if (segs[i - 1].flags & (HWTR_SEG_UP_LINKS_TO_SIGNAL |
+					 HWTR_SEG_GAP))
+			break;
+		if (segs[i - 1].flags & HWTR_SEG_UP_LINKS_TO_TAILCALL)
+			continue;
+		if (caller_pc(t, &segs[i - 1], &segs[i], &pc) < 0 ||
+		    !(u->known >> 16 & 1) || u->regs[16] != pc)
+			break;
+		a[n].position = resume_position(&segs[i - 1], &segs[i]);
+		memcpy(a[n].regs, u->regs, sizeof(a[n].regs));
+		a[n].known = (uint16_t)(u->known & RECOVERY_ANCHORED);
+		n++;
+		frame++;
+	}
+	for (k = 0; k < n / 2; k++) {	/* outermost (earliest) first */
+		struct hwtr_recovery_anchor x = a[k];
+
+		a[k] = a[n - 1 - k];
+		a[n - 1 - k] = x;
+	}
+	*anchors = a;
+	return n;
+}
+
+int replay_note_end_register(struct replay *r, uint32_t tid, unsigned frame,
+			     unsigned regno, uint64_t value)
+{
+	struct replay_thread *t = find(r, tid);
+	struct end_frame_registers *u;
+
+	if (!t)
+		return hwtr_fail(hwtr_err_notfound, "no thread %x in the "
+				 "recording", tid);
+	if (frame < 1 || frame >= REPLAY_END_FRAMES || regno > 16)
+		return hwtr_fail(hwtr_err_invalid, "frame %u or register %u "
+				 "out of range", frame, regno);
+	if (frame == 1 && regno == 16)
+		t->end_nunwound = 0;	/* a new set */
+	if (frame >= t->end_nunwound) {
+		if (hwtr_array_grow((void **)&t->end_unwound,
+				    &t->end_unwound_cap, frame + 1,
+				    sizeof(*t->end_unwound)) < 0)
+			return -1;
+		memset(&t->end_unwound[t->end_nunwound], 0,
+		       (frame + 1 - t->end_nunwound) * sizeof(*t->end_unwound));
+		t->end_nunwound = frame + 1;
+	}
+	u = &t->end_unwound[frame];
+	u->regs[regno] = value;
+	u->known |= 1u << regno;
+	/* Made again with them at the next question. */
+	hwtr_recovery_free(t->recovery);
+	t->recovery = NULL;
+	t->recovery_tried = false;
+	return 0;
+}
 
 /* Without a data log: T's recovery from its end state in the core (a
  * thread without one, or live mode, has none), over a window that holds
@@ -1576,6 +1673,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 					     uint64_t pos)
 {
 	struct hwtr_recovery_end end;
+	struct hwtr_recovery_anchor *anchors = NULL;
 	uint64_t limit = recovery_window(), window, back;
 	unsigned regnum;
 
@@ -1627,6 +1725,8 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 		}
 	}
 	end.under_valgrind = made_under_valgrind(r);
+	end.nanchors = end_anchors(t, &anchors);
+	end.anchors = anchors;
 	if (r->nthreads == 1 && r->core) {
 		end.read_memory = end_memory;
 		end.read_fixed_memory = fixed_end_memory;
@@ -1638,6 +1738,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 			"end are not recovered: %s\n", t->tid, hwtr_last_error());
 		t->recovery = NULL;
 	}
+	free(anchors);
 	return t->recovery;
 }
 
@@ -2178,6 +2279,46 @@ static void caller_registers(struct replay *r, struct replay_thread *t,
 	}
 }
 
+/* rsp's number in DWARF's x86-64 register numbering. */
+#define DWARF_AMD64_RSP 7
+
+/* The symbolizer of the history GDB moves in. */
+static struct hwtr_symbolizer *moving_symbolizer(struct replay *r)
+{
+	struct hwtr_history *h = r->in_tail ? r->tail : r->history;
+
+	return h ? hwtr_history_symbolizer(h) : NULL;
+}
+
+/* Without a data log, where CALLER (frame i > 0) resumes from its call
+ * into CALLEE: the CFI's rule for its CFA just before that call, when it is
+ * rsp plus a constant (f->call_cfa_offset).  The plugin's unwinder then
+ * gives the callee the CFA GDB's own unwinder would, from the caller's,
+ * the same for every activation it calls from there. */
+static void caller_cfa_rule(struct replay *r, struct replay_thread *t,
+			    const struct hwtr_segment *callee,
+			    const struct hwtr_segment *caller,
+			    struct plugin_frame *f)
+{
+	struct hwtr_symbolizer *sym;
+	struct hwtr_insn insn;
+	unsigned regno;
+	int64_t offset;
+
+	if (r->values || t->tail_step || !t->cursor ||
+	    (callee->flags & (HWTR_SEG_UP_LINKS_TO_RET |
+			      HWTR_SEG_UP_LINKS_TO_TAILCALL)) ||
+	    r->tdesc != &tdesc_amd64_linux || !(sym = moving_symbolizer(r)) ||
+	    hwtr_cursor_goto(t->scratch, caller->insn_end - 1) < 0 ||
+	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap ||
+	    insn.iclass != hwtr_ic_call ||
+	    hwtr_symbolize_cfa(sym, insn.ip, &regno, &offset) < 0 ||
+	    regno != DWARF_AMD64_RSP)
+		return;
+	f->has_call_cfa_offset = true;
+	f->call_cfa_offset = offset;
+}
+
 /* The most tail jumps followed back to the call that began a chain. */
 #define MAX_TAIL_JUMPS 64
 
@@ -2413,8 +2554,10 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 		else if (signal)
 			f->has_pc = interrupted_pc(t, &segs[i], &pc) == 0;
 		else if ((f->has_pc = caller_pc(t, &segs[i - 1], &segs[i],
-						 &pc) == 0))
+						 &pc) == 0)) {
 			caller_registers(r, t, &segs[i - 1], &segs[i], f);
+			caller_cfa_rule(r, t, &segs[i - 1], &segs[i], f);
+		}
 		f->exit_target = i == 1 && exit_frames;
 		f->in_sigtramp = i == 0 &&
 				 (segs[0].flags & HWTR_SEG_UP_LINKS_TO_SIGNAL) &&

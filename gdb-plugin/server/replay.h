@@ -221,6 +221,15 @@ int replay_frames(struct replay *replay, uint32_t tid, const uint64_t *at,
  * plugin pairs it with GDB's own frames there.  0, or -1 (said). */
 int replay_end_frames(struct replay *replay, uint32_t tid,
 		      struct plugin_frame frames[REPLAY_MAX_FRAMES], size_t *n);
+/* What GDB's own unwinders (the binaries' CFI on the core) give at thread
+ * TID's end state: register REGNO (enum hwtr_amd64_regno, 16 the PC) of
+ * its frame FRAME (1: frame 0's caller; inline and tail-call frames not
+ * counted).  Frame 1's PC starts a new set.  Without a data log the
+ * recovery takes each caller's rsp and rbx, rbp, r12-r15 there as its
+ * registers at its pending call (replay.c, end_anchors).  0, or -1. */
+#define REPLAY_END_FRAMES 4096
+int replay_note_end_register(struct replay *replay, uint32_t tid,
+			     unsigned frame, unsigned regno, uint64_t value);
 int replay_listing(struct replay *replay, uint32_t tid, bool calls,
 		   uint64_t first, uint64_t last, unsigned flags, FILE *out);
 int replay_goto(struct replay *replay, uint32_t tid, uint64_t number);

@@ -407,6 +407,11 @@ int server_hwtr(struct replay *replay, struct rsp_conn *conn,
 		if (replay_end_frames(replay, p->tid, frames, &n) < 0)
 			return plugin_reply_error(conn, hwtr_last_error());
 		return plugin_reply_frames(conn, frames, n);
+	case plugin_end_register:
+		if (replay_note_end_register(replay, p->tid, p->frame, p->regno,
+					     p->value) < 0)
+			return plugin_reply_error(conn, hwtr_last_error());
+		return plugin_reply_ok(conn);
 	default:	/* live mode's (record-start, ...), or not ours */
 		return plugin_reply_unknown(conn);
 	}

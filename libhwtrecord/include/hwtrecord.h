@@ -899,6 +899,13 @@ const char *hwtr_symbolize_function(struct hwtr_symbolizer *symbolizer,
 HWTR_EXPORT
 int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 			struct hwtr_source_line *line);
+/* The CFA rule of the binaries' call frame information (.eh_frame, else
+ * .debug_frame) just before the instruction at IP, when it is a register
+ * plus a constant: DWARF register *REGNO (x86-64: 7 is rsp, 6 rbp) plus
+ * *OFFSET.  0, or -hwtr_err_notfound (no CFI there, or another rule). */
+HWTR_EXPORT
+int hwtr_symbolize_cfa(struct hwtr_symbolizer *symbolizer, uint64_t ip,
+		       unsigned *regno, int64_t *offset);
 
 
 /* ------------------------------------------------------------- listings */
@@ -1075,6 +1082,15 @@ int hwtr_values_find_change(struct hwtr_values *values,
  * The general registers rax..r15 (and rip, from the history) only. */
 struct hwtr_recovery;
 
+/* Registers known just before instruction POSITION from elsewhere than
+ * the history: a frame of the end state's call stack unwound with the
+ * binaries' CFI gives those of each caller at its pending call. */
+struct hwtr_recovery_anchor {
+	uint64_t position;
+	uint64_t regs[16];	/* rax..r15, enum hwtr_amd64_regno order */
+	uint16_t known;		/* bit per register of REGS that is known */
+};
+
 /* The thread's state at its end (a core's registers, say). */
 struct hwtr_recovery_end {
 	uint64_t position;	/* the state is before this instruction: the
@@ -1114,6 +1130,10 @@ struct hwtr_recovery_end {
 	/* The program ran under Valgrind (the software source): a system call
 	 * leaves r11 as it was (VEX), where the kernel puts rflags there. */
 	bool under_valgrind;
+	/* NANCHORS register values known at earlier positions, in ascending
+	 * order of position (NULL: none); taken as proven. */
+	const struct hwtr_recovery_anchor *anchors;
+	size_t nanchors;
 };
 
 /* Instructions before the end that are looked at by default. */

@@ -22,13 +22,19 @@ chosen to look like the real one:
   and gets its real CFA; so stepping from the end into the past compares
   equal ids, as btrace ensures when it starts replaying.
 - Without a data log, a frame gone from the final stack whose callers all
-  have the program's CFAs gets its own where value recovery proves it: the
-  server names the activation by the position of the call that entered it
-  and gives rsp just before that call ("activation", "cfa" in
-  qHwtr:frames).  GDB then reads its locals and arguments in the program's
-  stack, where the server answers what is known at the position.  An
-  activation keeps the id it first had until the next stop for the user
-  (_recovered_cfa), so that ids stay equal within a command.
+  have the program's CFAs gets its own where it is known: from its
+  caller's and the CFI's rule at the call when that is rsp plus a constant
+  ("call_cfa_offset" in qHwtr:frames: what GDB's own unwinder computes, and
+  the same for every activation called from there), else where value
+  recovery proves rsp just before the call that entered it ("activation",
+  "cfa").  GDB then reads its locals and arguments in the program's stack,
+  where the server answers what is known at the position.  A recovered one
+  is kept by the activation until the next stop for the user
+  (_recovered_cfa), so that ids stay equal within a command.  Where one
+  activation's CFA is known and a sibling's (called later from the same
+  place) is not, their ids differ where GDB's would be equal: a `next`
+  over a call that never returns (an exception GDB does not catch) then
+  does not stop at the sibling's return as GDB does on the live process.
 - Other frames get a synthetic stack address below every real CFA, lower
   with each call level, so that callers are always outer (GDB rejects an
   inner caller) and an activation keeps its id.  Frames beyond the known
@@ -83,6 +89,7 @@ import re
 import gdb
 from gdb.unwinder import Unwinder, register_unwinder
 
+from . import end_registers
 from . import target
 
 LEVEL_STEP = 0x100          # synthetic bytes per call level, outer side
@@ -153,6 +160,9 @@ class _Frame:
         # {register name: value} of the registers the callee preserves for
         # this frame (rbx, rbp, r12-r15), where the server proved them.
         self.preserved = {}
+        # Its CFA less its stack pointer just before the call it resumes
+        # from, where the binaries' CFI says so; else None.
+        self.call_cfa_offset = None
 
 
 class _Proven:
@@ -168,8 +178,35 @@ class _Proven:
         self.activation = number("activation")
         self.cfa = number("cfa")
         self.sp = number("sp")
+        offset = server_frame.get("call_cfa_offset")
+        self.call_cfa_offset = int(offset) if offset is not None else None
         self.preserved = {name: _num(value) for name, value in
                           (server_frame.get("preserved") or {}).items()}
+
+
+def _frame_cfa(proven, caller, decided):
+    """The program's CFA for a frame gone from the final stack whose caller
+    CALLER has its own: from the CFI at the call, else from value recovery
+    (PROVEN), else None.  Where both answer they must agree."""
+    cfi = _cfi_cfa(caller)
+    recovered = _recovered_cfa(proven, caller, decided)
+    if cfi is not None and recovered is not None and cfi != recovered:
+        return None
+    return cfi if cfi is not None else recovered
+
+
+def _cfi_cfa(caller):
+    """The CFA of the frame CALLER called, from CALLER's own (the
+    program's) and the CFI's rule at its call (qHwtr:frames
+    "call_cfa_offset"): rsp just before the call, as GDB's DWARF unwinder
+    finds it on the live process.  A function of the caller's activation
+    and call site alone, so every activation called from there gets the
+    same id, as GDB gives them.  None where not known."""
+    if caller is None or caller.call_cfa_offset is None or \
+            not _is_real_sp(caller.sp):
+        return None
+    cfa = caller.sp - caller.call_cfa_offset
+    return cfa if _is_real_sp(cfa) and cfa < caller.sp else None
 
 
 def _recovered_cfa(proven, caller, decided):
@@ -495,8 +532,7 @@ def layout(server_frames, final, decided=None):
             sp = entry[1]
         else:
             chain_ok = False
-            sp = _recovered_cfa(proven, caller, decided) if real_ok \
-                else None
+            sp = _frame_cfa(proven, caller, decided) if real_ok else None
             if sp is None:
                 real_ok = False
                 # More than 61439 levels below the floor the ids stay at
@@ -512,6 +548,7 @@ def layout(server_frames, final, decided=None):
         if proven is not None:
             result[index].resume_sp = proven.sp
             result[index].preserved = proven.preserved
+            result[index].call_cfa_offset = proven.call_cfa_offset
         if tramp is not None:
             result[index].signal_sp = SIGNAL_FRAME_BASE + SIGNAL_FRAME_STRIDE * (
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
@@ -632,6 +669,9 @@ def _on_stop(event):
         if at_end and (entry is None or target.real_registers(entry, conn)):
             _final_gdb[conn.num] = (tid, entry.get("end") if entry else None,
                                     _gdb_stack())
+            if not live and entry is not None and \
+                    not entry.get("registers_logged"):
+                end_registers.send(tid)
             outermost = _outermost_pc()
             if outermost is not None:
                 _outermost.setdefault(conn.num, set()).add(outermost)
