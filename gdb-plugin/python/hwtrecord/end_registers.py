@@ -19,7 +19,9 @@ from . import target
 _REGISTERS = (("rsp", 7), ("rbx", 1), ("rbp", 6), ("r12", 12), ("r13", 13),
               ("r14", 14), ("r15", 15))
 _PC = 16
-MAX_FRAMES = 4095           # the server's REPLAY_END_FRAMES - 1
+# The innermost callers sent: each costs a packet per register, at the
+# first prompt (the server takes up to its REPLAY_END_FRAMES - 1).
+MAX_FRAMES = 64
 
 
 def _value(frame, name):
@@ -36,20 +38,24 @@ def send(tid):
     none of their own: neither counts.  Stops at a signal frame."""
     if gdb.selected_inferior().architecture().name() != "i386:x86-64":
         return
+    # Read them all before sending any: a packet sent from Python makes
+    # GDB forget its frames, and each would be unwound again.
+    sent = []
     frame = gdb.newest_frame()
     index = 0
-    while frame is not None and index < MAX_FRAMES:
+    while frame is not None and index <= MAX_FRAMES:
         kind = frame.type()
         if kind == gdb.SIGTRAMP_FRAME:
             break
         if kind == gdb.NORMAL_FRAME:
             if index > 0:
-                target.request("qHwtr:end-register:%x:%x:%x:%x"
-                               % (tid, index, _PC, frame.pc()))
+                sent.append((index, _PC, frame.pc()))
                 for name, regno in _REGISTERS:
                     value = _value(frame, name)
                     if value is not None:
-                        target.request("qHwtr:end-register:%x:%x:%x:%x"
-                                       % (tid, index, regno, value))
+                        sent.append((index, regno, value))
             index += 1
         frame = frame.older()
+    for index, regno, value in sent:
+        target.request("qHwtr:end-register:%x:%x:%x:%x"
+                       % (tid, index, regno, value))
