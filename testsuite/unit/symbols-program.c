@@ -2,7 +2,9 @@
  * debug information: global, static and noinline functions over several
  * lines, and calls through the PLT (puts, strlen), so that the test asks
  * the symbolizer about functions, PLT stubs and lines at a load address
- * other than the link address.  It is never run. */
+ * other than the link address; a variable-length array, whose frame's CFA
+ * the CFI gives from rbp where the others give it from rsp.  It is never
+ * run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +15,22 @@ static int __attribute__((noinline)) square(int x)
 	return y + 1;
 }
 
+static int __attribute__((noinline)) fill_squares(int n)
+{
+	int v[n];
+
+	for (int i = 0; i < n; i++)
+		v[i] = square(i);
+	return v[n - 1];
+}
+
 int __attribute__((noinline)) sum_to(int n)
 {
 	int total = 0;
 
 	for (int i = 0; i < n; i++)
 		total += square(i);
-	return total;
+	return total + fill_squares(n + 1);
 }
 
 static void __attribute__((noinline)) say(const char *text)
