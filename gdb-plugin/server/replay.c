@@ -1575,15 +1575,31 @@ static uint64_t resume_position(const struct hwtr_segment *callee,
 /* The registers an end frame anchors: rbx, rbp, rsp, r12-r15. */
 #define RECOVERY_ANCHORED 0xf0c2u
 
+static struct hwtr_symbolizer *moving_symbolizer(struct replay *r);
+
+/* Whether the binaries' CFI gives the CFA at IP as a register plus a
+ * constant: GDB's own unwinder then unwinds the frame standing there from
+ * it, not by guessing from the code. */
+static bool has_cfi(struct replay *r, uint64_t ip)
+{
+	struct hwtr_symbolizer *sym = moving_symbolizer(r);
+	unsigned regno;
+	int64_t offset;
+
+	return sym && hwtr_symbolize_cfa(sym, ip, &regno, &offset) == 0;
+}
+
 /* The registers of each frame of T's end state that GDB unwound from the
  * core with the binaries' CFI (replay_note_end_register), as anchors for
  * the recovery: a caller's rsp and rbx, rbp, r12-r15 where it resumes are
  * what it had just before its pending call (the callee saved them, or
  * kept them, as the ABI says).  GDB's frames are paired with the
  * history's end stack in order, by PC, up to the first that differs (a
- * signal frame, a frame GDB unwound otherwise); tail callers, which GDB
- * does not count, are passed over.  *ANCHORS (to free), ascending. */
-static size_t end_anchors(struct replay_thread *t,
+ * signal frame, a frame GDB unwound otherwise) and while every frame
+ * inside has CFI where it stands (a frame without, GDB unwinds by
+ * analysing the code: not taken as proven); tail callers, which GDB does
+ * not count, are passed over.  *ANCHORS (to free), ascending. */
+static size_t end_anchors(struct replay *r, struct replay_thread *t,
 			  struct hwtr_recovery_anchor **anchors)
 {
 	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
@@ -1601,10 +1617,12 @@ static size_t end_anchors(struct replay_thread *t,
 		nsegs = hwtr_cursor_goto(t->scratch, t->instructions) < 0 ? -1 :
 			hwtr_cursor_callstack(t->scratch, segs,
 					      REPLAY_MAX_FRAMES);
-	if (nsegs < 2 || !(a = calloc((size_t)nsegs, sizeof(*a))))
+	if (nsegs < 2 || !has_cfi(r, t->tail_pc) ||
+	    !(a = calloc((size_t)nsegs, sizeof(*a))))
 		return 0;
 	for (i = 1; i < nsegs && frame < t->end_nunwound; i++) {
 		const struct end_frame_registers *u = &t->end_unwound[frame];
+		struct hwtr_insn insn;
 		uint64_t pc;
 
 		if (segs[i - 1].flags & (HWTR_SEG_UP_LINKS_TO_SIGNAL |
@@ -1616,6 +1634,11 @@ static size_t end_anchors(struct replay_thread *t,
 		    !(u->known >> 16 & 1) || u->regs[16] != pc)
 			break;
 		a[n].position = resume_position(&segs[i - 1], &segs[i]);
+		/* GDB unwound this frame's callers from the CFI at its call. */
+		if (hwtr_cursor_goto(t->scratch, a[n].position) < 0 ||
+		    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap ||
+		    !has_cfi(r, insn.ip))
+			break;
 		memcpy(a[n].regs, u->regs, sizeof(a[n].regs));
 		a[n].known = (uint16_t)(u->known & RECOVERY_ANCHORED);
 		n++;
@@ -1725,7 +1748,7 @@ static struct hwtr_recovery *thread_recovery(struct replay *r,
 		}
 	}
 	end.under_valgrind = made_under_valgrind(r);
-	end.nanchors = end_anchors(t, &anchors);
+	end.nanchors = end_anchors(r, t, &anchors);
 	end.anchors = anchors;
 	if (r->nthreads == 1 && r->core) {
 		end.read_memory = end_memory;
