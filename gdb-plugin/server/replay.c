@@ -1568,7 +1568,8 @@ static size_t fixed_end_memory(void *ctx, uint64_t addr, void *buf, size_t len)
 
 static bool made_under_valgrind(const struct replay *r);
 static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
-		     const struct hwtr_segment *caller, uint64_t *pc);
+		     const struct hwtr_segment *caller, uint64_t *pc,
+		     struct hwtr_insn *read);
 static uint64_t resume_position(const struct hwtr_segment *callee,
 				const struct hwtr_segment *caller);
 
@@ -1630,7 +1631,7 @@ static size_t end_anchors(struct replay *r, struct replay_thread *t,
 			break;
 		if (segs[i - 1].flags & HWTR_SEG_UP_LINKS_TO_TAILCALL)
 			continue;
-		if (caller_pc(t, &segs[i - 1], &segs[i], &pc) < 0 ||
+		if (caller_pc(t, &segs[i - 1], &segs[i], &pc, NULL) < 0 ||
 		    !(u->known >> 16 & 1) || u->regs[16] != pc)
 			break;
 		a[n].position = resume_position(&segs[i - 1], &segs[i]);
@@ -2244,9 +2245,11 @@ static uint64_t resume_position(const struct hwtr_segment *callee,
 
 /* The PC at which frame SEGS[I] (I >= 1) resumes, as GDB's btrace unwinder
  * computes it: the return site if the callee's up link came from a return,
- * else the caller's last instruction (the call) plus its length. */
+ * else the caller's last instruction (the call) plus its length.  READ,
+ * when not NULL, gets the instruction at resume_position. */
 static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
-		     const struct hwtr_segment *caller, uint64_t *pc)
+		     const struct hwtr_segment *caller, uint64_t *pc,
+		     struct hwtr_insn *read)
 {
 	struct hwtr_insn insn;
 	bool ret = callee->flags & HWTR_SEG_UP_LINKS_TO_RET;
@@ -2256,6 +2259,8 @@ static int caller_pc(struct replay_thread *t, const struct hwtr_segment *callee,
 	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap)
 		return -1;
 	*pc = ret ? insn.ip : insn.ip + insn.size;
+	if (read)
+		*read = insn;
 	return 0;
 }
 
@@ -2270,21 +2275,17 @@ static const unsigned preserved_registers[] = {
  * where it resumes after CALLEE returns, from the registers just before
  * the instruction caller_pc reads (its call, or its first after a
  * return): its stack pointer, and the registers CALLEE preserves for it.
- * Only the recovery already open for the current position is asked:
+ * REC is the recovery already open for the current position (NULL: none):
  * frames are built at every stop, and a wider window costs a second. */
-static void caller_registers(struct replay *r, struct replay_thread *t,
+static void caller_registers(struct hwtr_recovery *rec,
 			     const struct hwtr_segment *callee,
 			     const struct hwtr_segment *caller,
 			     struct plugin_frame *f)
 {
 	uint64_t n = resume_position(callee, caller);
-	struct hwtr_recovery *rec;
 	uint64_t v;
 	size_t i;
 
-	if (r->values || t->tail_step || !t->cursor)
-		return;
-	rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
 	if (!rec)
 		return;
 	if (hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &v, sizeof(v)) == 8) {
@@ -2317,25 +2318,23 @@ static struct hwtr_symbolizer *moving_symbolizer(struct replay *r)
  * into CALLEE: the CFI's rule for its CFA just before that call, when it is
  * rsp plus a constant (f->call_cfa_offset).  The plugin's unwinder then
  * gives the callee the CFA GDB's own unwinder would, from the caller's,
- * the same for every activation it calls from there. */
+ * the same for every activation it calls from there.  RESUME is the
+ * instruction caller_pc read there. */
 static void caller_cfa_rule(struct replay *r, struct replay_thread *t,
 			    const struct hwtr_segment *callee,
-			    const struct hwtr_segment *caller,
+			    const struct hwtr_insn *resume,
 			    struct plugin_frame *f)
 {
 	struct hwtr_symbolizer *sym;
-	struct hwtr_insn insn;
 	unsigned regno;
 	int64_t offset;
 
-	if (r->values || t->tail_step || !t->cursor ||
+	if (r->values || t->tail_step ||
 	    (callee->flags & (HWTR_SEG_UP_LINKS_TO_RET |
 			      HWTR_SEG_UP_LINKS_TO_TAILCALL)) ||
 	    r->tdesc != &tdesc_amd64_linux || !(sym = moving_symbolizer(r)) ||
-	    hwtr_cursor_goto(t->scratch, caller->insn_end - 1) < 0 ||
-	    hwtr_cursor_insn(t->scratch, &insn) < 0 || insn.gap ||
-	    insn.iclass != hwtr_ic_call ||
-	    hwtr_symbolize_cfa(sym, insn.ip, &regno, &offset) < 0 ||
+	    resume->iclass != hwtr_ic_call ||
+	    hwtr_symbolize_cfa(sym, resume->ip, &regno, &offset) < 0 ||
 	    regno != DWARF_AMD64_RSP)
 		return;
 	f->has_call_cfa_offset = true;
@@ -2386,10 +2385,10 @@ static int activation_entry(struct replay_thread *t,
  * unwinder gives the frame that id, so that GDB finds its locals and
  * arguments in the program's stack. */
 static void frame_activation(struct replay *r, struct replay_thread *t,
+			     struct hwtr_recovery *rec,
 			     const struct hwtr_segment *seg,
 			     struct plugin_frame *f)
 {
-	struct hwtr_recovery *rec;
 	uint64_t n, cfa;
 
 	if (r->values || t->tail_step || !t->cursor ||
@@ -2397,7 +2396,6 @@ static void frame_activation(struct replay *r, struct replay_thread *t,
 		return;
 	f->has_activation = true;
 	f->activation = n;
-	rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
 	if (rec && hwtr_recovery_register(rec, n, hwtr_amd64_rsp, &cfa,
 					  sizeof(cfa)) == 8) {
 		f->has_cfa = true;
@@ -2521,11 +2519,16 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 {
 	struct hwtr_segment segs[REPLAY_MAX_FRAMES];
 	struct delivery_stop d;
-	struct hwtr_insn insn;
+	struct hwtr_insn insn, resume;
+	struct hwtr_recovery *rec = NULL;
 	bool exit_frames, delivery;
 	int n, i;
 	size_t k;
 
+	/* Without a data log: what the recovery open for the position proves
+	 * of each frame (caller_registers, frame_activation). */
+	if (!r->values && !t->tail_step && t->cursor)
+		rec = thread_recovery(r, t, hwtr_cursor_position(t->cursor));
 	/* The tail is not in the trace: its frames are those the history
 	 * would give an instruction at its PC after the last one (after a
 	 * return, the caller's), as GDB's unwinders see them there.  At a
@@ -2577,9 +2580,9 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 		else if (signal)
 			f->has_pc = interrupted_pc(t, &segs[i], &pc) == 0;
 		else if ((f->has_pc = caller_pc(t, &segs[i - 1], &segs[i],
-						 &pc) == 0)) {
-			caller_registers(r, t, &segs[i - 1], &segs[i], f);
-			caller_cfa_rule(r, t, &segs[i - 1], &segs[i], f);
+						 &pc, &resume) == 0)) {
+			caller_registers(rec, &segs[i - 1], &segs[i], f);
+			caller_cfa_rule(r, t, &segs[i - 1], &resume, f);
 		}
 		f->exit_target = i == 1 && exit_frames;
 		f->in_sigtramp = i == 0 &&
@@ -2587,7 +2590,7 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 				 in_trampoline(&segs[0]);
 		f->pc = pc;
 		if (!f->in_sigtramp)
-			frame_activation(r, t, &segs[i], f);
+			frame_activation(r, t, rec, &segs[i], f);
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;
