@@ -272,6 +272,11 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 		if (f->has_call_cfa_offset)
 			json_object_set_new(j, "call_cfa_offset",
 					    json_integer(f->call_cfa_offset));
+		if (f->has_cfi_unwind) {
+			json_object_set_new(j, "cfi_cfa", hex64(f->cfi_cfa));
+			json_object_set_new(j, "cfi_return",
+					    hex64(f->cfi_return));
+		}
 		if (f->preserved_known)
 			json_object_set_new(j, "preserved", preserved_json(f));
 		json_array_append_new(a, j);

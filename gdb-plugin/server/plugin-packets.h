@@ -129,6 +129,12 @@ struct plugin_frame {
 	 * callee's CFA is its own less that). */
 	bool has_call_cfa_offset;
 	int64_t call_cfa_offset;
+	/* Frame 0 only, without a data log: the CFA and the return address
+	 * GDB's own (DWARF) unwinder finds from the registers and memory
+	 * the server serves at this position, where it finds them. */
+	bool has_cfi_unwind;
+	uint64_t cfi_cfa;
+	uint64_t cfi_return;
 	/* The registers the callee preserves for this frame (rbx, rbp,
 	 * r12-r15, by enum hwtr_amd64_regno), where proven: their values
 	 * where this frame resumes. */

@@ -2341,6 +2341,41 @@ static void caller_cfa_rule(struct replay *r, struct replay_thread *t,
 	f->call_cfa_offset = offset;
 }
 
+/* rbp's number in DWARF's x86-64 register numbering. */
+#define DWARF_AMD64_RBP 6
+
+/* Without a data log, what GDB's own (DWARF) unwinder finds of frame 0 at
+ * POS (its PC PC) from the registers and memory the server serves there:
+ * its CFA by the CFI's rule (rsp or rbp plus a constant) and the return
+ * address in the slot below it, where the recovery proves both.  The
+ * plugin's unwinder leaves such a frame to GDB where GDB shows callers a
+ * Python unwinder cannot make (the artificial frames of tail calls). */
+static void frame0_cfi_unwind(struct replay *r, struct replay_thread *t,
+			      struct hwtr_recovery *rec, uint64_t pos,
+			      uint64_t pc, struct plugin_frame *f)
+{
+	struct hwtr_symbolizer *sym;
+	unsigned regno;
+	int64_t offset;
+	uint64_t base, cfa, ret;
+
+	if (!rec || r->values || t->tail_step ||
+	    r->tdesc != &tdesc_amd64_linux || !(sym = moving_symbolizer(r)) ||
+	    hwtr_symbolize_cfa(sym, pc, &regno, &offset) < 0 ||
+	    (regno != DWARF_AMD64_RSP && regno != DWARF_AMD64_RBP) ||
+	    hwtr_recovery_register(rec, pos, regno == DWARF_AMD64_RSP ?
+				   hwtr_amd64_rsp : hwtr_amd64_rbp,
+				   &base, sizeof(base)) != 8)
+		return;
+	cfa = base + (uint64_t)offset;
+	if (past_memory(r, t, rec, pos, cfa - 8, (uint8_t *)&ret,
+			sizeof(ret)) != sizeof(ret))
+		return;
+	f->has_cfi_unwind = true;
+	f->cfi_cfa = cfa;
+	f->cfi_return = ret;
+}
+
 /* The most tail jumps followed back to the call that began a chain. */
 #define MAX_TAIL_JUMPS 64
 
@@ -2419,16 +2454,21 @@ static int nonlocal_exit_callers(struct replay_thread *t,
 {
 	struct hwtr_segment next[REPLAY_MAX_FRAMES - 1];
 	uint64_t last = segs[0].insn_end - 1;
-	int m;
+	int m, caller = 1;
 
 	if (n < 2 || t->tail_step || hwtr_cursor_position(t->cursor) != last ||
 	    segs[0].insn_end > t->instructions)
 		return n;
 	if (hwtr_cursor_goto(t->scratch, segs[0].insn_end) < 0)
 		return n;
+	/* A function a tail-caller jumped to returns to the tail-caller's
+	 * caller: that is no exit past its caller. */
+	while (caller < n - 1 &&
+	       (segs[caller - 1].flags & HWTR_SEG_UP_LINKS_TO_TAILCALL))
+		caller++;
 	m = hwtr_cursor_callstack(t->scratch, next, REPLAY_MAX_FRAMES - 1);
 	if (m < 1 || (next[0].flags & HWTR_SEG_GAP) ||
-	    next[0].level >= segs[1].level)
+	    next[0].level >= segs[caller].level)
 		return n;
 	memcpy(&segs[1], next, (size_t)m * sizeof(next[0]));
 	*exit = true;
@@ -2591,6 +2631,10 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 		f->pc = pc;
 		if (!f->in_sigtramp)
 			frame_activation(r, t, rec, &segs[i], f);
+		if (i == 0 && f->has_pc && !delivery && !f->in_sigtramp)
+			frame0_cfi_unwind(r, t, rec,
+					  hwtr_cursor_position(t->cursor), pc,
+					  f);
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;

@@ -163,6 +163,9 @@ class _Frame:
         # Its CFA less its stack pointer just before the call it resumes
         # from, where the binaries' CFI says so; else None.
         self.call_cfa_offset = None
+        # Frame 0 left to GDB's own unwinders: the PCs of the TAILCALL
+        # frames they show between it and its caller (_leave_to_gdb).
+        self.gdb_tail_pcs = None
 
 
 class _Proven:
@@ -182,14 +185,20 @@ class _Proven:
         self.call_cfa_offset = int(offset) if offset is not None else None
         self.preserved = {name: _num(value) for name, value in
                           (server_frame.get("preserved") or {}).items()}
+        # Frame 0: the CFA and return address GDB's DWARF unwinder finds
+        # there (see _leave_to_gdb), and the PCs of the tail-callers GDB
+        # then shows between it and its caller.
+        self.cfi_cfa = number("cfi_cfa")
+        self.cfi_return = number("cfi_return")
+        self.tail_pcs = ()
 
 
-def _frame_cfa(proven, caller, decided):
+def _frame_cfa(proven, caller, decided, start):
     """The program's CFA for a frame gone from the final stack whose caller
     CALLER has its own: from the CFI at the call, else from value recovery
     (PROVEN), else None.  Where both answer they must agree."""
     cfi = _cfi_cfa(caller)
-    recovered = _recovered_cfa(proven, caller, decided)
+    recovered = _recovered_cfa(proven, caller, decided, start)
     if cfi is not None and recovered is not None and cfi != recovered:
         return None
     return cfi if cfi is not None else recovered
@@ -209,7 +218,7 @@ def _cfi_cfa(caller):
     return cfa if _is_real_sp(cfa) and cfa < caller.sp else None
 
 
-def _recovered_cfa(proven, caller, decided):
+def _recovered_cfa(proven, caller, decided, start):
     """The CFA the program had for a frame gone from the final stack,
     where the server proved it (PROVEN), else None.  An activation keeps
     the answer it first had until the next stop (DECIDED, by the position
@@ -218,7 +227,9 @@ def _recovered_cfa(proven, caller, decided):
     entry), and a window of recovery widened during it, or a position
     where the history links the frame another way (a return past a tail
     call), must not change the id under its feet.  The CFA must lie
-    below the caller's (GDB rejects an inner caller) and above the
+    below the caller's (GDB rejects an inner caller), or at it for a
+    frame of another function START (a function a tail-caller jumped to
+    has its CFA: GDB tells such ids apart by their code), and above the
     synthetic addresses."""
     if proven is None or proven.activation is None:
         return None
@@ -226,7 +237,8 @@ def _recovered_cfa(proven, caller, decided):
     if key not in decided:
         cfa = proven.cfa
         ok = cfa is not None and _is_real_sp(cfa) and \
-            (caller is None or cfa < caller.sp)
+            (caller is None or cfa < caller.sp or
+             (cfa == caller.sp and start != caller.function_start))
         decided[key] = cfa if ok else None
     return decided[key]
 
@@ -436,7 +448,9 @@ def _real_frames(server_frames):
     see a return into the caller (scenarios/tail-calls.scn).  So we keep such
     a caller where GDB would show it (_shown_as_tailcall) and frame 0 is not
     its callee; elsewhere (a PLT stub, code without debug info, the caller
-    of frame 0) it is left out.  The server marks a segment entered by a
+    of frame 0) it is left out.  Frame 0's are noted on its _Proven: where
+    GDB's own unwinder can take frame 0 it shows them itself
+    (_leave_to_gdb, scenarios/tail-calls-nodata.scn).  The server marks a segment entered by a
     jump with "tailcall"; failing that, a caller whose PC does not follow a
     call instruction was left by a jump."""
     def left_by_jump(index):
@@ -481,9 +495,11 @@ def _real_frames(server_frames):
             tail = server_frames[index:run_end]
             caller = server_frames[run_end] \
                 if run_end < len(server_frames) else None
-            keep = index >= 2 and caller is not None and \
-                caller.get("pc") is not None and \
-                _shown_as_tailcall(tail, caller)
+            shown = caller is not None and caller.get("pc") is not None \
+                and _shown_as_tailcall(tail, caller)
+            keep = index >= 2 and shown
+            if shown and index == 1 and frames and frames[0][4] is not None:
+                frames[0][4].tail_pcs = tuple(_num(t["pc"]) for t in tail)
             if keep:
                 frames += [(_num(t["pc"]), _frame_function(t),
                             int(t.get("level", 0)), None, None)
@@ -532,7 +548,8 @@ def layout(server_frames, final, decided=None):
             sp = entry[1]
         else:
             chain_ok = False
-            sp = _frame_cfa(proven, caller, decided) if real_ok else None
+            sp = _frame_cfa(proven, caller, decided, start) \
+                if real_ok else None
             if sp is None:
                 real_ok = False
                 # More than 61439 levels below the floor the ids stay at
@@ -554,7 +571,26 @@ def layout(server_frames, final, decided=None):
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
                 _trampoline_cfa(caller_sp))
             signal_frames += 1
+    if result and len(result) > 1:
+        _leave_to_gdb(result[0], frames[0][4], result[1])
     return result
+
+
+def _leave_to_gdb(frame, proven, caller):
+    """Whether GDB's own unwinders take frame 0 (FRAME, what the server
+    PROVEN of it) so as to show the tail-callers between it and CALLER:
+    GDB makes those TAILCALL frames only as the caller of a frame its DWARF
+    unwinder unwound, and `finish` and `up` skip or show them as on the live
+    process (a normal frame of ours there would make `finish` stop after a
+    jump that never returns).  Only where GDB's unwinder, from the registers
+    and memory the server serves here, finds the id we give the frame and
+    CALLER's PC: the frame keeps one id whichever unwinder makes it, and
+    the chain goes on at CALLER."""
+    if proven is None or not proven.tail_pcs or \
+            proven.cfi_cfa is None or proven.cfi_cfa != frame.sp or \
+            not _is_real_sp(frame.sp) or proven.cfi_return != caller.pc:
+        return
+    frame.gdb_tail_pcs = proven.tail_pcs
 
 
 def _gdb_stack():
@@ -781,6 +817,12 @@ class HwtrecUnwinder(Unwinder):
             return None
         this = self.frames[self.next_index]
         if int(pc) != this.pc:
+            return None
+        if self.next_index == 0 and this.gdb_tail_pcs:
+            # GDB's DWARF unwinder takes it and its tail-callers (GDB's
+            # own sniffer claims those before any Python unwinder); the
+            # chain goes on at the caller (see _leave_to_gdb).
+            self.next_index = 1
             return None
         if self.next_index == len(self.frames) - 1 and \
                 this.pc in _outermost.get(conn.num, ()):
