@@ -2344,28 +2344,46 @@ static void caller_cfa_rule(struct replay *r, struct replay_thread *t,
 /* rbp's number in DWARF's x86-64 register numbering. */
 #define DWARF_AMD64_RBP 6
 
-/* Without a data log, what GDB's own (DWARF) unwinder finds of frame 0 at
- * POS (its PC PC) from the registers and memory the server serves there:
- * its CFA by the CFI's rule (rsp or rbp plus a constant) and the return
- * address in the slot below it, where the recovery proves both.  The
+/* Without a data log, what GDB's own (DWARF) unwinder finds of frame F at
+ * POS from the registers and memory the server serves there and the
+ * plugin's unwinder gives F (frame 0: the position's; an outer frame: its
+ * stack pointer and rbp where it resumes, f->sp and f->preserved): its CFA
+ * by the CFI's rule at its PC (rsp or rbp plus a constant) and the return
+ * address in the slot below it, where the recovery proves them.  The
  * plugin's unwinder leaves such a frame to GDB where GDB shows callers a
  * Python unwinder cannot make (the artificial frames of tail calls). */
-static void frame0_cfi_unwind(struct replay *r, struct replay_thread *t,
-			      struct hwtr_recovery *rec, uint64_t pos,
-			      uint64_t pc, struct plugin_frame *f)
+static void cfi_unwind(struct replay *r, struct replay_thread *t,
+		       struct hwtr_recovery *rec, uint64_t pos, bool innermost,
+		       struct plugin_frame *f)
 {
 	struct hwtr_symbolizer *sym;
 	unsigned regno;
 	int64_t offset;
 	uint64_t base, cfa, ret;
+	bool known;
 
-	if (!rec || r->values || t->tail_step ||
-	    r->tdesc != &tdesc_amd64_linux || !(sym = moving_symbolizer(r)) ||
-	    hwtr_symbolize_cfa(sym, pc, &regno, &offset) < 0 ||
-	    (regno != DWARF_AMD64_RSP && regno != DWARF_AMD64_RBP) ||
-	    hwtr_recovery_register(rec, pos, regno == DWARF_AMD64_RSP ?
-				   hwtr_amd64_rsp : hwtr_amd64_rbp,
-				   &base, sizeof(base)) != 8)
+	/* An outer frame's PC is a return address: GDB looks up the CFI
+	 * of the call before it. */
+	if (!rec || r->values || t->tail_step || !f->has_pc || f->sigtramp ||
+	    f->in_sigtramp || r->tdesc != &tdesc_amd64_linux ||
+	    !(sym = moving_symbolizer(r)) ||
+	    hwtr_symbolize_cfa(sym, innermost ? f->pc : f->pc - 1, &regno,
+			       &offset) < 0)
+		return;
+	if (regno == DWARF_AMD64_RSP && innermost)
+		known = hwtr_recovery_register(rec, pos, hwtr_amd64_rsp, &base,
+					       sizeof(base)) == 8;
+	else if (regno == DWARF_AMD64_RBP && innermost)
+		known = hwtr_recovery_register(rec, pos, hwtr_amd64_rbp, &base,
+					       sizeof(base)) == 8;
+	else if (regno == DWARF_AMD64_RSP)
+		known = f->has_sp, base = f->sp;
+	else if (regno == DWARF_AMD64_RBP)
+		known = f->preserved_known & (1u << hwtr_amd64_rbp),
+		base = f->preserved[hwtr_amd64_rbp];
+	else
+		known = false;
+	if (!known)
 		return;
 	cfa = base + (uint64_t)offset;
 	if (past_memory(r, t, rec, pos, cfa - 8, (uint8_t *)&ret,
@@ -2623,6 +2641,15 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 						 &pc, &resume) == 0)) {
 			caller_registers(rec, &segs[i - 1], &segs[i], f);
 			caller_cfa_rule(r, t, &segs[i - 1], &resume, f);
+			/* Left by a jump: its callee is where GDB's own
+			 * unwinder would show it as a tail-caller. */
+			if ((resume.iclass == hwtr_ic_jump ||
+			     resume.iclass == hwtr_ic_cond_jump) &&
+			    !(segs[i - 1].flags & HWTR_SEG_UP_LINKS_TO_RET) &&
+			    k > 0)
+				cfi_unwind(r, t, rec,
+					   hwtr_cursor_position(t->cursor),
+					   k == 1, &frames[k - 1]);
 		}
 		f->exit_target = i == 1 && exit_frames;
 		f->in_sigtramp = i == 0 &&
@@ -2631,10 +2658,6 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 		f->pc = pc;
 		if (!f->in_sigtramp)
 			frame_activation(r, t, rec, &segs[i], f);
-		if (i == 0 && f->has_pc && !delivery && !f->in_sigtramp)
-			frame0_cfi_unwind(r, t, rec,
-					  hwtr_cursor_position(t->cursor), pc,
-					  f);
 		f->segment = segs[i].number;
 		f->function = segs[i].function;
 		f->function_start = segs[i].function_start;

@@ -185,12 +185,13 @@ class _Proven:
         self.call_cfa_offset = int(offset) if offset is not None else None
         self.preserved = {name: _num(value) for name, value in
                           (server_frame.get("preserved") or {}).items()}
-        # Frame 0: the CFA and return address GDB's DWARF unwinder finds
-        # there (see _leave_to_gdb), and the PCs of the tail-callers GDB
+        # The CFA and return address GDB's DWARF unwinder finds for the
+        # frame (see _leave_to_gdb), and the PCs of the tail-callers GDB
         # then shows between it and its caller.
         self.cfi_cfa = number("cfi_cfa")
         self.cfi_return = number("cfi_return")
         self.tail_pcs = ()
+        self.tail_kept = 0      # of them, how many _real_frames kept
 
 
 def _frame_cfa(proven, caller, decided, start):
@@ -498,8 +499,9 @@ def _real_frames(server_frames):
             shown = caller is not None and caller.get("pc") is not None \
                 and _shown_as_tailcall(tail, caller)
             keep = index >= 2 and shown
-            if shown and index == 1 and frames and frames[0][4] is not None:
-                frames[0][4].tail_pcs = tuple(_num(t["pc"]) for t in tail)
+            if shown and frames and frames[-1][4] is not None:
+                frames[-1][4].tail_pcs = tuple(_num(t["pc"]) for t in tail)
+                frames[-1][4].tail_kept = len(tail) if keep else 0
             if keep:
                 frames += [(_num(t["pc"]), _frame_function(t),
                             int(t.get("level", 0)), None, None)
@@ -571,26 +573,36 @@ def layout(server_frames, final, decided=None):
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
                 _trampoline_cfa(caller_sp))
             signal_frames += 1
-    if result and len(result) > 1:
-        _leave_to_gdb(result[0], frames[0][4], result[1])
+    # Innermost last, so that the indexes of frames and result still pair.
+    for index in range(len(result) - 2, -1, -1):
+        proven = frames[index][4]
+        if proven is None or not proven.tail_pcs:
+            continue
+        caller = index + 1 + proven.tail_kept
+        if caller < len(result) and \
+                _leave_to_gdb(result[index], proven, result[caller]):
+            del result[index + 1:caller]
     return result
 
 
 def _leave_to_gdb(frame, proven, caller):
-    """Whether GDB's own unwinders take frame 0 (FRAME, what the server
-    PROVEN of it) so as to show the tail-callers between it and CALLER:
+    """Whether GDB's own unwinders take FRAME (what the server PROVEN of
+    it) so as to show the tail-callers between it and CALLER, and if so
+    notes them on FRAME:
     GDB makes those TAILCALL frames only as the caller of a frame its DWARF
     unwinder unwound, and `finish` and `up` skip or show them as on the live
     process (a normal frame of ours there would make `finish` stop after a
     jump that never returns).  Only where GDB's unwinder, from the registers
-    and memory the server serves here, finds the id we give the frame and
-    CALLER's PC: the frame keeps one id whichever unwinder makes it, and
-    the chain goes on at CALLER."""
+    and memory the server serves here and those we give the frame (an
+    outer frame's stack pointer and rbp where it resumes), finds the id we
+    give the frame and CALLER's PC: the frame keeps one id whichever
+    unwinder makes it, and the chain goes on at CALLER."""
     if proven is None or not proven.tail_pcs or \
             proven.cfi_cfa is None or proven.cfi_cfa != frame.sp or \
             not _is_real_sp(frame.sp) or proven.cfi_return != caller.pc:
-        return
+        return False
     frame.gdb_tail_pcs = proven.tail_pcs
+    return True
 
 
 def _gdb_stack():
@@ -818,7 +830,7 @@ class HwtrecUnwinder(Unwinder):
         this = self.frames[self.next_index]
         if int(pc) != this.pc:
             return None
-        if self.next_index == 0 and this.gdb_tail_pcs:
+        if this.gdb_tail_pcs:
             # GDB's DWARF unwinder takes it and its tail-callers (GDB's
             # own sniffer claims those before any Python unwinder); the
             # chain goes on at the caller (see _leave_to_gdb).
