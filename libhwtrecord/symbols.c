@@ -940,13 +940,28 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 	return line->file ? 1 : 0;
 }
 
-int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
-		       unsigned *regno, int64_t *offset)
+/* The frame of the call frame information at IP, or NULL (no CFI there). */
+static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
+			      uint64_t ip)
 {
-	const struct module *mod;
+	const struct module *mod = module_at(s, epoch, ip);
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr bias;
+
+	/* .eh_frame, which every x86-64 object has (the ABI); else
+	 * .debug_frame. */
+	if (!mod || (!(cfi = dwfl_module_eh_cfi(mod->dwfl_module, &bias)) &&
+		     !(cfi = dwfl_module_dwarf_cfi(mod->dwfl_module, &bias))) ||
+	    dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
+		return NULL;
+	return frame;
+}
+
+int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
+		       unsigned *regno, int64_t *offset)
+{
+	Dwarf_Frame *frame;
 	Dwarf_Op *ops;
 	size_t nops;
 	unsigned epoch;
@@ -956,12 +971,7 @@ int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
 		return hwtr_fail(hwtr_err_invalid, "hwtr_symbolize_cfa: bad argument");
 	if ((err = symbolizer_end_epoch(s, &epoch)) < 0)
 		return err;
-	mod = module_at(s, epoch, ip);
-	/* .eh_frame, which every x86-64 object has (the ABI); else
-	 * .debug_frame. */
-	if (!mod || (!(cfi = dwfl_module_eh_cfi(mod->dwfl_module, &bias)) &&
-		     !(cfi = dwfl_module_dwarf_cfi(mod->dwfl_module, &bias))) ||
-	    dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
+	if (!(frame = cfi_frame(s, epoch, ip)))
 		return -hwtr_err_notfound;
 	/* A register plus a constant: DW_OP_bregN, or DW_OP_bregx. */
 	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1) {
@@ -977,6 +987,31 @@ int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
 	}
 	free(frame);
 	return found;
+}
+
+int hwtr_symbolize_outermost(struct hwtr_symbolizer *s, uint64_t ip)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op ops_mem[3], *ops = NULL;
+	size_t nops = 0;
+	unsigned epoch;
+	int err, ra, outermost = 0;
+
+	if (!s)
+		return hwtr_fail(hwtr_err_invalid,
+				 "hwtr_symbolize_outermost: bad argument");
+	if ((err = symbolizer_end_epoch(s, &epoch)) < 0)
+		return err;
+	if (!(frame = cfi_frame(s, epoch, ip)))
+		return 0;
+	/* libdw: the undefined rule is no operations in OPS_MEM (a null
+	 * pointer is the same-value rule). */
+	ra = dwarf_frame_info(frame, NULL, NULL, NULL);
+	if (ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops,
+					    &nops) == 0)
+		outermost = nops == 0 && ops == ops_mem;
+	free(frame);
+	return outermost;
 }
 
 int hwtr_symbolize_line(struct hwtr_symbolizer *s, uint64_t ip,

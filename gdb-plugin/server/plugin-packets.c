@@ -272,6 +272,8 @@ int plugin_reply_frames(struct rsp_conn *conn, const struct plugin_frame *frames
 		if (f->has_call_cfa_offset)
 			json_object_set_new(j, "call_cfa_offset",
 					    json_integer(f->call_cfa_offset));
+		if (f->outermost)
+			json_object_set_new(j, "outermost", json_true());
 		if (f->has_cfi_unwind) {
 			json_object_set_new(j, "cfi_cfa", hex64(f->cfi_cfa));
 			json_object_set_new(j, "cfi_return",

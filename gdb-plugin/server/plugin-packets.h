@@ -135,6 +135,10 @@ struct plugin_frame {
 	bool has_cfi_unwind;
 	uint64_t cfi_cfa;
 	uint64_t cfi_return;
+	/* The outermost frame: the CFI at its PC says its return address is
+	 * undefined (_start, a new thread's clone), as GDB's own unwinder
+	 * reads it. */
+	bool outermost;
 	/* The registers the callee preserves for this frame (rbx, rbp,
 	 * r12-r15, by enum hwtr_amd64_regno), where proven: their values
 	 * where this frame resumes. */

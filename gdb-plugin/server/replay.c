@@ -2571,6 +2571,23 @@ static int trampoline_frame(struct replay_thread *t,
 	return 0;
 }
 
+/* Whether F, the last frame of a call stack, is the outermost one by the
+ * binaries' CFI (f->outermost): where the history does not know its
+ * caller (a thread's clone or _start), GDB's own unwinder ends the stack
+ * there on the live process.  An outer frame's PC is a return address:
+ * the CFI of the call before it. */
+static void mark_outermost(struct replay *r, struct plugin_frame *f,
+			   bool innermost)
+{
+	struct hwtr_symbolizer *sym;
+
+	if (!f->has_pc || f->sigtramp || f->in_sigtramp ||
+	    !(sym = moving_symbolizer(r)))
+		return;
+	f->outermost = hwtr_symbolize_outermost(sym, innermost ? f->pc :
+						f->pc - 1) == 1;
+}
+
 static int thread_frames(struct replay *r, struct replay_thread *t,
 			 struct plugin_frame frames[REPLAY_MAX_FRAMES],
 			 size_t *nframes)
@@ -2664,6 +2681,8 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 		f->level = segs[i].level - t->end_level;
 		k++;
 	}
+	if (k > 0)
+		mark_outermost(r, &frames[k - 1], k == 1);
 	*nframes = k;
 	return 0;
 }

@@ -906,6 +906,12 @@ int hwtr_symbolize_line(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 HWTR_EXPORT
 int hwtr_symbolize_cfa(struct hwtr_symbolizer *symbolizer, uint64_t ip,
 		       unsigned *regno, int64_t *offset);
+/* Whether the call frame information at IP says its return address is
+ * undefined: the outermost frame of a stack, where unwinding ends (the
+ * entry points _start and a new thread's clone say so).  1, 0 (defined, or
+ * no CFI there), or a negative error. */
+HWTR_EXPORT
+int hwtr_symbolize_outermost(struct hwtr_symbolizer *symbolizer, uint64_t ip);
 
 
 /* ------------------------------------------------------------- listings */

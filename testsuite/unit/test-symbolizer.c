@@ -372,6 +372,7 @@ struct cfa_row {
 	uint64_t loc, end;	/* the FDE's end */
 	int regno;		/* DWARF number; -1: not register+offset */
 	int64_t offset;
+	bool ra_undefined;	/* the return address's rule is "u" */
 };
 
 struct cfa_rows {
@@ -379,6 +380,7 @@ struct cfa_rows {
 	size_t n;
 	unsigned long long cie, fde_cie, lo, hi;
 	bool in_cie;
+	int ra_column;		/* of the table's "LOC CFA ... ra" header */
 	struct { unsigned long long offset; struct cfa_row first; } cies[64];
 	size_t ncies;
 };
@@ -395,6 +397,34 @@ static int dwarf_regno(const char *name)
 		if (!strcmp(names[i], name))
 			return (int)i;
 	return -1;
+}
+
+/* The index of the word NAME among LINE's words, or -1. */
+static int column_of(const char *line, const char *name)
+{
+	char copy[512], *save = NULL, *w;
+	int i = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (w = strtok_r(copy, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save), i++)
+		if (!strcmp(w, name))
+			return i;
+	return -1;
+}
+
+/* Whether LINE's word number COLUMN is WORD. */
+static bool word_is(const char *line, int column, const char *word)
+{
+	char copy[512], *save = NULL, *w;
+	int i = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (w = strtok_r(copy, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save), i++)
+		if (i == column)
+			return !strcmp(w, word);
+	return false;
 }
 
 static void readelf_cfa_row(const char *line, void *ctx)
@@ -426,12 +456,18 @@ static void readelf_cfa_row(const char *line, void *ctx)
 			}
 		return;
 	}
+	if (strstr(line, "LOC") && strstr(line, "CFA")) {
+		r->ra_column = column_of(line, "ra");
+		return;
+	}
 	if (strlen(line) < 18 || line[16] != ' ' ||
 	    sscanf(line, "%llx %31s", &loc, rule) != 2)
 		return;
 	row.loc = loc;
 	row.end = r->hi;
 	row.regno = -1;
+	row.ra_undefined = r->ra_column > 0 &&
+			   word_is(line, r->ra_column, "u");
 	if (sscanf(rule, "%15[a-z0-9]+%lld", reg, &offset) == 2 &&
 	    dwarf_regno(reg) >= 0) {
 		row.regno = dwarf_regno(reg);
@@ -511,6 +547,44 @@ START_TEST(cfa_rules_are_readelfs)
 }
 END_TEST
 
+/* hwtr_symbolize_outermost against readelf: the return address's rule is
+ * undefined ("u") at exactly the instructions readelf says, which
+ * symbols-program has in its _start (crt1's cfi_undefined rip). */
+START_TEST(outermost_is_readelfs)
+{
+	static struct insn_list insns;
+	static struct cfa_rows rows;
+	struct opened o;
+	char command[600];
+	unsigned epoch;
+	size_t i, undefined = 0;
+
+	memset(&rows, 0, sizeof(rows));
+	insns.n = 0;
+	insns.in_text = false;
+	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
+	each_output_line(command, objdump_insn, &insns);
+	snprintf(command, sizeof(command),
+		 "readelf --debug-dump=frames-interp '%s'", program_path());
+	each_output_line(command, readelf_cfa_row, &rows);
+	ck_assert_uint_ge(rows.n, 10);
+	open_program(&o, &epoch);
+	for (i = 0; i < insns.n; i++) {
+		const struct cfa_row *want = cfa_rule_at(&rows, insns.addr[i]);
+		uint64_t ip = insns.addr[i] + BIAS;
+		int rc = hwtr_symbolize_outermost(o.symbols, ip);
+		bool expect = want && want->ra_undefined;
+
+		ck_assert_msg(rc == (expect ? 1 : 0), "0x%" PRIx64 ": %d, "
+			      "readelf says the return address is %s", ip, rc,
+			      expect ? "undefined" : "defined");
+		undefined += expect;
+	}
+	ck_assert_uint_ge(undefined, 1);
+	close_opened(&o);
+}
+END_TEST
+
 START_TEST(each_program_names_its_own_functions_across_an_exec)
 {
 	struct hwtr_sideband_event ev[3];
@@ -558,6 +632,7 @@ int main(void)
 	tcase_add_test(tc, plt_stubs_are_named_as_objdump_names_them);
 	tcase_add_test(tc, lines_are_addr2lines);
 	tcase_add_test(tc, cfa_rules_are_readelfs);
+	tcase_add_test(tc, outermost_is_readelfs);
 	tcase_add_test(tc, each_program_names_its_own_functions_across_an_exec);
 	return check_run_tcase("symbolizer", tc);
 }

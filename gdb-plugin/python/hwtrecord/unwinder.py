@@ -62,9 +62,11 @@ chosen to look like the real one:
   process ends the stack there because the function's CFI says so, which a
   Python unwinder cannot express.  So where the outermost frame is the one
   at which GDB's own unwinders ended the stack at the end of the history
-  (the same PC: that activation never returns), this unwinder declines it
-  and GDB's DWARF unwinder ends the stack as on the live process (only the
-  PC and stack pointer matter to it there).
+  (the same PC: that activation never returns), or one whose CFI the
+  server read that way (qHwtr:frames "outermost": a thread that ended
+  before the end of the history), this unwinder declines it and GDB's
+  DWARF unwinder ends the stack as on the live process (only the PC and
+  stack pointer matter to it there).
 - A signal handler's caller is GDB's <signal handler called> frame, a
   SIGTRAMP_FRAME that only GDB's own unwinders make (from the trampoline's
   CFI, reading the signal frame on the stack).  The server names the
@@ -166,6 +168,9 @@ class _Frame:
         # Frame 0 left to GDB's own unwinders: the PCs of the TAILCALL
         # frames they show between it and its caller (_leave_to_gdb).
         self.gdb_tail_pcs = None
+        # The CFI at its PC says its return address is undefined (a
+        # thread's clone, _start): GDB's own unwinder ends the stack here.
+        self.outermost = False
 
 
 class _Proven:
@@ -192,6 +197,8 @@ class _Proven:
         self.cfi_return = number("cfi_return")
         self.tail_pcs = ()
         self.tail_kept = 0      # of them, how many _real_frames kept
+        # The binaries' CFI ends the stack at this frame (see _Frame).
+        self.outermost = bool(server_frame.get("outermost"))
 
 
 def _frame_cfa(proven, caller, decided, start):
@@ -568,6 +575,7 @@ def layout(server_frames, final, decided=None):
             result[index].resume_sp = proven.sp
             result[index].preserved = proven.preserved
             result[index].call_cfa_offset = proven.call_cfa_offset
+            result[index].outermost = proven.outermost
         if tramp is not None:
             result[index].signal_sp = SIGNAL_FRAME_BASE + SIGNAL_FRAME_STRIDE * (
                 signal_frames << SIGNAL_FRAME_CFA_BITS |
@@ -837,7 +845,7 @@ class HwtrecUnwinder(Unwinder):
             self.next_index = 1
             return None
         if self.next_index == len(self.frames) - 1 and \
-                this.pc in _outermost.get(conn.num, ()):
+                (this.outermost or this.pc in _outermost.get(conn.num, ())):
             return None     # GDB's own unwinder ends the stack here
         self.next_index += 1
         info = pending_frame.create_unwind_info(
@@ -884,7 +892,7 @@ def _caller_sp(this, caller, conn):
     unwinder ends the stack at (it reads the stack pointer there)."""
     if caller is not None and caller.resume_sp is not None:
         return caller.resume_sp
-    if _is_real_sp(this.sp) or caller is None or \
+    if _is_real_sp(this.sp) or caller is None or caller.outermost or \
             caller.pc in _outermost.get(conn.num, ()):
         return this.sp
     return None
