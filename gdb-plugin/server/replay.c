@@ -2663,7 +2663,7 @@ static int thread_frames(struct replay *r, struct replay_thread *t,
 			if ((resume.iclass == hwtr_ic_jump ||
 			     resume.iclass == hwtr_ic_cond_jump) &&
 			    !(segs[i - 1].flags & HWTR_SEG_UP_LINKS_TO_RET) &&
-			    k > 0)
+			    k > 0 && !(k == 1 && delivery))
 				cfi_unwind(r, t, rec,
 					   hwtr_cursor_position(t->cursor),
 					   k == 1, &frames[k - 1]);
