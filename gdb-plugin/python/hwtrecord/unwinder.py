@@ -510,8 +510,10 @@ def _real_frames(server_frames):
                 frames[-1][4].tail_pcs = tuple(_num(t["pc"]) for t in tail)
                 frames[-1][4].tail_kept = len(tail) if keep else 0
             if keep:
+                # Each shares the activation (and so the CFA) of the
+                # call that began the run: their callee's too.
                 frames += [(_num(t["pc"]), _frame_function(t),
-                            int(t.get("level", 0)), None, None)
+                            int(t.get("level", 0)), None, _Proven(t))
                            for t in tail]
             index = run_end
             continue
