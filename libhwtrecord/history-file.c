@@ -58,7 +58,7 @@
 #include <unistd.h>
 
 #define HISTORY_FILE_FORMAT 2	/* 2: segments in LZ4 runs */
-#define HISTORY_INDEX_VERSION 7	/* 2: chunks filter executed code lines;
+#define HISTORY_INDEX_VERSION 8	/* 2: chunks filter executed code lines;
 				 * 3: segments change function at any
 				 * instruction, not only at a block's start;
 				 * 4: chunks keep their code ranges;
@@ -66,7 +66,9 @@
 				 * 6: callers across a signal's delivery
 				 * and return (segments.c);
 				 * 7: a call to the next instruction is a
-				 * call where a function starts there */
+				 * call where a function starts there;
+				 * 8: a jump to a function's own .cold
+				 * part is no tail call */
 #define FILE_MAGIC "HWTRIDX\n"
 #define SECTION_ALIGN 64
 

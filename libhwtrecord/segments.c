@@ -592,6 +592,30 @@ handler:
 	return true;
 }
 
+/* Whether function PART is function FID's cold part: GCC moves a
+ * function's unlikely code to a symbol of its own, NAME.cold (NAME.cold.N),
+ * and jumps there and back inside one activation, one frame.  So a jump to
+ * its start is no tail call (a deeper level would make the return from
+ * NAME look like a return past its caller). */
+static bool is_cold_part(const struct hwtr_symbolizer *symbols, uint32_t fid,
+			 uint32_t part)
+{
+	const char *name = symbolizer_function_name(symbols, fid);
+	const char *cold = symbolizer_function_name(symbols, part);
+	size_t len;
+
+	if (!name || !cold || fid == part)
+		return false;
+	len = strcspn(name, "@");	/* a version: memcpy@@GLIBC_2.14 */
+	if (strncmp(cold, name, len) != 0 || strncmp(cold + len, ".cold", 5) != 0)
+		return false;
+	cold += len + 5;
+	if (*cold == '.' && cold[1] >= '0' && cold[1] <= '9')
+		for (cold++; *cold >= '0' && *cold <= '9'; cold++)
+			;
+	return *cold == '\0';
+}
+
 /* GDB's ftrace_update_function, for a block at IP in function FID after
  * LAST: a new segment at call, return, tail jump and symbol change. */
 static void plan_next(const struct hwtr_thread *t, const struct last_block *last,
@@ -647,8 +671,10 @@ static void plan_next(const struct hwtr_thread *t, const struct last_block *last
 		uint64_t start = symbolizer_function_start(t->history->symbols, fid);
 		unsigned traits;
 
-		/* A jump to the start of a function is a tail call. */
-		if (start == ip) {
+		/* A jump to the start of a function is a tail call, but for
+		 * one to the function's own cold part. */
+		if (start == ip &&
+		    !is_cold_part(t->history->symbols, bfun->function, fid)) {
 			plan_call(t, HWTR_SEG_UP_LINKS_TO_TAILCALL, n);
 			return;
 		}
