@@ -50,6 +50,9 @@ whether GDB said it ran out of history.  Directives in the scenario:
                        be record full's, addresses anchored as #values
                        anchors them; under hwtrec `<unavailable>` may stand
                        for what record full shows
+  #compare-frames      with #compare-prints, also what `bt`, `frame apply`,
+                       `info frame` and `info breakpoints` print (hit
+                       counts after reverse motion), breakpoint numbers apart
   #setup-full COMMAND  as #setup, in the record-full half only
   #hardware-watchpoints under hwtrec replay, every watchpoint GDB makes
                        must be a hardware one (served by hwtrec-server)
@@ -419,6 +422,10 @@ def at_history_start():
 # #compare-prints: the commands whose output is compared (run-scenario).
 PRINTING = re.compile(r"^(p|print|output|x|inspect|ptype|whatis)(/\S*)?(\s|$)"
                       r"|^info (locals|args)\b")
+# #compare-frames: also the frames and breakpoints GDB lists (bt full,
+# frame apply, info frame, info breakpoints with their hit counts).
+FRAME_LISTINGS = re.compile(r"^(bt|backtrace|where)\b|^frame apply\b"
+                            r"|^info (frame|breakpoints|break|b)\b")
 
 
 def printed(output):
@@ -426,6 +433,12 @@ def printed(output):
     apart (the halves made other values first) and addresses anchored to
     the stack, heap or library they point into."""
     output = re.sub(r"^\$\d+ = ", "$N = ", output, flags=re.M)
+    # Where a condition is evaluated: gdbserver (record full's) evaluates
+    # them itself, hwtrec-server leaves them to GDB; the stops are the same.
+    output = output.replace(" (target evals)", "")
+    # Breakpoint numbers: the record-full half made one at main first.
+    output = re.sub(r"^\d+(\.\d+)?( +(breakpoint|catchpoint|watchpoint|"
+                    r"hw watchpoint|skip)\b)", r"N\2", output, flags=re.M)
     return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
                        or m.group(0), output)
 
@@ -542,6 +555,7 @@ def main():
     end_signal = "SIGSEGV"  # #end-signal NAME: how the program ends
     commands = []       # #setup COMMAND
     hardware_watchpoints = False    # #hardware-watchpoints
+    compare_frames = False  # #compare-frames
     for text in script:
         if text.startswith("#values"):
             watched = text.split()[1:]
@@ -551,6 +565,8 @@ def main():
             commands.append(text.split(None, 1)[1])
         if text.startswith("#hardware-watchpoints"):
             hardware_watchpoints = True
+        if text.startswith("#compare-frames"):
+            compare_frames = True
         if text.startswith("#heap-anchor"):
             heap_anchor = text.split(None, 1)[1]
         if text.startswith("#end-signal"):
@@ -646,7 +662,8 @@ def main():
                          output=output[-400:], error=error,
                          no_history=NO_HISTORY in output,
                          at_history_start=at_history_start())
-            if PRINTING.match(command):
+            if PRINTING.match(command) or \
+                    (compare_frames and FRAME_LISTINGS.match(command)):
                 state["printed"] = printed(output) if error is None \
                     else "error: " + error
             if hardware_watchpoints and mode == "hwtrec":
