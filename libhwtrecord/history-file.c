@@ -8,8 +8,9 @@
  * (doc/recording-format.md): a 64-byte header, a table of sections, and the
  * sections, each at a 64-byte aligned offset with its own CRC-32; the
  * chunks (struct chunk) are stored as they are in memory, little-endian,
- * and the segments as a compact store's saved form (segment_store_pack:
- * runs of groups, each LZ4-compressed), so that a reader maps the file
+ * and the segments as a compact store's saved form (segment_store_pack,
+ * or a first build's segment_store_finish: runs of groups, each
+ * LZ4-compressed), so that a reader maps the file
  * (read-only, private) and uses them in place: no copy, no anonymous
  * memory but the few runs decompressed.  The header carries this file's format, the
  * library's HISTORY_INDEX_VERSION and the sizes of the stored structs:
@@ -504,6 +505,7 @@ void history_file_save(const struct hwtr_history *h)
 	for (i = 0; i < nthreads; i++) {
 		struct hwtr_thread *t = h->threads[i];
 		struct saved_thread *st = &threads[i];
+		struct segment_store *saved;
 		size_t text_size = 0;
 
 		st->tid = t->tid;
@@ -531,18 +533,23 @@ void history_file_save(const struct hwtr_history *h)
 		if (!t->segment_store)
 			goto out;	/* only a finished history is saved */
 		/* Saved compressed: a call-heavy history's segments take a
-		 * ninth of their size in memory (segment-store.c). */
-		if (segment_store_pack(t->segment_store, dir, &packed[i]) < 0) {
-			say(h, "not saved: %s", hwtr_last_error());
-			goto out;
+		 * ninth of their size in memory (segment-store.c).  A first
+		 * build's store is in that form already. */
+		saved = t->segment_store;
+		if (!segment_store_packed(saved)) {
+			if (segment_store_pack(saved, dir, &packed[i]) < 0) {
+				say(h, "not saved: %s", hwtr_last_error());
+				goto out;
+			}
+			saved = packed[i];
 		}
 		secs[k] = (struct out_section){
 			{ section_segments, (uint32_t)i, 0,
-			  segment_store_size(packed[i]), 0, 0 },
-			segment_store_bytes(packed[i]),
-			segment_store_in_file(packed[i]),
-			segment_store_fd(packed[i]), false };
-		secs[k].crc_known = segment_store_crc(packed[i], &secs[k].entry.crc);
+			  segment_store_size(saved), 0, 0 },
+			segment_store_bytes(saved),
+			segment_store_in_file(saved),
+			segment_store_fd(saved), false };
+		secs[k].crc_known = segment_store_crc(saved, &secs[k].entry.crc);
 		k++;
 		secs[k++] = (struct out_section){
 			{ section_gaps, (uint32_t)i, 0, t->ngaps * sizeof(struct saved_gap), 0, 0 },

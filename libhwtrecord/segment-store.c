@@ -928,18 +928,144 @@ static bool put_entries(struct spill_append *o, uint64_t from,
 				     entries, size);
 }
 
+/* ------------------------------------------------------------- packing */
+
+/* Room before a run's coded bytes for its groups' table (two varints a
+ * group after the first), so that the table is put in front of them
+ * without moving them. */
+#define RUN_TABLE_ROOM ((RUN_GROUPS - 1) * 2 * MAX_VARINT)
+/* The largest coded bytes of a run: its groups' largest coding. */
+#define RUN_CODED_ROOM (RUN_GROUPS * SEGMENT_GROUP * MAX_CODED)
+
+/* A saved form written a run at a time (segment_store_pack from a finished
+ * store, segment_store_finish straight from a growing one): each run's
+ * coded bytes are put at run_coded, then packer_put_run compresses them
+ * with their table into the next frame. */
+struct run_packer {
+	struct segment_store *f;	/* the store made */
+	struct spill_append *o;		/* its bytes */
+	uint64_t nruns, table;
+	uint32_t table_crc, frames_crc;
+	struct segment_run entries[TABLE_STEP];
+	uint8_t *run;		/* RUN_TABLE_ROOM, then the coded bytes */
+	void *lz4;		/* LZ4's state */
+};
+
+/* A packer of NGROUPS groups into a store whose file is in DIR: 0, or
+ * hwtr_err_nomem (then packer_free). */
+static int packer_begin(struct run_packer *pk, const char *dir,
+			uint64_t ngroups)
+{
+	memset(pk, 0, sizeof(*pk));
+	pk->nruns = (ngroups + RUN_GROUPS - 1) / RUN_GROUPS;
+	pk->table = pk->nruns * sizeof(struct segment_run);
+	if (!(pk->f = store_alloc(dir)) ||
+	    !(pk->lz4 = malloc((size_t)LZ4_sizeofState())) ||
+	    !(pk->run = malloc(RUN_TABLE_ROOM + RUN_CODED_ROOM)))
+		return hwtr_fail(hwtr_err_nomem, "out of memory");
+	pk->o = &pk->f->coded_out;
+	if (!spill_append_skip(pk->o, pk->table))
+		return hwtr_fail(hwtr_err_nomem, "out of memory, or no room on "
+				 "the disk");
+	return 0;
+}
+
+/* Where the next run's coded bytes go: RUN_CODED_ROOM bytes. */
+static uint8_t *run_coded(struct run_packer *pk)
+{
+	return pk->run + RUN_TABLE_ROOM;
+}
+
+/* Run R: its K groups' table entries GROUPS (offsets from its first
+ * group's bytes) and NCODED coded bytes at run_coded, as its frame: 0, or
+ * a hwtr_fail error. */
+static int packer_put_run(struct run_packer *pk, uint64_t r,
+			  const struct segment_group *groups, uint64_t k,
+			  size_t ncoded)
+{
+	uint8_t table[RUN_TABLE_ROOM], *t = table, *p, *block;
+	uint32_t framed;
+	size_t len;
+	uint64_t g;
+	int bound, c;
+
+	/* The run's block: its groups' table, then their bytes. */
+	for (g = 1; g < k; g++) {
+		t = put_varint(t, groups[g].offset - groups[g - 1].offset);
+		t = put_varint(t, zigzag(groups[g].insn_begin - groups[g - 1].insn_begin));
+	}
+	block = run_coded(pk) - (t - table);
+	memcpy(block, table, (size_t)(t - table));
+	len = (size_t)(t - table) + ncoded;
+	pk->entries[r % TABLE_STEP] = (struct segment_run){
+		pk->o->size - pk->table, groups[0].insn_begin };
+	/* At most 16 groups' table and largest coding: 73 KB. */
+	framed = (uint32_t)len;
+	bound = LZ4_compressBound((int)len);
+	if (!(p = spill_append_room(pk->o, FRAME_HEADER + (size_t)bound)))
+		goto nomem;
+	memcpy(p, &framed, sizeof(framed));
+	c = LZ4_compress_fast_extState(pk->lz4, (const char *)block,
+				       (char *)p + FRAME_HEADER, (int)len,
+				       bound, RUN_ACCELERATION);
+	if (c <= 0)
+		return hwtr_fail(hwtr_err_nomem, "segments %llu-: LZ4 "
+				 "compression failed",
+				 (unsigned long long)first_of(r * RUN_GROUPS));
+	pk->frames_crc = integrity_crc32(pk->frames_crc, p, FRAME_HEADER + (size_t)c);
+	spill_append_done(pk->o, FRAME_HEADER + (size_t)c);
+	if ((r + 1) % TABLE_STEP == 0 &&
+	    !put_entries(pk->o, r + 1 - TABLE_STEP, pk->entries, TABLE_STEP,
+			 &pk->table_crc))
+		goto nomem;
+	return 0;
+nomem:
+	return hwtr_fail(hwtr_err_nomem, "out of memory, or no room on the disk");
+}
+
+/* The store of N segments packed, into *OUT: 0, or a hwtr_fail error. */
+static int packer_end(struct run_packer *pk, uint64_t n,
+		      struct segment_store **out)
+{
+	const uint8_t *block;
+	int err;
+
+	if (pk->nruns % TABLE_STEP &&
+	    !put_entries(pk->o, pk->nruns - pk->nruns % TABLE_STEP, pk->entries,
+			 pk->nruns % TABLE_STEP, &pk->table_crc))
+		goto nomem;
+	if (!(block = spill_append_finish(pk->o)))
+		goto nomem;
+	if ((err = packed_init(pk->f, block, pk->o->size, n)))
+		return err;
+	pk->f->mapped = spill_append_in_file(pk->o);
+	pk->f->crc_known = true;
+	pk->f->crc = integrity_crc32_combine(pk->table_crc, pk->frames_crc,
+					     pk->o->size - pk->table);
+	*out = pk->f;
+	pk->f = NULL;
+	return 0;
+nomem:
+	return hwtr_fail(hwtr_err_nomem, "out of memory, or no room on the disk");
+}
+
+/* Its buffers, and the store unless packer_end handed it out. */
+static void packer_free(struct run_packer *pk)
+{
+	segment_store_free(pk->f);
+	free(pk->lz4);
+	free(pk->run);
+}
+
 int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 			 void *ctx, const struct segment *tail, uint64_t ntail,
 			 struct segment_store **out)
 {
-	uint64_t n = s->n + ntail, ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP, g;
-	uint64_t table = ngroups * sizeof(struct segment_group), copied = 0;
-	uint32_t table_crc = 0, coded_crc = 0;
-	struct segment_group entries[TABLE_STEP];
+	uint64_t n = s->n + ntail, ngroups = (n + SEGMENT_GROUP - 1) / SEGMENT_GROUP;
+	uint64_t copied = 0, r;
+	struct segment_group groups[RUN_GROUPS];
 	struct segment group[SEGMENT_GROUP];
-	struct spill_append *o;
-	struct segment_store *f;
-	const uint8_t *block;
+	struct run_packer pk;
 	int err;
 
 	*out = NULL;
@@ -947,42 +1073,45 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 		return hwtr_fail(hwtr_err_invalid, "segment_store_finish: the "
 				 "store is not growing or has a partial group");
 	/* In a file beside the growing store's when that one is. */
-	if (!(f = store_alloc(s->coded_out.dir)))
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	o = &f->coded_out;
-	/* The table first, written as its entries are known. */
-	if (!spill_append_skip(o, table))
-		goto nomem;
-	for (g = 0; g < ngroups; g++) {
-		uint64_t first = g * SEGMENT_GROUP, count = n - first, k;
-		struct segment_group *entry = &entries[g % TABLE_STEP];
-		const struct segment *segs;
-		uint8_t *p, *start;
-		struct reader r;
+	if ((err = packer_begin(&pk, s->coded_out.dir, ngroups)))
+		goto fail;
+	for (r = 0; r < pk.nruns; r++) {
+		uint64_t first_group = r * RUN_GROUPS, k = ngroups - first_group, g;
+		uint8_t *coded = run_coded(&pk), *p = coded;
 
-		if (count > SEGMENT_GROUP)
-			count = SEGMENT_GROUP;
-		entry->offset = o->size - table;
-		if (first < s->n && !patched(ctx, first + 1, NULL, count)) {
-			/* Unchanged since it was appended: its bytes. */
-			size_t len;
+		if (k > RUN_GROUPS)
+			k = RUN_GROUPS;
+		for (g = first_group; g < first_group + k; g++) {
+			uint64_t first = g * SEGMENT_GROUP, count = n - first, j;
+			struct segment_group *entry = &groups[g - first_group];
+			const struct segment *segs;
+			struct reader rd;
 
-			group_reader(s, g, &r, &k);
-			len = (size_t)(r.end - r.p);
-			*entry = *group_entry(s, g);
-			entry->offset = o->size - table;
-			if (!(p = spill_append_room(o, len)))
-				goto nomem;
-			memcpy(p, r.p, len);
-			coded_crc = integrity_crc32(coded_crc, p, len);
-			spill_append_done(o, len);
-			/* Not both resident: the pages copied go. */
-			if ((copied += len) >= READ_RELEASE) {
-				spill_append_release(&s->coded_out);
-				spill_append_release(&s->table_out);
-				copied = 0;
+			if (count > SEGMENT_GROUP)
+				count = SEGMENT_GROUP;
+			entry->offset = (uint64_t)(p - coded);
+			if (first < s->n && !patched(ctx, first + 1, NULL, count)) {
+				/* Unchanged since it was appended: its bytes. */
+				size_t len;
+
+				if (!group_reader(s, g, &rd, &j) ||
+				    (len = (size_t)(rd.end - rd.p)) > count * MAX_CODED) {
+					err = hwtr_fail(hwtr_err_format, "segment "
+							"store: group %llu out of "
+							"bounds", (unsigned long long)g);
+					goto fail;
+				}
+				entry->insn_begin = group_entry(s, g)->insn_begin;
+				memcpy(p, rd.p, len);
+				p += len;
+				/* Not both resident: the pages read go. */
+				if ((copied += len) >= READ_RELEASE) {
+					spill_append_release(&s->coded_out);
+					spill_append_release(&s->table_out);
+					copied = 0;
+				}
+				continue;
 			}
-		} else {
 			if (first < s->n) {
 				/* Changed since: decoded, changed, coded
 				 * again. */
@@ -998,141 +1127,65 @@ int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 				segs = &tail[first - s->n];
 			}
 			entry->insn_begin = segs[0].insn_begin;
-			if (!(start = p = spill_append_room(o, MAX_CODED * SEGMENT_GROUP)))
-				goto nomem;
-			for (k = 0; k < count; k++) {
+			for (j = 0; j < count; j++) {
 				struct segment before = { .insn_begin = segs[0].insn_begin };
 
-				if (k)
-					before = segs[k - 1];
-				p = put_segment(p, segs, k, first + k + 1, &before);
+				if (j)
+					before = segs[j - 1];
+				p = put_segment(p, segs, j, first + j + 1, &before);
 			}
-			coded_crc = integrity_crc32(coded_crc, start, (size_t)(p - start));
-			spill_append_done(o, (size_t)(p - start));
 		}
-		if ((g + 1) % TABLE_STEP == 0 &&
-		    !put_entries(o, g + 1 - TABLE_STEP, entries, TABLE_STEP, &table_crc))
-			goto nomem;
+		if ((err = packer_put_run(&pk, r, groups, k, (size_t)(p - coded))))
+			goto fail;
 	}
-	if (ngroups % TABLE_STEP &&
-	    !put_entries(o, ngroups - ngroups % TABLE_STEP, entries,
-			 ngroups % TABLE_STEP, &table_crc))
-		goto nomem;
 	spill_append_release(&s->coded_out);
 	spill_append_release(&s->table_out);
-	if (!(block = spill_append_finish(o)))
-		goto nomem;
-	if ((err = store_init(f, block, o->size, n)))
-		goto fail;
-	f->mapped = spill_append_in_file(o);
-	f->crc_known = true;
-	f->crc = integrity_crc32_combine(table_crc, coded_crc, o->size - table);
-	*out = f;
-	return 0;
-nomem:
-	err = hwtr_fail(hwtr_err_nomem, "out of memory, or no room on the disk");
+	err = packer_end(&pk, n, out);
 fail:
-	segment_store_free(f);
+	packer_free(&pk);
 	return err;
 }
 
 int segment_store_pack(struct segment_store *s, const char *dir,
 		       struct segment_store **out)
 {
-	uint64_t nruns = (s->ngroups + RUN_GROUPS - 1) / RUN_GROUPS, r;
-	uint64_t table = nruns * sizeof(struct segment_run);
-	uint32_t table_crc = 0, frames_crc = 0;
-	struct segment_run entries[TABLE_STEP];
-	uint8_t *run = NULL, *grown;
-	size_t cap = 0;
-	struct spill_append *o;
-	struct segment_store *f;
-	const uint8_t *block;
-	void *lz4 = NULL;	/* LZ4's state */
+	struct segment_group groups[RUN_GROUPS];
+	struct run_packer pk;
+	uint64_t r;
 	int err;
 
 	*out = NULL;
 	if (s->growing || s->packed)
 		return hwtr_fail(hwtr_err_invalid, "segment_store_pack: not a "
 				 "finished store");
-	if (!(f = store_alloc(dir)))
-		return hwtr_fail(hwtr_err_nomem, "out of memory");
-	o = &f->coded_out;
-	if (!(lz4 = malloc((size_t)LZ4_sizeofState())) || !spill_append_skip(o, table))
-		goto nomem;
-	for (r = 0; r < nruns; r++) {
+	if ((err = packer_begin(&pk, dir, s->ngroups)))
+		goto fail;
+	for (r = 0; r < pk.nruns; r++) {
 		uint64_t first = r * RUN_GROUPS, k = s->ngroups - first, g;
 		uint64_t begin = s->groups[first].offset;
 		uint64_t end = first + RUN_GROUPS < s->ngroups
 			? s->groups[first + RUN_GROUPS].offset : s->ncoded;
-		size_t len;
-		uint32_t framed;
-		int bound, c;
-		uint8_t *p;
 
 		if (k > RUN_GROUPS)
 			k = RUN_GROUPS;
-		/* The run's block: its groups' table, then their bytes. */
-		len = (size_t)(k * 2 * MAX_VARINT + (end - begin));
-		if (len > cap) {
-			if (!(grown = realloc(run, len)))
-				goto nomem;
-			run = grown;
-			cap = len;
-		}
-		p = run;
-		for (g = first + 1; g < first + k; g++) {
-			p = put_varint(p, s->groups[g].offset - s->groups[g - 1].offset);
-			p = put_varint(p, zigzag(s->groups[g].insn_begin -
-						 s->groups[g - 1].insn_begin));
-		}
-		memcpy(p, s->coded + begin, (size_t)(end - begin));
-		len = (size_t)(p - run) + (size_t)(end - begin);
-		reading(s, end - begin);
-		entries[r % TABLE_STEP] = (struct segment_run){
-			o->size - table, s->groups[first].insn_begin };
-		/* At most 16 groups' table and largest coding: 73 KB. */
-		framed = (uint32_t)len;
-		bound = LZ4_compressBound((int)len);
-		if (!(p = spill_append_room(o, FRAME_HEADER + (size_t)bound)))
-			goto nomem;
-		memcpy(p, &framed, sizeof(framed));
-		c = LZ4_compress_fast_extState(lz4, (const char *)run,
-					       (char *)p + FRAME_HEADER, (int)len,
-					       bound, RUN_ACCELERATION);
-		if (c <= 0) {
-			err = hwtr_fail(hwtr_err_nomem, "segments %llu-: LZ4 "
-					"compression failed",
+		if (end < begin || end - begin > RUN_CODED_ROOM) {
+			err = hwtr_fail(hwtr_err_format, "segment store: segments "
+					"%llu- out of bounds",
 					(unsigned long long)first_of(first));
 			goto fail;
 		}
-		frames_crc = integrity_crc32(frames_crc, p, FRAME_HEADER + (size_t)c);
-		spill_append_done(o, FRAME_HEADER + (size_t)c);
-		if ((r + 1) % TABLE_STEP == 0 &&
-		    !put_entries(o, r + 1 - TABLE_STEP, entries, TABLE_STEP, &table_crc))
-			goto nomem;
+		for (g = 0; g < k; g++)
+			groups[g] = (struct segment_group){
+				s->groups[first + g].offset - begin,
+				s->groups[first + g].insn_begin };
+		memcpy(run_coded(&pk), s->coded + begin, (size_t)(end - begin));
+		reading(s, end - begin);
+		if ((err = packer_put_run(&pk, r, groups, k, (size_t)(end - begin))))
+			goto fail;
 	}
-	if (nruns % TABLE_STEP &&
-	    !put_entries(o, nruns - nruns % TABLE_STEP, entries, nruns % TABLE_STEP,
-			 &table_crc))
-		goto nomem;
-	if (!(block = spill_append_finish(o)))
-		goto nomem;
-	if ((err = packed_init(f, block, o->size, s->n)))
-		goto fail;
-	f->mapped = spill_append_in_file(o);
-	f->crc_known = true;
-	f->crc = integrity_crc32_combine(table_crc, frames_crc, o->size - table);
-	free(lz4);
-	free(run);
-	*out = f;
-	return 0;
-nomem:
-	err = hwtr_fail(hwtr_err_nomem, "out of memory, or no room on the disk");
+	err = packer_end(&pk, s->n, out);
 fail:
-	free(lz4);
-	free(run);
-	segment_store_free(f);
+	packer_free(&pk);
 	return err;
 }
 
@@ -1337,6 +1390,11 @@ uint64_t segment_store_find(struct segment_store *s, uint64_t number)
 	     k++)
 		;
 	return g * SEGMENT_GROUP + k;
+}
+
+bool segment_store_packed(const struct segment_store *s)
+{
+	return s->packed;
 }
 
 bool segment_store_in_file(const struct segment_store *s)

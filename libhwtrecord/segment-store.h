@@ -81,16 +81,18 @@ int segment_store_append(struct segment_store *s, const struct segment *segs,
 typedef bool segment_patch_fn(void *ctx, uint64_t number, struct segment *segs,
 			      uint64_t count);
 /* A finished store of growing store S's segments as PATCHED says they are
- * now, then the NTAIL at TAIL (numbered on): the same bytes as
- * segment_store_compact of all of them.  S's pages are given back as they
- * are copied, so that the two are not both resident: S may only be freed
- * after, also on an error. */
+ * now, then the NTAIL at TAIL (numbered on), in its saved form: the same
+ * bytes as segment_store_pack of segment_store_compact of all of them.
+ * Each run is put together from S's bytes (a group that did not change is
+ * copied, one that did is coded again) and compressed, so that a first
+ * build writes its segments once more, compressed, not twice.  S's pages
+ * are given back as they are read, so that the two are not both resident:
+ * S may only be freed after, also on an error. */
 int segment_store_finish(struct segment_store *s, segment_patch_fn *patched,
 			 void *ctx, const struct segment *tail, uint64_t ntail,
 			 struct segment_store **out);
 
-/* The saved form of finished store S (made by segment_store_compact or
- * segment_store_finish): its groups in runs of 1024 segments, each
+/* The saved form of finished store S (made by segment_store_compact): its groups in runs of 1024 segments, each
  * compressed with LZ4 (segment-store.c), as a new store that reads the
  * same segments, whose bytes (segment_store_bytes) are what
  * segment_store_open takes; in a file in DIR as segment_store_begin says
@@ -105,6 +107,9 @@ void segment_store_read(struct segment_store *s, uint64_t number,
  * are in order of insn_begin: the segment holding instruction NUMBER. */
 uint64_t segment_store_find(struct segment_store *s, uint64_t number);
 
+/* Whether it is in its saved form already (segment_store_finish's, or
+ * opened from one): then segment_store_bytes is what history.idx holds. */
+bool segment_store_packed(const struct segment_store *s);
 /* Whether its bytes are a file's mapping (history.idx, or a spilled
  * store): a pass over them may give their pages back (page-release.h). */
 bool segment_store_in_file(const struct segment_store *s);

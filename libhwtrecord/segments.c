@@ -40,7 +40,9 @@
  * Those changes are kept beside the compacted groups (patches, with a bit
  * a group) and coded into them when the history is finished
  * (segment_store_finish), which then holds what compacting the whole array
- * would: the saved index is the same byte for byte.  A group is compacted
+ * and packing it would, in the saved form history.idx takes as is: the
+ * saved index is the same byte for byte, and a first build writes the
+ * segments once more, compressed, not twice.  A group is compacted
  * once SEGMENT_WINDOW segments follow it, and never past the last chunk
  * start (the restart point, which the pass may go back to).  The compact
  * store, growing and finished, lives in an unlinked file in the recording's
