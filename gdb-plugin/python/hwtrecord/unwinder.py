@@ -165,7 +165,7 @@ class _Frame:
         # Its CFA less its stack pointer just before the call it resumes
         # from, where the binaries' CFI says so; else None.
         self.call_cfa_offset = None
-        # Frame 0 left to GDB's own unwinders: the PCs of the TAILCALL
+        # A frame left to GDB's own unwinders: the PCs of the TAILCALL
         # frames they show between it and its caller (_leave_to_gdb).
         self.gdb_tail_pcs = None
         # The CFI at its PC says its return address is undefined (a
@@ -456,11 +456,12 @@ def _real_frames(server_frames):
     see a return into the caller (scenarios/tail-calls.scn).  So we keep such
     a caller where GDB would show it (_shown_as_tailcall) and frame 0 is not
     its callee; elsewhere (a PLT stub, code without debug info, the caller
-    of frame 0) it is left out.  Frame 0's are noted on its _Proven: where
-    GDB's own unwinder can take frame 0 it shows them itself
-    (_leave_to_gdb, scenarios/tail-calls-nodata.scn).  The server marks a segment entered by a
-    jump with "tailcall"; failing that, a caller whose PC does not follow a
-    call instruction was left by a jump."""
+    of frame 0) it is left out.  Either way they are noted on their
+    callee's _Proven: where GDB's own unwinder can take the callee it shows
+    them itself (_leave_to_gdb, scenarios/tail-calls-nodata.scn).  The
+    server marks a segment entered by a jump with "tailcall"; failing that,
+    a caller whose PC does not follow a call instruction was left by a
+    jump."""
     def left_by_jump(index):
         if server_frames[index].get("exit_target"):
             return False    # frame 0's non-local exit goes to its PC
@@ -598,8 +599,7 @@ def layout(server_frames, final, decided=None):
 def _leave_to_gdb(frame, proven, caller):
     """Whether GDB's own unwinders take FRAME (what the server PROVEN of
     it) so as to show the tail-callers between it and CALLER, and if so
-    notes them on FRAME:
-    GDB makes those TAILCALL frames only as the caller of a frame its DWARF
+    notes them on FRAME.  GDB makes those TAILCALL frames only as the caller of a frame its DWARF
     unwinder unwound, and `finish` and `up` skip or show them as on the live
     process (a normal frame of ours there would make `finish` stop after a
     jump that never returns).  Only where GDB's unwinder, from the registers
@@ -844,7 +844,7 @@ class HwtrecUnwinder(Unwinder):
             # GDB's DWARF unwinder takes it and its tail-callers (GDB's
             # own sniffer claims those before any Python unwinder); the
             # chain goes on at the caller (see _leave_to_gdb).
-            self.next_index = 1
+            self.next_index += 1
             return None
         if self.next_index == len(self.frames) - 1 and \
                 (this.outermost or this.pc in _outermost.get(conn.num, ())):
