@@ -497,25 +497,33 @@ static const struct cfa_row *cfa_rule_at(const struct cfa_rows *r, uint64_t addr
 	return found;
 }
 
+/* symbols-program's instructions (objdump) and its CFI rows (readelf),
+ * the oracle of the CFI tests. */
+static void read_program_cfi(struct insn_list *insns, struct cfa_rows *rows)
+{
+	char command[600];
+
+	memset(rows, 0, sizeof(*rows));
+	insns->n = 0;
+	insns->in_text = false;
+	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
+	each_output_line(command, objdump_insn, insns);
+	snprintf(command, sizeof(command),
+		 "readelf --debug-dump=frames-interp '%s'", program_path());
+	each_output_line(command, readelf_cfa_row, rows);
+	ck_assert_uint_ge(rows->n, 10);
+}
+
 START_TEST(cfa_rules_are_readelfs)
 {
 	static struct insn_list insns;
 	static struct cfa_rows rows;
 	struct opened o;
-	char command[600];
 	unsigned epoch, regno;
 	int64_t offset;
 	size_t i, rsp = 0, rbp = 0, other = 0;
 
-	memset(&rows, 0, sizeof(rows));
-	insns.n = 0;
-	insns.in_text = false;
-	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
-	each_output_line(command, objdump_insn, &insns);
-	snprintf(command, sizeof(command),
-		 "readelf --debug-dump=frames-interp '%s'", program_path());
-	each_output_line(command, readelf_cfa_row, &rows);
-	ck_assert_uint_ge(rows.n, 10);
+	read_program_cfi(&insns, &rows);
 	open_program(&o, &epoch);
 	for (i = 0; i < insns.n; i++) {
 		const struct cfa_row *want = cfa_rule_at(&rows, insns.addr[i]);
@@ -555,19 +563,10 @@ START_TEST(outermost_is_readelfs)
 	static struct insn_list insns;
 	static struct cfa_rows rows;
 	struct opened o;
-	char command[600];
 	unsigned epoch;
 	size_t i, undefined = 0;
 
-	memset(&rows, 0, sizeof(rows));
-	insns.n = 0;
-	insns.in_text = false;
-	snprintf(command, sizeof(command), "objdump -d '%s'", program_path());
-	each_output_line(command, objdump_insn, &insns);
-	snprintf(command, sizeof(command),
-		 "readelf --debug-dump=frames-interp '%s'", program_path());
-	each_output_line(command, readelf_cfa_row, &rows);
-	ck_assert_uint_ge(rows.n, 10);
+	read_program_cfi(&insns, &rows);
 	open_program(&o, &epoch);
 	for (i = 0; i < insns.n; i++) {
 		const struct cfa_row *want = cfa_rule_at(&rows, insns.addr[i]);
