@@ -6,6 +6,20 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* How many of N random trials a test runs: all N natively (the sanitizer
+ * tree runs every unit test natively too), a tenth (at least one) under
+ * memcheck (memcheck.sh says so), where each costs a hundred times more
+ * and what memcheck looks for, an invalid access, a leak or a jump on an
+ * undefined value, shows in the code paths the first trials take. */
+static inline int check_trials(int n)
+{
+	const char *memcheck = getenv("HWTR_UNDER_MEMCHECK");
+
+	if (memcheck && *memcheck == '1')
+		return n / 10 > 0 ? n / 10 : 1;
+	return n;
+}
+
 /* Run the suite S (its test cases added); main()'s exit status: whether
  * every test passed. */
 static inline int check_run_suite(Suite *s)

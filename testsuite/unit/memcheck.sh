@@ -10,7 +10,8 @@ shift
 if [ "${HWTR_SANITIZERS:-no}" = yes ]; then
 	CK_FORK=no exec "$test" "$@"
 fi
-CK_FORK=no exec ${LIBTOOL:-libtool} --mode=execute \
+# check_trials (check-main.h): fewer random trials under memcheck.
+HWTR_UNDER_MEMCHECK=1 CK_FORK=no exec ${LIBTOOL:-libtool} --mode=execute \
 	valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	--suppressions="$(dirname "$0")/opencsd.supp" \
 	--error-exitcode=99 "$test" "$@"

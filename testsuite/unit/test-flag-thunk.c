@@ -121,7 +121,7 @@ START_TEST(random_operands_are_the_cpus)
 	unsigned n;
 
 	srand(18);
-	for (n = 0; n < 100000; n++) {
+	for (n = 0; n < (unsigned)check_trials(100000); n++) {
 		unsigned long long a = random64(), b = random64();
 
 		/* Small numbers too: carries and zeros in the low bytes. */

@@ -287,7 +287,7 @@ START_TEST(instructions_agree_with_the_cpu)
 		   op.alu != recover_adc && op.alu != recover_sbb;
 	ck_assert_msg(modelled == c->modelled, "%s: modelled %d", c->name,
 		      modelled);
-	for (trial = 0; trial < 200; trial++) {
+	for (trial = 0; trial < check_trials(200); trial++) {
 		uint64_t before[16], after[16], out[16];
 		uint16_t mask;
 		unsigned r;
@@ -692,7 +692,7 @@ START_TEST(setcc_and_cmov_agree_with_the_cpu)
 	recover_flags_attach(&op, &compare);
 	memcpy(code, c->code, c->size);
 	memcpy(code + c->size, rd->code, rd->size);
-	for (trial = 0; trial < 300; trial++) {
+	for (trial = 0; trial < check_trials(300); trial++) {
 		/* The registers before the pair, between, after. */
 		uint64_t start[16], before[16], after[16], out[16];
 		uint16_t mask;
@@ -867,7 +867,7 @@ START_TEST(flags_agree_with_the_cpu)
 
 	srandom(11 + (unsigned)_i);
 	recover_x86_decode(x86, 0x401000, c->code, c->size, &op, &target);
-	for (trial = 0; trial < 400; trial++) {
+	for (trial = 0; trial < check_trials(400); trial++) {
 		uint64_t regs[18], before[16];
 		uint32_t flags_in, out, known, cpu;
 		struct recover_op run = op;
@@ -986,7 +986,7 @@ START_TEST(setcc_and_cmov_from_known_flags)
 	recover_x86_decode(x86, 0x401000, rd->code, rd->size, &op, &target);
 	ck_assert_msg(recover_flags_wants(&op), "%s", rd->name);
 	ck_assert_int_eq(op.fwrites, 0);
-	for (trial = 0; trial < 200; trial++) {
+	for (trial = 0; trial < check_trials(200); trial++) {
 		uint64_t regs[18], before[16], out[16];
 		struct recover_op given = op;
 		uint32_t flags_in = (uint32_t)(base | ((uint64_t)random() &
@@ -1035,7 +1035,7 @@ START_TEST(cmov_outcome_agrees_with_the_cpu)
 	if (op.width == 1)
 		return;		/* (setcc) */
 	ck_assert_msg(recover_flags_wants(&op), "%s", rd->name);
-	for (trial = 0; trial < 300; trial++) {
+	for (trial = 0; trial < check_trials(300); trial++) {
 		uint64_t regs[18], before[16], out[16];
 		uint16_t mask;
 		unsigned r;
@@ -1119,7 +1119,7 @@ START_TEST(compares_with_memory)
 			      pairs[i].name);
 		ck_assert_int_eq(op.mkind, recover_mem_load);
 		ck_assert_int_eq(op.writes, 0);
-		for (trial = 0; trial < 200; trial++) {
+		for (trial = 0; trial < check_trials(200); trial++) {
 			uint64_t regs[18], before[16];
 			uint32_t out, known, in = (uint32_t)(base |
 				((uint64_t)random() & RECOVER_FLAGS_ARITH));
