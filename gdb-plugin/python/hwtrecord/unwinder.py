@@ -50,7 +50,13 @@ chosen to look like the real one:
 - A caller's rbx, rbp and r12-r15 are the values the server proved just
   before its call (qHwtr:frames "preserved"): the callee preserves them
   (the System V ABI), so they are what GDB's DWARF unwinder reads from the
-  callee's saves.  Other registers of a caller are not given.
+  callee's saves.  Its call-clobbered general registers and flags are
+  its callee's where those are known (GDB's DWARF unwinder, and so record
+  full, gives a caller the registers its CFI has no rule for as "same
+  value"; a local of an -O2 caller lives in them); an unknown one is left
+  unsaved (`<optimized out>`), as a Python unwinder of GDB 13 cannot give
+  an unavailable register (GDB then drops the unwinder for the frame).
+  Other registers of a caller are not given.
 - A caller's stack pointer (`up`, `p $sp`) is the program's or not given
   (`<not saved>`), never a synthetic address: the server names it where
   value recovery proves rsp at the caller's call (qHwtr:frames "sp"), and
@@ -864,6 +870,8 @@ class HwtrecUnwinder(Unwinder):
             caller_sp = this.signal_sp
             self.tramp = this.tramp
         info.add_saved_register(pc_name, gdb.Value(caller_pc).cast(pc.type))
+        if this.tramp is None:
+            _same_values(pending_frame, info)
         # What the callee preserves for its caller (the calling
         # convention), as GDB's DWARF unwinder reads it from the slots the
         # callee saved it in.
@@ -876,6 +884,33 @@ class HwtrecUnwinder(Unwinder):
             info.add_saved_register(sp_name,
                                     gdb.Value(caller_sp).cast(sp_type))
         return info
+
+
+# The general registers a call may change (System V AMD64, AAPCS64), and
+# the flags: GDB's DWARF unwinder gives a caller these as they are in its
+# callee ("same value": the CFI has no rule for them), and record full
+# shows them so; a caller's local that lives in one (at -O2) reads it.
+_CALL_CLOBBERED = {
+    "x86-64": ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+               "eflags"),
+    "aarch64": tuple("x%d" % i for i in range(19)) + ("cpsr",),
+}
+
+
+def _same_values(pending_frame, info):
+    """Give the caller of PENDING_FRAME its callee's call-clobbered
+    registers, as GDB's DWARF unwinder does; one the callee's frame does
+    not know stays unsaved (a Python unwinder cannot give an unavailable
+    register)."""
+    arch = pending_frame.architecture()
+    names = _CALL_CLOBBERED["aarch64" if _is_aarch64(arch) else "x86-64"]
+    for name in names:
+        try:
+            value = pending_frame.read_register(name)
+            int(value)      # raises if it is not available
+        except (gdb.error, ValueError):
+            continue
+        info.add_saved_register(name, value)
 
 
 def _is_real_sp(sp):
