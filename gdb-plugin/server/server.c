@@ -54,6 +54,7 @@ struct session {
 	bool *btrace_sent;
 	uint32_t *tids;
 	struct served_files *files;	/* vFile */
+	char tls_said[256];	/* the last qGetTLSAddr failure said */
 	bool done;
 };
 
@@ -488,9 +489,18 @@ static int handle_tls_address(struct session *s, const struct rsp_request *r)
 	if (!replay_has_thread(s->replay, tid))
 		return rsp_reply_error(s->conn, err_thread);
 	if (tls_address(s->replay, tid, r->addr, r->offset, &addr) < 0) {
-		fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
+		/* Said once until the reason changes: a software watchpoint
+		 * on a TLS variable asks at every step (thousands of lines
+		 * before the thread's TLS is set up). */
+		if (strncmp(s->tls_said, hwtr_last_error(),
+			    sizeof(s->tls_said) - 1)) {
+			fprintf(stderr, "hwtrec-server: %s\n", hwtr_last_error());
+			snprintf(s->tls_said, sizeof(s->tls_said), "%s",
+				 hwtr_last_error());
+		}
 		return rsp_reply_error(s->conn, err_memory);
 	}
+	s->tls_said[0] = '\0';
 	snprintf(text, sizeof(text), "%llx", (unsigned long long)addr);
 	return rsp_reply_text(s->conn, text);
 }
