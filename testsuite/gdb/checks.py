@@ -2,11 +2,16 @@
 
 check() prints "ok: WHAT" or "FAIL: WHAT" (with DETAIL, indented, such as
 GDB's output) and remembers each failure; finish() ends the test: exit 1
-after any failure.  A test imports it from its own folder (Python puts the
-script's folder first on sys.path).
+after any failure.  recorded() makes a test's recording, or skips the
+test where there is no hwtrec.  A test imports it from its own folder
+(Python puts the script's folder first on sys.path).
 """
 
+import contextlib
+import os
+import subprocess
 import sys
+import tempfile
 
 failures = []
 
@@ -23,3 +28,19 @@ def finish():
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def recorded(prog, name, prefix):
+    """`hwtrec record -q` of PROG (its exit status is the program's, so not
+    checked) into WORK/NAME in a new temporary folder; yields (WORK, the
+    recording's path).  Exits 77 (skipped) when $HWTREC is not a program."""
+    hwtrec = os.environ.get("HWTREC", "")
+    if not os.access(hwtrec, os.X_OK):
+        print("SKIP: no hwtrec")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory(prefix=prefix) as work:
+        rec = os.path.join(work, name)
+        subprocess.run([hwtrec, "record", "-q", "-o", rec, "--", prog],
+                       cwd=work, capture_output=True, timeout=300)
+        yield work, rec

@@ -17,10 +17,8 @@ Exit 0 when all is as expected, 1 otherwise, 77 without `hwtrec record`.
 import os
 import re
 import subprocess
-import sys
-import tempfile
 
-from checks import check, finish
+from checks import check, finish, recorded
 
 HWTREC = os.environ.get("HWTREC", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
@@ -32,13 +30,7 @@ READ_ONLY = "remote failure reply 'E.the recording is read-only"
 
 
 def main():
-    if not os.access(HWTREC, os.X_OK):
-        print("SKIP: no hwtrec")
-        sys.exit(77)
-    with tempfile.TemporaryDirectory(prefix="hwtrec-calls-") as work:
-        rec = os.path.join(work, "e.hwtrec")
-        subprocess.run([HWTREC, "record", "-q", "-o", rec, "--", PROG],
-                       cwd=work, capture_output=True, timeout=300)
+    with recorded(PROG, "e.hwtrec", "hwtrec-calls-") as (work, rec):
         cmds = ["echo CALL-AT-END\\n", "p work(7)",
                 "break work", "reverse-continue",
                 "echo SINK-BEFORE\\n", "p g_sink", "p/x $rax", "p/x $pc",

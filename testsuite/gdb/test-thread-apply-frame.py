@@ -22,10 +22,8 @@ Exit 0 when all is as expected, 1 otherwise, 77 without `hwtrec record`.
 import os
 import re
 import subprocess
-import sys
-import tempfile
 
-from checks import check, finish
+from checks import check, finish, recorded
 
 HWTREC = os.environ.get("HWTREC", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
@@ -50,13 +48,7 @@ def frame_line(text):
 
 
 def main():
-    if not os.access(HWTREC, os.X_OK):
-        print("SKIP: no hwtrec")
-        sys.exit(77)
-    with tempfile.TemporaryDirectory(prefix="hwtrec-apply-") as work:
-        rec = os.path.join(work, "e.hwtrec")
-        subprocess.run([HWTREC, "record", "-q", "-o", rec, "--", PROG],
-                       cwd=work, capture_output=True, timeout=300)
+    with recorded(PROG, "e.hwtrec", "hwtrec-apply-") as (work, rec):
         core = os.path.join(rec, "core")
         check(os.path.exists(core), "the recording ends at the crash (a core)")
         on_core = run(["gdb", "-nx", "-batch", PROG, core],

@@ -15,10 +15,8 @@ Exit 0 when all is as expected, 1 otherwise, 77 without `hwtrec record`.
 """
 import os
 import subprocess
-import sys
-import tempfile
 
-from checks import check, finish
+from checks import check, finish, recorded
 
 HWTREC = os.environ.get("HWTREC", "")
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
@@ -38,13 +36,7 @@ for c in ["record goto begin", "stepi 2000", "p linked_calls",
 
 
 def main():
-    if not os.access(HWTREC, os.X_OK):
-        print("SKIP: no hwtrec")
-        sys.exit(77)
-    with tempfile.TemporaryDirectory(prefix="hwtrec-tls-") as work:
-        rec = os.path.join(work, "t.hwtrec")
-        subprocess.run([HWTREC, "record", "-q", "-o", rec, "--", PROG],
-                       cwd=work, capture_output=True, timeout=300)
+    with recorded(PROG, "t.hwtrec", "hwtrec-tls-") as (work, rec):
         script = os.path.join(work, "cmds.py")
         with open(script, "w") as f:
             f.write(SCRIPT)
