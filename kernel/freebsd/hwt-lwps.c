@@ -184,6 +184,11 @@ bool hwt_lwps_name(const struct hwt_lwps *m, int index, uint32_t *tid)
 	return true;
 }
 
+size_t hwt_lwps_waiting(const struct hwt_lwps *m)
+{
+	return m->nwaiting;
+}
+
 size_t hwt_lwps_unnamed(const struct hwt_lwps *m)
 {
 	return m->unnamed;

@@ -49,6 +49,8 @@ bool hwt_lwps_settle(struct hwt_lwps *lwps);
 void hwt_lwps_give_up(struct hwt_lwps *lwps);
 /* INDEX's name, once it has one. */
 bool hwt_lwps_name(const struct hwt_lwps *lwps, int index, uint32_t *tid);
+/* How many indexes wait for a name (their listing has not settled). */
+size_t hwt_lwps_waiting(const struct hwt_lwps *lwps);
 /* How many indexes got HWT_UNNAMED_THREAD. */
 size_t hwt_lwps_unnamed(const struct hwt_lwps *lwps);
 
