@@ -65,7 +65,69 @@ int recover_calls_enter(struct recover_calls *calls, const uint32_t *slot,
 	memcpy(c->slot, slot, sizeof(c->slot));
 	c->ret = ret;
 	c->kept = abi;
+	c->nsaves = 0;
 	return 0;
+}
+
+/* Whether OP's memory operand is [rbp + d], flat, and d then. */
+static bool rbp_relative(const struct recover_op *op, int64_t *d)
+{
+	if (op->mbase != hwtr_amd64_rbp || op->mindex != RECOVER_NOREG ||
+	    op->mseg != recover_seg_none || op->mdisp < INT32_MIN ||
+	    op->mdisp > INT32_MAX)
+		return false;
+	*d = op->mdisp;
+	return true;
+}
+
+/* Keeps C's saved-rsp slots up to date with OP, run in its callee's
+ * activation (recover-calls.h). */
+static void note_rsp_save(struct recover_call *c, const struct recover_op *op)
+{
+	int64_t d;
+	unsigned i, k;
+
+	if (op->writes >> hwtr_amd64_rbp & 1) {
+		c->nsaves = 0;		/* another frame base */
+		return;
+	}
+	if (op->mkind != recover_mem_store)
+		return;
+	if (!rbp_relative(op, &d)) {
+		/* Through rsp (push, call) or a pointer: assumed not to be
+		 * the saved slot, as for the pushed registers. */
+		return;
+	}
+	for (i = k = 0; i < c->nsaves; i++)
+		if (c->rsp_saves[i] + 8 <= d || d + op->msize <= c->rsp_saves[i])
+			c->rsp_saves[k++] = c->rsp_saves[i];
+	c->nsaves = (uint8_t)k;
+	if (op->vkind == recover_value_reg && op->vreg == RECOVER_CALL_RSP_REG &&
+	    op->msize == 8) {
+		if (c->nsaves == RECOVER_CALL_RSP_SAVES) {
+			memmove(&c->rsp_saves[0], &c->rsp_saves[1],
+				(RECOVER_CALL_RSP_SAVES - 1) *
+					sizeof(c->rsp_saves[0]));
+			c->nsaves--;
+		}
+		c->rsp_saves[c->nsaves++] = (int32_t)d;
+	}
+}
+
+/* Whether OP loads rsp from a slot C's callee saved it in. */
+static bool loads_saved_rsp(const struct recover_call *c,
+			    const struct recover_op *op)
+{
+	int64_t d;
+	unsigned i;
+
+	if (op->kind != recover_load || op->dst != RECOVER_CALL_RSP_REG ||
+	    op->msize != 8 || !rbp_relative(op, &d))
+		return false;
+	for (i = 0; i < c->nsaves; i++)
+		if (c->rsp_saves[i] == d)
+			return true;
+	return false;
 }
 
 /* Whether OP, writing rsp, moves it as an ordinary frame does. */
@@ -104,13 +166,18 @@ static bool frame_move(const struct recover_op *op, bool in_resolver)
 void recover_calls_note(struct recover_calls *calls,
 			const struct recover_op *op, bool in_resolver)
 {
+	struct recover_call *inner;
 	size_t i;
 
-	if (!calls->n || !(op->writes >> RECOVER_CALL_RSP_REG & 1) ||
-	    frame_move(op, in_resolver))
+	if (!calls->n)
 		return;
-	for (i = 0; i < calls->n; i++)
-		calls->open[i].kept = false;
+	inner = &calls->open[calls->n - 1];
+	if (op->writes >> RECOVER_CALL_RSP_REG & 1 &&
+	    !frame_move(op, in_resolver) && !loads_saved_rsp(inner, op)) {
+		for (i = 0; i < calls->n; i++)
+			calls->open[i].kept = false;
+	}
+	note_rsp_save(inner, op);
 }
 
 size_t recover_calls_leave(struct recover_calls *calls, uint64_t next,

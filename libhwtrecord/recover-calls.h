@@ -21,12 +21,22 @@
  * - rsp is replaced in between by anything but the moves of an ordinary
  *   frame (push/pop, call/ret, leave, add/sub/and of a constant, a
  *   register or memory, lea from rsp, rbp or a realigned frame's r10/r13,
- *   mov from rbp, the resolver's `mov %rbx,%rsp`): a stack switch (swapcontext, a coroutine's yield, the end
- *   of longjmp), so no open call keeps the contract even when the return
- *   address matches (two coroutines yielding from one call site);
+ *   mov from rbp, the resolver's `mov %rbx,%rsp`, and a load of the
+ *   stack pointer the same activation saved, below): a stack switch
+ *   (swapcontext, a coroutine's yield, the end of longjmp), so no open
+ *   call keeps the contract even when the return address matches (two
+ *   coroutines yielding from one call site);
  * - a gap, a step the code does not explain (recover.c starts over or
  *   forgets every open call);
  * - `ret $n` and 16-bit calls and returns, which move rsp otherwise.
+ *
+ * A variable-length array's scope ends with GCC's `mov d(%rbp),%rsp`, which
+ * loads back the rsp that `mov %rsp,d(%rbp)` saved when the scope began
+ * (glibc's _dl_fini and _dl_sort_maps at every exit).  That load is a frame
+ * move when the same activation stored rsp to d(%rbp), with rbp unchanged
+ * and no store relative to rbp over the slot since: assumed, like the saved
+ * registers a callee pops back, is that no callee wrote into its caller's
+ * frame there.
  *
  * Code that does not follow the ABI at all (hand-written assembly that
  * clobbers rbx, a JIT's functions) would break it: the callee must be a
@@ -42,6 +52,7 @@
  * hwtr_amd64_regno (rax, rbx, rcx, rdx, ...). */
 #define RECOVER_CALL_KEEPS 0xf0c2u
 #define RECOVER_CALL_RSP_REG 7
+#define RECOVER_CALL_RSP_SAVES 4
 
 /* Calls entered and not yet returned from, innermost last. */
 struct recover_call {
@@ -50,6 +61,10 @@ struct recover_call {
 					 * the window) */
 	uint64_t ret;			/* its return address */
 	bool kept;			/* no stack switch since */
+	/* Where the callee's activation saved rsp: d of `mov %rsp,d(%rbp)`
+	 * (the latest RECOVER_CALL_RSP_SAVES), with rbp unchanged since. */
+	uint8_t nsaves;
+	int32_t rsp_saves[RECOVER_CALL_RSP_SAVES];
 };
 
 struct recover_calls {
@@ -75,7 +90,8 @@ int recover_calls_enter(struct recover_calls *calls, const uint32_t *slot,
 			uint64_t ret, bool abi);
 
 /* OP is about to run inside the open calls: a stack switch (above) ends
- * the contract for each of them.  IN_RESOLVER: OP is inside glibc's
+ * the contract for each of them; a save of rsp relative to rbp is noted
+ * for the innermost.  IN_RESOLVER: OP is inside glibc's
  * lazy-binding resolver, whose `mov %rbx,%rsp` gives back its own rsp. */
 void recover_calls_note(struct recover_calls *calls,
 			const struct recover_op *op, bool in_resolver);

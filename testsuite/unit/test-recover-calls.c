@@ -3,6 +3,7 @@
  * encodings of the Intel SDM's CALL and RET), which moves of rsp are an
  * ordinary frame's and which switch stacks (glibc 2.36's swapcontext and
  * longjmp bytes among them, decoded by recover_x86_decode), and the
+ * restore of a variable-length array's saved rsp, the
  * equalities a matching return gives: rsp, rbx, rbp and r12-r15 after it
  * are those before the call, and nothing for a return elsewhere, a call
  * that switched stacks or a callee not taken to keep the ABI.
@@ -120,6 +121,95 @@ START_TEST(stack_switches)
 }
 END_TEST
 
+/* Whether the instructions RAW[0..N), run in turn inside an open call,
+ * end its contract. */
+static bool sequence_switches(struct recover_x86 *x86,
+			      const uint8_t *const *raw, const size_t *size,
+			      size_t n)
+{
+	struct recover_calls calls;
+	struct recover_op op;
+	uint32_t slot[RECOVER_NREGS] = { 0 };
+	struct recover_equality eq[RECOVER_NREGS];
+	uint64_t target;
+	size_t i, got;
+
+	memset(&calls, 0, sizeof(calls));
+	ck_assert_int_eq(recover_calls_enter(&calls, slot, 0x1005, true), 0);
+	for (i = 0; i < n; i++) {
+		recover_x86_decode(x86, 0x2000, raw[i], size[i], &op, &target);
+		recover_calls_note(&calls, &op, false);
+	}
+	got = recover_calls_leave(&calls, 0x1005, slot, eq);
+	recover_calls_free(&calls);
+	return got == 0;
+}
+
+#define SEQ(...) do {							\
+	const uint8_t *const r_[] = { __VA_ARGS__ };			\
+	size_t s_[sizeof(r_) / sizeof(r_[0])], i_;			\
+									\
+	for (i_ = 0; i_ < sizeof(r_) / sizeof(r_[0]); i_++)		\
+		s_[i_] = size_of(r_[i_]);				\
+	switched = sequence_switches(x86, r_, s_, i_);			\
+} while (0)
+
+/* A variable-length array's scope, as glibc 2.36's _dl_sort_maps has it:
+ * `mov %rsp,-0x58(%rbp)` when it begins, `mov -0x58(%rbp),%rsp` when it
+ * ends, calls and stores through pointers between; the load is an
+ * ordinary frame's move only when this activation saved rsp in that slot
+ * and neither rbp nor the slot changed since. */
+static const uint8_t save_rsp[] = { 0x48, 0x89, 0x65, 0xa8 };
+static const uint8_t load_rsp[] = { 0x48, 0x8b, 0x65, 0xa8 };
+static const uint8_t load_rsp_other[] = { 0x48, 0x8b, 0x65, 0xb0 };
+static const uint8_t store_rax_slot[] = { 0x48, 0x89, 0x45, 0xa8 };
+static const uint8_t store_eax_near[] = { 0x89, 0x45, 0xac };
+static const uint8_t store_rax_below[] = { 0x48, 0x89, 0x45, 0xa0 };
+static const uint8_t store_ptr[] = { 0x49, 0x89, 0x04, 0xd0 };
+static const uint8_t sub_rax_rsp[] = { 0x48, 0x29, 0xc4 };
+static const uint8_t mov_rdx_rbp[] = { 0x48, 0x89, 0xd5 };
+static const uint8_t load_rsp_rbx[] = { 0x48, 0x8b, 0x63, 0xa8 };
+
+static size_t size_of(const uint8_t *raw)
+{
+	if (raw == store_eax_near || raw == sub_rax_rsp ||
+	    raw == mov_rdx_rbp)
+		return 3;
+	return 4;
+}
+
+START_TEST(saved_rsp)
+{
+	struct recover_x86 *x86;
+	bool switched;
+
+	ck_assert_int_eq(recover_x86_open(&x86), 0);
+	/* Saved, a VLA allocated and filled through a pointer, restored. */
+	SEQ(save_rsp, sub_rax_rsp, store_ptr, store_rax_below, load_rsp);
+	ck_assert(!switched);
+	/* Not saved by this activation, or saved elsewhere. */
+	SEQ(load_rsp);
+	ck_assert(switched);
+	SEQ(save_rsp, load_rsp_other);
+	ck_assert(switched);
+	/* Through another base register. */
+	SEQ(save_rsp, load_rsp_rbx);
+	ck_assert(switched);
+	/* The slot overwritten, whole or in part, after the save. */
+	SEQ(save_rsp, store_rax_slot, load_rsp);
+	ck_assert(switched);
+	SEQ(save_rsp, store_eax_near, load_rsp);
+	ck_assert(switched);
+	/* rbp changed after the save: another slot. */
+	SEQ(save_rsp, mov_rdx_rbp, load_rsp);
+	ck_assert(switched);
+	/* Saved again after an overwrite. */
+	SEQ(save_rsp, store_rax_slot, save_rsp, load_rsp);
+	ck_assert(!switched);
+	recover_x86_close(x86);
+}
+END_TEST
+
 static void slots(uint32_t *slot, uint32_t base)
 {
 	unsigned r;
@@ -205,6 +295,7 @@ int main(void)
 
 	tcase_add_test(tc, plain_calls_and_returns);
 	tcase_add_test(tc, stack_switches);
+	tcase_add_test(tc, saved_rsp);
 	tcase_add_test(tc, contract);
 	tcase_add_test(tc, no_contract);
 	return check_run_tcase("recover-calls", tc);
