@@ -1,6 +1,6 @@
 /* mapping-churn: maps fresh code while it runs, for recorders killed early.
  *
- *     mapping-churn DIR N [MARKER]
+ *     mapping-churn DIR N [MARKER [HOLD]]
  *
  * N rounds, 100 ms apart: dlopen DIR/churn-K.so (K = 0..N-1, each a separate
  * file, so each round is a new mapping at an address the earlier ones may
@@ -8,8 +8,11 @@
  * indirect call and a return each: a dense trace, a few hundred KB of Intel
  * PT per round), dlclose it.  At the end it prints the total and, given
  * MARKER, writes "done N TOTAL" there: a test can tell that the program ran
- * to its end even when nobody waits for it.  Deterministic: the own code
- * takes the same path in every run. */
+ * to its end even when nobody waits for it.  Given HOLD (a FIFO), it then
+ * waits for a line there before it exits: a test that kills it, or its
+ * recorder, once so much trace is on the disk cannot find it gone however
+ * slowly the test polls.  Deterministic: the own code takes the same path
+ * in every run. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <time.h>
@@ -58,6 +61,14 @@ int main(int argc, char **argv)
 
 		if (!f || fprintf(f, "done %u %lu\n", n, total) < 0 || fclose(f))
 			return 1;
+	}
+	if (argc > 4) {
+		FILE *hold = fopen(argv[4], "r");
+		char line[16];
+
+		if (!hold || !fgets(line, sizeof(line), hold))
+			return 1;
+		fclose(hold);
 	}
 	return 0;
 }
