@@ -608,7 +608,13 @@ static int build(struct hwtr_recovery *rec, uint64_t window,
 					   &op, &insn, target, next.ip,
 					   upper_zero)))
 			goto out;
-		recover_calls_note(&calls, &op, rs.nopen > 0);
+		/* A system call returns with the rsp it was entered with,
+		 * whatever its number: rt_sigreturn, and a signal delivered
+		 * on the way out, go on elsewhere (a gap or a step not
+		 * explained, which forgets every open call below). */
+		if (op.kind != recover_syscall ||
+		    !step_explained(&insn, target, next.ip))
+			recover_calls_note(&calls, &op, rs.nopen > 0);
 		if (insn.iclass == hwtr_ic_call && !next.gap &&
 		    p + 1 <= instructions &&
 		    recover_calls_plain(insn.raw, insn.size) &&
