@@ -707,13 +707,15 @@ static int run(struct recorder *r)
 			if (n == BATCH)
 				continue;	/* more queued: read them first */
 		}
+		if (copy_all(r, 2 * r->page, false) < 0)
+			return -1;
 		/* A burst of thread creations can outlast name_threads()'s
 		 * tries; the threads it left waiting are listed again each
 		 * round, not only when the next THREAD_CREATE comes (which may
-		 * be after they ended). */
-		if (hwt_lwps_waiting(r->lwps) && name_threads(r, false) < 0)
-			return -1;
-		if (copy_all(r, 2 * r->page, false) < 0)
+		 * be after they ended).  Its fetches wait, as the loop's do,
+		 * until what a recheck reported is copied. */
+		if (hwt_lwps_waiting(r->lwps) && !reported_uncopied(r) &&
+		    name_threads(r, false) < 0)
 			return -1;
 		if (process_gone(r, ours))
 			break;
