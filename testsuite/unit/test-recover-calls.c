@@ -121,11 +121,22 @@ START_TEST(stack_switches)
 }
 END_TEST
 
-/* Whether the instructions RAW[0..N), run in turn inside an open call,
+/* An instruction's bytes. */
+struct insn {
+	const uint8_t *raw;
+	size_t size;
+};
+
+#define INSN(...) { (const uint8_t[]){ __VA_ARGS__ },			\
+		    sizeof((const uint8_t[]){ __VA_ARGS__ }) }
+#define SEQ(...) sequence_switches(x86, (const struct insn[]){ __VA_ARGS__ }, \
+				   sizeof((const struct insn[]){ __VA_ARGS__ }) / \
+					   sizeof(struct insn))
+
+/* Whether the instructions SEQ[0..N), run in turn inside an open call,
  * end its contract. */
 static bool sequence_switches(struct recover_x86 *x86,
-			      const uint8_t *const *raw, const size_t *size,
-			      size_t n)
+			      const struct insn *seq, size_t n)
 {
 	struct recover_calls calls;
 	struct recover_op op;
@@ -137,7 +148,8 @@ static bool sequence_switches(struct recover_x86 *x86,
 	memset(&calls, 0, sizeof(calls));
 	ck_assert_int_eq(recover_calls_enter(&calls, slot, 0x1005, true), 0);
 	for (i = 0; i < n; i++) {
-		recover_x86_decode(x86, 0x2000, raw[i], size[i], &op, &target);
+		recover_x86_decode(x86, 0x2000, seq[i].raw, seq[i].size, &op,
+				   &target);
 		recover_calls_note(&calls, &op, false);
 	}
 	got = recover_calls_leave(&calls, 0x1005, slot, eq);
@@ -145,67 +157,42 @@ static bool sequence_switches(struct recover_x86 *x86,
 	return got == 0;
 }
 
-#define SEQ(...) do {							\
-	const uint8_t *const r_[] = { __VA_ARGS__ };			\
-	size_t s_[sizeof(r_) / sizeof(r_[0])], i_;			\
-									\
-	for (i_ = 0; i_ < sizeof(r_) / sizeof(r_[0]); i_++)		\
-		s_[i_] = size_of(r_[i_]);				\
-	switched = sequence_switches(x86, r_, s_, i_);			\
-} while (0)
-
 /* A variable-length array's scope, as glibc 2.36's _dl_sort_maps has it:
  * `mov %rsp,-0x58(%rbp)` when it begins, `mov -0x58(%rbp),%rsp` when it
  * ends, calls and stores through pointers between; the load is an
  * ordinary frame's move only when this activation saved rsp in that slot
  * and neither rbp nor the slot changed since. */
-static const uint8_t save_rsp[] = { 0x48, 0x89, 0x65, 0xa8 };
-static const uint8_t load_rsp[] = { 0x48, 0x8b, 0x65, 0xa8 };
-static const uint8_t load_rsp_other[] = { 0x48, 0x8b, 0x65, 0xb0 };
-static const uint8_t store_rax_slot[] = { 0x48, 0x89, 0x45, 0xa8 };
-static const uint8_t store_eax_near[] = { 0x89, 0x45, 0xac };
-static const uint8_t store_rax_below[] = { 0x48, 0x89, 0x45, 0xa0 };
-static const uint8_t store_ptr[] = { 0x49, 0x89, 0x04, 0xd0 };
-static const uint8_t sub_rax_rsp[] = { 0x48, 0x29, 0xc4 };
-static const uint8_t mov_rdx_rbp[] = { 0x48, 0x89, 0xd5 };
-static const uint8_t load_rsp_rbx[] = { 0x48, 0x8b, 0x63, 0xa8 };
-
-static size_t size_of(const uint8_t *raw)
-{
-	if (raw == store_eax_near || raw == sub_rax_rsp ||
-	    raw == mov_rdx_rbp)
-		return 3;
-	return 4;
-}
+#define SAVE_RSP INSN(0x48, 0x89, 0x65, 0xa8)		/* mov %rsp,-0x58(%rbp) */
+#define LOAD_RSP INSN(0x48, 0x8b, 0x65, 0xa8)		/* mov -0x58(%rbp),%rsp */
+#define LOAD_RSP_OTHER INSN(0x48, 0x8b, 0x65, 0xb0)	/* mov -0x50(%rbp),%rsp */
+#define STORE_RAX_SLOT INSN(0x48, 0x89, 0x45, 0xa8)	/* mov %rax,-0x58(%rbp) */
+#define STORE_EAX_NEAR INSN(0x89, 0x45, 0xac)		/* mov %eax,-0x54(%rbp) */
+#define STORE_RAX_BELOW INSN(0x48, 0x89, 0x45, 0xa0)	/* mov %rax,-0x60(%rbp) */
+#define STORE_PTR INSN(0x49, 0x89, 0x04, 0xd0)	/* mov %rax,(%r8,%rdx,8) */
+#define SUB_RAX_RSP INSN(0x48, 0x29, 0xc4)		/* sub %rax,%rsp */
+#define MOV_RDX_RBP INSN(0x48, 0x89, 0xd5)		/* mov %rdx,%rbp */
+#define LOAD_RSP_RBX INSN(0x48, 0x8b, 0x63, 0xa8)	/* mov -0x58(%rbx),%rsp */
 
 START_TEST(saved_rsp)
 {
 	struct recover_x86 *x86;
-	bool switched;
 
 	ck_assert_int_eq(recover_x86_open(&x86), 0);
 	/* Saved, a VLA allocated and filled through a pointer, restored. */
-	SEQ(save_rsp, sub_rax_rsp, store_ptr, store_rax_below, load_rsp);
-	ck_assert(!switched);
+	ck_assert(!SEQ(SAVE_RSP, SUB_RAX_RSP, STORE_PTR, STORE_RAX_BELOW,
+		       LOAD_RSP));
 	/* Not saved by this activation, or saved elsewhere. */
-	SEQ(load_rsp);
-	ck_assert(switched);
-	SEQ(save_rsp, load_rsp_other);
-	ck_assert(switched);
+	ck_assert(SEQ(LOAD_RSP));
+	ck_assert(SEQ(SAVE_RSP, LOAD_RSP_OTHER));
 	/* Through another base register. */
-	SEQ(save_rsp, load_rsp_rbx);
-	ck_assert(switched);
+	ck_assert(SEQ(SAVE_RSP, LOAD_RSP_RBX));
 	/* The slot overwritten, whole or in part, after the save. */
-	SEQ(save_rsp, store_rax_slot, load_rsp);
-	ck_assert(switched);
-	SEQ(save_rsp, store_eax_near, load_rsp);
-	ck_assert(switched);
+	ck_assert(SEQ(SAVE_RSP, STORE_RAX_SLOT, LOAD_RSP));
+	ck_assert(SEQ(SAVE_RSP, STORE_EAX_NEAR, LOAD_RSP));
 	/* rbp changed after the save: another slot. */
-	SEQ(save_rsp, mov_rdx_rbp, load_rsp);
-	ck_assert(switched);
+	ck_assert(SEQ(SAVE_RSP, MOV_RDX_RBP, LOAD_RSP));
 	/* Saved again after an overwrite. */
-	SEQ(save_rsp, store_rax_slot, save_rsp, load_rsp);
-	ck_assert(!switched);
+	ck_assert(!SEQ(SAVE_RSP, STORE_RAX_SLOT, SAVE_RSP, LOAD_RSP));
 	recover_x86_close(x86);
 }
 END_TEST
