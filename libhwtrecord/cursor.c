@@ -110,6 +110,21 @@ static int decoded_at(struct hwtr_thread *t, uint64_t number,
 	return 0;
 }
 
+int cursor_cfi_entry(struct hwtr_cursor *c, bool *entry)
+{
+	const struct decoded_insn *d;
+	int err;
+
+	*entry = false;
+	c->position = where(c);
+	if ((err = decoded_at(c->thread, c->position, &d)))
+		return err;
+	if (!(d->flags & INSN_GAP) && d->size)
+		*entry = symbolizer_cfi_entry(c->thread->history->symbols,
+					      d->epoch, d->ip);
+	return 0;
+}
+
 int hwtr_cursor_insn(struct hwtr_cursor *c, struct hwtr_insn *out)
 {
 	const struct decoded_insn *d = NULL;

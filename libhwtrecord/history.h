@@ -185,5 +185,9 @@ int history_stream_info(struct hwtr_thread *t, struct decoder_stream_info *si,
 int history_tail_find(struct hwtr_thread *t);
 /* The chunk holding instruction NUMBER. */
 size_t history_chunk_of(const struct hwtr_thread *thread, uint64_t number);
+/* Whether the instruction at cursor C is the first of a function by its
+ * binary's call frame information (symbolizer_cfi_entry, in the image it
+ * was read from): *ENTRY; false at a gap. */
+int cursor_cfi_entry(struct hwtr_cursor *c, bool *entry);
 
 #endif

@@ -46,6 +46,7 @@
 #include "recover-ops.h"
 
 #include "error.h"
+#include "history.h"
 
 #include <hwtrecord.h>
 #include <stdio.h>
@@ -497,21 +498,25 @@ static int resolver_step(struct hwtr_recovery *rec, struct resolver_state *rs,
 /* Before the call INSN (at P, its callee's first instruction at NEXT, where
  * the cursor stands) is added: the call noted, each register's slot before
  * it.  The calling convention's contract is taken only for a callee an
- * ELF symbol names from its first byte (recover-calls.h). */
+ * ELF symbol names from its first byte, or where no symbol does, whose
+ * binary's call frame information starts a function there (recover-calls.h). */
 static int call_enters(struct hwtr_recovery *rec, struct recover_calls *calls,
 		       const struct hwtr_insn *insn, uint64_t next)
 {
 	uint32_t slot[RECOVER_NREGS];
 	struct hwtr_segment seg;
 	unsigned r;
+	bool abi;
 	int err;
 
 	for (r = 0; r < RECOVER_NREGS; r++)
 		slot[r] = current_slot(rec, r);
 	if ((err = hwtr_cursor_segment(rec->cursor, &seg)))
 		return err;
-	return recover_calls_enter(calls, slot, insn->ip + insn->size,
-				   seg.function && seg.function_start == next);
+	abi = seg.function && seg.function_start == next;
+	if (!seg.function && (err = cursor_cfi_entry(rec->cursor, &abi)))
+		return err;
+	return recover_calls_enter(calls, slot, insn->ip + insn->size, abi);
 }
 
 /* After the return INSN to NEXT was added: the contract's equalities when

@@ -940,9 +940,11 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 	return line->file ? 1 : 0;
 }
 
-/* The frame of the call frame information at IP, or NULL (no CFI there). */
-static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
-			      uint64_t ip)
+/* The frame of the call frame information at IP, or NULL (no CFI there);
+ * BIAS (may be NULL): what the frame's addresses are off by. */
+static Dwarf_Frame *cfi_frame_biased(struct hwtr_symbolizer *s,
+				     unsigned epoch, uint64_t ip,
+				     Dwarf_Addr *bias_out)
 {
 	const struct module *mod = module_at(s, epoch, ip);
 	Dwarf_CFI *cfi;
@@ -955,7 +957,32 @@ static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
 		     !(cfi = dwfl_module_dwarf_cfi(mod->dwfl_module, &bias))) ||
 	    dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
 		return NULL;
+	if (bias_out)
+		*bias_out = bias;
 	return frame;
+}
+
+static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
+			      uint64_t ip)
+{
+	return cfi_frame_biased(s, epoch, ip, NULL);
+}
+
+bool symbolizer_cfi_entry(struct hwtr_symbolizer *s, unsigned epoch,
+			  uint64_t ip)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias = 0, start, end;
+	bool signal_frame, entry;
+
+	if (!(frame = cfi_frame_biased(s, epoch, ip, &bias)))
+		return false;
+	/* A signal trampoline's FDE (glibc's __restore_rt) is no function
+	 * that a call enters. */
+	entry = dwarf_frame_info(frame, &start, &end, &signal_frame) >= 0 &&
+		!signal_frame && start + bias == ip;
+	free(frame);
+	return entry;
 }
 
 int hwtr_symbolize_cfa(struct hwtr_symbolizer *s, uint64_t ip,
