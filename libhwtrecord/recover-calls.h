@@ -40,8 +40,9 @@
  *
  * Code that does not follow the ABI at all (hand-written assembly that
  * clobbers rbx, a JIT's functions) would break it: the callee must be a
- * function an ELF symbol names (recover.c asks the history), which a JIT's
- * code is not.
+ * function an ELF symbol names (recover.c asks the history), or where no
+ * symbol names its code (a stripped program), one whose binary's call frame
+ * information starts a function there; a JIT's code has neither.
  */
 #ifndef HWTR_RECOVER_CALLS_H
 #define HWTR_RECOVER_CALLS_H

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "symbols.h"
 
+#include "cfi-entries.h"
 #include "error.h"
 #include "integrity.h"
 #include "object-lookup.h"
@@ -56,6 +57,8 @@ struct module {
 	uint32_t *order;	/* ids of its functions by address, one per
 				 * address */
 	size_t norder;
+	struct cfi_entries entries;	/* where its FDEs start (file addresses) */
+	uint64_t bias;		/* file address + bias = address in the image */
 };
 
 struct hwtr_symbolizer {
@@ -603,6 +606,17 @@ static int order_module(struct hwtr_symbolizer *s, struct module *mod,
 
 /* The modules of the mappings not read yet: new function ids after the old
  * ones, which keep their meaning. */
+/* MOD's FDE starts, read when the module is (so that lookups, which the
+ * index pass's threads make too, only read). */
+static int read_cfi_entries(struct module *mod)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod->dwfl_module, &bias);
+
+	mod->bias = bias;
+	return elf ? cfi_entries_read(elf, &mod->entries) : 0;
+}
+
 static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
 {
 	size_t count = image_set_count(images), i;
@@ -634,8 +648,8 @@ static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
 		mod->dwfl_module = new[i - s->nmappings];
 		if (collect_module(s, mod->dwfl_module) < 0)
 			err = hwtr_fail(hwtr_err_nomem, "out of memory");
-		else
-			err = order_module(s, mod, first);
+		else if (!(err = order_module(s, mod, first)))
+			err = read_cfi_entries(mod);
 		if (!err)
 			s->module_of[i] = (uint32_t)++s->nmodules;
 	}
@@ -713,8 +727,10 @@ void symbolizer_free(struct hwtr_symbolizer *s)
 	free(s->owned_names);
 	free(s->joined);
 	free(s->functions);
-	while (s->nmodules)
+	while (s->nmodules) {
 		free(s->modules[--s->nmodules].order);
+		cfi_entries_free(&s->modules[s->nmodules].entries);
+	}
 	free(s->modules);
 	free(s->module_of);
 	free(s->debuginfo_path);
@@ -940,11 +956,9 @@ int symbolizer_line(struct hwtr_symbolizer *s, unsigned epoch, uint64_t ip,
 	return line->file ? 1 : 0;
 }
 
-/* The frame of the call frame information at IP, or NULL (no CFI there);
- * BIAS (may be NULL): what the frame's addresses are off by. */
-static Dwarf_Frame *cfi_frame_biased(struct hwtr_symbolizer *s,
-				     unsigned epoch, uint64_t ip,
-				     Dwarf_Addr *bias_out)
+/* The frame of the call frame information at IP, or NULL (no CFI there). */
+static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
+			      uint64_t ip)
 {
 	const struct module *mod = module_at(s, epoch, ip);
 	Dwarf_CFI *cfi;
@@ -957,30 +971,24 @@ static Dwarf_Frame *cfi_frame_biased(struct hwtr_symbolizer *s,
 		     !(cfi = dwfl_module_dwarf_cfi(mod->dwfl_module, &bias))) ||
 	    dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0)
 		return NULL;
-	if (bias_out)
-		*bias_out = bias;
 	return frame;
-}
-
-static Dwarf_Frame *cfi_frame(struct hwtr_symbolizer *s, unsigned epoch,
-			      uint64_t ip)
-{
-	return cfi_frame_biased(s, epoch, ip, NULL);
 }
 
 bool symbolizer_cfi_entry(struct hwtr_symbolizer *s, unsigned epoch,
 			  uint64_t ip)
 {
+	const struct module *mod = module_at(s, epoch, ip);
 	Dwarf_Frame *frame;
-	Dwarf_Addr bias = 0, start, end;
+	Dwarf_Addr start, end;
 	bool signal_frame, entry;
 
-	if (!(frame = cfi_frame_biased(s, epoch, ip, &bias)))
+	if (!mod || !cfi_entries_has(&mod->entries, ip - mod->bias) ||
+	    !(frame = cfi_frame(s, epoch, ip)))
 		return false;
 	/* A signal trampoline's FDE (glibc's __restore_rt) is no function
 	 * that a call enters. */
 	entry = dwarf_frame_info(frame, &start, &end, &signal_frame) >= 0 &&
-		!signal_frame && start + bias == ip;
+		!signal_frame;
 	free(frame);
 	return entry;
 }

@@ -39,10 +39,10 @@ uint64_t symbolizer_next_start(const struct hwtr_symbolizer *symbolizer,
 /* The source line at IP in the image of EPOCH: 1, or 0 if unknown. */
 int symbolizer_line(struct hwtr_symbolizer *symbolizer, unsigned epoch,
 		    uint64_t ip, struct hwtr_source_line *line);
-/* Whether the call frame information (.eh_frame, else .debug_frame) of the
- * file the image of EPOCH reads IP from has a frame description that
- * starts at IP: what marks a function's first instruction where no ELF
- * symbol does (a stripped program's own functions).  A compiler's cold
+/* Whether a frame description entry of the file the image of EPOCH reads
+ * IP from starts at IP (its .eh_frame_hdr table: cfi-entries.h), other than
+ * a signal trampoline's: what marks a function's first instruction where no
+ * ELF symbol does (a stripped program's own functions).  A compiler's cold
  * parts (foo.cold) have one of their own too. */
 bool symbolizer_cfi_entry(struct hwtr_symbolizer *symbolizer, unsigned epoch,
 			  uint64_t ip);

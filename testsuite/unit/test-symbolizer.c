@@ -383,6 +383,8 @@ struct cfa_rows {
 	int ra_column;		/* of the table's "LOC CFA ... ra" header */
 	struct { unsigned long long offset; struct cfa_row first; } cies[64];
 	size_t ncies;
+	unsigned long long fde_start[1024];	/* each FDE's first address */
+	size_t nfdes;
 };
 
 static int dwarf_regno(const char *name)
@@ -447,6 +449,8 @@ static void readelf_cfa_row(const char *line, void *ctx)
 		r->in_cie = false;
 		r->lo = b;
 		r->hi = c;
+		if (r->nfdes < 1024)
+			r->fde_start[r->nfdes++] = b;
 		for (i = 0; i < r->ncies; i++)	/* its CIE's initial rule */
 			if (r->cies[i].offset == a && r->n < 4096) {
 				row = r->cies[i].first;
@@ -555,6 +559,39 @@ START_TEST(cfa_rules_are_readelfs)
 }
 END_TEST
 
+/* symbolizer_cfi_entry against readelf: at every instruction of .text
+ * (objdump), true exactly where one of readelf's FDEs begins (each
+ * function's first, crt1's _start's), false at every other. */
+START_TEST(cfi_entries_are_readelfs_fde_starts)
+{
+	static struct insn_list insns;
+	static struct cfa_rows rows;
+	struct opened o;
+	unsigned epoch;
+	size_t i, j, entries = 0;
+
+	read_program_cfi(&insns, &rows);
+	ck_assert_uint_lt(rows.nfdes, 1024);
+	open_program(&o, &epoch);
+	for (i = 0; i < insns.n; i++) {
+		uint64_t ip = insns.addr[i] + BIAS;
+		bool expect = false;
+
+		for (j = 0; j < rows.nfdes; j++)
+			expect |= rows.fde_start[j] == insns.addr[i];
+		ck_assert_msg(symbolizer_cfi_entry(o.symbols, epoch, ip) == expect,
+			      "0x%" PRIx64 ": readelf says an FDE %s there", ip,
+			      expect ? "starts" : "does not start");
+		entries += expect;
+	}
+	/* symbols-program's functions, each with its FDE. */
+	ck_assert_uint_ge(entries, 5);
+	/* Not in any mapped file: no entry. */
+	ck_assert(!symbolizer_cfi_entry(o.symbols, epoch, 0x1000));
+	close_opened(&o);
+}
+END_TEST
+
 /* hwtr_symbolize_outermost against readelf: the return address's rule is
  * undefined ("u") at exactly the instructions readelf says, which
  * symbols-program has in its _start (crt1's cfi_undefined rip). */
@@ -632,6 +669,7 @@ int main(void)
 	tcase_add_test(tc, lines_are_addr2lines);
 	tcase_add_test(tc, cfa_rules_are_readelfs);
 	tcase_add_test(tc, outermost_is_readelfs);
+	tcase_add_test(tc, cfi_entries_are_readelfs_fde_starts);
 	tcase_add_test(tc, each_program_names_its_own_functions_across_an_exec);
 	return check_run_tcase("symbolizer", tc);
 }
