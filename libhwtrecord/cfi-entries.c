@@ -73,12 +73,24 @@ static const uint8_t *eh_frame_hdr(Elf *elf, size_t *size, uint64_t *vaddr)
 int cfi_entries_read(Elf *elf, struct cfi_entries *out)
 {
 	const uint8_t *h;
-	size_t size, ptr_size, count_size, i;
-	uint64_t vaddr, count;
+	size_t size;
+	uint64_t vaddr;
+
+	memset(out, 0, sizeof(*out));
+	if (!(h = eh_frame_hdr(elf, &size, &vaddr)))
+		return 0;
+	return cfi_entries_parse(h, size, vaddr, out);
+}
+
+int cfi_entries_parse(const uint8_t *h, size_t size, uint64_t vaddr,
+		      struct cfi_entries *out)
+{
+	size_t ptr_size, count_size, i;
+	uint64_t count;
 	int32_t loc;
 
 	memset(out, 0, sizeof(*out));
-	if (!(h = eh_frame_hdr(elf, &size, &vaddr)) || size < 4 || h[0] != 1 ||
+	if (size < 4 || h[0] != 1 ||
 	    h[1] == DW_EH_PE_omit || h[2] == DW_EH_PE_omit ||
 	    h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
 		return 0;

@@ -27,6 +27,12 @@ struct cfi_entries {
  * -hwtr_err_nomem (OUT is then empty). */
 int cfi_entries_read(Elf *elf, struct cfi_entries *out);
 
+/* The same from the header's SIZE bytes at H, mapped at VADDR: a header
+ * that is short, of another version or encoding, or whose table does not
+ * fit or is not sorted gives no entries. */
+int cfi_entries_parse(const uint8_t *h, size_t size, uint64_t vaddr,
+		      struct cfi_entries *out);
+
 /* Whether an FDE starts at ADDR (the file's address). */
 bool cfi_entries_has(const struct cfi_entries *entries, uint64_t addr);
 
