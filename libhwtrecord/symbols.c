@@ -604,10 +604,8 @@ static int order_module(struct hwtr_symbolizer *s, struct module *mod,
 	return 0;
 }
 
-/* The modules of the mappings not read yet: new function ids after the old
- * ones, which keep their meaning. */
-/* MOD's FDE starts, read when the module is (so that lookups, which the
- * index pass's threads make too, only read). */
+/* MOD's FDE starts, read with the module: a lookup only reads (the index
+ * pass's threads share the symbolizer). */
 static int read_cfi_entries(struct module *mod)
 {
 	Dwarf_Addr bias = 0;
@@ -617,6 +615,8 @@ static int read_cfi_entries(struct module *mod)
 	return elf ? cfi_entries_read(elf, &mod->entries) : 0;
 }
 
+/* The modules of the mappings not read yet: new function ids after the old
+ * ones, which keep their meaning. */
 static int add_modules(struct hwtr_symbolizer *s, struct image_set *images)
 {
 	size_t count = image_set_count(images), i;
