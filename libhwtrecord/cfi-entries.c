@@ -120,19 +120,17 @@ int cfi_entries_parse(const uint8_t *h, size_t size, uint64_t vaddr,
 	return 0;
 }
 
+static int compare_addresses(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 bool cfi_entries_has(const struct cfi_entries *e, uint64_t addr)
 {
-	size_t lo = 0, hi = e->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->start[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < e->n && e->start[lo] == addr;
+	return e->n && bsearch(&addr, e->start, e->n, sizeof(*e->start),
+			       compare_addresses);
 }
 
 void cfi_entries_free(struct cfi_entries *e)
