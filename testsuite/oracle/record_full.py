@@ -8,7 +8,10 @@ Sapphire Rapids and later), PTRACE_SETREGSET(NT_X86_XSTATE) refuses GDB's
 shorter buffer, so every reverse step over an SSE/x87 instruction or a
 system call fails with "Couldn't write extended state status: Bad
 address".  gdbserver sizes the area from CPUID and gives the same answers
-(doc: testsuite/oracle/README.md, platform-facts F.1).
+(doc: testsuite/oracle/README.md, platform-facts F.1), at a round trip per
+step.  So the launchers preload libxstate-setregset.so into this GDB
+(oracle_env.py), which sizes the area as gdbserver does; the program GDB
+starts is kept out of that preload.
 
 Which path is decided by PROBING, not by the CPU's name: the program is
 started natively, $xmm0 is written (the very store record full's undo
@@ -35,6 +38,8 @@ import shlex
 
 import gdb
 
+import oracle_env
+
 ENV = "HWTREC_RECORD_FULL"
 XSTATE_FAILURE = "Couldn't write extended state"
 # Module state: the path the last start() took and why (tests print it).
@@ -46,7 +51,17 @@ def _quoted(args):
     return " ".join(shlex.quote(a) for a in args)
 
 
+def _program_environment():
+    """The program's LD_PRELOAD is GDB's without the oracle's library."""
+    rest = oracle_env.program_preload()
+    if rest:
+        gdb.execute("set environment LD_PRELOAD " + rest, to_string=True)
+    else:
+        gdb.execute("unset environment LD_PRELOAD", to_string=True)
+
+
 def _start_native(prog, args):
+    _program_environment()
     gdb.execute("file " + shlex.quote(prog), to_string=True)
     gdb.execute("set args " + _quoted(args), to_string=True)
     gdb.execute("starti", to_string=True)
@@ -67,8 +82,12 @@ def _start_gdbserver(prog, args):
     # (a test that kills the program and starts it again reuses it).
     connection = getattr(gdb.selected_inferior(), "connection", None)
     if connection is None or connection.type != "extended-remote":
-        gdb.execute("target extended-remote | exec gdbserver --multi -",
-                    to_string=True)
+        # gdbserver needs no preload, and its program must not get one.
+        rest = oracle_env.program_preload()
+        launcher = ("env LD_PRELOAD=" + shlex.quote(rest) if rest
+                    else "env -u LD_PRELOAD")
+        gdb.execute("target extended-remote | exec %s gdbserver --multi -"
+                    % launcher, to_string=True)
     gdb.execute("set remote exec-file " + shlex.quote(prog), to_string=True)
     gdb.execute("set args " + _quoted(args), to_string=True)
     gdb.execute("starti", to_string=True)
@@ -123,8 +142,29 @@ def start(prog, args=()):
         _start_native(prog, args)
     else:
         _start_gdbserver(prog, args)
+    _check_program_environment()
     return chosen
 
 
+def _check_program_environment():
+    """The program must run as hwtrec records it: without the library this
+    GDB preloads (a process on this machine, whichever the path)."""
+    lib = oracle_env.preload_library()
+    pid = gdb.selected_inferior().pid
+    if not lib or not pid:
+        return
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        for entry in f.read().split(b"\0"):
+            if entry.startswith(b"LD_PRELOAD=") and lib.encode() in entry:
+                raise gdb.GdbError("record_full: %s started with %s"
+                                   % (prog_name(pid), entry.decode()))
+
+
+def prog_name(pid):
+    return os.readlink("/proc/%d/exe" % pid)
+
+
 def describe():
-    return "record-full oracle: %s (%s)" % (chosen, reason)
+    preload = (", libxstate-setregset preloaded"
+               if chosen == "native" and oracle_env.preloaded() else "")
+    return "record-full oracle: %s (%s%s)" % (chosen, reason, preload)
