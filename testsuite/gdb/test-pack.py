@@ -48,6 +48,8 @@ HWTREC = os.environ["HWTREC"]
 SERVER = os.environ["HWTREC_SERVER"]
 SRCDIR = os.environ["SRCDIR"]
 ORACLE_DIR = os.path.join(SRCDIR, "..", "oracle")
+sys.path.insert(0, ORACLE_DIR)
+import oracle_env  # noqa: E402  (the oracle GDB's preload)
 TIMEOUT = 180
 STEPS = 8
 failures = []
@@ -138,7 +140,7 @@ def oracle_record_full(work, prog, debug):
     helpers = os.path.join(work, "helpers.gdb")
     with open(helpers, "w") as f:
         f.write(HELPERS)
-    env = dict(os.environ, LD_BIND_NOW="1")
+    env = oracle_env.gdb_environment(dict(os.environ, LD_BIND_NOW="1"))
     return run(["gdb", "-nx", "-batch", "-ex", "set debug-file-directory " + debug,
                 "-x", helpers, "-x", script], env=env, cwd=work)[1]
 

@@ -54,7 +54,7 @@ def oracle(work, kind, expr, n):
     path = os.path.join(work, "oracle.gdb")
     with open(path, "w") as f:
         f.write(script)
-    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work)
+    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work, oracle=True)
     return stops(out, "after"), [pc for pc, _ in stops(out, "insn")], out
 
 

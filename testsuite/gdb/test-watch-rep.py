@@ -73,7 +73,7 @@ def oracle(work, commands, n):
     path = os.path.join(work, "oracle.gdb")
     with open(path, "w") as f:
         f.write(script)
-    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work)
+    out = run(["gdb", "-nx", "-batch", "-x", path, PROG], work, oracle=True)
     return (stops(out, "after", INSN), [pc for pc, _ in stops(out, "insn")],
             out)
 

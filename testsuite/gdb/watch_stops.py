@@ -7,6 +7,7 @@ a script marks with `printf "@@MARKER %#lx\\n", $pc`.
 import os
 import re
 import subprocess
+import sys
 
 # As run-scenario: the same string functions natively and under Valgrind.
 ENV = dict(os.environ,
@@ -21,6 +22,8 @@ REPORTED = re.compile(r"^(Hardware (read |access \(read/write\) )?watchpoint"
 PREAMBLE = "set pagination off\nset confirm off\nset width 0\n"
 ORACLEDIR = os.path.join(os.environ.get("SRCDIR", os.path.dirname(
     os.path.abspath(__file__))), "..", "oracle")
+sys.path.insert(0, ORACLEDIR)
+import oracle_env  # noqa: E402  (the oracle GDB's preload)
 
 
 def record_full_at_main(prog):
@@ -33,9 +36,11 @@ def record_full_at_main(prog):
                        % (ORACLEDIR, prog))
 
 
-def run(cmd, cwd):
-    """CMD's output (stdout and stderr), run in CWD with ENV."""
-    proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, env=ENV,
+def run(cmd, cwd, oracle=False):
+    """CMD's output (stdout and stderr), run in CWD with ENV; ORACLE: CMD is
+    the record-full oracle's GDB (oracle_env.py)."""
+    env = oracle_env.gdb_environment(ENV) if oracle else ENV
+    proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           timeout=120)
     return proc.stdout.decode("utf-8", "replace")

@@ -81,6 +81,17 @@ show() {
 # (values-vgwrap.sh: --vgdb-error=0): when the oracle did not finish (no
 # "E" line in ORACLE_FILE: GDB could not connect, or failed), stop that
 # Valgrind, which would wait for ever, and fail showing GDB_OUT.
+# GDB for the record-full oracle, with ../oracle's preload when it is built
+# (../oracle/README.md: native record full on hosts with AMX); the program
+# GDB starts does not get it (record_full.py).
+oracle_gdb() {
+	if [ -n "${HWTREC_ORACLE_PRELOAD:-}" ] && [ -e "$HWTREC_ORACLE_PRELOAD" ]; then
+		LD_PRELOAD="$HWTREC_ORACLE_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}" gdb "$@"
+	else
+		gdb "$@"
+	fi
+}
+
 oracle_finished() {	# RECORDER_PID ORACLE_FILE GDB_OUT
 	grep -q '^E ' "$2" 2>/dev/null && return 0
 	pkill -KILL -P "$1" 2>/dev/null
