@@ -37,6 +37,7 @@ import signal
 import struct
 import termios
 import threading
+import time
 
 import gdb
 
@@ -167,6 +168,31 @@ def tgkill(pid, tid, sig):
         raise OSError(ctypes.get_errno(), "tgkill %d %d" % (pid, tid))
 
 
+def blocked_in_system_call(pid, tid):
+    """Whether thread TID of PID sleeps in a system call (not running, not
+    stopped by GDB between the single steps of record full)."""
+    base = "/proc/%d/task/%d/" % (pid, tid)
+    try:
+        with open(base + "stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        with open(base + "syscall") as f:
+            call = f.read().split()[0]
+    except (OSError, IndexError):
+        return False
+    return state == "S" and call.isdigit()
+
+
+def segv_once_blocked(pid, tid, timeout=60.0):
+    """SIGSEGV to TID once it waits in the system call (record full steps
+    up to it first: how long that takes depends on the machine's load)."""
+    deadline = time.monotonic() + timeout
+    while not blocked_in_system_call(pid, tid):
+        if time.monotonic() > deadline:
+            break           # signalled anyway: the stop check says why
+        time.sleep(0.02)
+    tgkill(pid, tid, signal.SIGSEGV)
+
+
 def deliver_segv_and_continue():
     """SIGSEGV to the main thread (from another thread, while GDB waits in
     `continue`): it is blocked in the system call, as the recorded run was
@@ -178,10 +204,10 @@ def deliver_segv_and_continue():
     def note(event):
         signals.append(getattr(event, "stop_signal", None))
     gdb.events.stop.connect(note)
-    timer = threading.Timer(0.5, tgkill, (pid, tid, signal.SIGSEGV))
-    timer.start()
+    sender = threading.Thread(target=segv_once_blocked, args=(pid, tid))
+    sender.start()
     resume("continue")
-    timer.join()
+    sender.join()
     gdb.events.stop.disconnect(note)
     if signals != ["SIGSEGV"]:
         raise gdb.GdbError("the program did not stop with SIGSEGV (stops: %s)"
