@@ -237,6 +237,26 @@ def _note_registers(event):
         not entry.get("registers_logged") and not target.at_end(entry)
 
 
+def _as_finish_prints(value):
+    """VALUE (the newest in the value history) as GDB's `finish` prints
+    it: value_print, which `output` uses too, puts a pointer's type in
+    parentheses before it ("(struct entry *) 0x0"); Value.format_string
+    leaves it out.  Under `set trace-commands on` GDB would echo the
+    `output` into the text: trace off for it (set_parameter's own `set`
+    runs quietly, to a string)."""
+    tracing = bool(gdb.parameter("trace-commands"))
+    try:
+        if tracing:
+            gdb.set_parameter("trace-commands", False)
+        return gdb.execute("output $%d" % gdb.history_count(),
+                           to_string=True)
+    except gdb.error:
+        return value.format_string()
+    finally:
+        if tracing:
+            gdb.set_parameter("trace-commands", True)
+
+
 def _on_stop(event):
     """After GDB's line: where its printing was turned off, print the value
     returned, or <unavailable>; where GDB printed a value made of unknown
@@ -267,7 +287,7 @@ def _on_stop(event):
         gdb.add_history(value)
     if printing_was_off:
         gdb.write("Value returned is $%d = %s\n"
-                  % (gdb.history_count(), value.format_string()))
+                  % (gdb.history_count(), _as_finish_prints(value)))
     elif not known:
         gdb.write("hwtrec: that value is not known: the recording holds no "
                   "%s here; $%d = %s\n" % (registers[0], gdb.history_count(),
