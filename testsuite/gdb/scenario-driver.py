@@ -439,6 +439,9 @@ def printed(output):
     # Breakpoint numbers: the record-full half made one at main first.
     output = re.sub(r"^\d+(\.\d+)?( +(breakpoint|catchpoint|watchpoint|"
                     r"hw watchpoint|skip)\b)", r"N\2", output, flags=re.M)
+    # ... and those of a breakpoint's locations ("2.1   y   0x..."), one
+    # line each where a function is inlined in several places.
+    output = re.sub(r"^\d+\.(\d+)( +[yn]\b)", r"N.\1\2", output, flags=re.M)
     return ADDRESS.sub(lambda m: anchored(int(m.group(0), 16))
                        or m.group(0), output)
 
