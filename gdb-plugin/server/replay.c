@@ -1834,14 +1834,37 @@ static void software_selectors(const struct replay *r,
 	}
 }
 
+/* Whether the x86-64 system call numbered NR may change the calling
+ * thread's fs or gs base: arch_prctl, set_thread_area, rt_sigreturn, the
+ * execs, or a number not read.  clone, clone3, fork and vfork set only the
+ * child's (CLONE_SETTLS); the caller keeps its own.  A thread blocked in a
+ * system call at the end (futex, read, nanosleep, a parent Valgrind never
+ * ran again after clone) so keeps the base its TLS is found through. */
+static bool syscall_may_set_bases(bool nr_known, uint64_t nr)
+{
+	if (!nr_known)
+		return true;
+	switch (nr) {
+	case 15:	/* rt_sigreturn */
+	case 59:	/* execve */
+	case 158:	/* arch_prctl */
+	case 205:	/* set_thread_area */
+	case 322:	/* execveat */
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* At the end of a software recording, the registers Valgrind's core gets
  * wrong.  fs_base and gs_base: it writes 0 (the thread's TLS pointer is
  * never 0 under glibc).  The x87 registers and mxcsr: it writes zeros
  * (an fctrl of 0 unmasks every exception; Linux starts a process with
  * 0x37f).  The data log has them before the last instruction, the same
- * after it unless that instruction may change them: a system call
- * (arch_prctl sets the bases) or fpu_insn_may_change; then, and without a log,
- * unknown.  mxcsr is never known (values-x87.h). */
+ * after it unless that instruction may change them: a system call that
+ * may set this thread's bases (syscall_may_set_bases) or
+ * fpu_insn_may_change; then, and without a log, unknown.  mxcsr is never
+ * known (values-x87.h). */
 static void software_end_state(struct replay *r, struct replay_thread *t,
 			       uint8_t regs[TDESC_G_SIZE],
 			       uint8_t valid[TDESC_G_SIZE])
@@ -1875,6 +1898,18 @@ static void software_end_state(struct replay *r, struct replay_thread *t,
 	if (rc < 0 || last.gap)
 		return;
 	syscall = last.size == 2 && last.raw[0] == 0x0f && last.raw[1] == 0x05;
+	if (syscall) {
+		uint8_t nr[16];
+		uint64_t n = 0;
+		bool known = hwtr_values_register(r->values, t->history,
+						  t->instructions,
+						  hwtr_amd64_rax, nr,
+						  sizeof(nr)) == 8;
+
+		if (known)
+			memcpy(&n, nr, sizeof(n));
+		syscall = syscall_may_set_bases(known, n);
+	}
 	fpu = fpu_insn_may_change(last.raw, last.size);
 	for (regnum = 0; regnum < tdesc_nregs; regnum++) {
 		int off = tdesc_offset(r->tdesc, regnum), regno = -1;
