@@ -253,12 +253,38 @@ static bool walk_link_map(struct replay *r, uint64_t *main_lm,
 	return true;
 }
 
+/* The name GDB is given for a library: the dynamic linker's, unless it
+ * is relative (dlopen("./plugin.so"), LD_LIBRARY_PATH=build): GDB opens
+ * a relative name from its own working directory, never through the
+ * target, so it would miss the library wherever the replay does not run
+ * where the program ran, and in a packed recording always.  Then the
+ * path of the file mapped at the entry's load bias, if one is. */
+static const char *library_name(struct replay *r, const struct link_entry *e)
+{
+	const struct loaded_objects *lo = replay_loaded_objects(r);
+	size_t i;
+
+	if (e->name[0] == '/')
+		return e->name;
+	for (i = 0; lo && i < lo->n; i++)
+		if (lo->objects[i].shared && lo->objects[i].bias == e->l_addr &&
+		    lo->objects[i].path && lo->objects[i].path[0] == '/')
+			return lo->objects[i].path;
+	return e->name;
+}
+
+struct library_list {
+	struct replay *replay;
+	struct text text;
+};
+
 static bool add_library(void *ctx, const struct link_entry *e)
 {
-	struct text *t = ctx;
+	struct library_list *l = ctx;
+	struct text *t = &l->text;
 
 	add(t, "<library name=\"");
-	add_name(t, e->name);
+	add_name(t, library_name(l->replay, e));
 	add(t, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\" lmid=\"0x0\"/>",
 	    (unsigned long long)e->lm, (unsigned long long)e->l_addr,
 	    (unsigned long long)e->l_ld);
@@ -267,19 +293,20 @@ static bool add_library(void *ctx, const struct link_entry *e)
 
 static char *from_link_map(struct replay *r)
 {
-	struct text t = { 0 }, entries = { 0 };
+	struct text t = { 0 };
+	struct library_list entries = { .replay = r };
 	uint64_t main_lm;
 
 	if (!walk_link_map(r, &main_lm, add_library, &entries)) {
-		free(entries.s);
+		free(entries.text.s);
 		return NULL;
 	}
 	add(&t, "<library-list-svr4 version=\"1.0\" main-lm=\"0x%llx\">",
 	    (unsigned long long)main_lm);
-	add(&t, "%s", entries.s ? entries.s : "");
+	add(&t, "%s", entries.text.s ? entries.text.s : "");
 	add(&t, "</library-list-svr4>");
-	t.oom |= entries.oom;
-	free(entries.s);
+	t.oom |= entries.text.oom;
+	free(entries.text.s);
 	return finish(&t);
 }
 
