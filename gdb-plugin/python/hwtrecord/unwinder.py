@@ -757,6 +757,10 @@ class HwtrecUnwinder(Unwinder):
         # (tid, level, pc) -> the chain _refresh built there since the last
         # stop, resume, record goto or write.
         self.kept = {}
+        # (tid, level, pc) -> the chain built when a breakpoint with
+        # commands was hit, before GDB printed the stop (prefetch); kept
+        # past the stop event, until the thread may move.
+        self.prefetched = {}
         # tid -> {activation: CFA or None}: the ids given since the last
         # stop to activations gone from the final stack (_recovered_cfa).
         self.decided = {}
@@ -775,6 +779,23 @@ class HwtrecUnwinder(Unwinder):
 
     def forget(self, event=None):
         self.kept.clear()
+
+    def moved(self, event=None):
+        """The thread may move (a resume, a record goto, a write)."""
+        self.kept.clear()
+        self.prefetched.clear()
+
+    def prefetch(self, conn):
+        """Build the selected thread's chain now, its packets sent with no
+        breakpoint commands pending (see _before_commands)."""
+        pc = int(gdb.newest_frame().pc())
+        self.new_stop()     # a stop for the user, as the stop event says
+        target.in_unwinder = True
+        try:
+            self._build(conn, target.thread_tid())
+        finally:
+            target.in_unwinder = False
+        self.prefetched[(target.thread_tid(), 0, pc)] = self.frames
 
     def new_stop(self, event=None):
         """At a stop for the user (or a record goto) GDB compares no frame
@@ -796,6 +817,11 @@ class HwtrecUnwinder(Unwinder):
         # built at this PC: reuse it.  A running one (a step's own stops,
         # which raise no stop event) builds it anew.
         key = (tid, level, int(pc))
+        if key in self.prefetched:
+            # Until it resumes: the stop's handlers send packets (which
+            # throw GDB's frame cache away) before the commands run.
+            self.frames = self.prefetched[key]
+            return
         thread = gdb.selected_thread()
         if key in self.kept and thread is not None and \
                 not thread.is_running():
@@ -935,16 +961,45 @@ def _caller_sp(this, caller, conn):
     return None
 
 
+# Breakpoint number -> its hit count when last seen (_before_commands).
+_hits = {}
+
+
+def _before_commands(unwinder, bp):
+    """A breakpoint with commands was just hit: build the thread's chain.
+    GDB 13's gdb.execute runs the commands of the breakpoint the thread
+    stopped at (bpstat_do_actions) when it returns, and the unwinder sends
+    its packets with `maintenance packet`: while GDB printed the stop, the
+    commands ran inside the unwinder (a `p` of a local needs the frame
+    being built: GDB died of SIGSEGV; a `continue` resumed mid-unwind).
+    GDB counts the hit (breakpoint_modified) before the thread holds the
+    new stop's commands: packets sent here run none."""
+    seen, _hits[bp.number] = _hits.get(bp.number, 0), bp.hit_count
+    if not bp.commands or bp.hit_count <= seen:
+        return
+    conn = target.remote_connection()
+    thread = gdb.selected_thread()
+    if conn is None or thread is None or \
+            not target.is_hwtrec(conn, probe=False):
+        return
+    try:
+        unwinder.prefetch(conn)
+    except (gdb.error, KeyError, ValueError, TypeError):
+        pass    # the unwinder will say why when GDB asks it
+
+
 def register():
     unwinder = HwtrecUnwinder()
+    gdb.events.breakpoint_modified.connect(
+        lambda bp: _before_commands(unwinder, bp))
     register_unwinder(None, unwinder, replace=True)
     gdb.events.stop.connect(unwinder.forget)
     gdb.events.stop.connect(unwinder.new_stop)
-    gdb.events.cont.connect(unwinder.forget)
+    gdb.events.cont.connect(unwinder.moved)
     # A live thread's registers or memory written at a stop (`set var`,
     # `p $rsp = ...`) change its callers without a stop or a resume.
-    gdb.events.register_changed.connect(unwinder.forget)
-    gdb.events.memory_changed.connect(unwinder.forget)
-    target.on_goto(unwinder.forget)
+    gdb.events.register_changed.connect(unwinder.moved)
+    gdb.events.memory_changed.connect(unwinder.moved)
+    target.on_goto(unwinder.moved)
     target.on_goto(unwinder.new_stop)
     gdb.events.stop.connect(_on_stop)
