@@ -77,7 +77,7 @@ lookup(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) /* L:lookup_loop */
 		if (strcmp(ops[i].name, name) == 0)
 			return ops[i].fn;
 	return NULL;
@@ -107,7 +107,7 @@ dispatch(const char *name, int account, long amount)
 {
 	op_fn fn;
 
-	fn = lookup(name);
+	fn = lookup(name); /* L:dispatch_lookup */
 	if (fn == NULL)
 		return -1;
 	dispatched++;
