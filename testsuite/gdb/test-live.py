@@ -448,15 +448,18 @@ def case_messages(tmp):
 def case_record_full(tmp):
     """`record` and `record full` on hwtrec-server: refused, naming `record
     hwt`, where GDB 13's record full died with an internal error
-    (thread_architecture: Assertion `inf != NULL'), the session with it."""
+    (thread_architecture: Assertion `inf != NULL'), the session with it.
+    Reverse commands before `record hwt`: an error, as record full's GDB
+    gives one, not a warning and "Program stopped."."""
     out = hwtrec_gdb(tmp, """break main
 run
-%s%s%srecord hwt
+next
+%s%s%s%s%srecord hwt
 next
 reverse-next
 echo SESSION-ALIVE\n
-""" % (tolerate("record"), tolerate("record full"), tolerate("record stop")),
-                     SCENARIO)
+""" % (tolerate("record"), tolerate("record full"), tolerate("record stop"),
+       tolerate("reverse-next"), tolerate("rc")), SCENARIO)
     check("internal-error" not in out,
           "record, record full: no internal error of GDB's", out)
     check(out.count("ERROR: record full: GDB's own recording cannot run on "
@@ -465,6 +468,11 @@ echo SESSION-ALIVE\n
     check('ERROR: No recording is currently active.\nUse the "record hwt" '
           'command first.' in out,
           "record stop before record hwt: names record hwt", out)
+    # Not the server's refusal of the packet, which GDB took for a stop.
+    check(out.count("ERROR: hwtrec: not recording: `record hwt` starts the "
+                    "history.") == 2 and "Remote failure reply" not in out
+          and "Program stopped." not in out,
+          "reverse-next, rc before record hwt: refused as errors", out)
     check("No more reverse-execution history." in out
           and "SESSION-ALIVE" in out,
           "record hwt after the refusals: reverse-next goes back", out)

@@ -587,19 +587,48 @@ the command, and a function's error is printed as its message alone."""
         return 0
 
 
-def _install_record_hook():
-    """hook-record runs RefuseRecordFull; a user's own hook-record is left
-    alone."""
+class RefuseReverse(gdb.Function):
+    """$_hwtrec_refuse_reverse(): an error live on hwtrec-server when nothing
+is recorded, 0 elsewhere.  Run before the reverse execution commands
+(hook-reverse-step...): the server cannot go back without a history, and
+GDB took its refusal of the packet for a stop ("Program stopped."), where
+record full's GDB refuses the command."""
+
+    def __init__(self):
+        super().__init__("_hwtrec_refuse_reverse")
+
+    def invoke(self):
+        if target.is_hwtrec():
+            data = target.info()
+            if data.get("live") and not data.get("tracing"):
+                raise gdb.GdbError("hwtrec: not recording: `record hwt` "
+                                   "starts the history.")
+        return 0
+
+
+# The commands whose hooks call those functions; aliases (rs, rc...) run
+# the same hooks.
+_HOOKS = (("record", "_hwtrec_refuse_record_full"),
+          ("reverse-step", "_hwtrec_refuse_reverse"),
+          ("reverse-next", "_hwtrec_refuse_reverse"),
+          ("reverse-stepi", "_hwtrec_refuse_reverse"),
+          ("reverse-nexti", "_hwtrec_refuse_reverse"),
+          ("reverse-continue", "_hwtrec_refuse_reverse"),
+          ("reverse-finish", "_hwtrec_refuse_reverse"))
+
+
+def _install_hooks():
+    """hook-COMMAND for each of _HOOKS; a user's own hook is left alone."""
     RefuseRecordFull()
-    try:
-        gdb.execute("show user hook-record", to_string=True)
-        return
-    except gdb.error:
-        pass
-    gdb.execute("define hook-record\n"
-                "if $_hwtrec_refuse_record_full()\n"
-                "end\n"
-                "end", to_string=True)
+    RefuseReverse()
+    for command, function in _HOOKS:
+        try:
+            gdb.execute("show user hook-" + command, to_string=True)
+            continue
+        except gdb.error:
+            pass
+        gdb.execute("define hook-%s\nif $%s()\nend\nend"
+                    % (command, function), to_string=True)
 
 
 class RecordDelete(gdb.Command):
@@ -677,7 +706,7 @@ def install_overrides():
     RecordDelete()
     RecordSave()
     RecordFull()
-    _install_record_hook()
+    _install_hooks()
 
 
 def register():
