@@ -518,12 +518,23 @@ untraced."""
 
     def __init__(self):
         super().__init__("record stop", gdb.COMMAND_OBSCURE)
+        self._stopping = False
 
     def invoke(self, arg, from_tty):
         self.dont_repeat()
         if not _live_recording():
             if gdb.current_recording() is not None:
-                gdb.stop_recording()
+                # gdb.stop_recording() runs `record stop`, which is this
+                # command again: GDB's own is out of reach.
+                if self._stopping:
+                    _fall_through("record stop")
+                self._stopping = True
+                try:
+                    gdb.stop_recording()
+                except gdb.error as err:
+                    raise gdb.GdbError(str(err))
+                finally:
+                    self._stopping = False
                 gdb.write("Process record is stopped and all execution "
                           "logs are deleted.\n")
                 return
