@@ -450,7 +450,8 @@ def case_record_full(tmp):
     hwt`, where GDB 13's record full died with an internal error
     (thread_architecture: Assertion `inf != NULL'), the session with it.
     Reverse commands before `record hwt`: an error, as record full's GDB
-    gives one, not a warning and "Program stopped."."""
+    gives one, not a warning and "Program stopped."; right after it at the first
+    instruction, before anything ran: the history's start."""
     out = hwtrec_gdb(tmp, """break main
 run
 next
@@ -476,6 +477,16 @@ echo SESSION-ALIVE\n
     check("No more reverse-execution history." in out
           and "SESSION-ALIVE" in out,
           "record hwt after the refusals: reverse-next goes back", out)
+    # record hwt at the first instruction, before the program ever ran:
+    # reverse-stepi is at the history's start, as in record full's empty
+    # log, not the server's "no history yet" taken for a stop.
+    out = hwtrec_gdb(tmp, "record hwt\n%sstepi\nreverse-stepi\n"
+                     % tolerate("reverse-stepi"), SCENARIO)
+    check(out.count("No more reverse-execution history.") == 2
+          and "Remote failure reply" not in out
+          and "Program stopped." not in out,
+          "reverse-stepi before anything was recorded: the history's start",
+          out)
 
 
 def main():
