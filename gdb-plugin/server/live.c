@@ -97,6 +97,7 @@ struct live {
 	bool stale;			/* the program ran since it was brought
 					 * up to a stop: not to be served */
 	char history_error[512];	/* why there is none */
+	bool history_empty;		/* none: nothing ran since record hwt */
 	uint32_t end_tids[MAX_THREADS];
 	uint64_t end_pcs[MAX_THREADS];
 	/* The last stop's signal (GDB's number) and the thread it names. */
@@ -308,12 +309,14 @@ static void rebuild_history(struct live *l)
 	struct replay_options ro = { 0 };
 	char err[512] = "";
 	size_t i;
+	int rc;
 	struct timespec t0, t1;
 
 	const char *how = "built";
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	l->history_error[0] = 0;
+	l->history_empty = false;
 	if (tracer_sync(l->tracer) < 0)
 		snprintf(err, sizeof(err), "%s", hwtr_last_error());
 	else if (live_pcs(l) < 0)
@@ -342,8 +345,9 @@ static void rebuild_history(struct live *l)
 			"building it again: %s\n", hwtr_last_error());
 	}
 	drop_history(l);
-	if (replay_open(l->dir, &ro, &l->replay) < 0) {
+	if ((rc = replay_open(l->dir, &ro, &l->replay)) < 0) {
 		l->replay = NULL;
+		l->history_empty = rc == -ENODATA;
 		snprintf(l->history_error, sizeof(l->history_error),
 			 "no history yet (%s)", hwtr_last_error());
 		return;
@@ -538,6 +542,15 @@ static int resume(struct live *l, const struct rsp_request *r,
 		if (!tracer_recording(l->tracer))
 			return reply_error(l, "hwtrec: not recording: `record "
 					   "hwt` starts the history");
+		/* Recording, nothing ran yet: the history begins here, as
+		 * record full's log does before its first instruction. */
+		if (r->reverse && l->history_empty) {
+			/* No thread chosen yet (l->current comes with a
+			 * history): the stub's first, which GDB knows. */
+			if (tid == 0 && l->nends > 0)
+				tid = l->end_tids[0];
+			return reply_replay_stop(l, tid, replay_history_begin);
+		}
 		return reply_error(l, "hwtrec: %s", l->history_error);
 	}
 	if (!replay_has_thread(l->replay, tid)) {

@@ -862,7 +862,7 @@ int replay_open(const char *dir, const struct replay_options *options,
 			goto fail;
 	if (!r->nthreads) {
 		say("%s: the recording has no threads and no core", dir);
-		rc = -EINVAL;
+		rc = -ENODATA;
 		goto fail;
 	}
 	if (options && options->no_history) {

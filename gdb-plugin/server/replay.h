@@ -50,7 +50,9 @@ struct replay_options {
 };
 
 /* Open the recording directory DIR and build its history.  On failure the
- * message (naming the file and what was wrong) is hwtr_last_error(). */
+ * message (naming the file and what was wrong) is hwtr_last_error();
+ * -ENODATA: the recording holds no thread and no core (live, nothing ran
+ * since recording started). */
 int replay_open(const char *dir, const struct replay_options *options,
 		struct replay **replay);
 void replay_close(struct replay *replay);

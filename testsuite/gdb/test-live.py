@@ -445,6 +445,50 @@ def case_messages(tmp):
           "hwtrec gdb -p: the software source cannot attach", out)
 
 
+def case_record_full(tmp):
+    """`record` and `record full` on hwtrec-server: refused, naming `record
+    hwt`, where GDB 13's record full died with an internal error
+    (thread_architecture: Assertion `inf != NULL'), the session with it.
+    Reverse commands before `record hwt`: an error, as record full's GDB
+    gives one, not a warning and "Program stopped."; right after it at the first
+    instruction, before anything ran: the history's start."""
+    out = hwtrec_gdb(tmp, """break main
+run
+next
+%s%s%s%s%srecord hwt
+next
+reverse-next
+echo SESSION-ALIVE\n
+""" % (tolerate("record"), tolerate("record full"), tolerate("record stop"),
+       tolerate("reverse-next"), tolerate("rc")), SCENARIO)
+    check("internal-error" not in out,
+          "record, record full: no internal error of GDB's", out)
+    check(out.count("ERROR: record full: GDB's own recording cannot run on "
+                    "hwtrec-server") == 2 and 'Use "record hwt"' in out,
+          "record, record full: refused, naming record hwt", out)
+    check('ERROR: No recording is currently active.\nUse the "record hwt" '
+          'command first.' in out,
+          "record stop before record hwt: names record hwt", out)
+    # Not the server's refusal of the packet, which GDB took for a stop.
+    check(out.count("ERROR: hwtrec: not recording: `record hwt` starts the "
+                    "history.") == 2 and "Remote failure reply" not in out
+          and "Program stopped." not in out,
+          "reverse-next, rc before record hwt: refused as errors", out)
+    check("No more reverse-execution history." in out
+          and "SESSION-ALIVE" in out,
+          "record hwt after the refusals: reverse-next goes back", out)
+    # record hwt at the first instruction, before the program ever ran:
+    # reverse-stepi is at the history's start, as in record full's empty
+    # log, not the server's "no history yet" taken for a stop.
+    out = hwtrec_gdb(tmp, "record hwt\n%sstepi\nreverse-stepi\n"
+                     % tolerate("reverse-stepi"), SCENARIO)
+    check(out.count("No more reverse-execution history.") == 2
+          and "Remote failure reply" not in out
+          and "Program stopped." not in out,
+          "reverse-stepi before anything was recorded: the history's start",
+          out)
+
+
 def main():
     if not shutil.which("valgrind"):
         print("SKIP: valgrind not installed")
@@ -452,7 +496,10 @@ def main():
     for case in (case_threads, case_commands, case_exit, case_gdb_killed,
                  case_run_args, case_run_recordings, case_run_discards,
                  case_run_signals, case_run_environment, case_run_after_detach,
-                 case_watch, case_messages):
+                 case_watch, case_messages, case_record_full):
+        # test-live.py CASE...: only those.
+        if sys.argv[1:] and case.__name__ not in sys.argv[1:]:
+            continue
         tmp = tempfile.mkdtemp(prefix="hwtrec-live-test-")
         try:
             case(tmp)

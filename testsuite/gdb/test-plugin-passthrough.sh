@@ -63,5 +63,21 @@ for connect in "starti" "target remote | gdbserver - $prog"; do
 		fail=1
 	fi
 done
+# After the session met hwtrec-server (the replacements installed, as
+# target.on_detect installs them), natively: `record` and `record full` still
+# start GDB's record full (hook-record and the replaced prefix pass through),
+# and `record stop`, out of reach, says so once instead of recursing.
+met=$(gdb -nx -batch -iex "$load_plugin" \
+	-ex 'python import hwtrecord.commands; hwtrecord.commands.install_overrides()' \
+	-ex starti -ex 'break sum_of_squares' -ex continue -ex record -ex next \
+	-ex reverse-next -ex 'record stop' -ex kill -ex starti -ex 'record full' \
+	-ex stepi -ex reverse-stepi -ex kill "$prog" 2>&1)
+if [ "$(printf '%s\n' "$met" | grep -c 'No more reverse-execution history.')" != 2 ] ||
+	printf '%s\n' "$met" | grep -q 'recursion' ||
+	[ "$(printf '%s\n' "$met" | grep -c "GDB's own \`record stop' was replaced")" != 1 ]; then
+	echo "FAIL: record, record full, record stop after meeting hwtrec-server:"
+	printf '%s\n' "$met"
+	fail=1
+fi
 [ $fail -eq 0 ] && echo "PASS: GDB's record commands unchanged by the plugin"
 exit $fail

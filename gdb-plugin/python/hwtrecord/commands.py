@@ -29,6 +29,19 @@ REPLAY_NO_PROCESS = (
 RECORD_NO_TARGET = ("No recording is currently active.\n"
                     "Use the \"record full\" or \"record btrace\" command first.")
 
+# GDB's answer as above, live on hwtrec-server, where record full and record
+# btrace cannot run (RecordFull) and `record hwt` is what records.
+LIVE_NO_RECORDING = ("No recording is currently active.\n"
+                     "Use the \"record hwt\" command first.")
+
+# `record full` (and `record`, which runs it) on hwtrec-server: GDB 13's
+# record full on this target dies with an internal error
+# (thread_architecture: Assertion `inf != NULL'), taking the session along.
+RECORD_FULL_LIVE = (
+    "record full: GDB's own recording cannot run on hwtrec-server, which "
+    "records the program itself.  Use \"record hwt\": it starts the history "
+    "that reverse execution and the record commands go through.")
+
 # HWTR_INSN_* and HWTR_CALL_* (libhwtrecord/include/hwtrecord.h).
 INSN_FLAGS = {"m": 1, "s": 1, "r": 2, "f": 4, "p": 8}
 CALL_FLAGS = {"l": 1, "i": 2, "c": 4}
@@ -111,6 +124,8 @@ def _fall_through(command):
         if command == "info record":
             gdb.write("No recording is currently active.\n")
             return
+        if target.is_hwtrec() and target.info().get("live"):
+            raise gdb.GdbError(LIVE_NO_RECORDING)
         raise gdb.GdbError(RECORD_NO_TARGET)
     if recording.method == "full" and command.endswith("-history"):
         raise gdb.GdbError("You can't do that when your target is `record-full'")
@@ -503,17 +518,30 @@ untraced."""
 
     def __init__(self):
         super().__init__("record stop", gdb.COMMAND_OBSCURE)
+        self._stopping = False
 
     def invoke(self, arg, from_tty):
         self.dont_repeat()
         if not _live_recording():
             if gdb.current_recording() is not None:
-                gdb.stop_recording()
+                # gdb.stop_recording() runs `record stop`, which is this
+                # command again: GDB's own is out of reach.
+                if self._stopping:
+                    _fall_through("record stop")
+                self._stopping = True
+                try:
+                    gdb.stop_recording()
+                except gdb.error as err:
+                    raise gdb.GdbError(str(err))
+                finally:
+                    self._stopping = False
                 gdb.write("Process record is stopped and all execution "
                           "logs are deleted.\n")
                 return
             if target.is_hwtrec() and not target.info().get("live"):
                 raise gdb.GdbError(REPLAY_NO_PROCESS % "stopped")
+            if target.is_hwtrec():
+                raise gdb.GdbError(LIVE_NO_RECORDING)
             raise gdb.GdbError(RECORD_NO_TARGET)
         replaying = bool(target.info().get("replaying"))
         target.request("qHwtr:record-stop")
@@ -531,6 +559,89 @@ untraced."""
             gdb.execute("frame")
 
 
+class RecordFull(gdb.Command):
+    """Start recording.
+On hwtrec-server, `record hwt` records: GDB's own record full cannot run
+there (it is refused, not started)."""
+
+    def __init__(self):
+        # A prefix, as GDB's: `record full restore` stays reachable.
+        super().__init__("record full", gdb.COMMAND_OBSCURE,
+                         gdb.COMPLETE_NONE, True)
+
+    def invoke(self, arg, from_tty):
+        self.dont_repeat()
+        if not target.is_hwtrec():
+            # What GDB's own command runs.
+            gdb.execute("target record-full" + (" " + arg if arg else ""),
+                        from_tty)
+            return
+        if not target.info().get("live"):
+            raise gdb.GdbError(REPLAY_NO_PROCESS % "recorded again")
+        raise gdb.GdbError(RECORD_FULL_LIVE)
+
+
+class RefuseRecordFull(gdb.Function):
+    """$_hwtrec_refuse_record_full(): an error on hwtrec-server, 0 elsewhere.
+Run before GDB's bare `record` (hook-record), which starts record full
+without going through the `record full` command: an error in a hook stops
+the command, and a function's error is printed as its message alone."""
+
+    def __init__(self):
+        super().__init__("_hwtrec_refuse_record_full")
+
+    def invoke(self):
+        if target.is_hwtrec():
+            if not target.info().get("live"):
+                raise gdb.GdbError(REPLAY_NO_PROCESS % "recorded again")
+            raise gdb.GdbError(RECORD_FULL_LIVE)
+        return 0
+
+
+class RefuseReverse(gdb.Function):
+    """$_hwtrec_refuse_reverse(): an error live on hwtrec-server when nothing
+is recorded, 0 elsewhere.  Run before the reverse execution commands
+(hook-reverse-step...): the server cannot go back without a history, and
+GDB took its refusal of the packet for a stop ("Program stopped."), where
+record full's GDB refuses the command."""
+
+    def __init__(self):
+        super().__init__("_hwtrec_refuse_reverse")
+
+    def invoke(self):
+        if target.is_hwtrec():
+            data = target.info()
+            if data.get("live") and not data.get("tracing"):
+                raise gdb.GdbError("hwtrec: not recording: `record hwt` "
+                                   "starts the history.")
+        return 0
+
+
+# The commands whose hooks call those functions; aliases (rs, rc...) run
+# the same hooks.
+_HOOKS = (("record", "_hwtrec_refuse_record_full"),
+          ("reverse-step", "_hwtrec_refuse_reverse"),
+          ("reverse-next", "_hwtrec_refuse_reverse"),
+          ("reverse-stepi", "_hwtrec_refuse_reverse"),
+          ("reverse-nexti", "_hwtrec_refuse_reverse"),
+          ("reverse-continue", "_hwtrec_refuse_reverse"),
+          ("reverse-finish", "_hwtrec_refuse_reverse"))
+
+
+def _install_hooks():
+    """hook-COMMAND for each of _HOOKS; a user's own hook is left alone."""
+    RefuseRecordFull()
+    RefuseReverse()
+    for command, function in _HOOKS:
+        try:
+            gdb.execute("show user hook-" + command, to_string=True)
+            continue
+        except gdb.error:
+            pass
+        gdb.execute("define hook-%s\nif $%s()\nend\nend"
+                    % (command, function), to_string=True)
+
+
 class RecordDelete(gdb.Command):
     """Delete the rest of execution log and start recording it anew.
 On hwtrec-server: the history cannot be cut at a past position (live, the
@@ -546,7 +657,7 @@ process is where the history ends; a recording is read-only)."""
             return
         data = target.info()
         if data.get("live") and not data.get("tracing"):
-            raise gdb.GdbError(RECORD_NO_TARGET)
+            raise gdb.GdbError(LIVE_NO_RECORDING)
         entry = target.find_thread_info(data=data)
         if entry is None or target.at_end(entry):
             # GDB's words for record full and btrace alike.
@@ -605,6 +716,8 @@ def install_overrides():
     RecordStop()
     RecordDelete()
     RecordSave()
+    RecordFull()
+    _install_hooks()
 
 
 def register():
