@@ -618,21 +618,22 @@ record full's GDB refuses the command."""
 
 
 # The commands whose hooks call those functions; aliases (rs, rc...) run
-# the same hooks.
-_HOOKS = (("record", "_hwtrec_refuse_record_full"),
-          ("reverse-step", "_hwtrec_refuse_reverse"),
-          ("reverse-next", "_hwtrec_refuse_reverse"),
-          ("reverse-stepi", "_hwtrec_refuse_reverse"),
-          ("reverse-nexti", "_hwtrec_refuse_reverse"),
-          ("reverse-continue", "_hwtrec_refuse_reverse"),
-          ("reverse-finish", "_hwtrec_refuse_reverse"))
+# the same hooks.  GDB echoes a hook's lines under `set trace-commands on`
+# ("++if ..."), so the reverse ones are defined only where they can refuse
+# something: once a live hwtrec-server is met (a recording replayed always
+# has its history).
+_RECORD_HOOKS = (("record", "_hwtrec_refuse_record_full"),)
+_LIVE_HOOKS = (("reverse-step", "_hwtrec_refuse_reverse"),
+               ("reverse-next", "_hwtrec_refuse_reverse"),
+               ("reverse-stepi", "_hwtrec_refuse_reverse"),
+               ("reverse-nexti", "_hwtrec_refuse_reverse"),
+               ("reverse-continue", "_hwtrec_refuse_reverse"),
+               ("reverse-finish", "_hwtrec_refuse_reverse"))
 
 
-def _install_hooks():
-    """hook-COMMAND for each of _HOOKS; a user's own hook is left alone."""
-    RefuseRecordFull()
-    RefuseReverse()
-    for command, function in _HOOKS:
+def _install_hooks(hooks):
+    """hook-COMMAND for each of HOOKS; a user's own hook is left alone."""
+    for command, function in hooks:
         try:
             gdb.execute("show user hook-" + command, to_string=True)
             continue
@@ -640,6 +641,23 @@ def _install_hooks():
             pass
         gdb.execute("define hook-%s\nif $%s()\nend\nend"
                     % (command, function), to_string=True)
+
+
+_live_hooks_installed = False
+
+
+def _install_live_hooks():
+    """The reverse commands' hooks, the first time a live server is met."""
+    global _live_hooks_installed
+    if _live_hooks_installed:
+        return
+    try:
+        live = bool(target.info().get("live"))
+    except (gdb.error, gdb.GdbError):
+        return      # no server answering (not connected yet)
+    if live:
+        _live_hooks_installed = True
+        _install_hooks(_LIVE_HOOKS)
 
 
 class RecordDelete(gdb.Command):
@@ -703,6 +721,7 @@ _installed = False
 def install_overrides():
     """Replace GDB's record history commands with ours (once)."""
     global _installed
+    _install_live_hooks()
     if _installed:
         return
     _installed = True
@@ -717,7 +736,9 @@ def install_overrides():
     RecordDelete()
     RecordSave()
     RecordFull()
-    _install_hooks()
+    RefuseRecordFull()
+    RefuseReverse()
+    _install_hooks(_RECORD_HOOKS)
 
 
 def register():
