@@ -142,6 +142,12 @@ int hwtrec_dump_main(int argc, char **argv)
 		}
 	}
 	if (!rec || insn == calls) {
+		fprintf(stderr, "hwtrec dump: %s\n",
+			!rec ? "which recording? (REC.hwtrec)"
+			: insn ? "--insn and --calls list different things: "
+				 "give one"
+			       : "what to list? --insn (instructions) or "
+				 "--calls (function segments)");
 		usage(stderr);
 		return 2;
 	}

@@ -69,6 +69,8 @@ out=$($hwtrec dump "$tmp/r.hwtrec" --calls 2>&1); rc=$?
 check "future version" "1 hwtrec dump: $tmp/r.hwtrec/manifest.json: format version 7 is not supported (this reader reads version 1 to 2)" "$rc $out"
 out=$($hwtrec dump "$tmp/r.hwtrec" --calls /x 2>&1); rc=$?
 check "bad modifier" "2 hwtrec dump: unknown modifier '/x'" "$rc $out"
+out=$($hwtrec dump "$tmp/r.hwtrec" 2>&1 | head -n 1); rc=$($hwtrec dump "$tmp/r.hwtrec" >/dev/null 2>&1; echo $?)
+check "dump without --insn or --calls" "2 hwtrec dump: what to list? --insn (instructions) or --calls (function segments)" "$rc $out"
 
 ./make-etm-snapshot "$tmp/snap" || exit 1
 out=$($hwtrec import --opencsd-snapshot "$tmp/snap" -o "$tmp/s.hwtrec" 2>&1 >/dev/null)
