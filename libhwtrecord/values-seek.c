@@ -179,3 +179,44 @@ int values_seek_check(struct values_seek *s, size_t first, const char *path)
 		s->checked_from = first;
 	return 0;
 }
+
+int values_seek_file_crc(const uint8_t *log, size_t size, const char *path,
+			 uint32_t *crc)
+{
+	struct values_index ix = { .log = log, .size = size };
+	struct values_seek s;
+	struct values_seek_entry e, next;
+	size_t footer, i, done;
+	uint32_t c;
+	int err;
+
+	if (size < HWTR_VALUES_HEADER_SIZE)
+		return hwtr_fail(hwtr_err_format, "%s: no header", path);
+	ix.version = values_get32(log + 8);
+	if ((err = values_seek_read(&ix, path, &s)) < 0)
+		return err;
+	footer = size - HWTR_VALUES_FOOTER_SIZE;
+	/* The header and what precedes the first restart point, read. */
+	done = s.n ? 0 : s.table;
+	if (s.n) {
+		values_seek_entry(&s, 0, &e);
+		done = (size_t)e.offset;
+	}
+	c = integrity_crc32(0, log, done);
+	/* Each segment, to the next restart point or the table: its CRC. */
+	for (i = 0; i < s.n; i++) {
+		values_seek_entry(&s, i, &e);
+		if (i + 1 < s.n)
+			values_seek_entry(&s, i + 1, &next);
+		else
+			next.offset = s.table;
+		c = integrity_crc32_combine(c, e.crc, next.offset - e.offset);
+		done = (size_t)next.offset;
+	}
+	/* The table, whose CRC the footer holds (values_seek_read checked
+	 * it), then the footer. */
+	c = integrity_crc32_combine(c, values_get32(log + footer + 8),
+				    footer - done);
+	*crc = integrity_crc32(c, log + footer, HWTR_VALUES_FOOTER_SIZE);
+	return 0;
+}

@@ -68,4 +68,12 @@ size_t values_seek_last_before_offset(const struct values_seek *seek,
 int values_seek_check(struct values_seek *seek, size_t first,
 		      const char *path);
 
+/* The CRC-32 of the whole log of SIZE bytes at LOG (a finished one, with a
+ * seek table that checks out) from its segments' CRCs in the table: only
+ * the header, the table and the footer are read.  0, or an error saying
+ * why not (the caller then reads the whole file); the recorder's
+ * checksum for the manifest, which would otherwise read the log back. */
+int values_seek_file_crc(const uint8_t *log, size_t size, const char *path,
+			 uint32_t *crc);
+
 #endif

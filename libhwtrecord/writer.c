@@ -14,12 +14,14 @@
 #include "integrity.h"
 #include "manifest.h"
 #include "sideband.h"
+#include "values-seek.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -699,10 +701,41 @@ static int checksum_file(const char *path, uint64_t *size, uint32_t *crc)
 	return err;
 }
 
+/* The data log's size and CRC-32: from its seek table's CRCs of the
+ * segments when it has one that checks out (values-seek.h: the log is not
+ * read back, hundreds of MB for a few seconds of a program), else read. */
+static int checksum_values(const char *path, uint64_t *size, uint32_t *crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *map;
+	int rc;
+
+	if (fd < 0)
+		return hwtr_fail(hwtr_err_io, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+			0)) != MAP_FAILED) {
+		rc = values_seek_file_crc(map, (size_t)st.st_size, path, crc);
+		munmap(map, (size_t)st.st_size);
+		if (rc == 0) {
+			*size = (uint64_t)st.st_size;
+			close(fd);
+			return 0;
+		}
+	}
+	/* Cut off (the recorder killed), or a table that does not check
+	 * out: the whole file. */
+	rc = integrity_crc32_of_fd(fd, path, size, crc);
+	close(fd);
+	return rc;
+}
+
 /* Move (or copy, across file systems) FROM into the recording as NAME and
- * take its size and CRC-32. */
+ * take its size and CRC-32 with CHECKSUM. */
 static int move_into(struct hwtr_writer *w, const char *from, const char *name,
-		     uint64_t *size, uint32_t *crc)
+		     uint64_t *size, uint32_t *crc,
+		     int (*checksum)(const char *, uint64_t *, uint32_t *))
 {
 	char *dest = hwtr_path_join(w->dir, name);
 	int err;
@@ -723,7 +756,7 @@ static int move_into(struct hwtr_writer *w, const char *from, const char *name,
 		}
 		unlink(from);
 	}
-	err = checksum_file(dest, size, crc);
+	err = checksum(dest, size, crc);
 	free(dest);
 	return err;
 }
@@ -733,7 +766,7 @@ int hwtr_writer_add_core(struct hwtr_writer *w, const char *core_path)
 	int err = check_usable(w);
 
 	if (err || (err = move_into(w, core_path, "core", &w->core_size,
-				    &w->core_crc)))
+				    &w->core_crc, checksum_file)))
 		return err;
 	free(w->core);
 	w->core = strdup("core");
@@ -752,7 +785,7 @@ int hwtr_writer_add_values(struct hwtr_writer *w, const char *path,
 		return hwtr_fail(hwtr_err_invalid, "data log version %d",
 				 version);
 	if ((err = move_into(w, path, "values", &w->values_size,
-			     &w->values_crc)))
+			     &w->values_crc, checksum_values)))
 		return err;
 	free(w->values);
 	w->values = strdup("values");

@@ -11,6 +11,7 @@
 #include "fixture.h"
 #include "values-format.h"
 #include "values-access.h"
+#include "values-seek.h"
 #include "check-main.h"
 
 #include <check.h>
@@ -1291,6 +1292,34 @@ START_TEST(a_missing_or_damaged_seek_table_falls_back_to_the_whole_log)
 }
 END_TEST
 
+/* The recorder's checksum of a finished log (values_seek_file_crc) is
+ * zlib's CRC-32 of all its bytes, though it reads only the header, the
+ * table and the footer; a log cut off, or whose table does not check out,
+ * gives an error, on which the recorder reads the whole file. */
+START_TEST(a_finished_log_s_crc_comes_from_its_seek_table)
+{
+	struct seek_log s;
+	uint32_t crc = 0;
+
+	seek_log(&s);
+	ck_assert_int_eq(values_seek_file_crc(s.l.b, s.l.n, "values", &crc), 0);
+	ck_assert_uint_eq(crc, (uint32_t)crc32(0, s.l.b, (uInt)s.l.n));
+	/* Records before the first restart point are read, not assumed. */
+	s.l.b[s.entry_offset[0] - 1] ^= 0x10;	/* the header's last byte */
+	ck_assert_int_eq(values_seek_file_crc(s.l.b, s.l.n, "values", &crc), 0);
+	ck_assert_uint_eq(crc, (uint32_t)crc32(0, s.l.b, (uInt)s.l.n));
+	s.l.b[s.entry_offset[0] - 1] ^= 0x10;
+	/* The table's entry changed: its own CRC no longer matches. */
+	s.l.b[s.table + 13 + 8] ^= 1;
+	ck_assert_int_lt(values_seek_file_crc(s.l.b, s.l.n, "values", &crc), 0);
+	s.l.b[s.table + 13 + 8] ^= 1;
+	/* Cut off: no footer. */
+	ck_assert_int_lt(values_seek_file_crc(s.l.b, s.l.n - 3, "values", &crc),
+			 0);
+	ck_assert_int_lt(values_seek_file_crc(s.l.b, 10, "values", &crc), 0);
+}
+END_TEST
+
 /* The instruction at 10 had a full snapshot and faulted: the tool took it
  * back and restated the snapshot at the instruction that came next at
  * position 10 (the signal handler's first), after a THREAD record of 9 and
@@ -1525,6 +1554,7 @@ int main(void)
 	tcase_add_test(tc, a_tail_the_log_cannot_place_gets_no_values);
 	tcase_add_test(tc, a_tail_reads_the_log_from_the_restart_point_before_it);
 	tcase_add_test(tc, a_missing_or_damaged_seek_table_falls_back_to_the_whole_log);
+	tcase_add_test(tc, a_finished_log_s_crc_comes_from_its_seek_table);
 	tcase_add_test(tc, a_tail_s_last_part_alone_gives_the_values_after_its_restart_point);
 	tcase_set_timeout(tc, 60);
 	return check_run_tcase("values", tc);
