@@ -3,7 +3,8 @@
 check() prints "ok: WHAT" or "FAIL: WHAT" (with DETAIL, indented, such as
 GDB's output) and remembers each failure; finish() ends the test: exit 1
 after any failure.  recorded() makes a test's recording, or skips the
-test where there is no hwtrec.  A test imports it from its own folder
+test where there is no hwtrec.  gdb_batch() runs GDB on a program with a
+command file and commands.  A test imports it from its own folder
 (Python puts the script's folder first on sys.path).
 """
 
@@ -44,3 +45,16 @@ def recorded(prog, name, prefix):
         subprocess.run([hwtrec, "record", "-q", "-o", rec, "--", prog],
                        cwd=work, capture_output=True, timeout=300)
         yield work, rec
+
+
+def gdb_batch(work, script, cmds, prog, *files, pre=()):
+    """GDB in batch mode in WORK: arguments PRE, the command file WORK/SCRIPT,
+    each of CMDS as -ex, on PROG and FILES (a core); its stdout and stderr."""
+    args = ["gdb", "-nx", "-batch"] + list(pre) + \
+        ["-x", os.path.join(work, script)]
+    for c in cmds:
+        args += ["-ex", c]
+    proc = subprocess.run(args + [prog] + list(files), cwd=work,
+                          stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=300)
+    return proc.stdout + proc.stderr

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from checks import check, finish
+from checks import check, finish, gdb_batch
 
 HWTREC = os.environ.get("HWTREC", "")
 SERVER = os.environ.get("HWTREC_SERVER", "")
@@ -52,17 +52,9 @@ end
 
 
 def gdb(work, cmds, *files, plugin=False):
-    args = ["gdb", "-nx", "-batch"]
-    if plugin:
-        args += ["-iex", "python import sys; sys.path.insert(0, %r)" % PYDIR,
-                 "-iex", "python import hwtrecord"]
-    args += ["-x", os.path.join(work, "pcs.gdb")]
-    for c in cmds:
-        args += ["-ex", c]
-    proc = subprocess.run(args + [PROG] + list(files), cwd=work,
-                          stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=300)
-    return proc.stdout + proc.stderr
+    pre = ["-iex", "python import sys; sys.path.insert(0, %r)" % PYDIR,
+           "-iex", "python import hwtrecord"] if plugin else []
+    return gdb_batch(work, "pcs.gdb", cmds, PROG, *files, pre=pre)
 
 
 def pcs(out):

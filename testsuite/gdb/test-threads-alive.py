@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from checks import check, finish
+from checks import check, finish, gdb_batch
 
 HWTREC = os.environ.get("HWTREC", "")
 SERVER = os.environ.get("HWTREC_SERVER", "")
@@ -42,13 +42,7 @@ end
 
 
 def gdb(work, cmds, *files):
-    args = ["gdb", "-nx", "-batch", "-x", os.path.join(work, "note.gdb")]
-    for c in cmds:
-        args += ["-ex", c]
-    proc = subprocess.run(args + [PROG] + list(files), cwd=work,
-                          stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=300)
-    return proc.stdout + proc.stderr
+    return gdb_batch(work, "note.gdb", cmds, PROG, *files)
 
 
 def notes(out):

@@ -22,9 +22,8 @@ Exit 0 when all agree, 1 otherwise, 77 without `hwtrec record`.
 """
 import os
 import re
-import subprocess
 
-from checks import check, finish, recorded
+from checks import check, finish, gdb_batch, recorded
 
 TESTDIR = os.environ.get("TESTDIR", os.getcwd())
 SERVER = os.environ.get("HWTREC_SERVER", "")
@@ -44,13 +43,7 @@ end
 
 
 def gdb(work, cmds, *files):
-    args = ["gdb", "-nx", "-batch", "-x", os.path.join(work, "note.gdb")]
-    for c in cmds:
-        args += ["-ex", c]
-    proc = subprocess.run(args + [PROG] + list(files), cwd=work,
-                          stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=300)
-    return proc.stdout + proc.stderr
+    return gdb_batch(work, "note.gdb", cmds, PROG, *files)
 
 
 def main():
