@@ -559,26 +559,35 @@ untraced."""
             gdb.execute("frame")
 
 
+def _refuse_record_full():
+    """On hwtrec-server, the error that refuses GDB's record full."""
+    if not target.info().get("live"):
+        raise gdb.GdbError(REPLAY_NO_PROCESS % "recorded again")
+    raise gdb.GdbError(RECORD_FULL_LIVE)
+
+
 class RecordFull(gdb.Command):
     """Start recording.
 On hwtrec-server, `record hwt` records: GDB's own record full cannot run
 there (it is refused, not started)."""
 
     def __init__(self):
-        # A prefix, as GDB's: `record full restore` stays reachable.
-        super().__init__("record full", gdb.COMMAND_OBSCURE,
-                         gdb.COMPLETE_NONE, True)
+        # Not a prefix: once this replaces GDB's command (a session that met
+        # hwtrec-server), GDB's `record full restore` is out of reach.
+        super().__init__("record full", gdb.COMMAND_OBSCURE)
 
     def invoke(self, arg, from_tty):
         self.dont_repeat()
-        if not target.is_hwtrec():
-            # What GDB's own command runs.
-            gdb.execute("target record-full" + (" " + arg if arg else ""),
-                        from_tty)
-            return
-        if not target.info().get("live"):
-            raise gdb.GdbError(REPLAY_NO_PROCESS % "recorded again")
-        raise gdb.GdbError(RECORD_FULL_LIVE)
+        if target.is_hwtrec():
+            _refuse_record_full()
+        if arg and arg.split()[0] == "restore":
+            raise gdb.GdbError("record full restore: not available in a GDB "
+                               "session that has used hwtrec-server (the "
+                               "plugin replaced `record full`); start GDB "
+                               "anew for it.")
+        # What GDB's own command runs.
+        gdb.execute("target record-full" + (" " + arg if arg else ""),
+                    from_tty)
 
 
 class RefuseRecordFull(gdb.Function):
@@ -592,9 +601,7 @@ the command, and a function's error is printed as its message alone."""
 
     def invoke(self):
         if target.is_hwtrec():
-            if not target.info().get("live"):
-                raise gdb.GdbError(REPLAY_NO_PROCESS % "recorded again")
-            raise gdb.GdbError(RECORD_FULL_LIVE)
+            _refuse_record_full()
         return 0
 
 
