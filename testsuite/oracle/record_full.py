@@ -157,11 +157,8 @@ def _check_program_environment():
         for entry in f.read().split(b"\0"):
             if entry.startswith(b"LD_PRELOAD=") and lib.encode() in entry:
                 raise gdb.GdbError("record_full: %s started with %s"
-                                   % (prog_name(pid), entry.decode()))
-
-
-def prog_name(pid):
-    return os.readlink("/proc/%d/exe" % pid)
+                                   % (os.readlink("/proc/%d/exe" % pid),
+                                      entry.decode()))
 
 
 def describe():
